@@ -1,0 +1,261 @@
+/**
+ * Windowed aggregates over many series and keys: a series is one kind of history (e.g. "sending
+ * transactions of a user"), a key one member of it (a user id). Each (series, key) holds a
+ * {@link WindowIndex}; see window-index.ts for the costs of each query.
+ *
+ * {@link computeAggregate} is the brute-force reference that every incremental answer must equal
+ * (SPEC §5, guarantee 5).
+ */
+import { TxmonError } from '../errors.js';
+import { createWindowIndex, type WindowIndex } from './window-index.js';
+
+/** One entry of one key's history in one series. */
+export interface SeriesEntry {
+  /** The kind of history, e.g. `origin-user`. */
+  readonly series: string;
+  /** The member of the series, e.g. a user id. */
+  readonly key: string;
+  /** Unique within (series, key), e.g. the transaction id. */
+  readonly id: string;
+  /** Epoch ms (UTC); fractional ms allowed. */
+  readonly timestamp: number;
+  /** Exact amount in scaled integer units, or `null` when the entry has none. */
+  readonly amount: bigint | null;
+  /** String attributes for distinct counts; empty strings are ignored. */
+  readonly values?: Readonly<Record<string, string>>;
+}
+
+/** Identifies one entry for removal. */
+export interface SeriesEntryRef {
+  readonly series: string;
+  readonly key: string;
+  readonly id: string;
+}
+
+/**
+ * What a query computes over the entries of a window:
+ * `count` entries; `sum` of amounts (exact, `bigint`); `amountCount` entries with an amount (the
+ * divisor of an average); `min`/`max` amount (`null` when none); `distinct` non-empty values of `field`.
+ */
+export type AggregateFunction = 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct';
+
+/** One windowed aggregate over the closed interval [start, end] of one (series, key). */
+export interface AggregateQuery {
+  readonly series: string;
+  readonly key: string;
+  /** Window start (inclusive), epoch ms. */
+  readonly start: number;
+  /** Window end (inclusive), epoch ms. */
+  readonly end: number;
+  readonly fn: AggregateFunction;
+  /** The `values` field counted by `distinct`; required for it, ignored otherwise. */
+  readonly field?: string;
+  /** An entry id to leave out (e.g. the current transaction, when it must not count). */
+  readonly excludeId?: string;
+}
+
+/** `count`/`amountCount`/`distinct` → `number`; `sum` → `bigint`; `min`/`max` → `bigint | null`. */
+export type AggregateValue = number | bigint | null;
+
+/**
+ * Mutable windowed aggregates of many (series, key) histories. Owned by an adapter; not safe for
+ * concurrent writers (serialise `apply` calls).
+ */
+export interface AggregateStore {
+  /**
+   * Removes the `remove` entries (missing ones are ignored), then upserts the `add` entries (an
+   * entry with the id of a held one replaces it). All `add` entries are checked before anything
+   * changes.
+   * @throws TxmonError `VALIDATION_FAILED` (detail path `/add/<i>/timestamp`) when a timestamp is not finite
+   */
+  apply(remove: readonly SeriesEntryRef[], add: readonly SeriesEntry[]): void;
+  /**
+   * One aggregate; an unknown (series, key) is an empty history.
+   * @throws TxmonError `VALIDATION_FAILED` (detail path `/field`) for `distinct` without `field`
+   */
+  query(q: AggregateQuery): AggregateValue;
+  /**
+   * Several aggregates, answers in the order of `qs`.
+   * @throws TxmonError `VALIDATION_FAILED` (detail path `/<i>/field`) for a `distinct` query without `field`
+   */
+  queryMany(qs: readonly AggregateQuery[]): AggregateValue[];
+  /** The entries of one (series, key), ordered by (timestamp, id); a new array. For tests and brute force. */
+  entries(series: string, key: string): readonly SeriesEntry[];
+  /**
+   * Drops every entry older than `timestamp` in every series and key (keys left empty are
+   * forgotten). Queries whose `start` is at or after the highest horizon passed stay exact.
+   * Costs O(keys + dropped entries).
+   */
+  pruneBefore(timestamp: number): void;
+}
+
+/**
+ * Creates an empty {@link AggregateStore} (a Map of series → Map of key → {@link WindowIndex}).
+ *
+ * @example
+ * ```ts
+ * const store = createAggregateStore();
+ * store.apply([], [{ series: 'origin', key: 'u1', id: 't1', timestamp: 1_700_000_000_000, amount: 500_000_000n }]);
+ * store.query({ series: 'origin', key: 'u1', start: 1_699_913_600_000, end: 1_700_000_000_000, fn: 'sum' }); // 500_000_000n
+ * ```
+ */
+export function createAggregateStore(): AggregateStore {
+  const bySeries = new Map<string, Map<string, WindowIndex>>();
+  let horizon = -Infinity;
+  /** Answers queries on unknown keys; never written to. */
+  const empty = createWindowIndex();
+
+  function indexOf(series: string, key: string): WindowIndex | undefined {
+    return bySeries.get(series)?.get(key);
+  }
+
+  function forget(series: string, key: string): void {
+    const keys = bySeries.get(series);
+    if (keys === undefined) return;
+    keys.delete(key);
+    if (keys.size === 0) bySeries.delete(series);
+  }
+
+  function run(q: AggregateQuery, path: string): AggregateValue {
+    if (q.fn === 'distinct' && q.field === undefined) {
+      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/field is required for distinct`, [
+        { path: `${path}/field`, code: 'required', message: 'is required for distinct' },
+      ]);
+    }
+    const index = indexOf(q.series, q.key) ?? empty;
+    const { start, end, excludeId } = q;
+    switch (q.fn) {
+      case 'count':
+        return index.count(start, end, excludeId);
+      case 'sum':
+        return index.sum(start, end, excludeId);
+      case 'amountCount':
+        return index.amountCount(start, end, excludeId);
+      case 'min':
+        return index.min(start, end, excludeId);
+      case 'max':
+        return index.max(start, end, excludeId);
+      case 'distinct':
+        return index.distinctCount(start, end, q.field as string, excludeId);
+      default:
+        throw unknownFunction(path);
+    }
+  }
+
+  return {
+    apply(remove, add) {
+      for (let i = 0; i < add.length; i++) {
+        if (!Number.isFinite((add[i] as SeriesEntry).timestamp)) {
+          const path = `/add/${i}/timestamp`;
+          throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate entry: ${path} must be a finite number`, [
+            { path, code: 'type', message: 'must be a finite number' },
+          ]);
+        }
+      }
+      for (const ref of remove) {
+        const index = indexOf(ref.series, ref.key);
+        if (index !== undefined && index.remove(ref.id) && index.size === 0) forget(ref.series, ref.key);
+      }
+      for (const entry of add) {
+        let keys = bySeries.get(entry.series);
+        if (keys === undefined) {
+          keys = new Map();
+          bySeries.set(entry.series, keys);
+        }
+        let index = keys.get(entry.key);
+        if (index === undefined) {
+          index = createWindowIndex();
+          if (horizon > -Infinity) index.pruneBefore(horizon);
+          keys.set(entry.key, index);
+        }
+        // A SeriesEntry is a WindowEntry; the index copies the fields it keeps.
+        index.upsert(entry);
+      }
+    },
+
+    query(q) {
+      return run(q, '');
+    },
+
+    queryMany(qs) {
+      const out: AggregateValue[] = new Array<AggregateValue>(qs.length);
+      for (let i = 0; i < qs.length; i++) out[i] = run(qs[i] as AggregateQuery, `/${i}`);
+      return out;
+    },
+
+    entries(series, key) {
+      const index = indexOf(series, key);
+      if (index === undefined) return [];
+      return index.entries().map((e) =>
+        e.values === undefined
+          ? { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount }
+          : { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
+      );
+    },
+
+    pruneBefore(timestamp) {
+      if (!(timestamp > horizon)) return;
+      horizon = timestamp;
+      for (const [series, keys] of bySeries) {
+        for (const [key, index] of keys) {
+          index.pruneBefore(timestamp);
+          if (index.size === 0) keys.delete(key);
+        }
+        if (keys.size === 0) bySeries.delete(series);
+      }
+    },
+  };
+}
+
+/**
+ * Brute-force reference of {@link AggregateStore.query}: scans `entries` (any order; those of
+ * other series or keys are skipped) and computes `q` directly. Pure; O(entries). Used by property
+ * tests to check the incremental store.
+ *
+ * @throws TxmonError `VALIDATION_FAILED` (detail path `/field`) for `distinct` without `field`
+ */
+export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQuery): AggregateValue {
+  if (q.fn === 'distinct' && q.field === undefined) {
+    throw new TxmonError('VALIDATION_FAILED', 'Invalid aggregate query: /field is required for distinct', [
+      { path: '/field', code: 'required', message: 'is required for distinct' },
+    ]);
+  }
+  const inside = entries.filter(
+    (e) =>
+      e.series === q.series &&
+      e.key === q.key &&
+      e.timestamp >= q.start &&
+      e.timestamp <= q.end &&
+      (q.excludeId === undefined || e.id !== q.excludeId),
+  );
+  const amounts = inside.flatMap((e) => (e.amount === null ? [] : [e.amount]));
+  switch (q.fn) {
+    case 'count':
+      return inside.length;
+    case 'sum':
+      return amounts.reduce((a, b) => a + b, 0n);
+    case 'amountCount':
+      return amounts.length;
+    case 'min':
+      return amounts.reduce<bigint | null>((a, b) => (a === null || b < a ? b : a), null);
+    case 'max':
+      return amounts.reduce<bigint | null>((a, b) => (a === null || b > a ? b : a), null);
+    case 'distinct': {
+      const field = q.field as string;
+      const seen = new Set<string>();
+      for (const e of inside) {
+        const value = e.values?.[field];
+        if (typeof value === 'string' && value !== '') seen.add(value);
+      }
+      return seen.size;
+    }
+    default:
+      throw unknownFunction('');
+  }
+}
+
+function unknownFunction(path: string): TxmonError {
+  return new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/fn is not an aggregate function`, [
+    { path: `${path}/fn`, code: 'enum', message: 'must be an aggregate function' },
+  ]);
+}

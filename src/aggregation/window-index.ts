@@ -1,0 +1,485 @@
+/**
+ * The history of one aggregation key (one user, one counterparty pair, one IP …), indexed for
+ * windowed aggregates over closed time intervals [start, end].
+ *
+ * This is the only mutable data structure of the core; an adapter (the memory repositories, the
+ * engine's per-tenant cache) owns each instance and serialises writes to it.
+ *
+ * ## Layout and costs (n = entries held)
+ *
+ * Entries live in parallel arrays sorted by (timestamp, id), plus prefix sums of the amounts and
+ * prefix counts of the entries that have an amount, and a Map id → entry.
+ *
+ * | operation | cost |
+ * |---|---|
+ * | `count`, `sum`, `amountCount` (with or without `excludeId`) | O(log n): two binary searches, prefix differences; `excludeId` is one Map lookup |
+ * | `upsert` of a new entry at or after the last one (timestamps mostly increase) | amortised O(1) plus one O(log n) search |
+ * | `upsert` out of order, replacing an entry, `remove` | O(d): d = entries after the touched position (prefixes are recomputed from there); small in practice since late arrivals and updates are recent |
+ * | `min`, `max` | O(B + k/B), k = entries in the range, B = 64: block summaries of 64 entries, computed lazily on the first min/max query, so keys never asked for min/max pay nothing |
+ * | `distinctCount` | ranges under 32 entries: a scan. Larger ranges: up to 4 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a cursor is rebuilt (O(k)) when moving it would cost more than rescanning or after a change before its end |
+ * | `pruneBefore` | O(log n + pruned); storage is compacted (O(n)) only once at least half the arrays are pruned, so compaction is amortised O(1) per pruned entry |
+ *
+ * Entries are stored as copies; `values` objects are kept by reference and must not be mutated.
+ */
+import { TxmonError } from '../errors.js';
+
+/** One entry of a key's history: a transaction's contribution to the aggregates of that key. */
+export interface WindowEntry {
+  /** Unique within the index, e.g. the transaction id. */
+  readonly id: string;
+  /** Epoch ms (UTC); fractional ms allowed. */
+  readonly timestamp: number;
+  /** Exact amount in scaled integer units (see `toScaled`), or `null` when the entry has none. */
+  readonly amount: bigint | null;
+  /** String attributes for distinct counts (counterparty id, country, IP …); empty strings are ignored. */
+  readonly values?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A mutable, ordered index of one key's {@link WindowEntry entries}; all queries cover the closed
+ * interval [start, end] (an entry exactly at `start` or `end` is inside; `start > end` is empty)
+ * and skip the entry `excludeId` when given. See the module comment for costs.
+ */
+export interface WindowIndex {
+  /** Number of entries held (pruned entries excluded). */
+  readonly size: number;
+  /** Earliest timestamp held, `null` when empty. */
+  readonly firstTimestamp: number | null;
+  /** Latest timestamp held, `null` when empty. */
+  readonly lastTimestamp: number | null;
+  /**
+   * Entries dropped by {@link WindowIndex.pruneBefore} over the index's life. Lifetime count ≈
+   * `size + prunedCount`, exact unless a pruned id is upserted again (the index forgets pruned ids).
+   */
+  readonly prunedCount: number;
+  /**
+   * The highest horizon passed to {@link WindowIndex.pruneBefore} (`-Infinity` before any prune):
+   * queries with `start ≥ retainedFrom` are exact; earlier ones miss the pruned history.
+   */
+  readonly retainedFrom: number;
+  /**
+   * Inserts `entry`, or replaces the entry with the same id wherever it is (it moves if its
+   * timestamp changed).
+   * @throws TxmonError `VALIDATION_FAILED` (detail path `/timestamp`) when the timestamp is not finite
+   */
+  upsert(entry: WindowEntry): void;
+  /** Removes the entry `id`; `false` when there was none. */
+  remove(id: string): boolean;
+  /** The entry `id` (a copy made on upsert), or `null`. */
+  get(id: string): WindowEntry | null;
+  /** All entries held, ordered by (timestamp, id); a new array. */
+  entries(): WindowEntry[];
+  /** Number of entries in [start, end]. */
+  count(start: number, end: number, excludeId?: string): number;
+  /** Exact sum of the non-null amounts in [start, end]; `0n` when none. */
+  sum(start: number, end: number, excludeId?: string): bigint;
+  /** Number of entries with a non-null amount in [start, end] (the divisor of an average). */
+  amountCount(start: number, end: number, excludeId?: string): number;
+  /** Smallest non-null amount in [start, end], `null` when none. */
+  min(start: number, end: number, excludeId?: string): bigint | null;
+  /** Largest non-null amount in [start, end], `null` when none. */
+  max(start: number, end: number, excludeId?: string): bigint | null;
+  /** Number of distinct non-empty `values[field]` among the entries in [start, end]. */
+  distinctCount(start: number, end: number, field: string, excludeId?: string): number;
+  /**
+   * Drops every entry with `timestamp < horizon` (a retention horizon); returns how many.
+   * A horizon lower than an earlier one drops nothing more and leaves `retainedFrom` unchanged.
+   */
+  pruneBefore(horizon: number): number;
+}
+
+/** Entries per min/max block summary. */
+const BLOCK = 64;
+/** Ranges smaller than this are scanned by `distinctCount` instead of using a cursor. */
+const CURSOR_MIN_RANGE = 32;
+/** Cursors kept per index (least recently used one is replaced). */
+const MAX_CURSORS = 4;
+
+interface DistinctCursor {
+  readonly field: string;
+  lo: number;
+  hi: number;
+  readonly counts: Map<string, number>;
+  lastUsed: number;
+}
+
+/**
+ * Creates an empty {@link WindowIndex}.
+ *
+ * @example
+ * ```ts
+ * const index = createWindowIndex();
+ * index.upsert({ id: 't1', timestamp: 1_700_000_000_000, amount: 1_000_000_000n });
+ * index.sum(1_700_000_000_000 - 86_400_000, 1_700_000_000_000); // 1_000_000_000n
+ * ```
+ */
+export function createWindowIndex(): WindowIndex {
+  // Physical arrays; positions [0, head) are pruned and wait for compaction.
+  let ts: number[] = [];
+  let ids: string[] = [];
+  let recs: WindowEntry[] = [];
+  // prefixSum[i] / prefixAmountCount[i]: over physical positions [0, i); length = n + 1.
+  let prefixSum: bigint[] = [0n];
+  let prefixAmountCount: number[] = [0];
+  let head = 0;
+  const byId = new Map<string, WindowEntry>();
+
+  // Lazy min/max summaries of full blocks [b·BLOCK, (b+1)·BLOCK); valid for b < validBlocks.
+  const blockMin: (bigint | null)[] = [];
+  const blockMax: (bigint | null)[] = [];
+  let validBlocks = 0;
+
+  let cursors: DistinctCursor[] = [];
+  let clock = 0;
+
+  let prunedCount = 0;
+  let retainedFrom = -Infinity;
+
+  /** First physical position in [head, n) whose timestamp is ≥ t (n when none). */
+  function lowerBound(t: number): number {
+    let lo = head;
+    let hi = ts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((ts[mid] as number) < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First physical position in [head, n) whose timestamp is > t (n when none). */
+  function upperBound(t: number): number {
+    let lo = head;
+    let hi = ts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((ts[mid] as number) <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First physical position whose (timestamp, id) is ≥ (t, id): the entry's slot. */
+  function slotOf(t: number, id: string): number {
+    let lo = head;
+    let hi = ts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const mt = ts[mid] as number;
+      if (mt < t || (mt === t && (ids[mid] as string) < id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Recomputes prefixes for positions ≥ from and drops summaries that covered them. */
+  function touchFrom(from: number): void {
+    const n = ts.length;
+    prefixSum.length = from + 1;
+    prefixAmountCount.length = from + 1;
+    let s = prefixSum[from] as bigint;
+    let c = prefixAmountCount[from] as number;
+    for (let i = from; i < n; i++) {
+      const amount = (recs[i] as WindowEntry).amount;
+      if (amount !== null) {
+        s += amount;
+        c += 1;
+      }
+      prefixSum.push(s);
+      prefixAmountCount.push(c);
+    }
+    const firstBlock = Math.floor(from / BLOCK);
+    if (validBlocks > firstBlock) validBlocks = firstBlock;
+    if (cursors.some((cursor) => cursor.hi > from)) cursors = cursors.filter((cursor) => cursor.hi <= from);
+  }
+
+  function insertAt(position: number, entry: WindowEntry): void {
+    if (position === ts.length) {
+      ts.push(entry.timestamp);
+      ids.push(entry.id);
+      recs.push(entry);
+    } else {
+      ts.splice(position, 0, entry.timestamp);
+      ids.splice(position, 0, entry.id);
+      recs.splice(position, 0, entry);
+    }
+  }
+
+  function removeAt(position: number): void {
+    ts.splice(position, 1);
+    ids.splice(position, 1);
+    recs.splice(position, 1);
+  }
+
+  /** Physical position of a held entry. */
+  function positionOf(entry: WindowEntry): number {
+    return slotOf(entry.timestamp, entry.id);
+  }
+
+  /** The excluded entry when it exists and lies in [start, end]; else undefined. */
+  function excludedIn(start: number, end: number, excludeId: string | undefined): WindowEntry | undefined {
+    if (excludeId === undefined) return undefined;
+    const entry = byId.get(excludeId);
+    if (entry === undefined || entry.timestamp < start || entry.timestamp > end) return undefined;
+    return entry;
+  }
+
+  function ensureBlocks(): void {
+    const full = Math.floor(ts.length / BLOCK);
+    blockMin.length = validBlocks;
+    blockMax.length = validBlocks;
+    for (let b = validBlocks; b < full; b++) {
+      let lo: bigint | null = null;
+      let hi: bigint | null = null;
+      const end = (b + 1) * BLOCK;
+      for (let i = b * BLOCK; i < end; i++) {
+        const amount = (recs[i] as WindowEntry).amount;
+        if (amount === null) continue;
+        if (lo === null || amount < lo) lo = amount;
+        if (hi === null || amount > hi) hi = amount;
+      }
+      blockMin.push(lo);
+      blockMax.push(hi);
+    }
+    validBlocks = full;
+  }
+
+  /** Min (`wantMax` false) or max of the non-null amounts at physical positions [from, to). */
+  function extremeOf(from: number, to: number, wantMax: boolean): bigint | null {
+    let best: bigint | null = null;
+    const consider = (amount: bigint | null): void => {
+      if (amount === null) return;
+      if (best === null || (wantMax ? amount > best : amount < best)) best = amount;
+    };
+    const firstFull = Math.ceil(from / BLOCK);
+    const lastFull = Math.floor(to / BLOCK);
+    if (lastFull - firstFull < 1) {
+      for (let i = from; i < to; i++) consider((recs[i] as WindowEntry).amount);
+      return best;
+    }
+    ensureBlocks();
+    const summaries = wantMax ? blockMax : blockMin;
+    for (let i = from; i < firstFull * BLOCK; i++) consider((recs[i] as WindowEntry).amount);
+    for (let b = firstFull; b < lastFull; b++) consider(summaries[b] as bigint | null);
+    for (let i = lastFull * BLOCK; i < to; i++) consider((recs[i] as WindowEntry).amount);
+    return best;
+  }
+
+  function extreme(start: number, end: number, excludeId: string | undefined, wantMax: boolean): bigint | null {
+    const lo = lowerBound(start);
+    const hi = upperBound(end);
+    if (hi <= lo) return null;
+    const excluded = excludedIn(start, end, excludeId);
+    if (excluded === undefined) return extremeOf(lo, hi, wantMax);
+    const p = positionOf(excluded);
+    const left = extremeOf(lo, p, wantMax);
+    const right = extremeOf(p + 1, hi, wantMax);
+    if (left === null) return right;
+    if (right === null) return left;
+    return (wantMax ? right > left : right < left) ? right : left;
+  }
+
+  function distinctValue(entry: WindowEntry, field: string): string | undefined {
+    const value = entry.values?.[field];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  }
+
+  function moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
+    const { counts, field } = cursor;
+    const add = (from: number, to: number): void => {
+      for (let i = from; i < to; i++) {
+        const value = distinctValue(recs[i] as WindowEntry, field);
+        if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
+      }
+    };
+    const drop = (from: number, to: number): void => {
+      for (let i = from; i < to; i++) {
+        const value = distinctValue(recs[i] as WindowEntry, field);
+        if (value === undefined) continue;
+        const left = (counts.get(value) as number) - 1;
+        if (left === 0) counts.delete(value);
+        else counts.set(value, left);
+      }
+    };
+    // Grow before shrinking so that counts never go below zero, also for disjoint ranges.
+    if (hi > cursor.hi) add(cursor.hi, hi);
+    if (lo < cursor.lo) add(lo, cursor.lo);
+    if (hi < cursor.hi) drop(hi, cursor.hi);
+    if (lo > cursor.lo) drop(cursor.lo, lo);
+    cursor.lo = lo;
+    cursor.hi = hi;
+  }
+
+  /** A cursor positioned on physical [lo, hi) for `field`: the cheapest to move, or a rebuilt one. */
+  function cursorFor(field: string, lo: number, hi: number): DistinctCursor {
+    let best: DistinctCursor | undefined;
+    let bestCost = hi - lo;
+    for (const cursor of cursors) {
+      if (cursor.field !== field) continue;
+      const cost = Math.abs(lo - cursor.lo) + Math.abs(hi - cursor.hi);
+      if (cost <= bestCost) {
+        best = cursor;
+        bestCost = cost;
+      }
+    }
+    if (best === undefined) {
+      best = { field, lo, hi: lo, counts: new Map(), lastUsed: 0 };
+      if (cursors.length >= MAX_CURSORS) {
+        let oldest = 0;
+        for (let i = 1; i < cursors.length; i++) {
+          if ((cursors[i] as DistinctCursor).lastUsed < (cursors[oldest] as DistinctCursor).lastUsed) oldest = i;
+        }
+        cursors.splice(oldest, 1);
+      }
+      cursors.push(best);
+    }
+    moveCursor(best, lo, hi);
+    best.lastUsed = ++clock;
+    return best;
+  }
+
+  function compact(): void {
+    const base = prefixSum[head] as bigint;
+    const baseCount = prefixAmountCount[head] as number;
+    ts = ts.slice(head);
+    ids = ids.slice(head);
+    recs = recs.slice(head);
+    prefixSum = prefixSum.slice(head).map((s) => s - base);
+    prefixAmountCount = prefixAmountCount.slice(head).map((c) => c - baseCount);
+    head = 0;
+    validBlocks = 0;
+    cursors = [];
+  }
+
+  return {
+    get size() {
+      return ts.length - head;
+    },
+    get firstTimestamp() {
+      return head < ts.length ? (ts[head] as number) : null;
+    },
+    get lastTimestamp() {
+      return head < ts.length ? (ts[ts.length - 1] as number) : null;
+    },
+    get prunedCount() {
+      return prunedCount;
+    },
+    get retainedFrom() {
+      return retainedFrom;
+    },
+
+    upsert(entry) {
+      const { id, timestamp, amount } = entry;
+      if (!Number.isFinite(timestamp)) {
+        throw new TxmonError('VALIDATION_FAILED', 'Invalid window entry: /timestamp must be a finite number', [
+          { path: '/timestamp', code: 'type', message: 'must be a finite number' },
+        ]);
+      }
+      const stored: WindowEntry =
+        entry.values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values: entry.values };
+      const previous = byId.get(id);
+      byId.set(id, stored);
+      if (previous !== undefined && previous.timestamp === timestamp) {
+        // Same (timestamp, id): same slot, replace in place.
+        const position = positionOf(previous);
+        recs[position] = stored;
+        touchFrom(position);
+        return;
+      }
+      let dirty = ts.length;
+      if (previous !== undefined) {
+        const old = positionOf(previous);
+        removeAt(old);
+        dirty = old;
+      }
+      const position = slotOf(timestamp, id);
+      insertAt(position, stored);
+      touchFrom(Math.min(dirty, position));
+    },
+
+    remove(id) {
+      const previous = byId.get(id);
+      if (previous === undefined) return false;
+      byId.delete(id);
+      const position = positionOf(previous);
+      removeAt(position);
+      touchFrom(position);
+      return true;
+    },
+
+    get(id) {
+      return byId.get(id) ?? null;
+    },
+
+    entries() {
+      return recs.slice(head);
+    },
+
+    count(start, end, excludeId) {
+      const n = upperBound(end) - lowerBound(start);
+      if (n <= 0) return 0;
+      return excludedIn(start, end, excludeId) === undefined ? n : n - 1;
+    },
+
+    sum(start, end, excludeId) {
+      const lo = lowerBound(start);
+      const hi = upperBound(end);
+      if (hi <= lo) return 0n;
+      const total = (prefixSum[hi] as bigint) - (prefixSum[lo] as bigint);
+      const excluded = excludedIn(start, end, excludeId);
+      return excluded === undefined || excluded.amount === null ? total : total - excluded.amount;
+    },
+
+    amountCount(start, end, excludeId) {
+      const lo = lowerBound(start);
+      const hi = upperBound(end);
+      if (hi <= lo) return 0;
+      const n = (prefixAmountCount[hi] as number) - (prefixAmountCount[lo] as number);
+      const excluded = excludedIn(start, end, excludeId);
+      return excluded === undefined || excluded.amount === null ? n : n - 1;
+    },
+
+    min(start, end, excludeId) {
+      return extreme(start, end, excludeId, false);
+    },
+
+    max(start, end, excludeId) {
+      return extreme(start, end, excludeId, true);
+    },
+
+    distinctCount(start, end, field, excludeId) {
+      const lo = lowerBound(start);
+      const hi = upperBound(end);
+      if (hi <= lo) return 0;
+      const excluded = excludedIn(start, end, excludeId);
+      const excludedValue = excluded === undefined ? undefined : distinctValue(excluded, field);
+      if (hi - lo < CURSOR_MIN_RANGE) {
+        const seen = new Set<string>();
+        for (let i = lo; i < hi; i++) {
+          const entry = recs[i] as WindowEntry;
+          if (entry === excluded) continue;
+          const value = distinctValue(entry, field);
+          if (value !== undefined) seen.add(value);
+        }
+        return seen.size;
+      }
+      const { counts } = cursorFor(field, lo, hi);
+      return excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
+    },
+
+    pruneBefore(horizon) {
+      if (!(horizon > retainedFrom)) return 0;
+      retainedFrom = horizon;
+      const cut = lowerBound(horizon);
+      const dropped = cut - head;
+      if (dropped === 0) return 0;
+      for (let i = head; i < cut; i++) byId.delete(ids[i] as string);
+      head = cut;
+      prunedCount += dropped;
+      // Cursors over pruned positions would be misplaced once the arrays are compacted.
+      cursors = cursors.filter((cursor) => cursor.lo >= head);
+      if (head * 2 >= ts.length) compact();
+      return dropped;
+    },
+  };
+}

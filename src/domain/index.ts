@@ -1,0 +1,5 @@
+/** Domain: enums, code tables, JSON Schemas and types, exact money arithmetic. No I/O. */
+export * from './enums.js';
+export * from './codes.js';
+export * from './schemas/index.js';
+export * from './money.js';

@@ -1,0 +1,196 @@
+/**
+ * Exact money arithmetic.
+ *
+ * Amounts arrive as JSON numbers. txmon turns each into a scaled integer (`bigint`, 10^-8 units)
+ * from the number's shortest decimal representation — the digits the client actually sent — so
+ * `0.1 + 0.2` is exactly `0.3` and `3 × 3333.33 + 0.01` is exactly `10000.00`. Binary floats are
+ * never accumulated. Digits beyond the 8th decimal are rounded half-to-even.
+ */
+
+/** Decimal places kept by {@link toScaled}. */
+export const MONEY_SCALE_DIGITS = 8;
+/** 10^{@link MONEY_SCALE_DIGITS} as a bigint. */
+export const MONEY_SCALE = 100_000_000n;
+
+const cache = new Map<number, bigint>();
+
+/**
+ * Converts a finite JSON number to a scaled integer (10^-8 units), exactly as its decimal text.
+ * @throws RangeError when `value` is not finite (validation rejects such input earlier).
+ */
+export function toScaled(value: number): bigint {
+  const hit = cache.get(value);
+  if (hit !== undefined) return hit;
+  if (!Number.isFinite(value)) throw new RangeError('amount must be finite');
+  let result: bigint;
+  if (Number.isSafeInteger(value)) {
+    result = BigInt(value) * MONEY_SCALE;
+  } else {
+    result = parseDecimal(String(value));
+  }
+  if (cache.size > 50_000) cache.clear();
+  cache.set(value, result);
+  return result;
+}
+
+/** Parses a decimal string (as `String(number)` prints it, exponent allowed) into 10^-8 units. */
+export function parseDecimal(text: string): bigint {
+  let negative = false;
+  let s = text;
+  if (s.startsWith('-')) {
+    negative = true;
+    s = s.slice(1);
+  }
+  let exponent = 0;
+  const e = s.search(/e/i);
+  if (e >= 0) {
+    exponent = Number(s.slice(e + 1));
+    s = s.slice(0, e);
+  }
+  const dot = s.indexOf('.');
+  let digits = dot >= 0 ? s.slice(0, dot) + s.slice(dot + 1) : s;
+  let fractionDigits = dot >= 0 ? s.length - dot - 1 : 0;
+  fractionDigits -= exponent;
+  // value = digits × 10^-fractionDigits; bring it to 10^-8.
+  let shift = MONEY_SCALE_DIGITS - fractionDigits;
+  if (digits === '') digits = '0';
+  let result: bigint;
+  if (shift >= 0) {
+    result = BigInt(digits) * 10n ** BigInt(shift);
+  } else {
+    shift = -shift;
+    const divisor = 10n ** BigInt(shift);
+    const n = BigInt(digits);
+    let q = n / divisor;
+    const r = n % divisor;
+    const twice = r * 2n;
+    if (twice > divisor || (twice === divisor && q % 2n === 1n)) q += 1n;
+    result = q;
+  }
+  return negative ? -result : result;
+}
+
+/** Back to a JS number (for display and JSON output only; never for further arithmetic). */
+export function scaledToNumber(value: bigint): number {
+  return Number(scaledToDecimal(value));
+}
+
+/** Exact decimal text of a scaled amount, trailing zeros trimmed (`1050000000n` → `"10.5"`). */
+export function scaledToDecimal(value: bigint): string {
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const whole = abs / MONEY_SCALE;
+  let fraction = (abs % MONEY_SCALE).toString().padStart(MONEY_SCALE_DIGITS, '0').replace(/0+$/, '');
+  const text = fraction ? `${whole}.${fraction}` : `${whole}`;
+  fraction = '';
+  return negative ? `-${text}` : text;
+}
+
+/** Formats a scaled amount with its currency for a rule description, e.g. `10000.00 EUR`. */
+export function formatMoney(value: bigint, currency: string): string {
+  const decimal = scaledToDecimal(value);
+  const [whole, fraction = ''] = decimal.split('.');
+  const digits = Math.max(2, fraction.length);
+  return `${whole}.${fraction.padEnd(digits, '0')} ${currency}`;
+}
+
+/**
+ * Currency conversion port. Rates are decimal strings so conversion stays exact.
+ * `rate(from, to, at)` returns how many units of `to` one unit of `from` buys at time `at`
+ * (epoch ms), or `null` when the pair is unknown.
+ */
+export interface RateProvider {
+  rate(from: string, to: string, at: number): string | null;
+}
+
+/**
+ * The embedded default rates: a fixed table of units per 1 USD, dated 2025-01-02 (ECB reference
+ * rates of that day, crossed through EUR and rounded to 6 significant digits). Documented, not
+ * live: a host that converts currencies in production supplies its own {@link RateProvider}.
+ */
+export const DEFAULT_RATES_DATE = '2025-01-02';
+export const DEFAULT_USD_RATES: Readonly<Record<string, string>> = Object.freeze({
+  USD: '1',
+  EUR: '0.965810',
+  GBP: '0.799540',
+  JPY: '157.220',
+  CHF: '0.906990',
+  CAD: '1.43890',
+  AUD: '1.60870',
+  NZD: '1.78080',
+  SEK: '11.0690',
+  NOK: '11.3860',
+  DKK: '7.20330',
+  PLN: '4.12710',
+  CZK: '24.3420',
+  HUF: '397.210',
+  RON: '4.80620',
+  BGN: '1.88890',
+  ISK: '139.150',
+  TRY: '35.3690',
+  CNY: '7.29880',
+  HKD: '7.76930',
+  SGD: '1.36650',
+  KRW: '1469.79',
+  INR: '85.7560',
+  IDR: '16213.0',
+  MYR: '4.47310',
+  PHP: '57.9330',
+  THB: '34.3480',
+  ILS: '3.64730',
+  ZAR: '18.8240',
+  BRL: '6.17920',
+  MXN: '20.6950',
+  AED: '3.67250',
+  SAR: '3.75000',
+  NGN: '1546.50',
+  KES: '129.250',
+  RUB: '110.000',
+  UAH: '42.0300',
+});
+
+/** A {@link RateProvider} over a table of units per 1 USD, crossing through USD. */
+export function createFixedRateProvider(usdRates: Readonly<Record<string, string>> = DEFAULT_USD_RATES): RateProvider {
+  const scaled = new Map<string, bigint>();
+  for (const [code, text] of Object.entries(usdRates)) scaled.set(code, parseDecimal(text));
+  const memo = new Map<string, string | null>();
+  return {
+    rate(from, to) {
+      if (from === to) return '1';
+      const k = `${from}>${to}`;
+      const known = memo.get(k);
+      if (known !== undefined) return known;
+      const f = scaled.get(from);
+      const t = scaled.get(to);
+      // units of `to` per `from` = t / f, kept at 10^-8 precision plus guard digits.
+      const result = f === undefined || t === undefined || f === 0n ? null : divideToDecimal(t, f, 12);
+      memo.set(k, result);
+      return result;
+    },
+  };
+}
+
+function divideToDecimal(numerator: bigint, denominator: bigint, digits: number): string {
+  const factor = 10n ** BigInt(digits);
+  const q = (numerator * factor) / denominator;
+  const whole = q / factor;
+  const fraction = (q % factor).toString().padStart(digits, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
+
+/**
+ * Converts a scaled amount between currencies with a decimal rate, rounding half-to-even at 10^-8.
+ * Returns the same amount when `from === to`, and `null` when the provider has no rate.
+ */
+export function convertScaled(amount: bigint, from: string, to: string, rates: RateProvider, at: number): bigint | null {
+  if (from === to) return amount;
+  const rate = rates.rate(from, to, at);
+  if (rate === null) return null;
+  const r = parseDecimal(rate); // rate × 10^8
+  const product = amount * r;
+  let q = product / MONEY_SCALE;
+  const rem = product % MONEY_SCALE;
+  const twice = (rem < 0n ? -rem : rem) * 2n;
+  if (twice > MONEY_SCALE || (twice === MONEY_SCALE && q % 2n !== 0n)) q += product < 0n ? -1n : 1n;
+  return q;
+}

@@ -1,0 +1,136 @@
+import { Immer } from 'immer';
+import type { Draft } from 'immer';
+import { TxmonError } from '../errors.js';
+import type { Transaction, TransactionEvent, TransactionState } from '../domain/index.js';
+import { DEFAULT_TRANSITIONS, isTransitionAllowed, type TransitionTable } from './lifecycle.js';
+
+/** Options of {@link applyTransactionEvent} and {@link foldTransactionEvents}. */
+export interface ApplyEventOptions {
+  /** The lifecycle table; {@link DEFAULT_TRANSITIONS} when absent. */
+  readonly transitions?: TransitionTable;
+}
+
+/** Fields an event can never change (SPEC §3). */
+export const IMMUTABLE_TRANSACTION_FIELDS = [
+  'transactionId',
+  'type',
+  'timestamp',
+  'originUserId',
+  'destinationUserId',
+] as const;
+
+// A private Immer instance: no auto-freeze (deep freezing costs on the hot path and the host's
+// own immer settings must not change ours, nor ours theirs).
+const immer = new Immer({ autoFreeze: false });
+
+type JsonObject = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** RFC 7396 merge of `patch` into a draft object: objects merge, arrays and scalars replace, `null` removes. */
+function mergeInto(target: JsonObject, patch: JsonObject): void {
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
+    if (value === null) {
+      delete target[key];
+    } else if (isPlainObject(value)) {
+      const current = target[key];
+      if (isPlainObject(current)) {
+        mergeInto(current, value);
+      } else {
+        const fresh: JsonObject = {};
+        mergeInto(fresh, value);
+        target[key] = fresh;
+      }
+    } else {
+      target[key] = value;
+    }
+  }
+}
+
+/**
+ * The transaction after one event: `updatedTransactionAttributes` applied as a JSON Merge Patch
+ * (RFC 7396) and the state moved to `event.transactionState`. Pure: the inputs are not mutated.
+ *
+ * @throws TxmonError `IMMUTABLE_FIELD` (400) when the patch changes `transactionId`, `type`,
+ *   `timestamp`, `originUserId`, `destinationUserId` or contradicts the event's `transactionState`.
+ * @throws TxmonError `INVALID_STATE_TRANSITION` (409) when the lifecycle table forbids the move.
+ * @example
+ * ```ts
+ * const next = applyTransactionEvent(tx, { transactionId: tx.transactionId, timestamp: tx.timestamp + 1,
+ *   transactionState: 'SUCCESSFUL', updatedTransactionAttributes: { reference: 'invoice 42' } });
+ * ```
+ */
+export function applyTransactionEvent(
+  transaction: Transaction,
+  event: TransactionEvent,
+  options: ApplyEventOptions = {},
+): Transaction {
+  const table = options.transitions ?? DEFAULT_TRANSITIONS;
+  const from: TransactionState = transaction.transactionState ?? 'CREATED';
+  const to = event.transactionState;
+  const patch = event.updatedTransactionAttributes as JsonObject | undefined;
+  if (patch !== undefined) {
+    for (const field of IMMUTABLE_TRANSACTION_FIELDS) {
+      if (field in patch && patch[field] !== (transaction as JsonObject)[field]) {
+        throw new TxmonError('IMMUTABLE_FIELD', `Invalid request: ${field} cannot be changed by an event`, [
+          { path: `/updatedTransactionAttributes/${field}`, code: 'immutable', message: 'cannot be changed by an event' },
+        ]);
+      }
+    }
+    if ('transactionState' in patch && patch.transactionState !== to) {
+      throw new TxmonError('IMMUTABLE_FIELD', 'Invalid request: the state is set by the event transactionState', [
+        {
+          path: '/updatedTransactionAttributes/transactionState',
+          code: 'immutable',
+          message: 'must be absent or equal to the event transactionState',
+        },
+      ]);
+    }
+  }
+  if (!isTransitionAllowed(table, from, to)) {
+    throw new TxmonError('INVALID_STATE_TRANSITION', `Transaction state cannot move from ${from} to ${to}`, [
+      { path: '/transactionState', code: 'transition', message: `move from ${from} to ${to} is not allowed` },
+    ]);
+  }
+  return immer.produce(transaction, (draft: Draft<Transaction>) => {
+    if (patch !== undefined) mergeInto(draft as unknown as JsonObject, patch);
+    draft.transactionState = to;
+  });
+}
+
+/** An event with its arrival position, as {@link foldTransactionEvents} orders them. */
+export interface SequencedEvent {
+  readonly event: TransactionEvent;
+  /** Arrival order (0, 1, 2, …): the tie-break between events with the same timestamp. */
+  readonly arrival: number;
+}
+
+/** Orders events by (timestamp, arrival). Returns a new array. */
+export function orderEvents<E extends SequencedEvent>(events: readonly E[]): E[] {
+  return [...events].sort((a, b) => a.event.timestamp - b.event.timestamp || a.arrival - b.arrival);
+}
+
+/**
+ * Folds a transaction's events, ordered by (timestamp, arrival), into its current form. The
+ * order the events arrived in does not change the result beyond ties of equal timestamps.
+ *
+ * @param base the transaction as created (state `CREATED` unless the create payload named another).
+ * @throws TxmonError `INVALID_STATE_TRANSITION` / `IMMUTABLE_FIELD` as {@link applyTransactionEvent}.
+ */
+export function foldTransactionEvents(
+  base: Transaction,
+  events: readonly SequencedEvent[],
+  options: ApplyEventOptions = {},
+): Transaction {
+  let current = base;
+  for (const { event } of orderEvents(events)) current = applyTransactionEvent(current, event, options);
+  return current;
+}
+
+/** The transaction as first stored: the create payload with `transactionState` defaulted to `CREATED`. */
+export function initialTransaction(request: Transaction): Transaction {
+  return request.transactionState ? request : { ...request, transactionState: 'CREATED' };
+}

@@ -1,0 +1,752 @@
+import type { AggregateQuery, SeriesEntry } from '../aggregation/aggregate-store.js';
+import {
+  BusinessUserSchema,
+  CommentRequestSchema,
+  ConsumerUserSchema,
+  PresignedUrlRequestSchema,
+  TransactionEventSchema,
+  TransactionSchema,
+} from '../domain/index.js';
+import type {
+  BusinessUser,
+  ConsumerUser,
+  RiskLevel,
+  Transaction,
+  TransactionEvent,
+} from '../domain/index.js';
+import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
+import { TxmonError, isTxmonError } from '../errors.js';
+import { compileLogic } from '../logic/index.js';
+import { createMemoryRepositories } from '../repositories/memory/index.js';
+import type {
+  Alert,
+  AlertHit,
+  Case,
+  Comment,
+  CommentFileLink,
+  CommentTarget,
+  MonitoringResult,
+  Repositories,
+  RuleInstance,
+  StoredEvent,
+  StoredTransaction,
+  StoredUser,
+  TransactionOutcome,
+  UserType,
+  UserUpdate,
+} from '../repositories/types.js';
+import { compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters } from '../rules/filters.js';
+import { createRuleRegistry } from '../rules/registry.js';
+import { SERIES_NAMES, contributionsOf, type SeriesName } from '../rules/series.js';
+import type { MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
+import { assertSafeJson, createValidator } from '../validation/index.js';
+import { foldTransactionEvents, applyTransactionEvent, initialTransaction } from './apply-event.js';
+import { canonicalJson, cloneJson } from './canonical.js';
+import {
+  aggregateNeedKey,
+  collectAggregateNeeds,
+  evaluateRuleInstances,
+  mergeCurrentContribution,
+  type EvaluationInput,
+  type PreparedInstance,
+} from './evaluate.js';
+import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
+import { CUSTOM_RULE_ID, buildRuleInstance } from './rule-instances.js';
+import { createUrlSigner, randomSecret } from './url-signer.js';
+
+/** A source of time (epoch ms). Inject a fixed clock in tests. */
+export interface Clock {
+  now(): number;
+}
+
+/** Kinds of ids the engine generates. */
+export type IdKind = 'event' | 'ruleInstance' | 'alert' | 'case' | 'comment' | 'file';
+
+/** A source of unique ids. Inject a deterministic one in tests. */
+export interface IdGenerator {
+  next(kind: IdKind): string;
+}
+
+/** Options of {@link createEngine}; every one is optional. */
+export interface EngineOptions {
+  /** Persistence; default {@link createMemoryRepositories}(). */
+  readonly repositories?: Repositories;
+  /** Default: `Date.now`. */
+  readonly clock?: Clock;
+  /** Default: random UUIDs (alerts `A-…`, cases `C-…`). */
+  readonly ids?: IdGenerator;
+  /** Extra rules (templates) beside the library; ids must not clash. */
+  readonly rules?: readonly RuleDefinition<never>[];
+  /** Transaction lifecycle table; default {@link DEFAULT_TRANSITIONS}. */
+  readonly transitions?: TransitionTable;
+  /** Risk level for users without one, used to pick parameters and actions. Default `VERY_HIGH`. */
+  readonly defaultRiskLevel?: RiskLevel;
+  /** Currency in which windowed sums are kept. Default `USD`. */
+  readonly baseCurrency?: string;
+  /** Currency conversion; default the fixed, dated table of `createFixedRateProvider()`. */
+  readonly rates?: RateProvider;
+  /** Largest `fileSize` accepted by `createUpload`. Default 100,000,000 bytes. */
+  readonly maxUploadBytes?: number;
+  /** Lifetime of upload and download URLs. Default 15 minutes. */
+  readonly urlTtlMs?: number;
+  /** Prefix of upload/download URLs, e.g. `https://txmon.example.com/v1`. Default `''` (relative). */
+  readonly publicBaseUrl?: string;
+  /** Secret for URL signatures (≥ 16 bytes). Default: 32 random bytes per engine. */
+  readonly urlSigningSecret?: Uint8Array;
+}
+
+/** Response of {@link Engine.createTransaction} (`POST /transactions`). */
+export interface TransactionMonitoringResult extends MonitoringResult {
+  transactionId: string;
+}
+
+/** Response of {@link Engine.createTransactionEvent} (`POST /events/transaction`). */
+export interface TransactionEventMonitoringResult extends MonitoringResult {
+  eventId: string;
+  transaction: Transaction;
+}
+
+/** Response of {@link Engine.getTransaction}: the transaction with its latest result. */
+export type TransactionWithRulesResult = Transaction & MonitoringResult;
+
+/** Response of {@link Engine.getTransactionEvent}. */
+export type TransactionEventWithRulesResult = TransactionEvent & { eventId: string } & MonitoringResult;
+
+/** Response of {@link Engine.createUser}. */
+export interface UserMonitoringResult {
+  userId: string;
+  executedRules: [];
+  hitRules: [];
+  riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
+}
+
+/** A user as {@link Engine.getUser} returns it: the profile plus its type and risk. */
+export type UserView = (ConsumerUser | BusinessUser) & {
+  type: UserType;
+  riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
+};
+
+/** A comment as returned, with download links. */
+export interface CommentView {
+  commentId: string;
+  body: string;
+  files: CommentFileLink[];
+  createdTimestamp: number;
+  updatedTimestamp: number;
+}
+
+/** Response of {@link Engine.createUpload} (`POST /pre-signed-url`). */
+export interface UploadSlot {
+  key: string;
+  url: string;
+  method: 'PUT';
+  expiresAt: number;
+  fields: { key: string };
+}
+
+/** Credentials of a signed upload or download URL. */
+export interface SignedFileAccess {
+  key: string;
+  expiresAt: number;
+  signature: string;
+}
+
+/** The txmon engine: every endpoint of the interface as an async method. */
+export interface Engine {
+  createTransaction(input: unknown): Promise<TransactionMonitoringResult>;
+  getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
+  createTransactionEvent(input: unknown): Promise<TransactionEventMonitoringResult>;
+  getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
+  createUser(input: unknown, options?: { type?: UserType }): Promise<UserMonitoringResult>;
+  getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
+  createUserComment(userId: string, input: unknown): Promise<CommentView>;
+  createCaseComment(caseId: string, input: unknown): Promise<CommentView>;
+  createAlertComment(alertId: string, input: unknown): Promise<CommentView>;
+  createRuleInstance(input: unknown): Promise<RuleInstance>;
+  getRuleInstance(id: string): Promise<RuleInstance>;
+  listRuleInstances(): Promise<RuleInstance[]>;
+  updateRuleInstance(id: string, input: unknown): Promise<RuleInstance>;
+  deleteRuleInstance(id: string): Promise<void>;
+  listRules(): Promise<RuleView[]>;
+  getRule(ruleId: string): Promise<RuleView>;
+  getRuleFiltersSchema(): Promise<Record<string, unknown>>;
+  createUpload(input: unknown): Promise<UploadSlot>;
+  /** Stores the bytes of an upload slot (the embedded upload URL's target). */
+  putUploadContent(access: SignedFileAccess, bytes: Uint8Array): Promise<void>;
+  /** Reads a file through a signed download link. */
+  getFileContent(access: SignedFileAccess): Promise<{ filename: string; bytes: Uint8Array }>;
+  listAlerts(): Promise<Alert[]>;
+  getAlert(alertId: string): Promise<Alert>;
+  listCases(): Promise<Case[]>;
+  getCase(caseId: string): Promise<Case>;
+  /** The repositories the engine runs on (for hosts and tests). */
+  readonly repositories: Repositories;
+}
+
+const ALL_SERIES: ReadonlySet<SeriesName> = new Set(SERIES_NAMES);
+const MAX_RETRIES = 5;
+
+const validateTransaction = createValidator(TransactionSchema, { what: 'transaction' });
+const validateEvent = createValidator(TransactionEventSchema, { what: 'transaction event' });
+const validateConsumer = createValidator(ConsumerUserSchema, { what: 'consumer user' });
+const validateBusiness = createValidator(BusinessUserSchema, { what: 'business user' });
+const validateComment = createValidator(CommentRequestSchema, { what: 'comment' });
+const validateUpload = createValidator(PresignedUrlRequestSchema, { what: 'upload request' });
+
+function defaultIds(): IdGenerator {
+  return {
+    next(kind) {
+      const uuid = globalThis.crypto.randomUUID();
+      if (kind === 'alert') return `A-${uuid}`;
+      if (kind === 'case') return `C-${uuid}`;
+      return uuid;
+    },
+  };
+}
+
+function assertId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
+    throw new TxmonError('VALIDATION_FAILED', `Invalid request: ${what} must be a string of 1 to 256 characters`, [
+      { path: '', code: 'type', message: `${what} must be a string of 1 to 256 characters` },
+    ]);
+  }
+}
+
+/** Serialises async work per key within this process. */
+function createKeyedLock() {
+  const tails = new Map<string, Promise<void>>();
+  return async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => mine);
+    tails.set(key, tail);
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+function toRuleUser(user: StoredUser | null | undefined): RuleUser | null {
+  if (!user) return null;
+  const manual = (user.profile as { riskLevel?: RiskLevel } | null)?.riskLevel;
+  return {
+    userId: user.userId,
+    type: user.type,
+    profile: user.profile as Record<string, unknown> | null,
+    riskLevel: manual ?? user.craRiskLevel ?? null,
+    craScore: user.craScore,
+  };
+}
+
+function resultOf(result: MonitoringResult): MonitoringResult {
+  const out: MonitoringResult = {
+    executedRules: structuredClone(result.executedRules),
+    hitRules: structuredClone(result.hitRules),
+    status: result.status,
+  };
+  if (result.riskScoreDetails) out.riskScoreDetails = { ...result.riskScoreDetails };
+  return out;
+}
+
+/**
+ * Creates a txmon engine. Everything is optional: with no options it runs on in-memory
+ * repositories with the system clock and random ids.
+ *
+ * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids or a short signing secret.
+ * @example
+ * ```ts
+ * import { createEngine } from 'txmon';
+ * const engine = createEngine();
+ * await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10000 } } });
+ * const result = await engine.createTransaction({ type: 'TRANSFER', transactionId: 't-1', timestamp: Date.now(),
+ *   originUserId: 'u-1', originAmountDetails: { transactionAmount: 12000, transactionCurrency: 'EUR' } });
+ * result.status; // 'SUSPEND'
+ * ```
+ */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const repos = options.repositories ?? createMemoryRepositories();
+  const clock = options.clock ?? { now: () => Date.now() };
+  const ids = options.ids ?? defaultIds();
+  const registry = createRuleRegistry(options.rules ?? []);
+  const transitions = options.transitions ?? DEFAULT_TRANSITIONS;
+  const defaultRiskLevel: RiskLevel = options.defaultRiskLevel ?? 'VERY_HIGH';
+  const money: MoneyContext = {
+    rates: options.rates ?? createFixedRateProvider(),
+    baseCurrency: options.baseCurrency ?? 'USD',
+  };
+  const maxUploadBytes = options.maxUploadBytes ?? 100_000_000;
+  const urlTtlMs = options.urlTtlMs ?? 15 * 60 * 1000;
+  const publicBaseUrl = (options.publicBaseUrl ?? '').replace(/\/+$/, '');
+  if (options.urlSigningSecret !== undefined && options.urlSigningSecret.length < 16) {
+    throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: urlSigningSecret must have at least 16 bytes');
+  }
+  const signer = createUrlSigner(options.urlSigningSecret ?? randomSecret());
+  const withLock = createKeyedLock();
+
+  // ---- rule instances, prepared once per repository revision -------------------------------
+  let prepared: { revision: number; active: PreparedInstance[] } | null = null;
+
+  function prepare(instance: RuleInstance): PreparedInstance {
+    const rule = instance.ruleId === CUSTOM_RULE_ID ? null : (registry.get(instance.ruleId) ?? null);
+    const logic =
+      instance.ruleId === CUSTOM_RULE_ID ? compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: [] }) : null;
+    const filters = instance.filters as Parameters<typeof compileRuleFilters>[0];
+    return { instance, rule, logic, filter: hasActiveFilters(filters) ? compileRuleFilters(filters) : null };
+  }
+
+  async function activeInstances(): Promise<PreparedInstance[]> {
+    const revision = await repos.ruleInstances.revision();
+    if (prepared && prepared.revision === revision) return prepared.active;
+    const list = await repos.ruleInstances.list();
+    const active = list.filter((i) => i.status === 'ACTIVE').map(prepare);
+    prepared = { revision, active };
+    return active;
+  }
+
+  // ---- the hot path: evaluate a transaction and build its outcome ---------------------------
+  async function evaluate(transaction: Transaction, previous: Transaction | null) {
+    const [instances, users] = await Promise.all([
+      activeInstances(),
+      repos.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']),
+    ]);
+    const originStored = transaction.originUserId ? users[0] : null;
+    const destinationStored = transaction.destinationUserId ? users[1] : null;
+    const input: EvaluationInput = {
+      transaction,
+      instances,
+      originUser: toRuleUser(originStored),
+      destinationUser: toRuleUser(destinationStored),
+      money,
+      defaultRiskLevel,
+    };
+    const current = contributionsOf(transaction, ALL_SERIES, money);
+    const needs = collectAggregateNeeds(input);
+    const queries: AggregateQuery[] = [];
+    for (const n of needs) {
+      if (n.key === null) continue;
+      const q: AggregateQuery = { series: n.series, key: n.key, start: n.start, end: n.end, fn: n.fn, excludeId: transaction.transactionId };
+      if (n.field !== undefined) (q as { field?: string }).field = n.field;
+      queries.push(q);
+    }
+    const values = queries.length > 0 ? await repos.aggregates.query(queries) : [];
+    const snapshot = new Map<string, ReturnType<typeof mergeCurrentContribution>>();
+    let qi = 0;
+    for (const n of needs) {
+      if (n.key === null) continue;
+      snapshot.set(aggregateNeedKey(n), mergeCurrentContribution(n, values[qi++] ?? null, current));
+    }
+    const evaluation = evaluateRuleInstances(input, snapshot);
+    const remove = previous
+      ? contributionsOf(previous, ALL_SERIES, money).map((e) => ({ series: e.series, key: e.key, id: e.id }))
+      : [];
+
+    const counters = evaluation.outcomes.map((o) => ({ instanceId: o.instance.id, runs: 1, hits: o.hit ? 1 : 0 }));
+    const alertHits: AlertHit[] = [];
+    const userUpdates: UserUpdate[] = [];
+    for (const o of evaluation.outcomes) {
+      if (!o.hit || o.isShadow) continue;
+      for (const direction of o.hitDirections) {
+        const userId = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
+        if (!userId) continue;
+        if (o.instance.alertCreationOnHit) {
+          alertHits.push({
+            instanceId: o.instance.id,
+            userId,
+            direction,
+            transactionId: transaction.transactionId,
+            priority: o.instance.casePriority,
+            ruleDetails: {
+              id: o.instance.ruleId,
+              name: o.instance.ruleNameAlias ?? registry.get(o.instance.ruleId)?.name ?? 'Custom rule',
+              description: o.ruleDescription,
+              instanceId: o.instance.id,
+              action: o.action,
+              nature: o.instance.nature,
+            },
+            newAlertId: ids.next('alert'),
+            newCaseId: ids.next('case'),
+          });
+        }
+        const t = o.triggersOnHit;
+        const wanted = t?.usersToCheck ?? 'ALL';
+        if (t && (t.userStateDetails || t.kycStatusDetails) && (wanted === 'ALL' || wanted === direction)) {
+          const update: UserUpdate = { userId };
+          if (t.userStateDetails) update.userStateDetails = { ...t.userStateDetails };
+          if (t.kycStatusDetails) update.kycStatusDetails = { ...t.kycStatusDetails };
+          userUpdates.push(update);
+        }
+      }
+    }
+    const seenUserIds: string[] = [];
+    if (transaction.originUserId && !originStored) seenUserIds.push(transaction.originUserId);
+    if (transaction.destinationUserId && !destinationStored && transaction.destinationUserId !== transaction.originUserId) {
+      seenUserIds.push(transaction.destinationUserId);
+    }
+    const result: MonitoringResult = {
+      executedRules: evaluation.executedRules,
+      hitRules: evaluation.hitRules,
+      status: evaluation.status,
+    };
+    return { result, aggregates: { remove, add: current as SeriesEntry[] }, counters, alertHits, seenUserIds, userUpdates };
+  }
+
+  async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (isTxmonError(error) && error.code === 'CONCURRENT_UPDATE' && attempt < MAX_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  function createResponse(stored: StoredTransaction): TransactionMonitoringResult {
+    return { transactionId: stored.transaction.transactionId, ...resultOf(stored.createResult) };
+  }
+
+  function eventResponse(stored: StoredEvent): TransactionEventMonitoringResult {
+    return { eventId: stored.eventId, transaction: structuredClone(stored.transaction), ...resultOf(stored.result) };
+  }
+
+  // ---- users ---------------------------------------------------------------------------------
+  function userView(user: StoredUser): UserView {
+    const view = { ...structuredClone(user.profile), type: user.type } as UserView;
+    if (user.craScore !== null || user.craRiskLevel !== null) {
+      view.riskScoreDetails = {
+        ...(user.craScore !== null ? { craRiskScore: user.craScore } : {}),
+        ...(user.craRiskLevel !== null ? { craRiskLevel: user.craRiskLevel } : {}),
+      };
+    }
+    return view;
+  }
+
+  // ---- comments and files --------------------------------------------------------------------
+  async function downloadLink(key: string): Promise<string> {
+    const expiresAt = clock.now() + urlTtlMs;
+    const signature = await signer.sign('download', key, expiresAt);
+    return `${publicBaseUrl}/files/${encodeURIComponent(key)}?expires=${expiresAt}&signature=${signature}`;
+  }
+
+  async function commentView(comment: Comment): Promise<CommentView> {
+    const files: CommentFileLink[] = [];
+    for (const f of comment.files) files.push({ ...f, downloadLink: await downloadLink(f.s3Key) });
+    return { commentId: comment.commentId, body: comment.body, files, createdTimestamp: comment.createdTimestamp, updatedTimestamp: comment.updatedTimestamp };
+  }
+
+  async function addComment(target: CommentTarget, targetExists: () => Promise<boolean>, input: unknown): Promise<CommentView> {
+    assertId(target.id, `${target.kind} id`);
+    assertSafeJson(input);
+    const request = validateComment(cloneJson(input));
+    if (!(await targetExists())) {
+      const code = target.kind === 'user' ? 'USER_NOT_FOUND' : target.kind === 'case' ? 'CASE_NOT_FOUND' : 'ALERT_NOT_FOUND';
+      throw new TxmonError(code, `${target.kind} not found`);
+    }
+    const files: Comment['files'] = [];
+    const requested = request.files ?? [];
+    for (let i = 0; i < requested.length; i++) {
+      const f = requested[i]!;
+      const key = f.s3Key ?? f.key;
+      const record = key === undefined ? null : await repos.files.getFile(key);
+      if (!record || key === undefined) {
+        throw new TxmonError('UNKNOWN_FILE_KEY', 'Invalid request: a file key was not issued by the upload call', [
+          { path: `/files/${i}/${f.s3Key !== undefined ? 's3Key' : 'key'}`, code: 'unknown-file-key', message: 'was not issued by POST /pre-signed-url' },
+        ]);
+      }
+      files.push({ s3Key: key, filename: f.filename, size: f.size });
+    }
+    const now = clock.now();
+    const created = request.createdTimestamp ?? now;
+    const comment: Comment = { commentId: ids.next('comment'), body: request.body, files, createdTimestamp: created, updatedTimestamp: created };
+    await repos.comments.addComment(target, comment);
+    return commentView(comment);
+  }
+
+  async function checkedFile(access: SignedFileAccess, purpose: 'upload' | 'download') {
+    const ok =
+      typeof access?.key === 'string' &&
+      typeof access.signature === 'string' &&
+      (await signer.verify(purpose, access.key, Number(access.expiresAt), access.signature, clock.now()));
+    if (!ok) throw new TxmonError('UNAUTHORIZED', 'The file URL is invalid or expired');
+    const record = await repos.files.getFile(access.key);
+    if (!record) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
+    return record;
+  }
+
+  const engine: Engine = {
+    repositories: repos,
+
+    async createTransaction(input) {
+      assertSafeJson(input);
+      const request = validateTransaction(cloneJson(input));
+      const id = request.transactionId;
+      return withLock(id, () =>
+        withRetries(async () => {
+          const existing = await repos.transactions.getTransaction(id);
+          if (existing) {
+            if (canonicalJson(existing.request) === canonicalJson(request)) return createResponse(existing);
+            throw new TxmonError('TRANSACTION_ID_CONFLICT', 'A transaction with this transactionId exists with a different payload', [
+              { path: '/transactionId', code: 'conflict', message: 'exists with a different payload' },
+            ]);
+          }
+          const transaction = initialTransaction(request);
+          const out = await evaluate(transaction, null);
+          const stored: StoredTransaction = {
+            transaction,
+            request,
+            createResult: out.result,
+            latestResult: out.result,
+            eventCount: 0,
+            lastEventTimestamp: null,
+            version: 1,
+          };
+          const outcome: TransactionOutcome = {
+            transaction: stored,
+            expectedVersion: null,
+            event: null,
+            aggregates: out.aggregates,
+            counters: out.counters,
+            alertHits: out.alertHits,
+            seenUserIds: out.seenUserIds,
+            userUpdates: out.userUpdates,
+            now: clock.now(),
+          };
+          await repos.transactions.saveOutcome(outcome);
+          return createResponse(stored);
+        }),
+      );
+    },
+
+    async getTransaction(transactionId) {
+      assertId(transactionId, 'transactionId');
+      const stored = await repos.transactions.getTransaction(transactionId);
+      if (!stored) throw new TxmonError('TRANSACTION_NOT_FOUND', 'transaction not found');
+      return { ...structuredClone(stored.transaction), ...resultOf(stored.latestResult) };
+    },
+
+    async createTransactionEvent(input) {
+      assertSafeJson(input);
+      const request = validateEvent(cloneJson(input));
+      const clientEventId = request.eventId !== undefined;
+      return withLock(request.transactionId, () =>
+        withRetries(async () => {
+          if (request.eventId !== undefined) {
+            const existing = await repos.transactions.getEvent(request.eventId);
+            if (existing) {
+              if (existing.clientEventId && canonicalJson(existing.event) === canonicalJson(request)) return eventResponse(existing);
+              throw new TxmonError('EVENT_ID_CONFLICT', 'An event with this eventId exists with a different payload', [
+                { path: '/eventId', code: 'conflict', message: 'exists with a different payload' },
+              ]);
+            }
+          }
+          const stored = await repos.transactions.getTransaction(request.transactionId);
+          if (!stored) throw new TxmonError('TRANSACTION_NOT_FOUND', 'transaction not found', [
+            { path: '/transactionId', code: 'not-found', message: 'names no transaction' },
+          ]);
+          const eventId = request.eventId ?? ids.next('event');
+          const event = { ...request, eventId };
+          let transaction: Transaction;
+          if (stored.lastEventTimestamp === null || event.timestamp >= stored.lastEventTimestamp) {
+            transaction = applyTransactionEvent(stored.transaction, event, { transitions });
+          } else {
+            // A late event: insert it in (timestamp, arrival) order and fold the whole history again.
+            const history = await repos.transactions.listEvents(request.transactionId);
+            const sequence = history.map((e) => ({ event: e.event, arrival: e.arrival }));
+            sequence.push({ event, arrival: stored.eventCount });
+            transaction = foldTransactionEvents(initialTransaction(stored.request), sequence, { transitions });
+          }
+          const out = await evaluate(transaction, stored.transaction);
+          const storedEvent: StoredEvent = {
+            eventId,
+            transactionId: request.transactionId,
+            event,
+            clientEventId,
+            arrival: stored.eventCount,
+            transaction,
+            result: out.result,
+          };
+          const next: StoredTransaction = {
+            ...stored,
+            transaction,
+            latestResult: out.result,
+            eventCount: stored.eventCount + 1,
+            lastEventTimestamp: Math.max(stored.lastEventTimestamp ?? Number.NEGATIVE_INFINITY, event.timestamp),
+            version: stored.version + 1,
+          };
+          await repos.transactions.saveOutcome({
+            transaction: next,
+            expectedVersion: stored.version,
+            event: storedEvent,
+            aggregates: out.aggregates,
+            counters: out.counters,
+            alertHits: out.alertHits,
+            seenUserIds: out.seenUserIds,
+            userUpdates: out.userUpdates,
+            now: clock.now(),
+          });
+          return eventResponse(storedEvent);
+        }),
+      );
+    },
+
+    async getTransactionEvent(eventId) {
+      assertId(eventId, 'eventId');
+      const stored = await repos.transactions.getEvent(eventId);
+      if (!stored) throw new TxmonError('EVENT_NOT_FOUND', 'transaction event not found');
+      return { ...structuredClone(stored.event), ...resultOf(stored.result) };
+    },
+
+    async createUser(input, opts = {}) {
+      assertSafeJson(input);
+      const type: UserType =
+        opts.type ?? (typeof input === 'object' && input !== null && 'legalEntity' in input ? 'BUSINESS' : 'CONSUMER');
+      const copy = cloneJson(input);
+      const profile = type === 'BUSINESS' ? validateBusiness(copy) : validateConsumer(copy);
+      const now = clock.now();
+      const existing = await repos.users.getUser(profile.userId);
+      const user: StoredUser = {
+        userId: profile.userId,
+        type,
+        profile,
+        craScore: existing?.craScore ?? null,
+        craRiskLevel: existing?.craRiskLevel ?? null,
+        firstSeenAt: existing?.firstSeenAt ?? now,
+        updatedAt: now,
+      };
+      await repos.users.putUser(user);
+      const result: UserMonitoringResult = { userId: user.userId, executedRules: [], hitRules: [] };
+      const view = userView(user);
+      if (view.riskScoreDetails) result.riskScoreDetails = view.riskScoreDetails;
+      return result;
+    },
+
+    async getUser(userId, opts = {}) {
+      assertId(userId, 'userId');
+      const user = await repos.users.getUser(userId);
+      if (!user || user.type === null || (opts.type !== undefined && opts.type !== user.type)) {
+        throw new TxmonError('USER_NOT_FOUND', 'user not found');
+      }
+      return userView(user);
+    },
+
+    createUserComment(userId, input) {
+      return addComment({ kind: 'user', id: userId }, async () => (await repos.users.getUser(userId)) !== null, input);
+    },
+    createCaseComment(caseId, input) {
+      return addComment({ kind: 'case', id: caseId }, async () => (await repos.cases.getCase(caseId)) !== null, input);
+    },
+    createAlertComment(alertId, input) {
+      return addComment({ kind: 'alert', id: alertId }, async () => (await repos.cases.getAlert(alertId)) !== null, input);
+    },
+
+    async createRuleInstance(input) {
+      const stored = buildRuleInstance(input, null, { registry, now: clock.now(), id: ids.next('ruleInstance') });
+      await repos.ruleInstances.put(stored);
+      return (await repos.ruleInstances.get(stored.instance.id)) as RuleInstance;
+    },
+
+    async getRuleInstance(id) {
+      assertId(id, 'rule instance id');
+      const instance = await repos.ruleInstances.get(id);
+      if (!instance) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+      return structuredClone(instance);
+    },
+
+    async listRuleInstances() {
+      return structuredClone(await repos.ruleInstances.list());
+    },
+
+    async updateRuleInstance(id, input) {
+      assertId(id, 'rule instance id');
+      const existing = await repos.ruleInstances.getStored(id);
+      if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+      const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });
+      await repos.ruleInstances.put(stored);
+      return structuredClone((await repos.ruleInstances.get(id)) as RuleInstance);
+    },
+
+    async deleteRuleInstance(id) {
+      assertId(id, 'rule instance id');
+      if (!(await repos.ruleInstances.delete(id))) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+    },
+
+    async listRules() {
+      return registry.list().map((r) => registry.view(r));
+    },
+
+    async getRule(ruleId) {
+      assertId(ruleId, 'ruleId');
+      const rule = registry.get(ruleId);
+      if (!rule) throw new TxmonError('RULE_NOT_FOUND', 'rule not found');
+      return registry.view(rule);
+    },
+
+    async getRuleFiltersSchema() {
+      return getRuleFiltersSchemaJson();
+    },
+
+    async createUpload(input) {
+      assertSafeJson(input);
+      const request = validateUpload(input);
+      if (request.fileSize > maxUploadBytes) {
+        throw new TxmonError('VALIDATION_FAILED', `Invalid request: fileSize must be at most ${maxUploadBytes}`, [
+          { path: '/fileSize', code: 'maximum', message: `must be at most ${maxUploadBytes}` },
+        ]);
+      }
+      const key = ids.next('file');
+      const now = clock.now();
+      const expiresAt = now + urlTtlMs;
+      await repos.files.putFile({ key, filename: request.filename, fileSize: request.fileSize, createdAt: now, expiresAt, uploaded: false });
+      const signature = await signer.sign('upload', key, expiresAt);
+      return {
+        key,
+        url: `${publicBaseUrl}/uploads/${encodeURIComponent(key)}?expires=${expiresAt}&signature=${signature}`,
+        method: 'PUT',
+        expiresAt,
+        fields: { key },
+      };
+    },
+
+    async putUploadContent(access, bytes) {
+      const record = await checkedFile(access, 'upload');
+      if (bytes.byteLength > record.fileSize) {
+        throw new TxmonError('PAYLOAD_TOO_LARGE', 'The upload is larger than the fileSize announced');
+      }
+      await repos.files.putContent(record.key, bytes);
+    },
+
+    async getFileContent(access) {
+      const record = await checkedFile(access, 'download');
+      const bytes = await repos.files.getContent(record.key);
+      if (!bytes) throw new TxmonError('FILE_NOT_FOUND', 'file content not uploaded');
+      return { filename: record.filename, bytes };
+    },
+
+    async listAlerts() {
+      return structuredClone(await repos.cases.listAlerts());
+    },
+    async getAlert(alertId) {
+      assertId(alertId, 'alertId');
+      const alert = await repos.cases.getAlert(alertId);
+      if (!alert) throw new TxmonError('ALERT_NOT_FOUND', 'alert not found');
+      return structuredClone(alert);
+    },
+    async listCases() {
+      return structuredClone(await repos.cases.listCases());
+    },
+    async getCase(caseId) {
+      assertId(caseId, 'caseId');
+      const c = await repos.cases.getCase(caseId);
+      if (!c) throw new TxmonError('CASE_NOT_FOUND', 'case not found');
+      return structuredClone(c);
+    },
+  };
+  return engine;
+}

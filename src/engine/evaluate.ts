@@ -1,0 +1,329 @@
+import type { AggregateValue, SeriesEntry } from '../aggregation/aggregate-store.js';
+import type {
+  ExecutedRuleResult,
+  HitRuleDetails,
+  RiskLevel,
+  RuleAction,
+  RuleHitDirection,
+  Transaction,
+  TriggersOnHit,
+} from '../domain/index.js';
+import type { CompiledLogic } from '../logic/index.js';
+import type { RuleInstance } from '../repositories/types.js';
+import type { FilterDecision } from '../rules/filters.js';
+import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from '../rules/types.js';
+
+/** A compiled instance filter (see `compileRuleFilters`). */
+export type InstanceFilter = (context: {
+  transaction: Transaction;
+  originUser: RuleUser | null;
+  destinationUser: RuleUser | null;
+}) => FilterDecision;
+
+/** Severity order of actions (SPEC §3): BLOCK > SUSPEND > FLAG > ALLOW. */
+export const ACTION_SEVERITY: Readonly<Record<RuleAction, number>> = Object.freeze({
+  ALLOW: 0,
+  FLAG: 1,
+  SUSPEND: 2,
+  BLOCK: 3,
+});
+
+/** A rule instance ready to run: the stored instance with its rule or its compiled custom logic. */
+export interface PreparedInstance {
+  readonly instance: RuleInstance;
+  /** The rule (template); `null` for a custom json-logic instance. */
+  readonly rule: RuleDefinition<unknown> | null;
+  /** The compiled logic of a custom instance; `null` for a library rule. */
+  readonly logic: CompiledLogic | null;
+  /** The instance's compiled filters; `null` when it has none. */
+  readonly filter: InstanceFilter | null;
+}
+
+/** The settings that apply to one instance for one transaction, chosen by risk level. */
+export interface ResolvedSettings {
+  readonly riskLevel: RiskLevel;
+  readonly parameters: Record<string, unknown>;
+  readonly action: RuleAction;
+  readonly triggersOnHit: TriggersOnHit | undefined;
+}
+
+/**
+ * The risk level that selects parameters and actions: the sender's (or the receiver's when there
+ * is no sender) manual `riskLevel`, else derived CRA level, else `defaultRiskLevel` (SPEC §3).
+ */
+export function selectRiskLevel(
+  transaction: Transaction,
+  originUser: RuleUser | null,
+  destinationUser: RuleUser | null,
+  defaultRiskLevel: RiskLevel,
+): RiskLevel {
+  const user = transaction.originUserId ? originUser : destinationUser;
+  return user?.riskLevel ?? defaultRiskLevel;
+}
+
+/** `riskLevelParameters[level] ?? parameters`, `riskLevelActions[level] ?? action` (SPEC §3). */
+export function resolveSettings(instance: RuleInstance, riskLevel: RiskLevel): ResolvedSettings {
+  return {
+    riskLevel,
+    parameters: instance.riskLevelParameters?.[riskLevel] ?? instance.parameters,
+    action: instance.riskLevelActions?.[riskLevel] ?? instance.action,
+    triggersOnHit: instance.riskLevelsTriggersOnHit?.[riskLevel] ?? instance.triggersOnHit,
+  };
+}
+
+/** The key under which an aggregate value is found in an {@link AggregateSnapshot}. */
+export function aggregateNeedKey(need: AggregateNeed): string {
+  return `${need.series}\u0000${need.key ?? ''}\u0000${need.start}\u0000${need.end}\u0000${need.fn}\u0000${need.field ?? ''}\u0000${need.includeCurrent ? 1 : 0}`;
+}
+
+/** Aggregate values by {@link aggregateNeedKey}. */
+export type AggregateSnapshot = ReadonlyMap<string, AggregateValue>;
+
+/** Input shared by {@link collectAggregateNeeds} and {@link evaluateRuleInstances}. */
+export interface EvaluationInput {
+  readonly transaction: Transaction;
+  readonly instances: readonly PreparedInstance[];
+  readonly originUser: RuleUser | null;
+  readonly destinationUser: RuleUser | null;
+  readonly money: MoneyContext;
+  /** Risk level for users without one (SPEC §3 default `VERY_HIGH`). */
+  readonly defaultRiskLevel: RiskLevel;
+}
+
+/**
+ * Every windowed aggregate the active instances need for this transaction, de-duplicated. The
+ * caller computes them (over stored history, excluding this transaction's earlier contribution)
+ * and passes them back to {@link evaluateRuleInstances}.
+ */
+export function collectAggregateNeeds(input: EvaluationInput): AggregateNeed[] {
+  const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
+  const seen = new Set<string>();
+  const out: AggregateNeed[] = [];
+  for (const { instance, rule, filter } of input.instances) {
+    if (!rule?.aggregates) continue;
+    if (filter && !filter(input).run) continue;
+    const { parameters } = resolveSettings(instance, level);
+    for (const need of rule.aggregates({ transaction: input.transaction, parameters })) {
+      const k = aggregateNeedKey(need);
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(need);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Adds the current transaction's own contribution to a value computed over the other
+ * transactions, for needs with `includeCurrent`. Pure.
+ */
+export function mergeCurrentContribution(need: AggregateNeed, others: AggregateValue, current: readonly SeriesEntry[]): AggregateValue {
+  if (!need.includeCurrent) return others;
+  let value = others;
+  for (const e of current) {
+    if (e.series !== need.series || e.key !== need.key || e.timestamp < need.start || e.timestamp > need.end) continue;
+    switch (need.fn) {
+      case 'count':
+        value = (value as number) + 1;
+        break;
+      case 'sum':
+        if (e.amount !== null) value = (value as bigint) + e.amount;
+        break;
+      case 'amountCount':
+        if (e.amount !== null) value = (value as number) + 1;
+        break;
+      case 'min':
+        if (e.amount !== null && (value === null || e.amount < (value as bigint))) value = e.amount;
+        break;
+      case 'max':
+        if (e.amount !== null && (value === null || e.amount > (value as bigint))) value = e.amount;
+        break;
+      case 'distinct':
+        // Distinct counts are merged by the engine, which can ask the store whether the value is new.
+        break;
+    }
+  }
+  return value;
+}
+
+/** The outcome of one instance, for counters, alerts and triggers. */
+export interface InstanceOutcome {
+  readonly instance: RuleInstance;
+  readonly hit: boolean;
+  readonly hitDirections: readonly RuleHitDirection[];
+  readonly action: RuleAction;
+  readonly riskLevel: RiskLevel;
+  readonly isShadow: boolean;
+  readonly ruleDescription: string;
+  readonly triggersOnHit: TriggersOnHit | undefined;
+}
+
+/** Result of {@link evaluateRuleInstances}, in the wire shape plus per-instance outcomes. */
+export interface EvaluationResult {
+  readonly executedRules: ExecutedRuleResult[];
+  readonly hitRules: HitRuleDetails[];
+  readonly status: RuleAction;
+  readonly outcomes: InstanceOutcome[];
+}
+
+/** Renders `{{name}}` placeholders; unknown names render empty. */
+export function renderDescription(template: string, vars: Readonly<Record<string, string | number>> | undefined): string {
+  if (!template.includes('{{')) return template;
+  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
+    const v = vars?.[name];
+    return v === undefined ? '' : String(v);
+  });
+}
+
+function describeHits(template: string, hits: readonly RuleHit[]): string {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const h of hits) {
+    const text = renderDescription(template, h.vars);
+    if (!seen.has(text)) {
+      seen.add(text);
+      parts.push(text);
+    }
+  }
+  return parts.join(' ');
+}
+
+const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
+  count: 0,
+  amountCount: 0,
+  distinct: 0,
+});
+
+function valueFor(need: AggregateNeed, snapshot: AggregateSnapshot): AggregateValue {
+  const v = snapshot.get(aggregateNeedKey(need));
+  if (v !== undefined) return v;
+  if (need.fn === 'sum') return 0n;
+  return EMPTY_VALUE[need.fn] ?? null;
+}
+
+/**
+ * Runs every given instance against the transaction and returns the executed and hit rules in
+ * the wire shape of the interface (DOMAIN.md §(a)) with the overall `status`: the most severe
+ * action among live (non-shadow) hits, `ALLOW` when none hit. Pure and deterministic.
+ *
+ * @param aggregates values for {@link collectAggregateNeeds}, already including the current
+ *   transaction where a need says so (see {@link mergeCurrentContribution}).
+ * @example
+ * ```ts
+ * const needs = collectAggregateNeeds(input);
+ * const snapshot = new Map(needs.map((n) => [aggregateNeedKey(n), computeFromHistory(n)]));
+ * const { executedRules, hitRules, status } = evaluateRuleInstances(input, snapshot);
+ * ```
+ */
+export function evaluateRuleInstances(input: EvaluationInput, aggregates: AggregateSnapshot): EvaluationResult {
+  const { transaction, originUser, destinationUser, money } = input;
+  const level = selectRiskLevel(transaction, originUser, destinationUser, input.defaultRiskLevel);
+  const executedRules: ExecutedRuleResult[] = [];
+  const hitRules: HitRuleDetails[] = [];
+  const outcomes: InstanceOutcome[] = [];
+  let status: RuleAction = 'ALLOW';
+  for (const prepared of input.instances) {
+    const { instance, rule, logic, filter } = prepared;
+    // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
+    const decision = filter ? filter(input) : null;
+    if (decision && !decision.run) continue;
+    const settings = resolveSettings(instance, level);
+    let hits: readonly RuleHit[];
+    let template: string;
+    if (rule) {
+      const values: Record<string, AggregateValue> = {};
+      if (rule.aggregates) {
+        for (const need of rule.aggregates({ transaction, parameters: settings.parameters })) {
+          values[need.name] = valueFor(need, aggregates);
+        }
+      }
+      hits = rule.check({ transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money });
+      template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
+    } else if (logic) {
+      const hit = logic.evaluate({
+        transaction,
+        originUser: originUser?.profile ?? null,
+        destinationUser: destinationUser?.profile ?? null,
+        agg: {},
+      });
+      hits = hit ? sidesOf(transaction) : [];
+      template = instance.ruleDescriptionAlias ?? 'Custom rule logic matched the transaction.';
+    } else {
+      hits = [];
+      template = '';
+    }
+    if (decision && (!decision.origin || !decision.destination)) {
+      hits = hits.filter((h) => (h.direction === 'ORIGIN' ? decision.origin : decision.destination));
+    }
+    const directions = uniqueDirections(hits);
+    const ruleHit = directions.length > 0;
+    const isShadow = instance.mode === 'SHADOW';
+    const ruleName = instance.ruleNameAlias ?? rule?.name ?? 'Custom rule';
+    const ruleDescription = ruleHit ? describeHits(template, hits) : (rule?.description ?? template);
+    const base = {
+      ruleInstanceId: instance.id,
+      ruleId: instance.ruleId,
+      ruleName,
+      ruleDescription,
+      ruleAction: settings.action,
+    };
+    const executed: ExecutedRuleResult = {
+      ...base,
+      ruleHit,
+      nature: instance.nature,
+      labels: [...instance.labels],
+      isShadow,
+    } as ExecutedRuleResult;
+    if (ruleHit) {
+      (executed as { ruleHitMeta?: unknown }).ruleHitMeta = { hitDirections: [...directions] };
+      hitRules.push({
+        ...base,
+        ruleHitMeta: { hitDirections: [...directions] },
+        nature: instance.nature,
+        labels: [...instance.labels],
+        isShadow,
+      } as HitRuleDetails);
+      if (!isShadow && ACTION_SEVERITY[settings.action] > ACTION_SEVERITY[status]) status = settings.action;
+    }
+    executedRules.push(executed);
+    outcomes.push({
+      instance,
+      hit: ruleHit,
+      hitDirections: directions,
+      action: settings.action,
+      riskLevel: level,
+      isShadow,
+      ruleDescription,
+      triggersOnHit: settings.triggersOnHit,
+    });
+  }
+  return { executedRules, hitRules, status, outcomes };
+}
+
+function sidesOf(transaction: Transaction): RuleHit[] {
+  const hits: RuleHit[] = [];
+  if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN' });
+  if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION' });
+  return hits;
+}
+
+function uniqueDirections(hits: readonly RuleHit[]): RuleHitDirection[] {
+  let origin = false;
+  let destination = false;
+  for (const h of hits) {
+    if (h.direction === 'ORIGIN') origin = true;
+    else destination = true;
+  }
+  const out: RuleHitDirection[] = [];
+  if (origin) out.push('ORIGIN');
+  if (destination) out.push('DESTINATION');
+  return out;
+}
+
+/** The most severe of the given actions; `ALLOW` for none. */
+export function mostSevereAction(actions: Iterable<RuleAction>): RuleAction {
+  let status: RuleAction = 'ALLOW';
+  for (const a of actions) if (ACTION_SEVERITY[a] > ACTION_SEVERITY[status]) status = a;
+  return status;
+}

@@ -1,0 +1,190 @@
+import { RISK_LEVELS, RuleInstanceRequestSchema, RULE_INSTANCE_READ_ONLY_FIELDS } from '../domain/index.js';
+import type { RiskLevel, RuleAction, RuleInstanceRequest, TriggersOnHit } from '../domain/index.js';
+import { TxmonError, type ErrorDetail } from '../errors.js';
+import { compileLogic } from '../logic/index.js';
+import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js';
+import type { RuleRegistry } from '../rules/registry.js';
+import { validateRuleFilters } from '../rules/filters.js';
+import { cloneJson } from './canonical.js';
+import { assertSafeJson, createValidator, validateAgainstSchema } from '../validation/index.js';
+
+/** `ruleId` of custom json-logic instances. */
+export const CUSTOM_RULE_ID = 'CUSTOM';
+
+const validateRequest = createValidator(RuleInstanceRequestSchema, { what: 'rule instance' });
+
+function perLevel<T>(value: T): Record<RiskLevel, T> {
+  const out = {} as Record<RiskLevel, T>;
+  for (const level of RISK_LEVELS) out[level] = structuredClone(value);
+  return out;
+}
+
+/**
+ * Validates a create or update request and builds the stored instance. Pure given `now` and `id`.
+ *
+ * Update semantics: fields present in the request replace the stored ones; absent fields are
+ * kept. Per-risk-level maps that were derived from the plain fields are re-derived.
+ *
+ * @throws TxmonError `READ_ONLY_FIELD`, `VALIDATION_FAILED`, `UNKNOWN_RULE`, `INVALID_PARAMETERS`,
+ *   `INVALID_FILTERS`, `INVALID_LOGIC` — each detail names the JSON path.
+ */
+export function buildRuleInstance(
+  input: unknown,
+  existing: StoredRuleInstance | null,
+  context: { registry: RuleRegistry; now: number; id: string },
+): StoredRuleInstance {
+  assertSafeJson(input);
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+    const details: ErrorDetail[] = [];
+    for (const field of RULE_INSTANCE_READ_ONLY_FIELDS) {
+      if (field in input) details.push({ path: `/${field}`, code: 'read-only', message: 'is maintained by the service' });
+    }
+    if (details.length > 0) {
+      throw new TxmonError('READ_ONLY_FIELD', `Invalid request: ${details.map((d) => d.path.slice(1)).join(', ')} cannot be set`, details);
+    }
+  }
+  const request: RuleInstanceRequest = validateRequest(cloneJson(input));
+  const prev = existing?.instance;
+  const isCustom = request.logic !== undefined || (request.ruleId === undefined && prev?.ruleId === CUSTOM_RULE_ID);
+
+  let ruleId: string;
+  let parameters: Record<string, unknown>;
+  let defaultAction: RuleAction;
+  let nature = request.nature ?? prev?.nature;
+  let labels = request.labels ?? prev?.labels;
+  let casePriority = request.casePriority ?? prev?.casePriority;
+  let checksFor: string[];
+  let logic: unknown;
+
+  if (isCustom) {
+    if (request.ruleId !== undefined && request.ruleId !== CUSTOM_RULE_ID) {
+      throw new TxmonError('VALIDATION_FAILED', 'Invalid request: give either ruleId or logic, not both', [
+        { path: '/ruleId', code: 'exclusive', message: 'must be absent when logic is given' },
+      ]);
+    }
+    logic = request.logic ?? prev?.logic;
+    compileLogic(logic, { basePath: '/logic', aggregationVariableKeys: [] });
+    ruleId = CUSTOM_RULE_ID;
+    parameters = {};
+    defaultAction = 'FLAG';
+    nature ??= 'AML';
+    labels ??= [];
+    casePriority ??= 'P1';
+    checksFor = ['Custom logic'];
+  } else {
+    const id = request.ruleId ?? prev?.ruleId;
+    if (id === undefined) {
+      throw new TxmonError('VALIDATION_FAILED', 'Invalid request: ruleId is required unless logic is given', [
+        { path: '/ruleId', code: 'required', message: 'is required unless logic is given' },
+      ]);
+    }
+    const rule = context.registry.get(id);
+    if (!rule) {
+      throw new TxmonError('UNKNOWN_RULE', 'Invalid request: ruleId names no rule', [
+        { path: '/ruleId', code: 'unknown-rule', message: 'names no rule of GET /rules' },
+      ]);
+    }
+    ruleId = rule.id;
+    const ruleChanged = prev !== undefined && prev.ruleId !== ruleId;
+    const base = (ruleChanged || !prev ? rule.defaultParameters : prev.parameters) as Record<string, unknown>;
+    parameters = request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : structuredClone(base);
+    validateAgainstSchema(rule.parametersSchema, parameters, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });
+    defaultAction = rule.defaultAction;
+    nature ??= rule.defaultNature;
+    labels ??= [...rule.labels];
+    casePriority ??= rule.defaultCasePriority;
+    checksFor = [...rule.checksFor];
+    logic = undefined;
+  }
+
+  const action: RuleAction = request.action ?? prev?.action ?? defaultAction;
+  const triggersOnHit: TriggersOnHit | undefined = request.triggersOnHit ?? prev?.triggersOnHit;
+
+  let riskLevelParameters: Record<RiskLevel, Record<string, unknown>>;
+  let derivedParameters: boolean;
+  if (request.riskLevelParameters !== undefined) {
+    if (isCustom) {
+      throw new TxmonError('VALIDATION_FAILED', 'Invalid request: custom logic instances take no parameters', [
+        { path: '/riskLevelParameters', code: 'not-allowed', message: 'is not allowed with logic' },
+      ]);
+    }
+    const rule = context.registry.get(ruleId)!;
+    riskLevelParameters = {} as Record<RiskLevel, Record<string, unknown>>;
+    for (const level of RISK_LEVELS) {
+      const merged = { ...(rule.defaultParameters as Record<string, unknown>), ...request.riskLevelParameters[level] };
+      validateAgainstSchema(rule.parametersSchema, merged, {
+        basePath: `/riskLevelParameters/${level}`,
+        code: 'INVALID_PARAMETERS',
+        what: 'riskLevelParameters',
+      });
+      riskLevelParameters[level] = merged;
+    }
+    derivedParameters = false;
+  } else if (existing && !existing.derived.riskLevelParameters && request.parameters === undefined && request.ruleId === undefined) {
+    riskLevelParameters = existing.instance.riskLevelParameters;
+    derivedParameters = false;
+  } else {
+    riskLevelParameters = perLevel(parameters);
+    derivedParameters = true;
+  }
+
+  let riskLevelActions: Record<RiskLevel, RuleAction>;
+  let derivedActions: boolean;
+  if (request.riskLevelActions !== undefined) {
+    riskLevelActions = { ...request.riskLevelActions };
+    derivedActions = false;
+  } else if (existing && !existing.derived.riskLevelActions && request.action === undefined) {
+    riskLevelActions = existing.instance.riskLevelActions;
+    derivedActions = false;
+  } else {
+    riskLevelActions = perLevel(action);
+    derivedActions = true;
+  }
+
+  let riskLevelsTriggersOnHit: Record<RiskLevel, TriggersOnHit>;
+  let derivedTriggers: boolean;
+  if (request.riskLevelsTriggersOnHit !== undefined) {
+    riskLevelsTriggersOnHit = structuredClone(request.riskLevelsTriggersOnHit);
+    derivedTriggers = false;
+  } else if (existing && !existing.derived.riskLevelsTriggersOnHit && request.triggersOnHit === undefined) {
+    riskLevelsTriggersOnHit = existing.instance.riskLevelsTriggersOnHit;
+    derivedTriggers = false;
+  } else {
+    riskLevelsTriggersOnHit = perLevel(triggersOnHit ?? {});
+    derivedTriggers = true;
+  }
+
+  const filters = (request.filters ?? prev?.filters ?? {}) as Record<string, unknown>;
+  validateRuleFilters(filters);
+
+  const instance: Omit<RuleInstance, 'runCount' | 'hitCount'> = {
+    id: context.id,
+    type: 'TRANSACTION',
+    ruleId,
+    ...(logic !== undefined ? { logic } : {}),
+    ...(request.ruleNameAlias ?? prev?.ruleNameAlias ? { ruleNameAlias: (request.ruleNameAlias ?? prev?.ruleNameAlias) as string } : {}),
+    ...(request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias
+      ? { ruleDescriptionAlias: (request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias) as string }
+      : {}),
+    parameters,
+    riskLevelParameters,
+    action,
+    riskLevelActions,
+    ...(triggersOnHit !== undefined ? { triggersOnHit } : {}),
+    riskLevelsTriggersOnHit,
+    filters,
+    alertCreationOnHit: request.alertCreationOnHit ?? prev?.alertCreationOnHit ?? true,
+    status: request.status ?? prev?.status ?? 'ACTIVE',
+    mode: request.mode ?? prev?.mode ?? 'LIVE',
+    casePriority,
+    nature,
+    labels: [...labels],
+    checksFor,
+    createdAt: prev?.createdAt ?? context.now,
+    updatedAt: context.now,
+  };
+  return {
+    instance,
+    derived: { riskLevelParameters: derivedParameters, riskLevelActions: derivedActions, riskLevelsTriggersOnHit: derivedTriggers },
+  };
+}

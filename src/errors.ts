@@ -1,0 +1,119 @@
+/**
+ * The one table of error codes. Every error txmon throws is a {@link TxmonError} whose `code`
+ * is a key of {@link ERROR_CODES}; the HTTP status comes from this table and nowhere else.
+ *
+ * Messages name the field or the call and never echo a transaction value (personal data).
+ */
+export const ERROR_CODES = {
+  /** A request body or argument does not match its JSON Schema or a documented limit. */
+  VALIDATION_FAILED: 400,
+  /** A `ruleId` names no rule in the registry. */
+  UNKNOWN_RULE: 400,
+  /** Instance `parameters` / `riskLevelParameters` do not match the rule's `parametersSchema`. */
+  INVALID_PARAMETERS: 400,
+  /** Instance `filters` do not match the filters schema. */
+  INVALID_FILTERS: 400,
+  /** Custom-rule `logic` is not valid json-logic, uses an operator outside the allowlist or an unknown variable. */
+  INVALID_LOGIC: 400,
+  /** A request sets a field the service maintains (`id`, `runCount`, `hitCount`, `createdAt`, `updatedAt`). */
+  READ_ONLY_FIELD: 400,
+  /** An event tries to change `transactionId`, `type`, `timestamp`, `originUserId` or `destinationUserId`. */
+  IMMUTABLE_FIELD: 400,
+  /** A comment names a file key that this tenant's upload call did not issue. */
+  UNKNOWN_FILE_KEY: 400,
+  /** A request body is not valid JSON. */
+  MALFORMED_JSON: 400,
+  /** `x-api-key` missing or unknown. */
+  UNAUTHORIZED: 401,
+  TRANSACTION_NOT_FOUND: 404,
+  EVENT_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  CASE_NOT_FOUND: 404,
+  ALERT_NOT_FOUND: 404,
+  RULE_NOT_FOUND: 404,
+  RULE_INSTANCE_NOT_FOUND: 404,
+  FILE_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  /** Same `transactionId` with a different payload. */
+  TRANSACTION_ID_CONFLICT: 409,
+  /** Same `eventId` with a different payload. */
+  EVENT_ID_CONFLICT: 409,
+  /** The event sequence breaks the transaction lifecycle table. */
+  INVALID_STATE_TRANSITION: 409,
+  /** A concurrent update kept winning after the engine's retries. */
+  CONCURRENT_UPDATE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  /** The host passed invalid options to `createEngine` (a programming error, never client input). */
+  INVALID_CONFIGURATION: 500,
+  /** A genuine internal fault; never caused by client input. */
+  INTERNAL: 500,
+} as const;
+
+/** A stable, UPPER_SNAKE error code; part of the public API. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One structured problem inside an error: where (JSON Pointer), what (code), and a message. */
+export interface ErrorDetail {
+  /** JSON Pointer into the request, e.g. `/originAmountDetails/transactionAmount`; `''` for the whole body. */
+  readonly path: string;
+  /** Machine-readable reason, e.g. `required`, `type`, `maximum`, `enum`, `forbidden-key`. */
+  readonly code: string;
+  /** Human-readable reason; names the constraint, never the offending value. */
+  readonly message: string;
+}
+
+/**
+ * The only error class txmon throws on purpose.
+ *
+ * @example
+ * ```ts
+ * try { await engine.createTransaction(body) }
+ * catch (e) { if (isTxmonError(e) && e.code === 'VALIDATION_FAILED') console.log(e.details) }
+ * ```
+ */
+export class TxmonError extends Error {
+  /** Stable code from {@link ERROR_CODES}. */
+  readonly code: ErrorCode;
+  /** HTTP status for the code. */
+  readonly status: number;
+  /** Structured problems, each with a JSON Pointer path. Empty when the message says it all. */
+  readonly details: readonly ErrorDetail[];
+
+  constructor(code: ErrorCode, message: string, details: readonly ErrorDetail[] = [], options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TxmonError';
+    this.code = code;
+    this.status = ERROR_CODES[code];
+    this.details = details;
+  }
+
+  /** A plain JSON form (no stack), safe to log or send. */
+  toJSON(): { code: ErrorCode; status: number; message: string; details: readonly ErrorDetail[] } {
+    return { code: this.code, status: this.status, message: this.message, details: this.details };
+  }
+}
+
+/** Type guard for {@link TxmonError}, also across realms and bundle copies (checks the shape). */
+export function isTxmonError(error: unknown): error is TxmonError {
+  return (
+    error instanceof TxmonError ||
+    (typeof error === 'object' &&
+      error !== null &&
+      (error as { name?: unknown }).name === 'TxmonError' &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      (error as { code: string }).code in ERROR_CODES)
+  );
+}
+
+/** Shorthand for a 400 `VALIDATION_FAILED` with one detail. */
+export function validationError(path: string, code: string, message: string): TxmonError {
+  return new TxmonError('VALIDATION_FAILED', `Invalid request: ${path || 'body'} ${message}`, [{ path, code, message }]);
+}
+
+/** Shorthand for a 404 with the kind of thing and the id's field name (never its value). */
+export function notFound(code: Extract<ErrorCode, `${string}_NOT_FOUND`>, what: string): TxmonError {
+  return new TxmonError(code, `${what} not found`);
+}

@@ -1,0 +1,118 @@
+/**
+ * txmon — an embeddable, in-process transaction-monitoring rules engine.
+ *
+ * @example
+ * ```ts
+ * import { createEngine } from 'txmon';
+ * const engine = createEngine();
+ * await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10000 } } });
+ * const { status, hitRules } = await engine.createTransaction({
+ *   type: 'TRANSFER', transactionId: 'tx-1', timestamp: Date.now(), originUserId: 'alice',
+ *   originAmountDetails: { transactionAmount: 15000, transactionCurrency: 'EUR' },
+ * });
+ * ```
+ * @packageDocumentation
+ */
+
+// Engine
+export { createEngine } from './engine/create-engine.js';
+export type {
+  Clock,
+  CommentView,
+  Engine,
+  EngineOptions,
+  IdGenerator,
+  IdKind,
+  SignedFileAccess,
+  TransactionEventMonitoringResult,
+  TransactionEventWithRulesResult,
+  TransactionMonitoringResult,
+  TransactionWithRulesResult,
+  UploadSlot,
+  UserMonitoringResult,
+  UserView,
+} from './engine/create-engine.js';
+
+// Pure core
+export {
+  applyTransactionEvent,
+  foldTransactionEvents,
+  initialTransaction,
+  orderEvents,
+  IMMUTABLE_TRANSACTION_FIELDS,
+} from './engine/apply-event.js';
+export type { ApplyEventOptions, SequencedEvent } from './engine/apply-event.js';
+export {
+  ACTION_SEVERITY,
+  aggregateNeedKey,
+  collectAggregateNeeds,
+  evaluateRuleInstances,
+  mergeCurrentContribution,
+  mostSevereAction,
+  renderDescription,
+  resolveSettings,
+  selectRiskLevel,
+} from './engine/evaluate.js';
+export type {
+  AggregateSnapshot,
+  EvaluationInput,
+  EvaluationResult,
+  InstanceFilter,
+  InstanceOutcome,
+  PreparedInstance,
+  ResolvedSettings,
+} from './engine/evaluate.js';
+export { DEFAULT_TRANSITIONS, isTransitionAllowed } from './engine/lifecycle.js';
+export type { TransitionTable } from './engine/lifecycle.js';
+export { buildRuleInstance, CUSTOM_RULE_ID } from './engine/rule-instances.js';
+export { canonicalJson } from './engine/canonical.js';
+
+// Rules
+export { createRuleRegistry, LIBRARY_RULES } from './rules/registry.js';
+export type { RuleRegistry } from './rules/registry.js';
+export { contributionsOf, SERIES_NAMES } from './rules/series.js';
+export type { SeriesName } from './rules/series.js';
+export { compileRuleFilters, evaluateRuleFilters, getRuleFiltersSchemaJson, RuleFiltersSchema, validateRuleFilters } from './rules/filters.js';
+export type { FilterDecision, RuleFilters } from './rules/filters.js';
+export { AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from './rules/parameters.js';
+export type {
+  AggregateNeed,
+  MoneyContext,
+  RuleCheckContext,
+  RuleDefinition,
+  RuleHit,
+  RulePlanContext,
+  RuleUser,
+  RuleView,
+} from './rules/types.js';
+
+// Aggregation
+export { createAggregateStore, computeAggregate } from './aggregation/aggregate-store.js';
+export type {
+  AggregateFunction,
+  AggregateQuery,
+  AggregateStore,
+  AggregateValue,
+  SeriesEntry,
+  SeriesEntryRef,
+} from './aggregation/aggregate-store.js';
+export { createWindowIndex } from './aggregation/window-index.js';
+export { describeTimeWindow, TimeWindowSchema, windowStart } from './aggregation/time-window.js';
+export type { TimeWindow } from './aggregation/time-window.js';
+
+// Custom logic
+export { compileLogic, LOGIC_OPERATORS } from './logic/index.js';
+export type { CompiledLogic, LogicData } from './logic/index.js';
+
+// Domain, money and validation
+export * from './domain/index.js';
+export { assertSafeJson, createValidator, validateAgainstSchema } from './validation/index.js';
+
+// Repositories
+export { createMemoryRepositories } from './repositories/memory/index.js';
+export type { MemoryRepositoriesOptions } from './repositories/memory/index.js';
+export type * from './repositories/types.js';
+
+// Errors
+export { ERROR_CODES, TxmonError, isTxmonError } from './errors.js';
+export type { ErrorCode, ErrorDetail } from './errors.js';

@@ -1,0 +1,141 @@
+/**
+ * The evaluation primitives behind {@link compileLogic}: truthiness, prototype-free path reads,
+ * the work budget and the value operators, each mirroring json-logic-js 2.0.5 (`logic.js`).
+ *
+ * Internal to `src/logic/`; not part of the public API.
+ */
+
+/** Mutable state of one evaluation. */
+export interface EvalContext {
+  /** Work spent so far. */
+  work: number;
+  /** Work allowed. */
+  readonly maxWork: number;
+}
+
+/** A compiled node: computes the node's value for the current data (`this` in json-logic-js). */
+export type Evaluator = (data: unknown, ctx: EvalContext) => unknown;
+
+/** A value operator: receives its arguments already evaluated, left to right. */
+export type OperatorFn = (args: unknown[]) => unknown;
+
+/** Thrown when an evaluation exceeds its work budget; evaluate turns it (and any error) into `false`. */
+export class WorkBudgetExceeded extends RangeError {
+  constructor() {
+    super('json-logic work budget exceeded');
+    this.name = 'WorkBudgetExceeded';
+  }
+}
+
+/** Adds `units` of work, throwing {@link WorkBudgetExceeded} past the budget. */
+export function spendWork(ctx: EvalContext, units: number): void {
+  ctx.work += units;
+  if (ctx.work > ctx.maxWork) throw new WorkBudgetExceeded();
+}
+
+/**
+ * json-logic truthiness (jsonlogic.com/truthy): JavaScript truthiness, except that an empty array is falsy.
+ */
+export function isTruthy(value: unknown): boolean {
+  if (Array.isArray(value) && value.length === 0) return false;
+  return !!value;
+}
+
+/**
+ * Splits a literal `var` path as json-logic-js does (`String(path).split('.')`); `null` means
+ * "the current data itself" (json-logic-js returns the data for `''`, `null` and no path).
+ */
+export function splitPath(path: string | number): readonly string[] | null {
+  if (path === '') return null;
+  return Object.freeze(String(path).split('.'));
+}
+
+/**
+ * Reads a path like json-logic-js's `var`, but through OWN properties only: an inherited name
+ * (`toString`, `map` on an array, `big` on a string) is "not found" instead of a prototype function.
+ * Own properties keep their meaning, so `length` and indices of arrays and strings still work.
+ */
+export function readPath(data: unknown, segments: readonly string[] | null, notFound: unknown): unknown {
+  if (segments === null) return data;
+  let current = data;
+  for (const segment of segments) {
+    if (current === null || current === undefined) return notFound;
+    // Object.hasOwn boxes primitives, so string indices and `length` count as own.
+    if (!Object.hasOwn(current as object, segment)) return notFound;
+    current = (current as Record<string, unknown>)[segment];
+    if (current === undefined) return notFound;
+  }
+  return current;
+}
+
+/** Work charged for arguments whose coercion or scan costs in proportion to their size. */
+export function chargeArguments(ctx: EvalContext, args: readonly unknown[]): void {
+  let units = 1;
+  for (const value of args) {
+    if (Array.isArray(value)) units += value.length;
+    else if (typeof value === 'string') units += value.length >>> 4;
+  }
+  spendWork(ctx, units);
+}
+
+const arrayIndexOf = Array.prototype.indexOf;
+const stringIndexOf = String.prototype.indexOf;
+
+/**
+ * json-logic-js `in`: `b.indexOf(a) !== -1` for strings and arrays, `false` for falsy `b` or a `b`
+ * without `indexOf`. Where json-logic-js would call a non-built-in `indexOf` (an object with an own
+ * `indexOf` key) it throws — so does this, without ever calling data.
+ */
+export function isIn(a: unknown, b: unknown): boolean {
+  if (!b) return false;
+  if (typeof b === 'string') return stringIndexOf.call(b, a as string) !== -1;
+  if (Array.isArray(b)) return arrayIndexOf.call(b, a) !== -1;
+  if ((b as { indexOf?: unknown }).indexOf === undefined) return false;
+  throw new TypeError('in: the second argument is neither an array nor a string');
+}
+
+// Casts below only satisfy the type checker: JavaScript's own coercions are the semantics,
+// exactly as in json-logic-js's `operations` table.
+type Num = number;
+
+/** The operators evaluated depth-first with all their arguments (json-logic-js's "everyone else"). */
+export const VALUE_OPERATORS: Readonly<Record<string, OperatorFn>> = Object.freeze({
+  // eslint-disable-next-line eqeqeq
+  '==': (args) => args[0] == args[1],
+  '===': (args) => args[0] === args[1],
+  // eslint-disable-next-line eqeqeq
+  '!=': (args) => args[0] != args[1],
+  '!==': (args) => args[0] !== args[1],
+  '>': (args) => (args[0] as Num) > (args[1] as Num),
+  '>=': (args) => (args[0] as Num) >= (args[1] as Num),
+  '<': (args) =>
+    args[2] === undefined
+      ? (args[0] as Num) < (args[1] as Num)
+      : (args[0] as Num) < (args[1] as Num) && (args[1] as Num) < (args[2] as Num),
+  '<=': (args) =>
+    args[2] === undefined
+      ? (args[0] as Num) <= (args[1] as Num)
+      : (args[0] as Num) <= (args[1] as Num) && (args[1] as Num) <= (args[2] as Num),
+  '!!': (args) => isTruthy(args[0]),
+  '!': (args) => !isTruthy(args[0]),
+  '%': (args) => (args[0] as Num) % (args[1] as Num),
+  in: (args) => isIn(args[0], args[1]),
+  cat: (args) => args.join(''),
+  substr: (args) => {
+    const [source, start, end] = args as [unknown, Num, Num];
+    if (end < 0) {
+      // json-logic-js emulates PHP's negative length
+      const rest = String(source).substr(start);
+      return rest.substr(0, rest.length + end);
+    }
+    return String(source).substr(start, end);
+  },
+  '+': (args) => args.reduce<Num>((a, b) => parseFloat(a as unknown as string) + parseFloat(b as string), 0),
+  // Without an initial value on purpose: one argument is returned as is, none throws (as json-logic-js).
+  '*': (args) => args.reduce((a, b) => parseFloat(a as string) * parseFloat(b as string)),
+  '-': (args) => (args[1] === undefined ? -(args[0] as Num) : (args[0] as Num) - (args[1] as Num)),
+  '/': (args) => (args[0] as Num) / (args[1] as Num),
+  min: (args) => Math.min(...(args as Num[])),
+  max: (args) => Math.max(...(args as Num[])),
+  merge: (args) => args.reduce<unknown[]>((a, b) => a.concat(b), []),
+});

@@ -1,0 +1,283 @@
+import { createAggregateStore } from '../../aggregation/aggregate-store.js';
+import { TxmonError } from '../../errors.js';
+import type {
+  Alert,
+  Case,
+  Comment,
+  CommentTarget,
+  FileRecord,
+  Repositories,
+  RuleInstance,
+  StoredEvent,
+  StoredRuleInstance,
+  StoredTransaction,
+  StoredUser,
+  TransactionOutcome,
+} from '../types.js';
+
+const OPEN_STATUSES = new Set(['OPEN', 'REOPENED', 'IN_REVIEW', 'ESCALATED', 'IN_PROGRESS', 'ON_HOLD']);
+
+/** Options of {@link createMemoryRepositories}. */
+export interface MemoryRepositoriesOptions {
+  /**
+   * Drop aggregate entries older than this many ms before the newest transaction seen (checked
+   * every 10,000 writes). Absent: keep all history (exact for any window, memory grows).
+   */
+  readonly aggregateRetentionMs?: number;
+}
+
+/**
+ * In-memory repositories: the default of `createEngine`, for tests, single-process services and
+ * simulations. Every {@link TransactionOutcome} is applied in one synchronous step, so it is
+ * atomic within the process. Not durable.
+ *
+ * @example
+ * ```ts
+ * const engine = createEngine({ repositories: createMemoryRepositories() });
+ * ```
+ */
+export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}): Repositories {
+  const transactions = new Map<string, StoredTransaction>();
+  const eventsByTransaction = new Map<string, StoredEvent[]>();
+  const events = new Map<string, StoredEvent>();
+  const instances = new Map<string, StoredRuleInstance>();
+  const counters = new Map<string, { runs: number; hits: number }>();
+  let instanceRevision = 0;
+  let instanceListCache: RuleInstance[] | null = null;
+  const users = new Map<string, StoredUser>();
+  const comments = new Map<string, Comment[]>();
+  const alerts = new Map<string, Alert>();
+  const openAlertByInstanceUser = new Map<string, string>();
+  const cases = new Map<string, Case>();
+  const openCaseByUser = new Map<string, string>();
+  const files = new Map<string, FileRecord>();
+  const contents = new Map<string, Uint8Array>();
+  const aggregates = createAggregateStore();
+  let writes = 0;
+  let newest = Number.NEGATIVE_INFINITY;
+
+  function withCounters(stored: StoredRuleInstance): RuleInstance {
+    const c = counters.get(stored.instance.id);
+    return { ...stored.instance, runCount: c?.runs ?? 0, hitCount: c?.hits ?? 0 } as RuleInstance;
+  }
+
+  function applyAlertHit(hit: TransactionOutcome['alertHits'][number], now: number): void {
+    const key = `${hit.instanceId}\u0000${hit.userId}`;
+    const openId = openAlertByInstanceUser.get(key);
+    const open = openId === undefined ? undefined : alerts.get(openId);
+    if (open && OPEN_STATUSES.has(open.alertStatus)) {
+      if (!open.entityDetails.transactionIds.includes(hit.transactionId)) {
+        open.entityDetails.transactionIds.push(hit.transactionId);
+      }
+      open.updatedAt = now;
+      const c = cases.get(open.caseId);
+      if (c) c.updatedAt = now;
+      return;
+    }
+    const caseId = openCaseByUser.get(hit.userId);
+    let theCase = caseId === undefined ? undefined : cases.get(caseId);
+    if (!theCase || !OPEN_STATUSES.has(theCase.caseStatus)) {
+      theCase = {
+        caseId: hit.newCaseId,
+        createdTimestamp: now,
+        updatedAt: now,
+        caseStatus: 'OPEN',
+        priority: hit.priority,
+        alertIds: [],
+        entityDetails: { type: 'USER', userId: hit.userId },
+      };
+      cases.set(theCase.caseId, theCase);
+      openCaseByUser.set(hit.userId, theCase.caseId);
+    }
+    const alert: Alert = {
+      alertId: hit.newAlertId,
+      caseId: theCase.caseId,
+      createdTimestamp: now,
+      updatedAt: now,
+      alertStatus: 'OPEN',
+      priority: hit.priority,
+      userId: hit.userId,
+      direction: hit.direction,
+      entityDetails: { type: 'TRANSACTION', transactionIds: [hit.transactionId] },
+      ruleDetails: { ...hit.ruleDetails },
+    };
+    alerts.set(alert.alertId, alert);
+    openAlertByInstanceUser.set(key, alert.alertId);
+    theCase.alertIds.push(alert.alertId);
+    theCase.updatedAt = now;
+    // A stricter priority on a new alert raises the case's priority (P1 is the most urgent).
+    if (hit.priority < theCase.priority) theCase.priority = hit.priority;
+  }
+
+  function ensureUser(userId: string, now: number): StoredUser {
+    let u = users.get(userId);
+    if (!u) {
+      u = { userId, type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+      users.set(userId, u);
+    }
+    return u;
+  }
+
+  const repositories: Repositories = {
+    flags: { atomicOutcome: true, durable: false },
+    transactions: {
+      async getTransaction(id) {
+        return transactions.get(id) ?? null;
+      },
+      async listEvents(id) {
+        return [...(eventsByTransaction.get(id) ?? [])];
+      },
+      async getEvent(eventId) {
+        return events.get(eventId) ?? null;
+      },
+      async saveOutcome(outcome) {
+        const id = outcome.transaction.transaction.transactionId;
+        const existing = transactions.get(id);
+        // Validate everything before the first change, so a conflict leaves no trace.
+        if (outcome.expectedVersion === null ? existing !== undefined : existing?.version !== outcome.expectedVersion) {
+          throw new TxmonError('CONCURRENT_UPDATE', 'The transaction was changed concurrently');
+        }
+        if (outcome.event && events.has(outcome.event.eventId)) {
+          throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
+        }
+        transactions.set(id, outcome.transaction);
+        if (outcome.event) {
+          events.set(outcome.event.eventId, outcome.event);
+          let list = eventsByTransaction.get(id);
+          if (!list) {
+            list = [];
+            eventsByTransaction.set(id, list);
+          }
+          list.push(outcome.event);
+        }
+        aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
+        for (const c of outcome.counters) {
+          const cur = counters.get(c.instanceId);
+          if (cur) {
+            cur.runs += c.runs;
+            cur.hits += c.hits;
+          } else if (instances.has(c.instanceId)) {
+            counters.set(c.instanceId, { runs: c.runs, hits: c.hits });
+          }
+        }
+        if (outcome.counters.length > 0) instanceListCache = null;
+        for (const hit of outcome.alertHits) applyAlertHit(hit, outcome.now);
+        for (const userId of outcome.seenUserIds) ensureUser(userId, outcome.now);
+        for (const upd of outcome.userUpdates) {
+          const u = ensureUser(upd.userId, outcome.now);
+          if (upd.craScore !== undefined) u.craScore = upd.craScore;
+          if (upd.craRiskLevel !== undefined) u.craRiskLevel = upd.craRiskLevel;
+          if (u.profile && (upd.userStateDetails || upd.kycStatusDetails)) {
+            u.profile = {
+              ...u.profile,
+              ...(upd.userStateDetails ? { userStateDetails: upd.userStateDetails } : {}),
+              ...(upd.kycStatusDetails ? { kycStatusDetails: upd.kycStatusDetails } : {}),
+            } as StoredUser['profile'];
+          }
+          u.updatedAt = outcome.now;
+        }
+        newest = Math.max(newest, outcome.transaction.transaction.timestamp);
+        writes += 1;
+        if (options.aggregateRetentionMs !== undefined && writes % 10_000 === 0) {
+          aggregates.pruneBefore(newest - options.aggregateRetentionMs);
+        }
+      },
+    },
+    ruleInstances: {
+      async list() {
+        if (!instanceListCache) instanceListCache = [...instances.values()].map(withCounters);
+        return instanceListCache;
+      },
+      async get(id) {
+        const s = instances.get(id);
+        return s ? withCounters(s) : null;
+      },
+      async getStored(id) {
+        return instances.get(id) ?? null;
+      },
+      async put(stored) {
+        instances.set(stored.instance.id, stored);
+        if (!counters.has(stored.instance.id)) counters.set(stored.instance.id, { runs: 0, hits: 0 });
+        instanceRevision += 1;
+        instanceListCache = null;
+      },
+      async delete(id) {
+        const existed = instances.delete(id);
+        if (existed) {
+          counters.delete(id);
+          instanceRevision += 1;
+          instanceListCache = null;
+        }
+        return existed;
+      },
+      async revision() {
+        return instanceRevision;
+      },
+    },
+    users: {
+      async getUser(id) {
+        return users.get(id) ?? null;
+      },
+      async getUsers(ids) {
+        return ids.map((id) => users.get(id) ?? null);
+      },
+      async putUser(user) {
+        users.set(user.userId, user);
+      },
+    },
+    comments: {
+      async addComment(target, comment) {
+        const k = commentKey(target);
+        const list = comments.get(k);
+        if (list) list.push(comment);
+        else comments.set(k, [comment]);
+      },
+      async listComments(target) {
+        return [...(comments.get(commentKey(target)) ?? [])];
+      },
+    },
+    cases: {
+      async getAlert(id) {
+        return alerts.get(id) ?? null;
+      },
+      async listAlerts() {
+        return [...alerts.values()];
+      },
+      async getCase(id) {
+        return cases.get(id) ?? null;
+      },
+      async listCases() {
+        return [...cases.values()];
+      },
+    },
+    files: {
+      async putFile(record) {
+        files.set(record.key, record);
+      },
+      async getFile(key) {
+        return files.get(key) ?? null;
+      },
+      async putContent(key, bytes) {
+        contents.set(key, bytes);
+        const f = files.get(key);
+        if (f) files.set(key, { ...f, uploaded: true });
+      },
+      async getContent(key) {
+        return contents.get(key) ?? null;
+      },
+    },
+    aggregates: {
+      async query(queries) {
+        return aggregates.queryMany(queries);
+      },
+      async entries(series, key) {
+        return aggregates.entries(series, key);
+      },
+    },
+  };
+  return repositories;
+}
+
+function commentKey(target: CommentTarget): string {
+  return `${target.kind}\u0000${target.id}`;
+}

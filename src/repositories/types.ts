@@ -1,0 +1,299 @@
+import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
+import type {
+  BusinessUser,
+  CaseStatus,
+  ConsumerUser,
+  ExecutedRuleResult,
+  HitRuleDetails,
+  RiskLevel,
+  RiskScoreDetails,
+  RuleAction,
+  RuleLabel,
+  RuleNature,
+  Transaction,
+  TransactionEvent,
+  TriggersOnHit,
+} from '../domain/index.js';
+
+/** What rule evaluation produced for a transaction or an event. */
+export interface MonitoringResult {
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
+  status: RuleAction;
+  riskScoreDetails?: RiskScoreDetails;
+}
+
+/** A transaction as stored: its current state, the payload it was created with, and results. */
+export interface StoredTransaction {
+  /** The current transaction: the create payload with every event folded in. */
+  transaction: Transaction;
+  /** The create payload as received (for idempotent replays). */
+  request: Transaction;
+  /** The response returned by the create call (returned again on a replay). */
+  createResult: MonitoringResult;
+  /** The latest evaluation (create or newest event). */
+  latestResult: MonitoringResult;
+  /** Number of events stored for this transaction; also the arrival counter. */
+  eventCount: number;
+  /** Greatest event timestamp so far (`null` before the first event): an older event means a re-fold. */
+  lastEventTimestamp: number | null;
+  /** Optimistic-concurrency version, bumped by every write. */
+  version: number;
+}
+
+/** A transaction event as stored. */
+export interface StoredEvent {
+  eventId: string;
+  transactionId: string;
+  /** The event as received, with `eventId` filled in when the client omitted it. */
+  event: TransactionEvent & { eventId: string };
+  /** Whether the client supplied the `eventId` (only then is the payload compared on replays). */
+  clientEventId: boolean;
+  /** Arrival order within the transaction (0, 1, 2, …). */
+  arrival: number;
+  /** The transaction after this event was folded in, as returned in the response. */
+  transaction: Transaction;
+  result: MonitoringResult;
+}
+
+/** `CONSUMER` or `BUSINESS`. */
+export type UserType = 'CONSUMER' | 'BUSINESS';
+
+/** A user as stored: the host's profile (when created) and txmon's risk state. */
+export interface StoredUser {
+  userId: string;
+  /** `null` for a user only seen as a party of transactions. */
+  type: UserType | null;
+  profile: ConsumerUser | BusinessUser | null;
+  /** Dynamic customer risk (CRA) score 0–100, when computed. */
+  craScore: number | null;
+  craRiskLevel: RiskLevel | null;
+  /** Epoch ms of the first time txmon saw the user (created or in a transaction). */
+  firstSeenAt: number;
+  updatedAt: number;
+}
+
+/** A live, configured copy of a rule, or a custom json-logic rule. */
+export interface RuleInstance {
+  id: string;
+  type: 'TRANSACTION';
+  /** The rule (template) id, or `CUSTOM` for a custom json-logic instance. */
+  ruleId: string;
+  logic?: unknown;
+  logicAggregationVariables?: unknown[];
+  ruleNameAlias?: string;
+  ruleDescriptionAlias?: string;
+  parameters: Record<string, unknown>;
+  riskLevelParameters: Record<RiskLevel, Record<string, unknown>>;
+  action: RuleAction;
+  riskLevelActions: Record<RiskLevel, RuleAction>;
+  triggersOnHit?: TriggersOnHit;
+  riskLevelsTriggersOnHit: Record<RiskLevel, TriggersOnHit>;
+  filters: Record<string, unknown>;
+  alertCreationOnHit: boolean;
+  status: 'ACTIVE' | 'INACTIVE';
+  mode: 'LIVE' | 'SHADOW';
+  casePriority: 'P1' | 'P2' | 'P3' | 'P4';
+  nature: RuleNature;
+  labels: RuleLabel[];
+  checksFor: string[];
+  runCount: number;
+  hitCount: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * A rule instance as the repository keeps it: the instance without its counters, plus which of
+ * the per-risk-level maps were derived from the plain fields (so an update of `parameters`
+ * refreshes them) rather than given by the client.
+ */
+export interface StoredRuleInstance {
+  instance: Omit<RuleInstance, 'runCount' | 'hitCount'>;
+  derived: { riskLevelParameters: boolean; riskLevelActions: boolean; riskLevelsTriggersOnHit: boolean };
+}
+
+
+/** An alert: one rule instance's hits on one user, collected while it is open. */
+export interface Alert {
+  alertId: string;
+  caseId: string;
+  createdTimestamp: number;
+  updatedAt: number;
+  alertStatus: CaseStatus;
+  priority: 'P1' | 'P2' | 'P3' | 'P4';
+  userId: string;
+  direction: 'ORIGIN' | 'DESTINATION';
+  entityDetails: { type: 'TRANSACTION'; transactionIds: string[] };
+  ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
+}
+
+/** A case: the open alerts of one user. */
+export interface Case {
+  caseId: string;
+  createdTimestamp: number;
+  updatedAt: number;
+  caseStatus: CaseStatus;
+  priority: 'P1' | 'P2' | 'P3' | 'P4';
+  alertIds: string[];
+  entityDetails: { type: 'USER'; userId: string };
+}
+
+/** A file attached to a comment, as returned (with a download link). */
+export interface CommentFileLink {
+  s3Key: string;
+  filename: string;
+  size: number;
+  downloadLink: string;
+}
+
+/** A comment on a user, a case or an alert. */
+export interface Comment {
+  commentId: string;
+  body: string;
+  files: Omit<CommentFileLink, 'downloadLink'>[];
+  createdTimestamp: number;
+  updatedTimestamp: number;
+}
+
+/** What a comment is attached to. */
+export interface CommentTarget {
+  kind: 'user' | 'case' | 'alert';
+  id: string;
+}
+
+/** An upload slot issued by `createUpload`. */
+export interface FileRecord {
+  key: string;
+  filename: string;
+  fileSize: number;
+  createdAt: number;
+  expiresAt: number;
+  /** Whether bytes were stored through the upload URL. */
+  uploaded: boolean;
+}
+
+/** One hit that should land in an alert: appended to the open alert of (instance, user) or a new one. */
+export interface AlertHit {
+  instanceId: string;
+  userId: string;
+  direction: 'ORIGIN' | 'DESTINATION';
+  transactionId: string;
+  priority: 'P1' | 'P2' | 'P3' | 'P4';
+  ruleDetails: Alert['ruleDetails'];
+  /** Ids to use if a new alert / case has to be created. */
+  newAlertId: string;
+  newCaseId: string;
+}
+
+/** A change to a user's stored risk or state, from risk scoring or `triggersOnHit`. */
+export interface UserUpdate {
+  userId: string;
+  craScore?: number;
+  craRiskLevel?: RiskLevel;
+  userStateDetails?: { state: string; reason?: string; description?: string };
+  kycStatusDetails?: { status: string; reason?: string; description?: string };
+}
+
+/**
+ * Everything one transaction or one event writes, applied as ONE atomic step: the transaction and
+ * its event, the replacement of its aggregate contributions, rule-instance counters, alerts and
+ * cases, and user updates. A real database runs it in one transaction.
+ */
+export interface TransactionOutcome {
+  transaction: StoredTransaction;
+  /** `null` when the transaction must not exist yet (create); else the version read. */
+  expectedVersion: number | null;
+  event: StoredEvent | null;
+  aggregates: { remove: SeriesEntryRef[]; add: SeriesEntry[] };
+  counters: { instanceId: string; runs: number; hits: number }[];
+  alertHits: AlertHit[];
+  /** Users seen as parties (created as bare records when unknown). */
+  seenUserIds: string[];
+  userUpdates: UserUpdate[];
+  now: number;
+}
+
+/** Transactions and their events. */
+export interface TransactionRepository {
+  getTransaction(transactionId: string): Promise<StoredTransaction | null>;
+  /** The transaction's events in arrival order. */
+  listEvents(transactionId: string): Promise<StoredEvent[]>;
+  getEvent(eventId: string): Promise<StoredEvent | null>;
+  /**
+   * Applies a {@link TransactionOutcome} atomically.
+   * @throws TxmonError `CONCURRENT_UPDATE` when the stored version differs from `expectedVersion`
+   *   (or the transaction exists when `expectedVersion` is `null`, or the event id is taken).
+   */
+  saveOutcome(outcome: TransactionOutcome): Promise<void>;
+}
+
+/** Rule instances and their run/hit counters. */
+export interface RuleInstanceRepository {
+  /** Every instance with its counters, in creation order. */
+  list(): Promise<RuleInstance[]>;
+  get(id: string): Promise<RuleInstance | null>;
+  getStored(id: string): Promise<StoredRuleInstance | null>;
+  /** Creates or replaces an instance (counters are kept on replace). */
+  put(stored: StoredRuleInstance): Promise<void>;
+  /** @returns whether the instance existed. */
+  delete(id: string): Promise<boolean>;
+  /** A number that changes whenever an instance is created, updated or deleted (for caches). */
+  revision(): Promise<number>;
+}
+
+/** Users. */
+export interface UserRepository {
+  getUser(userId: string): Promise<StoredUser | null>;
+  getUsers(userIds: readonly string[]): Promise<(StoredUser | null)[]>;
+  putUser(user: StoredUser): Promise<void>;
+}
+
+/** Comments on users, cases and alerts. */
+export interface CommentRepository {
+  addComment(target: CommentTarget, comment: Comment): Promise<void>;
+  listComments(target: CommentTarget): Promise<Comment[]>;
+}
+
+/** Alerts and cases (written through {@link TransactionRepository.saveOutcome}). */
+export interface CaseRepository {
+  getAlert(alertId: string): Promise<Alert | null>;
+  listAlerts(): Promise<Alert[]>;
+  getCase(caseId: string): Promise<Case | null>;
+  listCases(): Promise<Case[]>;
+}
+
+/** Upload slots and the bytes stored through them. */
+export interface FileRepository {
+  putFile(record: FileRecord): Promise<void>;
+  getFile(key: string): Promise<FileRecord | null>;
+  putContent(key: string, bytes: Uint8Array): Promise<void>;
+  getContent(key: string): Promise<Uint8Array | null>;
+}
+
+/** Windowed aggregates (written through {@link TransactionRepository.saveOutcome}). */
+export interface AggregateRepository {
+  query(queries: readonly AggregateQuery[]): Promise<AggregateValue[]>;
+  /** Every entry of one series key, ordered (for conformance tests and brute-force checks). */
+  entries(series: string, key: string): Promise<readonly SeriesEntry[]>;
+}
+
+/** Optional capabilities of a repository set, declared rather than guessed. */
+export interface RepositoryFlags {
+  /** Writes of {@link TransactionRepository.saveOutcome} are atomic across processes. */
+  readonly atomicOutcome: boolean;
+  /** Data survives a restart. */
+  readonly durable: boolean;
+}
+
+/** The persistence a txmon engine runs on. */
+export interface Repositories {
+  readonly transactions: TransactionRepository;
+  readonly ruleInstances: RuleInstanceRepository;
+  readonly users: UserRepository;
+  readonly comments: CommentRepository;
+  readonly cases: CaseRepository;
+  readonly files: FileRepository;
+  readonly aggregates: AggregateRepository;
+  readonly flags: RepositoryFlags;
+}

@@ -1,0 +1,66 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { formatMoney, toScaled } from '../../domain/money.js';
+import { AmountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionAmountThreshold: Type.Optional({
+      ...AmountThresholdsSchema,
+      title: 'Minimum amount',
+      description: 'When set, the first transaction only hits when its amount is at or above this threshold.',
+    }),
+  },
+  { additionalProperties: false, title: 'R-1 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+const PRIOR = 'priorSending';
+
+/**
+ * R-1 First transaction of a user: the sender has no earlier sending transaction (any timestamp
+ * up to and including this one, other than this transaction), optionally only above an amount.
+ * New-relationship monitoring (FATF Recommendation 10, ongoing due diligence). Hits the sender.
+ */
+export const r1FirstTransaction: RuleDefinition<Parameters> = {
+  id: 'R-1',
+  name: 'First transaction of a user',
+  description: 'First outgoing transaction of a user.',
+  descriptionTemplate: 'First sending transaction of the user ({{amount}}).',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {},
+  defaultAction: 'FLAG',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['No. of transactions'],
+  types: ['New activity'],
+  typologies: ['Account takeover fraud', 'Money mules'],
+  series: ['user-sending'],
+  aggregates({ transaction }) {
+    return [
+      {
+        name: PRIOR,
+        series: 'user-sending',
+        key: transaction.originUserId ?? null,
+        start: Number.NEGATIVE_INFINITY,
+        end: transaction.timestamp,
+        fn: 'count',
+        includeCurrent: false,
+      },
+    ];
+  },
+  check({ transaction, parameters, aggregates, money }): RuleHit[] {
+    if (!transaction.originUserId) return [];
+    if (aggregates[PRIOR] !== 0) return [];
+    const details = transaction.originAmountDetails;
+    const amount = details ? formatMoney(toScaled(details.transactionAmount), details.transactionCurrency) : 'no amount';
+    const thresholds = parameters.transactionAmountThreshold;
+    if (thresholds && Object.keys(thresholds).length > 0) {
+      if (!details) return [];
+      const resolved = resolveThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, money, transaction.timestamp);
+      if (!resolved || resolved.amount < resolved.threshold) return [];
+    }
+    return [{ direction: 'ORIGIN', vars: { amount } }];
+  },
+};

@@ -1,0 +1,52 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { formatMoney, toScaled } from '../../domain/money.js';
+import { AmountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  { transactionAmountThreshold: { ...AmountThresholdsSchema, minProperties: 1 } },
+  { additionalProperties: false, title: 'R-2 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+/**
+ * R-2 Transaction amount too high: the origin amount is at or above the threshold (≥), the
+ * single-transaction reporting trigger of most AML regimes (e.g. EU AMLD occasional-transaction
+ * thresholds). Hits both sides.
+ */
+export const r2TransactionAmount: RuleDefinition<Parameters> = {
+  id: 'R-2',
+  name: 'Transaction amount too high',
+  description: 'Transaction amount is at or above a threshold.',
+  descriptionTemplate: 'Transaction amount is {{amount}}, at or above the threshold of {{threshold}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: { transactionAmountThreshold: { USD: 10000 } },
+  defaultAction: 'SUSPEND',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Transaction amount'],
+  types: ['Risk exposure'],
+  typologies: ['High risk transactions'],
+  series: [],
+  check({ transaction, parameters, money }): RuleHit[] {
+    const details = transaction.originAmountDetails;
+    if (!details) return [];
+    const resolved = resolveThreshold(
+      parameters.transactionAmountThreshold,
+      toScaled(details.transactionAmount),
+      details.transactionCurrency,
+      money,
+      transaction.timestamp,
+    );
+    if (!resolved || resolved.amount < resolved.threshold) return [];
+    const vars = {
+      amount: formatMoney(toScaled(details.transactionAmount), details.transactionCurrency),
+      threshold: formatMoney(resolved.threshold, resolved.currency),
+    };
+    return [
+      { direction: 'ORIGIN', vars },
+      { direction: 'DESTINATION', vars },
+    ];
+  },
+};

@@ -1,0 +1,75 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { planSides, sumCounts } from '../directions.js';
+import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionsLimit: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      title: 'Transactions limit',
+      description: 'The rule hits when the number of transactions in the window, including this one, is greater than this.',
+    }),
+    timeWindow: TimeWindowSchema,
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+  },
+  { additionalProperties: false, title: 'R-30 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+/**
+ * R-30 High velocity user: the user's transactions in the window, including this one, are more
+ * than `transactionsLimit` (strict `>`), and the user has at least one earlier transaction in the
+ * window. A classic velocity check against account takeover and mule activity.
+ */
+export const r30HighVelocityUser: RuleDefinition<Parameters> = {
+  id: 'R-30',
+  name: 'High velocity user',
+  description: 'A user makes more than the allowed number of transactions within a time window.',
+  descriptionTemplate: '{{side}} made {{count}} transactions in {{window}}, more than the limit of {{limit}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    transactionsLimit: 100,
+    timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+    checkSender: 'sending',
+    checkReceiver: 'receiving',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'FRAUD',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['No. of transactions'],
+  types: ['Velocity'],
+  typologies: ['Account takeover fraud', 'Money mules'],
+  series: ['user-sending', 'user-receiving'],
+  aggregates({ transaction, parameters }) {
+    const end = transaction.timestamp;
+    const window = { start: windowStart(end, parameters.timeWindow), end };
+    return planSides(transaction, parameters.checkSender, parameters.checkReceiver, 'n', window, 'count').needs;
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    const end = transaction.timestamp;
+    const window = { start: windowStart(end, parameters.timeWindow), end };
+    const { sides } = planSides(transaction, parameters.checkSender, parameters.checkReceiver, 'n', window, 'count');
+    const hits: RuleHit[] = [];
+    for (const side of sides) {
+      const count = sumCounts(aggregates, side.names);
+      // "including the current one": count ≥ 2 means at least one earlier transaction exists.
+      if (count > parameters.transactionsLimit && count >= 2) {
+        hits.push({
+          direction: side.direction,
+          vars: {
+            side: side.direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+            count,
+            window: describeTimeWindow(parameters.timeWindow),
+            limit: parameters.transactionsLimit,
+          },
+        });
+      }
+    }
+    return hits;
+  },
+};

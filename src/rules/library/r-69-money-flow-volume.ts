@@ -1,0 +1,114 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { formatMoney } from '../../domain/money.js';
+import { planSides, sumAmounts, sumCounts } from '../directions.js';
+import { AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from '../parameters.js';
+import type { Transaction } from '../../domain/index.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionVolumeThreshold: {
+      ...AmountThresholdsSchema,
+      minProperties: 1,
+      title: 'Volume threshold',
+      description: 'The rule hits when the volume in the window, including this transaction, is at or above this amount.',
+    },
+    transactionVolumeUpperThreshold: Type.Optional({
+      ...AmountThresholdsSchema,
+      title: 'Upper volume bound',
+      description: 'When set, a volume above this amount does not hit (another rule is expected to cover it).',
+    }),
+    timeWindow: TimeWindowSchema,
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+    initialTransactions: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        title: 'Initial transactions',
+        description: 'The rule only applies once the user has at least this many transactions (any time, this one included).',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'R-69 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+function plan(transaction: Transaction, parameters: Parameters) {
+  const end = transaction.timestamp;
+  const window = { start: windowStart(end, parameters.timeWindow), end };
+  const volume = planSides(transaction, parameters.checkSender, parameters.checkReceiver, 'v', window, 'sum');
+  const needs: AggregateNeed[] = [...volume.needs];
+  let history: ReturnType<typeof planSides> | null = null;
+  if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+    history = planSides(
+      transaction,
+      parameters.checkSender,
+      parameters.checkReceiver,
+      'h',
+      { start: Number.NEGATIVE_INFINITY, end: Number.POSITIVE_INFINITY },
+      'count',
+    );
+    needs.push(...history.needs);
+  }
+  return { volume, history, needs };
+}
+
+/**
+ * R-69 Customer money flow is above the expected volume: the user's volume in the window,
+ * including this transaction and converted into the threshold currency, is at or above the
+ * threshold (≥); an optional upper bound (inclusive) and a minimum transaction history narrow it.
+ */
+export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
+  id: 'R-69',
+  name: 'Customer money flow is above the expected volume',
+  description: "A user's transaction volume within a time window is at or above a threshold.",
+  descriptionTemplate: '{{side}} volume in {{window}} is {{volume}}, at or above {{threshold}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    transactionVolumeThreshold: { USD: 10000 },
+    timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+    checkSender: 'sending',
+    checkReceiver: 'receiving',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Transaction volume'],
+  types: ['Volume'],
+  typologies: ['Structuring', 'Layering', 'Money mules'],
+  series: ['user-sending', 'user-receiving'],
+  aggregates({ transaction, parameters }) {
+    return plan(transaction, parameters).needs;
+  },
+  check({ transaction, parameters, aggregates, money }): RuleHit[] {
+    const { volume, history } = plan(transaction, parameters);
+    const hits: RuleHit[] = [];
+    volume.sides.forEach((side, i) => {
+      if (history) {
+        const seen = sumCounts(aggregates, history.sides[i]?.names ?? []);
+        if (seen < (parameters.initialTransactions ?? 0)) return;
+      }
+      const total = sumAmounts(aggregates, side.names);
+      const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp);
+      if (!resolved || resolved.amount < resolved.threshold) return;
+      const upper = parameters.transactionVolumeUpperThreshold;
+      if (upper && Object.keys(upper).length > 0) {
+        const bound = resolveThreshold(upper, total, money.baseCurrency, money, transaction.timestamp);
+        if (bound && bound.amount > bound.threshold) return;
+      }
+      hits.push({
+        direction: side.direction,
+        vars: {
+          side: side.direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          window: describeTimeWindow(parameters.timeWindow),
+          volume: formatMoney(resolved.amount, resolved.currency),
+          threshold: formatMoney(resolved.threshold, resolved.currency),
+        },
+      });
+    });
+    return hits;
+  },
+};

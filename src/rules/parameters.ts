@@ -1,0 +1,55 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { convertScaled, toScaled } from '../domain/money.js';
+import type { MoneyContext } from './types.js';
+
+/**
+ * Amount thresholds by currency, e.g. `{ "EUR": 10000 }`. A transaction in a listed currency is
+ * compared in that currency; otherwise its amount is converted into the first listed currency.
+ */
+export const AmountThresholdsSchema = Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 1e15 }), {
+  title: 'Amount thresholds',
+  description: 'Threshold per currency (ISO 4217 code → amount). Other currencies are converted into the first listed one.',
+  propertyNames: { format: 'currency-code' },
+});
+export type AmountThresholds = Static<typeof AmountThresholdsSchema>;
+
+/** Which of the sender's transactions count: sending only, sending and receiving, or none. */
+export const CheckSenderSchema = Type.Union([Type.Literal('sending'), Type.Literal('all'), Type.Literal('none')], {
+  title: 'Check sender',
+  description: "Which of the sender's transactions count: 'sending' (sent only), 'all' (sent and received) or 'none' (do not check the sender).",
+});
+/** Which of the receiver's transactions count: receiving only, both, or none. */
+export const CheckReceiverSchema = Type.Union([Type.Literal('receiving'), Type.Literal('all'), Type.Literal('none')], {
+  title: 'Check receiver',
+  description: "Which of the receiver's transactions count: 'receiving' (received only), 'all' (sent and received) or 'none'.",
+});
+export type CheckSender = Static<typeof CheckSenderSchema>;
+export type CheckReceiver = Static<typeof CheckReceiverSchema>;
+
+/** A money threshold resolved for one amount: both sides in the same currency, exact. */
+export interface ResolvedThreshold {
+  readonly amount: bigint;
+  readonly threshold: bigint;
+  readonly currency: string;
+}
+
+/**
+ * Puts an amount and a thresholds map into one currency: the amount's own currency when the map
+ * lists it, else the first listed currency (converted through the rate provider). `null` when the
+ * map is empty or no rate exists — such a rule cannot decide and does not hit.
+ */
+export function resolveThreshold(
+  thresholds: AmountThresholds,
+  amount: bigint,
+  currency: string,
+  money: MoneyContext,
+  at: number,
+): ResolvedThreshold | null {
+  const own = thresholds[currency];
+  if (own !== undefined) return { amount, threshold: toScaled(own), currency };
+  const first = Object.keys(thresholds)[0];
+  if (first === undefined) return null;
+  const converted = convertScaled(amount, currency, first, money.rates, at);
+  if (converted === null) return null;
+  return { amount: converted, threshold: toScaled(thresholds[first] as number), currency: first };
+}

@@ -1,0 +1,83 @@
+import { TxmonError } from '../errors.js';
+import { r1FirstTransaction } from './library/r-1-first-transaction.js';
+import { r14HighRiskCountry } from './library/r-14-high-risk-country.js';
+import { r2TransactionAmount } from './library/r-2-transaction-amount.js';
+import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
+import { r69MoneyFlowVolume } from './library/r-69-money-flow-volume.js';
+import type { RuleDefinition, RuleView } from './types.js';
+
+/** The rules txmon ships, in id order. */
+export const LIBRARY_RULES: readonly RuleDefinition<never>[] = [
+  r1FirstTransaction,
+  r2TransactionAmount,
+  r14HighRiskCountry,
+  r30HighVelocityUser,
+  r69MoneyFlowVolume,
+] as unknown as readonly RuleDefinition<never>[];
+
+/** Rules by id: the library plus a host's own. */
+export interface RuleRegistry {
+  get(id: string): RuleDefinition<unknown> | undefined;
+  list(): readonly RuleDefinition<unknown>[];
+  /** The JSON form shown by `listRules()` / `GET /rules`. */
+  view(rule: RuleDefinition<unknown>): RuleView;
+}
+
+/**
+ * Builds the registry of rules an engine can instantiate.
+ * @throws TxmonError `INVALID_CONFIGURATION` when two rules share an id.
+ */
+export function createRuleRegistry(extra: readonly RuleDefinition<never>[] = []): RuleRegistry {
+  const byId = new Map<string, RuleDefinition<unknown>>();
+  for (const rule of [...LIBRARY_RULES, ...extra] as unknown as RuleDefinition<unknown>[]) {
+    if (typeof rule?.id !== 'string' || rule.id.length === 0 || typeof rule.check !== 'function') {
+      throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: every rule needs an id and a check function');
+    }
+    if (byId.has(rule.id)) throw new TxmonError('INVALID_CONFIGURATION', `createEngine: duplicate rule id ${rule.id}`);
+    byId.set(rule.id, rule);
+  }
+  const list = [...byId.values()].sort(compareRuleIds);
+  const views = new Map<RuleDefinition<unknown>, RuleView>();
+  return {
+    get: (id) => byId.get(id),
+    list: () => list,
+    view(rule) {
+      let v = views.get(rule);
+      if (!v) {
+        v = toView(rule);
+        views.set(rule, v);
+      }
+      return structuredClone(v);
+    },
+  };
+}
+
+function compareRuleIds(a: RuleDefinition<unknown>, b: RuleDefinition<unknown>): number {
+  const na = /^R-(\d+)$/.exec(a.id);
+  const nb = /^R-(\d+)$/.exec(b.id);
+  if (na && nb) return Number(na[1]) - Number(nb[1]);
+  if (na) return -1;
+  if (nb) return 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function toView(rule: RuleDefinition<unknown>): RuleView {
+  return {
+    id: rule.id,
+    type: 'TRANSACTION',
+    name: rule.name,
+    description: rule.description,
+    descriptionTemplate: rule.descriptionTemplate,
+    // JSON round trip drops TypeBox's symbol keys and leaves the plain JSON Schema.
+    parametersSchema: JSON.parse(JSON.stringify(rule.parametersSchema)) as unknown,
+    defaultParameters: JSON.parse(JSON.stringify(rule.defaultParameters ?? {})) as unknown,
+    defaultAction: rule.defaultAction,
+    defaultNature: rule.defaultNature,
+    labels: [...rule.labels],
+    defaultCasePriority: rule.defaultCasePriority,
+    checksFor: [...rule.checksFor],
+    types: [...rule.types],
+    typologies: [...rule.typologies],
+    stateful: rule.series.length > 0,
+  };
+}

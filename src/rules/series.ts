@@ -1,0 +1,69 @@
+import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import { convertScaled, toScaled } from '../domain/money.js';
+import type { Transaction } from '../domain/index.js';
+import type { MoneyContext } from './types.js';
+
+/**
+ * A series is one way of indexing transactions for windowed aggregates: which key a transaction
+ * is filed under (the sending user, the receiving user, …) and which amount it carries.
+ *
+ * - `user-sending`: key = `originUserId`; amount = the origin amount (else the destination amount).
+ * - `user-receiving`: key = `destinationUserId`; amount = the destination amount (else the origin amount).
+ *
+ * Amounts are kept in the engine's base currency as exact scaled integers; an amount whose
+ * currency has no rate is kept as `null` (it counts, but adds nothing to sums).
+ */
+export const SERIES_NAMES = ['user-sending', 'user-receiving'] as const;
+/** Name of a built-in series. */
+export type SeriesName = (typeof SERIES_NAMES)[number];
+
+type AmountDetails = { transactionAmount: number; transactionCurrency: string } | undefined;
+
+function amountInBase(details: AmountDetails, money: MoneyContext, at: number): bigint | null {
+  if (details === undefined) return null;
+  return convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, money.baseCurrency, money.rates, at);
+}
+
+function entryValues(transaction: Transaction, side: 'origin' | 'destination'): Record<string, string> {
+  const values: Record<string, string> = {};
+  const counterparty = side === 'origin' ? transaction.destinationUserId : transaction.originUserId;
+  if (counterparty) values.counterparty = counterparty;
+  const country =
+    side === 'origin' ? transaction.destinationAmountDetails?.country : transaction.originAmountDetails?.country;
+  if (country) values.counterpartyCountry = country;
+  return values;
+}
+
+/**
+ * The entries a transaction contributes to the given series. Pure: the same transaction always
+ * yields the same entries, so an update replaces exactly what the earlier version added.
+ */
+export function contributionsOf(
+  transaction: Transaction,
+  series: ReadonlySet<SeriesName>,
+  money: MoneyContext,
+): SeriesEntry[] {
+  const out: SeriesEntry[] = [];
+  const at = transaction.timestamp;
+  if (series.has('user-sending') && transaction.originUserId) {
+    out.push({
+      series: 'user-sending',
+      key: transaction.originUserId,
+      id: transaction.transactionId,
+      timestamp: at,
+      amount: amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at),
+      values: entryValues(transaction, 'origin'),
+    });
+  }
+  if (series.has('user-receiving') && transaction.destinationUserId) {
+    out.push({
+      series: 'user-receiving',
+      key: transaction.destinationUserId,
+      id: transaction.transactionId,
+      timestamp: at,
+      amount: amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at),
+      values: entryValues(transaction, 'destination'),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { AggregateFunction, AggregateValue } from '../aggregation/aggregate-store.js';
+import type { RateProvider } from '../domain/money.js';
+import type { RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
+import type { SeriesName } from './series.js';
+
+/**
+ * What a rule reads about a user: the stored profile (when the host created the user) and its
+ * effective risk level. `null` when the transaction has no user on that side.
+ */
+export interface RuleUser {
+  readonly userId: string;
+  /** `CONSUMER` or `BUSINESS` when the host created the user; `null` when only seen in transactions. */
+  readonly type: 'CONSUMER' | 'BUSINESS' | null;
+  /** The profile as the host sent it, or `null`. */
+  readonly profile: Readonly<Record<string, unknown>> | null;
+  /** Manual `riskLevel` of the profile, else the derived CRA level, else `null`. */
+  readonly riskLevel: RiskLevel | null;
+  /** Current CRA (dynamic customer risk) score, when known. */
+  readonly craScore: number | null;
+}
+
+/**
+ * One windowed aggregate a rule needs, computed over stored history by the aggregate repository.
+ * `includeCurrent` adds the current transaction's own contribution (the usual "including the
+ * current transaction" of velocity rules); otherwise only other transactions count.
+ */
+export interface AggregateNeed {
+  /** Name the rule reads the value under in {@link RuleCheckContext.aggregates}. */
+  readonly name: string;
+  readonly series: SeriesName;
+  /** Key within the series (a user id, a pair, an identifier); `null` → the value is empty. */
+  readonly key: string | null;
+  /** Closed interval [start, end] of transaction timestamps (epoch ms). */
+  readonly start: number;
+  readonly end: number;
+  readonly fn: AggregateFunction;
+  /** For `distinct`: the entry value field. */
+  readonly field?: string;
+  readonly includeCurrent: boolean;
+}
+
+/** Money settings a rule needs for thresholds and conversions. */
+export interface MoneyContext {
+  readonly rates: RateProvider;
+  /** Currency in which windowed sums are kept. */
+  readonly baseCurrency: string;
+}
+
+/** Input of a rule's pure check. */
+export interface RuleCheckContext<P> {
+  readonly transaction: Transaction;
+  readonly parameters: P;
+  readonly originUser: RuleUser | null;
+  readonly destinationUser: RuleUser | null;
+  /** The values of the needs the rule declared, by need name. */
+  readonly aggregates: Readonly<Record<string, AggregateValue>>;
+  readonly money: MoneyContext;
+}
+
+/** One side a rule hit on, with values for its description. */
+export interface RuleHit {
+  readonly direction: RuleHitDirection;
+  /** Values substituted into the rule's `descriptionTemplate` (`{{name}}`). */
+  readonly vars?: Readonly<Record<string, string | number>>;
+}
+
+/** Input of a rule's aggregate planner. */
+export interface RulePlanContext<P> {
+  readonly transaction: Transaction;
+  readonly parameters: P;
+}
+
+/**
+ * A rule (template): read-only, id `R-n`, turned into live rule instances by configuration.
+ * The check is pure: everything it reads comes through the context.
+ */
+export interface RuleDefinition<P = Record<string, unknown>> {
+  /** `R-n` for library rules; hosts may register their own ids. */
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  /** Text rendered into `ruleDescription` on a hit; `{{var}}` placeholders come from {@link RuleHit.vars}. */
+  readonly descriptionTemplate: string;
+  /** JSON Schema (with titles and descriptions) of the instance `parameters`. */
+  readonly parametersSchema: TSchema;
+  readonly defaultParameters: P;
+  readonly defaultAction: RuleAction;
+  readonly defaultNature: RuleNature;
+  readonly labels: readonly RuleLabel[];
+  readonly defaultCasePriority: 'P1' | 'P2' | 'P3' | 'P4';
+  /** What the rule looks at, e.g. `Transaction amount`. */
+  readonly checksFor: readonly string[];
+  readonly types: readonly string[];
+  readonly typologies: readonly string[];
+  /** Series this rule reads; the engine keeps them up to date. Empty for stateless rules. */
+  readonly series: readonly SeriesName[];
+  /** The windowed aggregates the check needs for this transaction and these parameters. */
+  aggregates?(context: RulePlanContext<P>): readonly AggregateNeed[];
+  /** The pure check: zero or more hit sides. */
+  check(context: RuleCheckContext<P>): readonly RuleHit[];
+}
+
+/** A rule as `listRules()` / `GET /rules` show it (no functions). */
+export interface RuleView {
+  id: string;
+  type: 'TRANSACTION';
+  name: string;
+  description: string;
+  descriptionTemplate: string;
+  parametersSchema: unknown;
+  defaultParameters: unknown;
+  defaultAction: RuleAction;
+  defaultNature: RuleNature;
+  labels: RuleLabel[];
+  defaultCasePriority: string;
+  checksFor: string[];
+  types: string[];
+  typologies: string[];
+  stateful: boolean;
+}

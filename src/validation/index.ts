@@ -1,0 +1,22 @@
+/** Validation: the shared ajv instance, compiled validators, ajv error → detail mapping, JSON guard. */
+export { ajv, createAjv, COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT } from './ajv.js';
+export { mapAjvErrors, MAX_ERROR_DETAILS, PATTERN_MESSAGE_KEYWORD } from './ajv-errors.js';
+export { appendPointer, escapePointerToken } from './pointer.js';
+export { assertSafeJson, FORBIDDEN_KEYS, SAFE_JSON_DEFAULTS, type SafeJsonOptions } from './safe-json.js';
+export {
+  collectSchemaErrors,
+  createValidator,
+  validateAgainstSchema,
+  type SchemaCheckOptions,
+  type Validator,
+  type ValidatorOptions,
+} from './validator.js';
+export {
+  validateBusinessUser,
+  validateCommentRequest,
+  validateConsumerUser,
+  validatePresignedUrlRequest,
+  validateRuleInstanceRequest,
+  validateTransaction,
+  validateTransactionEvent,
+} from './validators.js';

@@ -1,0 +1,183 @@
+/**
+ * The structural guard every client input passes before schema validation: plain JSON only, no
+ * prototype-polluting keys, bounded depth and size. Iterative, so hostile nesting cannot overflow
+ * the stack.
+ */
+import { TxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { appendPointer } from './pointer.js';
+
+/** Keys rejected at any depth: they can reach `Object.prototype` through naive merges (CWE-1321). */
+export const FORBIDDEN_KEYS: readonly string[] = Object.freeze(['__proto__', 'constructor', 'prototype']);
+
+/** Defaults of {@link assertSafeJson}. */
+export const SAFE_JSON_DEFAULTS = Object.freeze({
+  /** Deepest accepted nesting of objects/arrays; the top-level object is depth 1. */
+  maxDepth: 32,
+  /** Most values (including nested containers) accepted in one input; bounds shared-reference blow-ups. */
+  maxNodes: 1_000_000,
+});
+
+/** Options of {@link assertSafeJson}. */
+export interface SafeJsonOptions {
+  /** Deepest accepted nesting (default {@link SAFE_JSON_DEFAULTS.maxDepth}). */
+  readonly maxDepth?: number;
+  /** Most values accepted (default {@link SAFE_JSON_DEFAULTS.maxNodes}). */
+  readonly maxNodes?: number;
+  /** JSON Pointer prefixed to every detail path (default `''`). */
+  readonly basePath?: string;
+  /** Error code thrown (default `VALIDATION_FAILED`). */
+  readonly code?: ErrorCode;
+  /** What the input is, for the error message (default `request`). */
+  readonly what?: string;
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+class SafeJsonProblem {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    readonly depth: number,
+    readonly includeCurrentKey: boolean,
+  ) {}
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  // `Object.getPrototypeOf(proto) === null` also accepts plain objects from another realm.
+  return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+function describeLeaf(value: unknown): string | null {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return null;
+    case 'number':
+      return Number.isFinite(value) ? null : 'must be a finite number';
+    case 'undefined':
+      return 'must not be undefined';
+    case 'bigint':
+      return 'must be a JSON number, not a bigint';
+    case 'function':
+      return 'must be a JSON value, not a function';
+    case 'symbol':
+      return 'must be a JSON value, not a symbol';
+    default:
+      return 'must be a JSON value';
+  }
+}
+
+/**
+ * Checks that `value` is plain JSON data that is safe to merge and validate:
+ * - no key `__proto__`, `constructor` or `prototype` at any depth (detail code `forbidden-key`);
+ * - nesting at most `maxDepth` levels (`too-deep`) and at most `maxNodes` values (`too-large`);
+ * - only strings, finite numbers, booleans, null, arrays without holes or `undefined` items, and
+ *   plain objects (`not-json`: functions, symbols, bigints, NaN/±Infinity, Date, Map, class
+ *   instances…). An object property whose value is `undefined` is tolerated, as `JSON.stringify`
+ *   drops it; the schema then treats it like the value `undefined` (a typed property rejects it).
+ *
+ * Stops at the first problem. Iterative (explicit stack), linear in the size of the input, and
+ * never mutates it.
+ * @throws TxmonError `VALIDATION_FAILED` (or `options.code`), one detail whose path names the key or index.
+ */
+export function assertSafeJson(value: unknown, options: SafeJsonOptions = {}): void {
+  const maxDepth = options.maxDepth ?? SAFE_JSON_DEFAULTS.maxDepth;
+  const maxNodes = options.maxNodes ?? SAFE_JSON_DEFAULTS.maxNodes;
+
+  if (typeof value !== 'object' || value === null) {
+    const message = value === null ? null : describeLeaf(value);
+    if (message !== null) throwProblem(options, '', 'not-json', message);
+    return;
+  }
+
+  // Explicit DFS stack: the container, its keys (null for arrays) and the next index to visit.
+  const containers: Container[] = [];
+  const keyLists: (string[] | null)[] = [];
+  const indices: number[] = [];
+  let top = -1;
+  let nodes = 1;
+
+  const currentPath = (depth: number, includeCurrentKey: boolean): string => {
+    let path = options.basePath ?? '';
+    const last = includeCurrentKey ? depth : depth - 1;
+    for (let frame = 0; frame <= last; frame += 1) {
+      const keys = keyLists[frame];
+      const index = (indices[frame] ?? 1) - 1;
+      path = appendPointer(path, keys === null || keys === undefined ? String(index) : (keys[index] ?? ''));
+    }
+    return path;
+  };
+
+  const push = (container: object, depth: number): SafeJsonProblem | null => {
+    if (depth > maxDepth) return new SafeJsonProblem('too-deep', `must not be nested deeper than ${maxDepth} levels`, top, true);
+    if (Array.isArray(container)) {
+      top += 1;
+      containers[top] = container;
+      keyLists[top] = null;
+      indices[top] = 0;
+      return null;
+    }
+    if (!isPlainObject(container)) return new SafeJsonProblem('not-json', 'must be a plain object or array', top, true);
+    top += 1;
+    containers[top] = container as Record<string, unknown>;
+    keyLists[top] = Object.keys(container);
+    indices[top] = 0;
+    return null;
+  };
+
+  let problem: SafeJsonProblem | null;
+  try {
+    problem = push(value, 1);
+    while (problem === null && top >= 0) {
+      const container = containers[top] as Container;
+      const keys = keyLists[top] ?? null;
+      const index = indices[top] ?? 0;
+      const length = keys === null ? (container as unknown[]).length : keys.length;
+      if (index >= length) {
+        top -= 1;
+        continue;
+      }
+      indices[top] = index + 1;
+      let child: unknown;
+      if (keys === null) {
+        child = (container as unknown[])[index];
+      } else {
+        const key = keys[index] as string;
+        if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
+          problem = new SafeJsonProblem('forbidden-key', 'is a forbidden key', top, true);
+          break;
+        }
+        child = (container as Record<string, unknown>)[key];
+        if (child === undefined) continue;
+      }
+      nodes += 1;
+      if (nodes > maxNodes) {
+        problem = new SafeJsonProblem('too-large', `must not hold more than ${maxNodes} values`, top, false);
+        break;
+      }
+      if (typeof child === 'object' && child !== null) {
+        problem = push(child, top + 2);
+      } else if (child !== null) {
+        const message = describeLeaf(child);
+        if (message !== null) problem = new SafeJsonProblem('not-json', message, top, true);
+      }
+    }
+  } catch (cause) {
+    // A throwing getter or proxy trap: not plain data.
+    throwProblem(options, currentPath(top, true), 'not-json', 'must be plain JSON data', cause);
+  }
+  if (problem !== null) {
+    throwProblem(options, currentPath(problem.depth, problem.includeCurrentKey), problem.code, problem.message);
+  }
+}
+
+function throwProblem(options: SafeJsonOptions, path: string, code: string, message: string, cause?: unknown): never {
+  const detail: ErrorDetail = { path, code, message };
+  throw new TxmonError(
+    options.code ?? 'VALIDATION_FAILED',
+    `Invalid ${options.what ?? 'request'}: ${path === '' ? 'body' : path} ${message}`,
+    [detail],
+    cause === undefined ? undefined : { cause },
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * Compiled validators over the shared ajv instance: static schemas through {@link createValidator},
+ * dynamic ones (each rule's `parametersSchema`) through {@link validateAgainstSchema}.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
+import { TxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { ajv } from './ajv.js';
+import { mapAjvErrors } from './ajv-errors.js';
+import { assertSafeJson } from './safe-json.js';
+
+/** Options of {@link createValidator}. */
+export interface ValidatorOptions {
+  /** Error code thrown on failure (default `VALIDATION_FAILED`). */
+  readonly code?: ErrorCode;
+  /** JSON Pointer prefixed to every detail path (default `''`, the whole body). */
+  readonly basePath?: string;
+  /** What the input is, for the error message (default `request`). */
+  readonly what?: string;
+  /**
+   * Run {@link assertSafeJson} before the schema (default `true`). Turn off only for values that
+   * already passed it (e.g. a part of a checked request).
+   */
+  readonly safeJson?: boolean;
+  /** `maxDepth` passed to {@link assertSafeJson} (default 32). */
+  readonly maxDepth?: number;
+}
+
+/** A compiled validator: returns its input, typed, or throws. Never mutates or copies the input. */
+export type Validator<T> = (input: unknown) => T;
+
+/** Options of {@link validateAgainstSchema}. */
+export interface SchemaCheckOptions {
+  /** JSON Pointer prefixed to every detail path, e.g. `/parameters`. */
+  readonly basePath: string;
+  /** Error code thrown on failure, e.g. `INVALID_PARAMETERS`. */
+  readonly code: ErrorCode;
+  /** What is validated, for the error message, e.g. `parameters`. */
+  readonly what: string;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Compiles `schema` once per schema object (WeakMap on identity; ajv keeps its own cache too).
+ * @throws TxmonError `INTERNAL` when the schema itself is invalid (a programming error, not client input).
+ */
+function compileSchema(schema: object): ValidateFunction {
+  const hit = compiled.get(schema);
+  if (hit !== undefined) return hit;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (cause) {
+    throw new TxmonError('INTERNAL', 'A JSON Schema used for validation is invalid', [], { cause });
+  }
+  compiled.set(schema, validate);
+  return validate;
+}
+
+/** Details of a failed validation; never empty, so a failure can never pass as success. */
+function detailsOf(validate: ValidateFunction, basePath: string): ErrorDetail[] {
+  const details = mapAjvErrors(validate.errors, basePath);
+  return details.length > 0 ? details : [{ path: basePath, code: 'schema', message: 'does not match its schema' }];
+}
+
+function buildError(code: ErrorCode, what: string, details: readonly ErrorDetail[]): TxmonError {
+  const first = details[0];
+  const summary =
+    first === undefined
+      ? 'does not match its schema'
+      : `${first.path === '' ? 'body' : first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`;
+  return new TxmonError(code, `Invalid ${what}: ${summary}`, details);
+}
+
+/**
+ * Compiles a TypeBox (or plain JSON) schema once and returns a validator for it. The validator
+ * first runs {@link assertSafeJson} (unless `safeJson: false`), then ajv; on success it returns the
+ * input itself, typed as `Static<S>`.
+ *
+ * @example
+ * ```ts
+ * const parseTransaction = createValidator(TransactionSchema, { what: 'transaction' });
+ * const tx = parseTransaction(JSON.parse(body)); // Transaction, or throws TxmonError 400
+ * ```
+ * @throws TxmonError `options.code` (default `VALIDATION_FAILED`, 400) with one detail per problem
+ *   (at most 20), each `{ path: JSON Pointer, code: ajv keyword | forbidden-key | too-deep | too-large | not-json, message }`.
+ * @throws TxmonError `INTERNAL` at creation when `schema` is not a valid JSON Schema.
+ */
+export function createValidator<S extends TSchema>(schema: S, options: ValidatorOptions = {}): Validator<Static<S>> {
+  const validate = compileSchema(schema);
+  const code = options.code ?? 'VALIDATION_FAILED';
+  const basePath = options.basePath ?? '';
+  const what = options.what ?? 'request';
+  const safeJson = options.safeJson ?? true;
+  const safeJsonOptions = { basePath, code, what, ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }) };
+  return (input: unknown): Static<S> => {
+    if (safeJson) assertSafeJson(input, safeJsonOptions);
+    if (validate(input)) return input as Static<S>;
+    throw buildError(code, what, detailsOf(validate, basePath));
+  };
+}
+
+/**
+ * The details of every problem of `value` against `schema` (empty when valid), paths prefixed with
+ * `basePath`. Compiles each schema object once (WeakMap keyed by identity).
+ * @throws TxmonError `INTERNAL` when `schema` is not a valid JSON Schema.
+ */
+export function collectSchemaErrors(schema: object, value: unknown, basePath = ''): ErrorDetail[] {
+  const validate = compileSchema(schema);
+  return validate(value) ? [] : detailsOf(validate, basePath);
+}
+
+/**
+ * Validates `value` against a schema known only at run time, such as a rule's `parametersSchema`.
+ * Compiles each schema object once (WeakMap keyed by identity, so pass the same object each time).
+ * Does not run {@link assertSafeJson}: the value is expected to be part of an already checked request.
+ *
+ * @example
+ * ```ts
+ * validateAgainstSchema(rule.parametersSchema, body.parameters, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });
+ * ```
+ * @throws TxmonError `options.code` with details whose paths start with `options.basePath`.
+ * @throws TxmonError `INTERNAL` when `schema` is not a valid JSON Schema.
+ */
+export function validateAgainstSchema(schema: object, value: unknown, options: SchemaCheckOptions): void {
+  const details = collectSchemaErrors(schema, value, options.basePath);
+  if (details.length > 0) throw buildError(options.code, options.what, details);
+}
