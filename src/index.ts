@@ -74,7 +74,7 @@ export { contributionsOf, SERIES_NAMES } from './rules/series.js';
 export type { SeriesName } from './rules/series.js';
 export { compileRuleFilters, evaluateRuleFilters, getRuleFiltersSchemaJson, RuleFiltersSchema, validateRuleFilters } from './rules/filters.js';
 export type { FilterDecision, RuleFilters } from './rules/filters.js';
-export { AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from './rules/parameters.js';
+export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,
   MoneyContext,

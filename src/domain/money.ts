@@ -162,8 +162,9 @@ export function createFixedRateProvider(usdRates: Readonly<Record<string, string
       if (known !== undefined) return known;
       const f = scaled.get(from);
       const t = scaled.get(to);
-      // units of `to` per `from` = t / f, kept at 10^-8 precision plus guard digits.
-      const result = f === undefined || t === undefined || f === 0n ? null : divideToDecimal(t, f, 12);
+      // units of `to` per `from` = t / f, with 18 decimals so that a round trip A→B→A stays
+      // within far less than a minor unit of the original amount.
+      const result = f === undefined || t === undefined || f === 0n ? null : divideToDecimal(t, f, RATE_DIGITS);
       memo.set(k, result);
       return result;
     },
@@ -178,19 +179,49 @@ function divideToDecimal(numerator: bigint, denominator: bigint, digits: number)
   return fraction ? `${whole}.${fraction}` : `${whole}`;
 }
 
+/** Decimal digits kept of a conversion rate. */
+export const RATE_DIGITS = 18;
+const RATE_SCALE = 10n ** BigInt(RATE_DIGITS);
+
+/** Parses a decimal string into an integer scaled by 10^`digits`, rounding half-to-even. */
+function parseScaled(text: string, digits: number): bigint {
+  // parseDecimal works at 10^-8; shift the decimal point first so no digit is lost.
+  const shift = digits - MONEY_SCALE_DIGITS;
+  const e = text.search(/e/i);
+  const mantissa = e >= 0 ? text.slice(0, e) : text;
+  const exponent = e >= 0 ? Number(text.slice(e + 1)) : 0;
+  return parseDecimal(`${mantissa}e${exponent + shift}`);
+}
+
+/** Divides with half-to-even rounding. */
+function divideRounded(numerator: bigint, divisor: bigint): bigint {
+  let q = numerator / divisor;
+  const rem = numerator % divisor;
+  const twice = (rem < 0n ? -rem : rem) * 2n;
+  if (twice > divisor || (twice === divisor && q % 2n !== 0n)) q += numerator < 0n ? -1n : 1n;
+  return q;
+}
+
 /**
- * Converts a scaled amount between currencies with a decimal rate, rounding half-to-even at 10^-8.
- * Returns the same amount when `from === to`, and `null` when the provider has no rate.
+ * Converts a scaled amount between currencies with a decimal rate (kept to 18 decimals), rounding
+ * half-to-even at 10^-8. Returns the same amount when `from === to`, and `null` when the provider
+ * has no rate. Callers comparing a converted amount with a threshold round it to the target
+ * currency's minor unit first ({@link roundToMinorUnit}).
  */
 export function convertScaled(amount: bigint, from: string, to: string, rates: RateProvider, at: number): bigint | null {
   if (from === to) return amount;
   const rate = rates.rate(from, to, at);
   if (rate === null) return null;
-  const r = parseDecimal(rate); // rate × 10^8
-  const product = amount * r;
-  let q = product / MONEY_SCALE;
-  const rem = product % MONEY_SCALE;
-  const twice = (rem < 0n ? -rem : rem) * 2n;
-  if (twice > MONEY_SCALE || (twice === MONEY_SCALE && q % 2n !== 0n)) q += product < 0n ? -1n : 1n;
-  return q;
+  return divideRounded(amount * parseScaled(rate, RATE_DIGITS), RATE_SCALE);
+}
+
+/**
+ * Rounds a scaled amount (10^-8 units) to `exponent` decimals (the currency's ISO 4217 minor
+ * unit), half-to-even. Converted amounts are compared with thresholds at this precision, so the
+ * sub-cent noise of a conversion never decides a boundary.
+ */
+export function roundToMinorUnit(amount: bigint, exponent: number): bigint {
+  if (exponent >= MONEY_SCALE_DIGITS) return amount;
+  const unit = 10n ** BigInt(MONEY_SCALE_DIGITS - Math.max(0, exponent));
+  return divideRounded(amount, unit) * unit;
 }

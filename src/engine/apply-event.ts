@@ -1,7 +1,9 @@
 import { Immer } from 'immer';
 import type { Draft } from 'immer';
-import { TxmonError } from '../errors.js';
+import { TxmonError, isTxmonError } from '../errors.js';
+import { TransactionSchema } from '../domain/index.js';
 import type { Transaction, TransactionEvent, TransactionState } from '../domain/index.js';
+import { createValidator } from '../validation/index.js';
 import { DEFAULT_TRANSITIONS, isTransitionAllowed, type TransitionTable } from './lifecycle.js';
 
 /** Options of {@link applyTransactionEvent} and {@link foldTransactionEvents}. */
@@ -22,6 +24,10 @@ export const IMMUTABLE_TRANSACTION_FIELDS = [
 // A private Immer instance: no auto-freeze (deep freezing costs on the hot path and the host's
 // own immer settings must not change ours, nor ours theirs).
 const immer = new Immer({ autoFreeze: false });
+
+// The merged transaction is re-validated; the input was already checked by assertSafeJson.
+const validateMerged = createValidator(TransactionSchema, { what: 'transaction event', safeJson: false });
+const PATCH_PATH = '/updatedTransactionAttributes';
 
 type JsonObject = Record<string, unknown>;
 
@@ -54,6 +60,8 @@ function mergeInto(target: JsonObject, patch: JsonObject): void {
  * The transaction after one event: `updatedTransactionAttributes` applied as a JSON Merge Patch
  * (RFC 7396) and the state moved to `event.transactionState`. Pure: the inputs are not mutated.
  *
+ * @throws TxmonError `VALIDATION_FAILED` (400) when the merged transaction is not a valid transaction
+ *   (paths under `/updatedTransactionAttributes`).
  * @throws TxmonError `IMMUTABLE_FIELD` (400) when the patch changes `transactionId`, `type`,
  *   `timestamp`, `originUserId`, `destinationUserId` or contradicts the event's `transactionState`.
  * @throws TxmonError `INVALID_STATE_TRANSITION` (409) when the lifecycle table forbids the move.
@@ -95,10 +103,25 @@ export function applyTransactionEvent(
       { path: '/transactionState', code: 'transition', message: `move from ${from} to ${to} is not allowed` },
     ]);
   }
-  return immer.produce(transaction, (draft: Draft<Transaction>) => {
+  const next = immer.produce(transaction, (draft: Draft<Transaction>) => {
     if (patch !== undefined) mergeInto(draft as unknown as JsonObject, patch);
     draft.transactionState = to;
   });
+  if (patch !== undefined && Object.keys(patch).length > 0) {
+    try {
+      validateMerged(next);
+    } catch (error) {
+      if (!isTxmonError(error)) throw error;
+      const details = error.details.map((d) => ({ ...d, path: `${PATCH_PATH}${d.path}` }));
+      const first = details[0];
+      throw new TxmonError(
+        'VALIDATION_FAILED',
+        `Invalid transaction event: ${first ? `${first.path} ${first.message}` : 'the updated transaction is invalid'}`,
+        details,
+      );
+    }
+  }
+  return next;
 }
 
 /** An event with its arrival position, as {@link foldTransactionEvents} orders them. */

@@ -186,12 +186,13 @@ export interface Engine {
 const ALL_SERIES: ReadonlySet<SeriesName> = new Set(SERIES_NAMES);
 const MAX_RETRIES = 5;
 
-const validateTransaction = createValidator(TransactionSchema, { what: 'transaction' });
-const validateEvent = createValidator(TransactionEventSchema, { what: 'transaction event' });
-const validateConsumer = createValidator(ConsumerUserSchema, { what: 'consumer user' });
-const validateBusiness = createValidator(BusinessUserSchema, { what: 'business user' });
-const validateComment = createValidator(CommentRequestSchema, { what: 'comment' });
-const validateUpload = createValidator(PresignedUrlRequestSchema, { what: 'upload request' });
+// Inputs pass assertSafeJson (then a deep copy) before these validators, so they skip it.
+const validateTransaction = createValidator(TransactionSchema, { what: 'transaction', safeJson: false });
+const validateEvent = createValidator(TransactionEventSchema, { what: 'transaction event', safeJson: false });
+const validateConsumer = createValidator(ConsumerUserSchema, { what: 'consumer user', safeJson: false });
+const validateBusiness = createValidator(BusinessUserSchema, { what: 'business user', safeJson: false });
+const validateComment = createValidator(CommentRequestSchema, { what: 'comment', safeJson: false });
+const validateUpload = createValidator(PresignedUrlRequestSchema, { what: 'upload request', safeJson: false });
 
 function defaultIds(): IdGenerator {
   return {
@@ -247,8 +248,8 @@ function toRuleUser(user: StoredUser | null | undefined): RuleUser | null {
 
 function resultOf(result: MonitoringResult): MonitoringResult {
   const out: MonitoringResult = {
-    executedRules: structuredClone(result.executedRules),
-    hitRules: structuredClone(result.hitRules),
+    executedRules: cloneJson(result.executedRules),
+    hitRules: cloneJson(result.hitRules),
     status: result.status,
   };
   if (result.riskScoreDetails) out.riskScoreDetails = { ...result.riskScoreDetails };
@@ -413,12 +414,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
   }
 
   function eventResponse(stored: StoredEvent): TransactionEventMonitoringResult {
-    return { eventId: stored.eventId, transaction: structuredClone(stored.transaction), ...resultOf(stored.result) };
+    return { eventId: stored.eventId, transaction: cloneJson(stored.transaction), ...resultOf(stored.result) };
   }
 
   // ---- users ---------------------------------------------------------------------------------
   function userView(user: StoredUser): UserView {
-    const view = { ...structuredClone(user.profile), type: user.type } as UserView;
+    const view = { ...cloneJson(user.profile), type: user.type } as UserView;
     if (user.craScore !== null || user.craRiskLevel !== null) {
       view.riskScoreDetails = {
         ...(user.craScore !== null ? { craRiskScore: user.craScore } : {}),
@@ -528,7 +529,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       assertId(transactionId, 'transactionId');
       const stored = await repos.transactions.getTransaction(transactionId);
       if (!stored) throw new TxmonError('TRANSACTION_NOT_FOUND', 'transaction not found');
-      return { ...structuredClone(stored.transaction), ...resultOf(stored.latestResult) };
+      return { ...cloneJson(stored.transaction), ...resultOf(stored.latestResult) };
     },
 
     async createTransactionEvent(input) {
@@ -600,7 +601,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       assertId(eventId, 'eventId');
       const stored = await repos.transactions.getEvent(eventId);
       if (!stored) throw new TxmonError('EVENT_NOT_FOUND', 'transaction event not found');
-      return { ...structuredClone(stored.event), ...resultOf(stored.result) };
+      return { ...cloneJson(stored.event), ...resultOf(stored.result) };
     },
 
     async createUser(input, opts = {}) {
@@ -656,11 +657,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
       assertId(id, 'rule instance id');
       const instance = await repos.ruleInstances.get(id);
       if (!instance) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
-      return structuredClone(instance);
+      return cloneJson(instance);
     },
 
     async listRuleInstances() {
-      return structuredClone(await repos.ruleInstances.list());
+      return cloneJson(await repos.ruleInstances.list());
     },
 
     async updateRuleInstance(id, input) {
@@ -669,7 +670,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
       const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });
       await repos.ruleInstances.put(stored);
-      return structuredClone((await repos.ruleInstances.get(id)) as RuleInstance);
+      return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
     },
 
     async deleteRuleInstance(id) {
@@ -730,22 +731,22 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async listAlerts() {
-      return structuredClone(await repos.cases.listAlerts());
+      return cloneJson(await repos.cases.listAlerts());
     },
     async getAlert(alertId) {
       assertId(alertId, 'alertId');
       const alert = await repos.cases.getAlert(alertId);
       if (!alert) throw new TxmonError('ALERT_NOT_FOUND', 'alert not found');
-      return structuredClone(alert);
+      return cloneJson(alert);
     },
     async listCases() {
-      return structuredClone(await repos.cases.listCases());
+      return cloneJson(await repos.cases.listCases());
     },
     async getCase(caseId) {
       assertId(caseId, 'caseId');
       const c = await repos.cases.getCase(caseId);
       if (!c) throw new TxmonError('CASE_NOT_FOUND', 'case not found');
-      return structuredClone(c);
+      return cloneJson(c);
     },
   };
   return engine;

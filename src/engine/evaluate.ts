@@ -171,7 +171,8 @@ export interface EvaluationResult {
 export function renderDescription(template: string, vars: Readonly<Record<string, string | number>> | undefined): string {
   if (!template.includes('{{')) return template;
   return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
-    const v = vars?.[name];
+    // Own properties only: `{{toString}}` must not render Object.prototype's function.
+    const v = vars !== undefined && Object.hasOwn(vars, name) ? vars[name] : undefined;
     return v === undefined ? '' : String(v);
   });
 }

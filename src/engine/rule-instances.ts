@@ -11,11 +11,11 @@ import { assertSafeJson, createValidator, validateAgainstSchema } from '../valid
 /** `ruleId` of custom json-logic instances. */
 export const CUSTOM_RULE_ID = 'CUSTOM';
 
-const validateRequest = createValidator(RuleInstanceRequestSchema, { what: 'rule instance' });
+const validateRequest = createValidator(RuleInstanceRequestSchema, { what: 'rule instance', safeJson: false });
 
 function perLevel<T>(value: T): Record<RiskLevel, T> {
   const out = {} as Record<RiskLevel, T>;
-  for (const level of RISK_LEVELS) out[level] = structuredClone(value);
+  for (const level of RISK_LEVELS) out[level] = cloneJson(value);
   return out;
 }
 
@@ -87,7 +87,7 @@ export function buildRuleInstance(
     ruleId = rule.id;
     const ruleChanged = prev !== undefined && prev.ruleId !== ruleId;
     const base = (ruleChanged || !prev ? rule.defaultParameters : prev.parameters) as Record<string, unknown>;
-    parameters = request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : structuredClone(base);
+    parameters = request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : cloneJson(base);
     validateAgainstSchema(rule.parametersSchema, parameters, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });
     defaultAction = rule.defaultAction;
     nature ??= rule.defaultNature;
@@ -144,7 +144,7 @@ export function buildRuleInstance(
   let riskLevelsTriggersOnHit: Record<RiskLevel, TriggersOnHit>;
   let derivedTriggers: boolean;
   if (request.riskLevelsTriggersOnHit !== undefined) {
-    riskLevelsTriggersOnHit = structuredClone(request.riskLevelsTriggersOnHit);
+    riskLevelsTriggersOnHit = cloneJson(request.riskLevelsTriggersOnHit);
     derivedTriggers = false;
   } else if (existing && !existing.derived.riskLevelsTriggersOnHit && request.triggersOnHit === undefined) {
     riskLevelsTriggersOnHit = existing.instance.riskLevelsTriggersOnHit;

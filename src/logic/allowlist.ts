@@ -57,7 +57,7 @@ export const LOGIC_OPERATORS: readonly string[] = Object.freeze([
  * The first segment every top-level `var` / `missing` path must start with.
  * `agg.<key>` reads the value of the instance's aggregation variable `key`.
  */
-export const LOGIC_ROOTS = ['transaction', 'originUser', 'destinationUser', 'agg'] as const;
+export const LOGIC_ROOTS = Object.freeze(['transaction', 'originUser', 'destinationUser', 'agg'] as const);
 
 /** One of {@link LOGIC_ROOTS}. */
 export type LogicRoot = (typeof LOGIC_ROOTS)[number];

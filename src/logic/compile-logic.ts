@@ -25,8 +25,10 @@ import type { ErrorDetail } from '../errors.js';
 import { FORBIDDEN_PATH_SEGMENTS, LOGIC_LIMITS, LOGIC_OPERATORS, LOGIC_ROOTS } from './allowlist.js';
 import type { LogicRoot } from './allowlist.js';
 import {
+  BINARY_OPERATORS,
   VALUE_OPERATORS,
   chargeArguments,
+  chargePair,
   isIn,
   isTruthy,
   readPath,
@@ -121,6 +123,12 @@ const UNUSED: Compiled = { evaluate: returnUndefined, json: null, literal: true 
  * `var` / `missing` / `missing_some` paths are literals; top-level paths start with a root of
  * {@link LOGIC_ROOTS} (`agg.<key>` with a declared key); no path segment is `__proto__`,
  * `constructor` or `prototype`; the value is JSON; depth and size are within {@link LOGIC_LIMITS}.
+ *
+ * Paths: `var` takes `"a.b"`, `["a.b"]` or `["a.b", literalDefault]`; `missing` takes literal paths or
+ * one literal array of them; `missing_some` takes `[minimum, [paths…]]`. Inside the body of
+ * `map` / `filter` / `all` / `none` / `some` a path is relative to the element (`""` is the element);
+ * inside the body of `reduce` it starts with `current` or `accumulator`. An aggregation key is one
+ * path segment, so a key containing `.` cannot be read.
  *
  * @example
  * ```ts
@@ -640,6 +648,16 @@ function buildOperation(operator: string, args: readonly Compiled[]): Evaluator 
     }
     default:
       break;
+  }
+  const binary = BINARY_OPERATORS[operator];
+  if (binary !== undefined && count === 2) {
+    const [first, second] = evaluators as [Evaluator, Evaluator];
+    return (data, ctx) => {
+      const a = first(data, ctx);
+      const b = second(data, ctx);
+      chargePair(ctx, a, b);
+      return binary(a, b);
+    };
   }
   const operation = VALUE_OPERATORS[operator];
   if (operation === undefined) throw new TxmonError('INTERNAL', 'compileLogic: unhandled operator');

@@ -19,18 +19,13 @@ export type Evaluator = (data: unknown, ctx: EvalContext) => unknown;
 /** A value operator: receives its arguments already evaluated, left to right. */
 export type OperatorFn = (args: unknown[]) => unknown;
 
-/** Thrown when an evaluation exceeds its work budget; evaluate turns it (and any error) into `false`. */
-export class WorkBudgetExceeded extends RangeError {
-  constructor() {
-    super('json-logic work budget exceeded');
-    this.name = 'WorkBudgetExceeded';
-  }
-}
-
-/** Adds `units` of work, throwing {@link WorkBudgetExceeded} past the budget. */
+/**
+ * Adds `units` of work, throwing past the budget. The error never leaves `evaluate`, which turns
+ * it (like any throw during evaluation) into `false`.
+ */
 export function spendWork(ctx: EvalContext, units: number): void {
   ctx.work += units;
-  if (ctx.work > ctx.maxWork) throw new WorkBudgetExceeded();
+  if (ctx.work > ctx.maxWork) throw new RangeError('json-logic work budget exceeded');
 }
 
 /**
@@ -50,6 +45,9 @@ export function splitPath(path: string | number): readonly string[] | null {
   return Object.freeze(String(path).split('.'));
 }
 
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+
 /**
  * Reads a path like json-logic-js's `var`, but through OWN properties only: an inherited name
  * (`toString`, `map` on an array, `big` on a string) is "not found" instead of a prototype function.
@@ -58,10 +56,11 @@ export function splitPath(path: string | number): readonly string[] | null {
 export function readPath(data: unknown, segments: readonly string[] | null, notFound: unknown): unknown {
   if (segments === null) return data;
   let current = data;
-  for (const segment of segments) {
+  for (let i = 0; i < segments.length; i += 1) {
+    const segment = segments[i] as string;
     if (current === null || current === undefined) return notFound;
-    // Object.hasOwn boxes primitives, so string indices and `length` count as own.
-    if (!Object.hasOwn(current as object, segment)) return notFound;
+    // hasOwnProperty boxes primitives, so string indices and `length` count as own.
+    if (!hasOwnProperty.call(current, segment)) return notFound;
     current = (current as Record<string, unknown>)[segment];
     if (current === undefined) return notFound;
   }
@@ -75,6 +74,16 @@ export function chargeArguments(ctx: EvalContext, args: readonly unknown[]): voi
     if (Array.isArray(value)) units += value.length;
     else if (typeof value === 'string') units += value.length >>> 4;
   }
+  spendWork(ctx, units);
+}
+
+/** Work charged for the two arguments of a binary operator (see {@link chargeArguments}). */
+export function chargePair(ctx: EvalContext, a: unknown, b: unknown): void {
+  let units = 1;
+  if (typeof a === 'string') units += a.length >>> 4;
+  else if (Array.isArray(a)) units += a.length;
+  if (typeof b === 'string') units += b.length >>> 4;
+  else if (Array.isArray(b)) units += b.length;
   spendWork(ctx, units);
 }
 
@@ -97,6 +106,27 @@ export function isIn(a: unknown, b: unknown): boolean {
 // Casts below only satisfy the type checker: JavaScript's own coercions are the semantics,
 // exactly as in json-logic-js's `operations` table.
 type Num = number;
+
+/**
+ * Two-argument forms of the operators used most, called without building an argument array;
+ * each equals its {@link VALUE_OPERATORS} entry applied to exactly two arguments.
+ */
+export const BINARY_OPERATORS: Readonly<Record<string, (a: unknown, b: unknown) => unknown>> = Object.freeze({
+  // eslint-disable-next-line eqeqeq
+  '==': (a, b) => a == b,
+  '===': (a, b) => a === b,
+  // eslint-disable-next-line eqeqeq
+  '!=': (a, b) => a != b,
+  '!==': (a, b) => a !== b,
+  '>': (a, b) => (a as Num) > (b as Num),
+  '>=': (a, b) => (a as Num) >= (b as Num),
+  '<': (a, b) => (a as Num) < (b as Num),
+  '<=': (a, b) => (a as Num) <= (b as Num),
+  '%': (a, b) => (a as Num) % (b as Num),
+  '/': (a, b) => (a as Num) / (b as Num),
+  '-': (a, b) => (b === undefined ? -(a as Num) : (a as Num) - (b as Num)),
+  in: (a, b) => isIn(a, b),
+});
 
 /** The operators evaluated depth-first with all their arguments (json-logic-js's "everyone else"). */
 export const VALUE_OPERATORS: Readonly<Record<string, OperatorFn>> = Object.freeze({

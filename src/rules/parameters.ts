@@ -1,16 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { convertScaled, toScaled } from '../domain/money.js';
+import { currencyExponent } from '../domain/codes.js';
+import { convertScaled, roundToMinorUnit, toScaled } from '../domain/money.js';
 import type { MoneyContext } from './types.js';
 
 /**
  * Amount thresholds by currency, e.g. `{ "EUR": 10000 }`. A transaction in a listed currency is
  * compared in that currency; otherwise its amount is converted into the first listed currency.
  */
-export const AmountThresholdsSchema = Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 1e15 }), {
-  title: 'Amount thresholds',
-  description: 'Threshold per currency (ISO 4217 code → amount). Other currencies are converted into the first listed one.',
-  propertyNames: { format: 'currency-code' },
-});
+export function amountThresholdsSchema(options: { title?: string; description?: string; minProperties?: number } = {}) {
+  return Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 1e15 }), {
+    title: options.title ?? 'Amount thresholds',
+    description:
+      options.description ?? 'Threshold per currency (ISO 4217 code → amount). Other currencies are converted into the first listed one.',
+    propertyNames: { format: 'currency-code' },
+    ...(options.minProperties !== undefined ? { minProperties: options.minProperties } : {}),
+  });
+}
+/** The plain thresholds schema (see {@link amountThresholdsSchema}). */
+export const AmountThresholdsSchema = amountThresholdsSchema();
 export type AmountThresholds = Static<typeof AmountThresholdsSchema>;
 
 /** Which of the sender's transactions count: sending only, sending and receiving, or none. */
@@ -36,7 +43,8 @@ export interface ResolvedThreshold {
 /**
  * Puts an amount and a thresholds map into one currency: the amount's own currency when the map
  * lists it, else the first listed currency (converted through the rate provider). `null` when the
- * map is empty or no rate exists — such a rule cannot decide and does not hit.
+ * map is empty or no rate exists — such a rule cannot decide and does not hit. A converted amount
+ * is rounded to the threshold currency's minor unit before the comparison.
  */
 export function resolveThreshold(
   thresholds: AmountThresholds,
@@ -51,5 +59,6 @@ export function resolveThreshold(
   if (first === undefined) return null;
   const converted = convertScaled(amount, currency, first, money.rates, at);
   if (converted === null) return null;
-  return { amount: converted, threshold: toScaled(thresholds[first] as number), currency: first };
+  // A converted amount is compared at the target currency's minor unit (D-12).
+  return { amount: roundToMinorUnit(converted, currencyExponent(first)), threshold: toScaled(thresholds[first] as number), currency: first };
 }

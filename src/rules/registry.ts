@@ -47,7 +47,7 @@ export function createRuleRegistry(extra: readonly RuleDefinition<never>[] = [])
         v = toView(rule);
         views.set(rule, v);
       }
-      return structuredClone(v);
+      return JSON.parse(JSON.stringify(v)) as RuleView;
     },
   };
 }

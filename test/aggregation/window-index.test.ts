@@ -282,10 +282,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   {
-    weight: 2,
+    weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('append' as const),
-      count: fc.integer({ min: 1, max: 150 }),
+      count: fc.integer({ min: 1, max: 200 }),
       step: fc.constantFrom(0, 1, 50, 100),
       modulo: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 100, max: 400 })),
       nullEvery: fc.integer({ min: 2, max: 9 }),
@@ -434,7 +434,7 @@ function runOps(ops: readonly Op[]): void {
 }
 
 describe('properties', () => {
-  test.prop([fc.array(opArb, { maxLength: 60 })], { numRuns: 150 })(
+  test.prop([fc.array(opArb, { maxLength: 60, size: 'large' })], { numRuns: 60 })(
     'every query equals computeAggregate over the current entries, after any upserts, removes and prunes',
     (ops) => {
       runOps(ops);
@@ -444,16 +444,16 @@ describe('properties', () => {
   test.prop([
     fc.array(
       fc.record({
-        gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2000 })),
+        gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 3000 })),
         late: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 5000 }) }),
         amount: fc.option(fc.bigInt({ min: -1000n, max: 1000n }), { nil: null }),
         cp: fc.oneof(valueArb, fc.integer({ min: 0, max: 500 }).map(String)),
         prune: fc.boolean(),
       }),
-      { minLength: 1, maxLength: 300 },
+      { minLength: 1, maxLength: 300, size: 'max' },
     ),
     fc.integer({ min: 1000, max: 60_000 }),
-  ])('the engine pattern — append, query the window ending at the new entry excluding it, prune — matches a scan', (steps, window) => {
+  ], { numRuns: 40 })('the engine pattern — append, query the window ending at the new entry excluding it, prune — matches a scan', (steps, window) => {
     const index = createWindowIndex();
     const model = new Map<string, WindowEntry>();
     let now = T0;
@@ -484,7 +484,7 @@ describe('properties', () => {
     expect(index.entries()).toEqual(sortedModel(model));
   });
 
-  test.prop([fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 400 }), fc.nat(), fc.nat()])(
+  test.prop([fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 400, size: 'max' }), fc.nat(), fc.nat()])(
     'min, max and distinct over long histories match a scan (block summaries and cursors engaged)',
     (timestamps, a, b) => {
       const entries: WindowEntry[] = timestamps.map((t, i) => ({

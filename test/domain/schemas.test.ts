@@ -194,6 +194,11 @@ describe('TransactionSchema', () => {
       expected: [{ path: '/originPaymentDetails', code: 'type' }],
     },
     {
+      name: 'payment details that are null',
+      input: { ...tx, destinationPaymentDetails: null },
+      expected: [{ path: '/destinationPaymentDetails', code: 'type' }],
+    },
+    {
       name: 'errors of the selected payment branch only',
       input: { ...tx, originPaymentDetails: { method: 'CARD', cardIssuedCountry: 'XX', '3dsDone': 'yes' } },
       expected: [

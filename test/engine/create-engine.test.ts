@@ -245,7 +245,8 @@ describe('windowed rules through the engine', () => {
     expect(r2.hitRules).toHaveLength(1);
     const entries = await engine.repositories.aggregates.entries('user-sending', 'alice');
     expect(entries).toHaveLength(1);
-    expect(entries[0]?.amount).toBe(100_000_000_000n);
+    // Kept in the base currency (USD): 1000 EUR at the fixed 2025-01-02 table rate.
+    expect(entries[0]?.amount).toBe(103_540_033_754n);
   });
 
   it('R-1 hits only the first sending transaction of a user', async () => {

@@ -77,6 +77,20 @@ export const TransactionUpdatableSchema = defineOpenObject(updatableProperties);
 /** The updatable part of a transaction. */
 export type TransactionUpdatable = Static<typeof TransactionUpdatableSchema>;
 
+/**
+ * `updatedTransactionAttributes` of an event: a JSON Merge Patch (RFC 7396) of
+ * {@link TransactionUpdatableSchema} — nested objects may be partial and `null` removes a field —
+ * so it is only checked to be an object here. The merged transaction is validated against
+ * `TransactionSchema` by `applyTransactionEvent`, with paths under `/updatedTransactionAttributes`.
+ */
+export const TransactionUpdatePatchSchema = Type.Record(Type.String(), Type.Unknown(), {
+  title: 'Transaction update (JSON Merge Patch)',
+  description:
+    'A JSON Merge Patch of the updatable transaction fields (TransactionUpdatable): objects merge, arrays replace, null removes. The merged transaction must be valid.',
+});
+/** A merge patch of the updatable transaction fields. */
+export type TransactionUpdatePatch = Static<typeof TransactionUpdatePatchSchema>;
+
 /** A transaction event (request body of `POST /events/transaction`). */
 export const TransactionEventSchema = defineOpenObject({
   transactionState: TransactionStateSchema,
@@ -85,7 +99,7 @@ export const TransactionEventSchema = defineOpenObject({
   eventId: Type.Optional(IdSchema),
   reason: Type.Optional(TextSchema),
   eventDescription: Type.Optional(TextSchema),
-  updatedTransactionAttributes: Type.Optional(TransactionUpdatableSchema),
+  updatedTransactionAttributes: Type.Optional(TransactionUpdatePatchSchema),
   metaData: Type.Optional(DeviceDataSchema),
   externalLinks: Type.Optional(ExternalLinksSchema),
 });

@@ -1,15 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
-import { AmountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
-    transactionAmountThreshold: Type.Optional({
-      ...AmountThresholdsSchema,
-      title: 'Minimum amount',
-      description: 'When set, the first transaction only hits when its amount is at or above this threshold.',
-    }),
+    transactionAmountThreshold: Type.Optional(
+      amountThresholdsSchema({
+        title: 'Minimum amount',
+        description: 'When set, the first transaction only hits when its amount is at or above this threshold.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'R-1 parameters' },
 );

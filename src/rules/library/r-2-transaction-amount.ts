@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
-import { AmountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
-  { transactionAmountThreshold: { ...AmountThresholdsSchema, minProperties: 1 } },
+  { transactionAmountThreshold: amountThresholdsSchema({ minProperties: 1 }) },
   { additionalProperties: false, title: 'R-2 parameters' },
 );
 type Parameters = Static<typeof ParametersSchema>;

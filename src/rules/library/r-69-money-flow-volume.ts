@@ -2,23 +2,23 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { formatMoney } from '../../domain/money.js';
 import { planSides, sumAmounts, sumCounts } from '../directions.js';
-import { AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from '../parameters.js';
 import type { Transaction } from '../../domain/index.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
-    transactionVolumeThreshold: {
-      ...AmountThresholdsSchema,
+    transactionVolumeThreshold: amountThresholdsSchema({
       minProperties: 1,
       title: 'Volume threshold',
       description: 'The rule hits when the volume in the window, including this transaction, is at or above this amount.',
-    },
-    transactionVolumeUpperThreshold: Type.Optional({
-      ...AmountThresholdsSchema,
-      title: 'Upper volume bound',
-      description: 'When set, a volume above this amount does not hit (another rule is expected to cover it).',
     }),
+    transactionVolumeUpperThreshold: Type.Optional(
+      amountThresholdsSchema({
+        title: 'Upper volume bound',
+        description: 'When set, a volume above this amount does not hit (another rule is expected to cover it).',
+      }),
+    ),
     timeWindow: TimeWindowSchema,
     checkSender: CheckSenderSchema,
     checkReceiver: CheckReceiverSchema,

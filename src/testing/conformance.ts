@@ -1,0 +1,730 @@
+/**
+ * The repository conformance suite: one list of cases that every {@link Repositories}
+ * implementation must pass (memory, Postgres, a host's own adapter). Runner-agnostic: each case is
+ * `{ name, run }` and throws an `Error` on failure; {@link describeRepositoryConformance} registers
+ * them with any `describe`/`it` pair.
+ *
+ * The semantics checked here are the contract of `src/repositories/types.ts`; the in-memory
+ * repositories are the reference implementation.
+ */
+import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import type { Alert, Case, FileRecord, Repositories, StoredUser } from '../repositories/types.js';
+import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
+import {
+  FIXTURE_T0,
+  buildAlertHit,
+  buildContributions,
+  buildEventStep,
+  buildMonitoringResult,
+  buildOutcome,
+  buildStoredRuleInstance,
+  buildStoredTransaction,
+  buildTransaction,
+  refsOf,
+} from './fixtures.js';
+
+/** Creates a fresh, empty set of repositories (one per case). */
+export type CreateRepositories = () => Repositories | Promise<Repositories>;
+
+/** One conformance case: `run` resolves when the repositories conform, else rejects with an `Error`. */
+export interface ConformanceCase {
+  readonly name: string;
+  run(): Promise<void>;
+}
+
+/** Options of {@link repositoryConformanceCases} and {@link describeRepositoryConformance}. */
+export interface ConformanceOptions {
+  /** Called after every case with the repositories it used (close pools, drop schemas…). */
+  readonly dispose?: (repositories: Repositories) => void | Promise<void>;
+}
+
+/** The `describe`/`it` pair of a test runner (vitest, jest, `node:test`). */
+export interface ConformanceRunner {
+  describe(name: string, body: () => void): unknown;
+  it(name: string, body: () => Promise<void>): unknown;
+}
+
+type CaseBody = (repos: Repositories) => Promise<void>;
+
+const CONCURRENT_UPDATE = 'CONCURRENT_UPDATE';
+const SERIES = ['user-sending', 'user-receiving'] as const;
+
+function byId<T>(items: readonly T[], id: (item: T) => string): T[] {
+  return [...items].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+}
+
+/** Everything observable about the given ids, deep-copied (so later writes cannot change it). */
+async function captureState(
+  repos: Repositories,
+  ids: { transactionIds: readonly string[]; eventIds: readonly string[]; userIds: readonly string[] },
+): Promise<unknown> {
+  const aggregates: Record<string, readonly SeriesEntry[]> = {};
+  for (const series of SERIES) {
+    for (const key of ids.userIds) aggregates[`${series}/${key}`] = await repos.aggregates.entries(series, key);
+  }
+  return structuredClone({
+    transactions: await Promise.all(ids.transactionIds.map((id) => repos.transactions.getTransaction(id))),
+    eventLists: await Promise.all(ids.transactionIds.map((id) => repos.transactions.listEvents(id))),
+    events: await Promise.all(ids.eventIds.map((id) => repos.transactions.getEvent(id))),
+    instances: await repos.ruleInstances.list(),
+    users: await repos.users.getUsers(ids.userIds),
+    alerts: byId(await repos.cases.listAlerts(), (a: Alert) => a.alertId),
+    cases: byId(await repos.cases.listCases(), (c: Case) => c.caseId),
+    aggregates,
+  });
+}
+
+/**
+ * A store with one instance `ri-1`, transaction `t-1` (alice → bob, 100 EUR) created with a hit
+ * (alert `A-1` in case `C-1` on alice) and one event `e-1` (version 2).
+ */
+async function seedOneTransaction(repos: Repositories) {
+  await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+  const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }), buildMonitoringResult(['ri-1'], ['ri-1']));
+  await repos.transactions.saveOutcome(
+    buildOutcome(created, null, {
+      aggregates: { remove: [], add: buildContributions(created.transaction) },
+      counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+      alertHits: [buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1' })],
+      seenUserIds: ['alice', 'bob'],
+    }),
+  );
+  const step = buildEventStep(created, 'e-1', { state: 'PROCESSING', amount: 150 });
+  await repos.transactions.saveOutcome(
+    buildOutcome(step.transaction, 1, {
+      event: step.event,
+      aggregates: { remove: refsOf(buildContributions(created.transaction)), add: buildContributions(step.transaction.transaction) },
+      counters: [{ instanceId: 'ri-1', runs: 1, hits: 0 }],
+      now: FIXTURE_T0 + 1000,
+    }),
+  );
+  return step.transaction;
+}
+
+/** An outcome for `t-1` that touches every part of the store (used to show a rejected one applies nothing). */
+function buildRichEventOutcome(current: ReturnType<typeof buildEventStep>['transaction'], expectedVersion: number | null, eventId: string) {
+  const step = buildEventStep(current, eventId, { state: 'SENT', amount: 999 });
+  return buildOutcome(step.transaction, expectedVersion, {
+    event: step.event,
+    aggregates: { remove: refsOf(buildContributions(current.transaction)), add: buildContributions(step.transaction.transaction) },
+    counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+    alertHits: [
+      buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-x', caseId: 'C-x' }),
+      buildAlertHit('ri-1', 'carol', 't-1', { alertId: 'A-y', caseId: 'C-y' }),
+    ],
+    seenUserIds: ['carol'],
+    userUpdates: [{ userId: 'alice', craScore: 90, craRiskLevel: 'VERY_HIGH' }, { userId: 'dave', craScore: 10 }],
+    now: FIXTURE_T0 + 99_000,
+  });
+}
+
+const OBSERVED = { transactionIds: ['t-1', 't-2'], eventIds: ['e-1', 'e-2', 'e-9'], userIds: ['alice', 'bob', 'carol', 'dave'] };
+
+function storedUser(userId: string, extra: Partial<StoredUser> = {}): StoredUser {
+  return {
+    userId,
+    type: 'CONSUMER',
+    profile: { userId, createdTimestamp: FIXTURE_T0 - 86_400_000, userDetails: { name: { firstName: 'Ann' } } },
+    craScore: null,
+    craRiskLevel: null,
+    firstSeenAt: FIXTURE_T0 - 86_400_000,
+    updatedAt: FIXTURE_T0 - 86_400_000,
+    ...extra,
+  };
+}
+
+const CASES: readonly { name: string; body: CaseBody }[] = [
+  {
+    name: 'flags declares atomicOutcome and durable as booleans',
+    async body(repos) {
+      assertTrue(typeof repos.flags?.atomicOutcome === 'boolean', 'flags.atomicOutcome must be a boolean');
+      assertTrue(typeof repos.flags?.durable === 'boolean', 'flags.durable must be a boolean');
+    },
+  },
+  {
+    name: 'reads of unknown ids return null or an empty list',
+    async body(repos) {
+      assertEqual(await repos.transactions.getTransaction('nope'), null, 'getTransaction of an unknown id');
+      assertEqual(await repos.transactions.listEvents('nope'), [], 'listEvents of an unknown transaction');
+      assertEqual(await repos.transactions.getEvent('nope'), null, 'getEvent of an unknown id');
+      assertEqual(await repos.ruleInstances.get('nope'), null, 'ruleInstances.get of an unknown id');
+      assertEqual(await repos.ruleInstances.getStored('nope'), null, 'ruleInstances.getStored of an unknown id');
+      assertEqual(await repos.ruleInstances.list(), [], 'ruleInstances.list of an empty store');
+      assertEqual(await repos.users.getUser('nope'), null, 'getUser of an unknown id');
+      assertEqual(await repos.users.getUsers([]), [], 'getUsers of no ids');
+      assertEqual(await repos.cases.getAlert('nope'), null, 'getAlert of an unknown id');
+      assertEqual(await repos.cases.getCase('nope'), null, 'getCase of an unknown id');
+      assertEqual(await repos.cases.listAlerts(), [], 'listAlerts of an empty store');
+      assertEqual(await repos.cases.listCases(), [], 'listCases of an empty store');
+      assertEqual(await repos.comments.listComments({ kind: 'user', id: 'nope' }), [], 'listComments of an unknown target');
+      assertEqual(await repos.files.getFile('nope'), null, 'getFile of an unknown key');
+      assertEqual(await repos.files.getContent('nope'), null, 'getContent of an unknown key');
+      assertEqual(await repos.aggregates.entries('user-sending', 'nope'), [], 'aggregates.entries of an unknown key');
+    },
+  },
+  {
+    name: 'saveOutcome of a create stores the transaction, and getTransaction returns it with no events',
+    async body(repos) {
+      const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(buildOutcome(structuredClone(stored), null));
+      assertEqual(await repos.transactions.getTransaction('t-1'), stored, 'getTransaction after a create');
+      assertEqual(await repos.transactions.listEvents('t-1'), [], 'listEvents after a create');
+    },
+  },
+  {
+    name: 'saveOutcome of events stores them: listEvents in arrival order, getEvent by id, getTransaction at the latest version',
+    async body(repos) {
+      const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(buildOutcome(structuredClone(created), null));
+      const first = buildEventStep(created, 'e-1', { state: 'PROCESSING', timestamp: FIXTURE_T0 + 5000 });
+      await repos.transactions.saveOutcome(buildOutcome(structuredClone(first.transaction), 1, { event: structuredClone(first.event) }));
+      // A late event (older timestamp) still comes after in arrival order.
+      const second = buildEventStep(first.transaction, 'e-2', { state: 'SENT', amount: 120, timestamp: FIXTURE_T0 + 1000 });
+      await repos.transactions.saveOutcome(buildOutcome(structuredClone(second.transaction), 2, { event: structuredClone(second.event) }));
+      assertEqual(await repos.transactions.listEvents('t-1'), [first.event, second.event], 'listEvents after two events');
+      assertEqual(await repos.transactions.getEvent('e-1'), first.event, 'getEvent of the first event');
+      assertEqual(await repos.transactions.getEvent('e-2'), second.event, 'getEvent of the second event');
+      const got = await repos.transactions.getTransaction('t-1');
+      assertEqual(got, second.transaction, 'getTransaction after two events');
+      assertEqual(got?.version, 3, 'version after a create and two events');
+    },
+  },
+  {
+    name: 'a create of an existing transaction (expectedVersion null) throws CONCURRENT_UPDATE and applies nothing',
+    async body(repos) {
+      await seedOneTransaction(repos);
+      const before = await captureState(repos, OBSERVED);
+      const again = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'carol', amount: 5 }));
+      const outcome = buildRichEventOutcome(again, null, 'e-9');
+      outcome.transaction = again;
+      outcome.event = null;
+      await assertRejectsWithCode(() => repos.transactions.saveOutcome(outcome), CONCURRENT_UPDATE, 'saveOutcome of a second create');
+      assertEqual(await captureState(repos, OBSERVED), before, 'state after a rejected create');
+    },
+  },
+  {
+    name: 'an expectedVersion that differs from the stored version throws CONCURRENT_UPDATE and applies nothing',
+    async body(repos) {
+      const current = await seedOneTransaction(repos);
+      const before = await captureState(repos, OBSERVED);
+      for (const version of [current.version - 1, current.version + 1]) {
+        await assertRejectsWithCode(
+          () => repos.transactions.saveOutcome(buildRichEventOutcome(current, version, 'e-9')),
+          CONCURRENT_UPDATE,
+          `saveOutcome with expectedVersion ${version} (stored ${current.version})`,
+        );
+        assertEqual(await captureState(repos, OBSERVED), before, `state after a rejected outcome with expectedVersion ${version}`);
+      }
+    },
+  },
+  {
+    name: 'an event outcome for a transaction that does not exist throws CONCURRENT_UPDATE and applies nothing',
+    async body(repos) {
+      await seedOneTransaction(repos);
+      const before = await captureState(repos, OBSERVED);
+      const ghost = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'dave' }));
+      const step = buildEventStep(ghost, 'e-9', { state: 'SENT' });
+      const outcome = buildOutcome(step.transaction, 1, {
+        event: step.event,
+        aggregates: { remove: [], add: buildContributions(step.transaction.transaction) },
+        counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+        alertHits: [buildAlertHit('ri-1', 'carol', 't-2', { alertId: 'A-y', caseId: 'C-y' })],
+        seenUserIds: ['carol', 'dave'],
+      });
+      await assertRejectsWithCode(() => repos.transactions.saveOutcome(outcome), CONCURRENT_UPDATE, 'saveOutcome of an event on a missing transaction');
+      assertEqual(await captureState(repos, OBSERVED), before, 'state after a rejected event on a missing transaction');
+    },
+  },
+  {
+    name: 'an event whose eventId is already stored throws CONCURRENT_UPDATE and applies nothing',
+    async body(repos) {
+      const current = await seedOneTransaction(repos);
+      const other = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'dave' }));
+      await repos.transactions.saveOutcome(buildOutcome(other, null, { aggregates: { remove: [], add: buildContributions(other.transaction) } }));
+      const before = await captureState(repos, OBSERVED);
+      await assertRejectsWithCode(
+        () => repos.transactions.saveOutcome(buildRichEventOutcome(current, current.version, 'e-1')),
+        CONCURRENT_UPDATE,
+        'saveOutcome with a duplicate eventId on the same transaction',
+      );
+      assertEqual(await captureState(repos, OBSERVED), before, 'state after a rejected duplicate eventId');
+      const step = buildEventStep(other, 'e-1', { state: 'SENT' });
+      await assertRejectsWithCode(
+        () => repos.transactions.saveOutcome(buildOutcome(step.transaction, 1, { event: step.event, counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }] })),
+        CONCURRENT_UPDATE,
+        'saveOutcome with an eventId stored on another transaction',
+      );
+      assertEqual(await captureState(repos, OBSERVED), before, 'state after a rejected eventId of another transaction');
+    },
+  },
+  {
+    name: 'aggregate contributions are replaced by remove + add, never counted twice',
+    async body(repos) {
+      const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
+      const firstEntries = buildContributions(created.transaction);
+      await repos.transactions.saveOutcome(buildOutcome(created, null, { aggregates: { remove: [], add: firstEntries } }));
+      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), [firstEntries[0]], 'user-sending entries after the create');
+      const step = buildEventStep(created, 'e-1', { amount: 250 });
+      const secondEntries = buildContributions(step.transaction.transaction);
+      await repos.transactions.saveOutcome(
+        buildOutcome(step.transaction, 1, { event: step.event, aggregates: { remove: refsOf(firstEntries), add: secondEntries } }),
+      );
+      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), [secondEntries[0]], 'user-sending entries after the update');
+      assertEqual(await repos.aggregates.entries('user-receiving', 'bob'), [secondEntries[1]], 'user-receiving entries after the update');
+      const window = { start: FIXTURE_T0 - 1, end: FIXTURE_T0 + 1 };
+      assertEqual(
+        await repos.aggregates.query([
+          { series: 'user-sending', key: 'alice', ...window, fn: 'count' },
+          { series: 'user-sending', key: 'alice', ...window, fn: 'sum' },
+        ]),
+        [1, 25_000_000_000n],
+        'count and sum after the update',
+      );
+    },
+  },
+  {
+    name: 'removing a missing entry is ignored, and adding an entry with a held id replaces it',
+    async body(repos) {
+      const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
+      await repos.transactions.saveOutcome(buildOutcome(created, null, { aggregates: { remove: [], add: buildContributions(created.transaction) } }));
+      const replacement: SeriesEntry = { series: 'user-sending', key: 'alice', id: 't-1', timestamp: FIXTURE_T0 + 10, amount: 7n, values: { counterparty: 'bob' } };
+      const step = buildEventStep(created, 'e-1');
+      await repos.transactions.saveOutcome(
+        buildOutcome(step.transaction, 1, {
+          event: step.event,
+          aggregates: { remove: [{ series: 'user-sending', key: 'nobody', id: 't-404' }], add: [replacement] },
+        }),
+      );
+      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), [replacement], 'entries after an upsert of a held id');
+      assertEqual(await repos.aggregates.entries('user-sending', 'nobody'), [], 'entries of the key of a missing ref');
+    },
+  },
+  {
+    name: 'aggregates.entries are ordered by timestamp and query answers every function over the closed window',
+    async body(repos) {
+      const t0 = FIXTURE_T0;
+      const entries: SeriesEntry[] = [
+        { series: 'user-sending', key: 'alice', id: 'c', timestamp: t0 + 20, amount: 300n, values: { counterparty: 'bob' } },
+        { series: 'user-sending', key: 'alice', id: 'a', timestamp: t0, amount: 100n, values: { counterparty: 'bob' } },
+        { series: 'user-sending', key: 'alice', id: 'b', timestamp: t0 + 10, amount: null, values: { counterparty: 'carol' } },
+        { series: 'user-sending', key: 'alice', id: 'd', timestamp: t0 + 30, amount: -50n, values: { counterparty: '' } },
+      ];
+      const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(buildOutcome(stored, null, { aggregates: { remove: [], add: entries } }));
+      assertEqual(
+        (await repos.aggregates.entries('user-sending', 'alice')).map((e) => e.id),
+        ['a', 'b', 'c', 'd'],
+        'entry ids in timestamp order',
+      );
+      const q = (start: number, end: number, fn: 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct', extra: { excludeId?: string; field?: string } = {}) => ({
+        series: 'user-sending',
+        key: 'alice',
+        start,
+        end,
+        fn,
+        ...extra,
+      });
+      const rows = [
+        { name: 'count over [t0, t0+30] (both ends inclusive)', query: q(t0, t0 + 30, 'count'), expected: 4 },
+        { name: 'count over [t0+1, t0+29] (just inside the ends)', query: q(t0 + 1, t0 + 29, 'count'), expected: 2 },
+        { name: 'count with excludeId', query: q(t0, t0 + 30, 'count', { excludeId: 'c' }), expected: 3 },
+        { name: 'count of an unknown key', query: { ...q(t0, t0 + 30, 'count'), key: 'nobody' }, expected: 0 },
+        { name: 'sum skips null amounts', query: q(t0, t0 + 30, 'sum'), expected: 350n },
+        { name: 'sum of an empty window', query: q(t0 + 1, t0 + 9, 'sum'), expected: 0n },
+        { name: 'amountCount counts non-null amounts', query: q(t0, t0 + 30, 'amountCount'), expected: 3 },
+        { name: 'min', query: q(t0, t0 + 30, 'min'), expected: -50n },
+        { name: 'max with excludeId', query: q(t0, t0 + 30, 'max', { excludeId: 'c' }), expected: 100n },
+        { name: 'min of an empty window', query: q(t0 + 11, t0 + 19, 'min'), expected: null },
+        { name: 'distinct ignores empty values', query: q(t0, t0 + 30, 'distinct', { field: 'counterparty' }), expected: 2 },
+      ];
+      const answers = await repos.aggregates.query(rows.map((r) => r.query));
+      rows.forEach((row, i) => assertEqual(answers[i], row.expected, `aggregates.query: ${row.name}`));
+    },
+  },
+  {
+    name: 'counters of successive outcomes add up on the instance (get and list)',
+    async body(repos) {
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-2'));
+      for (let i = 0; i < 3; i++) {
+        const stored = buildStoredTransaction(buildTransaction(`t-${i}`, { origin: 'alice' }));
+        await repos.transactions.saveOutcome(
+          buildOutcome(stored, null, { counters: [{ instanceId: 'ri-1', runs: 1, hits: i === 0 ? 1 : 0 }, { instanceId: 'ri-2', runs: 1, hits: 1 }] }),
+        );
+      }
+      const one = await repos.ruleInstances.get('ri-1');
+      assertEqual([one?.runCount, one?.hitCount], [3, 1], 'ri-1 [runCount, hitCount]');
+      const list = await repos.ruleInstances.list();
+      assertEqual(list.map((i) => [i.id, i.runCount, i.hitCount]), [['ri-1', 3, 1], ['ri-2', 3, 3]], 'list() [id, runCount, hitCount]');
+    },
+  },
+  {
+    name: 'concurrent outcomes on different transactions add up exactly and share one alert and case per (instance, user)',
+    async body(repos) {
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+      const n = 40;
+      await Promise.all(
+        Array.from({ length: n }, (_, i) => {
+          const stored = buildStoredTransaction(buildTransaction(`t-${i}`, { origin: 'alice', destination: `bob-${i % 4}`, timestamp: FIXTURE_T0 + i }));
+          return repos.transactions.saveOutcome(
+            buildOutcome(stored, null, {
+              aggregates: { remove: [], add: buildContributions(stored.transaction) },
+              counters: [{ instanceId: 'ri-1', runs: 1, hits: i % 2 }],
+              alertHits: i % 2 === 1 ? [buildAlertHit('ri-1', 'alice', `t-${i}`, { alertId: `A-${i}`, caseId: `C-${i}` })] : [],
+              seenUserIds: ['alice', `bob-${i % 4}`],
+              now: FIXTURE_T0 + i,
+            }),
+          );
+        }),
+      );
+      const instance = await repos.ruleInstances.get('ri-1');
+      assertEqual([instance?.runCount, instance?.hitCount], [n, n / 2], '[runCount, hitCount] after concurrent outcomes');
+      const [count] = await repos.aggregates.query([{ series: 'user-sending', key: 'alice', start: FIXTURE_T0, end: FIXTURE_T0 + n, fn: 'count' }]);
+      assertEqual(count, n, 'user-sending count of alice after concurrent outcomes');
+      const alerts = await repos.cases.listAlerts();
+      assertEqual(alerts.length, 1, 'number of alerts for one (instance, user)');
+      assertEqual(
+        [...(alerts[0]?.entityDetails.transactionIds ?? [])].sort(),
+        Array.from({ length: n / 2 }, (_, k) => `t-${2 * k + 1}`).sort(),
+        'transaction ids of the shared alert',
+      );
+      const cases = await repos.cases.listCases();
+      assertEqual(cases.map((c) => c.alertIds), [[alerts[0]?.alertId]], 'one case holding the one alert');
+      const users = await repos.users.getUsers(['alice', 'bob-0', 'bob-3']);
+      assertTrue(users.every((u) => u !== null && u.type === null), 'every seen user exists as a bare record');
+    },
+  },
+  {
+    name: 'counters naming an instance that does not exist are ignored',
+    async body(repos) {
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-gone'));
+      await repos.ruleInstances.delete('ri-gone');
+      const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(stored, null, {
+          counters: [
+            { instanceId: 'ri-1', runs: 1, hits: 1 },
+            { instanceId: 'ri-gone', runs: 1, hits: 1 },
+            { instanceId: 'ri-never', runs: 1, hits: 0 },
+          ],
+        }),
+      );
+      assertEqual((await repos.ruleInstances.list()).map((i) => [i.id, i.runCount, i.hitCount]), [['ri-1', 1, 1]], 'instances after counters of missing ones');
+      assertEqual(await repos.ruleInstances.get('ri-gone'), null, 'a deleted instance stays deleted');
+      assertEqual(await repos.ruleInstances.get('ri-never'), null, 'a never-created instance is not created by counters');
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-gone'));
+      const back = await repos.ruleInstances.get('ri-gone');
+      assertEqual([back?.runCount, back?.hitCount], [0, 0], 'counters of a re-created instance start at 0');
+    },
+  },
+  {
+    name: 'ruleInstances put/get/getStored/list/delete: replace keeps counters and position, delete reports existence',
+    async body(repos) {
+      const a = buildStoredRuleInstance('ri-a');
+      const b = buildStoredRuleInstance('ri-b');
+      await repos.ruleInstances.put(structuredClone(a));
+      await repos.ruleInstances.put(structuredClone(b));
+      assertEqual(await repos.ruleInstances.getStored('ri-a'), a, 'getStored after put');
+      assertEqual(await repos.ruleInstances.get('ri-a'), { ...a.instance, runCount: 0, hitCount: 0 }, 'get after put (counters 0)');
+      const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(buildOutcome(stored, null, { counters: [{ instanceId: 'ri-a', runs: 1, hits: 1 }] }));
+      const a2 = buildStoredRuleInstance('ri-a', { threshold: 500, now: FIXTURE_T0 + 1 });
+      a2.derived = { riskLevelParameters: false, riskLevelActions: true, riskLevelsTriggersOnHit: true };
+      await repos.ruleInstances.put(structuredClone(a2));
+      assertEqual(await repos.ruleInstances.getStored('ri-a'), a2, 'getStored after replace');
+      assertEqual(await repos.ruleInstances.get('ri-a'), { ...a2.instance, runCount: 1, hitCount: 1 }, 'get after replace keeps counters');
+      assertEqual((await repos.ruleInstances.list()).map((i) => i.id), ['ri-a', 'ri-b'], 'list keeps creation order after a replace');
+      assertEqual(await repos.ruleInstances.delete('ri-a'), true, 'delete of an existing instance');
+      assertEqual(await repos.ruleInstances.delete('ri-a'), false, 'delete of a deleted instance');
+      assertEqual(await repos.ruleInstances.get('ri-a'), null, 'get after delete');
+      assertEqual(await repos.ruleInstances.getStored('ri-a'), null, 'getStored after delete');
+      assertEqual((await repos.ruleInstances.list()).map((i) => i.id), ['ri-b'], 'list after delete');
+    },
+  },
+  {
+    name: 'ruleInstances.revision changes on every put and delete and not on reads',
+    async body(repos) {
+      const seen = [await repos.ruleInstances.revision()];
+      const expectChange = async (what: string) => {
+        const r = await repos.ruleInstances.revision();
+        assertTrue(!seen.includes(r), `revision must change after ${what} (got a value seen before)`);
+        seen.push(r);
+      };
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+      await expectChange('a create');
+      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1', { threshold: 1 }));
+      await expectChange('a replace');
+      await repos.ruleInstances.list();
+      await repos.ruleInstances.get('ri-1');
+      await repos.ruleInstances.getStored('ri-1');
+      assertEqual(await repos.ruleInstances.revision(), seen.at(-1), 'revision after reads');
+      await repos.ruleInstances.delete('ri-1');
+      await expectChange('a delete');
+    },
+  },
+  {
+    name: 'an alert hit creates an open alert in a new open case of the user',
+    async body(repos) {
+      const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      const hit = buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1', priority: 'P3' });
+      await repos.transactions.saveOutcome(buildOutcome(stored, null, { alertHits: [hit], now: FIXTURE_T0 + 5 }));
+      const alert: Alert = {
+        alertId: 'A-1',
+        caseId: 'C-1',
+        createdTimestamp: FIXTURE_T0 + 5,
+        updatedAt: FIXTURE_T0 + 5,
+        alertStatus: 'OPEN',
+        priority: 'P3',
+        userId: 'alice',
+        direction: 'ORIGIN',
+        entityDetails: { type: 'TRANSACTION', transactionIds: ['t-1'] },
+        ruleDetails: hit.ruleDetails,
+      };
+      const theCase: Case = {
+        caseId: 'C-1',
+        createdTimestamp: FIXTURE_T0 + 5,
+        updatedAt: FIXTURE_T0 + 5,
+        caseStatus: 'OPEN',
+        priority: 'P3',
+        alertIds: ['A-1'],
+        entityDetails: { type: 'USER', userId: 'alice' },
+      };
+      assertEqual(await repos.cases.getAlert('A-1'), alert, 'the new alert');
+      assertEqual(await repos.cases.getCase('C-1'), theCase, 'the new case');
+      assertEqual(await repos.cases.listAlerts(), [alert], 'listAlerts');
+      assertEqual(await repos.cases.listCases(), [theCase], 'listCases');
+    },
+  },
+  {
+    name: 'a later hit of the same (instance, user) appends its transaction id once to the open alert',
+    async body(repos) {
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(buildOutcome(t1, null, { alertHits: [buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1' })] }));
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t2, null, { alertHits: [buildAlertHit('ri-1', 'alice', 't-2', { alertId: 'A-2', caseId: 'C-2' })], now: FIXTURE_T0 + 50 }),
+      );
+      // An event re-evaluates t-2 and hits again: the id is already in the alert.
+      const step = buildEventStep(t2, 'e-1');
+      await repos.transactions.saveOutcome(
+        buildOutcome(step.transaction, 1, {
+          event: step.event,
+          alertHits: [buildAlertHit('ri-1', 'alice', 't-2', { alertId: 'A-3', caseId: 'C-3' })],
+          now: FIXTURE_T0 + 60,
+        }),
+      );
+      const alerts = await repos.cases.listAlerts();
+      assertEqual(alerts.map((a) => a.alertId), ['A-1'], 'alert ids after three hits of one (instance, user)');
+      assertEqual(alerts[0]?.entityDetails.transactionIds, ['t-1', 't-2'], 'transaction ids of the alert');
+      assertEqual([alerts[0]?.createdTimestamp, alerts[0]?.updatedAt], [FIXTURE_T0, FIXTURE_T0 + 60], 'alert [createdTimestamp, updatedAt]');
+      const cases = await repos.cases.listCases();
+      assertEqual(cases.map((c) => [c.caseId, c.alertIds, c.updatedAt]), [['C-1', ['A-1'], FIXTURE_T0 + 60]], 'cases [id, alertIds, updatedAt]');
+    },
+  },
+  {
+    name: "a hit of another instance on the same user adds a new alert to the user's open case and raises its priority",
+    async body(repos) {
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, {
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1', priority: 'P3' }),
+            buildAlertHit('ri-2', 'alice', 't-1', { alertId: 'A-2', caseId: 'C-2', priority: 'P1' }),
+            buildAlertHit('ri-3', 'alice', 't-1', { alertId: 'A-3', caseId: 'C-3', priority: 'P4' }),
+          ],
+        }),
+      );
+      assertEqual((await repos.cases.listCases()).map((c) => c.caseId), ['C-1'], 'case ids');
+      const theCase = await repos.cases.getCase('C-1');
+      assertEqual(theCase?.alertIds, ['A-1', 'A-2', 'A-3'], 'alert ids of the case, in creation order');
+      assertEqual(theCase?.priority, 'P1', 'case priority after alerts of P3, P1, P4');
+      for (const id of ['A-1', 'A-2', 'A-3']) assertEqual((await repos.cases.getAlert(id))?.caseId, 'C-1', `caseId of ${id}`);
+    },
+  },
+  {
+    name: 'a hit on another user creates a new alert and a new case for that user',
+    async body(repos) {
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, {
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1' }),
+            buildAlertHit('ri-1', 'bob', 't-1', { alertId: 'A-2', caseId: 'C-2', direction: 'DESTINATION' }),
+          ],
+        }),
+      );
+      const alert = await repos.cases.getAlert('A-2');
+      assertEqual([alert?.userId, alert?.direction, alert?.caseId], ['bob', 'DESTINATION', 'C-2'], "bob's alert [userId, direction, caseId]");
+      const theCase = await repos.cases.getCase('C-2');
+      assertEqual([theCase?.entityDetails, theCase?.alertIds], [{ type: 'USER', userId: 'bob' }, ['A-2']], "bob's case [entityDetails, alertIds]");
+      assertEqual((await repos.cases.getCase('C-1'))?.alertIds, ['A-1'], "alice's case is unchanged");
+    },
+  },
+  {
+    name: 'seen users are created as bare records and never overwrite a stored user',
+    async body(repos) {
+      const alice = storedUser('alice', { craScore: 42, craRiskLevel: 'MEDIUM' });
+      await repos.users.putUser(structuredClone(alice));
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(buildOutcome(t1, null, { seenUserIds: ['alice', 'bob'], now: FIXTURE_T0 + 7 }));
+      assertEqual(await repos.users.getUser('alice'), alice, 'a stored user after being seen');
+      const bare: StoredUser = { userId: 'bob', type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: FIXTURE_T0 + 7, updatedAt: FIXTURE_T0 + 7 };
+      assertEqual(await repos.users.getUser('bob'), bare, 'a user first seen in a transaction');
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'bob' }));
+      await repos.transactions.saveOutcome(buildOutcome(t2, null, { seenUserIds: ['bob'], now: FIXTURE_T0 + 99 }));
+      assertEqual(await repos.users.getUser('bob'), bare, 'a bare user seen again keeps firstSeenAt');
+    },
+  },
+  {
+    name: 'user updates set CRA on any user and state/KYC on created profiles only',
+    async body(repos) {
+      const alice = storedUser('alice');
+      await repos.users.putUser(structuredClone(alice));
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      const now = FIXTURE_T0 + 11;
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, {
+          seenUserIds: ['bob'],
+          userUpdates: [
+            {
+              userId: 'alice',
+              craScore: 81.5,
+              craRiskLevel: 'VERY_HIGH',
+              userStateDetails: { state: 'SUSPENDED', reason: 'Rule hit' },
+              kycStatusDetails: { status: 'MANUAL_REVIEW', reason: 'Rule hit' },
+            },
+            { userId: 'bob', craScore: 30, userStateDetails: { state: 'BLOCKED', reason: 'Rule hit' } },
+            { userId: 'carol', craRiskLevel: 'LOW' },
+          ],
+          now,
+        }),
+      );
+      assertEqual(
+        await repos.users.getUser('alice'),
+        {
+          ...alice,
+          craScore: 81.5,
+          craRiskLevel: 'VERY_HIGH',
+          updatedAt: now,
+          profile: {
+            ...alice.profile,
+            userStateDetails: { state: 'SUSPENDED', reason: 'Rule hit' },
+            kycStatusDetails: { status: 'MANUAL_REVIEW', reason: 'Rule hit' },
+          },
+        },
+        'a created user after an update',
+      );
+      assertEqual(
+        await repos.users.getUser('bob'),
+        { userId: 'bob', type: null, profile: null, craScore: 30, craRiskLevel: null, firstSeenAt: now, updatedAt: now },
+        'a bare user after an update with state details',
+      );
+      assertEqual(
+        await repos.users.getUser('carol'),
+        { userId: 'carol', type: null, profile: null, craScore: null, craRiskLevel: 'LOW', firstSeenAt: now, updatedAt: now },
+        'an unknown user after an update (created bare)',
+      );
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(buildOutcome(t2, null, { userUpdates: [{ userId: 'alice', craRiskLevel: 'HIGH' }], now: now + 1 }));
+      const again = await repos.users.getUser('alice');
+      assertEqual([again?.craScore, again?.craRiskLevel, again?.updatedAt], [81.5, 'HIGH', now + 1], 'an update without craScore keeps it');
+    },
+  },
+  {
+    name: 'users putUser/getUser/getUsers: replace on put, order preserved with nulls for unknown ids',
+    async body(repos) {
+      const u1 = storedUser('u-1');
+      const u2 = storedUser('u-2', { type: 'BUSINESS', profile: { userId: 'u-2', createdTimestamp: FIXTURE_T0, legalEntity: { companyGeneralDetails: { legalName: 'Acme' } } } });
+      await repos.users.putUser(structuredClone(u1));
+      await repos.users.putUser(structuredClone(u2));
+      assertEqual(await repos.users.getUser('u-2'), u2, 'getUser of a business user');
+      assertEqual(await repos.users.getUsers(['u-2', 'missing', 'u-1', 'u-2']), [u2, null, u1, u2], 'getUsers keeps order and duplicates');
+      const u1b = storedUser('u-1', { craScore: 5, updatedAt: FIXTURE_T0 + 1 });
+      await repos.users.putUser(structuredClone(u1b));
+      assertEqual(await repos.users.getUser('u-1'), u1b, 'getUser after a replacing put');
+    },
+  },
+  {
+    name: 'comments are listed per target (kind and id) in insertion order',
+    async body(repos) {
+      const comment = (n: number) => ({
+        commentId: `c-${n}`,
+        body: `note ${n}`,
+        files: n === 2 ? [{ s3Key: 'k-1', filename: 'a.pdf', size: 10 }] : [],
+        createdTimestamp: FIXTURE_T0 + n,
+        updatedTimestamp: FIXTURE_T0 + n,
+      });
+      await repos.comments.addComment({ kind: 'user', id: 'x' }, comment(1));
+      await repos.comments.addComment({ kind: 'case', id: 'x' }, comment(2));
+      await repos.comments.addComment({ kind: 'user', id: 'x' }, comment(3));
+      await repos.comments.addComment({ kind: 'alert', id: 'y' }, comment(4));
+      assertEqual(await repos.comments.listComments({ kind: 'user', id: 'x' }), [comment(1), comment(3)], 'comments of user x');
+      assertEqual(await repos.comments.listComments({ kind: 'case', id: 'x' }), [comment(2)], 'comments of case x');
+      assertEqual(await repos.comments.listComments({ kind: 'alert', id: 'x' }), [], 'comments of alert x');
+      assertEqual(await repos.comments.listComments({ kind: 'alert', id: 'y' }), [comment(4)], 'comments of alert y');
+    },
+  },
+  {
+    name: 'files putFile/getFile and putContent/getContent round-trip, and putContent marks the file uploaded',
+    async body(repos) {
+      const record: FileRecord = { key: 'f-1', filename: 'statement.pdf', fileSize: 5, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false };
+      await repos.files.putFile({ ...record });
+      assertEqual(await repos.files.getFile('f-1'), record, 'getFile after putFile');
+      assertEqual(await repos.files.getContent('f-1'), null, 'getContent before an upload');
+      await repos.files.putContent('f-1', new Uint8Array([1, 2, 3, 250, 0]));
+      assertEqual(await repos.files.getContent('f-1'), new Uint8Array([1, 2, 3, 250, 0]), 'getContent after putContent');
+      assertEqual(await repos.files.getFile('f-1'), { ...record, uploaded: true }, 'getFile after putContent');
+      assertEqual(await repos.files.getFile('f-2'), null, 'getFile of another key');
+    },
+  },
+];
+
+/**
+ * The conformance cases, each bound to a fresh repositories instance from `createRepositories`.
+ * Runner-agnostic: call `run()` and treat a rejection as a failure.
+ *
+ * @example
+ * ```ts
+ * import test from 'node:test';
+ * import { repositoryConformanceCases } from 'txmon/testing';
+ * for (const c of repositoryConformanceCases(() => createMyRepositories())) test(c.name, () => c.run());
+ * ```
+ */
+export function repositoryConformanceCases(createRepositories: CreateRepositories, options: ConformanceOptions = {}): ConformanceCase[] {
+  return CASES.map(({ name, body }) => ({
+    name,
+    async run() {
+      const repos = await createRepositories();
+      try {
+        await body(repos);
+      } finally {
+        await options.dispose?.(repos);
+      }
+    },
+  }));
+}
+
+/**
+ * Registers every conformance case as one test inside a `describe(name)` block of any runner
+ * with a `describe`/`it` pair (vitest, jest, `node:test`).
+ *
+ * @example
+ * ```ts
+ * import { describe, it } from 'vitest';
+ * import { createMemoryRepositories } from 'txmon';
+ * import { describeRepositoryConformance } from 'txmon/testing';
+ * describeRepositoryConformance('memory', () => createMemoryRepositories(), { describe, it });
+ * ```
+ */
+export function describeRepositoryConformance(
+  name: string,
+  createRepositories: CreateRepositories,
+  runner: ConformanceRunner,
+  options: ConformanceOptions = {},
+): void {
+  const cases = repositoryConformanceCases(createRepositories, options);
+  runner.describe(name, () => {
+    for (const c of cases) runner.it(c.name, () => c.run());
+  });
+}

@@ -1,0 +1,450 @@
+/**
+ * Model-based check of a {@link Repositories} implementation: fast-check generates random
+ * sequences of operations (transaction creates and events through `saveOutcome` with realistic
+ * outcomes, stale versions and duplicate event ids, rule-instance puts and deletes, host-created
+ * users), runs each against the repositories and against a tiny Map-based model, and compares
+ * everything observable after every step.
+ */
+import fc from 'fast-check';
+import type { Arbitrary, Parameters } from 'fast-check';
+import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import type { RiskLevel } from '../domain/index.js';
+import { isTxmonError } from '../errors.js';
+import type {
+  Alert,
+  AlertHit,
+  Case,
+  Repositories,
+  StoredEvent,
+  StoredRuleInstance,
+  StoredTransaction,
+  StoredUser,
+  TransactionOutcome,
+  UserUpdate,
+} from '../repositories/types.js';
+import { assertEqual, assertTrue } from './assert.js';
+import type { CreateRepositories } from './conformance.js';
+import {
+  FIXTURE_T0,
+  buildAlertHit,
+  buildContributions,
+  buildEventStep,
+  buildMonitoringResult,
+  buildOutcome,
+  buildStoredRuleInstance,
+  buildStoredTransaction,
+  buildTransaction,
+  refsOf,
+} from './fixtures.js';
+
+/** Options of {@link checkRepositoriesAgainstModel}. */
+export interface ModelCheckOptions {
+  /** Sequences to try. Default 50. */
+  readonly numRuns?: number;
+  /** Longest operation sequence. Default 30. */
+  readonly maxSteps?: number;
+  /** Pins the run (fast-check `seed`); a failure report prints the seed and path to replay. */
+  readonly seed?: number;
+  /** Replays one failing case (fast-check `path`), together with `seed`. */
+  readonly path?: string;
+  /** Called after every sequence with the repositories it used. */
+  readonly dispose?: (repositories: Repositories) => void | Promise<void>;
+}
+
+const TX_SLOTS = 5;
+const USER_SLOTS = 4;
+const INSTANCE_SLOTS = 3;
+const SERIES = ['user-sending', 'user-receiving'] as const;
+const PRIORITIES = ['P1', 'P2', 'P3'] as const;
+
+type Op =
+  | { kind: 'create'; tx: number; origin: number; destination: number; cents: number; offset: number; hits: boolean[]; cra: number | null; staleCounters: boolean }
+  | { kind: 'event'; tx: number; cents: number | null; skew: -1 | 0 | 1; reuseEventId: boolean; hits: boolean[]; cra: number | null }
+  | { kind: 'putInstance'; instance: number; threshold: number }
+  | { kind: 'deleteInstance'; instance: number }
+  | { kind: 'putUser'; user: number; cra: number | null };
+
+const hitsArbitrary = fc.array(fc.boolean(), { minLength: INSTANCE_SLOTS, maxLength: INSTANCE_SLOTS });
+const craArbitrary = fc.option(fc.integer({ min: 0, max: 100 }), { nil: null });
+
+const opArbitrary: Arbitrary<Op> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      tx: fc.nat(TX_SLOTS - 1),
+      origin: fc.nat(USER_SLOTS - 1),
+      destination: fc.nat(USER_SLOTS - 1),
+      cents: fc.integer({ min: 1, max: 2_000_000 }),
+      offset: fc.nat(30),
+      hits: hitsArbitrary,
+      cra: craArbitrary,
+      staleCounters: fc.boolean(),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('event' as const),
+      tx: fc.nat(TX_SLOTS - 1),
+      cents: fc.option(fc.integer({ min: 1, max: 2_000_000 }), { nil: null }),
+      skew: fc.constantFrom(0 as const, 0 as const, 0 as const, -1 as const, 1 as const),
+      reuseEventId: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      hits: hitsArbitrary,
+      cra: craArbitrary,
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('putInstance' as const), instance: fc.nat(INSTANCE_SLOTS - 1), threshold: fc.integer({ min: 1, max: 50_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteInstance' as const), instance: fc.nat(INSTANCE_SLOTS - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('putUser' as const), user: fc.nat(USER_SLOTS - 1), cra: craArbitrary }) },
+);
+
+const txId = (slot: number) => `t-${slot}`;
+const userId = (slot: number) => `user-${slot}`;
+const instanceId = (slot: number) => `ri-${slot}`;
+const ALL_USERS = Array.from({ length: USER_SLOTS }, (_, i) => userId(i));
+
+function levelOf(score: number): RiskLevel {
+  return score < 20 ? 'VERY_LOW' : score < 40 ? 'LOW' : score < 60 ? 'MEDIUM' : score < 80 ? 'HIGH' : 'VERY_HIGH';
+}
+
+/** The model: plain Maps with the semantics of the repository ports. */
+function createModel() {
+  const transactions = new Map<string, StoredTransaction>();
+  const eventLists = new Map<string, StoredEvent[]>();
+  const events = new Map<string, StoredEvent>();
+  const instances = new Map<string, { stored: StoredRuleInstance; runs: number; hits: number }>();
+  const users = new Map<string, StoredUser>();
+  const alerts = new Map<string, Alert>();
+  const openAlert = new Map<string, string>();
+  const cases = new Map<string, Case>();
+  const openCase = new Map<string, string>();
+  const entries = new Map<string, Map<string, SeriesEntry>>();
+
+  function ensureUser(id: string, now: number): StoredUser {
+    let u = users.get(id);
+    if (!u) {
+      u = { userId: id, type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+      users.set(id, u);
+    }
+    return u;
+  }
+
+  function applyHit(hit: AlertHit, now: number): void {
+    const key = `${hit.instanceId}\u0000${hit.userId}`;
+    const open = alerts.get(openAlert.get(key) ?? '');
+    if (open) {
+      if (!open.entityDetails.transactionIds.includes(hit.transactionId)) open.entityDetails.transactionIds.push(hit.transactionId);
+      open.updatedAt = now;
+      const c = cases.get(open.caseId);
+      if (c) c.updatedAt = now;
+      return;
+    }
+    let theCase = cases.get(openCase.get(hit.userId) ?? '');
+    if (!theCase) {
+      theCase = {
+        caseId: hit.newCaseId,
+        createdTimestamp: now,
+        updatedAt: now,
+        caseStatus: 'OPEN',
+        priority: hit.priority,
+        alertIds: [],
+        entityDetails: { type: 'USER', userId: hit.userId },
+      };
+      cases.set(theCase.caseId, theCase);
+      openCase.set(hit.userId, theCase.caseId);
+    }
+    alerts.set(hit.newAlertId, {
+      alertId: hit.newAlertId,
+      caseId: theCase.caseId,
+      createdTimestamp: now,
+      updatedAt: now,
+      alertStatus: 'OPEN',
+      priority: hit.priority,
+      userId: hit.userId,
+      direction: hit.direction,
+      entityDetails: { type: 'TRANSACTION', transactionIds: [hit.transactionId] },
+      ruleDetails: structuredClone(hit.ruleDetails),
+    });
+    openAlert.set(key, hit.newAlertId);
+    theCase.alertIds.push(hit.newAlertId);
+    theCase.updatedAt = now;
+    if (hit.priority < theCase.priority) theCase.priority = hit.priority;
+  }
+
+  return {
+    transactions,
+    eventLists,
+    events,
+    instances,
+    users,
+    alerts,
+    cases,
+    entries,
+    /** Whether the repositories must reject `outcome` with CONCURRENT_UPDATE. */
+    conflicts(outcome: TransactionOutcome): boolean {
+      const existing = transactions.get(outcome.transaction.transaction.transactionId);
+      if (outcome.expectedVersion === null ? existing !== undefined : existing?.version !== outcome.expectedVersion) return true;
+      return outcome.event !== null && events.has(outcome.event.eventId);
+    },
+    apply(input: TransactionOutcome): void {
+      const outcome = structuredClone(input);
+      const id = outcome.transaction.transaction.transactionId;
+      transactions.set(id, outcome.transaction);
+      if (outcome.event) {
+        events.set(outcome.event.eventId, outcome.event);
+        eventLists.set(id, [...(eventLists.get(id) ?? []), outcome.event]);
+      }
+      for (const ref of outcome.aggregates.remove) entries.get(`${ref.series}\u0000${ref.key}`)?.delete(ref.id);
+      for (const e of outcome.aggregates.add) {
+        const k = `${e.series}\u0000${e.key}`;
+        if (!entries.has(k)) entries.set(k, new Map());
+        entries.get(k)?.set(e.id, e);
+      }
+      for (const c of outcome.counters) {
+        const inst = instances.get(c.instanceId);
+        if (inst) {
+          inst.runs += c.runs;
+          inst.hits += c.hits;
+        }
+      }
+      for (const hit of outcome.alertHits) applyHit(hit, outcome.now);
+      for (const u of outcome.seenUserIds) ensureUser(u, outcome.now);
+      for (const upd of outcome.userUpdates) {
+        const u = ensureUser(upd.userId, outcome.now);
+        if (upd.craScore !== undefined) u.craScore = upd.craScore;
+        if (upd.craRiskLevel !== undefined) u.craRiskLevel = upd.craRiskLevel;
+        if (u.profile && (upd.userStateDetails || upd.kycStatusDetails)) {
+          u.profile = {
+            ...u.profile,
+            ...(upd.userStateDetails ? { userStateDetails: upd.userStateDetails } : {}),
+            ...(upd.kycStatusDetails ? { kycStatusDetails: upd.kycStatusDetails } : {}),
+          } as StoredUser['profile'];
+        }
+        u.updatedAt = outcome.now;
+      }
+    },
+    putInstance(stored: StoredRuleInstance): void {
+      const current = instances.get(stored.instance.id);
+      instances.set(stored.instance.id, { stored: structuredClone(stored), runs: current?.runs ?? 0, hits: current?.hits ?? 0 });
+    },
+  };
+}
+
+type Model = ReturnType<typeof createModel>;
+
+function sortEntries(list: readonly SeriesEntry[]): SeriesEntry[] {
+  return [...list].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+function sortById<T>(list: readonly T[], id: (x: T) => string): T[] {
+  return [...list].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+}
+
+/** Builds the outcome of one create/event op from the model's view (what the engine would write). */
+function outcomeOf(model: Model, op: Extract<Op, { kind: 'create' | 'event' }>, step: number): TransactionOutcome {
+  const now = FIXTURE_T0 + step * 1000;
+  const id = txId(op.tx);
+  const instanceSlots = Array.from({ length: INSTANCE_SLOTS }, (_, i) => i);
+  const present = instanceSlots.filter((i) => model.instances.has(instanceId(i)) || (op.kind === 'create' && op.staleCounters));
+  const hitSlots = present.filter((i) => op.hits[i] === true);
+  const result = buildMonitoringResult(present.map(instanceId), hitSlots.map(instanceId));
+  const counters = present.map((i) => ({ instanceId: instanceId(i), runs: 1, hits: op.hits[i] === true ? 1 : 0 }));
+
+  let stored: StoredTransaction;
+  let expectedVersion: number | null;
+  let event: StoredEvent | null = null;
+  let remove: ReturnType<typeof refsOf> = [];
+  if (op.kind === 'create') {
+    const origin = userId(op.origin);
+    const destination = userId(op.destination);
+    stored = buildStoredTransaction(
+      buildTransaction(id, { origin, destination, amount: op.cents / 100, timestamp: FIXTURE_T0 + op.offset * 3_600_000 }),
+      result,
+    );
+    expectedVersion = null;
+  } else {
+    const previous =
+      model.transactions.get(id) ?? buildStoredTransaction(buildTransaction(id, { origin: userId(0), destination: userId(1) }));
+    // Reusing the id of the transaction's own latest event: a replay racing past the engine's idempotency check.
+    const latest = model.eventLists.get(id)?.at(-1)?.eventId;
+    const eventId = op.reuseEventId && latest !== undefined ? latest : `e-${step}`;
+    const next = buildEventStep(previous, eventId, { ...(op.cents !== null ? { amount: op.cents / 100 } : {}), result });
+    stored = next.transaction;
+    event = next.event;
+    expectedVersion = previous.version + op.skew;
+    remove = refsOf(buildContributions(previous.transaction));
+  }
+  const t = stored.transaction;
+  const parties = [t.originUserId, t.destinationUserId].filter((u): u is string => u !== undefined);
+  const alertHits = hitSlots.map((i) =>
+    buildAlertHit(instanceId(i), parties[i % parties.length] as string, id, {
+      alertId: `A-${step}-${i}`,
+      caseId: `C-${step}-${i}`,
+      priority: PRIORITIES[i] ?? 'P2',
+      direction: i % parties.length === 0 ? 'ORIGIN' : 'DESTINATION',
+    }),
+  );
+  const userUpdates: UserUpdate[] = [];
+  if (op.cra !== null && t.originUserId !== undefined) {
+    const update: UserUpdate = { userId: t.originUserId, craScore: op.cra, craRiskLevel: levelOf(op.cra) };
+    if (hitSlots.length > 0) update.userStateDetails = { state: 'SUSPENDED', reason: 'Rule hit' };
+    userUpdates.push(update);
+  }
+  return buildOutcome(stored, expectedVersion, {
+    event,
+    aggregates: { remove, add: buildContributions(t) },
+    counters,
+    alertHits,
+    // The engine lists the parties it did not find; a concurrent create can make any of them known.
+    seenUserIds: parties,
+    userUpdates,
+    now,
+  });
+}
+
+async function compare(repos: Repositories, model: Model, label: string): Promise<void> {
+  for (let slot = 0; slot < TX_SLOTS; slot++) {
+    const id = txId(slot);
+    assertEqual(await repos.transactions.getTransaction(id), model.transactions.get(id) ?? null, `${label}: getTransaction(${id})`);
+    assertEqual(await repos.transactions.listEvents(id), model.eventLists.get(id) ?? [], `${label}: listEvents(${id})`);
+  }
+  for (const [eventId, event] of model.events) {
+    assertEqual(await repos.transactions.getEvent(eventId), event, `${label}: getEvent(${eventId})`);
+  }
+  const expectedInstances = [...model.instances.values()].map((i) => ({ ...i.stored.instance, runCount: i.runs, hitCount: i.hits }));
+  assertEqual(await repos.ruleInstances.list(), expectedInstances, `${label}: ruleInstances.list()`);
+  assertEqual(await repos.users.getUsers(ALL_USERS), ALL_USERS.map((u) => model.users.get(u) ?? null), `${label}: getUsers`);
+  assertEqual(
+    sortById(await repos.cases.listAlerts(), (a) => a.alertId),
+    sortById([...model.alerts.values()], (a) => a.alertId),
+    `${label}: listAlerts`,
+  );
+  assertEqual(
+    sortById(await repos.cases.listCases(), (c) => c.caseId),
+    sortById([...model.cases.values()], (c) => c.caseId),
+    `${label}: listCases`,
+  );
+  for (const series of SERIES) {
+    for (const user of ALL_USERS) {
+      const expected = sortEntries([...(model.entries.get(`${series}\u0000${user}`)?.values() ?? [])]);
+      assertEqual(sortEntries(await repos.aggregates.entries(series, user)), expected, `${label}: aggregates.entries(${series}, ${user})`);
+      const window = { series, key: user, start: FIXTURE_T0, end: FIXTURE_T0 + 31 * 3_600_000 };
+      const sum = expected.reduce((acc, e) => acc + (e.amount ?? 0n), 0n);
+      assertEqual(
+        await repos.aggregates.query([
+          { ...window, fn: 'count' },
+          { ...window, fn: 'sum' },
+        ]),
+        [expected.length, sum],
+        `${label}: aggregates.query count/sum (${series}, ${user})`,
+      );
+    }
+  }
+}
+
+async function runOps(repos: Repositories, ops: readonly Op[]): Promise<void> {
+  const model = createModel();
+  let revision = await repos.ruleInstances.revision();
+  for (let step = 0; step < ops.length; step++) {
+    const op = ops[step] as Op;
+    const label = `step ${step} (${op.kind})`;
+    switch (op.kind) {
+      case 'create':
+      case 'event': {
+        const outcome = outcomeOf(model, op, step);
+        const conflict = model.conflicts(outcome);
+        let error: unknown = null;
+        try {
+          await repos.transactions.saveOutcome(structuredClone(outcome));
+        } catch (e) {
+          error = e;
+        }
+        if (conflict) {
+          assertTrue(
+            isTxmonError(error) && error.code === 'CONCURRENT_UPDATE',
+            `${label}: saveOutcome must throw CONCURRENT_UPDATE (expectedVersion ${outcome.expectedVersion}), got ${error === null ? 'success' : String(error)}`,
+          );
+        } else {
+          if (error !== null) throw new Error(`${label}: saveOutcome threw unexpectedly`, { cause: error });
+          model.apply(outcome);
+        }
+        break;
+      }
+      case 'putInstance': {
+        const stored = buildStoredRuleInstance(instanceId(op.instance), { threshold: op.threshold, now: FIXTURE_T0 + step });
+        await repos.ruleInstances.put(structuredClone(stored));
+        model.putInstance(stored);
+        const next = await repos.ruleInstances.revision();
+        assertTrue(next !== revision, `${label}: ruleInstances.revision() must change after put`);
+        revision = next;
+        break;
+      }
+      case 'deleteInstance': {
+        const id = instanceId(op.instance);
+        const existed = model.instances.delete(id);
+        assertEqual(await repos.ruleInstances.delete(id), existed, `${label}: ruleInstances.delete(${id})`);
+        const next = await repos.ruleInstances.revision();
+        if (existed) assertTrue(next !== revision, `${label}: ruleInstances.revision() must change after a delete`);
+        revision = next;
+        break;
+      }
+      case 'putUser': {
+        const id = userId(op.user);
+        const previous = model.users.get(id);
+        const user: StoredUser = {
+          userId: id,
+          type: 'CONSUMER',
+          profile: { userId: id, createdTimestamp: FIXTURE_T0 - 86_400_000 },
+          craScore: op.cra ?? previous?.craScore ?? null,
+          craRiskLevel: op.cra === null ? (previous?.craRiskLevel ?? null) : levelOf(op.cra),
+          firstSeenAt: previous?.firstSeenAt ?? FIXTURE_T0 + step,
+          updatedAt: FIXTURE_T0 + step,
+        };
+        await repos.users.putUser(structuredClone(user));
+        model.users.set(id, user);
+        break;
+      }
+    }
+    await compare(repos, model, label);
+  }
+}
+
+/**
+ * Runs random operation sequences against the repositories from `createRepositories` (a fresh
+ * instance per sequence) and against a Map-based model of the port semantics, comparing
+ * transactions, events, rule instances and counters, users, alerts, cases and aggregate entries
+ * after every step. Resolves when every sequence agrees; rejects with fast-check's report
+ * (counterexample, seed and path) otherwise. Honours `fc.configureGlobal` (e.g. a seed from the
+ * environment).
+ *
+ * @example
+ * ```ts
+ * import { it } from 'vitest';
+ * import { checkRepositoriesAgainstModel } from 'txmon/testing';
+ * it('my repositories behave like the model', () => checkRepositoriesAgainstModel(() => createMyRepositories(), { numRuns: 100 }));
+ * ```
+ */
+export async function checkRepositoriesAgainstModel(createRepositories: CreateRepositories, options: ModelCheckOptions = {}): Promise<void> {
+  const parameters: Parameters<[Op[]]> = { numRuns: options.numRuns ?? 50 };
+  if (options.seed !== undefined) parameters.seed = options.seed;
+  if (options.path !== undefined) parameters.path = options.path;
+  const property = fc.asyncProperty(fc.array(opArbitrary, { maxLength: options.maxSteps ?? 30, size: 'max' }), async (ops) => {
+    const repos = await createRepositories();
+    try {
+      await runOps(repos, ops);
+    } finally {
+      await options.dispose?.(repos);
+    }
+  });
+  try {
+    await fc.assert(property, parameters);
+  } catch (error) {
+    // fast-check keeps the failed check in `cause`; put it in the message so every runner shows it.
+    const cause = error instanceof Error ? error.cause : undefined;
+    if (error instanceof Error && cause instanceof Error && !error.message.includes(cause.message)) {
+      throw new Error(`${error.message}\n\nFailed check: ${cause.message}`, { cause });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,2 @@
+/** The project's domain arbitraries: the same ones `txmon/testing` ships to hosts. */
+export * from '../../src/testing/arbitraries.js';

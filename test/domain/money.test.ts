@@ -1,0 +1,72 @@
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  convertScaled,
+  createFixedRateProvider,
+  formatMoney,
+  parseDecimal,
+  roundToMinorUnit,
+  scaledToDecimal,
+  toScaled,
+} from '../../src/domain/money.js';
+
+const rates = createFixedRateProvider();
+
+describe('toScaled', () => {
+  const rows = [
+    { name: 'integer', input: 10000, expected: 1_000_000_000_000n },
+    { name: 'two decimals', input: 3333.33, expected: 333_333_000_000n },
+    { name: 'one minor unit', input: 0.01, expected: 1_000_000n },
+    { name: 'exponent notation', input: 1e-7, expected: 10n },
+    { name: 'beyond 8 decimals rounds half to even (down)', input: 0.000000005, expected: 0n },
+    { name: 'beyond 8 decimals rounds half to even (up)', input: 0.000000015, expected: 2n },
+    { name: 'float noise of 0.1 + 0.2 is rounded away', input: 0.1 + 0.2, expected: 30_000_000n },
+    { name: 'large amount', input: 1e15, expected: 100_000_000_000_000_000_000_000n },
+  ];
+  for (const row of rows) it(row.name, () => expect(toScaled(row.input)).toBe(row.expected));
+
+  it('adds exactly: 0.1 + 0.2 equals 0.3 and 3 × 3333.33 + 0.01 equals 10000', () => {
+    expect(toScaled(0.1) + toScaled(0.2)).toBe(toScaled(0.3));
+    expect(3n * toScaled(3333.33) + toScaled(0.01)).toBe(toScaled(10000));
+  });
+});
+
+describe('parseDecimal and scaledToDecimal', () => {
+  it('round-trips decimal text', () => {
+    expect(scaledToDecimal(parseDecimal('12.5'))).toBe('12.5');
+    expect(scaledToDecimal(parseDecimal('-0.00000001'))).toBe('-0.00000001');
+    expect(formatMoney(toScaled(10000), 'EUR')).toBe('10000.00 EUR');
+  });
+});
+
+describe('convertScaled', () => {
+  it('is the identity for the same currency and null for an unknown pair', () => {
+    expect(convertScaled(123n, 'EUR', 'EUR', rates, 0)).toBe(123n);
+    expect(convertScaled(123n, 'EUR', 'XAU', rates, 0)).toBeNull();
+  });
+
+  it('converts through USD with the fixed table', () => {
+    // 1 USD = 0.965810 EUR on 2025-01-02.
+    expect(convertScaled(toScaled(100), 'USD', 'EUR', rates, 0)).toBe(toScaled(96.581));
+  });
+
+  fcTest.prop([fc.integer({ min: 0, max: 100_000_000_00 }), fc.constantFrom('EUR', 'GBP', 'JPY', 'CHF', 'SEK')])(
+    'a round trip through USD comes back to the same minor unit',
+    (cents, currency) => {
+      const amount = BigInt(cents) * 1_000_000n; // cents → 10^-8 units
+      const there = convertScaled(amount, currency, 'USD', rates, 0)!;
+      const back = convertScaled(there, 'USD', currency, rates, 0)!;
+      expect(roundToMinorUnit(back, 2)).toBe(amount);
+    },
+  );
+});
+
+describe('roundToMinorUnit', () => {
+  const rows = [
+    { name: 'cents, just below half', amount: 99_999_999_9n, exponent: 2, expected: 100_000_000_0n },
+    { name: 'yen has no minor unit', amount: toScaled(100.5), exponent: 0, expected: toScaled(100) },
+    { name: 'yen rounds half to even upward', amount: toScaled(101.5), exponent: 0, expected: toScaled(102) },
+    { name: 'exponent ≥ 8 keeps the amount', amount: 123n, exponent: 8, expected: 123n },
+  ];
+  for (const row of rows) it(row.name, () => expect(roundToMinorUnit(row.amount, row.exponent)).toBe(row.expected));
+});
