@@ -6,13 +6,15 @@
  * What it shares with the engine, on purpose, so the ratio measures the engine's own overhead:
  * - validation: the package's exported `createValidator(TransactionSchema | TransactionEventSchema)`
  *   (same compiled ajv schema, same `assertSafeJson`), so validation cost is identical;
- * - the lifecycle table `DEFAULT_TRANSITIONS` and the rate table (read once at setup to derive
- *   integer thresholds; never on the hot path).
+ * - money semantics: the exported `toScaled` / `convertScaled` (one conversion into the base
+ *   currency per side, as any exact pipeline needs), `formatMoney` for description texts, and
+ *   `resolveThreshold` at setup only, to turn each threshold into a precomputed integer bound;
+ * - the lifecycle table `DEFAULT_TRANSITIONS`.
  *
- * What it does by hand: RFC 7396 merge by object spread; R-2/R-14/R-1/R-30/R-69 as inline code
- * over per-user arrays (binary search for the window edges, integer amounts in 10^-8 USD held in
- * plain numbers, thresholds pre-converted once); custom logic through json-logic-js `apply` (or,
- * with `logic: 'inline'`, as hand-written JS predicates); the response objects in the wire shape.
+ * What it does by hand: the RFC 7396 merge; R-2/R-14/R-1/R-30/R-69 as inline code over per-user
+ * arrays (binary search for the window edges, integer amounts in 10^-8 base units held in plain
+ * numbers, thresholds as precomputed integer bounds); custom logic through json-logic-js `apply`
+ * (or, with `logic: 'inline'`, as hand-written JS predicates); the response objects in the wire shape.
  *
  * What it deliberately skips, which the engine does: defensive copies of the input and of the
  * returned results, per-key locks, retries, the repository interface, alerts and cases.
@@ -22,7 +24,6 @@ import jsonLogic from 'json-logic-js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-const SCALE = 100_000_000n;
 const SEVERITY = { ALLOW: 0, FLAG: 1, SUSPEND: 2, BLOCK: 3 };
 const IMMUTABLE = ['transactionId', 'type', 'timestamp', 'originUserId', 'destinationUserId'];
 
@@ -35,30 +36,6 @@ const RULES = {
   'R-69': { name: 'Customer money flow is above the expected volume', description: "A user's transaction volume within a time window is at or above a threshold.", action: 'FLAG', nature: 'AML' },
 };
 const CUSTOM_TEXT = 'Custom rule logic matched the transaction.';
-
-// ---- exact money helpers (setup and hit paths only) -----------------------------------------
-
-function halfEvenDiv(n, d) {
-  let q = n / d;
-  const r = n % d;
-  const twice = (r < 0n ? -r : r) * 2n;
-  if (twice > d || (twice === d && q % 2n !== 0n)) q += n < 0n ? -1n : 1n;
-  return q;
-}
-
-/** 10^-8 units → `12.50 EUR` (trailing zeros trimmed, at least two decimals), as the engine prints money. */
-function formatUnits(units, currency) {
-  const v = BigInt(units);
-  const whole = v / SCALE;
-  let fraction = (v % SCALE).toString().padStart(8, '0').replace(/0+$/, '');
-  if (fraction.length < 2) fraction = fraction.padEnd(2, '0');
-  return `${whole}.${fraction} ${currency}`;
-}
-
-/** A 2-decimal amount as the engine prints it. */
-function formatAmount(value, currency) {
-  return `${value.toFixed(2)} ${currency}`;
-}
 
 // ---- per-user window series -----------------------------------------------------------------
 
@@ -179,48 +156,25 @@ export function createBaseline(pkg, configs, options = {}) {
   const transitions = {};
   for (const [from, tos] of Object.entries(pkg.DEFAULT_TRANSITIONS)) transitions[from] = new Set([from, ...tos]);
   const base = options.baseCurrency ?? 'USD';
-  const rates = pkg.createFixedRateProvider();
-  /** rate × 10^8 as a bigint, exactly as the engine rounds it. */
-  const scaledRate = (from, to) => {
-    const r = rates.rate(from, to, 0);
-    return r === null ? null : pkg.parseDecimal(r);
-  };
-  const convertUnits = (units, from, to) => {
-    if (from === to) return units;
-    const r = scaledRate(from, to);
-    return r === null ? null : halfEvenDiv(units * r, SCALE);
-  };
-  /** Smallest x ≥ 0 (bigint) with f(x) ≥ target, f monotonic; `hi` must satisfy it. */
-  const smallest = (f, target, hi) => {
+  const money = { rates: pkg.createFixedRateProvider(), baseCurrency: base };
+  const { toScaled, convertScaled, formatMoney, resolveThreshold } = pkg;
+  /** Smallest x ≥ 0n with `hits(x)`, for a monotonic predicate; `hi` must hit. Setup only. */
+  const smallest = (hits, hi) => {
     let lo = 0n;
     while (lo < hi) {
       const mid = (lo + hi) / 2n;
-      const v = f(mid);
-      if (v !== null && v >= target) hi = mid;
+      if (hits(mid)) hi = mid;
       else lo = mid + 1n;
     }
     return lo;
   };
+  const atOrAbove = (r) => r !== null && r.amount >= r.threshold;
 
-  // Per-currency factor to base units: cents × r / 100 (half-even), exact in doubles for the workload's amounts.
-  const toBaseRate = new Map();
-  function baseUnits(details) {
+  /** A side's amount in base-currency 10^-8 units, as a plain number (exact below 2^53), or null without a rate. */
+  function baseUnits(details, at) {
     if (details === undefined) return null;
-    const cents = Math.round(details.transactionAmount * 100);
-    const currency = details.transactionCurrency;
-    if (currency === base) return cents * 1_000_000;
-    let r = toBaseRate.get(currency);
-    if (r === undefined) {
-      const s = scaledRate(currency, base);
-      r = s === null ? null : Number(s);
-      toBaseRate.set(currency, r);
-    }
-    if (r === null) return null;
-    const p = cents * r;
-    let q = Math.floor(p / 100);
-    const rem = p - q * 100;
-    if (rem > 50 || (rem === 50 && q % 2 === 1)) q += 1;
-    return q;
+    const units = convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, base, money.rates, at);
+    return units === null ? null : Number(units);
   }
 
   // ---- the checks, prepared once ----------------------------------------------------------
@@ -260,21 +214,17 @@ export function createBaseline(pkg, configs, options = {}) {
     switch (ruleId) {
       case 'R-2': {
         const thresholds = p.transactionAmountThreshold;
-        const first = Object.keys(thresholds)[0];
-        // Per currency: the smallest amount in cents that hits, and the threshold text.
+        // Per currency: the smallest amount in cents that hits (from the engine's own threshold
+        // semantics, computed once) and the threshold text.
         const perCurrency = new Map();
         const forCurrency = (currency) => {
           let entry = perCurrency.get(currency);
-          if (entry !== undefined) return entry;
-          if (thresholds[currency] !== undefined) {
-            const thr = BigInt(Math.round(thresholds[currency] * 100)) * 1_000_000n;
-            entry = { minCents: Math.round(thresholds[currency] * 100), text: formatUnits(thr, currency) };
-          } else {
-            const thr = BigInt(Math.round(thresholds[first] * 100)) * 1_000_000n;
-            const cents = smallest((c) => convertUnits(c * 1_000_000n, currency, first), thr, 10n ** 15n);
-            entry = { minCents: Number(cents), text: formatUnits(thr, first) };
+          if (entry === undefined) {
+            const resolve = (cents) => resolveThreshold(thresholds, cents * 1_000_000n, currency, money, 0);
+            const max = resolve(10n ** 15n);
+            entry = max === null ? { minCents: Infinity, text: '' } : { minCents: Number(smallest((c) => atOrAbove(resolve(c)), 10n ** 15n)), text: formatMoney(max.threshold, max.currency) };
+            perCurrency.set(currency, entry);
           }
-          perCurrency.set(currency, entry);
           return entry;
         };
         check.run = (c) => {
@@ -282,7 +232,7 @@ export function createBaseline(pkg, configs, options = {}) {
           if (d === undefined) return null;
           const e = forCurrency(d.transactionCurrency);
           if (c.originCents < e.minCents) return null;
-          return { dirs: 3, text: `Transaction amount is ${formatAmount(d.transactionAmount, d.transactionCurrency)}, at or above the threshold of ${e.text}.` };
+          return { dirs: 3, text: `Transaction amount is ${formatMoney(toScaled(d.transactionAmount), d.transactionCurrency)}, at or above the threshold of ${e.text}.` };
         };
         break;
       }
@@ -305,7 +255,7 @@ export function createBaseline(pkg, configs, options = {}) {
           if (c.sender === null) return null;
           if (upperBound(c.sender.ts, c.tx.timestamp) - (c.senderOwn >= 0 ? 1 : 0) !== 0) return null;
           const d = c.tx.originAmountDetails;
-          const amount = d ? formatAmount(d.transactionAmount, d.transactionCurrency) : 'no amount';
+          const amount = d ? formatMoney(toScaled(d.transactionAmount), d.transactionCurrency) : 'no amount';
           return { dirs: 1, text: `First sending transaction of the user (${amount}).` };
         };
         break;
@@ -340,13 +290,12 @@ export function createBaseline(pkg, configs, options = {}) {
       case 'R-69': {
         const w = windowOf(p.timeWindow);
         const thresholds = p.transactionVolumeThreshold;
-        const currency = thresholds[base] !== undefined ? base : Object.keys(thresholds)[0];
-        const thr = BigInt(Math.round(thresholds[currency] * 100)) * 1_000_000n;
-        // The smallest base-currency total that hits, converted once.
-        const minTotal = currency === base ? Number(thr) : Number(smallest((u) => convertUnits(u, base, currency), thr, 2n ** 60n));
-        const thrText = formatUnits(thr, currency);
-        const describe = (side, total) =>
-          `${side} volume in ${w.text} is ${formatUnits(convertUnits(BigInt(total), base, currency), currency)}, at or above ${thrText}.`;
+        // The smallest base-currency total that hits, from the engine's threshold semantics, once.
+        const minTotal = Number(smallest((u) => atOrAbove(resolveThreshold(thresholds, u, base, money, 0)), 2n ** 52n));
+        const describe = (side, total, at) => {
+          const r = resolveThreshold(thresholds, BigInt(total), base, money, at);
+          return `${side} volume in ${w.text} is ${formatMoney(r.amount, r.currency)}, at or above ${formatMoney(r.threshold, r.currency)}.`;
+        };
         check.run = (c) => {
           const end = c.tx.timestamp;
           const start = w.start(end);
@@ -356,14 +305,14 @@ export function createBaseline(pkg, configs, options = {}) {
             const total = sumIn(c.sender, start, end, c.senderOwn) + (c.sendAmount ?? 0);
             if (total >= minTotal) {
               dirs |= 1;
-              text = describe('Sender', total);
+              text = describe('Sender', total, end);
             }
           }
           if (c.receiver !== null) {
             const total = sumIn(c.receiver, start, end, c.receiverOwn) + (c.receiveAmount ?? 0);
             if (total >= minTotal) {
               dirs |= 2;
-              const t = describe('Receiver', total);
+              const t = describe('Receiver', total, end);
               text = text ? `${text} ${t}` : t;
             }
           }
@@ -416,8 +365,8 @@ export function createBaseline(pkg, configs, options = {}) {
       receiver,
       senderOwn: update && sender !== null ? findEntry(sender, tx.timestamp, tx.transactionId) : -1,
       receiverOwn: update && receiver !== null ? findEntry(receiver, tx.timestamp, tx.transactionId) : -1,
-      sendAmount: sender !== null ? baseUnits(tx.originAmountDetails ?? tx.destinationAmountDetails) : null,
-      receiveAmount: receiver !== null ? baseUnits(tx.destinationAmountDetails ?? tx.originAmountDetails) : null,
+      sendAmount: sender !== null ? baseUnits(tx.originAmountDetails ?? tx.destinationAmountDetails, tx.timestamp) : null,
+      receiveAmount: receiver !== null ? baseUnits(tx.destinationAmountDetails ?? tx.originAmountDetails, tx.timestamp) : null,
       originCents: tx.originAmountDetails !== undefined ? Math.round(tx.originAmountDetails.transactionAmount * 100) : 0,
     };
     const executedRules = [];

@@ -181,6 +181,20 @@ async function outcomeOf(subject, op) {
   }
 }
 
+/** The first place two JSON-like values differ, as `{ path, a, b }`, or null when deep-equal. */
+function firstDifference(a, b, path = '') {
+  if (isDeepStrictEqual(a, b)) return null;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    return { path: path || '/', a, b };
+  }
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    const d = firstDifference(a[k], b[k], `${path}/${k}`);
+    if (d) return d;
+  }
+  return { path: path || '/', a, b };
+}
+
 async function verify(pkg, configs, operations, logic) {
   const engine = await createEngineSubject(pkg, configs);
   const baseline = createBaselineSubject(pkg, configs, logic);
@@ -196,9 +210,10 @@ async function verify(pkg, configs, operations, logic) {
     if (!same) {
       mismatches += 1;
       if (mismatches <= 3) {
-        console.error(`  MISMATCH at operation ${i} (${op.kind} ${op.payload.transactionId}):`);
-        console.error(`    engine:   ${JSON.stringify(a.ok ? a.value : a.code)}`);
-        console.error(`    baseline: ${JSON.stringify(b.ok ? b.value : b.code)}`);
+        const d = firstDifference(a.ok ? a.value : { error: a.code }, b.ok ? b.value : { error: b.code });
+        console.error(`  MISMATCH at operation ${i} (${op.kind} ${op.payload.transactionId}), first at ${d?.path}:`);
+        console.error(`    engine:   ${JSON.stringify(d?.a)}`);
+        console.error(`    baseline: ${JSON.stringify(d?.b)}`);
       }
     }
   }

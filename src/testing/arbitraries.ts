@@ -363,7 +363,15 @@ export function transactionArbitrary(options: TransactionArbitraryOptions = {}):
           transactionId: fc.uuid().map((u) => `${prefix}${u}`),
           timestamp: fc.integer({ min: from, max: to }),
         }),
-        users: fc.record({ pair: userPairArbitrary(userIds), origin: fc.boolean(), destination: fc.boolean() }),
+        users: fc.record({
+          pair: userPairArbitrary(userIds),
+          // Mostly both parties: a user-less side is realistic (cash, card acquiring) but rarer.
+          sides: fc.oneof(
+            { weight: 6, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('both') },
+            { weight: 1, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('origin') },
+            { weight: 1, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('destination') },
+          ),
+        }),
         amounts: fc.record({
           origin: fc.option(origin, { nil: null, freq: 8 }),
           variant: destinationVariant,
@@ -387,9 +395,8 @@ export function transactionArbitrary(options: TransactionArbitraryOptions = {}):
     )
     .map(({ core, users, amounts, extra }) => {
       const t: Transaction = { ...core };
-      // Mostly both parties: a user-less side is realistic (cash, card acquiring) but rarer.
-      if (users.origin || !users.destination) t.originUserId = users.pair[0];
-      if (users.destination || !users.origin) t.destinationUserId = users.pair[1];
+      if (users.sides !== 'destination') t.originUserId = users.pair[0];
+      if (users.sides !== 'origin') t.destinationUserId = users.pair[1];
       if (amounts.origin !== null) {
         t.originAmountDetails = amounts.origin;
         if (amounts.variant === 'same') {

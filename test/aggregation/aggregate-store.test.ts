@@ -1,0 +1,320 @@
+import { describe, expect, it } from 'vitest';
+import { test, fc } from '@fast-check/vitest';
+import {
+  computeAggregate,
+  createAggregateStore,
+  type AggregateFunction,
+  type AggregateQuery,
+  type AggregateValue,
+  type SeriesEntry,
+  type SeriesEntryRef,
+} from '../../src/aggregation/aggregate-store.js';
+import { windowStart } from '../../src/aggregation/time-window.js';
+import { isTxmonError, type TxmonError } from '../../src/errors.js';
+
+if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
+
+const T0 = 1_700_000_000_000;
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct'];
+
+function caught(run: () => unknown): TxmonError {
+  try {
+    run();
+  } catch (error) {
+    if (isTxmonError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a TxmonError');
+}
+
+const history: SeriesEntry[] = [
+  { series: 'origin', key: 'u1', id: 't1', timestamp: T0, amount: 100n, values: { cp: 'u2' } },
+  { series: 'origin', key: 'u1', id: 't2', timestamp: T0 + 10, amount: 250n, values: { cp: 'u3' } },
+  { series: 'origin', key: 'u1', id: 't3', timestamp: T0 + 20, amount: null, values: { cp: 'u2' } },
+  { series: 'origin', key: 'u2', id: 't4', timestamp: T0 + 5, amount: 999n, values: { cp: 'u1' } },
+  { series: 'destination', key: 'u1', id: 't4', timestamp: T0 + 5, amount: 999n, values: { cp: 'u2' } },
+];
+
+describe('computeAggregate', () => {
+  const base = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 } as const;
+  const cases: { name: string; input: AggregateQuery; expected: AggregateValue }[] = [
+    { name: 'count only counts the series and key asked for', input: { ...base, fn: 'count' }, expected: 3 },
+    { name: 'sum skips null amounts', input: { ...base, fn: 'sum' }, expected: 350n },
+    { name: 'amountCount counts entries with an amount', input: { ...base, fn: 'amountCount' }, expected: 2 },
+    { name: 'min of amounts', input: { ...base, fn: 'min' }, expected: 100n },
+    { name: 'max of amounts', input: { ...base, fn: 'max' }, expected: 250n },
+    { name: 'distinct values of a field', input: { ...base, fn: 'distinct', field: 'cp' }, expected: 2 },
+    { name: 'distinct of a field no entry has', input: { ...base, fn: 'distinct', field: 'ip' }, expected: 0 },
+    { name: 'excludeId leaves the entry out', input: { ...base, fn: 'sum', excludeId: 't2' }, expected: 100n },
+    { name: 'start bound is inclusive', input: { ...base, start: T0 + 10, fn: 'count' }, expected: 2 },
+    { name: 'end bound is inclusive', input: { ...base, end: T0 + 10, fn: 'count' }, expected: 2 },
+    { name: 'min of no amounts is null', input: { ...base, start: T0 + 20, fn: 'min' }, expected: null },
+    { name: 'sum of nothing is 0n', input: { ...base, key: 'nobody', fn: 'sum' }, expected: 0n },
+  ];
+  it.each(cases)('$name', ({ input, expected }) => {
+    expect(computeAggregate(history, input)).toEqual(expected);
+  });
+
+  it('rejects distinct without a field with VALIDATION_FAILED at /field', () => {
+    const error = caught(() => computeAggregate(history, { ...base, fn: 'distinct' }));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details.map((d) => d.path)).toEqual(['/field']);
+  });
+});
+
+describe('createAggregateStore', () => {
+  it('answers an unknown series or key as an empty history', () => {
+    const store = createAggregateStore();
+    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp' };
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0]);
+    expect(store.entries('origin', 'u1')).toEqual([]);
+  });
+
+  it('keeps series and keys apart', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    expect(store.entries('origin', 'u1').map((e) => e.id)).toEqual(['t1', 't2', 't3']);
+    expect(store.entries('origin', 'u2')).toEqual([history[3]]);
+    expect(store.entries('destination', 'u1')).toEqual([history[4]]);
+    expect(store.query({ series: 'destination', key: 'u1', start: T0, end: T0 + 20, fn: 'count' })).toBe(1);
+  });
+
+  it('apply removes first, then adds, so a ref and an entry with the same id replace it', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    const ref: SeriesEntryRef = { series: 'origin', key: 'u1', id: 't2' };
+    store.apply([ref], [{ ...(history[1] as SeriesEntry), amount: 1n }]);
+    expect(store.query({ series: 'origin', key: 'u1', start: T0, end: T0 + 20, fn: 'sum' })).toBe(101n);
+    expect(store.entries('origin', 'u1')).toHaveLength(3);
+  });
+
+  it('apply replaces an entry added again with the same id (an updated transaction counts once)', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    store.apply([], [{ ...(history[0] as SeriesEntry), timestamp: T0 + 15, amount: 7n }]);
+    expect(store.entries('origin', 'u1').map((e) => [e.id, e.amount])).toEqual([
+      ['t2', 250n],
+      ['t1', 7n],
+      ['t3', null],
+    ]);
+  });
+
+  it('apply ignores refs to entries it does not hold', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    store.apply([{ series: 'origin', key: 'u1', id: 'nope' }, { series: 'x', key: 'y', id: 'z' }], []);
+    expect(store.entries('origin', 'u1')).toHaveLength(3);
+  });
+
+  it('apply rejects a non-finite timestamp at /add/<i>/timestamp and changes nothing', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    const error = caught(() =>
+      store.apply(
+        [{ series: 'origin', key: 'u1', id: 't1' }],
+        [
+          { series: 'origin', key: 'u1', id: 'ok', timestamp: T0, amount: 1n },
+          { series: 'origin', key: 'u1', id: 'bad', timestamp: Number.POSITIVE_INFINITY, amount: 1n },
+        ],
+      ),
+    );
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details.map((d) => d.path)).toEqual(['/add/1/timestamp']);
+    expect(store.entries('origin', 'u1').map((e) => e.id)).toEqual(['t1', 't2', 't3']);
+  });
+
+  it('sums money exactly: 3 × 3333.33 + 0.01 reaches 10000.00 (10^-8 units)', () => {
+    const store = createAggregateStore();
+    const entry = (id: string, amount: bigint): SeriesEntry => ({ series: 's', key: 'k', id, timestamp: T0, amount });
+    store.apply([], [entry('a', 333_333_000_000n), entry('b', 333_333_000_000n), entry('c', 333_333_000_000n), entry('d', 1_000_000n)]);
+    expect(store.query({ series: 's', key: 'k', start: T0, end: T0, fn: 'sum' })).toBe(1_000_000_000_000n);
+  });
+});
+
+describe('query', () => {
+  // A rolling 1-day window ending at the current transaction.
+  const end = Date.UTC(2024, 5, 15, 12);
+  const start = windowStart(end, { units: 1, granularity: 'day', rollingBasis: true });
+  const store = createAggregateStore();
+  const at = (id: string, timestamp: number): SeriesEntry => ({ series: 's', key: 'k', id, timestamp, amount: 1n });
+  store.apply([], [at('before', start - 1), at('start', start), at('end', end), at('after', end + 1)]);
+
+  const cases: { name: string; input: { start: number; end: number; excludeId?: string }; expected: number }[] = [
+    { name: 'an entry exactly at the window start is in and one 1 ms before is out; the end is in', input: { start, end }, expected: 2 },
+    { name: 'excluding the current transaction leaves the start entry', input: { start, end, excludeId: 'end' }, expected: 1 },
+    { name: 'one ms later, the start entry falls out', input: { start: start + 1, end: end + 1 }, expected: 2 },
+  ];
+  it.each(cases)('$name', ({ input, expected }) => {
+    expect(store.query({ series: 's', key: 'k', fn: 'count', ...input })).toBe(expected);
+  });
+
+  it('rejects distinct without a field at /field', () => {
+    const error = caught(() => store.query({ series: 's', key: 'k', start, end, fn: 'distinct' }));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details.map((d) => d.path)).toEqual(['/field']);
+  });
+
+  it('rejects an unknown function at /fn, also for unknown keys', () => {
+    const error = caught(() =>
+      store.query({ series: 'x', key: 'y', start, end, fn: 'median' as AggregateFunction }),
+    );
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details.map((d) => d.path)).toEqual(['/fn']);
+  });
+});
+
+describe('queryMany', () => {
+  it('answers in the order of the queries', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    const q = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 };
+    expect(
+      store.queryMany([
+        { ...q, fn: 'sum' },
+        { ...q, fn: 'count', excludeId: 't1' },
+        { ...q, fn: 'distinct', field: 'cp' },
+        { ...q, fn: 'max' },
+      ]),
+    ).toEqual([350n, 2, 2, 250n]);
+  });
+
+  it('names the index of a distinct query without a field', () => {
+    const store = createAggregateStore();
+    const q = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 };
+    const error = caught(() => store.queryMany([{ ...q, fn: 'count' }, { ...q, fn: 'distinct' }]));
+    expect(error.details.map((d) => d.path)).toEqual(['/1/field']);
+  });
+});
+
+describe('pruneBefore', () => {
+  it('drops old entries in every series and key and forgets emptied keys', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    store.pruneBefore(T0 + 10);
+    expect(store.entries('origin', 'u1').map((e) => e.id)).toEqual(['t2', 't3']);
+    expect(store.entries('origin', 'u2')).toEqual([]);
+    expect(store.entries('destination', 'u1')).toEqual([]);
+    expect(store.query({ series: 'origin', key: 'u1', start: T0 + 10, end: T0 + 20, fn: 'sum' })).toBe(250n);
+  });
+
+  it('a key created after a prune still answers exactly', () => {
+    const store = createAggregateStore();
+    store.pruneBefore(T0);
+    store.apply([], [{ series: 'n', key: 'k', id: 'a', timestamp: T0 + 1, amount: 5n }]);
+    expect(store.query({ series: 'n', key: 'k', start: T0, end: T0 + 1, fn: 'sum' })).toBe(5n);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Model-based property: the store against computeAggregate over a plain Map of entries.
+
+const seriesArb = fc.constantFrom('origin', 'destination');
+const keyArb = fc.constantFrom('u1', 'u2', 'u3');
+const idArb = fc.integer({ min: 0, max: 25 }).map((i) => `t${i}`);
+const entryArb: fc.Arbitrary<SeriesEntry> = fc
+  .record({
+    series: seriesArb,
+    key: keyArb,
+    id: idArb,
+    timestamp: fc.oneof(
+      fc.integer({ min: 0, max: 100 }).map((x) => T0 + x * 1000),
+      fc.double({ min: T0, max: T0 + 100_000, noNaN: true }),
+    ),
+    amount: fc.option(fc.bigInt({ min: -(10n ** 18n), max: 10n ** 18n }), { nil: null }),
+    values: fc.option(fc.record({ cp: fc.constantFrom('', 'a', 'b', 'c') }, { requiredKeys: [] }), { nil: undefined }),
+  })
+  .map(({ values, ...rest }) => (values === undefined ? rest : { ...rest, values }));
+const refArb: fc.Arbitrary<SeriesEntryRef> = fc.record({ series: seriesArb, key: keyArb, id: idArb });
+const queryArb: fc.Arbitrary<AggregateQuery> = fc
+  .record({
+    series: seriesArb,
+    key: keyArb,
+    a: fc.integer({ min: -2, max: 102 }),
+    b: fc.integer({ min: -2, max: 102 }),
+    fn: fc.constantFrom(...FUNCTIONS),
+    excludeId: fc.option(idArb, { nil: undefined }),
+  })
+  .map(({ a, b, excludeId, ...rest }) => {
+    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp' };
+    return excludeId === undefined ? q : { ...q, excludeId };
+  });
+
+type StoreOp =
+  | { kind: 'apply'; remove: SeriesEntryRef[]; add: SeriesEntry[] }
+  | { kind: 'prune'; at: number }
+  | { kind: 'query'; qs: AggregateQuery[] };
+
+const storeOpArb: fc.Arbitrary<StoreOp> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('apply' as const), remove: fc.array(refArb, { maxLength: 3 }), add: fc.array(entryArb, { maxLength: 6 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('prune' as const), at: fc.integer({ min: 0, max: 100 }).map((x) => T0 + x * 1000) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('query' as const), qs: fc.array(queryArb, { minLength: 1, maxLength: 6 }) }) },
+);
+
+const modelKey = (e: SeriesEntryRef): string => JSON.stringify([e.series, e.key, e.id]);
+
+describe('properties', () => {
+  test.prop([fc.array(storeOpArb, { maxLength: 40, size: 'large' })])(
+    'queryMany equals computeAggregate over the held entries, after any applies and prunes',
+    (ops) => {
+      const store = createAggregateStore();
+      const model = new Map<string, SeriesEntry>();
+      let horizon = -Infinity;
+      for (const op of ops) {
+        if (op.kind === 'apply') {
+          store.apply(op.remove, op.add);
+          for (const ref of op.remove) model.delete(modelKey(ref));
+          for (const entry of op.add) model.set(modelKey(entry), entry);
+        } else if (op.kind === 'prune') {
+          store.pruneBefore(op.at);
+          if (op.at > horizon) {
+            horizon = op.at;
+            for (const [k, e] of model) if (e.timestamp < op.at) model.delete(k);
+          }
+        } else {
+          const all = [...model.values()];
+          expect(store.queryMany(op.qs)).toEqual(op.qs.map((q) => computeAggregate(all, q)));
+        }
+      }
+      for (const series of ['origin', 'destination']) {
+        for (const key of ['u1', 'u2', 'u3']) {
+          const expected = [...model.values()]
+            .filter((e) => e.series === series && e.key === key)
+            .sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+          expect(store.entries(series, key)).toEqual(expected);
+        }
+      }
+    },
+  );
+
+  test.prop([
+    fc.uniqueArray(entryArb, { selector: (e) => modelKey(e), maxLength: 40 }),
+    fc.array(queryArb, { minLength: 1, maxLength: 10 }),
+    fc.infiniteStream(fc.nat()),
+  ])('the arrival order of entries never changes an answer', (entries, qs, randoms) => {
+    const inOrder = createAggregateStore();
+    inOrder.apply([], entries);
+    const shuffled = [...entries];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = (randoms.next().value as number) % (i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j] as SeriesEntry, shuffled[i] as SeriesEntry];
+    }
+    const oneByOne = createAggregateStore();
+    for (const entry of shuffled) oneByOne.apply([], [entry]);
+    expect(oneByOne.queryMany(qs)).toEqual(inOrder.queryMany(qs));
+  });
+
+  test.prop([fc.array(entryArb, { maxLength: 40 }), fc.integer({ min: 0, max: 100 }), fc.array(queryArb, { minLength: 1, maxLength: 10 })])(
+    'after pruneBefore, queries inside the retained range stay exact',
+    (entries, cut, qs) => {
+      const horizon = T0 + cut * 1000;
+      const store = createAggregateStore();
+      store.apply([], entries);
+      const before = store.queryMany(qs);
+      store.pruneBefore(horizon);
+      const after = store.queryMany(qs);
+      qs.forEach((q, i) => {
+        if (q.start >= horizon) expect(after[i]).toEqual(before[i]);
+      });
+    },
+  );
+});
