@@ -119,7 +119,8 @@ const WEEK_MS = 7 * DAY_MS;
  *   clamped to its last day), minus `units − 1` fiscal years.
  *
  * `end` may be fractional (timestamps are epoch ms, non-integers allowed): rolling windows keep
- * the fraction (`end − 86 400 000` exactly), calendar-aligned starts are whole milliseconds.
+ * the fraction (as far as a double at the start's magnitude can hold it, which is exact for any
+ * start after 1970), calendar-aligned and fiscal starts are whole milliseconds.
  *
  * @param end the window's end: the current transaction's timestamp (epoch ms, UTC)
  * @param window the rule's time window (already validated against {@link TimeWindowSchema})

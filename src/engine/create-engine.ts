@@ -472,7 +472,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   async function checkedFile(access: SignedFileAccess, purpose: 'upload' | 'download') {
     const ok =
-      typeof access?.key === 'string' &&
+      typeof access === 'object' &&
+      access !== null &&
+      typeof access.key === 'string' &&
       typeof access.signature === 'string' &&
       (await signer.verify(purpose, access.key, Number(access.expiresAt), access.signature, clock.now()));
     if (!ok) throw new TxmonError('UNAUTHORIZED', 'The file URL is invalid or expired');
@@ -604,10 +606,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return { ...cloneJson(stored.event), ...resultOf(stored.result) };
     },
 
-    async createUser(input, opts = {}) {
+    async createUser(input, opts) {
       assertSafeJson(input);
+      const requested = opts?.type;
+      if (requested !== undefined && requested !== 'CONSUMER' && requested !== 'BUSINESS') {
+        throw new TxmonError('VALIDATION_FAILED', 'Invalid request: user type must be CONSUMER or BUSINESS', [
+          { path: '', code: 'enum', message: 'user type must be CONSUMER or BUSINESS' },
+        ]);
+      }
       const type: UserType =
-        opts.type ?? (typeof input === 'object' && input !== null && 'legalEntity' in input ? 'BUSINESS' : 'CONSUMER');
+        requested ?? (typeof input === 'object' && input !== null && 'legalEntity' in input ? 'BUSINESS' : 'CONSUMER');
       const copy = cloneJson(input);
       const profile = type === 'BUSINESS' ? validateBusiness(copy) : validateConsumer(copy);
       const now = clock.now();
@@ -628,10 +636,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return result;
     },
 
-    async getUser(userId, opts = {}) {
+    async getUser(userId, opts) {
       assertId(userId, 'userId');
       const user = await repos.users.getUser(userId);
-      if (!user || user.type === null || (opts.type !== undefined && opts.type !== user.type)) {
+      if (!user || user.type === null || (opts?.type !== undefined && opts.type !== user.type)) {
         throw new TxmonError('USER_NOT_FOUND', 'user not found');
       }
       return userView(user);
@@ -716,6 +724,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async putUploadContent(access, bytes) {
+      if (!(bytes instanceof Uint8Array)) {
+        throw new TxmonError('VALIDATION_FAILED', 'Invalid request: the upload body must be bytes', [
+          { path: '', code: 'type', message: 'must be a Uint8Array' },
+        ]);
+      }
       const record = await checkedFile(access, 'upload');
       if (bytes.byteLength > record.fileSize) {
         throw new TxmonError('PAYLOAD_TOO_LARGE', 'The upload is larger than the fileSize announced');

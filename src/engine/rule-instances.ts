@@ -62,6 +62,11 @@ export function buildRuleInstance(
         { path: '/ruleId', code: 'exclusive', message: 'must be absent when logic is given' },
       ]);
     }
+    if (request.parameters !== undefined && Object.keys(request.parameters).length > 0) {
+      throw new TxmonError('VALIDATION_FAILED', 'Invalid request: custom logic instances take no parameters', [
+        { path: '/parameters', code: 'not-allowed', message: 'is not allowed with logic' },
+      ]);
+    }
     logic = request.logic ?? prev?.logic;
     compileLogic(logic, { basePath: '/logic', aggregationVariableKeys: [] });
     ruleId = CUSTOM_RULE_ID;

@@ -27,7 +27,7 @@ export function planSides(
 ): { sides: SideQuery[]; needs: AggregateNeed[] } {
   const sides: SideQuery[] = [];
   const needs: AggregateNeed[] = [];
-  const add = (direction: 'ORIGIN' | 'DESTINATION', userId: string, series: ('user-sending' | 'user-receiving')[]) => {
+  const add = (direction: 'ORIGIN' | 'DESTINATION', userId: string, series: ('user-sending' | 'user-receiving' | 'user-all')[]) => {
     const names: string[] = [];
     for (const s of series) {
       const name = `${prefix}:${direction}:${s}`;
@@ -37,14 +37,11 @@ export function planSides(
     sides.push({ direction, userId, names });
   };
   if (transaction.originUserId && checkSender !== 'none') {
-    add('ORIGIN', transaction.originUserId, checkSender === 'all' ? ['user-sending', 'user-receiving'] : ['user-sending']);
+    // 'all' reads the user-all series: one entry per transaction, so a self-transfer counts once.
+    add('ORIGIN', transaction.originUserId, checkSender === 'all' ? ['user-all'] : ['user-sending']);
   }
   if (transaction.destinationUserId && checkReceiver !== 'none') {
-    add(
-      'DESTINATION',
-      transaction.destinationUserId,
-      checkReceiver === 'all' ? ['user-receiving', 'user-sending'] : ['user-receiving'],
-    );
+    add('DESTINATION', transaction.destinationUserId, checkReceiver === 'all' ? ['user-all'] : ['user-receiving']);
   }
   return { sides, needs };
 }

@@ -9,11 +9,13 @@ import type { MoneyContext } from './types.js';
  *
  * - `user-sending`: key = `originUserId`; amount = the origin amount (else the destination amount).
  * - `user-receiving`: key = `destinationUserId`; amount = the destination amount (else the origin amount).
+ * - `user-all`: key = each user of the transaction, ONE entry per user — a self-transfer counts
+ *   once; amount = the user's own side (origin amount for the sender).
  *
  * Amounts are kept in the engine's base currency as exact scaled integers; an amount whose
  * currency has no rate is kept as `null` (it counts, but adds nothing to sums).
  */
-export const SERIES_NAMES = ['user-sending', 'user-receiving'] as const;
+export const SERIES_NAMES = ['user-sending', 'user-receiving', 'user-all'] as const;
 /** Name of a built-in series. */
 export type SeriesName = (typeof SERIES_NAMES)[number];
 
@@ -64,6 +66,28 @@ export function contributionsOf(
       amount: amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at),
       values: entryValues(transaction, 'destination'),
     });
+  }
+  if (series.has('user-all')) {
+    if (transaction.originUserId) {
+      out.push({
+        series: 'user-all',
+        key: transaction.originUserId,
+        id: transaction.transactionId,
+        timestamp: at,
+        amount: amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at),
+        values: entryValues(transaction, 'origin'),
+      });
+    }
+    if (transaction.destinationUserId && transaction.destinationUserId !== transaction.originUserId) {
+      out.push({
+        series: 'user-all',
+        key: transaction.destinationUserId,
+        id: transaction.transactionId,
+        timestamp: at,
+        amount: amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at),
+        values: entryValues(transaction, 'destination'),
+      });
+    }
   }
   return out;
 }

@@ -29,7 +29,8 @@ export interface MemoryRepositoriesOptions {
 /**
  * In-memory repositories: the default of `createEngine`, for tests, single-process services and
  * simulations. Every {@link TransactionOutcome} is applied in one synchronous step, so it is
- * atomic within the process. Not durable.
+ * atomic within the process. Not durable. Reads return the stored objects themselves (no copy,
+ * for speed): treat them as read-only — the engine copies at its own API boundary.
  *
  * @example
  * ```ts
@@ -140,6 +141,9 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         if (outcome.event && events.has(outcome.event.eventId)) {
           throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
         }
+        // The aggregate store validates every entry before it changes anything, so applying it
+        // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
+        aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
         transactions.set(id, outcome.transaction);
         if (outcome.event) {
           events.set(outcome.event.eventId, outcome.event);
@@ -150,7 +154,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
           }
           list.push(outcome.event);
         }
-        aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
         for (const c of outcome.counters) {
           const cur = counters.get(c.instanceId);
           if (cur) {

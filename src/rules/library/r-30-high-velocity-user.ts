@@ -44,7 +44,7 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
   checksFor: ['No. of transactions'],
   types: ['Velocity'],
   typologies: ['Account takeover fraud', 'Money mules'],
-  series: ['user-sending', 'user-receiving'],
+  series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
     const end = transaction.timestamp;
     const window = { start: windowStart(end, parameters.timeWindow), end };

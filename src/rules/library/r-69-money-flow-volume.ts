@@ -27,7 +27,7 @@ const ParametersSchema = Type.Object(
         minimum: 0,
         maximum: 1_000_000,
         title: 'Initial transactions',
-        description: 'The rule only applies once the user has at least this many transactions (any time, this one included).',
+        description: 'The rule only applies once the user has at least this many transactions up to this one (this one included).',
       }),
     ),
   },
@@ -47,7 +47,7 @@ function plan(transaction: Transaction, parameters: Parameters) {
       parameters.checkSender,
       parameters.checkReceiver,
       'h',
-      { start: Number.NEGATIVE_INFINITY, end: Number.POSITIVE_INFINITY },
+      { start: Number.NEGATIVE_INFINITY, end },
       'count',
     );
     needs.push(...history.needs);
@@ -79,7 +79,7 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
   checksFor: ['Transaction volume'],
   types: ['Volume'],
   typologies: ['Structuring', 'Layering', 'Money mules'],
-  series: ['user-sending', 'user-receiving'],
+  series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters).needs;
   },
