@@ -398,6 +398,26 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, counters, alertHits, seenUserIds, userUpdates };
   }
 
+  /** The one atomic write of a create or an event. */
+  function outcomeOf(
+    transaction: StoredTransaction,
+    expectedVersion: number | null,
+    event: StoredEvent | null,
+    out: Awaited<ReturnType<typeof evaluate>>,
+  ): TransactionOutcome {
+    return {
+      transaction,
+      expectedVersion,
+      event,
+      aggregates: out.aggregates,
+      counters: out.counters,
+      alertHits: out.alertHits,
+      seenUserIds: out.seenUserIds,
+      userUpdates: out.userUpdates,
+      now: clock.now(),
+    };
+  }
+
   async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -510,18 +530,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             lastEventTimestamp: null,
             version: 1,
           };
-          const outcome: TransactionOutcome = {
-            transaction: stored,
-            expectedVersion: null,
-            event: null,
-            aggregates: out.aggregates,
-            counters: out.counters,
-            alertHits: out.alertHits,
-            seenUserIds: out.seenUserIds,
-            userUpdates: out.userUpdates,
-            now: clock.now(),
-          };
-          await repos.transactions.saveOutcome(outcome);
+          await repos.transactions.saveOutcome(outcomeOf(stored, null, null, out));
           return createResponse(stored);
         }),
       );
@@ -583,17 +592,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             lastEventTimestamp: Math.max(stored.lastEventTimestamp ?? Number.NEGATIVE_INFINITY, event.timestamp),
             version: stored.version + 1,
           };
-          await repos.transactions.saveOutcome({
-            transaction: next,
-            expectedVersion: stored.version,
-            event: storedEvent,
-            aggregates: out.aggregates,
-            counters: out.counters,
-            alertHits: out.alertHits,
-            seenUserIds: out.seenUserIds,
-            userUpdates: out.userUpdates,
-            now: clock.now(),
-          });
+          await repos.transactions.saveOutcome(outcomeOf(next, stored.version, storedEvent, out));
           return eventResponse(storedEvent);
         }),
       );

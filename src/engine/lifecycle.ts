@@ -1,19 +1,10 @@
+import { TRANSACTION_STATES } from '../domain/index.js';
 import type { TransactionState } from '../domain/index.js';
 
 /** Allowed moves: for each state, the states an event may move the transaction to. */
 export type TransitionTable = Readonly<Record<TransactionState, readonly TransactionState[]>>;
 
-const ALL: readonly TransactionState[] = [
-  'CREATED',
-  'PROCESSING',
-  'SENT',
-  'EXPIRED',
-  'DECLINED',
-  'SUSPENDED',
-  'REFUNDED',
-  'SUCCESSFUL',
-  'REVERSED',
-];
+const ALL: readonly TransactionState[] = TRANSACTION_STATES;
 
 /**
  * The default transaction lifecycle (SPEC §3). A move to the same state is always allowed (an
