@@ -36,6 +36,7 @@ const RULES = {
   'R-69': { name: 'Customer money flow is above the expected volume', description: "A user's transaction volume within a time window is at or above a threshold.", action: 'FLAG', nature: 'AML' },
 };
 const CUSTOM_TEXT = 'Custom rule logic matched the transaction.';
+const CUSTOM_NOT_HIT_TEXT = 'Custom json-logic rule.';
 
 // ---- per-user window series -----------------------------------------------------------------
 
@@ -204,7 +205,7 @@ export function createBaseline(pkg, configs, options = {}) {
       id,
       ruleId,
       name: request.ruleNameAlias ?? meta?.name ?? 'Custom rule',
-      description: meta?.description ?? CUSTOM_TEXT,
+      description: meta?.description ?? CUSTOM_NOT_HIT_TEXT,
       action: request.action ?? meta?.action ?? 'FLAG',
       nature: request.nature ?? meta?.nature ?? 'AML',
       labels: request.labels ?? [],

@@ -39,7 +39,7 @@ import { compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters } from '
 import { createRuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, contributionsOf, type SeriesName } from '../rules/series.js';
 import type { MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
-import { assertSafeJson, createValidator } from '../validation/index.js';
+import { copySafeJson, createValidator } from '../validation/index.js';
 import { foldTransactionEvents, applyTransactionEvent, initialTransaction } from './apply-event.js';
 import { canonicalJson, cloneJson } from './canonical.js';
 import {
@@ -186,7 +186,8 @@ export interface Engine {
 const ALL_SERIES: ReadonlySet<SeriesName> = new Set(SERIES_NAMES);
 const MAX_RETRIES = 5;
 
-// Inputs pass assertSafeJson (then a deep copy) before these validators, so they skip it.
+// Inputs pass copySafeJson (the JSON safety check and a deep copy in one pass) first, so these
+// validators skip their own check.
 const validateTransaction = createValidator(TransactionSchema, { what: 'transaction', safeJson: false });
 const validateEvent = createValidator(TransactionEventSchema, { what: 'transaction event', safeJson: false });
 const validateConsumer = createValidator(ConsumerUserSchema, { what: 'consumer user', safeJson: false });
@@ -246,14 +247,12 @@ function toRuleUser(user: StoredUser | null | undefined): RuleUser | null {
   };
 }
 
+/** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
 function resultOf(result: MonitoringResult): MonitoringResult {
-  const out: MonitoringResult = {
-    executedRules: cloneJson(result.executedRules),
-    hitRules: cloneJson(result.hitRules),
-    status: result.status,
-  };
-  if (result.riskScoreDetails) out.riskScoreDetails = { ...result.riskScoreDetails };
-  return out;
+  if (result.riskScoreDetails) {
+    return { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status, riskScoreDetails: { ...result.riskScoreDetails } };
+  }
+  return { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
 }
 
 /**
@@ -429,12 +428,30 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
   }
 
+  // Explicit literals, not spreads: on Node 20 a spread-built object gets a fresh hidden class.
   function createResponse(stored: StoredTransaction): TransactionMonitoringResult {
-    return { transactionId: stored.transaction.transactionId, ...resultOf(stored.createResult) };
+    const r = stored.createResult;
+    const out: TransactionMonitoringResult = {
+      transactionId: stored.transaction.transactionId,
+      executedRules: r.executedRules,
+      hitRules: r.hitRules,
+      status: r.status,
+    };
+    if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
+    return out;
   }
 
   function eventResponse(stored: StoredEvent): TransactionEventMonitoringResult {
-    return { eventId: stored.eventId, transaction: cloneJson(stored.transaction), ...resultOf(stored.result) };
+    const r = stored.result;
+    const out: TransactionEventMonitoringResult = {
+      eventId: stored.eventId,
+      transaction: cloneJson(stored.transaction),
+      executedRules: r.executedRules,
+      hitRules: r.hitRules,
+      status: r.status,
+    };
+    if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
+    return out;
   }
 
   // ---- users ---------------------------------------------------------------------------------
@@ -464,8 +481,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   async function addComment(target: CommentTarget, targetExists: () => Promise<boolean>, input: unknown): Promise<CommentView> {
     assertId(target.id, `${target.kind} id`);
-    assertSafeJson(input);
-    const request = validateComment(cloneJson(input));
+    const request = validateComment(copySafeJson(input));
     if (!(await targetExists())) {
       const code = target.kind === 'user' ? 'USER_NOT_FOUND' : target.kind === 'case' ? 'CASE_NOT_FOUND' : 'ALERT_NOT_FOUND';
       throw new TxmonError(code, `${target.kind} not found`);
@@ -507,8 +523,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     repositories: repos,
 
     async createTransaction(input) {
-      assertSafeJson(input);
-      const request = validateTransaction(cloneJson(input));
+      const request = validateTransaction(copySafeJson(input));
       const id = request.transactionId;
       return withLock(id, () =>
         withRetries(async () => {
@@ -544,8 +559,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async createTransactionEvent(input) {
-      assertSafeJson(input);
-      const request = validateEvent(cloneJson(input));
+      const request = validateEvent(copySafeJson(input));
       const clientEventId = request.eventId !== undefined;
       return withLock(request.transactionId, () =>
         withRetries(async () => {
@@ -562,8 +576,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
           if (!stored) throw new TxmonError('TRANSACTION_NOT_FOUND', 'transaction not found', [
             { path: '/transactionId', code: 'not-found', message: 'names no transaction' },
           ]);
-          const eventId = request.eventId ?? ids.next('event');
-          const event = { ...request, eventId };
+          // `request` is our own copy, so the generated id can be set on it (no spread).
+          if (request.eventId === undefined) request.eventId = ids.next('event');
+          const eventId = request.eventId;
+          const event = request as typeof request & { eventId: string };
           let transaction: Transaction;
           if (stored.lastEventTimestamp === null || event.timestamp >= stored.lastEventTimestamp) {
             transaction = applyTransactionEvent(stored.transaction, event, { transitions });
@@ -606,7 +622,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async createUser(input, opts) {
-      assertSafeJson(input);
       const requested = opts?.type;
       if (requested !== undefined && requested !== 'CONSUMER' && requested !== 'BUSINESS') {
         throw new TxmonError('VALIDATION_FAILED', 'Invalid request: user type must be CONSUMER or BUSINESS', [
@@ -615,7 +630,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
       const type: UserType =
         requested ?? (typeof input === 'object' && input !== null && 'legalEntity' in input ? 'BUSINESS' : 'CONSUMER');
-      const copy = cloneJson(input);
+      const copy = copySafeJson(input);
       const profile = type === 'BUSINESS' ? validateBusiness(copy) : validateConsumer(copy);
       const now = clock.now();
       const existing = await repos.users.getUser(profile.userId);
@@ -701,7 +716,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async createUpload(input) {
-      assertSafeJson(input);
+      input = copySafeJson(input);
       const request = validateUpload(input);
       if (request.fileSize > maxUploadBytes) {
         throw new TxmonError('VALIDATION_FAILED', `Invalid request: fileSize must be at most ${maxUploadBytes}`, [

@@ -5,6 +5,7 @@ import type {
   RiskLevel,
   RuleAction,
   RuleHitDirection,
+  RuleLabel,
   Transaction,
   TriggersOnHit,
 } from '../domain/index.js';
@@ -90,20 +91,55 @@ export interface EvaluationInput {
   readonly defaultRiskLevel: RiskLevel;
 }
 
+/** Per-instance plan for one evaluation: settings by risk level, filter decision and needs. */
+interface InstancePlan {
+  readonly prepared: PreparedInstance;
+  readonly settings: ResolvedSettings;
+  /** `null` when the instance has no filters. */
+  readonly decision: FilterDecision | null;
+  readonly needs: readonly AggregateNeed[];
+}
+
+interface EvaluationPlan {
+  readonly level: RiskLevel;
+  readonly instances: readonly InstancePlan[];
+}
+
+// collectAggregateNeeds and evaluateRuleInstances are called with the same input object; the plan
+// is computed once and remembered for that object (a transparent memo: both stay pure).
+const plans = new WeakMap<EvaluationInput, EvaluationPlan>();
+const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
+
+function planOf(input: EvaluationInput): EvaluationPlan {
+  const known = plans.get(input);
+  if (known) return known;
+  const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
+  const instances: InstancePlan[] = [];
+  for (const prepared of input.instances) {
+    const decision = prepared.filter ? prepared.filter(input) : null;
+    // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
+    if (decision && !decision.run) continue;
+    const settings = resolveSettings(prepared.instance, level);
+    const needs = prepared.rule?.aggregates
+      ? prepared.rule.aggregates({ transaction: input.transaction, parameters: settings.parameters })
+      : NO_NEEDS;
+    instances.push({ prepared, settings, decision, needs });
+  }
+  const plan = { level, instances };
+  plans.set(input, plan);
+  return plan;
+}
+
 /**
  * Every windowed aggregate the active instances need for this transaction, de-duplicated. The
  * caller computes them (over stored history, excluding this transaction's earlier contribution)
  * and passes them back to {@link evaluateRuleInstances}.
  */
 export function collectAggregateNeeds(input: EvaluationInput): AggregateNeed[] {
-  const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
   const seen = new Set<string>();
   const out: AggregateNeed[] = [];
-  for (const { instance, rule, filter } of input.instances) {
-    if (!rule?.aggregates) continue;
-    if (filter && !filter(input).run) continue;
-    const { parameters } = resolveSettings(instance, level);
-    for (const need of rule.aggregates({ transaction: input.transaction, parameters })) {
+  for (const { needs } of planOf(input).instances) {
+    for (const need of needs) {
       const k = aggregateNeedKey(need);
       if (!seen.has(k)) {
         seen.add(k);
@@ -159,7 +195,11 @@ export interface InstanceOutcome {
   readonly triggersOnHit: TriggersOnHit | undefined;
 }
 
-/** Result of {@link evaluateRuleInstances}, in the wire shape plus per-instance outcomes. */
+/**
+ * Result of {@link evaluateRuleInstances}, in the wire shape plus per-instance outcomes. The rule
+ * result objects and both arrays are deeply frozen (shared safely between the stored result and
+ * every response; a not-hit result object is even shared across transactions).
+ */
 export interface EvaluationResult {
   readonly executedRules: ExecutedRuleResult[];
   readonly hitRules: HitRuleDetails[];
@@ -219,26 +259,18 @@ function valueFor(need: AggregateNeed, snapshot: AggregateSnapshot): AggregateVa
  */
 export function evaluateRuleInstances(input: EvaluationInput, aggregates: AggregateSnapshot): EvaluationResult {
   const { transaction, originUser, destinationUser, money } = input;
-  const level = selectRiskLevel(transaction, originUser, destinationUser, input.defaultRiskLevel);
+  const plan = planOf(input);
   const executedRules: ExecutedRuleResult[] = [];
   const hitRules: HitRuleDetails[] = [];
   const outcomes: InstanceOutcome[] = [];
   let status: RuleAction = 'ALLOW';
-  for (const prepared of input.instances) {
-    const { instance, rule, logic, filter } = prepared;
-    // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
-    const decision = filter ? filter(input) : null;
-    if (decision && !decision.run) continue;
-    const settings = resolveSettings(instance, level);
+  for (const { prepared, settings, decision, needs } of plan.instances) {
+    const { instance, rule, logic } = prepared;
     let hits: readonly RuleHit[];
     let template: string;
     if (rule) {
       const values: Record<string, AggregateValue> = {};
-      if (rule.aggregates) {
-        for (const need of rule.aggregates({ transaction, parameters: settings.parameters })) {
-          values[need.name] = valueFor(need, aggregates);
-        }
-      }
+      for (const need of needs) values[need.name] = valueFor(need, aggregates);
       hits = rule.check({ transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money });
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
@@ -248,58 +280,123 @@ export function evaluateRuleInstances(input: EvaluationInput, aggregates: Aggreg
         destinationUser: destinationUser?.profile ?? null,
         agg: {},
       });
-      hits = hit ? sidesOf(transaction) : [];
+      hits = hit ? sidesOf(transaction) : NO_HITS;
       template = instance.ruleDescriptionAlias ?? 'Custom rule logic matched the transaction.';
     } else {
-      hits = [];
+      hits = NO_HITS;
       template = '';
     }
-    if (decision && (!decision.origin || !decision.destination)) {
+    if (hits.length > 0 && decision && (!decision.origin || !decision.destination)) {
       hits = hits.filter((h) => (h.direction === 'ORIGIN' ? decision.origin : decision.destination));
     }
-    const directions = uniqueDirections(hits);
-    const ruleHit = directions.length > 0;
     const isShadow = instance.mode === 'SHADOW';
-    const ruleName = instance.ruleNameAlias ?? rule?.name ?? 'Custom rule';
-    const ruleDescription = ruleHit ? describeHits(template, hits) : (rule?.description ?? template);
-    const base = {
-      ruleInstanceId: instance.id,
-      ruleId: instance.ruleId,
-      ruleName,
-      ruleDescription,
-      ruleAction: settings.action,
-    };
-    const executed: ExecutedRuleResult = {
-      ...base,
-      ruleHit,
-      nature: instance.nature,
-      labels: [...instance.labels],
-      isShadow,
-    } as ExecutedRuleResult;
-    if (ruleHit) {
-      (executed as { ruleHitMeta?: unknown }).ruleHitMeta = { hitDirections: [...directions] };
-      hitRules.push({
-        ...base,
-        ruleHitMeta: { hitDirections: [...directions] },
-        nature: instance.nature,
-        labels: [...instance.labels],
+    if (hits.length === 0) {
+      const executed = notHitResult(prepared, settings.action);
+      executedRules.push(executed);
+      outcomes.push({
+        instance,
+        hit: false,
+        hitDirections: NO_DIRECTIONS,
+        action: settings.action,
+        riskLevel: plan.level,
         isShadow,
-      } as HitRuleDetails);
-      if (!isShadow && ACTION_SEVERITY[settings.action] > ACTION_SEVERITY[status]) status = settings.action;
+        ruleDescription: executed.ruleDescription,
+        triggersOnHit: settings.triggersOnHit,
+      });
+      continue;
     }
-    executedRules.push(executed);
+    const directions = Object.freeze(uniqueDirections(hits));
+    const ruleDescription = describeHits(template, hits);
+    const ruleHitMeta = Object.freeze({ hitDirections: directions });
+    const labels = frozenLabels(instance);
+    // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
+    executedRules.push(
+      Object.freeze({
+        ruleInstanceId: instance.id,
+        ruleId: instance.ruleId,
+        ruleName: ruleNameOf(prepared),
+        ruleDescription,
+        ruleAction: settings.action,
+        ruleHit: true,
+        ruleHitMeta,
+        nature: instance.nature,
+        labels,
+        isShadow,
+      }) as ExecutedRuleResult,
+    );
+    hitRules.push(
+      Object.freeze({
+        ruleInstanceId: instance.id,
+        ruleId: instance.ruleId,
+        ruleName: ruleNameOf(prepared),
+        ruleDescription,
+        ruleAction: settings.action,
+        ruleHitMeta,
+        nature: instance.nature,
+        labels,
+        isShadow,
+      }) as HitRuleDetails,
+    );
+    if (!isShadow && ACTION_SEVERITY[settings.action] > ACTION_SEVERITY[status]) status = settings.action;
     outcomes.push({
       instance,
-      hit: ruleHit,
+      hit: true,
       hitDirections: directions,
       action: settings.action,
-      riskLevel: level,
+      riskLevel: plan.level,
       isShadow,
       ruleDescription,
       triggersOnHit: settings.triggersOnHit,
     });
   }
-  return { executedRules, hitRules, status, outcomes };
+  return { executedRules: Object.freeze(executedRules) as ExecutedRuleResult[], hitRules: Object.freeze(hitRules) as HitRuleDetails[], status, outcomes };
+}
+
+const NO_HITS: readonly RuleHit[] = Object.freeze([]);
+const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);
+
+function ruleNameOf(prepared: PreparedInstance): string {
+  return prepared.instance.ruleNameAlias ?? prepared.rule?.name ?? 'Custom rule';
+}
+
+// Frozen per-instance values shared by every result of that instance: the labels and the
+// not-hit result per action. Most instances do not hit most transactions, so most results
+// allocate nothing. Keyed by the instance object, which the engine keeps per revision.
+const labelCache = new WeakMap<RuleInstance, readonly RuleLabel[]>();
+const notHitCache = new WeakMap<RuleInstance, Map<RuleAction, ExecutedRuleResult>>();
+
+function frozenLabels(instance: RuleInstance): readonly RuleLabel[] {
+  let labels = labelCache.get(instance);
+  if (!labels) {
+    labels = Object.freeze([...instance.labels]);
+    labelCache.set(instance, labels);
+  }
+  return labels;
+}
+
+function notHitResult(prepared: PreparedInstance, action: RuleAction): ExecutedRuleResult {
+  const { instance, rule } = prepared;
+  let byAction = notHitCache.get(instance);
+  if (!byAction) {
+    byAction = new Map();
+    notHitCache.set(instance, byAction);
+  }
+  let result = byAction.get(action);
+  if (!result) {
+    result = Object.freeze({
+      ruleInstanceId: instance.id,
+      ruleId: instance.ruleId,
+      ruleName: ruleNameOf(prepared),
+      ruleDescription: rule?.description ?? instance.ruleDescriptionAlias ?? 'Custom json-logic rule.',
+      ruleAction: action,
+      ruleHit: false,
+      nature: instance.nature,
+      labels: frozenLabels(instance),
+      isShadow: instance.mode === 'SHADOW',
+    }) as ExecutedRuleResult;
+    byAction.set(action, result);
+  }
+  return result;
 }
 
 function sidesOf(transaction: Transaction): RuleHit[] {

@@ -6,7 +6,7 @@ import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js'
 import type { RuleRegistry } from '../rules/registry.js';
 import { validateRuleFilters } from '../rules/filters.js';
 import { cloneJson } from './canonical.js';
-import { assertSafeJson, createValidator, validateAgainstSchema } from '../validation/index.js';
+import { copySafeJson, createValidator, validateAgainstSchema } from '../validation/index.js';
 
 /** `ruleId` of custom json-logic instances. */
 export const CUSTOM_RULE_ID = 'CUSTOM';
@@ -33,7 +33,7 @@ export function buildRuleInstance(
   existing: StoredRuleInstance | null,
   context: { registry: RuleRegistry; now: number; id: string },
 ): StoredRuleInstance {
-  assertSafeJson(input);
+  const copy = copySafeJson(input);
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
     const details: ErrorDetail[] = [];
     for (const field of RULE_INSTANCE_READ_ONLY_FIELDS) {
@@ -43,7 +43,7 @@ export function buildRuleInstance(
       throw new TxmonError('READ_ONLY_FIELD', `Invalid request: ${details.map((d) => d.path.slice(1)).join(', ')} cannot be set`, details);
     }
   }
-  const request: RuleInstanceRequest = validateRequest(cloneJson(input));
+  const request: RuleInstanceRequest = validateRequest(copy);
   const prev = existing?.instance;
   const isCustom = request.logic !== undefined || (request.ruleId === undefined && prev?.ruleId === CUSTOM_RULE_ID);
 
