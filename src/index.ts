@@ -49,6 +49,7 @@ export {
   evaluateRuleInstances,
   mergeCurrentContribution,
   mostSevereAction,
+  planRuleInstances,
   renderDescription,
   resolveSettings,
   selectRiskLevel,
@@ -56,7 +57,9 @@ export {
 export type {
   AggregateSnapshot,
   EvaluationInput,
+  EvaluationPlan,
   EvaluationResult,
+  InstancePlan,
   InstanceFilter,
   InstanceOutcome,
   PreparedInstance,

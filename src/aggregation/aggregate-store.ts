@@ -116,10 +116,12 @@ export function createAggregateStore(): AggregateStore {
     if (keys.size === 0) bySeries.delete(series);
   }
 
-  function run(q: AggregateQuery, path: string): AggregateValue {
+  function run(q: AggregateQuery, position: number): AggregateValue {
+    // The error path is built only when needed: queries are on the hot path.
+    const path = () => (position < 0 ? '' : `/${position}`);
     if (q.fn === 'distinct' && q.field === undefined) {
-      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/field is required for distinct`, [
-        { path: `${path}/field`, code: 'required', message: 'is required for distinct' },
+      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path()}/field is required for distinct`, [
+        { path: `${path()}/field`, code: 'required', message: 'is required for distinct' },
       ]);
     }
     const index = indexOf(q.series, q.key) ?? empty;
@@ -138,7 +140,7 @@ export function createAggregateStore(): AggregateStore {
       case 'distinct':
         return index.distinctCount(start, end, q.field as string, excludeId);
       default:
-        throw unknownFunction(path);
+        throw unknownFunction(path());
     }
   }
 
@@ -174,12 +176,12 @@ export function createAggregateStore(): AggregateStore {
     },
 
     query(q) {
-      return run(q, '');
+      return run(q, -1);
     },
 
     queryMany(qs) {
       const out: AggregateValue[] = new Array<AggregateValue>(qs.length);
-      for (let i = 0; i < qs.length; i++) out[i] = run(qs[i] as AggregateQuery, `/${i}`);
+      for (let i = 0; i < qs.length; i++) out[i] = run(qs[i] as AggregateQuery, i);
       return out;
     },
 

@@ -212,8 +212,17 @@ export function convertScaled(amount: bigint, from: string, to: string, rates: R
   if (from === to) return amount;
   const rate = rates.rate(from, to, at);
   if (rate === null) return null;
-  return divideRounded(amount * parseScaled(rate, RATE_DIGITS), RATE_SCALE);
+  let scaled = parsedRates.get(rate);
+  if (scaled === undefined) {
+    scaled = parseScaled(rate, RATE_DIGITS);
+    if (parsedRates.size > 10_000) parsedRates.clear();
+    parsedRates.set(rate, scaled);
+  }
+  return divideRounded(amount * scaled, RATE_SCALE);
 }
+
+// Rate strings repeat (a provider answers the same pair with the same text): parse each once.
+const parsedRates = new Map<string, bigint>();
 
 /**
  * Rounds a scaled amount (10^-8 units) to `exponent` decimals (the currency's ISO 4217 minor

@@ -38,12 +38,12 @@ import type {
 import { compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters } from '../rules/filters.js';
 import { createRuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, contributionsOf, type SeriesName } from '../rules/series.js';
-import type { MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
+import type { AggregateNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { copySafeJson, createValidator } from '../validation/index.js';
 import { foldTransactionEvents, applyTransactionEvent, initialTransaction } from './apply-event.js';
 import { canonicalJson, cloneJson } from './canonical.js';
 import {
-  aggregateNeedKey,
+  planRuleInstances,
   collectAggregateNeeds,
   evaluateRuleInstances,
   mergeCurrentContribution,
@@ -327,7 +327,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       defaultRiskLevel,
     };
     const current = contributionsOf(transaction, ALL_SERIES, money);
-    const needs = collectAggregateNeeds(input);
+    const plan = planRuleInstances(input);
+    const needs = collectAggregateNeeds(plan);
     const queries: AggregateQuery[] = [];
     for (const n of needs) {
       if (n.key === null) continue;
@@ -336,13 +337,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
       queries.push(q);
     }
     const values = queries.length > 0 ? await repos.aggregates.query(queries) : [];
-    const snapshot = new Map<string, ReturnType<typeof mergeCurrentContribution>>();
+    const snapshot = new Map<AggregateNeed, ReturnType<typeof mergeCurrentContribution>>();
     let qi = 0;
     for (const n of needs) {
       if (n.key === null) continue;
-      snapshot.set(aggregateNeedKey(n), mergeCurrentContribution(n, values[qi++] ?? null, current));
+      snapshot.set(n, mergeCurrentContribution(n, values[qi++] ?? null, current));
     }
-    const evaluation = evaluateRuleInstances(input, snapshot);
+    const evaluation = evaluateRuleInstances(plan, snapshot);
     const remove = previous
       ? contributionsOf(previous, ALL_SERIES, money).map((e) => ({ series: e.series, key: e.key, id: e.id }))
       : [];

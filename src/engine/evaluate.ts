@@ -77,8 +77,11 @@ export function aggregateNeedKey(need: AggregateNeed): string {
   return `${need.series}\u0000${need.key ?? ''}\u0000${need.start}\u0000${need.end}\u0000${need.fn}\u0000${need.field ?? ''}\u0000${need.includeCurrent ? 1 : 0}`;
 }
 
-/** Aggregate values by {@link aggregateNeedKey}. */
-export type AggregateSnapshot = ReadonlyMap<string, AggregateValue>;
+/**
+ * Aggregate values, keyed by the need objects {@link collectAggregateNeeds} returned (fast: no
+ * key strings on the hot path) or by {@link aggregateNeedKey} (convenient for hand-built inputs).
+ */
+export type AggregateSnapshot = ReadonlyMap<AggregateNeed | string, AggregateValue>;
 
 /** Input shared by {@link collectAggregateNeeds} and {@link evaluateRuleInstances}. */
 export interface EvaluationInput {
@@ -92,7 +95,7 @@ export interface EvaluationInput {
 }
 
 /** Per-instance plan for one evaluation: settings by risk level, filter decision and needs. */
-interface InstancePlan {
+export interface InstancePlan {
   readonly prepared: PreparedInstance;
   readonly settings: ResolvedSettings;
   /** `null` when the instance has no filters. */
@@ -100,52 +103,66 @@ interface InstancePlan {
   readonly needs: readonly AggregateNeed[];
 }
 
-interface EvaluationPlan {
+/**
+ * What {@link planRuleInstances} decided for one transaction: the risk level, and for every
+ * instance that runs (filters passed) its settings and aggregate needs.
+ */
+export interface EvaluationPlan {
+  readonly kind: 'plan';
+  readonly input: EvaluationInput;
   readonly level: RiskLevel;
   readonly instances: readonly InstancePlan[];
 }
 
-// collectAggregateNeeds and evaluateRuleInstances are called with the same input object; the plan
-// is computed once and remembered for that object (a transparent memo: both stay pure).
-const plans = new WeakMap<EvaluationInput, EvaluationPlan>();
 const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
 
-function planOf(input: EvaluationInput): EvaluationPlan {
-  const known = plans.get(input);
-  if (known) return known;
+/**
+ * Plans one evaluation: picks the risk level, runs the instance filters, resolves parameters and
+ * actions, and asks each rule which aggregates it needs. Pure. {@link collectAggregateNeeds} and
+ * {@link evaluateRuleInstances} accept the plan (or the input, and plan it themselves).
+ */
+export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
   const instances: InstancePlan[] = [];
   for (const prepared of input.instances) {
     const decision = prepared.filter ? prepared.filter(input) : null;
     // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
     if (decision && !decision.run) continue;
-    const settings = resolveSettings(prepared.instance, level);
+    const settings = settingsFor(prepared.instance, level);
     const needs = prepared.rule?.aggregates
       ? prepared.rule.aggregates({ transaction: input.transaction, parameters: settings.parameters })
       : NO_NEEDS;
     instances.push({ prepared, settings, decision, needs });
   }
-  const plan = { level, instances };
-  plans.set(input, plan);
-  return plan;
+  return { kind: 'plan', input, level, instances };
+}
+
+function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {
+  return (inputOrPlan as EvaluationPlan).kind === 'plan' ? (inputOrPlan as EvaluationPlan) : planRuleInstances(inputOrPlan as EvaluationInput);
+}
+
+// Resolved settings depend only on the instance and the level: cached per (long-lived) instance.
+const settingsCache = new WeakMap<RuleInstance, Partial<Record<RiskLevel, ResolvedSettings>>>();
+
+function settingsFor(instance: RuleInstance, level: RiskLevel): ResolvedSettings {
+  let byLevel = settingsCache.get(instance);
+  if (!byLevel) {
+    byLevel = {};
+    settingsCache.set(instance, byLevel);
+  }
+  return (byLevel[level] ??= resolveSettings(instance, level));
 }
 
 /**
- * Every windowed aggregate the active instances need for this transaction, de-duplicated. The
- * caller computes them (over stored history, excluding this transaction's earlier contribution)
- * and passes them back to {@link evaluateRuleInstances}.
+ * Every windowed aggregate the active instances need for this transaction, in instance order.
+ * The caller computes them (over stored history, excluding this transaction's earlier
+ * contribution) and passes them back to {@link evaluateRuleInstances}, keyed by these objects.
+ * (Needs are not de-duplicated: building a key per need costs more than the rare duplicate query.)
  */
-export function collectAggregateNeeds(input: EvaluationInput): AggregateNeed[] {
-  const seen = new Set<string>();
+export function collectAggregateNeeds(input: EvaluationInput | EvaluationPlan): AggregateNeed[] {
   const out: AggregateNeed[] = [];
   for (const { needs } of planOf(input).instances) {
-    for (const need of needs) {
-      const k = aggregateNeedKey(need);
-      if (!seen.has(k)) {
-        seen.add(k);
-        out.push(need);
-      }
-    }
+    for (const need of needs) out.push(need);
   }
   return out;
 }
@@ -237,7 +254,7 @@ const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
 });
 
 function valueFor(need: AggregateNeed, snapshot: AggregateSnapshot): AggregateValue {
-  const v = snapshot.get(aggregateNeedKey(need));
+  const v = snapshot.get(need) ?? snapshot.get(aggregateNeedKey(need));
   if (v !== undefined) return v;
   if (need.fn === 'sum') return 0n;
   return EMPTY_VALUE[need.fn] ?? null;
@@ -253,13 +270,13 @@ function valueFor(need: AggregateNeed, snapshot: AggregateSnapshot): AggregateVa
  * @example
  * ```ts
  * const needs = collectAggregateNeeds(input);
- * const snapshot = new Map(needs.map((n) => [aggregateNeedKey(n), computeFromHistory(n)]));
+ * const snapshot = new Map(needs.map((n) => [n, computeFromHistory(n)]));
  * const { executedRules, hitRules, status } = evaluateRuleInstances(input, snapshot);
  * ```
  */
-export function evaluateRuleInstances(input: EvaluationInput, aggregates: AggregateSnapshot): EvaluationResult {
-  const { transaction, originUser, destinationUser, money } = input;
-  const plan = planOf(input);
+export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationPlan, aggregates: AggregateSnapshot): EvaluationResult {
+  const plan = planOf(inputOrPlan);
+  const { transaction, originUser, destinationUser, money } = plan.input;
   const executedRules: ExecutedRuleResult[] = [];
   const hitRules: HitRuleDetails[] = [];
   const outcomes: InstanceOutcome[] = [];

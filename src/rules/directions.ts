@@ -1,66 +1,88 @@
 import type { AggregateFunction, AggregateValue } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
 import type { CheckReceiver, CheckSender } from './parameters.js';
+import type { SeriesName } from './series.js';
 import type { AggregateNeed } from './types.js';
 
-/** One side of a transaction a directional rule looks at, with the series it reads for that side. */
-export interface SideQuery {
-  readonly direction: 'ORIGIN' | 'DESTINATION';
-  readonly userId: string;
-  /** Need names, one per series read (sent and/or received transactions of the user). */
-  readonly names: readonly string[];
+type Side = 'ORIGIN' | 'DESTINATION';
+
+/** One aggregate read for a side: its need name and the series it reads. */
+export interface SideRead {
+  readonly name: string;
+  readonly series: SeriesName;
 }
 
 /**
- * Plans the needs of a sender/receiver-aware rule: for the sender, its sent transactions
- * (`checkSender: 'sending'`) or sent and received ones (`'all'`); for the receiver, its received
- * transactions (`'receiving'`) or both (`'all'`); `'none'` skips that side.
+ * The fixed need names of a sender/receiver-aware rule, built once per rule (a prefix keeps the
+ * names of two kinds of needs apart). The sender's transactions are its sent ones (`'sending'`,
+ * series `user-sending`) or all of them (`'all'`, series `user-all`: one entry per transaction, so
+ * a self-transfer counts once); the receiver's likewise with `'receiving'`.
  */
+export interface SideNames {
+  readonly ORIGIN: { readonly sending: readonly SideRead[]; readonly all: readonly SideRead[] };
+  readonly DESTINATION: { readonly receiving: readonly SideRead[]; readonly all: readonly SideRead[] };
+}
+
+/** Builds the {@link SideNames} of a rule. */
+export function createSideNames(prefix: string): SideNames {
+  const read = (side: Side, series: SeriesName): readonly SideRead[] => Object.freeze([Object.freeze({ name: `${prefix}:${side}:${series}`, series })]);
+  return Object.freeze({
+    ORIGIN: Object.freeze({ sending: read('ORIGIN', 'user-sending'), all: read('ORIGIN', 'user-all') }),
+    DESTINATION: Object.freeze({ receiving: read('DESTINATION', 'user-receiving'), all: read('DESTINATION', 'user-all') }),
+  });
+}
+
+/** The reads of the sender side, or `null` when it is not checked or has no user. */
+export function senderReads(transaction: Transaction, checkSender: CheckSender, names: SideNames): readonly SideRead[] | null {
+  return transaction.originUserId && checkSender !== 'none' ? names.ORIGIN[checkSender] : null;
+}
+
+/** The reads of the receiver side, or `null` when it is not checked or has no user. */
+export function receiverReads(transaction: Transaction, checkReceiver: CheckReceiver, names: SideNames): readonly SideRead[] | null {
+  return transaction.destinationUserId && checkReceiver !== 'none' ? names.DESTINATION[checkReceiver] : null;
+}
+
+/** Plans the needs of both sides over one window with one function. */
 export function planSides(
   transaction: Transaction,
   checkSender: CheckSender,
   checkReceiver: CheckReceiver,
-  prefix: string,
+  names: SideNames,
   window: { start: number; end: number },
   fn: AggregateFunction,
   includeCurrent = true,
-): { sides: SideQuery[]; needs: AggregateNeed[] } {
-  const sides: SideQuery[] = [];
-  const needs: AggregateNeed[] = [];
-  const add = (direction: 'ORIGIN' | 'DESTINATION', userId: string, series: ('user-sending' | 'user-receiving' | 'user-all')[]) => {
-    const names: string[] = [];
-    for (const s of series) {
-      const name = `${prefix}:${direction}:${s}`;
-      names.push(name);
-      needs.push({ name, series: s, key: userId, start: window.start, end: window.end, fn, includeCurrent });
+  out: AggregateNeed[] = [],
+): AggregateNeed[] {
+  const sender = senderReads(transaction, checkSender, names);
+  if (sender) {
+    for (const r of sender) {
+      out.push({ name: r.name, series: r.series, key: transaction.originUserId as string, start: window.start, end: window.end, fn, includeCurrent });
     }
-    sides.push({ direction, userId, names });
-  };
-  if (transaction.originUserId && checkSender !== 'none') {
-    // 'all' reads the user-all series: one entry per transaction, so a self-transfer counts once.
-    add('ORIGIN', transaction.originUserId, checkSender === 'all' ? ['user-all'] : ['user-sending']);
   }
-  if (transaction.destinationUserId && checkReceiver !== 'none') {
-    add('DESTINATION', transaction.destinationUserId, checkReceiver === 'all' ? ['user-all'] : ['user-receiving']);
+  const receiver = receiverReads(transaction, checkReceiver, names);
+  if (receiver) {
+    for (const r of receiver) {
+      out.push({ name: r.name, series: r.series, key: transaction.destinationUserId as string, start: window.start, end: window.end, fn, includeCurrent });
+    }
   }
-  return { sides, needs };
+  return out;
 }
 
-/** Adds up count values of a side's needs. */
-export function sumCounts(aggregates: Readonly<Record<string, AggregateValue>>, names: readonly string[]): number {
+/** Adds up count values of a side's reads. */
+export function sumCounts(aggregates: Readonly<Record<string, AggregateValue>>, reads: readonly SideRead[]): number {
   let total = 0;
-  for (const n of names) {
-    const v = aggregates[n];
+  for (const r of reads) {
+    const v = aggregates[r.name];
     if (typeof v === 'number') total += v;
   }
   return total;
 }
 
-/** Adds up money sums (bigint) of a side's needs. */
-export function sumAmounts(aggregates: Readonly<Record<string, AggregateValue>>, names: readonly string[]): bigint {
+/** Adds up money sums (bigint) of a side's reads. */
+export function sumAmounts(aggregates: Readonly<Record<string, AggregateValue>>, reads: readonly SideRead[]): bigint {
   let total = 0n;
-  for (const n of names) {
-    const v = aggregates[n];
+  for (const r of reads) {
+    const v = aggregates[r.name];
     if (typeof v === 'bigint') total += v;
   }
   return total;

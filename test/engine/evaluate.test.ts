@@ -183,10 +183,11 @@ describe('collectAggregateNeeds', () => {
     expect(collectAggregateNeeds(input([r14(true, 'FLAG'), prepare({ ruleId: 'R-2' })]))).toEqual([]);
   });
 
-  it('de-duplicates needs shared by instances that differ only in a threshold', () => {
+  it('lists the needs of every instance in instance order (equal needs are not merged)', () => {
     const needs = collectAggregateNeeds(input([prepare(r30(1)), prepare(r30(5))]));
-    expect(needs).toHaveLength(2);
     expect(needs.map((n) => [n.series, n.key, n.start, n.end])).toEqual([
+      ['user-sending', 'alice', T0 - HOUR, T0],
+      ['user-receiving', 'bob', T0 - HOUR, T0],
       ['user-sending', 'alice', T0 - HOUR, T0],
       ['user-receiving', 'bob', T0 - HOUR, T0],
     ]);

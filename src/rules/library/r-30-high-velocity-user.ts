@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { planSides, sumCounts } from '../directions.js';
+import { createSideNames, planSides, receiverReads, senderReads, sumCounts, type SideRead } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 
@@ -19,6 +19,8 @@ const ParametersSchema = Type.Object(
   { additionalProperties: false, title: 'R-30 parameters' },
 );
 type Parameters = Static<typeof ParametersSchema>;
+
+const NAMES = createSideNames('n');
 
 /**
  * R-30 High velocity user: the user's transactions in the window, including this one, are more
@@ -47,29 +49,28 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
   series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
     const end = transaction.timestamp;
-    const window = { start: windowStart(end, parameters.timeWindow), end };
-    return planSides(transaction, parameters.checkSender, parameters.checkReceiver, 'n', window, 'count').needs;
+    return planSides(transaction, parameters.checkSender, parameters.checkReceiver, NAMES, { start: windowStart(end, parameters.timeWindow), end }, 'count');
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
-    const end = transaction.timestamp;
-    const window = { start: windowStart(end, parameters.timeWindow), end };
-    const { sides } = planSides(transaction, parameters.checkSender, parameters.checkReceiver, 'n', window, 'count');
     const hits: RuleHit[] = [];
-    for (const side of sides) {
-      const count = sumCounts(aggregates, side.names);
+    const side = (direction: 'ORIGIN' | 'DESTINATION', reads: readonly SideRead[] | null) => {
+      if (!reads) return;
+      const count = sumCounts(aggregates, reads);
       // "including the current one": count ≥ 2 means at least one earlier transaction exists.
       if (count > parameters.transactionsLimit && count >= 2) {
         hits.push({
-          direction: side.direction,
+          direction,
           vars: {
-            side: side.direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+            side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
             count,
             window: describeTimeWindow(parameters.timeWindow),
             limit: parameters.transactionsLimit,
           },
         });
       }
-    }
+    };
+    side('ORIGIN', senderReads(transaction, parameters.checkSender, NAMES));
+    side('DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
     return hits;
   },
 };

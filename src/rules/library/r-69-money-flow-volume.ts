@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { formatMoney } from '../../domain/money.js';
-import { planSides, sumAmounts, sumCounts } from '../directions.js';
+import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead } from '../directions.js';
 import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from '../parameters.js';
 import type { Transaction } from '../../domain/index.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
@@ -35,24 +35,16 @@ const ParametersSchema = Type.Object(
 );
 type Parameters = Static<typeof ParametersSchema>;
 
-function plan(transaction: Transaction, parameters: Parameters) {
+const VOLUME = createSideNames('v');
+const HISTORY = createSideNames('h');
+
+function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
-  const window = { start: windowStart(end, parameters.timeWindow), end };
-  const volume = planSides(transaction, parameters.checkSender, parameters.checkReceiver, 'v', window, 'sum');
-  const needs: AggregateNeed[] = [...volume.needs];
-  let history: ReturnType<typeof planSides> | null = null;
+  const needs = planSides(transaction, parameters.checkSender, parameters.checkReceiver, VOLUME, { start: windowStart(end, parameters.timeWindow), end }, 'sum');
   if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
-    history = planSides(
-      transaction,
-      parameters.checkSender,
-      parameters.checkReceiver,
-      'h',
-      { start: Number.NEGATIVE_INFINITY, end },
-      'count',
-    );
-    needs.push(...history.needs);
+    planSides(transaction, parameters.checkSender, parameters.checkReceiver, HISTORY, { start: Number.NEGATIVE_INFINITY, end }, 'count', true, needs);
   }
-  return { volume, history, needs };
+  return needs;
 }
 
 /**
@@ -81,17 +73,16 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
   typologies: ['Structuring', 'Layering', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
-    return plan(transaction, parameters).needs;
+    return plan(transaction, parameters);
   },
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
-    const { volume, history } = plan(transaction, parameters);
     const hits: RuleHit[] = [];
-    volume.sides.forEach((side, i) => {
-      if (history) {
-        const seen = sumCounts(aggregates, history.sides[i]?.names ?? []);
-        if (seen < (parameters.initialTransactions ?? 0)) return;
+    const side = (direction: 'ORIGIN' | 'DESTINATION', volume: readonly SideRead[] | null, history: readonly SideRead[] | null) => {
+      if (!volume) return;
+      if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+        if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) return;
       }
-      const total = sumAmounts(aggregates, side.names);
+      const total = sumAmounts(aggregates, volume);
       const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp);
       if (!resolved || resolved.amount < resolved.threshold) return;
       const upper = parameters.transactionVolumeUpperThreshold;
@@ -100,15 +91,25 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
         if (bound && bound.amount > bound.threshold) return;
       }
       hits.push({
-        direction: side.direction,
+        direction,
         vars: {
-          side: side.direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
           window: describeTimeWindow(parameters.timeWindow),
           volume: formatMoney(resolved.amount, resolved.currency),
           threshold: formatMoney(resolved.threshold, resolved.currency),
         },
       });
-    });
+    };
+    side(
+      'ORIGIN',
+      senderReads(transaction, parameters.checkSender, VOLUME),
+      senderReads(transaction, parameters.checkSender, HISTORY),
+    );
+    side(
+      'DESTINATION',
+      receiverReads(transaction, parameters.checkReceiver, VOLUME),
+      receiverReads(transaction, parameters.checkReceiver, HISTORY),
+    );
     return hits;
   },
 };
