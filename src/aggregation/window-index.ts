@@ -379,6 +379,20 @@ export function createWindowIndex(): WindowIndex {
         entry.values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values: entry.values };
       const previous = byId.get(id);
       byId.set(id, stored);
+      const n = ts.length;
+      if (previous === undefined && (n === head || timestamp > (ts[n - 1] as number) || (timestamp === ts[n - 1] && id > (ids[n - 1] as string)))) {
+        // The common case, a new entry after all others: append and extend the prefixes, O(1).
+        // Block summaries only cover full blocks before the end and cursors end at or before it,
+        // so neither needs invalidating.
+        ts.push(timestamp);
+        ids.push(id);
+        recs.push(stored);
+        const s = prefixSum[n] as bigint;
+        const c = prefixAmountCount[n] as number;
+        prefixSum.push(amount === null ? s : s + amount);
+        prefixAmountCount.push(amount === null ? c : c + 1);
+        return;
+      }
       if (previous !== undefined && previous.timestamp === timestamp) {
         // Same (timestamp, id): same slot, replace in place.
         const position = positionOf(previous);

@@ -153,19 +153,24 @@ export const DEFAULT_USD_RATES: Readonly<Record<string, string>> = Object.freeze
 export function createFixedRateProvider(usdRates: Readonly<Record<string, string>> = DEFAULT_USD_RATES): RateProvider {
   const scaled = new Map<string, bigint>();
   for (const [code, text] of Object.entries(usdRates)) scaled.set(code, parseDecimal(text));
-  const memo = new Map<string, string | null>();
+  // from → to → rate; nested maps avoid building a key string per lookup (hot path).
+  const memo = new Map<string, Map<string, string | null>>();
   return {
     rate(from, to) {
       if (from === to) return '1';
-      const k = `${from}>${to}`;
-      const known = memo.get(k);
+      let row = memo.get(from);
+      if (row === undefined) {
+        row = new Map();
+        memo.set(from, row);
+      }
+      const known = row.get(to);
       if (known !== undefined) return known;
       const f = scaled.get(from);
       const t = scaled.get(to);
       // units of `to` per `from` = t / f, with 18 decimals so that a round trip A→B→A stays
       // within far less than a minor unit of the original amount.
       const result = f === undefined || t === undefined || f === 0n ? null : divideToDecimal(t, f, RATE_DIGITS);
-      memo.set(k, result);
+      row.set(to, result);
       return result;
     },
   };

@@ -47,46 +47,35 @@ export function contributionsOf(
 ): SeriesEntry[] {
   const out: SeriesEntry[] = [];
   const at = transaction.timestamp;
-  if (series.has('user-sending') && transaction.originUserId) {
-    out.push({
-      series: 'user-sending',
-      key: transaction.originUserId,
-      id: transaction.transactionId,
-      timestamp: at,
-      amount: amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at),
-      values: entryValues(transaction, 'origin'),
-    });
+  const id = transaction.transactionId;
+  const origin = transaction.originUserId;
+  const destination = transaction.destinationUserId;
+  // Each side's amount and values are computed once and shared by the series of that side.
+  let originAmount: bigint | null = null;
+  let originValues: Record<string, string> | null = null;
+  if (origin) {
+    originAmount = amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at);
+    originValues = entryValues(transaction, 'origin');
   }
-  if (series.has('user-receiving') && transaction.destinationUserId) {
-    out.push({
-      series: 'user-receiving',
-      key: transaction.destinationUserId,
-      id: transaction.transactionId,
-      timestamp: at,
-      amount: amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at),
-      values: entryValues(transaction, 'destination'),
-    });
+  let destinationAmount: bigint | null = null;
+  let destinationValues: Record<string, string> | null = null;
+  if (destination) {
+    destinationAmount = amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at);
+    destinationValues = entryValues(transaction, 'destination');
+  }
+  if (origin && series.has('user-sending')) {
+    out.push({ series: 'user-sending', key: origin, id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
+  }
+  if (destination && series.has('user-receiving')) {
+    out.push({ series: 'user-receiving', key: destination, id, timestamp: at, amount: destinationAmount, values: destinationValues as Record<string, string> });
   }
   if (series.has('user-all')) {
-    if (transaction.originUserId) {
-      out.push({
-        series: 'user-all',
-        key: transaction.originUserId,
-        id: transaction.transactionId,
-        timestamp: at,
-        amount: amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at),
-        values: entryValues(transaction, 'origin'),
-      });
+    if (origin) {
+      out.push({ series: 'user-all', key: origin, id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
     }
-    if (transaction.destinationUserId && transaction.destinationUserId !== transaction.originUserId) {
-      out.push({
-        series: 'user-all',
-        key: transaction.destinationUserId,
-        id: transaction.transactionId,
-        timestamp: at,
-        amount: amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at),
-        values: entryValues(transaction, 'destination'),
-      });
+    // A self-transfer is one transaction of its user: one user-all entry.
+    if (destination && destination !== origin) {
+      out.push({ series: 'user-all', key: destination, id, timestamp: at, amount: destinationAmount, values: destinationValues as Record<string, string> });
     }
   }
   return out;
