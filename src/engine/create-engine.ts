@@ -37,7 +37,7 @@ import type {
 } from '../repositories/types.js';
 import { compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters } from '../rules/filters.js';
 import { createRuleRegistry } from '../rules/registry.js';
-import { SERIES_NAMES, contributionsOf, type SeriesName } from '../rules/series.js';
+import { SERIES_NAMES, contributionRefsOf, contributionsOf, type SeriesName } from '../rules/series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { copySafeJson, createValidator } from '../validation/index.js';
 import { foldTransactionEvents, applyTransactionEvent, initialTransaction } from './apply-event.js';
@@ -344,9 +344,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       snapshot.set(n, mergeCurrentContribution(n, values[qi++] ?? null, current));
     }
     const evaluation = evaluateRuleInstances(plan, snapshot);
-    const remove = previous
-      ? contributionsOf(previous, ALL_SERIES, money).map((e) => ({ series: e.series, key: e.key, id: e.id }))
-      : [];
+    const remove = previous ? contributionRefsOf(previous, ALL_SERIES) : [];
 
     const counters = evaluation.outcomes.map((o) => ({ instanceId: o.instance.id, runs: 1, hits: o.hit ? 1 : 0 }));
     const alertHits: AlertHit[] = [];

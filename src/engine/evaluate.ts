@@ -226,12 +226,41 @@ export interface EvaluationResult {
 
 /** Renders `{{name}}` placeholders; unknown names render empty. */
 export function renderDescription(template: string, vars: Readonly<Record<string, string | number>> | undefined): string {
-  if (!template.includes('{{')) return template;
-  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
-    // Own properties only: `{{toString}}` must not render Object.prototype's function.
-    const v = vars !== undefined && Object.hasOwn(vars, name) ? vars[name] : undefined;
-    return v === undefined ? '' : String(v);
-  });
+  const parts = compiledTemplate(template);
+  if (parts.length === 1 && typeof parts[0] === 'string') return parts[0];
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      out += part;
+    } else {
+      // Own properties only: `{{toString}}` must not render Object.prototype's function.
+      const v = vars !== undefined && Object.hasOwn(vars, part.name) ? vars[part.name] : undefined;
+      if (v !== undefined) out += String(v);
+    }
+  }
+  return out;
+}
+
+type TemplatePart = string | { readonly name: string };
+// Templates are few (one per rule or alias): each is split into literal text and placeholders once.
+const templates = new Map<string, readonly TemplatePart[]>();
+
+function compiledTemplate(template: string): readonly TemplatePart[] {
+  let parts = templates.get(template);
+  if (parts) return parts;
+  const list: TemplatePart[] = [];
+  const pattern = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+  let last = 0;
+  for (let m = pattern.exec(template); m !== null; m = pattern.exec(template)) {
+    if (m.index > last) list.push(template.slice(last, m.index));
+    list.push({ name: m[1] as string });
+    last = m.index + m[0].length;
+  }
+  if (last < template.length || list.length === 0) list.push(template.slice(last));
+  parts = Object.freeze(list);
+  if (templates.size > 10_000) templates.clear();
+  templates.set(template, parts);
+  return parts;
 }
 
 function describeHits(template: string, hits: readonly RuleHit[]): string {

@@ -1,4 +1,4 @@
-import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import type { SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import { convertScaled, toScaled } from '../domain/money.js';
 import type { Transaction } from '../domain/index.js';
 import type { MoneyContext } from './types.js';
@@ -77,6 +77,24 @@ export function contributionsOf(
     if (destination && destination !== origin) {
       out.push({ series: 'user-all', key: destination, id, timestamp: at, amount: destinationAmount, values: destinationValues as Record<string, string> });
     }
+  }
+  return out;
+}
+
+/**
+ * The references of the entries {@link contributionsOf} gives for a transaction (what an update
+ * must remove), without computing amounts: series keys depend only on the user ids.
+ */
+export function contributionRefsOf(transaction: Transaction, series: ReadonlySet<SeriesName>): SeriesEntryRef[] {
+  const out: SeriesEntryRef[] = [];
+  const id = transaction.transactionId;
+  const origin = transaction.originUserId;
+  const destination = transaction.destinationUserId;
+  if (origin && series.has('user-sending')) out.push({ series: 'user-sending', key: origin, id });
+  if (destination && series.has('user-receiving')) out.push({ series: 'user-receiving', key: destination, id });
+  if (series.has('user-all')) {
+    if (origin) out.push({ series: 'user-all', key: origin, id });
+    if (destination && destination !== origin) out.push({ series: 'user-all', key: destination, id });
   }
   return out;
 }
