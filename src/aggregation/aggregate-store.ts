@@ -116,12 +116,15 @@ export function createAggregateStore(): AggregateStore {
     if (keys.size === 0) bySeries.delete(series);
   }
 
+  // The error path is built only on errors: queries are on the hot path.
+  function pathOf(position: number): string {
+    return position < 0 ? '' : `/${position}`;
+  }
+
   function run(q: AggregateQuery, position: number): AggregateValue {
-    // The error path is built only when needed: queries are on the hot path.
-    const path = () => (position < 0 ? '' : `/${position}`);
     if (q.fn === 'distinct' && q.field === undefined) {
-      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path()}/field is required for distinct`, [
-        { path: `${path()}/field`, code: 'required', message: 'is required for distinct' },
+      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${pathOf(position)}/field is required for distinct`, [
+        { path: `${pathOf(position)}/field`, code: 'required', message: 'is required for distinct' },
       ]);
     }
     const index = indexOf(q.series, q.key) ?? empty;
@@ -140,7 +143,7 @@ export function createAggregateStore(): AggregateStore {
       case 'distinct':
         return index.distinctCount(start, end, q.field as string, excludeId);
       default:
-        throw unknownFunction(path());
+        throw unknownFunction(pathOf(position));
     }
   }
 

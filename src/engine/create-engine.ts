@@ -1,4 +1,4 @@
-import type { AggregateQuery, SeriesEntry } from '../aggregation/aggregate-store.js';
+import type { SeriesEntry } from '../aggregation/aggregate-store.js';
 import {
   BusinessUserSchema,
   CommentRequestSchema,
@@ -44,7 +44,6 @@ import { foldTransactionEvents, applyTransactionEvent, initialTransaction } from
 import { canonicalJson, cloneJson } from './canonical.js';
 import {
   planRuleInstances,
-  collectAggregateNeeds,
   evaluateRuleInstances,
   mergeCurrentContribution,
   type EvaluationInput,
@@ -328,22 +327,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     };
     const current = contributionsOf(transaction, ALL_SERIES, money);
     const plan = planRuleInstances(input);
-    const needs = collectAggregateNeeds(plan);
-    const queries: AggregateQuery[] = [];
-    for (const n of needs) {
-      if (n.key === null) continue;
-      const q: AggregateQuery = { series: n.series, key: n.key, start: n.start, end: n.end, fn: n.fn, excludeId: transaction.transactionId };
-      if (n.field !== undefined) (q as { field?: string }).field = n.field;
-      queries.push(q);
+    const needs = plan.needs;
+    // Needs are valid queries (excludeId = this transaction): passed as they are; the values come
+    // back aligned with them, and this transaction's current contribution is merged in place.
+    const values = needs.length > 0 ? await repos.aggregates.query(needs) : [];
+    for (let i = 0; i < needs.length; i++) {
+      values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     }
-    const values = queries.length > 0 ? await repos.aggregates.query(queries) : [];
-    const snapshot = new Map<AggregateNeed, ReturnType<typeof mergeCurrentContribution>>();
-    let qi = 0;
-    for (const n of needs) {
-      if (n.key === null) continue;
-      snapshot.set(n, mergeCurrentContribution(n, values[qi++] ?? null, current));
-    }
-    const evaluation = evaluateRuleInstances(plan, snapshot);
+    const evaluation = evaluateRuleInstances(plan, values);
     const remove = previous ? contributionRefsOf(previous, ALL_SERIES) : [];
 
     const counters = evaluation.outcomes.map((o) => ({ instanceId: o.instance.id, runs: 1, hits: o.hit ? 1 : 0 }));

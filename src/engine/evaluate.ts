@@ -78,10 +78,10 @@ export function aggregateNeedKey(need: AggregateNeed): string {
 }
 
 /**
- * Aggregate values, keyed by the need objects {@link collectAggregateNeeds} returned (fast: no
- * key strings on the hot path) or by {@link aggregateNeedKey} (convenient for hand-built inputs).
+ * Aggregate values: an array aligned with {@link collectAggregateNeeds} / `plan.needs` (the fast
+ * form the engine uses), or a map keyed by the need objects or by {@link aggregateNeedKey}.
  */
-export type AggregateSnapshot = ReadonlyMap<AggregateNeed | string, AggregateValue>;
+export type AggregateSnapshot = ReadonlyMap<AggregateNeed | string, AggregateValue> | readonly AggregateValue[];
 
 /** Input shared by {@link collectAggregateNeeds} and {@link evaluateRuleInstances}. */
 export interface EvaluationInput {
@@ -101,6 +101,8 @@ export interface InstancePlan {
   /** `null` when the instance has no filters. */
   readonly decision: FilterDecision | null;
   readonly needs: readonly AggregateNeed[];
+  /** Index of this instance's first need in {@link EvaluationPlan.needs}. */
+  readonly offset: number;
 }
 
 /**
@@ -112,6 +114,8 @@ export interface EvaluationPlan {
   readonly input: EvaluationInput;
   readonly level: RiskLevel;
   readonly instances: readonly InstancePlan[];
+  /** Every need of every running instance, in instance order (what {@link collectAggregateNeeds} returns). */
+  readonly needs: readonly AggregateNeed[];
 }
 
 const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
@@ -124,6 +128,7 @@ const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
 export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
   const instances: InstancePlan[] = [];
+  const all: AggregateNeed[] = [];
   for (const prepared of input.instances) {
     const decision = prepared.filter ? prepared.filter(input) : null;
     // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
@@ -132,9 +137,10 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     const needs = prepared.rule?.aggregates
       ? prepared.rule.aggregates({ transaction: input.transaction, parameters: settings.parameters })
       : NO_NEEDS;
-    instances.push({ prepared, settings, decision, needs });
+    instances.push({ prepared, settings, decision, needs, offset: all.length });
+    for (const need of needs) all.push(need);
   }
-  return { kind: 'plan', input, level, instances };
+  return { kind: 'plan', input, level, instances, needs: all };
 }
 
 function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {
@@ -160,11 +166,7 @@ function settingsFor(instance: RuleInstance, level: RiskLevel): ResolvedSettings
  * (Needs are not de-duplicated: building a key per need costs more than the rare duplicate query.)
  */
 export function collectAggregateNeeds(input: EvaluationInput | EvaluationPlan): AggregateNeed[] {
-  const out: AggregateNeed[] = [];
-  for (const { needs } of planOf(input).instances) {
-    for (const need of needs) out.push(need);
-  }
-  return out;
+  return [...planOf(input).needs];
 }
 
 /**
@@ -282,9 +284,13 @@ const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
   distinct: 0,
 });
 
-function valueFor(need: AggregateNeed, snapshot: AggregateSnapshot): AggregateValue {
+function valueFor(need: AggregateNeed, snapshot: ReadonlyMap<AggregateNeed | string, AggregateValue>): AggregateValue {
   const v = snapshot.get(need) ?? snapshot.get(aggregateNeedKey(need));
   if (v !== undefined) return v;
+  return emptyValue(need);
+}
+
+function emptyValue(need: AggregateNeed): AggregateValue {
   if (need.fn === 'sum') return 0n;
   return EMPTY_VALUE[need.fn] ?? null;
 }
@@ -310,13 +316,19 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
   const hitRules: HitRuleDetails[] = [];
   const outcomes: InstanceOutcome[] = [];
   let status: RuleAction = 'ALLOW';
-  for (const { prepared, settings, decision, needs } of plan.instances) {
+  const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
+  for (const { prepared, settings, decision, needs, offset } of plan.instances) {
     const { instance, rule, logic } = prepared;
     let hits: readonly RuleHit[];
     let template: string;
     if (rule) {
       const values: Record<string, AggregateValue> = {};
-      for (const need of needs) values[need.name] = valueFor(need, aggregates);
+      for (let j = 0; j < needs.length; j++) {
+        const need = needs[j] as AggregateNeed;
+        values[need.name] = aligned
+          ? (aligned[offset + j] ?? emptyValue(need))
+          : valueFor(need, aggregates as ReadonlyMap<AggregateNeed | string, AggregateValue>);
+      }
       hits = rule.check({ transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money });
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {

@@ -56,13 +56,13 @@ export function planSides(
   const sender = senderReads(transaction, checkSender, names);
   if (sender) {
     for (const r of sender) {
-      out.push({ name: r.name, series: r.series, key: transaction.originUserId as string, start: window.start, end: window.end, fn, includeCurrent });
+      out.push({ name: r.name, series: r.series, key: transaction.originUserId as string, start: window.start, end: window.end, fn, excludeId: transaction.transactionId, includeCurrent });
     }
   }
   const receiver = receiverReads(transaction, checkReceiver, names);
   if (receiver) {
     for (const r of receiver) {
-      out.push({ name: r.name, series: r.series, key: transaction.destinationUserId as string, start: window.start, end: window.end, fn, includeCurrent });
+      out.push({ name: r.name, series: r.series, key: transaction.destinationUserId as string, start: window.start, end: window.end, fn, excludeId: transaction.transactionId, includeCurrent });
     }
   }
   return out;

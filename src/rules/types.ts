@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { AggregateFunction, AggregateValue } from '../aggregation/aggregate-store.js';
+import type { AggregateQuery, AggregateValue } from '../aggregation/aggregate-store.js';
 import type { RateProvider } from '../domain/money.js';
 import type { RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
 import type { SeriesName } from './series.js';
@@ -22,21 +22,17 @@ export interface RuleUser {
 
 /**
  * One windowed aggregate a rule needs, computed over stored history by the aggregate repository.
- * `includeCurrent` adds the current transaction's own contribution (the usual "including the
- * current transaction" of velocity rules); otherwise only other transactions count.
+ * A need is itself a valid repository query ({@link AggregateQuery}): the engine passes the needs
+ * of a transaction to `aggregates.query()` unchanged. `excludeId` (the transaction itself) keeps
+ * its stored, earlier version out; `includeCurrent` adds its current contribution instead (the
+ * usual "including the current transaction" of velocity rules).
  */
-export interface AggregateNeed {
+export interface AggregateNeed extends AggregateQuery {
   /** Name the rule reads the value under in {@link RuleCheckContext.aggregates}. */
   readonly name: string;
   readonly series: SeriesName;
-  /** Key within the series (a user id, a pair, an identifier); `null` → the value is empty. */
-  readonly key: string | null;
-  /** Closed interval [start, end] of transaction timestamps (epoch ms). */
-  readonly start: number;
-  readonly end: number;
-  readonly fn: AggregateFunction;
-  /** For `distinct`: the entry value field. */
-  readonly field?: string;
+  /** Key within the series (a user id, a pair, an identifier). A rule asks for no need without a key. */
+  readonly key: string;
   readonly includeCurrent: boolean;
 }
 

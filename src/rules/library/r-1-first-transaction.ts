@@ -39,14 +39,16 @@ export const r1FirstTransaction: RuleDefinition<Parameters> = {
   typologies: ['Account takeover fraud', 'Money mules'],
   series: ['user-sending'],
   aggregates({ transaction }) {
+    if (!transaction.originUserId) return [];
     return [
       {
         name: PRIOR,
         series: 'user-sending',
-        key: transaction.originUserId ?? null,
+        key: transaction.originUserId,
         start: Number.NEGATIVE_INFINITY,
         end: transaction.timestamp,
         fn: 'count',
+        excludeId: transaction.transactionId,
         includeCurrent: false,
       },
     ];
