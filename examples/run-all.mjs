@@ -1,7 +1,7 @@
 // Runs every numbered example against the built package (imports resolve to dist/ through the
 // package's own `exports`), failing on the first that exits non-zero.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,4 +16,7 @@ for (const file of examples) {
   if (!ok) console.log(run.stdout, run.stderr);
 }
 console.log(`examples: ${examples.length - failed} passed, ${failed} failed`);
+// Read by scripts/test-summary.mjs for the closing line of `npm test`.
+mkdirSync(join(here, '..', 'test-results'), { recursive: true });
+writeFileSync(join(here, '..', 'test-results', 'examples.json'), JSON.stringify({ passed: examples.length - failed, failed }));
 process.exit(failed === 0 ? 0 : 1);
