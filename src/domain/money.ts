@@ -12,25 +12,23 @@ export const MONEY_SCALE_DIGITS = 8;
 /** 10^{@link MONEY_SCALE_DIGITS} as a bigint. */
 export const MONEY_SCALE = 100_000_000n;
 
-const cache = new Map<number, bigint>();
+const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000];
+const SCALE_BY_DIGITS = [100000000n, 10000000n, 1000000n, 100000n, 10000n, 1000n, 100n, 10n, 1n];
 
 /**
  * Converts a finite JSON number to a scaled integer (10^-8 units), exactly as its decimal text.
+ * Fast path: when `value` is the double nearest to k / 10^d (d ≤ 8, |k| < 10^15), its decimal
+ * text has d decimals and the result is k × 10^(8−d), computed without touching strings.
  * @throws RangeError when `value` is not finite (validation rejects such input earlier).
  */
 export function toScaled(value: number): bigint {
-  const hit = cache.get(value);
-  if (hit !== undefined) return hit;
   if (!Number.isFinite(value)) throw new RangeError('amount must be finite');
-  let result: bigint;
-  if (Number.isSafeInteger(value)) {
-    result = BigInt(value) * MONEY_SCALE;
-  } else {
-    result = parseDecimal(String(value));
+  for (let d = 0; d <= 8; d += d < 2 ? 2 : 1) {
+    const k = Math.round(value * (POW10[d] as number));
+    // |k| < 10^15 keeps k exact and makes k / 10^d the shortest text of `value` (≤ 15 digits).
+    if (Math.abs(k) < 1e15 && k / (POW10[d] as number) === value) return BigInt(k) * (SCALE_BY_DIGITS[d] as bigint);
   }
-  if (cache.size > 50_000) cache.clear();
-  cache.set(value, result);
-  return result;
+  return parseDecimal(String(value));
 }
 
 /** Parses a decimal string (as `String(number)` prints it, exponent allowed) into 10^-8 units. */

@@ -322,7 +322,7 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
     let hits: readonly RuleHit[];
     let template: string;
     if (rule) {
-      const values: Record<string, AggregateValue> = {};
+      const values: Record<string, AggregateValue> = needs.length === 0 ? NO_VALUES : {};
       for (let j = 0; j < needs.length; j++) {
         const need = needs[j] as AggregateNeed;
         values[need.name] = aligned
@@ -411,6 +411,7 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
 }
 
 const NO_HITS: readonly RuleHit[] = Object.freeze([]);
+const NO_VALUES: Record<string, AggregateValue> = Object.freeze({}) as Record<string, AggregateValue>;
 const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);
 
 function ruleNameOf(prepared: PreparedInstance): string {
