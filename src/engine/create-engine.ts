@@ -51,6 +51,16 @@ import {
 } from './evaluate.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
 import { CUSTOM_RULE_ID, buildRuleInstance } from './rule-instances.js';
+import {
+  DEFAULT_RISK_BANDS,
+  computeTransactionRisk,
+  nextCraScore,
+  riskLevelScore,
+  scoreToRiskLevel,
+  validateRiskConfiguration,
+  type RiskBands,
+  type RiskFactor,
+} from './risk.js';
 import { createUrlSigner, randomSecret } from './url-signer.js';
 
 /** A source of time (epoch ms). Inject a fixed clock in tests. */
@@ -92,6 +102,13 @@ export interface EngineOptions {
   readonly publicBaseUrl?: string;
   /** Secret for URL signatures (≥ 16 bytes). Default: 32 random bytes per engine. */
   readonly urlSigningSecret?: Uint8Array;
+  /**
+   * Transaction risk factors (weighted average → `riskScoreDetails.trsScore`). Default: none, so
+   * results carry no TRS and CRAs do not move until the host configures its risk model.
+   */
+  readonly riskFactors?: readonly RiskFactor[];
+  /** Score bands of the five risk levels; default [0,20) [20,40) [40,60) [60,80) [80,100]. */
+  readonly riskBands?: RiskBands;
 }
 
 /** Response of {@link Engine.createTransaction} (`POST /transactions`). */
@@ -287,6 +304,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: urlSigningSecret must have at least 16 bytes');
   }
   const signer = createUrlSigner(options.urlSigningSecret ?? randomSecret());
+  const riskFactors = options.riskFactors ?? [];
+  const riskBands = options.riskBands ?? DEFAULT_RISK_BANDS;
+  validateRiskConfiguration(riskFactors, riskBands);
   const withLock = createKeyedLock();
 
   // ---- rule instances, prepared once per repository revision -------------------------------
@@ -384,6 +404,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       hitRules: evaluation.hitRules,
       status: evaluation.status,
     };
+    const riskScoreDetails = scoreRisk(transaction, previous === null, input, originStored, destinationStored, userUpdates);
+    if (riskScoreDetails) result.riskScoreDetails = riskScoreDetails;
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, counters, alertHits, seenUserIds, userUpdates };
   }
 
@@ -405,6 +427,53 @@ export function createEngine(options: EngineOptions = {}): Engine {
       userUpdates: out.userUpdates,
       now: clock.now(),
     };
+  }
+
+  /**
+   * `riskScoreDetails` (SPEC §3): the TRS of the configured factors, and each user's CRA — moved
+   * by the TRS on a transaction's creation (events report it, so one transaction moves a CRA once);
+   * a user with a manual `riskLevel` keeps it (score = its band's midpoint). Risk never depends on
+   * rule instances, so shadow instances cannot change it (SPEC §5.7).
+   */
+  function scoreRisk(
+    transaction: Transaction,
+    isCreate: boolean,
+    input: EvaluationInput,
+    originStored: StoredUser | null | undefined,
+    destinationStored: StoredUser | null | undefined,
+    userUpdates: UserUpdate[],
+  ): MonitoringResult['riskScoreDetails'] | undefined {
+    const trs = riskFactors.length > 0
+      ? computeTransactionRisk(transaction, riskFactors, { money, originUser: input.originUser, destinationUser: input.destinationUser, bands: riskBands })
+      : null;
+    const details: NonNullable<MonitoringResult['riskScoreDetails']> = {};
+    if (trs) {
+      details.trsScore = trs.trsScore;
+      details.trsRiskLevel = trs.trsRiskLevel;
+    }
+    const side = (userId: string | undefined, stored: StoredUser | null | undefined, moves: boolean) => {
+      if (!userId) return null;
+      const manual = (stored?.profile as { riskLevel?: RiskLevel } | null | undefined)?.riskLevel;
+      if (manual) return { score: riskLevelScore(manual, riskBands), level: manual };
+      let score = stored?.craScore ?? null;
+      if (trs && moves) {
+        score = nextCraScore(score, trs.trsScore);
+        userUpdates.push({ userId, craObservation: trs.trsScore, craBands: riskBands });
+      }
+      return score === null ? null : { score, level: scoreToRiskLevel(score, riskBands) };
+    };
+    const origin = side(transaction.originUserId, originStored, isCreate);
+    const selfTransfer = transaction.destinationUserId === transaction.originUserId;
+    const destination = selfTransfer ? origin : side(transaction.destinationUserId, destinationStored, isCreate);
+    if (origin) {
+      details.originUserCraRiskScore = origin.score;
+      details.originUserCraRiskLevel = origin.level;
+    }
+    if (destination) {
+      details.destinationUserCraRiskScore = destination.score;
+      details.destinationUserCraRiskLevel = destination.level;
+    }
+    return Object.keys(details).length > 0 ? details : undefined;
   }
 
   async function withRetries<T>(fn: () => Promise<T>): Promise<T> {

@@ -191,6 +191,15 @@ export interface UserUpdate {
   userId: string;
   craScore?: number;
   craRiskLevel?: RiskLevel;
+  /**
+   * A transaction risk score to fold into the user's CRA, applied atomically by the repository:
+   * `craScore = nextCraScore(craScore, craObservation)` (moving average) and
+   * `craRiskLevel = scoreToRiskLevel(craScore, craBands)` — so concurrent transactions of one user
+   * never lose an update.
+   */
+  craObservation?: number;
+  /** The score bands for `craObservation` (default SPEC §3 bands). */
+  craBands?: readonly [number, number, number, number, number, number];
   userStateDetails?: { state: string; reason?: string; description?: string };
   kycStatusDetails?: { status: string; reason?: string; description?: string };
 }

@@ -1,4 +1,5 @@
 import { createAggregateStore } from '../../aggregation/aggregate-store.js';
+import { DEFAULT_RISK_BANDS, nextCraScore, scoreToRiskLevel } from '../../engine/risk.js';
 import { TxmonError } from '../../errors.js';
 import type {
   Alert,
@@ -170,6 +171,10 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
           const u = ensureUser(upd.userId, outcome.now);
           if (upd.craScore !== undefined) u.craScore = upd.craScore;
           if (upd.craRiskLevel !== undefined) u.craRiskLevel = upd.craRiskLevel;
+          if (upd.craObservation !== undefined) {
+            u.craScore = nextCraScore(u.craScore, upd.craObservation);
+            u.craRiskLevel = scoreToRiskLevel(u.craScore, upd.craBands ?? DEFAULT_RISK_BANDS);
+          }
           if (u.profile && (upd.userStateDetails || upd.kycStatusDetails)) {
             u.profile = {
               ...u.profile,

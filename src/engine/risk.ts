@@ -1,0 +1,222 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { RISK_LEVELS } from '../domain/index.js';
+import type { RiskLevel, Transaction } from '../domain/index.js';
+import { convertScaled, toScaled } from '../domain/money.js';
+import { TxmonError } from '../errors.js';
+import type { MoneyContext, RuleUser } from '../rules/types.js';
+import { collectSchemaErrors } from '../validation/index.js';
+
+/**
+ * The values of a transaction a risk factor can look at (DOMAIN.md §(e) transaction factors).
+ * Amounts and ages are numbers matched by ranges; the rest are strings or booleans matched by lists.
+ */
+export const RISK_PARAMETERS = [
+  'originCountry',
+  'destinationCountry',
+  'originCurrency',
+  'destinationCurrency',
+  'originPaymentMethod',
+  'destinationPaymentMethod',
+  'originAmount',
+  'destinationAmount',
+  'cardIssuedCountry',
+  '3dsDone',
+  'ipCountry',
+  'originMcc',
+  'transactionType',
+  'transactionHourUtc',
+  'originUserAgeOnPlatformDays',
+  'destinationUserAgeOnPlatformDays',
+] as const;
+/** A value a risk factor reads. */
+export type RiskParameter = (typeof RISK_PARAMETERS)[number];
+
+const riskLevelSchema = (title?: string) => Type.Union(RISK_LEVELS.map((l) => Type.Literal(l)), title ? { title } : {});
+
+/** JSON Schema of one risk factor (validated when the engine is created). */
+export const RiskFactorSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 128, title: 'Id' }),
+    description: Type.Optional(Type.String({ maxLength: 1024 })),
+    parameter: Type.Union(RISK_PARAMETERS.map((p) => Type.Literal(p)), { title: 'The transaction value the factor reads' }),
+    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1000, title: 'Weight in the weighted average' }),
+    defaultRiskLevel: Type.Optional(riskLevelSchema('Level when no mapping matches (default VERY_HIGH)')),
+    mapping: Type.Array(
+      Type.Object(
+        {
+          riskLevel: riskLevelSchema(),
+          values: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Boolean()]), { maxItems: 1000 })),
+          min: Type.Optional(Type.Number({ title: 'Inclusive lower bound (ranges)' })),
+          max: Type.Optional(Type.Number({ title: 'Exclusive upper bound (ranges)' })),
+          currency: Type.Optional(Type.String({ format: 'currency-code', title: 'Currency of an amount range' })),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100, title: 'Value → risk level; the first matching entry wins' },
+    ),
+  },
+  { additionalProperties: false },
+);
+/** A transaction risk factor: which value, its weight, and how values map to risk levels. */
+export type RiskFactor = Static<typeof RiskFactorSchema>;
+
+/** Score bands: `[b0, b1, b2, b3, b4, b5]` — VERY_LOW is [b0, b1), …, VERY_HIGH is [b4, b5]. */
+export type RiskBands = readonly [number, number, number, number, number, number];
+/** SPEC §3 default bands: [0,20) [20,40) [40,60) [60,80) [80,100]. */
+export const DEFAULT_RISK_BANDS: RiskBands = Object.freeze([0, 20, 40, 60, 80, 100]) as RiskBands;
+
+/** The level of a score: below the first band → VERY_LOW, above the last → VERY_HIGH. */
+export function scoreToRiskLevel(score: number, bands: RiskBands = DEFAULT_RISK_BANDS): RiskLevel {
+  for (let i = 1; i < 5; i++) if (score < (bands[i] as number)) return RISK_LEVELS[i - 1] as RiskLevel;
+  return 'VERY_HIGH';
+}
+
+/** The score of a level: the midpoint of its band (DOMAIN.md §(e)). */
+export function riskLevelScore(level: RiskLevel, bands: RiskBands = DEFAULT_RISK_BANDS): number {
+  const i = RISK_LEVELS.indexOf(level);
+  return ((bands[i] as number) + (bands[i + 1] as number)) / 2;
+}
+
+/**
+ * Checks risk factors and bands given to `createEngine`.
+ * @throws TxmonError `INVALID_CONFIGURATION` naming the path of the first problem.
+ */
+export function validateRiskConfiguration(factors: unknown, bands: unknown): void {
+  if (!Array.isArray(factors)) throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: riskFactors must be an array');
+  const ids = new Set<string>();
+  factors.forEach((factor, i) => {
+    const details = collectSchemaErrors(RiskFactorSchema, factor, `/riskFactors/${i}`);
+    if (details.length > 0) {
+      throw new TxmonError('INVALID_CONFIGURATION', `createEngine: riskFactors/${i} is invalid (${details[0]?.path} ${details[0]?.message})`, details);
+    }
+    const f = factor as RiskFactor;
+    if (ids.has(f.id)) throw new TxmonError('INVALID_CONFIGURATION', `createEngine: duplicate risk factor id ${f.id}`);
+    ids.add(f.id);
+  });
+  const b = bands as number[];
+  const ok = Array.isArray(b) && b.length === 6 && b.every((x, i) => Number.isFinite(x) && (i === 0 || x > (b[i - 1] as number)));
+  if (!ok) throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: riskBands must be 6 increasing finite numbers');
+}
+
+type Amounts = Transaction['originAmountDetails'];
+const DAY_MS = 86_400_000;
+
+function ageDays(user: RuleUser | null, at: number): number | undefined {
+  const created = (user?.profile as { createdTimestamp?: unknown } | null)?.createdTimestamp;
+  return typeof created === 'number' ? (at - created) / DAY_MS : undefined;
+}
+
+function valueOf(t: Transaction, p: RiskParameter, origin: RuleUser | null, destination: RuleUser | null): string | number | boolean | Amounts | undefined {
+  const op = t.originPaymentDetails as Record<string, unknown> | undefined;
+  switch (p) {
+    case 'originCountry':
+      return t.originAmountDetails?.country;
+    case 'destinationCountry':
+      return t.destinationAmountDetails?.country;
+    case 'originCurrency':
+      return t.originAmountDetails?.transactionCurrency;
+    case 'destinationCurrency':
+      return t.destinationAmountDetails?.transactionCurrency;
+    case 'originPaymentMethod':
+      return t.originPaymentDetails?.method;
+    case 'destinationPaymentMethod':
+      return t.destinationPaymentDetails?.method;
+    case 'originAmount':
+      return t.originAmountDetails;
+    case 'destinationAmount':
+      return t.destinationAmountDetails;
+    case 'cardIssuedCountry':
+      return op?.method === 'CARD' ? (op.cardIssuedCountry as string | undefined) : undefined;
+    case '3dsDone':
+      return op?.method === 'CARD' ? (op['3dsDone'] as boolean | undefined) : undefined;
+    case 'ipCountry':
+      return t.originDeviceData?.ipCountry;
+    case 'originMcc':
+      return op?.method === 'CARD' ? ((op.merchantDetails as { MCC?: string } | undefined)?.MCC ?? undefined) : undefined;
+    case 'transactionType':
+      return t.type;
+    case 'transactionHourUtc':
+      return new Date(t.timestamp).getUTCHours();
+    case 'originUserAgeOnPlatformDays':
+      return ageDays(origin, t.timestamp);
+    case 'destinationUserAgeOnPlatformDays':
+      return ageDays(destination, t.timestamp);
+  }
+}
+
+function matches(
+  entry: RiskFactor['mapping'][number],
+  value: string | number | boolean | NonNullable<Amounts>,
+  money: MoneyContext,
+  at: number,
+): boolean {
+  if (entry.values !== undefined) return typeof value !== 'object' && entry.values.includes(value as string | boolean);
+  let n: number | bigint;
+  let min: number | bigint | undefined = entry.min;
+  let max: number | bigint | undefined = entry.max;
+  if (typeof value === 'object') {
+    // An amount range compares exactly, in the range's currency (default: the amount's own).
+    const currency = entry.currency ?? value.transactionCurrency;
+    const amount = convertScaled(toScaled(value.transactionAmount), value.transactionCurrency, currency, money.rates, at);
+    if (amount === null) return false;
+    n = amount;
+    if (min !== undefined) min = toScaled(min);
+    if (max !== undefined) max = toScaled(max);
+  } else if (typeof value === 'number') {
+    n = value;
+  } else {
+    return false;
+  }
+  return (min === undefined || n >= min) && (max === undefined || n < max);
+}
+
+/** The level one factor gives a transaction, or `null` when the transaction lacks the value. */
+export function riskFactorLevel(
+  factor: RiskFactor,
+  transaction: Transaction,
+  context: { money: MoneyContext; originUser: RuleUser | null; destinationUser: RuleUser | null },
+): RiskLevel | null {
+  const value = valueOf(transaction, factor.parameter, context.originUser, context.destinationUser);
+  if (value === undefined || value === null) return null;
+  for (const entry of factor.mapping) {
+    if (matches(entry, value as NonNullable<typeof value>, context.money, transaction.timestamp)) return entry.riskLevel;
+  }
+  return factor.defaultRiskLevel ?? 'VERY_HIGH';
+}
+
+/** Result of {@link computeTransactionRisk}. */
+export interface TransactionRisk {
+  /** Weighted average of the factors' level scores, 0–100, two decimals. */
+  readonly trsScore: number;
+  readonly trsRiskLevel: RiskLevel;
+}
+
+/**
+ * The transaction risk score (TRS): the weighted average Σ(score(levelᵢ)·wᵢ)/Σwᵢ of the factors
+ * whose value the transaction has (DOMAIN.md §(e)); `null` when no factor applies. Pure.
+ */
+export function computeTransactionRisk(
+  transaction: Transaction,
+  factors: readonly RiskFactor[],
+  context: { money: MoneyContext; originUser: RuleUser | null; destinationUser: RuleUser | null; bands?: RiskBands },
+): TransactionRisk | null {
+  let weighted = 0;
+  let weights = 0;
+  for (const factor of factors) {
+    const level = riskFactorLevel(factor, transaction, context);
+    if (level === null) continue;
+    weighted += riskLevelScore(level, context.bands) * factor.weight;
+    weights += factor.weight;
+  }
+  if (weights === 0) return null;
+  const trsScore = Math.round((weighted / weights) * 100) / 100;
+  return { trsScore, trsRiskLevel: scoreToRiskLevel(trsScore, context.bands) };
+}
+
+/**
+ * The next CRA (dynamic customer risk) score: the moving average of the old CRA and the TRS, or
+ * the TRS for a user without one (DOMAIN.md §(e) `FORMULA_LEGACY_MOVING_AVG`, no KYC score). Two decimals.
+ */
+export function nextCraScore(old: number | null, trs: number): number {
+  return Math.round((old === null ? trs : (old + trs) / 2) * 100) / 100;
+}
