@@ -660,8 +660,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
             result: out.result,
           };
           const next: StoredTransaction = {
-            ...stored,
             transaction,
+            request: stored.request,
+            createResult: stored.createResult,
             latestResult: out.result,
             eventCount: stored.eventCount + 1,
             lastEventTimestamp: Math.max(stored.lastEventTimestamp ?? Number.NEGATIVE_INFINITY, event.timestamp),
