@@ -230,23 +230,26 @@ function assertId(value: unknown, what: string): asserts value is string {
   }
 }
 
-/** Serialises async work per key within this process. */
+/**
+ * Serialises async work per key within this process. Uncontended (the usual case) it allocates
+ * nothing and adds no microtask hop; a contended caller waits in a FIFO queue.
+ */
 function createKeyedLock() {
-  const tails = new Map<string, Promise<void>>();
+  const queues = new Map<string, (() => void)[]>();
   return async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const tail = previous.then(() => mine);
-    tails.set(key, tail);
-    await previous;
+    const queue = queues.get(key);
+    if (queue === undefined) {
+      queues.set(key, []);
+    } else {
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
     try {
       return await fn();
     } finally {
-      release();
-      if (tails.get(key) === tail) tails.delete(key);
+      const waiting = queues.get(key);
+      const next = waiting?.shift();
+      if (next) next();
+      else queues.delete(key);
     }
   };
 }

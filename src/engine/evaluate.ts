@@ -407,10 +407,17 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
       triggersOnHit: settings.triggersOnHit,
     });
   }
-  return { executedRules: Object.freeze(executedRules) as ExecutedRuleResult[], hitRules: Object.freeze(hitRules) as HitRuleDetails[], status, outcomes };
+  return {
+    executedRules: Object.freeze(executedRules) as ExecutedRuleResult[],
+    // Most transactions hit nothing: one shared frozen empty list.
+    hitRules: (hitRules.length === 0 ? NO_HIT_RULES : Object.freeze(hitRules)) as HitRuleDetails[],
+    status,
+    outcomes,
+  };
 }
 
 const NO_HITS: readonly RuleHit[] = Object.freeze([]);
+const NO_HIT_RULES: readonly HitRuleDetails[] = Object.freeze([]);
 const NO_VALUES: Record<string, AggregateValue> = Object.freeze({}) as Record<string, AggregateValue>;
 const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);
 
