@@ -36,7 +36,9 @@ export type {
 // Pure core
 export {
   applyTransactionEvent,
+  assertNoReservedFields,
   foldTransactionEvents,
+  RESERVED_TRANSACTION_FIELDS,
   initialTransaction,
   orderEvents,
   IMMUTABLE_TRANSACTION_FIELDS,

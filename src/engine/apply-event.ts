@@ -21,6 +21,30 @@ export const IMMUTABLE_TRANSACTION_FIELDS = [
   'destinationUserId',
 ] as const;
 
+/**
+ * Field names a transaction cannot carry: `getTransaction` returns the transaction merged with its
+ * result, so a client field of one of these names would either pass for the engine's own output
+ * or be silently overwritten (SPEC §3: unknown fields are never dropped silently).
+ */
+export const RESERVED_TRANSACTION_FIELDS = ['status', 'executedRules', 'hitRules', 'riskScoreDetails'] as const;
+
+/**
+ * Rejects {@link RESERVED_TRANSACTION_FIELDS} at the top level of a transaction or a patch.
+ * @throws TxmonError `VALIDATION_FAILED` with one detail per field (code `reserved`).
+ */
+export function assertNoReservedFields(value: unknown, basePath = ''): void {
+  if (typeof value !== 'object' || value === null) return;
+  const details = [];
+  for (const field of RESERVED_TRANSACTION_FIELDS) {
+    if (Object.hasOwn(value, field)) {
+      details.push({ path: `${basePath}/${field}`, code: 'reserved', message: 'is a result field and cannot be part of a transaction' });
+    }
+  }
+  if (details.length > 0) {
+    throw new TxmonError('VALIDATION_FAILED', `Invalid request: ${details[0]?.path} is a result field and cannot be part of a transaction`, details);
+  }
+}
+
 // A private Immer instance: no auto-freeze (deep freezing costs on the hot path and the host's
 // own immer settings must not change ours, nor ours theirs).
 const immer = new Immer({ autoFreeze: false });
@@ -81,6 +105,7 @@ export function applyTransactionEvent(
   const to = event.transactionState;
   const patch = event.updatedTransactionAttributes as JsonObject | undefined;
   if (patch !== undefined) {
+    assertNoReservedFields(patch, PATCH_PATH);
     for (const field of IMMUTABLE_TRANSACTION_FIELDS) {
       if (field in patch && patch[field] !== (transaction as JsonObject)[field]) {
         throw new TxmonError('IMMUTABLE_FIELD', `Invalid request: ${field} cannot be changed by an event`, [

@@ -40,7 +40,7 @@ import { createRuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, contributionRefsOf, contributionsOf, type SeriesName } from '../rules/series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { copySafeJson, createValidator } from '../validation/index.js';
-import { foldTransactionEvents, applyTransactionEvent, initialTransaction } from './apply-event.js';
+import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from './apply-event.js';
 import { canonicalJson, cloneJson } from './canonical.js';
 import {
   planRuleInstances,
@@ -231,27 +231,49 @@ function assertId(value: unknown, what: string): asserts value is string {
 }
 
 /**
- * Serialises async work per key within this process. Uncontended (the usual case) it allocates
- * nothing and adds no microtask hop; a contended caller waits in a FIFO queue.
+ * Serialises async work per key within this process. A call takes several keys, always acquired in
+ * sorted order, so two calls can never wait for each other in a cycle. Uncontended (the usual case)
+ * a key costs no allocation and no microtask hop; a contended caller waits in a FIFO queue.
  */
 function createKeyedLock() {
   const queues = new Map<string, (() => void)[]>();
-  return async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const acquire = (key: string): Promise<void> | undefined => {
     const queue = queues.get(key);
     if (queue === undefined) {
       queues.set(key, []);
-    } else {
-      await new Promise<void>((resolve) => queue.push(resolve));
+      return undefined;
     }
+    return new Promise<void>((resolve) => queue.push(resolve));
+  };
+  const release = (key: string): void => {
+    const next = queues.get(key)?.shift();
+    if (next) next();
+    else queues.delete(key);
+  };
+  return async function withLocks<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+    let held = 0;
     try {
+      for (; held < keys.length; held++) {
+        const wait = acquire(keys[held] as string);
+        if (wait) await wait;
+      }
       return await fn();
     } finally {
-      const waiting = queues.get(key);
-      const next = waiting?.shift();
-      if (next) next();
-      else queues.delete(key);
+      for (let i = held - 1; i >= 0; i--) release(keys[i] as string);
     }
   };
+}
+
+/**
+ * The lock keys of work on a transaction: the transaction and each of its users. Per-user keys
+ * make concurrent transactions of one user evaluate one after the other, so each sees the
+ * others in its windows (a split payment cannot slip under a volume rule by arriving in parallel).
+ */
+function lockKeys(transactionId: string, originUserId: string | undefined, destinationUserId: string | undefined): string[] {
+  const keys = [`t\u0000${transactionId}`];
+  if (originUserId) keys.push(`u\u0000${originUserId}`);
+  if (destinationUserId && destinationUserId !== originUserId) keys.push(`u\u0000${destinationUserId}`);
+  return keys.sort();
 }
 
 function toRuleUser(user: StoredUser | null | undefined): RuleUser | null {
@@ -310,7 +332,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const riskFactors = options.riskFactors ?? [];
   const riskBands = options.riskBands ?? DEFAULT_RISK_BANDS;
   validateRiskConfiguration(riskFactors, riskBands);
-  const withLock = createKeyedLock();
+  const withLocks = createKeyedLock();
 
   // ---- rule instances, prepared once per repository revision -------------------------------
   let prepared: { revision: number; active: PreparedInstance[] } | null = null;
@@ -586,8 +608,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async createTransaction(input) {
       const request = validateTransaction(copySafeJson(input));
+      assertNoReservedFields(request);
       const id = request.transactionId;
-      return withLock(id, () =>
+      return withLocks(lockKeys(id, request.originUserId, request.destinationUserId), () =>
         withRetries(async () => {
           const existing = await repos.transactions.getTransaction(id);
           if (existing) {
@@ -623,8 +646,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async createTransactionEvent(input) {
       const request = validateEvent(copySafeJson(input));
       const clientEventId = request.eventId !== undefined;
-      return withLock(request.transactionId, () =>
-        withRetries(async () => {
+      // The users are known once the transaction is read: read it, lock the transaction and its
+      // users, and read again inside (user ids never change; a transaction created in between
+      // makes one more round with its users' keys).
+      let keys = lockKeys(request.transactionId, undefined, undefined);
+      const peek = await repos.transactions.getTransaction(request.transactionId);
+      if (peek) keys = lockKeys(request.transactionId, peek.transaction.originUserId, peek.transaction.destinationUserId);
+      for (;;) {
+        const result = await withLocks(keys, () =>
+        withRetries(async (): Promise<TransactionEventMonitoringResult | string[]> => {
           if (request.eventId !== undefined) {
             const existing = await repos.transactions.getEvent(request.eventId);
             if (existing) {
@@ -638,6 +668,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
           if (!stored) throw new TxmonError('TRANSACTION_NOT_FOUND', 'transaction not found', [
             { path: '/transactionId', code: 'not-found', message: 'names no transaction' },
           ]);
+          const needed = lockKeys(request.transactionId, stored.transaction.originUserId, stored.transaction.destinationUserId);
+          if (needed.length !== keys.length) return needed;
           // `request` is our own copy, so the generated id can be set on it (no spread).
           if (request.eventId === undefined) request.eventId = ids.next('event');
           const eventId = request.eventId;
@@ -674,7 +706,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
           await repos.transactions.saveOutcome(outcomeOf(next, stored.version, storedEvent, out));
           return eventResponse(storedEvent);
         }),
-      );
+        );
+        if (!Array.isArray(result)) return result;
+        keys = result;
+      }
     },
 
     async getTransactionEvent(eventId) {
@@ -695,18 +730,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         requested ?? (typeof input === 'object' && input !== null && 'legalEntity' in input ? 'BUSINESS' : 'CONSUMER');
       const copy = copySafeJson(input);
       const profile = type === 'BUSINESS' ? validateBusiness(copy) : validateConsumer(copy);
-      const now = clock.now();
-      const existing = await repos.users.getUser(profile.userId);
-      const user: StoredUser = {
-        userId: profile.userId,
-        type,
-        profile,
-        craScore: existing?.craScore ?? null,
-        craRiskLevel: existing?.craRiskLevel ?? null,
-        firstSeenAt: existing?.firstSeenAt ?? now,
-        updatedAt: now,
-      };
-      await repos.users.putUser(user);
+      // One intent-level write: the repository keeps the user's risk state (a concurrent
+      // transaction may be moving its CRA right now).
+      const user = await repos.users.saveUserProfile({ userId: profile.userId, type, profile, now: clock.now() });
       const result: UserMonitoringResult = { userId: user.userId, executedRules: [], hitRules: [] };
       const view = userView(user);
       if (view.riskScoreDetails) result.riskScoreDetails = view.riskScoreDetails;
@@ -735,7 +761,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async createRuleInstance(input) {
       const stored = buildRuleInstance(input, null, { registry, now: clock.now(), id: ids.next('ruleInstance') });
       await repos.ruleInstances.put(stored);
-      return (await repos.ruleInstances.get(stored.instance.id)) as RuleInstance;
+      return cloneJson((await repos.ruleInstances.get(stored.instance.id)) as RuleInstance);
     },
 
     async getRuleInstance(id) {

@@ -56,6 +56,13 @@ export function buildRuleInstance(
   let checksFor: string[];
   let logic: unknown;
 
+  if (request.logicAggregationVariables !== undefined && request.logicAggregationVariables.length > 0) {
+    // SPEC §3 aggregation variables need filtered aggregate series (rule-library issue). Until then
+    // they are refused rather than silently dropped.
+    throw new TxmonError('INVALID_LOGIC', 'Invalid request: logicAggregationVariables are not supported yet', [
+      { path: '/logicAggregationVariables', code: 'unsupported', message: 'aggregation variables are not supported yet' },
+    ]);
+  }
   if (isCustom) {
     if (request.ruleId !== undefined && request.ruleId !== CUSTOM_RULE_ID) {
       throw new TxmonError('VALIDATION_FAILED', 'Invalid request: give either ruleId or logic, not both', [
@@ -92,7 +99,10 @@ export function buildRuleInstance(
     ruleId = rule.id;
     const ruleChanged = prev !== undefined && prev.ruleId !== ruleId;
     const base = (ruleChanged || !prev ? rule.defaultParameters : prev.parameters) as Record<string, unknown>;
-    parameters = request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : cloneJson(base);
+    // Deep copies: nested defaults (e.g. a timeWindow) must never be shared with the rule template.
+    parameters = cloneJson(
+      request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : base,
+    );
     validateAgainstSchema(rule.parametersSchema, parameters, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });
     defaultAction = rule.defaultAction;
     nature ??= rule.defaultNature;
@@ -116,7 +126,7 @@ export function buildRuleInstance(
     const rule = context.registry.get(ruleId)!;
     riskLevelParameters = {} as Record<RiskLevel, Record<string, unknown>>;
     for (const level of RISK_LEVELS) {
-      const merged = { ...(rule.defaultParameters as Record<string, unknown>), ...request.riskLevelParameters[level] };
+      const merged = cloneJson({ ...(rule.defaultParameters as Record<string, unknown>), ...request.riskLevelParameters[level] });
       validateAgainstSchema(rule.parametersSchema, merged, {
         basePath: `/riskLevelParameters/${level}`,
         code: 'INVALID_PARAMETERS',
@@ -125,7 +135,9 @@ export function buildRuleInstance(
       riskLevelParameters[level] = merged;
     }
     derivedParameters = false;
-  } else if (existing && !existing.derived.riskLevelParameters && request.parameters === undefined && request.ruleId === undefined) {
+  } else if (existing && !existing.derived.riskLevelParameters && (request.ruleId === undefined || request.ruleId === existing.instance.ruleId)) {
+    // D-21: an explicit per-level map is kept when only the plain field changes; a new rule resets it
+    // (its parameter schema differs).
     riskLevelParameters = existing.instance.riskLevelParameters;
     derivedParameters = false;
   } else {
@@ -138,7 +150,7 @@ export function buildRuleInstance(
   if (request.riskLevelActions !== undefined) {
     riskLevelActions = { ...request.riskLevelActions };
     derivedActions = false;
-  } else if (existing && !existing.derived.riskLevelActions && request.action === undefined) {
+  } else if (existing && !existing.derived.riskLevelActions) {
     riskLevelActions = existing.instance.riskLevelActions;
     derivedActions = false;
   } else {
@@ -151,7 +163,7 @@ export function buildRuleInstance(
   if (request.riskLevelsTriggersOnHit !== undefined) {
     riskLevelsTriggersOnHit = cloneJson(request.riskLevelsTriggersOnHit);
     derivedTriggers = false;
-  } else if (existing && !existing.derived.riskLevelsTriggersOnHit && request.triggersOnHit === undefined) {
+  } else if (existing && !existing.derived.riskLevelsTriggersOnHit) {
     riskLevelsTriggersOnHit = existing.instance.riskLevelsTriggersOnHit;
     derivedTriggers = false;
   } else {

@@ -255,7 +255,14 @@ export interface RuleInstanceRepository {
 export interface UserRepository {
   getUser(userId: string): Promise<StoredUser | null>;
   getUsers(userIds: readonly string[]): Promise<(StoredUser | null)[]>;
+  /** Creates or replaces a whole user record (seeding, migrations). The engine uses {@link saveUserProfile}. */
   putUser(user: StoredUser): Promise<void>;
+  /**
+   * The host created or updated a user: creates the record, or replaces only its `profile` and
+   * `type` (and `updatedAt`), keeping txmon's risk state (`craScore`, `craRiskLevel`) and
+   * `firstSeenAt` — atomically, so a concurrent CRA update is never lost. Returns the stored user.
+   */
+  saveUserProfile(update: { userId: string; type: UserType; profile: ConsumerUser | BusinessUser; now: number }): Promise<StoredUser>;
 }
 
 /** Comments on users, cases and alerts. */

@@ -6,6 +6,19 @@ import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
 import { r69MoneyFlowVolume } from './library/r-69-money-flow-volume.js';
 import type { RuleDefinition, RuleView } from './types.js';
 
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+// Templates are read-only: their defaults are frozen so no instance or caller can change them.
+for (const rule of [r1FirstTransaction, r2TransactionAmount, r14HighRiskCountry, r30HighVelocityUser, r69MoneyFlowVolume]) {
+  deepFreeze(rule.defaultParameters);
+}
+
 /** The rules txmon ships, in id order. */
 export const LIBRARY_RULES: readonly RuleDefinition<never>[] = [
   r1FirstTransaction,

@@ -646,6 +646,29 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'users saveUserProfile: creates, then replaces only profile and type, keeping risk state and firstSeenAt',
+    async body(repos) {
+      const profile = { userId: 'p-1', createdTimestamp: FIXTURE_T0 };
+      const created = await repos.users.saveUserProfile({ userId: 'p-1', type: 'CONSUMER', profile: structuredClone(profile), now: FIXTURE_T0 });
+      assertEqual(
+        created,
+        { userId: 'p-1', type: 'CONSUMER', profile, craScore: null, craRiskLevel: null, firstSeenAt: FIXTURE_T0, updatedAt: FIXTURE_T0 },
+        'a new user',
+      );
+      // A transaction moves the CRA between the two profile writes.
+      const t = buildStoredTransaction(buildTransaction('t-p', { origin: 'p-1' }));
+      await repos.transactions.saveOutcome(buildOutcome(t, null, { userUpdates: [{ userId: 'p-1', craObservation: 90 }], now: FIXTURE_T0 + 1 }));
+      const profile2 = { userId: 'p-1', createdTimestamp: FIXTURE_T0, riskLevel: 'LOW' as const };
+      const saved = await repos.users.saveUserProfile({ userId: 'p-1', type: 'CONSUMER', profile: structuredClone(profile2), now: FIXTURE_T0 + 2 });
+      assertEqual(
+        [saved.profile, saved.craScore, saved.craRiskLevel, saved.firstSeenAt, saved.updatedAt],
+        [profile2, 90, 'VERY_HIGH', FIXTURE_T0, FIXTURE_T0 + 2],
+        'the profile is replaced, the CRA and firstSeenAt are kept',
+      );
+      assertEqual(await repos.users.getUser('p-1'), saved, 'getUser returns what saveUserProfile stored');
+    },
+  },
+  {
     name: 'comments are listed per target (kind and id) in insertion order',
     async body(repos) {
       const comment = (n: number) => ({

@@ -232,6 +232,18 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
       async putUser(user) {
         users.set(user.userId, user);
       },
+      async saveUserProfile({ userId, type, profile, now }) {
+        const u = users.get(userId);
+        if (u) {
+          u.type = type;
+          u.profile = profile;
+          u.updatedAt = now;
+          return u;
+        }
+        const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+        users.set(userId, created);
+        return created;
+      },
     },
     comments: {
       async addComment(target, comment) {
