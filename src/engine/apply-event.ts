@@ -128,23 +128,29 @@ export function applyTransactionEvent(
       { path: '/transactionState', code: 'transition', message: `move from ${from} to ${to} is not allowed` },
     ]);
   }
+  if (patch === undefined || Object.keys(patch).length === 0) {
+    // A state-only event (the common case): a key-by-key shallow copy with the new state; nested
+    // objects are shared, never changed. Immer is for merge patches.
+    const out: JsonObject = {};
+    for (const key of Object.keys(transaction)) out[key] = (transaction as JsonObject)[key];
+    out.transactionState = to;
+    return out as Transaction;
+  }
   const next = immer.produce(transaction, (draft: Draft<Transaction>) => {
-    if (patch !== undefined) mergeInto(draft as unknown as JsonObject, patch);
+    mergeInto(draft as unknown as JsonObject, patch);
     draft.transactionState = to;
   });
-  if (patch !== undefined && Object.keys(patch).length > 0) {
-    try {
-      validateMerged(next);
-    } catch (error) {
-      if (!isTxmonError(error)) throw error;
-      const details = error.details.map((d) => ({ ...d, path: `${PATCH_PATH}${d.path}` }));
-      const first = details[0];
-      throw new TxmonError(
-        'VALIDATION_FAILED',
-        `Invalid transaction event: ${first ? `${first.path} ${first.message}` : 'the updated transaction is invalid'}`,
-        details,
-      );
-    }
+  try {
+    validateMerged(next);
+  } catch (error) {
+    if (!isTxmonError(error)) throw error;
+    const details = error.details.map((d) => ({ ...d, path: `${PATCH_PATH}${d.path}` }));
+    const first = details[0];
+    throw new TxmonError(
+      'VALIDATION_FAILED',
+      `Invalid transaction event: ${first ? `${first.path} ${first.message}` : 'the updated transaction is invalid'}`,
+      details,
+    );
   }
   return next;
 }
