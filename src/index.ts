@@ -94,6 +94,7 @@ export type { FilterDecision, RuleFilters } from './rules/filters.js';
 export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,
+  AnyRuleDefinition,
   MoneyContext,
   RuleCheckContext,
   RuleDefinition,

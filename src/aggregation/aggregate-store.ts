@@ -52,6 +52,11 @@ export interface AggregateQuery {
   readonly field?: string;
   /** An entry id to leave out (e.g. the current transaction, when it must not count). */
   readonly excludeId?: string;
+  /**
+   * For `distinct`: a value to count as present in the window too (the current transaction's own
+   * value, whose new version is not stored yet). Ignored for the other functions.
+   */
+  readonly includeValue?: string;
 }
 
 /** `count`/`amountCount`/`distinct` → `number`; `sum` → `bigint`; `min`/`max` → `bigint | null`. */
@@ -141,7 +146,7 @@ export function createAggregateStore(): AggregateStore {
       case 'max':
         return index.max(start, end, excludeId);
       case 'distinct':
-        return index.distinctCount(start, end, q.field as string, excludeId);
+        return index.distinctCount(start, end, q.field as string, excludeId, q.includeValue);
       default:
         throw unknownFunction(pathOf(position));
     }
@@ -252,6 +257,7 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
         const value = e.values?.[field];
         if (typeof value === 'string' && value !== '') seen.add(value);
       }
+      if (q.includeValue !== undefined && q.includeValue !== '') seen.add(q.includeValue);
       return seen.size;
     }
     default:

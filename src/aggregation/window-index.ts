@@ -80,7 +80,8 @@ export interface WindowIndex {
   /** Largest non-null amount in [start, end], `null` when none. */
   max(start: number, end: number, excludeId?: string): bigint | null;
   /** Number of distinct non-empty `values[field]` among the entries in [start, end]. */
-  distinctCount(start: number, end: number, field: string, excludeId?: string): number;
+  /** `includeValue` counts as present too (see `AggregateQuery.includeValue`). */
+  distinctCount(start: number, end: number, field: string, excludeId?: string, includeValue?: string): number;
   /**
    * Drops every entry with `timestamp < horizon` (a retention horizon); returns how many.
    * A horizon lower than an earlier one drops nothing more and leaves `retainedFrom` unchanged.
@@ -461,10 +462,11 @@ export function createWindowIndex(): WindowIndex {
       return extreme(start, end, excludeId, true);
     },
 
-    distinctCount(start, end, field, excludeId) {
+    distinctCount(start, end, field, excludeId, includeValue) {
       const lo = lowerBound(start);
       const hi = upperBound(end);
-      if (hi <= lo) return 0;
+      const extra = includeValue !== undefined && includeValue !== '' ? includeValue : undefined;
+      if (hi <= lo) return extra === undefined ? 0 : 1;
       const excluded = excludedIn(start, end, excludeId);
       const excludedValue = excluded === undefined ? undefined : distinctValue(excluded, field);
       if (hi - lo < CURSOR_MIN_RANGE) {
@@ -475,10 +477,15 @@ export function createWindowIndex(): WindowIndex {
           const value = distinctValue(entry, field);
           if (value !== undefined) seen.add(value);
         }
+        if (extra !== undefined) seen.add(extra);
         return seen.size;
       }
       const { counts } = cursorFor(field, lo, hi);
-      return excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
+      // The cursor holds every entry of the range: take the excluded one out, the extra value in.
+      const live = (value: string) => (counts.get(value) ?? 0) - (value === excludedValue ? 1 : 0);
+      let size = excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
+      if (extra !== undefined && live(extra) <= 0) size += 1;
+      return size;
     },
 
     pruneBefore(horizon) {

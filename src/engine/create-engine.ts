@@ -38,7 +38,7 @@ import type {
 import { compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters } from '../rules/filters.js';
 import { createRuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, contributionRefsOf, contributionsOf, type SeriesName } from '../rules/series.js';
-import type { AggregateNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
+import type { AggregateNeed, AnyRuleDefinition, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { copySafeJson, createValidator } from '../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from './apply-event.js';
 import { canonicalJson, cloneJson } from './canonical.js';
@@ -85,7 +85,7 @@ export interface EngineOptions {
   /** Default: random UUIDs (alerts `A-…`, cases `C-…`). */
   readonly ids?: IdGenerator;
   /** Extra rules (templates) beside the library; ids must not clash. */
-  readonly rules?: readonly RuleDefinition<never>[];
+  readonly rules?: readonly AnyRuleDefinition[];
   /** Transaction lifecycle table; default {@link DEFAULT_TRANSITIONS}. */
   readonly transitions?: TransitionTable;
   /** Risk level for users without one, used to pick parameters and actions. Default `VERY_HIGH`. */

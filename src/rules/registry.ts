@@ -1,10 +1,11 @@
 import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
+import { r123CounterpartyCountries } from './library/r-123-counterparty-countries.js';
 import { r14HighRiskCountry } from './library/r-14-high-risk-country.js';
 import { r2TransactionAmount } from './library/r-2-transaction-amount.js';
 import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
 import { r69MoneyFlowVolume } from './library/r-69-money-flow-volume.js';
-import type { RuleDefinition, RuleView } from './types.js';
+import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -15,7 +16,7 @@ function deepFreeze<T>(value: T): T {
 }
 
 // Templates are read-only: their defaults are frozen so no instance or caller can change them.
-for (const rule of [r1FirstTransaction, r2TransactionAmount, r14HighRiskCountry, r30HighVelocityUser, r69MoneyFlowVolume]) {
+for (const rule of [r1FirstTransaction, r2TransactionAmount, r14HighRiskCountry, r30HighVelocityUser, r69MoneyFlowVolume, r123CounterpartyCountries]) {
   deepFreeze(rule.defaultParameters);
 }
 
@@ -26,6 +27,7 @@ export const LIBRARY_RULES: readonly RuleDefinition<never>[] = [
   r14HighRiskCountry,
   r30HighVelocityUser,
   r69MoneyFlowVolume,
+  r123CounterpartyCountries,
 ] as unknown as readonly RuleDefinition<never>[];
 
 /** Rules by id: the library plus a host's own. */
@@ -40,7 +42,7 @@ export interface RuleRegistry {
  * Builds the registry of rules an engine can instantiate.
  * @throws TxmonError `INVALID_CONFIGURATION` when two rules share an id.
  */
-export function createRuleRegistry(extra: readonly RuleDefinition<never>[] = []): RuleRegistry {
+export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): RuleRegistry {
   const byId = new Map<string, RuleDefinition<unknown>>();
   for (const rule of [...LIBRARY_RULES, ...extra] as unknown as RuleDefinition<unknown>[]) {
     if (typeof rule?.id !== 'string' || rule.id.length === 0 || typeof rule.check !== 'function') {

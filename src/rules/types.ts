@@ -97,6 +97,14 @@ export interface RuleDefinition<P = Record<string, unknown>> {
   check(context: RuleCheckContext<P>): readonly RuleHit[];
 }
 
+/**
+ * A rule of any parameter type, as a registry holds it (hosts pass their own typed rules).
+ * `any` is deliberate: each rule's check is typed by its own parameters, validated at run time by
+ * its `parametersSchema` before the check ever sees them.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+export type AnyRuleDefinition = RuleDefinition<any>;
+
 /** A rule as `listRules()` / `GET /rules` show it (no functions). */
 export interface RuleView {
   id: string;

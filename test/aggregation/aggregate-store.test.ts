@@ -233,10 +233,11 @@ const queryArb: fc.Arbitrary<AggregateQuery> = fc
     b: fc.integer({ min: -2, max: 102 }),
     fn: fc.constantFrom(...FUNCTIONS),
     excludeId: fc.option(idArb, { nil: undefined }),
+    includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd'), { nil: undefined }),
   })
-  .map(({ a, b, excludeId, ...rest }) => {
+  .map(({ a, b, excludeId, includeValue, ...rest }) => {
     const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp' };
-    return excludeId === undefined ? q : { ...q, excludeId };
+    return { ...q, ...(excludeId === undefined ? {} : { excludeId }), ...(includeValue === undefined ? {} : { includeValue }) };
   });
 
 type StoreOp =

@@ -484,6 +484,25 @@ describe('properties', () => {
     expect(index.entries()).toEqual(sortedModel(model));
   });
 
+  test.prop([
+    fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 300, size: 'max' }),
+    fc.array(fc.record({ width: fc.integer({ min: 0, max: 200 }), step: fc.integer({ min: 0, max: 40 }), ex: fc.nat(), inc: fc.option(fc.constantFrom('v1', 'v5', 'new', ''), { nil: undefined }) }), { minLength: 1, maxLength: 12 }),
+  ])('distinct with excludeId and includeValue over sliding long windows matches a scan (cursors reused)', (timestamps, queries) => {
+    const entries: WindowEntry[] = timestamps.map((t, i) => ({ id: `e${i}`, timestamp: T0 + t, amount: null, values: { cp: `v${(i * 31) % 23}` } }));
+    const index = indexOf(entries);
+    const reference = toSeries(entries);
+    let start = T0;
+    for (const q of queries) {
+      start += q.step;
+      const end = start + q.width;
+      const excludeId = `e${q.ex % entries.length}`;
+      const expected = computeAggregate(reference, {
+        series: 's', key: 'k', start, end, fn: 'distinct', field: 'cp', excludeId, ...(q.inc === undefined ? {} : { includeValue: q.inc }),
+      });
+      expect(index.distinctCount(start, end, 'cp', excludeId, q.inc)).toBe(expected);
+    }
+  });
+
   test.prop([fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 400, size: 'max' }), fc.nat(), fc.nat()])(
     'min, max and distinct over long histories match a scan (block summaries and cursors engaged)',
     (timestamps, a, b) => {
