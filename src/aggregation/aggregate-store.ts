@@ -37,7 +37,7 @@ export interface SeriesEntryRef {
  * `count` entries; `sum` of amounts (exact, `bigint`); `amountCount` entries with an amount (the
  * divisor of an average); `min`/`max` amount (`null` when none); `distinct` non-empty values of `field`.
  */
-export type AggregateFunction = 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct';
+export type AggregateFunction = 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct' | 'latest';
 
 /** One windowed aggregate over the closed interval [start, end] of one (series, key). */
 export interface AggregateQuery {
@@ -147,6 +147,8 @@ export function createAggregateStore(): AggregateStore {
         return index.max(start, end, excludeId);
       case 'distinct':
         return index.distinctCount(start, end, q.field as string, excludeId, q.includeValue);
+      case 'latest':
+        return index.latest(start, end, excludeId);
       default:
         throw unknownFunction(pathOf(position));
     }
@@ -260,6 +262,8 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
       if (q.includeValue !== undefined && q.includeValue !== '') seen.add(q.includeValue);
       return seen.size;
     }
+    case 'latest':
+      return inside.reduce<number | null>((a, e) => (a === null || e.timestamp > a ? e.timestamp : a), null);
     default:
       throw unknownFunction('');
   }

@@ -80,6 +80,8 @@ export interface WindowIndex {
   /** Largest non-null amount in [start, end], `null` when none. */
   max(start: number, end: number, excludeId?: string): bigint | null;
   /** Number of distinct non-empty `values[field]` among the entries in [start, end]. */
+  /** Timestamp of the latest entry in [start, end] other than `excludeId`, `null` when none. O(log n). */
+  latest(start: number, end: number, excludeId?: string): number | null;
   /** `includeValue` counts as present too (see `AggregateQuery.includeValue`). */
   distinctCount(start: number, end: number, field: string, excludeId?: string, includeValue?: string): number;
   /**
@@ -460,6 +462,14 @@ export function createWindowIndex(): WindowIndex {
 
     max(start, end, excludeId) {
       return extreme(start, end, excludeId, true);
+    },
+
+    latest(start, end, excludeId) {
+      const lo = lowerBound(start);
+      let i = upperBound(end) - 1;
+      // At most one entry is excluded, so at most one step back.
+      if (i >= lo && excludeId !== undefined && ids[i] === excludeId) i -= 1;
+      return i >= lo ? (ts[i] as number) : null;
     },
 
     distinctCount(start, end, field, excludeId, includeValue) {

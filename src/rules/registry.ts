@@ -1,5 +1,12 @@
 import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
+import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
+import { r117AmountPattern } from './library/r-117-amount-pattern.js';
+import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payment-details.js';
+import { r22BlacklistedCardCountry } from './library/r-22-blacklisted-card-country.js';
+import { r24BlacklistedReference } from './library/r-24-blacklisted-reference.js';
+import { r5DormantAccount } from './library/r-5-dormant-account.js';
+import { r6HighRiskCurrency } from './library/r-6-high-risk-currency.js';
 import { r123CounterpartyCountries } from './library/r-123-counterparty-countries.js';
 import { r14HighRiskCountry } from './library/r-14-high-risk-country.js';
 import { r2TransactionAmount } from './library/r-2-transaction-amount.js';
@@ -15,20 +22,27 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-// Templates are read-only: their defaults are frozen so no instance or caller can change them.
-for (const rule of [r1FirstTransaction, r2TransactionAmount, r14HighRiskCountry, r30HighVelocityUser, r69MoneyFlowVolume, r123CounterpartyCountries]) {
-  deepFreeze(rule.defaultParameters);
-}
-
-/** The rules txmon ships, in id order. */
-export const LIBRARY_RULES: readonly RuleDefinition<never>[] = [
+const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r1FirstTransaction,
   r2TransactionAmount,
+  r5DormantAccount,
+  r6HighRiskCurrency,
+  r13BlacklistedWalletName,
   r14HighRiskCountry,
+  r22BlacklistedCardCountry,
+  r24BlacklistedReference,
   r30HighVelocityUser,
   r69MoneyFlowVolume,
+  r117AmountPattern,
   r123CounterpartyCountries,
-] as unknown as readonly RuleDefinition<never>[];
+  r129BlacklistedPaymentDetails,
+]);
+
+// Templates are read-only: their defaults are frozen so no instance or caller can change them.
+for (const rule of LIBRARY) deepFreeze(rule.defaultParameters);
+
+/** The rules txmon ships, in id order. */
+export const LIBRARY_RULES: readonly AnyRuleDefinition[] = LIBRARY;
 
 /** Rules by id: the library plus a host's own. */
 export interface RuleRegistry {

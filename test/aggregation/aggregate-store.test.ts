@@ -15,7 +15,7 @@ import { isTxmonError, type TxmonError } from '../../src/errors.js';
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const T0 = 1_700_000_000_000;
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct'];
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest'];
 
 function caught(run: () => unknown): TxmonError {
   try {
@@ -66,7 +66,7 @@ describe('createAggregateStore', () => {
   it('answers an unknown series or key as an empty history', () => {
     const store = createAggregateStore();
     const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp' };
-    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0]);
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null]);
     expect(store.entries('origin', 'u1')).toEqual([]);
   });
 

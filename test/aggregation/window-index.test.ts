@@ -29,10 +29,12 @@ function ask(index: WindowIndex, fn: AggregateFunction, start: number, end: numb
       return index.max(start, end, excludeId);
     case 'distinct':
       return index.distinctCount(start, end, field, excludeId);
+    case 'latest':
+      return index.latest(start, end, excludeId);
   }
 }
 
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct'];
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest'];
 
 const sample: WindowEntry[] = [
   { id: 'a', timestamp: T0, amount: 500n, values: { cp: 'x' } },
