@@ -2,6 +2,8 @@ import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
 import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
 import { r117AmountPattern } from './library/r-117-amount-pattern.js';
+import { r119PairVelocity } from './library/r-119-pair-velocity.js';
+import { r126PairVolume } from './library/r-126-pair-volume.js';
 import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payment-details.js';
 import { r22BlacklistedCardCountry } from './library/r-22-blacklisted-card-country.js';
 import { r24BlacklistedReference } from './library/r-24-blacklisted-reference.js';
@@ -34,7 +36,9 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r30HighVelocityUser,
   r69MoneyFlowVolume,
   r117AmountPattern,
+  r119PairVelocity,
   r123CounterpartyCountries,
+  r126PairVolume,
   r129BlacklistedPaymentDetails,
 ]);
 

@@ -11,11 +11,18 @@ import type { MoneyContext } from './types.js';
  * - `user-receiving`: key = `destinationUserId`; amount = the destination amount (else the origin amount).
  * - `user-all`: key = each user of the transaction, ONE entry per user — a self-transfer counts
  *   once; amount = the user's own side (origin amount for the sender).
+ * - `user-pair`: key = {@link pairKey}(sender, receiver) when both are users; amount = the origin
+ *   amount (else the destination amount). What flows between the same two parties (R-119, R-126).
  *
  * Amounts are kept in the engine's base currency as exact scaled integers; an amount whose
  * currency has no rate is kept as `null` (it counts, but adds nothing to sums).
  */
-export const SERIES_NAMES = ['user-sending', 'user-receiving', 'user-all'] as const;
+export const SERIES_NAMES = ['user-sending', 'user-receiving', 'user-all', 'user-pair'] as const;
+
+/** The `user-pair` key of a sender and a receiver (NUL-separated: user ids cannot contain NUL in practice, and the pair is ordered). */
+export function pairKey(originUserId: string, destinationUserId: string): string {
+  return `${originUserId}\u0000${destinationUserId}`;
+}
 /** Name of a built-in series. */
 export type SeriesName = (typeof SERIES_NAMES)[number];
 
@@ -78,6 +85,9 @@ export function contributionsOf(
       out.push({ series: 'user-all', key: destination, id, timestamp: at, amount: destinationAmount, values: destinationValues as Record<string, string> });
     }
   }
+  if (origin && destination && series.has('user-pair')) {
+    out.push({ series: 'user-pair', key: pairKey(origin, destination), id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
+  }
   return out;
 }
 
@@ -96,5 +106,6 @@ export function contributionRefsOf(transaction: Transaction, series: ReadonlySet
     if (origin) out.push({ series: 'user-all', key: origin, id });
     if (destination && destination !== origin) out.push({ series: 'user-all', key: destination, id });
   }
+  if (origin && destination && series.has('user-pair')) out.push({ series: 'user-pair', key: pairKey(origin, destination), id });
   return out;
 }

@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { pairKey } from '../series.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionsLimit: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      title: 'Transactions limit',
+      description: 'The rule hits when the transactions from this sender to this receiver in the window, this one included, are more than this.',
+    }),
+    timeWindow: TimeWindowSchema,
+  },
+  { additionalProperties: false, title: 'R-119 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+const COUNT = 'pairCount';
+
+/**
+ * R-119 High velocity between the same parties: the transactions from one sender to one receiver
+ * within the window, including this one, are more than `transactionsLimit` (strict `>`). Repeated
+ * transfers within one relationship point at layering or a mule pair. Only transactions between two
+ * users count (the `user-pair` series, ordered: A→B and B→A are different pairs). Hits both sides.
+ */
+export const r119PairVelocity: RuleDefinition<Parameters> = {
+  id: 'R-119',
+  name: 'High velocity between the same parties',
+  description: 'Too many transactions from the same sender to the same receiver within a time window.',
+  descriptionTemplate: 'The sender made {{count}} transactions to this receiver in {{window}}, more than the limit of {{limit}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: { transactionsLimit: 100, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+  defaultAction: 'FLAG',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['No. of transactions'],
+  types: ['Velocity'],
+  typologies: ['Hidden/unusual relationships', 'Layering', 'Money mules'],
+  series: ['user-pair'],
+  aggregates({ transaction, parameters }) {
+    const { originUserId, destinationUserId } = transaction;
+    if (!originUserId || !destinationUserId) return [];
+    const end = transaction.timestamp;
+    return [
+      {
+        name: COUNT,
+        series: 'user-pair',
+        key: pairKey(originUserId, destinationUserId),
+        start: windowStart(end, parameters.timeWindow),
+        end,
+        fn: 'count',
+        excludeId: transaction.transactionId,
+        includeCurrent: true,
+      },
+    ];
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    const count = aggregates[COUNT];
+    if (!transaction.originUserId || !transaction.destinationUserId || typeof count !== 'number') return [];
+    if (count <= parameters.transactionsLimit) return [];
+    const vars = { count, window: describeTimeWindow(parameters.timeWindow), limit: parameters.transactionsLimit };
+    return [
+      { direction: 'ORIGIN', vars },
+      { direction: 'DESTINATION', vars },
+    ];
+  },
+};

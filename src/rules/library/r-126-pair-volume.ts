@@ -1,0 +1,93 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { formatMoney } from '../../domain/money.js';
+import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { pairKey } from '../series.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import type { Transaction } from '../../domain/index.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionVolumeThreshold: amountThresholdsSchema({
+      minProperties: 1,
+      title: 'Volume threshold',
+      description: 'The rule hits when the volume from this sender to this receiver in the window, this transaction included, is at or above this amount.',
+    }),
+    timeWindow: TimeWindowSchema,
+    transactionsLimit: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        title: 'Minimum number of transactions',
+        description: 'When set, the rule only hits when the pair made more than this many transactions in the window (the volume is spread over several transfers).',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'R-126 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+const SUM = 'pairSum';
+const COUNT = 'pairCount';
+
+function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
+  const { originUserId, destinationUserId } = transaction;
+  if (!originUserId || !destinationUserId) return [];
+  const end = transaction.timestamp;
+  const base = {
+    series: 'user-pair' as const,
+    key: pairKey(originUserId, destinationUserId),
+    start: windowStart(end, parameters.timeWindow),
+    end,
+    excludeId: transaction.transactionId,
+    includeCurrent: true,
+  };
+  const needs: AggregateNeed[] = [{ ...base, name: SUM, fn: 'sum' }];
+  if (parameters.transactionsLimit !== undefined) needs.push({ ...base, name: COUNT, fn: 'count' });
+  return needs;
+}
+
+/**
+ * R-126 High volume between the same parties: the volume from one sender to one receiver within
+ * the window, including this transaction and converted into the threshold currency, is at or above
+ * the threshold (≥; same exact-money rules as R-69). With `transactionsLimit`, the pair must also
+ * have made more than that many transactions (strict `>`). Hits both sides.
+ */
+export const r126PairVolume: RuleDefinition<Parameters> = {
+  id: 'R-126',
+  name: 'High volume between the same parties',
+  description: 'The volume from the same sender to the same receiver within a time window is at or above a threshold.',
+  descriptionTemplate: 'The sender sent {{volume}} to this receiver in {{window}}, at or above {{threshold}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: { transactionVolumeThreshold: { USD: 10000 }, timeWindow: { units: 1, granularity: 'hour', rollingBasis: true } },
+  defaultAction: 'FLAG',
+  defaultNature: 'FRAUD',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Transaction volume'],
+  types: ['Volume'],
+  typologies: ['Hidden/unusual relationships', 'Layering'],
+  series: ['user-pair'],
+  aggregates({ transaction, parameters }) {
+    return plan(transaction, parameters);
+  },
+  check({ transaction, parameters, aggregates, money }): RuleHit[] {
+    const total = aggregates[SUM];
+    if (!transaction.originUserId || !transaction.destinationUserId || typeof total !== 'bigint') return [];
+    if (parameters.transactionsLimit !== undefined) {
+      const count = aggregates[COUNT];
+      if (typeof count !== 'number' || count <= parameters.transactionsLimit) return [];
+    }
+    const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp);
+    if (!resolved || resolved.amount < resolved.threshold) return [];
+    const vars = {
+      volume: formatMoney(resolved.amount, resolved.currency),
+      window: describeTimeWindow(parameters.timeWindow),
+      threshold: formatMoney(resolved.threshold, resolved.currency),
+    };
+    return [
+      { direction: 'ORIGIN', vars },
+      { direction: 'DESTINATION', vars },
+    ];
+  },
+};
