@@ -7,7 +7,7 @@
  * (SPEC §5, guarantee 5).
  */
 import { TxmonError } from '../errors.js';
-import { createWindowIndex, type WindowIndex } from './window-index.js';
+import { createWindowIndex, type WindowEntry, type WindowIndex } from './window-index.js';
 
 /** One entry of one key's history in one series. */
 export interface SeriesEntry {
@@ -95,6 +95,28 @@ export interface AggregateStore {
 }
 
 /**
+ * A key with few entries that was never queried: a plain list instead of a full {@link WindowIndex}
+ * (an index costs ~5 KB and several µs to create; a pair series creates a key per new pair).
+ * It becomes an index on its first query or past {@link LIGHT_MAX} entries.
+ */
+interface LightSlot {
+  readonly light: true;
+  entries: WindowEntry[];
+}
+type Slot = WindowIndex | LightSlot;
+const LIGHT_MAX = 16;
+
+function isLight(slot: Slot): slot is LightSlot {
+  return (slot as LightSlot).light === true;
+}
+
+function copyEntry(entry: SeriesEntry): WindowEntry {
+  return entry.values === undefined
+    ? { id: entry.id, timestamp: entry.timestamp, amount: entry.amount }
+    : { id: entry.id, timestamp: entry.timestamp, amount: entry.amount, values: entry.values };
+}
+
+/**
  * Creates an empty {@link AggregateStore} (a Map of series → Map of key → {@link WindowIndex}).
  *
  * @example
@@ -105,13 +127,21 @@ export interface AggregateStore {
  * ```
  */
 export function createAggregateStore(): AggregateStore {
-  const bySeries = new Map<string, Map<string, WindowIndex>>();
+  const bySeries = new Map<string, Map<string, Slot>>();
   let horizon = -Infinity;
   /** Answers queries on unknown keys; never written to. */
   const empty = createWindowIndex();
 
+  /** The key's full index, upgrading a light slot on first need. */
   function indexOf(series: string, key: string): WindowIndex | undefined {
-    return bySeries.get(series)?.get(key);
+    const keys = bySeries.get(series);
+    const slot = keys?.get(key);
+    if (slot === undefined || !isLight(slot)) return slot;
+    const index = createWindowIndex();
+    if (horizon > -Infinity) index.pruneBefore(horizon);
+    for (const e of slot.entries) index.upsert(e);
+    (keys as Map<string, Slot>).set(key, index);
+    return index;
   }
 
   function forget(series: string, key: string): void {
@@ -165,8 +195,15 @@ export function createAggregateStore(): AggregateStore {
         }
       }
       for (const ref of remove) {
-        const index = indexOf(ref.series, ref.key);
-        if (index !== undefined && index.remove(ref.id) && index.size === 0) forget(ref.series, ref.key);
+        const slot = bySeries.get(ref.series)?.get(ref.key);
+        if (slot === undefined) continue;
+        if (isLight(slot)) {
+          const i = slot.entries.findIndex((e) => e.id === ref.id);
+          if (i >= 0) slot.entries.splice(i, 1);
+          if (slot.entries.length === 0) forget(ref.series, ref.key);
+        } else if (slot.remove(ref.id) && slot.size === 0) {
+          forget(ref.series, ref.key);
+        }
       }
       for (const entry of add) {
         let keys = bySeries.get(entry.series);
@@ -174,14 +211,20 @@ export function createAggregateStore(): AggregateStore {
           keys = new Map();
           bySeries.set(entry.series, keys);
         }
-        let index = keys.get(entry.key);
-        if (index === undefined) {
-          index = createWindowIndex();
-          if (horizon > -Infinity) index.pruneBefore(horizon);
-          keys.set(entry.key, index);
+        const slot = keys.get(entry.key);
+        if (slot === undefined) {
+          // A new key starts light (most keys of a pair series are written once and never read).
+          // (Like a full index, an entry older than the prune horizon is held until the next prune.)
+          keys.set(entry.key, { light: true, entries: [copyEntry(entry)] });
+        } else if (isLight(slot)) {
+          const i = slot.entries.findIndex((e) => e.id === entry.id);
+          if (i >= 0) slot.entries[i] = copyEntry(entry);
+          else slot.entries.push(copyEntry(entry));
+          if (slot.entries.length > LIGHT_MAX) indexOf(entry.series, entry.key);
+        } else {
+          // A SeriesEntry is a WindowEntry; the index copies the fields it keeps.
+          slot.upsert(entry);
         }
-        // A SeriesEntry is a WindowEntry; the index copies the fields it keeps.
-        index.upsert(entry);
       }
     },
 
@@ -196,7 +239,17 @@ export function createAggregateStore(): AggregateStore {
     },
 
     entries(series, key) {
-      const index = indexOf(series, key);
+      const slot = bySeries.get(series)?.get(key);
+      if (slot !== undefined && isLight(slot)) {
+        return [...slot.entries]
+          .sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map((e) =>
+            e.values === undefined
+              ? { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount }
+              : { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
+          );
+      }
+      const index = slot;
       if (index === undefined) return [];
       return index.entries().map((e) =>
         e.values === undefined
@@ -209,9 +262,14 @@ export function createAggregateStore(): AggregateStore {
       if (!(timestamp > horizon)) return;
       horizon = timestamp;
       for (const [series, keys] of bySeries) {
-        for (const [key, index] of keys) {
-          index.pruneBefore(timestamp);
-          if (index.size === 0) keys.delete(key);
+        for (const [key, slot] of keys) {
+          if (isLight(slot)) {
+            slot.entries = slot.entries.filter((e) => e.timestamp >= timestamp);
+            if (slot.entries.length === 0) keys.delete(key);
+            continue;
+          }
+          slot.pruneBefore(timestamp);
+          if (slot.size === 0) keys.delete(key);
         }
         if (keys.size === 0) bySeries.delete(series);
       }

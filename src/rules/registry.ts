@@ -2,6 +2,11 @@ import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
 import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
 import { r117AmountPattern } from './library/r-117-amount-pattern.js';
+import { r120AverageAmountExceedsPastPeriod } from './library/r-120-average-amount-exceeds-past-period.js';
+import { r121AverageDailyCountExceedsPastPeriod } from './library/r-121-average-daily-count-exceeds-past-period.js';
+import { r122AverageDailyAmountExceedsPastPeriod } from './library/r-122-average-daily-amount-exceeds-past-period.js';
+import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-exceed-past-period.js';
+import { r27TotalVolumeExceedsPastPeriod } from './library/r-27-total-volume-exceeds-past-period.js';
 import { r119PairVelocity } from './library/r-119-pair-velocity.js';
 import { r126PairVolume } from './library/r-126-pair-volume.js';
 import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payment-details.js';
@@ -33,13 +38,18 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r14HighRiskCountry,
   r22BlacklistedCardCountry,
   r24BlacklistedReference,
+  r27TotalVolumeExceedsPastPeriod,
   r30HighVelocityUser,
   r69MoneyFlowVolume,
   r117AmountPattern,
   r119PairVelocity,
+  r120AverageAmountExceedsPastPeriod,
+  r121AverageDailyCountExceedsPastPeriod,
+  r122AverageDailyAmountExceedsPastPeriod,
   r123CounterpartyCountries,
   r126PairVolume,
   r129BlacklistedPaymentDetails,
+  r131TransactionsExceedPastPeriod,
 ]);
 
 // Templates are read-only: their defaults are frozen so no instance or caller can change them.

@@ -1,0 +1,127 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { describeTimeWindow } from '../../aggregation/time-window.js';
+import { MONEY_SCALE } from '../../domain/money.js';
+import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
+import {
+  countRangeSchema,
+  createTwoPeriodNames,
+  describeSide,
+  ExcludePeriod1Schema,
+  formatPercent,
+  isAtLeastPercentOf,
+  isCountInRange,
+  isRatioInRange,
+  perDay,
+  periodSchema,
+  planTwoPeriods,
+  readTwoPeriods,
+  valueRangeSchema,
+} from '../two-periods.js';
+
+const ParametersSchema = Type.Object(
+  {
+    period1: periodSchema('Period 1', 'The recent period, ending at (and including) this transaction.'),
+    period2: periodSchema('Period 2', 'The reference period, ending at this transaction; must start before period 1.'),
+    multiplierThreshold: Type.Number({
+      minimum: 0,
+      maximum: 1_000_000,
+      title: 'Multiplier (%)',
+      description:
+        'A percentage: the rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2 (200 = twice).',
+    }),
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+    excludePeriod1: Type.Optional(ExcludePeriod1Schema),
+    transactionsNumberThreshold: Type.Optional(
+      countRangeSchema('Transactions number (period 1)', 'No hit when the number of transactions in period 1 (this one included) is outside this range.'),
+    ),
+    transactionsNumberThreshold2: Type.Optional(
+      countRangeSchema('Transactions number (period 2)', 'No hit when the number of transactions in period 2 is outside this range.'),
+    ),
+    valueThresholdPeriod1: Type.Optional(
+      valueRangeSchema('Daily transactions range (period 1)', 'No hit when the average number of transactions per day in period 1 is outside this range.'),
+    ),
+  },
+  { additionalProperties: false, title: 'R-121 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+const NAMES = createTwoPeriodNames('r121');
+
+/** A count as 10^-8 units, so per-day counts share the exact comparisons of amounts. */
+function scaledCount(count: number): bigint {
+  return BigInt(count) * MONEY_SCALE;
+}
+
+/** A per-day rate (10^-8 units) as a decimal with two places, rounded down (descriptions only). */
+function formatRate(num: bigint, den: bigint): string {
+  const hundredths = (num * 100n) / (den * MONEY_SCALE);
+  return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, '0')}`;
+}
+
+/**
+ * R-121 Average transactions number exceed past period average number: the user's number of
+ * transactions per day in period 1 (including this transaction) is at least `multiplierThreshold`
+ * % of the number per day in period 2 (≥, per DOMAIN.md). A period's days are its length, as for
+ * R-122: the nominal units × unit for fixed-length rolling windows, else the elapsed time
+ * end − start / 86 400 000 ms; with `excludePeriod1`, period 2 lasts its length minus period 1's.
+ * Compared exactly: n1 × len2 × 100 ≥ m × n2 × len1. Guards as R-27; no hit when period 1 has
+ * length 0, when period 2 does not start before period 1 or holds no transaction before it.
+ * A velocity comparison for sudden bursts of activity (account takeover, mule activation).
+ */
+export const r121AverageDailyCountExceedsPastPeriod: RuleDefinition<Parameters> = {
+  id: 'R-121',
+  name: 'Average transactions number exceed past period average number',
+  description: "A user's average number of transactions per day in a recent period is at or above a multiple of the daily average in a past reference period.",
+  descriptionTemplate:
+    '{{side}} made {{rate1}} transactions per day in {{period1}}, {{ratio}} of the {{rate2}} per day in {{period2}}, at or above {{multiplier}}%.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    period1: { units: 1, granularity: 'day', rollingBasis: true },
+    period2: { units: 2, granularity: 'day', rollingBasis: true },
+    transactionsNumberThreshold2: { min: 5 },
+    multiplierThreshold: 200,
+    checkSender: 'sending',
+    checkReceiver: 'receiving',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'FRAUD',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['No. of transactions'],
+  types: ['Velocity comparison'],
+  typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
+  series: ['user-sending', 'user-receiving', 'user-all'],
+  aggregates({ transaction, parameters }) {
+    return planTwoPeriods(transaction, parameters, NAMES, false);
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    const hits: RuleHit[] = [];
+    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+      const periods = readTwoPeriods(transaction, parameters, aggregates, NAMES, direction);
+      if (!periods) continue;
+      const { period1, period2 } = periods;
+      if (!isCountInRange(period1.count, parameters.transactionsNumberThreshold)) continue;
+      if (!isCountInRange(period2.count, parameters.transactionsNumberThreshold2)) continue;
+      if (period1.lengthMs <= 0n || period2.lengthMs <= 0n || period2.count <= 0) continue;
+      const stat1 = perDay(scaledCount(period1.count), period1.lengthMs);
+      const stat2 = perDay(scaledCount(period2.count), period2.lengthMs);
+      if (!isRatioInRange(stat1, parameters.valueThresholdPeriod1)) continue;
+      if (!isAtLeastPercentOf(stat1, stat2, parameters.multiplierThreshold)) continue;
+      hits.push({
+        direction,
+        vars: {
+          side: describeSide(direction),
+          period1: describeTimeWindow(parameters.period1),
+          period2: describeTimeWindow(parameters.period2),
+          rate1: formatRate(stat1.num, stat1.den),
+          rate2: formatRate(stat2.num, stat2.den),
+          ratio: formatPercent(stat1, stat2),
+          multiplier: parameters.multiplierThreshold,
+        },
+      });
+    }
+    return hits;
+  },
+};

@@ -1,0 +1,145 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import type { Transaction } from '../../domain/index.js';
+import { createSideNames, planSides, receiverReads, senderReads, sumCounts } from '../directions.js';
+import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+
+const minCountSchema = (title: string, description: string) =>
+  Type.Integer({ minimum: 0, maximum: 1_000_000_000, title, description });
+
+const ParametersSchema = Type.Object(
+  {
+    multiplierThreshold: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      title: 'Multiplier threshold',
+      description:
+        'A factor, not a percentage: the rule hits when the number of transactions in time period 1 (this one included) is greater than this number times the number of transactions in time period 2 (period 1 excluded).',
+    }),
+    timeWindow1: Type.Object(TimeWindowSchema.properties, {
+      additionalProperties: false,
+      title: 'Time period 1',
+      description: 'The recent period, ending at (and including) this transaction.',
+    }),
+    timeWindow2: Type.Object(TimeWindowSchema.properties, {
+      additionalProperties: false,
+      title: 'Time period 2',
+      description:
+        'The reference period, ending at this transaction; time period 1 is excluded from it, so it must start before time period 1 (otherwise the rule does not hit).',
+    }),
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+    minTransactionsInTimeWindow1: Type.Optional(
+      minCountSchema('Minimum transactions in time period 1', 'No hit with fewer transactions in time period 1 (this one included).'),
+    ),
+    minTransactionsInTimeWindow2: Type.Optional(
+      minCountSchema('Minimum transactions in time period 2', 'No hit with fewer transactions in time period 2 (time period 1 excluded). The rule never hits when time period 2 is empty.'),
+    ),
+    initialTransactions: Type.Optional(
+      minCountSchema(
+        'Initial transactions',
+        "The rule only applies once the user has at least this many transactions in all (sent and received, this one included), whatever checkSender/checkReceiver say.",
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'R-131 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+const WINDOW1 = createSideNames('r131w1');
+const WINDOW2 = createSideNames('r131w2');
+const HISTORY = createSideNames('r131h');
+
+function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
+  const end = transaction.timestamp;
+  const { checkSender, checkReceiver } = parameters;
+  const needs: AggregateNeed[] = [];
+  planSides(transaction, checkSender, checkReceiver, WINDOW1, { start: windowStart(end, parameters.timeWindow1), end }, 'count', true, needs);
+  planSides(transaction, checkSender, checkReceiver, WINDOW2, { start: windowStart(end, parameters.timeWindow2), end }, 'count', true, needs);
+  if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+    planSides(
+      transaction,
+      checkSender === 'none' ? 'none' : 'all',
+      checkReceiver === 'none' ? 'none' : 'all',
+      HISTORY,
+      { start: Number.NEGATIVE_INFINITY, end },
+      'count',
+      true,
+      needs,
+    );
+  }
+  return needs;
+}
+
+/**
+ * R-131 Transactions exceed past period: the number of the user's transactions in time period 1
+ * (this one included) is greater than `multiplierThreshold` (a factor) times the number in time
+ * period 2 with period 1 excluded (strict `>`, as the reference implementation and [HELP]).
+ * Period 2's count is the nested difference count([start2, t]) − count([start1, t]) — exact.
+ * No hit when period 2 is empty (a first burst has no past to exceed), when period 2 does not
+ * start before period 1, below the optional minimum counts, or before `initialTransactions`
+ * (all-time sent and received transactions of that user, this one included). A velocity
+ * comparison for sudden bursts (account takeover, mule activation).
+ */
+export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
+  id: 'R-131',
+  name: 'Transactions exceed past period',
+  description:
+    "A user's number of transactions in a recent period is more than a multiple (a factor, e.g. 2 = twice) of the number in the period before it.",
+  descriptionTemplate: '{{side}} made {{count1}} transactions in {{window1}}, more than {{multiplier}} times the {{count2}} in the rest of {{window2}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    multiplierThreshold: 100,
+    timeWindow1: { units: 1, granularity: 'day', rollingBasis: true },
+    timeWindow2: { units: 2, granularity: 'day', rollingBasis: true },
+    checkSender: 'all',
+    checkReceiver: 'all',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'FRAUD',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['No. of transactions'],
+  types: ['Velocity comparison'],
+  typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
+  series: ['user-sending', 'user-receiving', 'user-all'],
+  aggregates({ transaction, parameters }) {
+    return plan(transaction, parameters);
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    const end = transaction.timestamp;
+    const start1 = windowStart(end, parameters.timeWindow1);
+    const start2 = windowStart(end, parameters.timeWindow2);
+    if (!(start2 < start1)) return [];
+    const hits: RuleHit[] = [];
+    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+      const sender = direction === 'ORIGIN';
+      const w1 = sender ? senderReads(transaction, parameters.checkSender, WINDOW1) : receiverReads(transaction, parameters.checkReceiver, WINDOW1);
+      const w2 = sender ? senderReads(transaction, parameters.checkSender, WINDOW2) : receiverReads(transaction, parameters.checkReceiver, WINDOW2);
+      if (!w1 || !w2) continue;
+      if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+        const history = sender ? senderReads(transaction, 'all', HISTORY) : receiverReads(transaction, 'all', HISTORY);
+        if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) continue;
+      }
+      const count1 = sumCounts(aggregates, w1);
+      const count2 = sumCounts(aggregates, w2) - count1;
+      if (count2 <= 0) continue;
+      if (parameters.minTransactionsInTimeWindow1 !== undefined && count1 < parameters.minTransactionsInTimeWindow1) continue;
+      if (parameters.minTransactionsInTimeWindow2 !== undefined && count2 < parameters.minTransactionsInTimeWindow2) continue;
+      if (!(count1 > parameters.multiplierThreshold * count2)) continue;
+      hits.push({
+        direction,
+        vars: {
+          side: sender ? 'Sender' : 'Receiver',
+          count1,
+          count2,
+          window1: describeTimeWindow(parameters.timeWindow1),
+          window2: describeTimeWindow(parameters.timeWindow2),
+          multiplier: parameters.multiplierThreshold,
+        },
+      });
+    }
+    return hits;
+  },
+};

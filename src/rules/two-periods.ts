@@ -1,0 +1,247 @@
+/**
+ * Shared machinery of the two-period comparison rules (R-27, R-120, R-121, R-122, R-131): period
+ * schemas, planning two nested windows per side, reading period stats (period 2 without period 1 as
+ * the difference of nested windows), and exact ratio comparisons in bigint.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart, type TimeWindow } from '../aggregation/time-window.js';
+import type { AggregateValue } from '../aggregation/aggregate-store.js';
+import { formatMoney, MONEY_SCALE, toScaled } from '../domain/money.js';
+import type { Transaction } from '../domain/index.js';
+import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideNames } from './directions.js';
+import { CheckReceiverSchema, CheckSenderSchema, resolveThreshold, type CheckReceiver, type CheckSender } from './parameters.js';
+import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from './types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Two-period comparison, shared by R-27, R-120, R-121 and R-122 (period1 = the recent period,
+// period2 = the reference period; both end at the current transaction and include it).
+// ---------------------------------------------------------------------------------------------
+
+const DAY_MS = 86_400_000n;
+const FIXED_UNIT_MS: Readonly<Record<string, number>> = { second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+
+/** Schema of a period (a time window ending at the current transaction) with its own title. */
+export function periodSchema(title: string, description: string) {
+  return Type.Object(TimeWindowSchema.properties, { additionalProperties: false, title, description });
+}
+
+/** Schema of an optional inclusive `{ min?, max? }` range of transaction counts. */
+export function countRangeSchema(title: string, description: string) {
+  return Type.Object(
+    {
+      min: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, title: 'Minimum', description: 'No hit below this many transactions (inclusive bound).' })),
+      max: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, title: 'Maximum', description: 'No hit above this many transactions (inclusive bound).' })),
+    },
+    { additionalProperties: false, title, description },
+  );
+}
+
+/** Schema of an optional inclusive `{ min?, max? }` range of a decimal value. */
+export function valueRangeSchema(title: string, description: string) {
+  return Type.Object(
+    {
+      min: Type.Optional(Type.Number({ minimum: 0, maximum: 1e15, title: 'Minimum', description: 'No hit when the value is below this (inclusive bound).' })),
+      max: Type.Optional(Type.Number({ minimum: 0, maximum: 1e15, title: 'Maximum', description: 'No hit when the value is above this (inclusive bound).' })),
+    },
+    { additionalProperties: false, title, description },
+  );
+}
+
+/** Schema of a `{ currency, value }` multiplier threshold (value in percent). */
+export function moneyMultiplierSchema(description: string) {
+  return Type.Object(
+    {
+      currency: Type.String({
+        format: 'currency-code',
+        title: 'Currency',
+        description: 'Currency of the period-1 value range and of the amounts shown in the hit description. The ratio itself does not depend on it.',
+      }),
+      value: Type.Number({ minimum: 0, maximum: 1_000_000, title: 'Multiplier (%)', description }),
+    },
+    { additionalProperties: false, title: 'Multiplier threshold', description },
+  );
+}
+
+/** Schema of the `excludePeriod1` flag. */
+export const ExcludePeriod1Schema = Type.Boolean({
+  title: 'Exclude period 1 from period 2',
+  description:
+    'When true, period 2 only covers the time before period 1 (computed as period 2 minus period 1, both ending at this transaction). Either way period 2 must start before period 1 and hold at least one transaction before it, otherwise the rule does not hit.',
+});
+
+/** The parameters every two-period rule shares. */
+export interface TwoPeriodParameters {
+  readonly period1: TimeWindow;
+  readonly period2: TimeWindow;
+  readonly checkSender: CheckSender;
+  readonly checkReceiver: CheckReceiver;
+  readonly excludePeriod1?: boolean;
+  readonly transactionsNumberThreshold?: { readonly min?: number; readonly max?: number };
+  readonly transactionsNumberThreshold2?: { readonly min?: number; readonly max?: number };
+}
+
+/** What a side saw in one period. */
+export interface PeriodStats {
+  /** Transactions in the period (the current one included in period 1, and in period 2 unless excluded). */
+  readonly count: number;
+  /** Of those, the ones with an amount in the base currency (the divisor of an average amount). */
+  readonly amountCount: number;
+  /** Exact volume in the base currency (10^-8 units). */
+  readonly sum: bigint;
+  /** Length of the period in ms (see {@link measurePeriodLengthMs}); may be 0. */
+  readonly lengthMs: bigint;
+}
+
+/** A non-negative rational `num / den` (den > 0) of 10^-8 units. */
+export interface Ratio {
+  readonly num: bigint;
+  readonly den: bigint;
+}
+
+/** The need names of a two-period rule, one set per aggregate and period. */
+export interface TwoPeriodNames {
+  readonly count1: SideNames;
+  readonly count2: SideNames;
+  readonly sum1: SideNames;
+  readonly sum2: SideNames;
+  readonly amountCount1: SideNames;
+  readonly amountCount2: SideNames;
+}
+
+/** Builds the need names of a two-period rule (one prefix per rule keeps rules apart in logs). */
+export function createTwoPeriodNames(prefix: string): TwoPeriodNames {
+  return Object.freeze({
+    count1: createSideNames(`${prefix}c1`),
+    count2: createSideNames(`${prefix}c2`),
+    sum1: createSideNames(`${prefix}s1`),
+    sum2: createSideNames(`${prefix}s2`),
+    amountCount1: createSideNames(`${prefix}a1`),
+    amountCount2: createSideNames(`${prefix}a2`),
+  });
+}
+
+/**
+ * Length of a window in ms: the nominal `units × unit` for fixed-length rolling windows (second,
+ * minute, hour, and day/week with `rollingBasis`), else the elapsed time `end − start` rounded to
+ * the millisecond (calendar-aligned windows: so far in the current calendar unit(s); rolling
+ * months/years: the calendar length).
+ */
+export function measurePeriodLengthMs(window: TimeWindow, start: number, end: number): bigint {
+  const unit = FIXED_UNIT_MS[window.granularity];
+  const fixed = window.granularity === 'second' || window.granularity === 'minute' || window.granularity === 'hour' || window.rollingBasis === true;
+  if (unit !== undefined && fixed) return BigInt(window.units) * BigInt(unit);
+  return BigInt(Math.max(0, Math.round(end - start)));
+}
+
+/** Plans the needs of both sides over both periods (`sum`/`amountCount` only when `withAmounts`). */
+export function planTwoPeriods(transaction: Transaction, parameters: TwoPeriodParameters, names: TwoPeriodNames, withAmounts: boolean): AggregateNeed[] {
+  const end = transaction.timestamp;
+  const w1 = { start: windowStart(end, parameters.period1), end };
+  const w2 = { start: windowStart(end, parameters.period2), end };
+  const { checkSender: s, checkReceiver: r } = parameters;
+  const out: AggregateNeed[] = [];
+  planSides(transaction, s, r, names.count1, w1, 'count', true, out);
+  planSides(transaction, s, r, names.count2, w2, 'count', true, out);
+  if (withAmounts) {
+    planSides(transaction, s, r, names.sum1, w1, 'sum', true, out);
+    planSides(transaction, s, r, names.sum2, w2, 'sum', true, out);
+    planSides(transaction, s, r, names.amountCount1, w1, 'amountCount', true, out);
+    planSides(transaction, s, r, names.amountCount2, w2, 'amountCount', true, out);
+  }
+  return out;
+}
+
+/**
+ * The two periods of one side, or `null` when the side is not checked / has no user, when period 2
+ * does not start before period 1, or when period 2 holds no transaction before period 1 (no
+ * history to compare with: a user's first transactions never hit). With `excludePeriod1`, period
+ * 2's values are the nested difference [start2, t] − [start1, t] (exact, no boundary tricks).
+ */
+export function readTwoPeriods(
+  transaction: Transaction,
+  parameters: TwoPeriodParameters,
+  aggregates: Readonly<Record<string, AggregateValue>>,
+  names: TwoPeriodNames,
+  direction: 'ORIGIN' | 'DESTINATION',
+): { period1: PeriodStats; period2: PeriodStats } | null {
+  const reads = (n: SideNames) =>
+    direction === 'ORIGIN' ? senderReads(transaction, parameters.checkSender, n) : receiverReads(transaction, parameters.checkReceiver, n);
+  const c1 = reads(names.count1);
+  const c2 = reads(names.count2);
+  if (!c1 || !c2) return null;
+  const end = transaction.timestamp;
+  const start1 = windowStart(end, parameters.period1);
+  const start2 = windowStart(end, parameters.period2);
+  if (!(start2 < start1)) return null;
+  const period1: PeriodStats = {
+    count: sumCounts(aggregates, c1),
+    amountCount: sumCounts(aggregates, reads(names.amountCount1) ?? []),
+    sum: sumAmounts(aggregates, reads(names.sum1) ?? []),
+    lengthMs: measurePeriodLengthMs(parameters.period1, start1, end),
+  };
+  const whole: PeriodStats = {
+    count: sumCounts(aggregates, c2),
+    amountCount: sumCounts(aggregates, reads(names.amountCount2) ?? []),
+    sum: sumAmounts(aggregates, reads(names.sum2) ?? []),
+    lengthMs: measurePeriodLengthMs(parameters.period2, start2, end),
+  };
+  const before: PeriodStats = {
+    count: whole.count - period1.count,
+    amountCount: whole.amountCount - period1.amountCount,
+    sum: whole.sum - period1.sum,
+    lengthMs: whole.lengthMs - period1.lengthMs,
+  };
+  if (before.count <= 0 || before.lengthMs <= 0n) return null;
+  return { period1, period2: parameters.excludePeriod1 === true ? before : whole };
+}
+
+/** `true` when `count` is inside the optional inclusive range. */
+export function isCountInRange(count: number, range: { readonly min?: number; readonly max?: number } | undefined): boolean {
+  if (!range) return true;
+  if (range.min !== undefined && count < range.min) return false;
+  if (range.max !== undefined && count > range.max) return false;
+  return true;
+}
+
+/** `true` when the ratio `value` (10^-8 units) is inside the optional inclusive decimal range. */
+export function isRatioInRange(value: Ratio, range: { readonly min?: number; readonly max?: number } | undefined): boolean {
+  if (!range) return true;
+  if (range.min !== undefined && value.num < toScaled(range.min) * value.den) return false;
+  if (range.max !== undefined && value.num > toScaled(range.max) * value.den) return false;
+  return true;
+}
+
+/**
+ * `stat1 ≥ percent % × stat2`, exactly: `num1 × den2 × 100 ≥ percent × num2 × den1` (percent
+ * taken at 10^-8 precision). Callers ensure `stat2 > 0`.
+ */
+export function isAtLeastPercentOf(stat1: Ratio, stat2: Ratio, percent: number): boolean {
+  return stat1.num * stat2.den * 100n * MONEY_SCALE >= toScaled(percent) * stat2.num * stat1.den;
+}
+
+/** A ratio as a percentage with two decimals, rounded down (for descriptions only). */
+export function formatPercent(stat1: Ratio, stat2: Ratio): string {
+  const hundredths = (stat1.num * stat2.den * 10_000n) / (stat2.num * stat1.den);
+  return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, '0')}%`;
+}
+
+/** A base-currency amount in `currency`, rounded to its minor unit; `null` without a rate. */
+export function convertFromBase(amount: bigint, currency: string, money: MoneyContext, at: number): bigint | null {
+  return resolveThreshold({ [currency]: 0 }, amount, money.baseCurrency, money, at)?.amount ?? null;
+}
+
+/** A base-currency amount formatted in `currency` (or in the base currency without a rate). */
+export function formatInCurrency(amount: bigint, currency: string, money: MoneyContext, at: number): string {
+  const converted = convertFromBase(amount, currency, money, at);
+  return converted === null ? formatMoney(amount, money.baseCurrency) : formatMoney(converted, currency);
+}
+
+/** Per-day value of `amount` (10^-8 units) over `lengthMs`, as a {@link Ratio}. */
+export function perDay(amount: bigint, lengthMs: bigint): Ratio {
+  return { num: amount * DAY_MS, den: lengthMs };
+}
+
+/** The side label used by descriptions. */
+export function describeSide(direction: 'ORIGIN' | 'DESTINATION'): string {
+  return direction === 'ORIGIN' ? 'Sender' : 'Receiver';
+}
