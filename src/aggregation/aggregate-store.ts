@@ -37,7 +37,7 @@ export interface SeriesEntryRef {
  * `count` entries; `sum` of amounts (exact, `bigint`); `amountCount` entries with an amount (the
  * divisor of an average); `min`/`max` amount (`null` when none); `distinct` non-empty values of `field`.
  */
-export type AggregateFunction = 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct' | 'latest';
+export type AggregateFunction = 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct' | 'latest' | 'countIn';
 
 /** One windowed aggregate over the closed interval [start, end] of one (series, key). */
 export interface AggregateQuery {
@@ -57,6 +57,8 @@ export interface AggregateQuery {
    * value, whose new version is not stored yet). Ignored for the other functions.
    */
   readonly includeValue?: string;
+  /** For `countIn`: count the entries whose `values[field]` is one of these. */
+  readonly values?: readonly string[];
 }
 
 /** `count`/`amountCount`/`distinct` → `number`; `sum` → `bigint`; `min`/`max` → `bigint | null`. */
@@ -157,9 +159,9 @@ export function createAggregateStore(): AggregateStore {
   }
 
   function run(q: AggregateQuery, position: number): AggregateValue {
-    if (q.fn === 'distinct' && q.field === undefined) {
-      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${pathOf(position)}/field is required for distinct`, [
-        { path: `${pathOf(position)}/field`, code: 'required', message: 'is required for distinct' },
+    if ((q.fn === 'distinct' || q.fn === 'countIn') && q.field === undefined) {
+      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${pathOf(position)}/field is required for ${q.fn}`, [
+        { path: `${pathOf(position)}/field`, code: 'required', message: `is required for ${q.fn}` },
       ]);
     }
     const index = indexOf(q.series, q.key) ?? empty;
@@ -179,6 +181,8 @@ export function createAggregateStore(): AggregateStore {
         return index.distinctCount(start, end, q.field as string, excludeId, q.includeValue);
       case 'latest':
         return index.latest(start, end, excludeId);
+      case 'countIn':
+        return index.countIn(start, end, q.field as string, q.values ?? [], excludeId);
       default:
         throw unknownFunction(pathOf(position));
     }
@@ -285,8 +289,8 @@ export function createAggregateStore(): AggregateStore {
  * @throws TxmonError `VALIDATION_FAILED` (detail path `/field`) for `distinct` without `field`
  */
 export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQuery): AggregateValue {
-  if (q.fn === 'distinct' && q.field === undefined) {
-    throw new TxmonError('VALIDATION_FAILED', 'Invalid aggregate query: /field is required for distinct', [
+  if ((q.fn === 'distinct' || q.fn === 'countIn') && q.field === undefined) {
+    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /field is required for ${q.fn}`, [
       { path: '/field', code: 'required', message: 'is required for distinct' },
     ]);
   }
@@ -322,6 +326,13 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
     }
     case 'latest':
       return inside.reduce<number | null>((a, e) => (a === null || e.timestamp > a ? e.timestamp : a), null);
+    case 'countIn': {
+      const wanted = new Set(q.values ?? []);
+      return inside.filter((e) => {
+        const v = e.values?.[q.field as string];
+        return typeof v === 'string' && v !== '' && wanted.has(v);
+      }).length;
+    }
     default:
       throw unknownFunction('');
   }

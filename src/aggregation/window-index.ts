@@ -80,6 +80,12 @@ export interface WindowIndex {
   /** Largest non-null amount in [start, end], `null` when none. */
   max(start: number, end: number, excludeId?: string): bigint | null;
   /** Number of distinct non-empty `values[field]` among the entries in [start, end]. */
+  /**
+   * Number of entries in [start, end] (other than `excludeId`) whose `values[field]` is one of
+   * `values`. Large ranges reuse the distinct-count cursors (a value → count tally), so the sliding
+   * pattern costs O(entries entering + leaving + |values|); small ranges are scanned.
+   */
+  countIn(start: number, end: number, field: string, values: readonly string[], excludeId?: string): number;
   /** Timestamp of the latest entry in [start, end] other than `excludeId`, `null` when none. O(log n). */
   latest(start: number, end: number, excludeId?: string): number | null;
   /** `includeValue` counts as present too (see `AggregateQuery.includeValue`). */
@@ -462,6 +468,34 @@ export function createWindowIndex(): WindowIndex {
 
     max(start, end, excludeId) {
       return extreme(start, end, excludeId, true);
+    },
+
+    countIn(start, end, field, values, excludeId) {
+      const lo = lowerBound(start);
+      const hi = upperBound(end);
+      if (hi <= lo || values.length === 0) return 0;
+      const excluded = excludedIn(start, end, excludeId);
+      if (hi - lo < CURSOR_MIN_RANGE) {
+        let n = 0;
+        for (let i = lo; i < hi; i++) {
+          const entry = recs[i] as WindowEntry;
+          if (entry === excluded) continue;
+          const value = distinctValue(entry, field);
+          if (value !== undefined && values.includes(value)) n += 1;
+        }
+        return n;
+      }
+      const { counts } = cursorFor(field, lo, hi);
+      const excludedValue = excluded === undefined ? undefined : distinctValue(excluded, field);
+      let n = 0;
+      const seen = new Set<string>();
+      for (const v of values) {
+        if (seen.has(v)) continue;
+        seen.add(v);
+        n += counts.get(v) ?? 0;
+      }
+      if (excludedValue !== undefined && seen.has(excludedValue)) n -= 1;
+      return n;
     },
 
     latest(start, end, excludeId) {

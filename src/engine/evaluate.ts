@@ -194,8 +194,15 @@ export function mergeCurrentContribution(need: AggregateNeed, others: AggregateV
       case 'max':
         if (e.amount !== null && (value === null || e.amount > (value as bigint))) value = e.amount;
         break;
+      case 'countIn': {
+        const v = e.values?.[need.field ?? ''];
+        if (typeof v === 'string' && v !== '' && need.values?.includes(v)) value = (value as number) + 1;
+        break;
+      }
       case 'distinct':
-        // Distinct counts are merged by the engine, which can ask the store whether the value is new.
+      case 'latest':
+        // Not mergeable: a distinct need passes the current value as `includeValue`; `latest` never
+        // includes the current transaction.
         break;
     }
   }
@@ -282,6 +289,7 @@ const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
   count: 0,
   amountCount: 0,
   distinct: 0,
+  countIn: 0,
 });
 
 function valueFor(need: AggregateNeed, snapshot: ReadonlyMap<AggregateNeed | string, AggregateValue>): AggregateValue {

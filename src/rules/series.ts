@@ -33,13 +33,34 @@ function amountInBase(details: AmountDetails, money: MoneyContext, at: number): 
   return convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, money.baseCurrency, money.rates, at);
 }
 
+/**
+ * The string attributes an entry carries, for distinct counts and filtered counts (`countIn`). For
+ * the side of the user the entry is filed under:
+ * - `counterparty`: the other side's user id; `counterpartyCountry`: the other side's country;
+ * - `country`, `currency`: this side's amount country and currency;
+ * - `state`: the transaction state (replaced by every event); `type`: the transaction type;
+ * - `round`: `'1'` when this side's amount is a whole multiple of 100 in its own currency (exact).
+ */
+export const ENTRY_VALUE_FIELDS = ['counterparty', 'counterpartyCountry', 'country', 'currency', 'state', 'type', 'round'] as const;
+
+const HUNDRED = 10_000_000_000n; // 100 in 10^-8 units
+
 function entryValues(transaction: Transaction, side: 'origin' | 'destination'): Record<string, string> {
   const values: Record<string, string> = {};
+  const own = side === 'origin' ? transaction.originAmountDetails ?? transaction.destinationAmountDetails : transaction.destinationAmountDetails ?? transaction.originAmountDetails;
   const counterparty = side === 'origin' ? transaction.destinationUserId : transaction.originUserId;
   if (counterparty) values.counterparty = counterparty;
-  const country =
+  const counterpartyCountry =
     side === 'origin' ? transaction.destinationAmountDetails?.country : transaction.originAmountDetails?.country;
-  if (country) values.counterpartyCountry = country;
+  if (counterpartyCountry) values.counterpartyCountry = counterpartyCountry;
+  if (own?.country) values.country = own.country;
+  if (own) {
+    values.currency = own.transactionCurrency;
+    const scaled = toScaled(own.transactionAmount);
+    if (scaled !== 0n && scaled % HUNDRED === 0n) values.round = '1';
+  }
+  values.state = transaction.transactionState ?? 'CREATED';
+  values.type = transaction.type;
   return values;
 }
 

@@ -15,7 +15,7 @@ import { isTxmonError, type TxmonError } from '../../src/errors.js';
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const T0 = 1_700_000_000_000;
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest'];
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn'];
 
 function caught(run: () => unknown): TxmonError {
   try {
@@ -66,7 +66,7 @@ describe('createAggregateStore', () => {
   it('answers an unknown series or key as an empty history', () => {
     const store = createAggregateStore();
     const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp' };
-    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null]);
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0]);
     expect(store.entries('origin', 'u1')).toEqual([]);
   });
 
@@ -234,9 +234,10 @@ const queryArb: fc.Arbitrary<AggregateQuery> = fc
     fn: fc.constantFrom(...FUNCTIONS),
     excludeId: fc.option(idArb, { nil: undefined }),
     includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd'), { nil: undefined }),
+    values: fc.subarray(['a', 'b', 'c', 'd']),
   })
-  .map(({ a, b, excludeId, includeValue, ...rest }) => {
-    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp' };
+  .map(({ a, b, excludeId, includeValue, values, ...rest }) => {
+    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values };
     return { ...q, ...(excludeId === undefined ? {} : { excludeId }), ...(includeValue === undefined ? {} : { includeValue }) };
   });
 

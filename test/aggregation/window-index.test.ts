@@ -31,10 +31,15 @@ function ask(index: WindowIndex, fn: AggregateFunction, start: number, end: numb
       return index.distinctCount(start, end, field, excludeId);
     case 'latest':
       return index.latest(start, end, excludeId);
+    case 'countIn':
+      return index.countIn(start, end, field, COUNT_IN_VALUES, excludeId);
   }
 }
 
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest'];
+/** The value set every `countIn` check of this file uses (in `ask` and in the reference queries). */
+const COUNT_IN_VALUES: readonly string[] = ['x', 'v1', 'v5'];
+
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn'];
 
 const sample: WindowEntry[] = [
   { id: 'a', timestamp: T0, amount: 500n, values: { cp: 'x' } },
@@ -362,7 +367,7 @@ function runOps(ops: readonly Op[]): void {
     const reference = toSeries(model.values());
     for (const fn of FUNCTIONS) {
       for (const field of fn === 'distinct' ? ['cp', 'country'] : ['cp']) {
-        const q = { series: 's', key: 'k', start, end, fn, field, ...(excludeId === undefined ? {} : { excludeId }) };
+        const q = { series: 's', key: 'k', start, end, fn, field, values: COUNT_IN_VALUES, ...(excludeId === undefined ? {} : { excludeId }) };
         expect(ask(index, fn, start, end, field, excludeId), `${fn}(${field}) [${start}, ${end}] excl ${excludeId}`).toEqual(
           computeAggregate(reference, q),
         );
@@ -488,6 +493,23 @@ describe('properties', () => {
 
   test.prop([
     fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 300, size: 'max' }),
+    fc.array(fc.record({ width: fc.integer({ min: 0, max: 200 }), step: fc.integer({ min: 0, max: 40 }), ex: fc.nat(), set: fc.subarray(['v1', 'v2', 'v5', 'v7', 'none']) }), { minLength: 1, maxLength: 12 }),
+  ])('countIn with excludeId over sliding long windows matches a scan (cursors reused)', (timestamps, queries) => {
+    const entries: WindowEntry[] = timestamps.map((t, i) => ({ id: `e${i}`, timestamp: T0 + t, amount: null, values: { cp: `v${(i * 31) % 23}` } }));
+    const index = indexOf(entries);
+    const reference = toSeries(entries);
+    let start = T0;
+    for (const q of queries) {
+      start += q.step;
+      const end = start + q.width;
+      const excludeId = `e${q.ex % entries.length}`;
+      const expected = computeAggregate(reference, { series: 's', key: 'k', start, end, fn: 'countIn', field: 'cp', values: q.set, excludeId });
+      expect(index.countIn(start, end, 'cp', q.set, excludeId)).toBe(expected);
+    }
+  });
+
+  test.prop([
+    fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 300, size: 'max' }),
     fc.array(fc.record({ width: fc.integer({ min: 0, max: 200 }), step: fc.integer({ min: 0, max: 40 }), ex: fc.nat(), inc: fc.option(fc.constantFrom('v1', 'v5', 'new', ''), { nil: undefined }) }), { minLength: 1, maxLength: 12 }),
   ])('distinct with excludeId and includeValue over sliding long windows matches a scan (cursors reused)', (timestamps, queries) => {
     const entries: WindowEntry[] = timestamps.map((t, i) => ({ id: `e${i}`, timestamp: T0 + t, amount: null, values: { cp: `v${(i * 31) % 23}` } }));
@@ -499,7 +521,7 @@ describe('properties', () => {
       const end = start + q.width;
       const excludeId = `e${q.ex % entries.length}`;
       const expected = computeAggregate(reference, {
-        series: 's', key: 'k', start, end, fn: 'distinct', field: 'cp', excludeId, ...(q.inc === undefined ? {} : { includeValue: q.inc }),
+        series: 's', key: 'k', start, end, fn: 'distinct', field: 'cp', values: COUNT_IN_VALUES, excludeId, ...(q.inc === undefined ? {} : { includeValue: q.inc }),
       });
       expect(index.distinctCount(start, end, 'cp', excludeId, q.inc)).toBe(expected);
     }
@@ -520,7 +542,7 @@ describe('properties', () => {
       const end = T0 + (b % 401);
       for (const fn of FUNCTIONS) {
         expect(ask(index, fn, start, end, 'cp')).toEqual(
-          computeAggregate(reference, { series: 's', key: 'k', start, end, fn, field: 'cp' }),
+          computeAggregate(reference, { series: 's', key: 'k', start, end, fn, field: 'cp', values: COUNT_IN_VALUES }),
         );
       }
     },
