@@ -2,6 +2,10 @@ import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
 import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
 import { r117AmountPattern } from './library/r-117-amount-pattern.js';
+import { r124RoundTransactions } from './library/r-124-round-transactions.js';
+import { r125UnsuccessfulStateTransactions } from './library/r-125-unsuccessful-state-transactions.js';
+import { r130RoundTransactionsSameUser } from './library/r-130-round-transactions-same-user.js';
+import { r77HighRiskCountryTransactions } from './library/r-77-high-risk-country-transactions.js';
 import { r120AverageAmountExceedsPastPeriod } from './library/r-120-average-amount-exceeds-past-period.js';
 import { r121AverageDailyCountExceedsPastPeriod } from './library/r-121-average-daily-count-exceeds-past-period.js';
 import { r122AverageDailyAmountExceedsPastPeriod } from './library/r-122-average-daily-amount-exceeds-past-period.js';
@@ -41,14 +45,18 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r27TotalVolumeExceedsPastPeriod,
   r30HighVelocityUser,
   r69MoneyFlowVolume,
+  r77HighRiskCountryTransactions,
   r117AmountPattern,
   r119PairVelocity,
   r120AverageAmountExceedsPastPeriod,
   r121AverageDailyCountExceedsPastPeriod,
   r122AverageDailyAmountExceedsPastPeriod,
   r123CounterpartyCountries,
+  r124RoundTransactions,
+  r125UnsuccessfulStateTransactions,
   r126PairVolume,
   r129BlacklistedPaymentDetails,
+  r130RoundTransactionsSameUser,
   r131TransactionsExceedPastPeriod,
 ]);
 

@@ -5,7 +5,7 @@ import { DAY, HOUR, T0, errorOf, testEngine } from '../helpers.js';
 
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
-const engineFor = () => testEngine({ rules: [r77HighRiskCountryTransactions] }).engine;
+const engineFor = () => testEngine().engine;
 
 let n = 0;
 interface Tx {

@@ -1,0 +1,152 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { TRANSACTION_STATES } from '../../domain/enums.js';
+import { MONEY_SCALE, toScaled } from '../../domain/money.js';
+import type { Transaction } from '../../domain/index.js';
+import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionStates: Type.Array(
+      Type.Union(
+        TRANSACTION_STATES.map((s) => Type.Literal(s)),
+        { title: 'Transaction state', description: 'A transaction state (TransactionState).' },
+      ),
+      {
+        title: 'Unsuccessful states',
+        description: "The states that count as unsuccessful. A transaction counts in the state it is in now (its latest event). Empty: the rule never hits.",
+        maxItems: TRANSACTION_STATES.length,
+        uniqueItems: true,
+      },
+    ),
+    threshold: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      title: 'Percentage threshold',
+      description:
+        "The rule hits when the share of the user's transactions in the window (this one included) that are in one of the states is greater than this percentage. Compared exactly.",
+    }),
+    minimumTransactions: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      title: 'Minimum transactions',
+      description: 'The rule only hits when the user has at least this many transactions in the window (this one included).',
+    }),
+    timeWindow: TimeWindowSchema,
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+  },
+  { additionalProperties: false, title: 'R-125 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+type Direction = 'ORIGIN' | 'DESTINATION';
+
+const NAMES = createSideNames('state');
+
+function needNames(read: SideRead) {
+  return { total: `${read.name}:total`, inStates: `${read.name}:inStates` };
+}
+
+function sideReads(transaction: Transaction, parameters: Parameters, direction: Direction): readonly SideRead[] | null {
+  return direction === 'ORIGIN'
+    ? senderReads(transaction, parameters.checkSender, NAMES)
+    : receiverReads(transaction, parameters.checkReceiver, NAMES);
+}
+
+function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
+  if (parameters.transactionStates.length === 0) return [];
+  const end = transaction.timestamp;
+  const start = windowStart(end, parameters.timeWindow);
+  const needs: AggregateNeed[] = [];
+  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+    const reads = sideReads(transaction, parameters, direction);
+    const key = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
+    if (!reads || !key) continue;
+    for (const r of reads) {
+      const names = needNames(r);
+      const base = { series: r.series, key, start, end, excludeId: transaction.transactionId, includeCurrent: true } as const;
+      needs.push({ ...base, name: names.total, fn: 'count' });
+      needs.push({ ...base, name: names.inStates, fn: 'countIn', field: 'state', values: parameters.transactionStates });
+    }
+  }
+  return needs;
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
+}
+
+/** `part / total > percent %`, exactly (the percentage is read as its decimal text). */
+function exceedsPercentage(part: number, total: number, percent: number): boolean {
+  return BigInt(part) * 100n * MONEY_SCALE > toScaled(percent) * BigInt(total);
+}
+
+/**
+ * R-125 High percentage of unsuccessful state transactions: more than `threshold` % of a user's
+ * transactions in the window (this one included) are in one of `transactionStates` (default
+ * `REFUNDED`), once the user has at least `minimumTransactions` transactions in the window.
+ * Refund and reversal abuse, and a card-testing / friendly-fraud signal (card scheme dispute
+ * monitoring programmes; FATF red flags on frequent refunds).
+ *
+ * Decisions: a transaction counts in its CURRENT state — every event replaces its stored entry,
+ * so a transaction refunded later counts as refunded from that event on (and the event itself is
+ * evaluated with the new state); `minimumTransactions` counts the window; the comparison is exact
+ * (`inStates × 100 > threshold × total` on scaled integers); any transaction of a user over the
+ * percentage hits; an empty state list never hits.
+ */
+export const r125UnsuccessfulStateTransactions: RuleDefinition<Parameters> = {
+  id: 'R-125',
+  name: 'High percentage of unsuccesful state transactions',
+  description: "A high share of a user's transactions within a time window end in unsuccessful states (e.g. refunded).",
+  descriptionTemplate: '{{side}} has {{matched}} of {{total}} transactions in {{states}} in {{window}}, more than {{threshold}}%.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    transactionStates: ['REFUNDED'],
+    threshold: 1,
+    minimumTransactions: 3,
+    timeWindow: { units: 7, granularity: 'day', rollingBasis: true },
+    checkSender: 'all',
+    checkReceiver: 'all',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Transaction state', 'No. of transactions'],
+  types: ['Anomaly detection'],
+  typologies: ['Refund abuse', 'Card testing'],
+  series: ['user-sending', 'user-receiving', 'user-all'],
+  aggregates({ transaction, parameters }) {
+    return plan(transaction, parameters);
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    if (parameters.transactionStates.length === 0) return [];
+    const hits: RuleHit[] = [];
+    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+      const reads = sideReads(transaction, parameters, direction);
+      if (!reads) continue;
+      let total = 0;
+      let matched = 0;
+      for (const r of reads) {
+        const names = needNames(r);
+        total += numberOf(aggregates[names.total]);
+        matched += numberOf(aggregates[names.inStates]);
+      }
+      if (total < parameters.minimumTransactions || total === 0 || !exceedsPercentage(matched, total, parameters.threshold)) continue;
+      hits.push({
+        direction,
+        vars: {
+          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          matched,
+          total,
+          states: parameters.transactionStates.join(', '),
+          window: describeTimeWindow(parameters.timeWindow),
+          threshold: parameters.threshold,
+        },
+      });
+    }
+    return hits;
+  },
+};

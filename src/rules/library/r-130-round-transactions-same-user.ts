@@ -1,0 +1,151 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import type { Transaction } from '../../domain/index.js';
+import { toScaled } from '../../domain/money.js';
+import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    timeWindow: TimeWindowSchema,
+    transactionsLimit: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      title: 'Transactions limit',
+      description:
+        "The rule hits when the user's round transactions (the user's side amount is a whole, non-zero multiple of 100 in its own currency) in the window, this one included, are more than this. Only a round transaction hits.",
+    }),
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+    initialTransactions: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        title: 'Initial transactions',
+        description:
+          "When set, a side only hits once its user has at least this many transactions of all time (in the side's series, round or not, this one included).",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'R-130 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+type Direction = 'ORIGIN' | 'DESTINATION';
+
+const NAMES = createSideNames('roundsame');
+const HUNDRED = toScaled(100);
+
+function needNames(read: SideRead) {
+  return { round: `${read.name}:round`, allTime: `${read.name}:allTime` };
+}
+
+function sideReads(transaction: Transaction, parameters: Parameters, direction: Direction): readonly SideRead[] | null {
+  return direction === 'ORIGIN'
+    ? senderReads(transaction, parameters.checkSender, NAMES)
+    : receiverReads(transaction, parameters.checkReceiver, NAMES);
+}
+
+/** Whether the side's own amount (as the series keeps it: own side, else the other) is round. */
+function isRound(transaction: Transaction, direction: Direction): boolean {
+  const own =
+    direction === 'ORIGIN'
+      ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails)
+      : (transaction.destinationAmountDetails ?? transaction.originAmountDetails);
+  if (!own) return false;
+  const scaled = toScaled(own.transactionAmount);
+  return scaled !== 0n && scaled % HUNDRED === 0n;
+}
+
+function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
+  const end = transaction.timestamp;
+  const start = windowStart(end, parameters.timeWindow);
+  const needs: AggregateNeed[] = [];
+  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+    const reads = sideReads(transaction, parameters, direction);
+    const key = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
+    if (!reads || !key || !isRound(transaction, direction)) continue;
+    for (const r of reads) {
+      const names = needNames(r);
+      const base = { series: r.series, key, end, excludeId: transaction.transactionId, includeCurrent: true } as const;
+      needs.push({ ...base, name: names.round, start, fn: 'countIn', field: 'round', values: ['1'] });
+      if (parameters.initialTransactions !== undefined) {
+        needs.push({ ...base, name: names.allTime, start: Number.NEGATIVE_INFINITY, fn: 'count' });
+      }
+    }
+  }
+  return needs;
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
+}
+
+/**
+ * R-130 Too many round transactions to the same user: one user receives (by default) more than
+ * `transactionsLimit` round-amount transactions in the window, this one included — whole, non-zero
+ * multiples of 100 in the amount's own currency, without conversion. Round-sum transfers piling up
+ * on one account are a structuring / money-mule funnel indicator (FATF money-mule and
+ * structuring red flags).
+ *
+ * Decisions:
+ * - "The same user" is the user the side is filed under: by default the receiver
+ *   (`checkReceiver: 'receiving'`, `checkSender: 'none'`); the sender side can be enabled too.
+ * - Only a round transaction hits (the alert is on a transaction that adds to the pattern).
+ * - `sameAmount` (only round transactions of one and the same amount) is NOT supported: the
+ *   windowed store cannot count per amount exactly, so the parameter is not in the schema and an
+ *   instance that sets it is rejected (`additionalProperties: false`). The payment-details
+ *   matching flags of the original template are likewise not supported.
+ * - `initialTransactions`: the user's all-time count in the side's series, this transaction
+ *   included, must be at least this much.
+ */
+export const r130RoundTransactionsSameUser: RuleDefinition<Parameters> = {
+  id: 'R-130',
+  name: 'Too many round transactions to the same user',
+  description: 'A user is party to more round-amount transactions (multiples of 100) within a time window than allowed.',
+  descriptionTemplate: '{{side}} had {{count}} round-amount transactions in {{window}}, more than the limit of {{limit}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    timeWindow: { units: 7, granularity: 'day', rollingBasis: true },
+    transactionsLimit: 10,
+    checkSender: 'none',
+    checkReceiver: 'receiving',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Transaction amount', 'No. of transactions'],
+  types: ['Velocity', 'Anomaly detection'],
+  typologies: ['Structuring', 'Money mules'],
+  series: ['user-sending', 'user-receiving', 'user-all'],
+  aggregates({ transaction, parameters }) {
+    return plan(transaction, parameters);
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    const hits: RuleHit[] = [];
+    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+      const reads = sideReads(transaction, parameters, direction);
+      if (!reads || !isRound(transaction, direction)) continue;
+      let count = 0;
+      let allTime = 0;
+      for (const r of reads) {
+        const names = needNames(r);
+        count += numberOf(aggregates[names.round]);
+        allTime += numberOf(aggregates[names.allTime]);
+      }
+      if (parameters.initialTransactions !== undefined && allTime < parameters.initialTransactions) continue;
+      if (count <= parameters.transactionsLimit) continue;
+      hits.push({
+        direction,
+        vars: {
+          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          count,
+          window: describeTimeWindow(parameters.timeWindow),
+          limit: parameters.transactionsLimit,
+        },
+      });
+    }
+    return hits;
+  },
+};
