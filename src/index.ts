@@ -87,7 +87,7 @@ export { canonicalJson } from './engine/canonical.js';
 // Rules
 export { createRuleRegistry, LIBRARY_RULES } from './rules/registry.js';
 export type { RuleRegistry } from './rules/registry.js';
-export { contributionRefsOf, contributionsOf, pairKey, SERIES_NAMES } from './rules/series.js';
+export { contributionRefsOf, contributionsOf, ENTRY_VALUE_FIELDS, pairKey, paymentIdentifier, SERIES_NAMES } from './rules/series.js';
 export type { SeriesName } from './rules/series.js';
 export { compileRuleFilters, evaluateRuleFilters, getRuleFiltersSchemaJson, RuleFiltersSchema, validateRuleFilters } from './rules/filters.js';
 export type { FilterDecision, RuleFilters } from './rules/filters.js';

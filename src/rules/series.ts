@@ -13,11 +13,53 @@ import type { MoneyContext } from './types.js';
  *   once; amount = the user's own side (origin amount for the sender).
  * - `user-pair`: key = {@link pairKey}(sender, receiver) when both are users; amount = the origin
  *   amount (else the destination amount). What flows between the same two parties (R-119, R-126).
+ * - `payment-origin` / `payment-destination`: key = the origin / destination payment identifier
+ *   ({@link paymentIdentifier}); values `user` (that side's user id) and `counterpartyUser`.
+ * - `ip`: key = `originDeviceData.ipAddress`; value `user` = the sender.
+ * User-series entries also carry `paymentId` (that side's payment identifier) for distinct counts.
  *
  * Amounts are kept in the engine's base currency as exact scaled integers; an amount whose
  * currency has no rate is kept as `null` (it counts, but adds nothing to sums).
  */
-export const SERIES_NAMES = ['user-sending', 'user-receiving', 'user-all', 'user-pair'] as const;
+export const SERIES_NAMES = ['user-sending', 'user-receiving', 'user-all', 'user-pair', 'payment-origin', 'payment-destination', 'ip'] as const;
+
+/**
+ * Fields that identify a payment instrument, per method (DOMAIN.md §(a), Flagright's
+ * `PAYMENT_METHOD_IDENTIFIER_FIELDS`): every listed field must be non-empty, else no identifier.
+ * GENERIC_BANK_ACCOUNT uses accountNumber + bankCode, else the legacy accountNumber + accountType.
+ */
+const IDENTIFIER_FIELDS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  IBAN: [['BIC', 'IBAN']],
+  CARD: [['cardFingerprint']],
+  ACH: [['routingNumber', 'accountNumber']],
+  UPI: [['upiID']],
+  WALLET: [['walletId']],
+  GENERIC_BANK_ACCOUNT: [['accountNumber', 'bankCode'], ['accountNumber', 'accountType']],
+  SWIFT: [['accountNumber', 'swiftCode']],
+  MPESA: [['businessShortCode', 'phoneNumber']],
+  CHECK: [['accountNumber']],
+  CASH: [['identifier']],
+  NPP: [['payId']],
+};
+
+/**
+ * The payment identifier of payment details — `METHOD:field1|field2` from the identifying fields
+ * of the method — or `undefined` when a field is missing (e.g. an IBAN without BIC).
+ */
+export function paymentIdentifier(details: Transaction['originPaymentDetails']): string | undefined {
+  if (!details) return undefined;
+  const record = details as unknown as Record<string, unknown>;
+  for (const fields of IDENTIFIER_FIELDS[details.method] ?? []) {
+    const parts: string[] = [];
+    for (const f of fields) {
+      const v = record[f];
+      if (typeof v !== 'string' || v.trim() === '') break;
+      parts.push(v.trim());
+    }
+    if (parts.length === fields.length) return `${details.method}:${parts.join('|')}`;
+  }
+  return undefined;
+}
 
 /** The `user-pair` key of a sender and a receiver (NUL-separated: user ids cannot contain NUL in practice, and the pair is ordered). */
 export function pairKey(originUserId: string, destinationUserId: string): string {
@@ -39,9 +81,10 @@ function amountInBase(details: AmountDetails, money: MoneyContext, at: number): 
  * - `counterparty`: the other side's user id; `counterpartyCountry`: the other side's country;
  * - `country`, `currency`: this side's amount country and currency;
  * - `state`: the transaction state (replaced by every event); `type`: the transaction type;
- * - `round`: `'1'` when this side's amount is a whole multiple of 100 in its own currency (exact).
+ * - `round`: `'1'` when this side's amount is a whole multiple of 100 in its own currency (exact);
+ * - `paymentId`: this side's payment identifier ({@link paymentIdentifier}).
  */
-export const ENTRY_VALUE_FIELDS = ['counterparty', 'counterpartyCountry', 'country', 'currency', 'state', 'type', 'round'] as const;
+export const ENTRY_VALUE_FIELDS = ['counterparty', 'counterpartyCountry', 'country', 'currency', 'state', 'type', 'round', 'paymentId'] as const;
 
 const HUNDRED = 10_000_000_000n; // 100 in 10^-8 units
 
@@ -61,6 +104,8 @@ function entryValues(transaction: Transaction, side: 'origin' | 'destination'): 
   }
   values.state = transaction.transactionState ?? 'CREATED';
   values.type = transaction.type;
+  const paymentId = paymentIdentifier(side === 'origin' ? transaction.originPaymentDetails : transaction.destinationPaymentDetails);
+  if (paymentId !== undefined) values.paymentId = paymentId;
   return values;
 }
 
@@ -109,7 +154,26 @@ export function contributionsOf(
   if (origin && destination && series.has('user-pair')) {
     out.push({ series: 'user-pair', key: pairKey(origin, destination), id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
   }
+  const originPayment = paymentIdentifier(transaction.originPaymentDetails);
+  if (originPayment !== undefined && series.has('payment-origin')) {
+    out.push({ series: 'payment-origin', key: originPayment, id, timestamp: at, amount: originAmount, values: partyValues(origin, destination) });
+  }
+  const destinationPayment = paymentIdentifier(transaction.destinationPaymentDetails);
+  if (destinationPayment !== undefined && series.has('payment-destination')) {
+    out.push({ series: 'payment-destination', key: destinationPayment, id, timestamp: at, amount: destinationAmount, values: partyValues(destination, origin) });
+  }
+  const ip = transaction.originDeviceData?.ipAddress;
+  if (ip && series.has('ip')) {
+    out.push({ series: 'ip', key: ip, id, timestamp: at, amount: originAmount, values: partyValues(origin, destination) });
+  }
   return out;
+}
+
+function partyValues(user: string | undefined, counterpartyUser: string | undefined): Record<string, string> {
+  const values: Record<string, string> = {};
+  if (user) values.user = user;
+  if (counterpartyUser) values.counterpartyUser = counterpartyUser;
+  return values;
 }
 
 /**
@@ -128,5 +192,11 @@ export function contributionRefsOf(transaction: Transaction, series: ReadonlySet
     if (destination && destination !== origin) out.push({ series: 'user-all', key: destination, id });
   }
   if (origin && destination && series.has('user-pair')) out.push({ series: 'user-pair', key: pairKey(origin, destination), id });
+  const originPayment = paymentIdentifier(transaction.originPaymentDetails);
+  if (originPayment !== undefined && series.has('payment-origin')) out.push({ series: 'payment-origin', key: originPayment, id });
+  const destinationPayment = paymentIdentifier(transaction.destinationPaymentDetails);
+  if (destinationPayment !== undefined && series.has('payment-destination')) out.push({ series: 'payment-destination', key: destinationPayment, id });
+  const ip = transaction.originDeviceData?.ipAddress;
+  if (ip && series.has('ip')) out.push({ series: 'ip', key: ip, id });
   return out;
 }

@@ -438,8 +438,8 @@ const ruleUserArb = (userId: string): fc.Arbitrary<RuleUser | null> =>
 function inSeries(series: string, t: { originUserId?: string; destinationUserId?: string }, user: string): boolean {
   if (series === 'user-sending') return t.originUserId === user;
   if (series === 'user-receiving') return t.destinationUserId === user;
-  // user-pair keys are (sender, receiver) pairs, never a plain user id.
-  if (series === 'user-pair') return false;
+  // user-pair keys are (sender, receiver) pairs; payment and ip keys are identifiers: never a plain user id.
+  if (series === 'user-pair' || series.startsWith('payment-') || series === 'ip') return false;
   return t.originUserId === user || t.destinationUserId === user;
 }
 
