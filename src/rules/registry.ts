@@ -16,6 +16,8 @@ import { r126PairVolume } from './library/r-126-pair-volume.js';
 import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payment-details.js';
 import { r22BlacklistedCardCountry } from './library/r-22-blacklisted-card-country.js';
 import { r24BlacklistedReference } from './library/r-24-blacklisted-reference.js';
+import { r3NewCountry } from './library/r-3-new-country.js';
+import { r4NewCurrency } from './library/r-4-new-currency.js';
 import { r5DormantAccount } from './library/r-5-dormant-account.js';
 import { r6HighRiskCurrency } from './library/r-6-high-risk-currency.js';
 import { r123CounterpartyCountries } from './library/r-123-counterparty-countries.js';
@@ -36,6 +38,8 @@ function deepFreeze<T>(value: T): T {
 const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r1FirstTransaction,
   r2TransactionAmount,
+  r3NewCountry,
+  r4NewCurrency,
   r5DormantAccount,
   r6HighRiskCurrency,
   r13BlacklistedWalletName,
