@@ -19,6 +19,11 @@ import { r24BlacklistedReference } from './library/r-24-blacklisted-reference.js
 import { r3NewCountry } from './library/r-3-new-country.js';
 import { r4NewCurrency } from './library/r-4-new-currency.js';
 import { r5DormantAccount } from './library/r-5-dormant-account.js';
+import { r52SameIpManyUsers } from './library/r-52-same-ip-many-users.js';
+import { r53SamePaymentIdentifierManyUsers } from './library/r-53-same-payment-identifier-many-users.js';
+import { r55SenderManyPaymentIdentifiers } from './library/r-55-sender-many-payment-identifiers.js';
+import { r9ManySendersOneCounterparty } from './library/r-9-many-senders-one-counterparty.js';
+import { r94PaymentIdentifierFrequency } from './library/r-94-payment-identifier-frequency.js';
 import { r6HighRiskCurrency } from './library/r-6-high-risk-currency.js';
 import { r123CounterpartyCountries } from './library/r-123-counterparty-countries.js';
 import { r14HighRiskCountry } from './library/r-14-high-risk-country.js';
@@ -42,14 +47,19 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r4NewCurrency,
   r5DormantAccount,
   r6HighRiskCurrency,
+  r9ManySendersOneCounterparty,
   r13BlacklistedWalletName,
   r14HighRiskCountry,
   r22BlacklistedCardCountry,
   r24BlacklistedReference,
   r27TotalVolumeExceedsPastPeriod,
   r30HighVelocityUser,
+  r52SameIpManyUsers,
+  r53SamePaymentIdentifierManyUsers,
+  r55SenderManyPaymentIdentifiers,
   r69MoneyFlowVolume,
   r77HighRiskCountryTransactions,
+  r94PaymentIdentifierFrequency,
   r117AmountPattern,
   r119PairVelocity,
   r120AverageAmountExceedsPastPeriod,

@@ -1,0 +1,113 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import type { Transaction } from '../../domain/index.js';
+import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import { paymentIdentifier, type SeriesName } from '../series.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    threshold: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      title: 'Transactions threshold',
+      description: 'The rule hits when the payment identifier appears in at least this many transactions in the window, this one included.',
+    }),
+    timeWindow: TimeWindowSchema,
+    checkSender: CheckSenderSchema,
+    checkReceiver: CheckReceiverSchema,
+  },
+  { additionalProperties: false, title: 'R-94 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+type Direction = 'ORIGIN' | 'DESTINATION';
+
+/** The series a side's identifier is counted in: its own side, plus the other side with 'all'. */
+function seriesOf(direction: Direction, check: string): SeriesName[] {
+  if (check === 'none') return [];
+  const own: SeriesName = direction === 'ORIGIN' ? 'payment-origin' : 'payment-destination';
+  const other: SeriesName = direction === 'ORIGIN' ? 'payment-destination' : 'payment-origin';
+  return check === 'all' ? [own, other] : [own];
+}
+
+function identifierOf(transaction: Transaction, direction: Direction): string | undefined {
+  return paymentIdentifier(direction === 'ORIGIN' ? transaction.originPaymentDetails : transaction.destinationPaymentDetails);
+}
+
+const needName = (direction: Direction, series: SeriesName) => `${direction}:${series}`;
+
+/**
+ * R-94 Payment identifier used too frequently: the origin (destination) payment identifier
+ * (DOMAIN.md §(a): card fingerprint, IBAN + BIC, account number, …) appears in at least
+ * `threshold` transactions in the window, this one included (`≥`, as Flagright's code).
+ * `checkSender` / `checkReceiver` choose where the side's identifier is looked for:
+ * `'sending'` / `'receiving'` — only on the same side (the origin identifier as an origin);
+ * `'all'` — on both sides (the origin identifier as an origin or as a destination: the sum of both
+ * counts, so a transaction carrying it on both sides counts twice); `'none'` — the side is not
+ * checked. A side without an identifier asks for no aggregate and cannot hit. Rapid reuse of one
+ * instrument is a card-testing, bust-out and mule-account signal.
+ */
+export const r94PaymentIdentifierFrequency: RuleDefinition<Parameters> = {
+  id: 'R-94',
+  name: 'Payment identifier used too frequently',
+  description: 'A payment identifier appears in at least the allowed number of transactions within a time window.',
+  descriptionTemplate: 'The {{side}} payment identifier appeared in {{count}} transactions in {{window}}, at least the threshold of {{threshold}}.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {
+    threshold: 2,
+    timeWindow: { units: 7, granularity: 'day', rollingBasis: true },
+    checkSender: 'all',
+    checkReceiver: 'all',
+  },
+  defaultAction: 'FLAG',
+  defaultNature: 'FRAUD',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Payment identifier', 'No. of transactions'],
+  types: ['Velocity'],
+  typologies: ['Card testing', 'Money mules', 'Bust-out fraud'],
+  series: ['payment-origin', 'payment-destination'],
+  aggregates({ transaction, parameters }): AggregateNeed[] {
+    const end = transaction.timestamp;
+    const start = windowStart(end, parameters.timeWindow);
+    const needs: AggregateNeed[] = [];
+    const add = (direction: Direction, check: string) => {
+      const key = identifierOf(transaction, direction);
+      if (key === undefined) return;
+      for (const series of seriesOf(direction, check)) {
+        needs.push({ name: needName(direction, series), series, key, start, end, fn: 'count', excludeId: transaction.transactionId, includeCurrent: true });
+      }
+    };
+    add('ORIGIN', parameters.checkSender);
+    add('DESTINATION', parameters.checkReceiver);
+    return needs;
+  },
+  check({ transaction, parameters, aggregates }): RuleHit[] {
+    const hits: RuleHit[] = [];
+    const side = (direction: Direction, check: string) => {
+      if (identifierOf(transaction, direction) === undefined) return;
+      const series = seriesOf(direction, check);
+      if (series.length === 0) return;
+      let count = 0;
+      for (const s of series) {
+        const v = aggregates[needName(direction, s)];
+        if (typeof v === 'number') count += v;
+      }
+      if (count >= parameters.threshold) {
+        hits.push({
+          direction,
+          vars: {
+            side: direction === 'ORIGIN' ? 'sender' : 'receiver',
+            count,
+            window: describeTimeWindow(parameters.timeWindow),
+            threshold: parameters.threshold,
+          },
+        });
+      }
+    };
+    side('ORIGIN', parameters.checkSender);
+    side('DESTINATION', parameters.checkReceiver);
+    return hits;
+  },
+};
