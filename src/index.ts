@@ -87,10 +87,28 @@ export { canonicalJson } from './engine/canonical.js';
 // Rules
 export { createRuleRegistry, LIBRARY_RULES } from './rules/registry.js';
 export type { RuleRegistry } from './rules/registry.js';
-export { contributionRefsOf, contributionsOf, ENTRY_VALUE_FIELDS, pairKey, paymentIdentifier, SERIES_NAMES } from './rules/series.js';
-export type { SeriesName } from './rules/series.js';
-export { compileRuleFilters, evaluateRuleFilters, getRuleFiltersSchemaJson, RuleFiltersSchema, validateRuleFilters } from './rules/filters.js';
-export type { FilterDecision, RuleFilters } from './rules/filters.js';
+export {
+  contributionRefsOf,
+  contributionsOf,
+  createDerivedSeries,
+  derivedContributionsOf,
+  ENTRY_VALUE_FIELDS,
+  pairKey,
+  paymentIdentifier,
+  SERIES_NAMES,
+} from './rules/series.js';
+export type { DerivedSeries, DerivedSeriesName, SeriesName } from './rules/series.js';
+export {
+  compileHistoricalFilters,
+  compileRuleFilters,
+  evaluateRuleFilters,
+  filterIdOf,
+  getRuleFiltersSchemaJson,
+  HISTORICAL_FILTER_KEYS,
+  RuleFiltersSchema,
+  validateRuleFilters,
+} from './rules/filters.js';
+export type { CompiledHistoricalFilters, FilterDecision, RuleFilters } from './rules/filters.js';
 export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,

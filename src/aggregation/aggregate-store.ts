@@ -35,9 +35,25 @@ export interface SeriesEntryRef {
 /**
  * What a query computes over the entries of a window:
  * `count` entries; `sum` of amounts (exact, `bigint`); `amountCount` entries with an amount (the
- * divisor of an average); `min`/`max` amount (`null` when none); `distinct` non-empty values of `field`.
+ * divisor of an average); `min`/`max` amount (`null` when none); `distinct` non-empty values of
+ * `field`; `latest` timestamp (`null` when none); `countIn` entries whose `values[field]` is one of
+ * `values`; `sumIn` the amounts of those entries (exact, `bigint`); `lastAmountCount`, `lastMin`,
+ * `lastMax`: `amountCount`, `min`, `max` over only the last `limit` entries of the window (the
+ * latest by timestamp, then id; `excludeId` skipped) — "the user's last N transactions".
  */
-export type AggregateFunction = 'count' | 'sum' | 'amountCount' | 'min' | 'max' | 'distinct' | 'latest' | 'countIn';
+export type AggregateFunction =
+  | 'count'
+  | 'sum'
+  | 'amountCount'
+  | 'min'
+  | 'max'
+  | 'distinct'
+  | 'latest'
+  | 'countIn'
+  | 'sumIn'
+  | 'lastAmountCount'
+  | 'lastMin'
+  | 'lastMax';
 
 /** One windowed aggregate over the closed interval [start, end] of one (series, key). */
 export interface AggregateQuery {
@@ -48,7 +64,7 @@ export interface AggregateQuery {
   /** Window end (inclusive), epoch ms. */
   readonly end: number;
   readonly fn: AggregateFunction;
-  /** The `values` field counted by `distinct`; required for it, ignored otherwise. */
+  /** The `values` field read by `distinct`, `countIn` and `sumIn`; required for them, ignored otherwise. */
   readonly field?: string;
   /** An entry id to leave out (e.g. the current transaction, when it must not count). */
   readonly excludeId?: string;
@@ -57,11 +73,20 @@ export interface AggregateQuery {
    * value, whose new version is not stored yet). Ignored for the other functions.
    */
   readonly includeValue?: string;
-  /** For `countIn`: count the entries whose `values[field]` is one of these. */
+  /** For `countIn` / `sumIn`: count (sum) the entries whose `values[field]` is one of these. */
   readonly values?: readonly string[];
+  /**
+   * For `lastAmountCount` / `lastMin` / `lastMax` (required): how many of the latest entries of
+   * the window to look at, a non-negative integer. The window's entries other than `excludeId` are
+   * taken in (timestamp, id) order from its end.
+   */
+  readonly limit?: number;
 }
 
-/** `count`/`amountCount`/`distinct` → `number`; `sum` → `bigint`; `min`/`max` → `bigint | null`. */
+/**
+ * `count`/`amountCount`/`distinct`/`countIn`/`lastAmountCount` → `number`; `sum`/`sumIn` →
+ * `bigint`; `min`/`max`/`lastMin`/`lastMax` → `bigint | null`; `latest` → `number | null`.
+ */
 export type AggregateValue = number | bigint | null;
 
 /**
@@ -78,12 +103,15 @@ export interface AggregateStore {
   apply(remove: readonly SeriesEntryRef[], add: readonly SeriesEntry[]): void;
   /**
    * One aggregate; an unknown (series, key) is an empty history.
-   * @throws TxmonError `VALIDATION_FAILED` (detail path `/field`) for `distinct` without `field`
+   * @throws TxmonError `VALIDATION_FAILED` (detail path `/field`) for `distinct`, `countIn` or
+   *   `sumIn` without `field`; (`/limit`) for a `last…` function without a non-negative integer `limit`;
+   *   (`/fn`) for an unknown function
    */
   query(q: AggregateQuery): AggregateValue;
   /**
    * Several aggregates, answers in the order of `qs`.
-   * @throws TxmonError `VALIDATION_FAILED` (detail path `/<i>/field`) for a `distinct` query without `field`
+   * @throws TxmonError `VALIDATION_FAILED` as {@link AggregateStore.query}, with the query's index
+   *   in the path (`/<i>/field`, `/<i>/limit`, `/<i>/fn`)
    */
   queryMany(qs: readonly AggregateQuery[]): AggregateValue[];
   /** The entries of one (series, key), ordered by (timestamp, id); a new array. For tests and brute force. */
@@ -94,6 +122,8 @@ export interface AggregateStore {
    * Costs O(keys + dropped entries).
    */
   pruneBefore(timestamp: number): void;
+  /** Forgets every key and entry of `series`. */
+  dropSeries(series: string): void;
 }
 
 /**
@@ -159,11 +189,7 @@ export function createAggregateStore(): AggregateStore {
   }
 
   function run(q: AggregateQuery, position: number): AggregateValue {
-    if ((q.fn === 'distinct' || q.fn === 'countIn') && q.field === undefined) {
-      throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${pathOf(position)}/field is required for ${q.fn}`, [
-        { path: `${pathOf(position)}/field`, code: 'required', message: `is required for ${q.fn}` },
-      ]);
-    }
+    assertQuery(q, position);
     const index = indexOf(q.series, q.key) ?? empty;
     const { start, end, excludeId } = q;
     switch (q.fn) {
@@ -183,6 +209,14 @@ export function createAggregateStore(): AggregateStore {
         return index.latest(start, end, excludeId);
       case 'countIn':
         return index.countIn(start, end, q.field as string, q.values ?? [], excludeId);
+      case 'sumIn':
+        return index.sumIn(start, end, q.field as string, q.values ?? [], excludeId);
+      case 'lastAmountCount':
+        return index.lastAmountCount(start, end, q.limit as number, excludeId);
+      case 'lastMin':
+        return index.lastMin(start, end, q.limit as number, excludeId);
+      case 'lastMax':
+        return index.lastMax(start, end, q.limit as number, excludeId);
       default:
         throw unknownFunction(pathOf(position));
     }
@@ -262,6 +296,10 @@ export function createAggregateStore(): AggregateStore {
       );
     },
 
+    dropSeries(series) {
+      bySeries.delete(series);
+    },
+
     pruneBefore(timestamp) {
       if (!(timestamp > horizon)) return;
       horizon = timestamp;
@@ -286,14 +324,11 @@ export function createAggregateStore(): AggregateStore {
  * other series or keys are skipped) and computes `q` directly. Pure; O(entries). Used by property
  * tests to check the incremental store.
  *
- * @throws TxmonError `VALIDATION_FAILED` (detail path `/field`) for `distinct` without `field`
+ * @throws TxmonError `VALIDATION_FAILED` as {@link AggregateStore.query} (detail paths `/field`,
+ *   `/limit`, `/fn`)
  */
 export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQuery): AggregateValue {
-  if ((q.fn === 'distinct' || q.fn === 'countIn') && q.field === undefined) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /field is required for ${q.fn}`, [
-      { path: '/field', code: 'required', message: 'is required for distinct' },
-    ]);
-  }
+  assertQuery(q, -1);
   const inside = entries.filter(
     (e) =>
       e.series === q.series &&
@@ -326,15 +361,47 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
     }
     case 'latest':
       return inside.reduce<number | null>((a, e) => (a === null || e.timestamp > a ? e.timestamp : a), null);
-    case 'countIn': {
+    case 'countIn':
+    case 'sumIn': {
       const wanted = new Set(q.values ?? []);
-      return inside.filter((e) => {
+      const matching = inside.filter((e) => {
         const v = e.values?.[q.field as string];
         return typeof v === 'string' && v !== '' && wanted.has(v);
-      }).length;
+      });
+      if (q.fn === 'countIn') return matching.length;
+      return matching.reduce((total, e) => (e.amount === null ? total : total + e.amount), 0n);
+    }
+    case 'lastAmountCount':
+    case 'lastMin':
+    case 'lastMax': {
+      const ordered = [...inside].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const last = (q.limit as number) === 0 ? [] : ordered.slice(-(q.limit as number));
+      const lastAmounts = last.flatMap((e) => (e.amount === null ? [] : [e.amount]));
+      if (q.fn === 'lastAmountCount') return lastAmounts.length;
+      const wantMax = q.fn === 'lastMax';
+      return lastAmounts.reduce<bigint | null>((a, b) => (a === null || (wantMax ? b > a : b < a) ? b : a), null);
     }
     default:
       throw unknownFunction('');
+  }
+}
+
+/**
+ * Checks what a function requires of a query; `position` (≥ 0) is the query's index in a batch,
+ * prefixed to the detail paths. The path is built only on errors: queries are on the hot path.
+ */
+function assertQuery(q: AggregateQuery, position: number): void {
+  if ((q.fn === 'distinct' || q.fn === 'countIn' || q.fn === 'sumIn') && q.field === undefined) {
+    const path = position < 0 ? '' : `/${position}`;
+    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/field is required for ${q.fn}`, [
+      { path: `${path}/field`, code: 'required', message: `is required for ${q.fn}` },
+    ]);
+  }
+  if ((q.fn === 'lastAmountCount' || q.fn === 'lastMin' || q.fn === 'lastMax') && !(Number.isInteger(q.limit) && (q.limit as number) >= 0)) {
+    const path = position < 0 ? '' : `/${position}`;
+    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/limit must be a non-negative integer for ${q.fn}`, [
+      { path: `${path}/limit`, code: 'type', message: `must be a non-negative integer for ${q.fn}` },
+    ]);
   }
 }
 

@@ -17,6 +17,10 @@
  * | `upsert` out of order, replacing an entry, `remove` | O(d): d = entries after the touched position (prefixes are recomputed from there); small in practice since late arrivals and updates are recent |
  * | `min`, `max` | O(B + k/B), k = entries in the range, B = 64: block summaries of 64 entries, computed lazily on the first min/max query, so keys never asked for min/max pay nothing |
  * | `distinctCount` | ranges under 32 entries: a scan. Larger ranges: up to 4 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a cursor is rebuilt (O(k)) when moving it would cost more than rescanning or after a change before its end |
+ * | `countIn` | as `distinctCount` (same cursors), plus O(\|values\|) |
+ * | `sumIn` | as `countIn`; its cursors also keep a per-value sum of the amounts (a cursor with sums serves counts too, one without is not used for sums) |
+ * | `lastAmountCount` | O(log n): the last `limit` entries are a position range, answered from the prefixes |
+ * | `lastMin`, `lastMax` | as `min`, `max` over that position range: O(log n + B + limit/B) |
  * | `pruneBefore` | O(log n + pruned); storage is compacted (O(n)) only once at least half the arrays are pruned, so compaction is amortised O(1) per pruned entry |
  *
  * Entries are stored as copies; `values` objects are kept by reference and must not be mutated.
@@ -79,16 +83,33 @@ export interface WindowIndex {
   min(start: number, end: number, excludeId?: string): bigint | null;
   /** Largest non-null amount in [start, end], `null` when none. */
   max(start: number, end: number, excludeId?: string): bigint | null;
-  /** Number of distinct non-empty `values[field]` among the entries in [start, end]. */
   /**
    * Number of entries in [start, end] (other than `excludeId`) whose `values[field]` is one of
    * `values`. Large ranges reuse the distinct-count cursors (a value → count tally), so the sliding
    * pattern costs O(entries entering + leaving + |values|); small ranges are scanned.
    */
   countIn(start: number, end: number, field: string, values: readonly string[], excludeId?: string): number;
+  /**
+   * Exact sum of the non-null amounts of the entries in [start, end] (other than `excludeId`) whose
+   * `values[field]` is one of `values`; `0n` when none. Costs as {@link WindowIndex.countIn}.
+   */
+  sumIn(start: number, end: number, field: string, values: readonly string[], excludeId?: string): bigint;
+  /**
+   * Of the last `limit` entries in [start, end] other than `excludeId` (the latest by
+   * (timestamp, id)), the number with a non-null amount. Equals `limit` exactly when at least
+   * `limit` such entries exist and all of them have an amount. `0` when `limit` is not positive.
+   */
+  lastAmountCount(start: number, end: number, limit: number, excludeId?: string): number;
+  /** Smallest non-null amount among the same last `limit` entries, `null` when none. */
+  lastMin(start: number, end: number, limit: number, excludeId?: string): bigint | null;
+  /** Largest non-null amount among the same last `limit` entries, `null` when none. */
+  lastMax(start: number, end: number, limit: number, excludeId?: string): bigint | null;
   /** Timestamp of the latest entry in [start, end] other than `excludeId`, `null` when none. O(log n). */
   latest(start: number, end: number, excludeId?: string): number | null;
-  /** `includeValue` counts as present too (see `AggregateQuery.includeValue`). */
+  /**
+   * Number of distinct non-empty `values[field]` among the entries in [start, end] other than
+   * `excludeId`; `includeValue` counts as present too (see `AggregateQuery.includeValue`).
+   */
   distinctCount(start: number, end: number, field: string, excludeId?: string, includeValue?: string): number;
   /**
    * Drops every entry with `timestamp < horizon` (a retention horizon); returns how many.
@@ -109,6 +130,8 @@ interface DistinctCursor {
   lo: number;
   hi: number;
   readonly counts: Map<string, number>;
+  /** Per value, the sum of the non-null amounts of its entries in [lo, hi); `null` when this cursor keeps no sums. */
+  readonly sums: Map<string, bigint> | null;
   lastUsed: number;
 }
 
@@ -279,13 +302,35 @@ export function createWindowIndex(): WindowIndex {
     const hi = upperBound(end);
     if (hi <= lo) return null;
     const excluded = excludedIn(start, end, excludeId);
-    if (excluded === undefined) return extremeOf(lo, hi, wantMax);
-    const p = positionOf(excluded);
-    const left = extremeOf(lo, p, wantMax);
-    const right = extremeOf(p + 1, hi, wantMax);
+    return extremeAround(lo, hi, excluded === undefined ? -1 : positionOf(excluded), wantMax);
+  }
+
+  /** Min or max over physical [from, to) leaving out position `skip` (−1 or outside: none). */
+  function extremeAround(from: number, to: number, skip: number, wantMax: boolean): bigint | null {
+    if (skip < from || skip >= to) return extremeOf(from, to, wantMax);
+    const left = extremeOf(from, skip, wantMax);
+    const right = extremeOf(skip + 1, to, wantMax);
     if (left === null) return right;
     if (right === null) return left;
     return (wantMax ? right > left : right < left) ? right : left;
+  }
+
+  /**
+   * The last `limit` entries of [start, end] other than `excludeId`, as the physical range
+   * [from, to) plus the position `skip` of the excluded entry (−1 when it is not inside): the
+   * range holds one more position when the excluded entry is among the last ones. `null` when
+   * the window is empty or `limit` is not positive.
+   */
+  function findLastRange(start: number, end: number, limit: number, excludeId: string | undefined): { from: number; to: number; skip: number } | null {
+    if (!(limit > 0)) return null;
+    const lo = lowerBound(start);
+    const to = upperBound(end);
+    if (to <= lo) return null;
+    const excluded = excludedIn(start, end, excludeId);
+    const skip = excluded === undefined ? -1 : positionOf(excluded);
+    let from = to - limit;
+    if (skip >= 0 && skip >= from) from -= 1;
+    return { from: Math.max(lo, from), to, skip };
   }
 
   function distinctValue(entry: WindowEntry, field: string): string | undefined {
@@ -294,20 +339,29 @@ export function createWindowIndex(): WindowIndex {
   }
 
   function moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
-    const { counts, field } = cursor;
+    const { counts, sums, field } = cursor;
     const add = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
-        const value = distinctValue(recs[i] as WindowEntry, field);
-        if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
+        const entry = recs[i] as WindowEntry;
+        const value = distinctValue(entry, field);
+        if (value === undefined) continue;
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+        if (sums !== null && entry.amount !== null) sums.set(value, (sums.get(value) ?? 0n) + entry.amount);
       }
     };
     const drop = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
-        const value = distinctValue(recs[i] as WindowEntry, field);
+        const entry = recs[i] as WindowEntry;
+        const value = distinctValue(entry, field);
         if (value === undefined) continue;
         const left = (counts.get(value) as number) - 1;
-        if (left === 0) counts.delete(value);
-        else counts.set(value, left);
+        if (left === 0) {
+          counts.delete(value);
+          sums?.delete(value);
+        } else {
+          counts.set(value, left);
+          if (sums !== null && entry.amount !== null) sums.set(value, (sums.get(value) as bigint) - entry.amount);
+        }
       }
     };
     // Grow before shrinking so that counts never go below zero, also for disjoint ranges.
@@ -319,12 +373,15 @@ export function createWindowIndex(): WindowIndex {
     cursor.hi = hi;
   }
 
-  /** A cursor positioned on physical [lo, hi) for `field`: the cheapest to move, or a rebuilt one. */
-  function cursorFor(field: string, lo: number, hi: number): DistinctCursor {
+  /**
+   * A cursor positioned on physical [lo, hi) for `field` (one keeping sums when `withSums`): the
+   * cheapest to move, or a rebuilt one.
+   */
+  function cursorFor(field: string, lo: number, hi: number, withSums = false): DistinctCursor {
     let best: DistinctCursor | undefined;
     let bestCost = hi - lo;
     for (const cursor of cursors) {
-      if (cursor.field !== field) continue;
+      if (cursor.field !== field || (withSums && cursor.sums === null)) continue;
       const cost = Math.abs(lo - cursor.lo) + Math.abs(hi - cursor.hi);
       if (cost <= bestCost) {
         best = cursor;
@@ -332,7 +389,7 @@ export function createWindowIndex(): WindowIndex {
       }
     }
     if (best === undefined) {
-      best = { field, lo, hi: lo, counts: new Map(), lastUsed: 0 };
+      best = { field, lo, hi: lo, counts: new Map(), sums: withSums ? new Map() : null, lastUsed: 0 };
       if (cursors.length >= MAX_CURSORS) {
         let oldest = 0;
         for (let i = 1; i < cursors.length; i++) {
@@ -496,6 +553,54 @@ export function createWindowIndex(): WindowIndex {
       }
       if (excludedValue !== undefined && seen.has(excludedValue)) n -= 1;
       return n;
+    },
+
+    sumIn(start, end, field, values, excludeId) {
+      const lo = lowerBound(start);
+      const hi = upperBound(end);
+      if (hi <= lo || values.length === 0) return 0n;
+      const excluded = excludedIn(start, end, excludeId);
+      if (hi - lo < CURSOR_MIN_RANGE) {
+        let total = 0n;
+        for (let i = lo; i < hi; i++) {
+          const entry = recs[i] as WindowEntry;
+          if (entry === excluded || entry.amount === null) continue;
+          const value = distinctValue(entry, field);
+          if (value !== undefined && values.includes(value)) total += entry.amount;
+        }
+        return total;
+      }
+      const sums = cursorFor(field, lo, hi, true).sums as Map<string, bigint>;
+      let total = 0n;
+      const seen = new Set<string>();
+      for (const v of values) {
+        if (seen.has(v)) continue;
+        seen.add(v);
+        total += sums.get(v) ?? 0n;
+      }
+      if (excluded !== undefined && excluded.amount !== null) {
+        const excludedValue = distinctValue(excluded, field);
+        if (excludedValue !== undefined && seen.has(excludedValue)) total -= excluded.amount;
+      }
+      return total;
+    },
+
+    lastAmountCount(start, end, limit, excludeId) {
+      const range = findLastRange(start, end, limit, excludeId);
+      if (range === null) return 0;
+      const { from, to, skip } = range;
+      const n = (prefixAmountCount[to] as number) - (prefixAmountCount[from] as number);
+      return skip >= from && (recs[skip] as WindowEntry).amount !== null ? n - 1 : n;
+    },
+
+    lastMin(start, end, limit, excludeId) {
+      const range = findLastRange(start, end, limit, excludeId);
+      return range === null ? null : extremeAround(range.from, range.to, range.skip, false);
+    },
+
+    lastMax(start, end, limit, excludeId) {
+      const range = findLastRange(start, end, limit, excludeId);
+      return range === null ? null : extremeAround(range.from, range.to, range.skip, true);
     },
 
     latest(start, end, excludeId) {

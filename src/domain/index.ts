@@ -3,3 +3,4 @@ export * from './enums.js';
 export * from './codes.js';
 export * from './schemas/index.js';
 export * from './money.js';
+export * from './canonical-json.js';

@@ -35,9 +35,17 @@ import type {
   UserType,
   UserUpdate,
 } from '../repositories/types.js';
-import { compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters } from '../rules/filters.js';
+import { compileHistoricalFilters, compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters, type RuleFilters } from '../rules/filters.js';
 import { createRuleRegistry } from '../rules/registry.js';
-import { SERIES_NAMES, contributionRefsOf, contributionsOf, type SeriesName } from '../rules/series.js';
+import {
+  SERIES_NAMES,
+  contributionRefsOf,
+  contributionsOf,
+  createDerivedSeries,
+  derivedContributionsOf,
+  type DerivedSeries,
+  type SeriesName,
+} from '../rules/series.js';
 import type { AggregateNeed, AnyRuleDefinition, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { copySafeJson, createValidator } from '../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from './apply-event.js';
@@ -335,28 +343,111 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const withLocks = createKeyedLock();
 
   // ---- rule instances, prepared once per repository revision -------------------------------
-  let prepared: { revision: number; active: PreparedInstance[] } | null = null;
+  interface PreparedState {
+    readonly revision: number;
+    readonly active: PreparedInstance[];
+    /** The derived (filtered) series the active instances read, kept up to date by every write. */
+    readonly derived: readonly DerivedSeries[];
+  }
+  let prepared: PreparedState | null = null;
+  let refreshing: Promise<PreparedState> | null = null;
+  /** Derived series whose entries the aggregate repository holds, by name. */
+  const materialized = new Map<string, DerivedSeries>();
 
-  function prepare(instance: RuleInstance): PreparedInstance {
+  function prepare(instance: RuleInstance, derived: Map<string, DerivedSeries>): PreparedInstance {
     const rule = instance.ruleId === CUSTOM_RULE_ID ? null : (registry.get(instance.ruleId) ?? null);
     const logic =
       instance.ruleId === CUSTOM_RULE_ID ? compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: [] }) : null;
-    const filters = instance.filters as Parameters<typeof compileRuleFilters>[0];
-    return { instance, rule, logic, filter: hasActiveFilters(filters) ? compileRuleFilters(filters) : null };
+    const filters = instance.filters as RuleFilters;
+    const historical = rule && rule.series.length > 0 ? compileHistoricalFilters(filters) : null;
+    let seriesMap: Map<string, string> | null = null;
+    if (historical) {
+      seriesMap = new Map();
+      for (const base of rule?.series ?? []) {
+        const d = createDerivedSeries(base, historical.id, historical.accepts);
+        seriesMap.set(base, d.name);
+        if (!derived.has(d.name)) derived.set(d.name, d);
+      }
+    }
+    return { instance, rule, logic, filter: hasActiveFilters(filters) ? compileRuleFilters(filters) : null, seriesMap };
   }
 
-  async function activeInstances(): Promise<PreparedInstance[]> {
+  async function activeInstances(): Promise<PreparedState> {
     const revision = await repos.ruleInstances.revision();
-    if (prepared && prepared.revision === revision) return prepared.active;
+    if (prepared && prepared.revision === revision) return prepared;
+    // One refresh at a time; concurrent callers share it.
+    refreshing ??= refresh(revision).finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  }
+
+  async function refresh(revision: number): Promise<PreparedState> {
     const list = await repos.ruleInstances.list();
-    const active = list.filter((i) => i.status === 'ACTIVE').map(prepare);
-    prepared = { revision, active };
-    return active;
+    const wanted = new Map<string, DerivedSeries>();
+    const active = list.filter((i) => i.status === 'ACTIVE').map((i) => prepare(i, wanted));
+    // Derived series no instance reads any more are dropped; new ones are filled from history
+    // (D-116). Under the writer gate (rule-instance writes) no transaction is in flight meanwhile.
+    for (const name of [...materialized.keys()]) {
+      if (wanted.has(name)) continue;
+      await repos.aggregates.replaceSeries(name, []);
+      materialized.delete(name);
+    }
+    for (const [name, series] of wanted) {
+      if (materialized.has(name)) continue;
+      const entries: SeriesEntry[] = [];
+      for await (const transaction of repos.transactions.scanTransactions()) {
+        for (const entry of derivedContributionsOf(transaction, series, money)) entries.push(entry);
+      }
+      await repos.aggregates.replaceSeries(name, entries);
+      materialized.set(name, series);
+    }
+    const state: PreparedState = { revision, active, derived: [...materialized.values()] };
+    prepared = state;
+    return state;
+  }
+
+  // ---- writer gate: rule-instance writes wait for in-flight transactions and hold new ones ----
+  // A new derived series is filled from the stored transactions; a transaction evaluated with
+  // the old set of series while that happens would be missing from it.
+  let inFlight = 0;
+  let exclusiveHeld: Promise<void> | null = null;
+  let onDrained: (() => void) | null = null;
+
+  async function waitForWriter(): Promise<void> {
+    while (exclusiveHeld) await exclusiveHeld;
+  }
+
+  function leaveShared(): void {
+    inFlight -= 1;
+    if (inFlight === 0 && onDrained) onDrained();
+  }
+
+  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    await waitForWriter();
+    let release!: () => void;
+    exclusiveHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          onDrained = resolve;
+        });
+        onDrained = null;
+      }
+      const result = await fn();
+      await activeInstances();
+      return result;
+    } finally {
+      exclusiveHeld = null;
+      release();
+    }
   }
 
   // ---- the hot path: evaluate a transaction and build its outcome ---------------------------
   async function evaluate(transaction: Transaction, previous: Transaction | null) {
-    const [instances, users] = await Promise.all([
+    const [state, users] = await Promise.all([
       activeInstances(),
       repos.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']),
     ]);
@@ -364,13 +455,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const destinationStored = transaction.destinationUserId ? users[1] : null;
     const input: EvaluationInput = {
       transaction,
-      instances,
+      instances: state.active,
       originUser: toRuleUser(originStored),
       destinationUser: toRuleUser(destinationStored),
       money,
       defaultRiskLevel,
     };
-    const current = contributionsOf(transaction, ALL_SERIES, money);
+    const current = contributionsOf(transaction, ALL_SERIES, money, state.derived);
     const plan = planRuleInstances(input);
     const needs = plan.needs;
     // Needs are valid queries (excludeId = this transaction): passed as they are; the values come
@@ -380,7 +471,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     }
     const evaluation = evaluateRuleInstances(plan, values);
-    const remove = previous ? contributionRefsOf(previous, ALL_SERIES) : [];
+    const remove = previous ? contributionRefsOf(previous, ALL_SERIES, state.derived) : [];
 
     const counters = evaluation.outcomes.map((o) => ({ instanceId: o.instance.id, runs: 1, hits: o.hit ? 1 : 0 }));
     const alertHits: AlertHit[] = [];
@@ -610,7 +701,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const request = validateTransaction(copySafeJson(input));
       assertNoReservedFields(request);
       const id = request.transactionId;
-      return withLocks(lockKeys(id, request.originUserId, request.destinationUserId), () =>
+      // Shared side of the writer gate (see `exclusive`).
+      if (exclusiveHeld) await waitForWriter();
+      inFlight += 1;
+      try {
+      return await withLocks(lockKeys(id, request.originUserId, request.destinationUserId), () =>
         withRetries(async () => {
           const existing = await repos.transactions.getTransaction(id);
           if (existing) {
@@ -634,6 +729,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
           return createResponse(stored);
         }),
       );
+      } finally {
+        leaveShared();
+      }
     },
 
     async getTransaction(transactionId) {
@@ -645,6 +743,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async createTransactionEvent(input) {
       const request = validateEvent(copySafeJson(input));
+      if (exclusiveHeld) await waitForWriter();
+      inFlight += 1;
+      try {
       const clientEventId = request.eventId !== undefined;
       // The users are known once the transaction is read: read it, lock the transaction and its
       // users, and read again inside (user ids never change; a transaction created in between
@@ -710,6 +811,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         if (!Array.isArray(result)) return result;
         keys = result;
       }
+      } finally {
+        leaveShared();
+      }
     },
 
     async getTransactionEvent(eventId) {
@@ -760,8 +864,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async createRuleInstance(input) {
       const stored = buildRuleInstance(input, null, { registry, now: clock.now(), id: ids.next('ruleInstance') });
-      await repos.ruleInstances.put(stored);
-      return cloneJson((await repos.ruleInstances.get(stored.instance.id)) as RuleInstance);
+      return exclusive(async () => {
+        await repos.ruleInstances.put(stored);
+        return cloneJson((await repos.ruleInstances.get(stored.instance.id)) as RuleInstance);
+      });
     },
 
     async getRuleInstance(id) {
@@ -777,16 +883,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async updateRuleInstance(id, input) {
       assertId(id, 'rule instance id');
-      const existing = await repos.ruleInstances.getStored(id);
-      if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
-      const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });
-      await repos.ruleInstances.put(stored);
-      return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
+      return exclusive(async () => {
+        const existing = await repos.ruleInstances.getStored(id);
+        if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+        const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });
+        await repos.ruleInstances.put(stored);
+        return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
+      });
     },
 
     async deleteRuleInstance(id) {
       assertId(id, 'rule instance id');
-      if (!(await repos.ruleInstances.delete(id))) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+      await exclusive(async () => {
+        if (!(await repos.ruleInstances.delete(id))) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+      });
     },
 
     async listRules() {

@@ -38,6 +38,11 @@ export interface PreparedInstance {
   readonly logic: CompiledLogic | null;
   /** The instance's compiled filters; `null` when it has none. */
   readonly filter: InstanceFilter | null;
+  /**
+   * With historical filters: base series → the derived (filtered) series the instance reads
+   * instead. The planner renames the series of the rule's needs accordingly.
+   */
+  readonly seriesMap?: ReadonlyMap<string, string> | null;
 }
 
 /** The settings that apply to one instance for one transaction, chosen by risk level. */
@@ -134,13 +139,21 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
     if (decision && !decision.run) continue;
     const settings = settingsFor(prepared.instance, level);
-    const needs = prepared.rule?.aggregates
+    let needs = prepared.rule?.aggregates
       ? prepared.rule.aggregates({ transaction: input.transaction, parameters: settings.parameters })
       : NO_NEEDS;
+    const map = prepared.seriesMap;
+    if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map));
     instances.push({ prepared, settings, decision, needs, offset: all.length });
     for (const need of needs) all.push(need);
   }
   return { kind: 'plan', input, level, instances, needs: all };
+}
+
+/** The need reading the derived series its base series maps to (a copy; the need is not changed). */
+function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>): AggregateNeed {
+  const series = map.get(need.series);
+  return series === undefined ? need : ({ ...need, series } as AggregateNeed);
 }
 
 function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {

@@ -4,7 +4,7 @@ import { TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic } from '../logic/index.js';
 import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js';
 import type { RuleRegistry } from '../rules/registry.js';
-import { validateRuleFilters } from '../rules/filters.js';
+import { compileHistoricalFilters, HISTORICAL_FILTER_KEYS, validateRuleFilters, type RuleFilters } from '../rules/filters.js';
 import { cloneJson } from './canonical.js';
 import { copySafeJson, createValidator, validateAgainstSchema } from '../validation/index.js';
 
@@ -173,6 +173,15 @@ export function buildRuleInstance(
 
   const filters = (request.filters ?? prev?.filters ?? {}) as Record<string, unknown>;
   validateRuleFilters(filters);
+  const historical = compileHistoricalFilters(filters as RuleFilters);
+  if (historical !== null && (isCustom || (context.registry.get(ruleId)?.series.length ?? 0) === 0)) {
+    // D-115: a historical filter on a rule that reads no history would be silently ignored.
+    const key = HISTORICAL_FILTER_KEYS.find((k) => filters[k] !== undefined && historical.canonical.includes(`"${k}"`)) ?? 'paymentMethodsHistorical';
+    const path = `/filters/${key}`;
+    throw new TxmonError('INVALID_FILTERS', `Invalid filters: ${path} has no effect: ${isCustom ? 'custom logic reads no history (use the filter logic of an aggregation variable)' : 'this rule reads no history'}`, [
+      { path, code: 'unsupported', message: 'has no effect on a rule that reads no history' },
+    ]);
+  }
 
   const instance: Omit<RuleInstance, 'runCount' | 'hitCount'> = {
     id: context.id,

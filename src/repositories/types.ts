@@ -235,6 +235,12 @@ export interface TransactionRepository {
    *   (or the transaction exists when `expectedVersion` is `null`, or the event id is taken).
    */
   saveOutcome(outcome: TransactionOutcome): Promise<void>;
+  /**
+   * Every stored transaction in its current state (events folded in), in any order — what the
+   * engine reads to fill a new derived (filtered) aggregate series from history. Transactions
+   * saved while the scan runs may or may not be included.
+   */
+  scanTransactions(): AsyncIterable<Transaction>;
 }
 
 /** Rule instances and their run/hit counters. */
@@ -292,6 +298,13 @@ export interface AggregateRepository {
   query(queries: readonly AggregateQuery[]): Promise<AggregateValue[]>;
   /** Every entry of one series key, ordered (for conformance tests and brute-force checks). */
   entries(series: string, key: string): Promise<readonly SeriesEntry[]>;
+  /**
+   * Atomically replaces every entry of `series` (all keys) with `entries` (each must name
+   * `series`); `[]` drops the series. Used to build and drop derived (filtered) series.
+   * @throws TxmonError `VALIDATION_FAILED` when an entry names another series or has a non-finite
+   *   timestamp (nothing changes then)
+   */
+  replaceSeries(series: string, entries: readonly SeriesEntry[]): Promise<void>;
 }
 
 /** Optional capabilities of a repository set, declared rather than guessed. */

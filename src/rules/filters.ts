@@ -7,8 +7,9 @@
  * - transaction filters: all must pass or the instance does not run for the transaction;
  * - user filters: checked against the sender and the receiver separately; the instance runs when
  *   one of them passes all user filters, and only the sides that passed can be hit;
- * - historical filters: part of the schema so a console can show them, but rejected by
- *   {@link validateRuleFilters} when not empty (they need filtered aggregate series, not built yet).
+ * - historical filters: restrict which past transactions count in the instance's windowed
+ *   aggregates ({@link compileHistoricalFilters}); the engine keeps a filtered copy of each series
+ *   the rule reads (a derived series, see `src/rules/series.ts`).
  *
  * `checkDirection` keeps only the ORIGIN or the DESTINATION side.
  *
@@ -28,6 +29,7 @@ import {
   USER_STATES,
   defineClosedObject,
   defineStringEnum,
+  canonicalJson,
   toScaled,
   type Transaction,
 } from '../domain/index.js';
@@ -310,19 +312,25 @@ export const RuleFiltersSchema = defineClosedObject(
     userStatus: Type.Optional(defineEnumList(USER_STATES, 'User status', 'Run only for users in these account states', 'user')),
     userTags: Type.Optional(defineTagsFilter('User tags', 'Run only for users with matching tags', 'user')),
 
-    // Historical filters (accepted only when empty).
+    // Historical filters: which past transactions count in the rule's windowed aggregates.
     paymentMethodsHistorical: Type.Optional(
-      defineEnumList(PAYMENT_METHODS, 'Past payment methods', 'Not supported yet: must be empty', 'historical'),
+      defineEnumList(PAYMENT_METHODS, 'Past payment methods', 'Count only past transactions whose origin or destination payment method is one of these', 'historical'),
     ),
     transactionTypesHistorical: Type.Optional(
-      defineTextList('Past transaction types', 'Not supported yet: must be empty', 'historical', SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH),
+      defineTextList('Past transaction types', 'Count only past transactions of these types', 'historical', SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH),
     ),
     transactionStatesHistorical: Type.Optional(
-      defineEnumList(TRANSACTION_STATES, 'Past transaction states', 'Not supported yet: must be empty', 'historical'),
+      defineEnumList(TRANSACTION_STATES, 'Past transaction states', 'Count only past transactions currently in these states (events move them in and out)', 'historical'),
     ),
-    transactionCountriesHistorical: Type.Optional(defineCountryList('Past transaction countries', 'Not supported yet: must be empty', 'historical')),
-    transactionAmountRangeHistorical: Type.Optional(defineAmountRange('Past transaction amounts', 'Not supported yet: must be empty', 'historical')),
-    transactionTimeRangeHistorical24hr: Type.Optional(defineTimeRange('Past transaction time of day', 'Not supported yet: must be empty', 'historical')),
+    transactionCountriesHistorical: Type.Optional(
+      defineCountryList('Past transaction countries', 'Count only past transactions whose origin or destination amount country is one of these', 'historical'),
+    ),
+    transactionAmountRangeHistorical: Type.Optional(
+      defineAmountRange('Past transaction amounts', 'Count only past transactions whose origin amount is in the range of its currency (bounds inclusive)', 'historical'),
+    ),
+    transactionTimeRangeHistorical24hr: Type.Optional(
+      defineTimeRange('Past transaction time of day', 'Count only past transactions made in this UTC time-of-day range', 'historical'),
+    ),
   },
   {
     title: 'Rule filters',
@@ -365,7 +373,7 @@ export const USER_FILTER_KEYS = Object.freeze([
   'userTags',
 ] as const satisfies readonly (keyof RuleFilters)[]);
 
-/** Keys of the historical filters: in the schema, rejected by validation when not empty. */
+/** Keys of the historical filters (restrict which past transactions count in aggregates). */
 export const HISTORICAL_FILTER_KEYS = Object.freeze([
   'paymentMethodsHistorical',
   'transactionTypesHistorical',
@@ -423,19 +431,20 @@ function ageBound(age: Age): { unit: 'day' | 'month'; value: number } {
 /** Checks that hold across fields, on a value that already matches the schema. */
 function collectSemanticErrors(filters: RuleFilters): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  const range = filters.transactionAmountRange;
-  if (range !== undefined) {
+  for (const key of ['transactionAmountRange', 'transactionAmountRangeHistorical'] as const) {
+    const range = filters[key];
+    if (range === undefined) continue;
     for (const currency of Object.keys(range)) {
       const bounds = range[currency];
       if (bounds?.min !== undefined && bounds.max !== undefined && toScaled(bounds.min) > toScaled(bounds.max)) {
-        details.push({ path: `${appendPointer(`${BASE_PATH}/transactionAmountRange`, currency)}/min`, code: 'range', message: 'must not be greater than max' });
+        details.push({ path: `${appendPointer(`${BASE_PATH}/${key}`, currency)}/min`, code: 'range', message: 'must not be greater than max' });
       }
     }
   }
-  const time = filters.transactionTimeRange24hr;
-  if (time?.startTime !== undefined && time.endTime !== undefined) {
-    if (toMinuteOfDay(time.startTime) === toMinuteOfDay(time.endTime)) {
-      details.push({ path: `${BASE_PATH}/transactionTimeRange24hr/endTime`, code: 'range', message: 'must differ from startTime (the range would be empty)' });
+  for (const key of ['transactionTimeRange24hr', 'transactionTimeRangeHistorical24hr'] as const) {
+    const time = filters[key];
+    if (time?.startTime !== undefined && time.endTime !== undefined && toMinuteOfDay(time.startTime) === toMinuteOfDay(time.endTime)) {
+      details.push({ path: `${BASE_PATH}/${key}/endTime`, code: 'range', message: 'must differ from startTime (the range would be empty)' });
     }
   }
   for (const key of ['userAgeRange', 'userCreationAgeRange'] as const) {
@@ -453,9 +462,8 @@ function collectSemanticErrors(filters: RuleFilters): ErrorDetail[] {
 
 /**
  * Validates rule-instance `filters` against {@link RuleFiltersSchema}, then:
- * - a non-empty historical filter → detail code `unsupported` (historical filters are not supported yet);
  * - a non-empty `whitelistUsers.listIds` → `unsupported` (there is no list store yet);
- * - `transactionAmountRange[c].min > max`, `transactionTimeRange24hr` start equal to end, or
+ * - `min > max` in an amount range, a time range whose start equals its end, or
  *   `minAge > maxAge` (same unit family) → code `range`.
  *
  * Empty values (`[]`, `{}`, `''`) are accepted everywhere and mean "no filter".
@@ -467,11 +475,6 @@ export function validateRuleFilters(filters: unknown): asserts filters is RuleFi
   assertSafeJson(filters, { basePath: BASE_PATH, code: 'INVALID_FILTERS', what: 'filters' });
   const details = collectSchemaErrors(RuleFiltersSchema, filters, BASE_PATH);
   if (isRecord(filters)) {
-    for (const key of HISTORICAL_FILTER_KEYS) {
-      if (!isEmptyValue(filters[key])) {
-        details.push(unsupported(`${BASE_PATH}/${key}`, 'historical filters are not supported yet; leave it empty'));
-      }
-    }
     const whitelist = filters['whitelistUsers'];
     if (isRecord(whitelist) && !isEmptyValue(whitelist['listIds'])) {
       details.push(unsupported(`${BASE_PATH}/whitelistUsers/listIds`, 'lists are not supported yet; use userIds'));
@@ -773,8 +776,8 @@ const ALWAYS_PASS: CompiledRuleFilters = Object.assign(() => ALL_PASS, { active:
 
 /**
  * Compiles `filters` (already validated) into a function of the transaction and its users: sets,
- * exact amount bounds and time ranges are built once. Historical filters are ignored (validation
- * rejects them when not empty). The result is pure; the engine keeps one per instance.
+ * exact amount bounds and time ranges are built once. Historical filters are not part of it (see
+ * {@link compileHistoricalFilters}). The result is pure; the engine keeps one per instance.
  *
  * Semantics (DOMAIN.md §(d).4):
  * - `run` = every transaction filter passes AND (no user filter set OR the sender passes all user
@@ -832,3 +835,79 @@ export function hasActiveFilters(filters: RuleFilters): boolean {
   return compileRuleFilters(filters).active;
 }
 
+
+/** The historical filters of an instance, compiled: see {@link compileHistoricalFilters}. */
+export interface CompiledHistoricalFilters {
+  /** Stable id of the filters' canonical form: equal filters, equal id (so equal series). */
+  readonly id: string;
+  /** The canonical JSON text of the non-empty historical filters. */
+  readonly canonical: string;
+  /** Whether a past transaction (in its current state) counts. Pure. */
+  readonly accepts: (transaction: Transaction) => boolean;
+}
+
+/**
+ * Compiles the historical filters of `filters` (already validated) into a predicate over a past
+ * transaction; `null` when none is set. All set filters must pass (AND):
+ * - `paymentMethodsHistorical`: the origin OR the destination payment method is listed;
+ * - `transactionTypesHistorical`: the type is listed;
+ * - `transactionStatesHistorical`: the current state (`CREATED` when none) is listed — events that
+ *   change the state move the transaction in or out;
+ * - `transactionCountriesHistorical`: the origin OR the destination amount country is listed;
+ * - `transactionAmountRangeHistorical`: the origin amount lies in the range of its currency
+ *   (inclusive, exact; a currency without a range fails), like `transactionAmountRange`;
+ * - `transactionTimeRangeHistorical24hr`: the UTC time of day is in [start, end).
+ *
+ * The current transaction is held to the same filters: it counts in its own aggregates only when
+ * it passes them.
+ *
+ * @example
+ * ```ts
+ * const h = compileHistoricalFilters({ transactionTypesHistorical: ['TRANSFER'] });
+ * h?.accepts({ ...transaction, type: 'DEPOSIT' }); // false
+ * ```
+ */
+export function compileHistoricalFilters(filters: RuleFilters): CompiledHistoricalFilters | null {
+  const checks: TransactionCheck[] = [];
+  const set: Record<string, unknown> = {};
+  for (const key of HISTORICAL_FILTER_KEYS) if (!isEmptyValue(filters[key])) set[key] = filters[key];
+  if (Object.keys(set).length === 0) return null;
+  const methods = toSet(filters.paymentMethodsHistorical);
+  if (methods !== null) {
+    checks.push((t) => isIn(methods, t.originPaymentDetails?.method) || isIn(methods, t.destinationPaymentDetails?.method));
+  }
+  const types = toSet(filters.transactionTypesHistorical);
+  if (types !== null) checks.push((t) => isIn(types, t.type));
+  const states = toSet(filters.transactionStatesHistorical);
+  if (states !== null) checks.push((t) => isIn(states, t.transactionState ?? 'CREATED'));
+  const countries = toSet(filters.transactionCountriesHistorical);
+  if (countries !== null) {
+    checks.push((t) => isIn(countries, t.originAmountDetails?.country) || isIn(countries, t.destinationAmountDetails?.country));
+  }
+  const amount = isEmptyValue(filters.transactionAmountRangeHistorical) ? null : compileAmountRange(filters.transactionAmountRangeHistorical);
+  if (amount !== null) checks.push(amount);
+  const time = compileTimeRange(filters.transactionTimeRangeHistorical24hr);
+  if (time !== null) checks.push(time);
+  const canonical = canonicalJson(set);
+  const accepts = (transaction: Transaction): boolean => {
+    for (const check of checks) if (!check(transaction)) return false;
+    return true;
+  };
+  return { id: filterIdOf(canonical), canonical, accepts };
+}
+
+/**
+ * A stable id for a canonical JSON text: two independent 32-bit hashes (FNV-1a and a
+ * multiply-xorshift one) in base 36, 64 bits in all.
+ */
+export function filterIdOf(canonicalText: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ canonicalText.length;
+  for (let i = 0; i < canonicalText.length; i++) {
+    const c = canonicalText.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}

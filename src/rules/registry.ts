@@ -1,5 +1,13 @@
 import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
+import { r7LowValueIncomingTransactions, r8LowValueOutgoingTransactions } from './library/r-7-r-8-low-value-transactions.js';
+import { r10ManyCounterpartiesOneUser } from './library/r-10-many-counterparties-one-user.js';
+import { r41OutflowInflowVolume } from './library/r-41-outflow-inflow-volume.js';
+import { r11TransactionAnomaly } from './library/r-11-transaction-anomaly.js';
+import { r12TransactionsFrequencyAnomaly } from './library/r-12-transactions-frequency-anomaly.js';
+import { r25AverageTransactionValueSpike } from './library/r-25-average-transaction-value-spike.js';
+import { r26RoundAmountAnomaly } from './library/r-26-round-amount-anomaly.js';
+import { r118AccountNameMismatch } from './library/r-118-account-name-mismatch.js';
 import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
 import { r117AmountPattern } from './library/r-117-amount-pattern.js';
 import { r124RoundTransactions } from './library/r-124-round-transactions.js';
@@ -47,13 +55,21 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r4NewCurrency,
   r5DormantAccount,
   r6HighRiskCurrency,
+  r7LowValueIncomingTransactions,
+  r8LowValueOutgoingTransactions,
   r9ManySendersOneCounterparty,
+  r10ManyCounterpartiesOneUser,
+  r11TransactionAnomaly,
+  r12TransactionsFrequencyAnomaly,
   r13BlacklistedWalletName,
   r14HighRiskCountry,
   r22BlacklistedCardCountry,
   r24BlacklistedReference,
+  r25AverageTransactionValueSpike,
+  r26RoundAmountAnomaly,
   r27TotalVolumeExceedsPastPeriod,
   r30HighVelocityUser,
+  r41OutflowInflowVolume,
   r52SameIpManyUsers,
   r53SamePaymentIdentifierManyUsers,
   r55SenderManyPaymentIdentifiers,
@@ -61,6 +77,7 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r77HighRiskCountryTransactions,
   r94PaymentIdentifierFrequency,
   r117AmountPattern,
+  r118AccountNameMismatch,
   r119PairVelocity,
   r120AverageAmountExceedsPastPeriod,
   r121AverageDailyCountExceedsPastPeriod,

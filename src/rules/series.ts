@@ -68,6 +68,27 @@ export function pairKey(originUserId: string, destinationUserId: string): string
 /** Name of a built-in series. */
 export type SeriesName = (typeof SERIES_NAMES)[number];
 
+/** Name of a {@link DerivedSeries}: its base series, `~`, and the id of its filter. */
+export type DerivedSeriesName = `${SeriesName}~${string}`;
+
+/**
+ * A filtered copy of a built-in series: the entries of `base` for the transactions `accepts`
+ * admits (historical filters of an instance, the filter logic of an aggregation variable). Its
+ * entries are the base entries renamed to `name`, so every aggregate function works on it with the
+ * same costs. Equal filters give equal names, so instances with the same filters share a series.
+ */
+export interface DerivedSeries {
+  readonly name: DerivedSeriesName;
+  readonly base: SeriesName;
+  /** Whether a transaction (in its current state) contributes. Pure. */
+  readonly accepts: (transaction: Transaction) => boolean;
+}
+
+/** The {@link DerivedSeries} of `base` filtered by `accepts`, named after the filter's id. */
+export function createDerivedSeries(base: SeriesName, id: string, accepts: (transaction: Transaction) => boolean): DerivedSeries {
+  return { name: `${base}~${id}`, base, accepts };
+}
+
 type AmountDetails = { transactionAmount: number; transactionCurrency: string } | undefined;
 
 function amountInBase(details: AmountDetails, money: MoneyContext, at: number): bigint | null {
@@ -117,7 +138,38 @@ export function contributionsOf(
   transaction: Transaction,
   series: ReadonlySet<SeriesName>,
   money: MoneyContext,
+  derived: readonly DerivedSeries[] = NO_DERIVED,
 ): SeriesEntry[] {
+  const out = baseContributionsOf(transaction, series, money);
+  if (derived.length === 0) return out;
+  const baseCount = out.length;
+  for (const d of derived) {
+    if (!d.accepts(transaction)) continue;
+    for (let i = 0; i < baseCount; i++) {
+      const e = out[i] as SeriesEntry;
+      if (e.series !== d.base) continue;
+      out.push(
+        e.values === undefined
+          ? { series: d.name, key: e.key, id: e.id, timestamp: e.timestamp, amount: e.amount }
+          : { series: d.name, key: e.key, id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * The entries a transaction contributes to one derived series (none when it does not accept the
+ * transaction): what a backfill of a new derived series adds per stored transaction.
+ */
+export function derivedContributionsOf(transaction: Transaction, derived: DerivedSeries, money: MoneyContext): SeriesEntry[] {
+  if (!derived.accepts(transaction)) return [];
+  return contributionsOf(transaction, new Set([derived.base]), money, [derived]).filter((e) => e.series === derived.name);
+}
+
+const NO_DERIVED: readonly DerivedSeries[] = Object.freeze([]);
+
+function baseContributionsOf(transaction: Transaction, series: ReadonlySet<SeriesName>, money: MoneyContext): SeriesEntry[] {
   const out: SeriesEntry[] = [];
   const at = transaction.timestamp;
   const id = transaction.transactionId;
@@ -180,7 +232,26 @@ function partyValues(user: string | undefined, counterpartyUser: string | undefi
  * The references of the entries {@link contributionsOf} gives for a transaction (what an update
  * must remove), without computing amounts: series keys depend only on the user ids.
  */
-export function contributionRefsOf(transaction: Transaction, series: ReadonlySet<SeriesName>): SeriesEntryRef[] {
+export function contributionRefsOf(
+  transaction: Transaction,
+  series: ReadonlySet<SeriesName>,
+  derived: readonly DerivedSeries[] = NO_DERIVED,
+): SeriesEntryRef[] {
+  const out = baseRefsOf(transaction, series);
+  if (derived.length === 0) return out;
+  const baseCount = out.length;
+  for (const d of derived) {
+    // Only what the transaction's stored version contributed: the derived series accepted it.
+    if (!d.accepts(transaction)) continue;
+    for (let i = 0; i < baseCount; i++) {
+      const r = out[i] as SeriesEntryRef;
+      if (r.series === d.base) out.push({ series: d.name, key: r.key, id: r.id });
+    }
+  }
+  return out;
+}
+
+function baseRefsOf(transaction: Transaction, series: ReadonlySet<SeriesName>): SeriesEntryRef[] {
   const out: SeriesEntryRef[] = [];
   const id = transaction.transactionId;
   const origin = transaction.originUserId;

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AggregateQuery, AggregateValue } from '../aggregation/aggregate-store.js';
 import type { RateProvider } from '../domain/money.js';
 import type { RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
-import type { SeriesName } from './series.js';
+import type { DerivedSeriesName, SeriesName } from './series.js';
 
 /**
  * What a rule reads about a user: the stored profile (when the host created the user) and its
@@ -30,7 +30,8 @@ export interface RuleUser {
 export interface AggregateNeed extends AggregateQuery {
   /** Name the rule reads the value under in {@link RuleCheckContext.aggregates}. */
   readonly name: string;
-  readonly series: SeriesName;
+  /** A built-in series; the engine renames it to a derived one for instances with historical filters. */
+  readonly series: SeriesName | DerivedSeriesName;
   /** Key within the series (a user id, a pair, an identifier). A rule asks for no need without a key. */
   readonly key: string;
   readonly includeCurrent: boolean;

@@ -8,6 +8,7 @@
  * repositories are the reference implementation.
  */
 import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import type { Transaction } from '../domain/index.js';
 import type { Alert, Case, FileRecord, Repositories, StoredUser } from '../repositories/types.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
@@ -339,6 +340,46 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       ];
       const answers = await repos.aggregates.query(rows.map((r) => r.query));
       rows.forEach((row, i) => assertEqual(answers[i], row.expected, `aggregates.query: ${row.name}`));
+    },
+  },
+  {
+    name: 'scanTransactions yields every stored transaction once, in its latest version',
+    async body(repos) {
+      const a = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', amount: 100 }));
+      const b = buildStoredTransaction(buildTransaction('t-2', { origin: 'bob', amount: 200 }));
+      await repos.transactions.saveOutcome(buildOutcome(a, null));
+      await repos.transactions.saveOutcome(buildOutcome(b, null));
+      const step = buildEventStep(a, 'e-1', { amount: 300 });
+      await repos.transactions.saveOutcome(buildOutcome(step.transaction, 1, { event: step.event }));
+      const seen: Transaction[] = [];
+      for await (const t of repos.transactions.scanTransactions()) seen.push(t);
+      seen.sort((x, y) => (x.transactionId < y.transactionId ? -1 : 1));
+      assertEqual(seen, [step.transaction.transaction, b.transaction], 'scanned transactions');
+    },
+  },
+  {
+    name: 'replaceSeries replaces every key of one series atomically, leaves other series alone, and [] drops it',
+    async body(repos) {
+      const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
+      await repos.transactions.saveOutcome(buildOutcome(created, null, { aggregates: { remove: [], add: buildContributions(created.transaction) } }));
+      const sendingBefore = await repos.aggregates.entries('user-sending', 'alice');
+      const series = 'user-sending~f1';
+      const first: SeriesEntry[] = [
+        { series, key: 'alice', id: 't-1', timestamp: FIXTURE_T0, amount: 1n },
+        { series, key: 'carol', id: 't-9', timestamp: FIXTURE_T0 + 1, amount: null, values: { counterparty: 'bob' } },
+      ];
+      await repos.aggregates.replaceSeries(series, first);
+      assertEqual(await repos.aggregates.entries(series, 'carol'), [first[1]], 'entries of the filled series');
+      const second: SeriesEntry[] = [{ series, key: 'alice', id: 't-2', timestamp: FIXTURE_T0 + 2, amount: 5n }];
+      await repos.aggregates.replaceSeries(series, second);
+      assertEqual(await repos.aggregates.entries(series, 'alice'), second, 'entries after a replace (old ids gone)');
+      assertEqual(await repos.aggregates.entries(series, 'carol'), [], 'a key absent from the replacement is emptied');
+      const bad: SeriesEntry[] = [{ series, key: 'x', id: 'ok', timestamp: FIXTURE_T0, amount: 1n }, { series: 'user-sending', key: 'x', id: 'bad', timestamp: FIXTURE_T0, amount: 1n }];
+      await assertRejectsWithCode(() => repos.aggregates.replaceSeries(series, bad), 'VALIDATION_FAILED', 'replaceSeries with an entry of another series');
+      assertEqual(await repos.aggregates.entries(series, 'alice'), second, 'a rejected replace changes nothing');
+      await repos.aggregates.replaceSeries(series, []);
+      assertEqual(await repos.aggregates.entries(series, 'alice'), [], 'entries after dropping the series');
+      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), sendingBefore, 'other series are untouched');
     },
   },
   {

@@ -15,7 +15,7 @@ import { isTxmonError, type TxmonError } from '../../src/errors.js';
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const T0 = 1_700_000_000_000;
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn'];
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn', 'sumIn', 'lastAmountCount', 'lastMin', 'lastMax'];
 
 function caught(run: () => unknown): TxmonError {
   try {
@@ -50,23 +50,50 @@ describe('computeAggregate', () => {
     { name: 'end bound is inclusive', input: { ...base, end: T0 + 10, fn: 'count' }, expected: 2 },
     { name: 'min of no amounts is null', input: { ...base, start: T0 + 20, fn: 'min' }, expected: null },
     { name: 'sum of nothing is 0n', input: { ...base, key: 'nobody', fn: 'sum' }, expected: 0n },
+    { name: 'countIn counts entries whose value is listed', input: { ...base, fn: 'countIn', field: 'cp', values: ['u2'] }, expected: 2 },
+    { name: 'sumIn sums the listed entries, skipping null amounts', input: { ...base, fn: 'sumIn', field: 'cp', values: ['u2'] }, expected: 100n },
+    { name: 'sumIn over several values', input: { ...base, fn: 'sumIn', field: 'cp', values: ['u2', 'u3'] }, expected: 350n },
+    { name: 'sumIn with no values is 0n', input: { ...base, fn: 'sumIn', field: 'cp', values: [] }, expected: 0n },
+    { name: 'sumIn honours excludeId', input: { ...base, fn: 'sumIn', field: 'cp', values: ['u2', 'u3'], excludeId: 't1' }, expected: 250n },
+    { name: 'lastAmountCount: the last entry has a null amount', input: { ...base, fn: 'lastAmountCount', limit: 1 }, expected: 0 },
+    { name: 'lastAmountCount: the last two entries, one with an amount', input: { ...base, fn: 'lastAmountCount', limit: 2 }, expected: 1 },
+    { name: 'lastAmountCount: a limit larger than the window counts what exists', input: { ...base, fn: 'lastAmountCount', limit: 10 }, expected: 2 },
+    { name: 'lastAmountCount: limit 0 is 0', input: { ...base, fn: 'lastAmountCount', limit: 0 }, expected: 0 },
+    { name: 'lastAmountCount: excludeId skips the entry, the one before takes its place', input: { ...base, fn: 'lastAmountCount', limit: 1, excludeId: 't3' }, expected: 1 },
+    { name: 'lastAmountCount: only the window counts', input: { ...base, start: T0 + 10, fn: 'lastAmountCount', limit: 5 }, expected: 1 },
+    { name: 'lastMin of the last two entries is the only amount among them', input: { ...base, fn: 'lastMin', limit: 2 }, expected: 250n },
+    { name: 'lastMin of the last three reaches the first entry', input: { ...base, fn: 'lastMin', limit: 3 }, expected: 100n },
+    { name: 'lastMax of the last entry alone (null amount) is null', input: { ...base, fn: 'lastMax', limit: 1 }, expected: null },
+    { name: 'lastMax with the middle entry excluded looks one further back', input: { ...base, fn: 'lastMax', limit: 2, excludeId: 't2' }, expected: 100n },
+    { name: 'lastMin with limit 0 is null', input: { ...base, fn: 'lastMin', limit: 0 }, expected: null },
   ];
   it.each(cases)('$name', ({ input, expected }) => {
     expect(computeAggregate(history, input)).toEqual(expected);
   });
 
-  it('rejects distinct without a field with VALIDATION_FAILED at /field', () => {
-    const error = caught(() => computeAggregate(history, { ...base, fn: 'distinct' }));
+  const invalid: { name: string; input: AggregateQuery; expected: string }[] = [
+    { name: 'distinct without a field', input: { ...base, fn: 'distinct' }, expected: '/field' },
+    { name: 'countIn without a field', input: { ...base, fn: 'countIn', values: ['u2'] }, expected: '/field' },
+    { name: 'sumIn without a field', input: { ...base, fn: 'sumIn', values: ['u2'] }, expected: '/field' },
+    { name: 'lastAmountCount without a limit', input: { ...base, fn: 'lastAmountCount' }, expected: '/limit' },
+    { name: 'lastMin with a negative limit', input: { ...base, fn: 'lastMin', limit: -1 }, expected: '/limit' },
+    { name: 'lastMax with a fractional limit', input: { ...base, fn: 'lastMax', limit: 1.5 }, expected: '/limit' },
+    { name: 'an unknown function', input: { ...base, fn: 'median' as AggregateFunction }, expected: '/fn' },
+  ];
+  it.each(invalid)('rejects $name with VALIDATION_FAILED at $expected, like the store', ({ input, expected }) => {
+    const error = caught(() => computeAggregate(history, input));
     expect(error.code).toBe('VALIDATION_FAILED');
-    expect(error.details.map((d) => d.path)).toEqual(['/field']);
+    expect(error.details.map((d) => d.path)).toEqual([expected]);
+    const stored = caught(() => createAggregateStore().query(input));
+    expect(stored.details.map((d) => d.path)).toEqual([expected]);
   });
 });
 
 describe('createAggregateStore', () => {
   it('answers an unknown series or key as an empty history', () => {
     const store = createAggregateStore();
-    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp' };
-    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0]);
+    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp', values: ['a'], limit: 2 };
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null]);
     expect(store.entries('origin', 'u1')).toEqual([]);
   });
 
@@ -184,6 +211,27 @@ describe('queryMany', () => {
     const error = caught(() => store.queryMany([{ ...q, fn: 'count' }, { ...q, fn: 'distinct' }]));
     expect(error.details.map((d) => d.path)).toEqual(['/1/field']);
   });
+
+  it('names the index of a last… query without a limit', () => {
+    const store = createAggregateStore();
+    const q = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 };
+    const error = caught(() => store.queryMany([{ ...q, fn: 'lastMin', limit: 1 }, { ...q, fn: 'count' }, { ...q, fn: 'lastMax' }]));
+    expect(error.details.map((d) => d.path)).toEqual(['/2/limit']);
+  });
+
+  it('answers sumIn and the last… functions beside the other functions', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    const q = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 };
+    expect(
+      store.queryMany([
+        { ...q, fn: 'sumIn', field: 'cp', values: ['u3'] },
+        { ...q, fn: 'lastAmountCount', limit: 2 },
+        { ...q, fn: 'lastMin', limit: 3 },
+        { ...q, fn: 'lastMax', limit: 3 },
+      ]),
+    ).toEqual([250n, 1, 100n, 250n]);
+  });
 });
 
 describe('pruneBefore', () => {
@@ -235,10 +283,15 @@ const queryArb: fc.Arbitrary<AggregateQuery> = fc
     excludeId: fc.option(idArb, { nil: undefined }),
     includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd'), { nil: undefined }),
     values: fc.subarray(['a', 'b', 'c', 'd']),
+    limit: fc.integer({ min: 0, max: 8 }),
   })
-  .map(({ a, b, excludeId, includeValue, values, ...rest }) => {
-    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values };
-    return { ...q, ...(excludeId === undefined ? {} : { excludeId }), ...(includeValue === undefined ? {} : { includeValue }) };
+  .map(({ a, b, excludeId, includeValue, values, limit, ...rest }) => {
+    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values, limit };
+    return {
+      ...q,
+      ...(excludeId === undefined ? {} : { excludeId }),
+      ...(includeValue === undefined ? {} : { includeValue }),
+    };
   });
 
 type StoreOp =

@@ -14,8 +14,20 @@ function indexOf(entries: readonly WindowEntry[]): WindowIndex {
   return index;
 }
 
+/** The `limit` of the `last…` functions in one check. */
+interface LastParams {
+  readonly limit: number;
+}
+
+/** The default `last…` parameters of `ask` (and of the matching reference queries). */
+const LAST: LastParams = { limit: 3 };
+
+/** Limits every model check runs the `last…` functions with: 0, 1, a few, across block boundaries (64), beyond the history. */
+const LAST_VARIANTS: readonly LastParams[] = [LAST, { limit: 0 }, { limit: 1 }, { limit: 40 }, { limit: 70 }, { limit: 150 }, { limit: 100_000 }];
+const LAST_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set(['lastAmountCount', 'lastMin', 'lastMax']);
+
 /** The index's answer for one aggregate function, through its method. */
-function ask(index: WindowIndex, fn: AggregateFunction, start: number, end: number, field: string, excludeId?: string) {
+function ask(index: WindowIndex, fn: AggregateFunction, start: number, end: number, field: string, excludeId?: string, last: LastParams = LAST) {
   switch (fn) {
     case 'count':
       return index.count(start, end, excludeId);
@@ -33,13 +45,26 @@ function ask(index: WindowIndex, fn: AggregateFunction, start: number, end: numb
       return index.latest(start, end, excludeId);
     case 'countIn':
       return index.countIn(start, end, field, COUNT_IN_VALUES, excludeId);
+    case 'sumIn':
+      return index.sumIn(start, end, field, COUNT_IN_VALUES, excludeId);
+    case 'lastAmountCount':
+      return index.lastAmountCount(start, end, last.limit, excludeId);
+    case 'lastMin':
+      return index.lastMin(start, end, last.limit, excludeId);
+    case 'lastMax':
+      return index.lastMax(start, end, last.limit, excludeId);
   }
 }
 
-/** The value set every `countIn` check of this file uses (in `ask` and in the reference queries). */
-const COUNT_IN_VALUES: readonly string[] = ['x', 'v1', 'v5'];
+/** The value set every `countIn` / `sumIn` check of this file uses (in `ask` and in the reference queries). */
+const COUNT_IN_VALUES: readonly string[] = ['x', 'v1', 'v5', 'a', '7'];
 
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn'];
+const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn', 'sumIn', 'lastAmountCount', 'lastMin', 'lastMax'];
+
+/** The reference query of `ask`. */
+function referenceQuery(fn: AggregateFunction, start: number, end: number, field: string, excludeId?: string, last: LastParams = LAST) {
+  return { series: 's', key: 'k', start, end, fn, field, values: COUNT_IN_VALUES, ...last, ...(excludeId === undefined ? {} : { excludeId }) };
+}
 
 const sample: WindowEntry[] = [
   { id: 'a', timestamp: T0, amount: 500n, values: { cp: 'x' } },
@@ -224,6 +249,53 @@ describe('count / sum / amountCount / min / max / distinctCount', () => {
   });
 });
 
+describe('sumIn', () => {
+  const index = indexOf(sample);
+  const cases: { name: string; input: { start: number; end: number; values: string[]; excludeId?: string }; expected: bigint }[] = [
+    { name: 'sums the amounts of the entries with a listed value', input: { start: T0, end: T0 + 3000, values: ['x'] }, expected: 300n },
+    { name: 'a listed value whose only entry has a null amount adds nothing', input: { start: T0, end: T0 + 3000, values: ['y'] }, expected: 0n },
+    { name: 'the empty string is never a value', input: { start: T0, end: T0 + 3000, values: [''] }, expected: 0n },
+    { name: 'a value listed twice counts once', input: { start: T0, end: T0 + 3000, values: ['x', 'x', 'y'] }, expected: 300n },
+    { name: 'excludeId takes the entry out', input: { start: T0, end: T0 + 3000, values: ['x'], excludeId: 'c' }, expected: 500n },
+    { name: 'an entry 1 ms before start is out', input: { start: T0 + 1, end: T0 + 3000, values: ['x'] }, expected: -200n },
+    { name: 'no values sums nothing', input: { start: T0, end: T0 + 3000, values: [] }, expected: 0n },
+  ];
+  it.each(cases)('$name', ({ input, expected }) => {
+    expect(index.sumIn(input.start, input.end, 'cp', input.values, input.excludeId)).toBe(expected);
+  });
+});
+
+describe('lastAmountCount / lastMin / lastMax', () => {
+  // sample by (timestamp, id): a 500, b null, c -200, d 900, e 100.
+  const index = indexOf(sample);
+  const all = { start: T0, end: T0 + 3000 };
+  const cases: {
+    name: string;
+    input: { start: number; end: number; limit: number; excludeId?: string };
+    expected: { count: number; min: bigint | null; max: bigint | null };
+  }[] = [
+    { name: 'the last entry only', input: { ...all, limit: 1 }, expected: { count: 1, min: 100n, max: 100n } },
+    { name: 'the last two entries', input: { ...all, limit: 2 }, expected: { count: 2, min: 100n, max: 900n } },
+    { name: 'a null amount takes a place but adds no amount', input: { ...all, limit: 4 }, expected: { count: 3, min: -200n, max: 900n } },
+    { name: 'excludeId skips the entry and looks one further back', input: { ...all, limit: 1, excludeId: 'e' }, expected: { count: 1, min: 900n, max: 900n } },
+    { name: 'an excluded entry outside the last ones changes nothing', input: { ...all, limit: 2, excludeId: 'a' }, expected: { count: 2, min: 100n, max: 900n } },
+    { name: 'equal timestamps are ordered by id: c is after b', input: { start: T0 + 1000, end: T0 + 1000, limit: 1 }, expected: { count: 1, min: -200n, max: -200n } },
+    { name: 'equal timestamps: excluding c leaves b (null amount)', input: { start: T0 + 1000, end: T0 + 1000, limit: 1, excludeId: 'c' }, expected: { count: 0, min: null, max: null } },
+    { name: 'a limit beyond the window covers the window only', input: { start: T0 + 2000, end: T0 + 3000, limit: 100 }, expected: { count: 2, min: 100n, max: 900n } },
+    { name: 'the window end bounds the look-back: later entries are not "last"', input: { start: -Infinity, end: T0 + 999, limit: 1 }, expected: { count: 1, min: 500n, max: 500n } },
+    { name: 'limit 0 covers nothing', input: { ...all, limit: 0 }, expected: { count: 0, min: null, max: null } },
+    { name: 'an empty window covers nothing', input: { start: T0 + 3001, end: T0 + 4000, limit: 5 }, expected: { count: 0, min: null, max: null } },
+  ];
+  it.each(cases)('$name', ({ input, expected }) => {
+    const { start, end, limit, excludeId } = input;
+    expect({
+      count: index.lastAmountCount(start, end, limit, excludeId),
+      min: index.lastMin(start, end, limit, excludeId),
+      max: index.lastMax(start, end, limit, excludeId),
+    }).toEqual(expected);
+  });
+});
+
 describe('pruneBefore', () => {
   it('drops entries strictly before the horizon and keeps the one at it', () => {
     const index = indexOf(sample);
@@ -366,11 +438,13 @@ function runOps(ops: readonly Op[]): void {
   const check = (start: number, end: number, excludeId: string | undefined): void => {
     const reference = toSeries(model.values());
     for (const fn of FUNCTIONS) {
-      for (const field of fn === 'distinct' ? ['cp', 'country'] : ['cp']) {
-        const q = { series: 's', key: 'k', start, end, fn, field, values: COUNT_IN_VALUES, ...(excludeId === undefined ? {} : { excludeId }) };
-        expect(ask(index, fn, start, end, field, excludeId), `${fn}(${field}) [${start}, ${end}] excl ${excludeId}`).toEqual(
-          computeAggregate(reference, q),
-        );
+      for (const field of fn === 'distinct' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
+        for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
+          const q = referenceQuery(fn, start, end, field, excludeId, last);
+          expect(ask(index, fn, start, end, field, excludeId, last), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(
+            computeAggregate(reference, q),
+          );
+        }
       }
     }
   };
@@ -473,9 +547,9 @@ describe('properties', () => {
       const reference = toSeries(model.values());
       for (const excludeId of [entry.id, undefined]) {
         for (const fn of FUNCTIONS) {
-          const q = { series: 's', key: 'k', start: entry.timestamp - window, end: entry.timestamp, fn, field: 'cp' };
-          expect(ask(index, fn, q.start, q.end, 'cp', excludeId), `${fn} at step ${i}`).toEqual(
-            computeAggregate(reference, excludeId === undefined ? q : { ...q, excludeId }),
+          const start = LAST_FUNCTIONS.has(fn) ? Number.NEGATIVE_INFINITY : entry.timestamp - window;
+          expect(ask(index, fn, start, entry.timestamp, 'cp', excludeId), `${fn} at step ${i}`).toEqual(
+            computeAggregate(reference, referenceQuery(fn, start, entry.timestamp, 'cp', excludeId)),
           );
         }
       }
@@ -505,6 +579,47 @@ describe('properties', () => {
       const excludeId = `e${q.ex % entries.length}`;
       const expected = computeAggregate(reference, { series: 's', key: 'k', start, end, fn: 'countIn', field: 'cp', values: q.set, excludeId });
       expect(index.countIn(start, end, 'cp', q.set, excludeId)).toBe(expected);
+    }
+  });
+
+  test.prop([
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.option(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), { nil: null })), { minLength: 70, maxLength: 300, size: 'max' }),
+    fc.array(
+      fc.record({
+        fn: fc.constantFrom('sumIn' as const, 'countIn' as const, 'distinct' as const),
+        width: fc.integer({ min: 0, max: 200 }),
+        step: fc.integer({ min: -20, max: 40 }),
+        ex: fc.nat(),
+        set: fc.subarray(['v1', 'v2', 'v5', 'v7', 'none']),
+        edit: fc.option(fc.record({ pick: fc.nat(), amount: fc.option(fc.bigInt({ min: -1000n, max: 1000n }), { nil: null }) }), { nil: undefined }),
+      }),
+      { minLength: 1, maxLength: 16 },
+    ),
+  ])('sumIn, countIn and distinct on one field over sliding long windows match a scan (cursors with and without sums shared, edits invalidate them)', (rows, queries) => {
+    const model = new Map<string, WindowEntry>();
+    rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
+    const index = indexOf([...model.values()]);
+    let start = T0;
+    for (const q of queries) {
+      if (q.edit !== undefined) {
+        // Replacing an amount in place (an event of a past transaction) must reach cursors that cover it.
+        const id = `e${q.edit.pick % rows.length}`;
+        const entry = { ...(model.get(id) as WindowEntry), amount: q.edit.amount };
+        model.set(id, entry);
+        index.upsert(entry);
+      }
+      start += q.step;
+      const end = start + q.width;
+      const excludeId = `e${q.ex % rows.length}`;
+      const reference = toSeries(model.values());
+      const expected = computeAggregate(reference, { series: 's', key: 'k', start, end, fn: q.fn, field: 'cp', values: q.set, excludeId });
+      const actual =
+        q.fn === 'sumIn'
+          ? index.sumIn(start, end, 'cp', q.set, excludeId)
+          : q.fn === 'countIn'
+            ? index.countIn(start, end, 'cp', q.set, excludeId)
+            : index.distinctCount(start, end, 'cp', excludeId);
+      expect(actual, `${q.fn} [${start}, ${end}]`).toEqual(expected);
     }
   });
 
@@ -541,9 +656,9 @@ describe('properties', () => {
       const start = T0 + (a % 401);
       const end = T0 + (b % 401);
       for (const fn of FUNCTIONS) {
-        expect(ask(index, fn, start, end, 'cp')).toEqual(
-          computeAggregate(reference, { series: 's', key: 'k', start, end, fn, field: 'cp', values: COUNT_IN_VALUES }),
-        );
+        for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
+          expect(ask(index, fn, start, end, 'cp', undefined, last)).toEqual(computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)));
+        }
       }
     },
   );

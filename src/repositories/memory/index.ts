@@ -1,4 +1,4 @@
-import { createAggregateStore } from '../../aggregation/aggregate-store.js';
+import { createAggregateStore, type SeriesEntry } from '../../aggregation/aggregate-store.js';
 import { DEFAULT_RISK_BANDS, nextCraScore, scoreToRiskLevel } from '../../engine/risk.js';
 import { TxmonError } from '../../errors.js';
 import type {
@@ -131,6 +131,9 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
       },
       async getEvent(eventId) {
         return events.get(eventId) ?? null;
+      },
+      async *scanTransactions() {
+        for (const stored of transactions.values()) yield stored.transaction;
       },
       async saveOutcome(outcome) {
         const id = outcome.transaction.transaction.transactionId;
@@ -292,6 +295,26 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
       },
       async entries(series, key) {
         return aggregates.entries(series, key);
+      },
+      async replaceSeries(series, entries) {
+        // Check everything first: a rejected call changes nothing.
+        for (let i = 0; i < entries.length; i++) {
+          const entry = entries[i] as SeriesEntry;
+          if (entry.series !== series) {
+            const path = `/${i}/series`;
+            throw new TxmonError('VALIDATION_FAILED', `Invalid series entry: ${path} must name the replaced series`, [
+              { path, code: 'const', message: 'must name the replaced series' },
+            ]);
+          }
+          if (!Number.isFinite(entry.timestamp)) {
+            const path = `/${i}/timestamp`;
+            throw new TxmonError('VALIDATION_FAILED', `Invalid series entry: ${path} must be a finite number`, [
+              { path, code: 'type', message: 'must be a finite number' },
+            ]);
+          }
+        }
+        aggregates.dropSeries(series);
+        aggregates.apply([], entries);
       },
     },
   };

@@ -1,0 +1,214 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { AggregateValue } from '../../aggregation/aggregate-store.js';
+import { currencyExponent } from '../../domain/codes.js';
+import { convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../../domain/money.js';
+import type { Transaction } from '../../domain/index.js';
+import { contributionsOf, type SeriesName } from '../series.js';
+import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
+
+/** Largest accepted `lowTransactionCount`: the look-back costs O(log n) per query, but stays bounded. */
+const MAX_LOW_TRANSACTION_COUNT = 1000;
+
+const AmountBoundsSchema = Type.Object(
+  {
+    min: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1e15,
+        title: 'Minimum',
+        description: 'Smallest amount in the range (inclusive). Absent: no lower bound.',
+      }),
+    ),
+    max: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1e15,
+        title: 'Maximum',
+        description: 'Largest amount in the range (inclusive). Absent: no upper bound. A maximum below the minimum never matches.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'Amount range', description: 'Inclusive bounds of an amount in one currency.' },
+);
+
+const ParametersSchema = Type.Object(
+  {
+    lowTransactionValues: Type.Record(Type.String(), AmountBoundsSchema, {
+      title: 'Low-value range',
+      description:
+        "The low-value range by currency (ISO 4217 code → {min, max}). Amounts are judged in the engine's base currency when it is listed, else converted into the first listed currency and rounded to its minor unit (as amount thresholds are).",
+      propertyNames: { format: 'currency-code' },
+      minProperties: 1,
+      maxProperties: 200,
+    }),
+    lowTransactionCount: Type.Integer({
+      minimum: 1,
+      maximum: MAX_LOW_TRANSACTION_COUNT,
+      title: 'Low-value transactions',
+      description: "The rule hits when the user's last this-many transactions of the direction, this one included, are all in the low-value range.",
+    }),
+  },
+  { additionalProperties: false, title: 'Low-value transactions parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+type AmountRange = Parameters['lowTransactionValues'];
+
+/**
+ * A low-value range put into one currency: `judge` maps a base-currency amount into that currency
+ * (R-69's conversion: identity when the base currency is listed, else converted into the first
+ * listed currency and rounded to its minor unit), `min`/`max` are the bounds there.
+ */
+interface ResolvedRange {
+  readonly currency: string;
+  readonly min: bigint | undefined;
+  readonly max: bigint | undefined;
+  readonly judge: (amount: bigint) => bigint | null;
+}
+
+function resolveRange(range: AmountRange, money: MoneyContext, at: number): ResolvedRange | null {
+  const base = money.baseCurrency;
+  const own = range[base];
+  const currency = own !== undefined ? base : Object.keys(range)[0];
+  if (currency === undefined) return null;
+  const bounds = own ?? (range[currency] as Static<typeof AmountBoundsSchema>);
+  const exponent = currencyExponent(currency);
+  const judge =
+    currency === base
+      ? (amount: bigint) => amount
+      : (amount: bigint) => {
+          const converted = convertScaled(amount, base, currency, money.rates, at);
+          return converted === null ? null : roundToMinorUnit(converted, exponent);
+        };
+  return {
+    currency,
+    min: bounds.min === undefined ? undefined : toScaled(bounds.min),
+    max: bounds.max === undefined ? undefined : toScaled(bounds.max),
+    judge,
+  };
+}
+
+/** Whether a base-currency amount lies in the resolved range (a missing amount or rate never does). */
+function isInRange(amount: AggregateValue | undefined, range: ResolvedRange): boolean {
+  if (typeof amount !== 'bigint') return false;
+  const judged = range.judge(amount);
+  if (judged === null) return false;
+  return (range.min === undefined || judged >= range.min) && (range.max === undefined || judged <= range.max);
+}
+
+function describeRange(range: ResolvedRange): string {
+  const { min, max, currency } = range;
+  if (min !== undefined && max !== undefined) return `${formatMoney(min, currency)} to ${formatMoney(max, currency)}`;
+  if (min !== undefined) return `at least ${formatMoney(min, currency)}`;
+  if (max !== undefined) return `at most ${formatMoney(max, currency)}`;
+  return 'any amount';
+}
+
+interface SideSpec {
+  readonly series: Extract<SeriesName, 'user-sending' | 'user-receiving'>;
+  /** `series` as the set {@link contributionsOf} takes, built once. */
+  readonly seriesSet: ReadonlySet<SeriesName>;
+  readonly direction: 'ORIGIN' | 'DESTINATION';
+  readonly userOf: (transaction: Transaction) => string | undefined;
+}
+
+const RECEIVING: SideSpec = { series: 'user-receiving', seriesSet: new Set(['user-receiving']), direction: 'DESTINATION', userOf: (t) => t.destinationUserId };
+const SENDING: SideSpec = { series: 'user-sending', seriesSet: new Set(['user-sending']), direction: 'ORIGIN', userOf: (t) => t.originUserId };
+
+/** The current transaction's own entry amount in the side's series (base currency, as stored). */
+function readCurrentAmount(transaction: Transaction, side: SideSpec, money: MoneyContext): bigint | null {
+  for (const entry of contributionsOf(transaction, side.seriesSet, money)) {
+    if (entry.series === side.series) return entry.amount;
+  }
+  return null;
+}
+
+/**
+ * Builds R-7 / R-8: the user's last `lowTransactionCount` transactions of one direction, this one
+ * included, are all in the low-value range. The earlier `lowTransactionCount − 1` come from three
+ * "last N" aggregates over the whole retained history (`lastAmountCount`, `lastMin`, `lastMax`):
+ * they are all low-value exactly when all N − 1 exist and have an amount and both the smallest and
+ * the largest is in range — the conversion into the range currency is monotonic, so the extremes
+ * decide for every amount in between.
+ */
+function createLowValueRule(
+  side: SideSpec,
+  meta: Pick<RuleDefinition<Parameters>, 'id' | 'name' | 'description' | 'descriptionTemplate'>,
+): RuleDefinition<Parameters> {
+  const names = { count: `${meta.id}:lastAmountCount`, min: `${meta.id}:lastMin`, max: `${meta.id}:lastMax` } as const;
+  return {
+    ...meta,
+    parametersSchema: ParametersSchema,
+    defaultParameters: { lowTransactionValues: { USD: { min: 990, max: 1000 } }, lowTransactionCount: 3 },
+    defaultAction: 'FLAG',
+    defaultNature: 'AML',
+    labels: [],
+    defaultCasePriority: 'P1',
+    checksFor: ['Transaction amount', 'No. of transactions'],
+    types: ['Pattern recognition'],
+    typologies: ['Structuring'],
+    series: [side.series],
+    aggregates({ transaction, parameters }): AggregateNeed[] {
+      const key = side.userOf(transaction);
+      const limit = parameters.lowTransactionCount - 1;
+      if (!key || limit < 1) return [];
+      const base = {
+        series: side.series,
+        key,
+        start: Number.NEGATIVE_INFINITY,
+        end: transaction.timestamp,
+        limit,
+        excludeId: transaction.transactionId,
+        // The last-N functions cannot merge the current transaction: the check judges it itself.
+        includeCurrent: false,
+      } as const;
+      return [
+        { ...base, name: names.count, fn: 'lastAmountCount' },
+        { ...base, name: names.min, fn: 'lastMin' },
+        { ...base, name: names.max, fn: 'lastMax' },
+      ];
+    },
+    check({ transaction, parameters, aggregates, money }): RuleHit[] {
+      if (!side.userOf(transaction)) return [];
+      const range = resolveRange(parameters.lowTransactionValues, money, transaction.timestamp);
+      if (range === null || !isInRange(readCurrentAmount(transaction, side, money), range)) return [];
+      const limit = parameters.lowTransactionCount - 1;
+      if (limit >= 1) {
+        if (aggregates[names.count] !== limit) return [];
+        if (!isInRange(aggregates[names.min], range) || !isInRange(aggregates[names.max], range)) return [];
+      }
+      return [{ direction: side.direction, vars: { count: parameters.lowTransactionCount, range: describeRange(range) } }];
+    },
+  };
+}
+
+/**
+ * R-7 Too many transactions under reporting limit received by a user: the receiver's last
+ * `lowTransactionCount` incoming transactions (this one included; `user-receiving` entries, the
+ * destination amount) are all within the low-value range — structuring ("smurfing") just under a
+ * reporting threshold (FATF structuring red flags; FinCEN 31 CFR 1010.314). Hits DESTINATION.
+ *
+ * Decisions: "last" is by (timestamp, transaction id) among transactions at or before this one's
+ * timestamp (a later-timestamped transaction that arrived earlier is not among them); a user with
+ * fewer than `lowTransactionCount` transactions never hits; every amount, this one's included, is
+ * judged by its stored base-currency amount against the range resolved as R-69 resolves
+ * thresholds; an amount without a rate is never low-value. The look-back covers the retained
+ * history only (a host's `aggregateRetentionMs` shortens it).
+ */
+export const r7LowValueIncomingTransactions: RuleDefinition<Parameters> = createLowValueRule(RECEIVING, {
+  id: 'R-7',
+  name: 'Too many transactions under reporting limit received by a user',
+  description: "The receiver's last transactions received are all within a low-value range.",
+  descriptionTemplate: 'The last {{count}} transactions received by the receiver are all in the low-value range ({{range}}).',
+});
+
+/**
+ * R-8 Too many transactions under reporting limit sent by a user: as
+ * {@link r7LowValueIncomingTransactions} for the sender's last outgoing transactions
+ * (`user-sending` entries, the origin amount). Hits ORIGIN.
+ */
+export const r8LowValueOutgoingTransactions: RuleDefinition<Parameters> = createLowValueRule(SENDING, {
+  id: 'R-8',
+  name: 'Too many transactions under reporting limit sent by a user',
+  description: "The sender's last transactions sent are all within a low-value range.",
+  descriptionTemplate: 'The last {{count}} transactions sent by the sender are all in the low-value range ({{range}}).',
+});
