@@ -36,6 +36,7 @@ import type {
   UserUpdate,
 } from '../repositories/types.js';
 import { compileHistoricalFilters, compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters, type RuleFilters } from '../rules/filters.js';
+import { compileAggregationVariables, createCustomLogicRule } from '../rules/aggregation-variables.js';
 import { createRuleRegistry } from '../rules/registry.js';
 import {
   SERIES_NAMES,
@@ -355,10 +356,22 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const materialized = new Map<string, DerivedSeries>();
 
   function prepare(instance: RuleInstance, derived: Map<string, DerivedSeries>): PreparedInstance {
-    const rule = instance.ruleId === CUSTOM_RULE_ID ? null : (registry.get(instance.ruleId) ?? null);
-    const logic =
-      instance.ruleId === CUSTOM_RULE_ID ? compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: [] }) : null;
     const filters = instance.filters as RuleFilters;
+    const filter = hasActiveFilters(filters) ? compileRuleFilters(filters) : null;
+    if (instance.ruleId === CUSTOM_RULE_ID) {
+      const variables = compileAggregationVariables(instance.logicAggregationVariables, '/logicAggregationVariables');
+      const compiled = compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: variables.map((v) => v.key) });
+      if (variables.length === 0) return { instance, rule: null, logic: compiled, filter, seriesMap: null };
+      // With aggregation variables, the logic runs as a rule: its needs are planned and queried like a library rule's.
+      const custom = createCustomLogicRule(compiled, variables, {
+        description: instance.ruleDescriptionAlias ?? 'Custom json-logic rule.',
+        descriptionTemplate: 'Custom rule logic matched the transaction.',
+      });
+      for (const d of custom.derived) if (!derived.has(d.name)) derived.set(d.name, d);
+      return { instance, rule: custom as unknown as RuleDefinition<unknown>, logic: null, filter, seriesMap: null };
+    }
+    const rule = registry.get(instance.ruleId) ?? null;
+    const logic = null;
     const historical = rule && rule.series.length > 0 ? compileHistoricalFilters(filters) : null;
     let seriesMap: Map<string, string> | null = null;
     if (historical) {
@@ -369,7 +382,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         if (!derived.has(d.name)) derived.set(d.name, d);
       }
     }
-    return { instance, rule, logic, filter: hasActiveFilters(filters) ? compileRuleFilters(filters) : null, seriesMap };
+    return { instance, rule, logic, filter, seriesMap };
   }
 
   async function activeInstances(): Promise<PreparedState> {

@@ -2,6 +2,7 @@ import { RISK_LEVELS, RuleInstanceRequestSchema, RULE_INSTANCE_READ_ONLY_FIELDS 
 import type { RiskLevel, RuleAction, RuleInstanceRequest, TriggersOnHit } from '../domain/index.js';
 import { TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic } from '../logic/index.js';
+import { compileAggregationVariables } from '../rules/aggregation-variables.js';
 import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js';
 import type { RuleRegistry } from '../rules/registry.js';
 import { compileHistoricalFilters, HISTORICAL_FILTER_KEYS, validateRuleFilters, type RuleFilters } from '../rules/filters.js';
@@ -56,13 +57,12 @@ export function buildRuleInstance(
   let checksFor: string[];
   let logic: unknown;
 
-  if (request.logicAggregationVariables !== undefined && request.logicAggregationVariables.length > 0) {
-    // SPEC §3 aggregation variables need filtered aggregate series (rule-library issue). Until then
-    // they are refused rather than silently dropped.
-    throw new TxmonError('INVALID_LOGIC', 'Invalid request: logicAggregationVariables are not supported yet', [
-      { path: '/logicAggregationVariables', code: 'unsupported', message: 'aggregation variables are not supported yet' },
+  if (!isCustom && request.logicAggregationVariables !== undefined && request.logicAggregationVariables.length > 0) {
+    throw new TxmonError('VALIDATION_FAILED', 'Invalid request: logicAggregationVariables need logic', [
+      { path: '/logicAggregationVariables', code: 'not-allowed', message: 'is only allowed with logic' },
     ]);
   }
+  let variables: unknown[] | undefined;
   if (isCustom) {
     if (request.ruleId !== undefined && request.ruleId !== CUSTOM_RULE_ID) {
       throw new TxmonError('VALIDATION_FAILED', 'Invalid request: give either ruleId or logic, not both', [
@@ -75,7 +75,9 @@ export function buildRuleInstance(
       ]);
     }
     logic = request.logic ?? prev?.logic;
-    compileLogic(logic, { basePath: '/logic', aggregationVariableKeys: [] });
+    variables = request.logicAggregationVariables ?? prev?.logicAggregationVariables;
+    const compiled = compileAggregationVariables(variables, '/logicAggregationVariables');
+    compileLogic(logic, { basePath: '/logic', aggregationVariableKeys: compiled.map((v) => v.key) });
     ruleId = CUSTOM_RULE_ID;
     parameters = {};
     defaultAction = 'FLAG';
@@ -188,6 +190,7 @@ export function buildRuleInstance(
     type: 'TRANSACTION',
     ruleId,
     ...(logic !== undefined ? { logic } : {}),
+    ...(variables !== undefined && variables.length > 0 ? { logicAggregationVariables: cloneJson(variables) } : {}),
     ...(request.ruleNameAlias ?? prev?.ruleNameAlias ? { ruleNameAlias: (request.ruleNameAlias ?? prev?.ruleNameAlias) as string } : {}),
     ...(request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias
       ? { ruleDescriptionAlias: (request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias) as string }

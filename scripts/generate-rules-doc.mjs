@@ -1,0 +1,96 @@
+// Regenerates docs/rules.md from the built registry (`npm run build` first):
+//   node scripts/generate-rules-doc.mjs
+// The per-rule sections come from listRules(); the closing sections are kept in this script.
+import { writeFileSync } from 'node:fs';
+import { createEngine } from '../dist/index.js';
+
+const engine = createEngine();
+const rules = (await engine.listRules()).sort((a, b) => Number(a.id.slice(2)) - Number(b.id.slice(2)));
+
+const out = [];
+out.push('# Rules', '');
+out.push(
+  'The rules (templates) txmon ships — generated from the registry (`listRules()`) by `node scripts/generate-rules-doc.mjs`. Each is instantiated with',
+  '`createRuleInstance({ ruleId, parameters })`; `parameters` are merged over the defaults and validated against the',
+  "rule's `parametersSchema` (`getRule(id)`). Windows are closed intervals [start, end] ending at the transaction's",
+  'timestamp (docs/decisions.md D-11). Comparators are as each description says (`>` vs `≥`). Every stateful rule accepts',
+  'historical filters (see the end of this page).',
+  '',
+);
+out.push('| id | name | default action / nature | stateful |', '|---|---|---|---|');
+for (const r of rules) out.push(`| ${r.id} | ${r.name} | ${r.defaultAction} / ${r.defaultNature} | ${r.stateful ? 'yes' : 'no'} |`);
+out.push('');
+for (const r of rules) {
+  out.push(`## ${r.id} — ${r.name}`, '', r.description, '');
+  out.push(`- default action / nature: \`${r.defaultAction}\` / \`${r.defaultNature}\`; stateful: ${r.stateful ? 'yes (windowed aggregates)' : 'no'}`);
+  out.push(`- description on a hit: \`${r.descriptionTemplate}\``);
+  const props = r.parametersSchema?.properties ?? {};
+  const required = new Set(r.parametersSchema?.required ?? []);
+  const names = Object.keys(props);
+  if (names.length === 0) out.push('- parameters: none');
+  else {
+    out.push('- parameters:');
+    for (const n of names) out.push(`  - \`${n}\` (${required.has(n) ? 'required' : 'optional'}): ${props[n].description ?? props[n].title ?? ''}`);
+  }
+  out.push('', 'Example instance:', '', '```json', JSON.stringify({ ruleId: r.id, parameters: r.defaultParameters }, null, 2), '```', '');
+}
+out.push(`## Historical filters
+
+An instance of a stateful rule may restrict which past transactions its aggregates count with the
+historical filters of \`getRuleFiltersSchema()\` (docs/decisions.md D-115, D-116):
+\`paymentMethodsHistorical\`, \`transactionTypesHistorical\`, \`transactionStatesHistorical\`,
+\`transactionCountriesHistorical\`, \`transactionAmountRangeHistorical\`, \`transactionTimeRangeHistorical24hr\`.
+The engine keeps a filtered copy of each series the rule reads, filled from the stored history when
+the instance is created, so the filters apply to history older than the instance too.
+
+\`\`\`json
+{
+  "ruleId": "R-30",
+  "parameters": { "transactionsLimit": 20, "timeWindow": { "units": 1, "granularity": "day", "rollingBasis": true } },
+  "filters": { "transactionTypesHistorical": ["TRANSFER"], "transactionStatesHistorical": ["SUCCESSFUL"] }
+}
+\`\`\`
+
+## Custom logic and aggregation variables
+
+An instance with \`logic\` (json-logic over \`transaction\`, \`originUser\`, \`destinationUser\` and \`agg\`)
+instead of \`ruleId\` (operator allowlist: docs/decisions.md D-4, D-23, D-26). \`logicAggregationVariables\`
+declares the windowed aggregates the logic reads as \`agg.<key>\`, computed by the same incremental store:
+
+| field | values |
+|---|---|
+| \`key\` | \`[A-Za-z_][A-Za-z0-9_]*\`, unique |
+| \`aggregationFunc\` | \`COUNT\`, \`SUM\`, \`AVG\`, \`MIN\`, \`MAX\`, \`UNIQUE_COUNT\` |
+| \`aggregationFieldKey\` | SUM/AVG/MIN/MAX: \`amount\` (the user's own side), or \`originAmountDetails.transactionAmount\` (SENDING) / \`destinationAmountDetails.transactionAmount\` (RECEIVING). UNIQUE_COUNT: \`type\`, \`transactionState\`; with SENDING or RECEIVING also the counterparty's user id (\`destinationUserId\` when SENDING, \`originUserId\` when RECEIVING), either side's \`…AmountDetails.country\`, the own side's \`…AmountDetails.transactionCurrency\` |
+| \`userDirection\` | \`SENDER\`, \`RECEIVER\`, \`SENDER_OR_RECEIVER\` (the logic runs once per side; each true run hits that side) |
+| \`transactionDirection\` | \`SENDING\`, \`RECEIVING\`, \`SENDING_RECEIVING\` |
+| \`timeWindow\` | \`{ start, end }\`, each \`{ units, granularity (second … fiscal_year, or now), rollingBasis? }\`; start inclusive, end exclusive unless it is the transaction time |
+| \`filtersLogic\` | optional json-logic over \`transaction\` (a past one): only accepted transactions count |
+| \`baseCurrency\` | currency of SUM/AVG/MIN/MAX values (default the engine's) |
+| \`includeCurrentEntity\` | default \`true\` |
+
+Values are numbers (\`null\` for AVG/MIN/MAX of nothing). Example — more than 5 card payments in an hour:
+
+\`\`\`json
+{
+  "logic": { ">": [{ "var": "agg.cardPayments" }, 5] },
+  "logicAggregationVariables": [{
+    "key": "cardPayments", "aggregationFunc": "COUNT", "userDirection": "SENDER", "transactionDirection": "SENDING",
+    "timeWindow": { "start": { "units": 1, "granularity": "hour" }, "end": { "units": 0, "granularity": "now" } },
+    "filtersLogic": { "==": [{ "var": "transaction.originPaymentDetails.method" }, "CARD"] }
+  }]
+}
+\`\`\`
+
+## Not shipped
+
+- **R-87, R-88, R-113** (IP-address countries and cities): need a geo-IP lookup the host must supply;
+  no port yet. (R-87 could read a client-supplied IP country; the interface's \`DeviceData\` has none.)
+- **R-132** (blacklist of transaction values by list id): needs a list store; no port yet
+  (\`whitelistUsers.listIds\` in filters is refused for the same reason).
+- **R-41's optional 3DS-done percentage guards**: past transactions do not record 3DS yet (D-120).
+- Rules of DOMAIN.md §(c) outside the issue's list, and user rules (R-20, R-61, R-33, screening), are not
+  transaction rules of this engine.
+`);
+writeFileSync(new URL('../docs/rules.md', import.meta.url), out.join('\n'));
+console.log(`docs/rules.md: ${rules.length} rules`);

@@ -1,0 +1,404 @@
+/**
+ * Aggregation variables of custom json-logic rules (SPEC §3 "custom rules"): named windowed
+ * aggregates over a user's history that the logic reads as `agg.<key>`.
+ *
+ * A variable is turned into aggregate needs on a built-in series (or, with `filtersLogic`, on a
+ * derived series holding only the past transactions the filter logic accepts), so it is computed by
+ * the same incremental store, with the same costs, as the library rules. A custom instance with
+ * variables runs as a synthetic {@link RuleDefinition} ({@link createCustomLogicRule}): the engine
+ * plans, queries and evaluates it like any library rule.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { TIME_WINDOW_GRANULARITIES, windowStart, type TimeWindow } from '../aggregation/time-window.js';
+import type { AggregateValue } from '../aggregation/aggregate-store.js';
+import { canonicalJson, convertScaled, CurrencyCodeSchema, defineClosedObject, scaledToNumber, type Transaction } from '../domain/index.js';
+import { TxmonError, type ErrorDetail } from '../errors.js';
+import { compileLogic, type CompiledLogic } from '../logic/index.js';
+import { collectSchemaErrors } from '../validation/index.js';
+import { getPreviousDouble } from './anomaly.js';
+import { filterIdOf } from './filters.js';
+import { createDerivedSeries, type DerivedSeries, type SeriesName } from './series.js';
+import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from './types.js';
+
+/** The aggregate functions a variable can compute. */
+export const AGGREGATION_FUNCTIONS = ['COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'UNIQUE_COUNT'] as const;
+/** Whose history a variable reads. */
+export const AGGREGATION_USER_DIRECTIONS = ['SENDER', 'RECEIVER', 'SENDER_OR_RECEIVER'] as const;
+/** Which of that user's transactions a variable reads. */
+export const AGGREGATION_TRANSACTION_DIRECTIONS = ['SENDING', 'RECEIVING', 'SENDING_RECEIVING'] as const;
+
+const WindowPointSchema = defineClosedObject(
+  {
+    units: Type.Integer({ minimum: 0, maximum: 10_000, title: 'Units', description: 'How many granularity units back from the transaction time (0 = the transaction time)' }),
+    granularity: Type.Union([...TIME_WINDOW_GRANULARITIES, 'now'].map((g) => Type.Literal(g)), {
+      title: 'Granularity',
+      description: 'The unit; `now` is the transaction time itself',
+    }),
+    rollingBasis: Type.Optional(Type.Boolean({ title: 'Rolling basis', description: 'As for rule time windows: calendar-aligned unless true (day and longer)' })),
+  },
+  { title: 'Window point', description: 'A point before the transaction time' },
+);
+
+/** One aggregation variable as the request gives it. */
+export const AggregationVariableSchema = defineClosedObject(
+  {
+    key: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', title: 'Key', description: 'Name the logic reads the value under (`agg.<key>`)' }),
+    aggregationFunc: Type.Union(AGGREGATION_FUNCTIONS.map((f) => Type.Literal(f)), { title: 'Function', description: 'What to compute over the window' }),
+    aggregationFieldKey: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, title: 'Field', description: 'Transaction field aggregated (see docs/rules.md for the supported fields); not used by COUNT' }),
+    ),
+    userDirection: Type.Union(AGGREGATION_USER_DIRECTIONS.map((d) => Type.Literal(d)), {
+      title: 'User',
+      description: 'SENDER or RECEIVER of the current transaction; SENDER_OR_RECEIVER evaluates the logic once per side (ORIGIN and DESTINATION hits)',
+    }),
+    transactionDirection: Type.Union(AGGREGATION_TRANSACTION_DIRECTIONS.map((d) => Type.Literal(d)), {
+      title: 'Transactions',
+      description: "The user's sent, received, or all transactions",
+    }),
+    timeWindow: defineClosedObject(
+      { start: WindowPointSchema, end: WindowPointSchema },
+      { title: 'Time window', description: 'From `start` (inclusive) to `end` (exclusive; inclusive when `end` is the transaction time)' },
+    ),
+    filtersLogic: Type.Optional(Type.Unknown({ title: 'Filter logic', description: 'json-logic over `transaction` (a past transaction): only those it accepts count' })),
+    baseCurrency: Type.Optional(CurrencyCodeSchema),
+    includeCurrentEntity: Type.Optional(Type.Boolean({ title: 'Include the current transaction', description: 'Default true' })),
+  },
+  { title: 'Aggregation variable' },
+);
+/** One aggregation variable as the request gives it. */
+export type AggregationVariable = Static<typeof AggregationVariableSchema>;
+
+type Side = 'origin' | 'destination';
+type Reader = (transaction: Transaction, side: Side) => string | undefined;
+
+/** UNIQUE_COUNT fields: the entry value they are kept under, per side, and how to read the current transaction. */
+interface DistinctField {
+  /** Entry value field for an entry of `side` (the user's own side). */
+  readonly entryField: (side: Side) => string;
+  readonly read: Reader;
+}
+
+const other = (side: Side): Side => (side === 'origin' ? 'destination' : 'origin');
+const amountDetails = (t: Transaction, side: Side) => (side === 'origin' ? t.originAmountDetails : t.destinationAmountDetails);
+
+/**
+ * The UNIQUE_COUNT fields. Side-specific fields name the origin or the destination; over
+ * SENDING_RECEIVING (both sides) only `type` and `transactionState` are allowed.
+ */
+function distinctField(fieldKey: string, direction: (typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number]): DistinctField | null {
+  if (fieldKey === 'type') return { entryField: () => 'type', read: (t) => t.type };
+  if (fieldKey === 'transactionState') return { entryField: () => 'state', read: (t) => t.transactionState ?? 'CREATED' };
+  if (direction === 'SENDING_RECEIVING') return null;
+  const own: Side = direction === 'SENDING' ? 'origin' : 'destination';
+  const [prefix, ...rest] = fieldKey.split('.');
+  const path = rest.join('.');
+  const sideOf = (p: string | undefined): Side | null =>
+    p?.startsWith('origin') ? 'origin' : p?.startsWith('destination') ? 'destination' : null;
+  const side = sideOf(prefix);
+  if (side === null) return null;
+  const isOwn = side === own;
+  if (prefix === `${side}UserId` && path === '' && !isOwn) {
+    return { entryField: () => 'counterparty', read: (t, s) => (other(s) === 'origin' ? t.originUserId : t.destinationUserId) };
+  }
+  if (prefix === `${side}AmountDetails` && path === 'country') {
+    return isOwn
+      ? { entryField: () => 'country', read: (t, s) => amountDetails(t, s)?.country }
+      : { entryField: () => 'counterpartyCountry', read: (t, s) => amountDetails(t, other(s))?.country };
+  }
+  if (prefix === `${side}AmountDetails` && path === 'transactionCurrency' && isOwn) {
+    return { entryField: () => 'currency', read: (t, s) => amountDetails(t, s)?.transactionCurrency };
+  }
+  return null;
+}
+
+/** Amount fields of SUM/AVG/MIN/MAX: the user's own side only (entries keep that side's amount). */
+function isAmountField(fieldKey: string, direction: (typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number]): boolean {
+  if (fieldKey === 'amount') return true;
+  if (direction === 'SENDING') return fieldKey === 'originAmountDetails.transactionAmount';
+  if (direction === 'RECEIVING') return fieldKey === 'destinationAmountDetails.transactionAmount';
+  return false;
+}
+
+/** A validated variable, ready to plan. */
+export interface CompiledAggregationVariable {
+  readonly key: string;
+  readonly func: (typeof AGGREGATION_FUNCTIONS)[number];
+  readonly userDirection: (typeof AGGREGATION_USER_DIRECTIONS)[number];
+  readonly series: SeriesName;
+  /** The derived series when the variable has `filtersLogic`. */
+  readonly derived: DerivedSeries | null;
+  readonly distinct: DistinctField | null;
+  readonly start: WindowPoint;
+  readonly end: WindowPoint;
+  readonly currency: string | undefined;
+  readonly includeCurrent: boolean;
+  readonly filter: CompiledLogic | null;
+}
+
+type WindowPoint = AggregationVariable['timeWindow']['start'];
+
+const REFERENCE_TIME = Date.UTC(2025, 0, 15, 12);
+
+/** Epoch ms of a window point before `at` (`now` or 0 units = `at`). */
+function pointAt(at: number, point: WindowPoint): number {
+  if (point.granularity === 'now' || point.units === 0) return at;
+  return windowStart(at, point as TimeWindow);
+}
+
+const SERIES_OF: Readonly<Record<(typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number], SeriesName>> = {
+  SENDING: 'user-sending',
+  RECEIVING: 'user-receiving',
+  SENDING_RECEIVING: 'user-all',
+};
+
+/**
+ * Validates `logicAggregationVariables` and compiles them. Checks, each detail with its path under
+ * `basePath` (e.g. `/logicAggregationVariables/0/aggregationFieldKey`): the schema; unique keys
+ * (`duplicate`); a field for every function but COUNT, and one the store keeps
+ * (`unsupported`); a window whose start is before its end (`range`); `filtersLogic` against the
+ * operator allowlist, reading only `transaction`.
+ *
+ * @throws TxmonError `INVALID_LOGIC` (400) naming every problem's path.
+ */
+export function compileAggregationVariables(variables: unknown, basePath: string): CompiledAggregationVariable[] {
+  if (variables === undefined) return [];
+  const details: ErrorDetail[] = collectSchemaErrors(Type.Array(AggregationVariableSchema), variables, basePath);
+  if (details.length > 0) throw invalid(details);
+  const list = variables as AggregationVariable[];
+  const out: CompiledAggregationVariable[] = [];
+  const keys = new Set<string>();
+  list.forEach((v, i) => {
+    const path = `${basePath}/${i}`;
+    if (keys.has(v.key)) details.push({ path: `${path}/key`, code: 'duplicate', message: 'is the key of an earlier variable' });
+    keys.add(v.key);
+    let distinct: DistinctField | null = null;
+    if (v.aggregationFunc !== 'COUNT') {
+      const field = v.aggregationFieldKey;
+      if (field === undefined) {
+        details.push({ path: `${path}/aggregationFieldKey`, code: 'required', message: `is required for ${v.aggregationFunc}` });
+      } else if (v.aggregationFunc === 'UNIQUE_COUNT') {
+        distinct = distinctField(field, v.transactionDirection);
+        if (distinct === null) {
+          details.push({
+            path: `${path}/aggregationFieldKey`,
+            code: 'unsupported',
+            message: 'is not a field UNIQUE_COUNT can count for this transaction direction (see docs/rules.md)',
+          });
+        }
+      } else if (!isAmountField(field, v.transactionDirection)) {
+        details.push({
+          path: `${path}/aggregationFieldKey`,
+          code: 'unsupported',
+          message: `must be the user's own amount for ${v.aggregationFunc} (amount, or the origin / destination transactionAmount of the direction)`,
+        });
+      }
+    }
+    if (!(pointAt(REFERENCE_TIME, v.timeWindow.start) < pointAt(REFERENCE_TIME, v.timeWindow.end))) {
+      details.push({ path: `${path}/timeWindow/start`, code: 'range', message: 'must be before the window end' });
+    }
+    let filter: CompiledLogic | null = null;
+    let derived: DerivedSeries | null = null;
+    const series = SERIES_OF[v.transactionDirection];
+    if (v.filtersLogic !== undefined) {
+      try {
+        const compiled = compileLogic(v.filtersLogic, { basePath: `${path}/filtersLogic`, roots: ['transaction'] });
+        filter = compiled;
+        derived = createDerivedSeries(series, `v.${filterIdOf(canonicalJson(v.filtersLogic))}`, (transaction) => compiled.evaluate({ transaction }));
+      } catch (error) {
+        if (error instanceof TxmonError) details.push(...error.details);
+        else throw error;
+      }
+    }
+    out.push({
+      key: v.key,
+      func: v.aggregationFunc,
+      userDirection: v.userDirection,
+      series,
+      derived,
+      distinct,
+      start: v.timeWindow.start,
+      end: v.timeWindow.end,
+      currency: v.baseCurrency,
+      includeCurrent: v.includeCurrentEntity !== false,
+      filter,
+    });
+  });
+  if (details.length > 0) throw invalid(details);
+  return out;
+}
+
+function invalid(details: ErrorDetail[]): TxmonError {
+  const first = details[0] as ErrorDetail;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return new TxmonError('INVALID_LOGIC', `Invalid aggregation variables: ${first.path} ${first.message}${more}`, details);
+}
+
+/** The need names of one variable read for one side. */
+function needName(key: string, side: Side, part: string): string {
+  return `${side}:${key}:${part}`;
+}
+
+function planVariable(variable: CompiledAggregationVariable, transaction: Transaction, side: Side, out: AggregateNeed[]): void {
+  const userId = side === 'origin' ? transaction.originUserId : transaction.destinationUserId;
+  if (!userId) return;
+  const at = transaction.timestamp;
+  const start = pointAt(at, variable.start);
+  const endPoint = pointAt(at, variable.end);
+  // The end is exclusive unless it is the transaction time itself.
+  const end = endPoint === at ? at : getPreviousDouble(endPoint);
+  const series = (variable.derived?.name ?? variable.series) as AggregateNeed['series'];
+  const base = { series, key: userId, start, end, excludeId: transaction.transactionId };
+  const inWindow = at >= start && at <= end;
+  const includeCurrent = variable.includeCurrent && inWindow;
+  switch (variable.func) {
+    case 'COUNT':
+      out.push({ ...base, name: needName(variable.key, side, 'count'), fn: 'count', includeCurrent });
+      return;
+    case 'SUM':
+      out.push({ ...base, name: needName(variable.key, side, 'sum'), fn: 'sum', includeCurrent });
+      return;
+    case 'AVG':
+      out.push({ ...base, name: needName(variable.key, side, 'sum'), fn: 'sum', includeCurrent });
+      out.push({ ...base, name: needName(variable.key, side, 'n'), fn: 'amountCount', includeCurrent });
+      return;
+    case 'MIN':
+      out.push({ ...base, name: needName(variable.key, side, 'min'), fn: 'min', includeCurrent });
+      return;
+    case 'MAX':
+      out.push({ ...base, name: needName(variable.key, side, 'max'), fn: 'max', includeCurrent });
+      return;
+    case 'UNIQUE_COUNT': {
+      const distinct = variable.distinct as DistinctField;
+      // The user's own entries are of side `side` for one-direction series; over both directions
+      // (`type`, `transactionState` only) the field does not depend on the side.
+      const entrySide: Side = variable.series === 'user-receiving' ? 'destination' : 'origin';
+      const need: AggregateNeed = { ...base, name: needName(variable.key, side, 'distinct'), fn: 'distinct', field: distinct.entryField(entrySide), includeCurrent: false };
+      const accepted = variable.filter === null || variable.filter.evaluate({ transaction });
+      const value = includeCurrent && accepted ? distinct.read(transaction, entrySide) : undefined;
+      out.push(value ? { ...need, includeValue: value } : need);
+      return;
+    }
+  }
+}
+
+/** A money value of a variable: a number in the variable's currency (json-logic works on numbers). */
+function moneyValue(value: AggregateValue, currency: string | undefined, money: MoneyContext, at: number): number | null {
+  if (typeof value !== 'bigint') return null;
+  if (currency === undefined || currency === money.baseCurrency) return scaledToNumber(value);
+  const converted = convertScaled(value, money.baseCurrency, currency, money.rates, at);
+  return converted === null ? null : scaledToNumber(converted);
+}
+
+function valueOf(
+  variable: CompiledAggregationVariable,
+  side: Side,
+  aggregates: Readonly<Record<string, AggregateValue>>,
+  money: MoneyContext,
+  at: number,
+): number | null {
+  const read = (part: string) => aggregates[needName(variable.key, side, part)];
+  switch (variable.func) {
+    case 'COUNT':
+      return (read('count') as number | undefined) ?? 0;
+    case 'SUM':
+      return moneyValue(read('sum') ?? 0n, variable.currency, money, at) ?? 0;
+    case 'AVG': {
+      const n = (read('n') as number | undefined) ?? 0;
+      if (n === 0) return null;
+      const sum = read('sum');
+      if (typeof sum !== 'bigint') return null;
+      // Exact division to 10^-8, then the variable's currency.
+      return moneyValue(roundedQuotient(sum, BigInt(n)), variable.currency, money, at);
+    }
+    case 'MIN':
+      return moneyValue(read('min') ?? null, variable.currency, money, at);
+    case 'MAX':
+      return moneyValue(read('max') ?? null, variable.currency, money, at);
+    case 'UNIQUE_COUNT':
+      return (read('distinct') as number | undefined) ?? 0;
+  }
+}
+
+function roundedQuotient(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  const r = a % b;
+  const twice = (r < 0n ? -r : r) * 2n;
+  if (twice >= b) return a < 0n ? q - 1n : q + 1n;
+  return q;
+}
+
+/**
+ * A custom json-logic instance with aggregation variables as a rule: `aggregates()` plans the
+ * variables' needs (for the sender, the receiver, or both), `check()` evaluates the logic with
+ * `agg` filled. When a variable reads SENDER_OR_RECEIVER, the logic runs once per side — with that
+ * side's values — and each true result hits that side (ORIGIN / DESTINATION); otherwise one run
+ * hits the sides of the transaction like a plain custom rule.
+ */
+export function createCustomLogicRule(
+  logic: CompiledLogic,
+  variables: readonly CompiledAggregationVariable[],
+  texts: { readonly description: string; readonly descriptionTemplate: string },
+): RuleDefinition<Record<string, never>> & { readonly derived: readonly DerivedSeries[] } {
+  const perSide = variables.some((v) => v.userDirection === 'SENDER_OR_RECEIVER');
+  const series = [...new Set(variables.map((v) => v.series))];
+  const derived = variables.flatMap((v) => (v.derived ? [v.derived] : []));
+  const sideFor = (v: CompiledAggregationVariable, evaluated: Side): Side =>
+    v.userDirection === 'SENDER' ? 'origin' : v.userDirection === 'RECEIVER' ? 'destination' : evaluated;
+
+  const aggFor = (side: Side, aggregates: Readonly<Record<string, AggregateValue>>, money: MoneyContext, at: number) => {
+    const agg: Record<string, number | null> = {};
+    for (const v of variables) agg[v.key] = valueOf(v, sideFor(v, side), aggregates, money, at);
+    return agg;
+  };
+  const profile = (user: RuleUser | null) => user?.profile ?? null;
+
+  return {
+    id: 'CUSTOM',
+    name: 'Custom rule',
+    description: texts.description,
+    descriptionTemplate: texts.descriptionTemplate,
+    parametersSchema: Type.Object({}),
+    defaultParameters: {},
+    defaultAction: 'FLAG',
+    defaultNature: 'AML',
+    labels: [],
+    defaultCasePriority: 'P1',
+    checksFor: ['Custom logic'],
+    types: [],
+    typologies: [],
+    series,
+    derived,
+    aggregates({ transaction }) {
+      const needs: AggregateNeed[] = [];
+      const planned = new Set<string>();
+      for (const side of perSide ? (['origin', 'destination'] as const) : (['origin'] as const)) {
+        for (const v of variables) {
+          const s = sideFor(v, side);
+          const id = `${v.key}:${s}`;
+          if (planned.has(id)) continue;
+          planned.add(id);
+          planVariable(v, transaction, s, needs);
+        }
+      }
+      return needs;
+    },
+    check({ transaction, originUser, destinationUser, aggregates, money }): RuleHit[] {
+      const data = { transaction, originUser: profile(originUser), destinationUser: profile(destinationUser) };
+      if (!perSide) {
+        if (!logic.evaluate({ ...data, agg: aggFor('origin', aggregates, money, transaction.timestamp) })) return [];
+        const hits: RuleHit[] = [];
+        if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN' });
+        if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION' });
+        return hits;
+      }
+      const hits: RuleHit[] = [];
+      if (transaction.originUserId && logic.evaluate({ ...data, agg: aggFor('origin', aggregates, money, transaction.timestamp) })) {
+        hits.push({ direction: 'ORIGIN' });
+      }
+      if (transaction.destinationUserId && logic.evaluate({ ...data, agg: aggFor('destination', aggregates, money, transaction.timestamp) })) {
+        hits.push({ direction: 'DESTINATION' });
+      }
+      return hits;
+    },
+  };
+}
