@@ -43,7 +43,6 @@ import {
   contributionRefsOf,
   contributionsOf,
   createDerivedSeries,
-  derivedContributionsOf,
   type DerivedSeries,
   type SeriesName,
 } from '../rules/series.js';
@@ -101,6 +100,13 @@ export interface EngineOptions {
   readonly defaultRiskLevel?: RiskLevel;
   /** Currency in which windowed sums are kept. Default `USD`. */
   readonly baseCurrency?: string;
+  /**
+   * Aggregate series kept even when no active instance reads them (`'all'` = every built-in
+   * series). By default a series is kept only while an active instance reads it, and filled from
+   * the stored transactions when an instance starts reading it (D-125): keep series here to make
+   * that fill unnecessary, e.g. when instances come and go over a long history.
+   */
+  readonly maintainSeries?: 'all' | readonly SeriesName[];
   /** Currency conversion; default the fixed, dated table of `createFixedRateProvider()`. */
   readonly rates?: RateProvider;
   /** Largest `fileSize` accepted by `createUpload`. Default 100,000,000 bytes. */
@@ -208,7 +214,6 @@ export interface Engine {
   readonly repositories: Repositories;
 }
 
-const ALL_SERIES: ReadonlySet<SeriesName> = new Set(SERIES_NAMES);
 const MAX_RETRIES = 5;
 
 // Inputs pass copySafeJson (the JSON safety check and a deep copy in one pass) first, so these
@@ -347,15 +352,30 @@ export function createEngine(options: EngineOptions = {}): Engine {
   interface PreparedState {
     readonly revision: number;
     readonly active: PreparedInstance[];
-    /** The derived (filtered) series the active instances read, kept up to date by every write. */
+    /** The built-in series kept: those the active instances read, plus `maintainSeries`. */
+    readonly series: ReadonlySet<SeriesName>;
+    /** The derived (filtered) series the active instances read. */
     readonly derived: readonly DerivedSeries[];
+  }
+  /** What the active instances read. */
+  interface Wanted {
+    readonly bases: Set<SeriesName>;
+    readonly derived: Map<string, DerivedSeries>;
+  }
+  const alwaysKept: readonly SeriesName[] =
+    options.maintainSeries === 'all' ? SERIES_NAMES : [...new Set(options.maintainSeries ?? [])];
+  for (const name of alwaysKept) {
+    if (!(SERIES_NAMES as readonly string[]).includes(name)) {
+      throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: maintainSeries names an unknown series');
+    }
   }
   let prepared: PreparedState | null = null;
   let refreshing: Promise<PreparedState> | null = null;
-  /** Derived series whose entries the aggregate repository holds, by name. */
-  const materialized = new Map<string, DerivedSeries>();
+  /** Series whose entries the aggregate repository holds (built-in and derived), by name. */
+  const keptBases = new Set<SeriesName>();
+  const keptDerived = new Map<string, DerivedSeries>();
 
-  function prepare(instance: RuleInstance, derived: Map<string, DerivedSeries>): PreparedInstance {
+  function prepare(instance: RuleInstance, wanted: Wanted): PreparedInstance {
     const filters = instance.filters as RuleFilters;
     const filter = hasActiveFilters(filters) ? compileRuleFilters(filters) : null;
     if (instance.ruleId === CUSTOM_RULE_ID) {
@@ -367,22 +387,28 @@ export function createEngine(options: EngineOptions = {}): Engine {
         description: instance.ruleDescriptionAlias ?? 'Custom json-logic rule.',
         descriptionTemplate: 'Custom rule logic matched the transaction.',
       });
-      for (const d of custom.derived) if (!derived.has(d.name)) derived.set(d.name, d);
+      for (const v of variables) {
+        if (v.derived) {
+          if (!wanted.derived.has(v.derived.name)) wanted.derived.set(v.derived.name, v.derived);
+        } else {
+          wanted.bases.add(v.series);
+        }
+      }
       return { instance, rule: custom as unknown as RuleDefinition<unknown>, logic: null, filter, seriesMap: null };
     }
     const rule = registry.get(instance.ruleId) ?? null;
-    const logic = null;
     const historical = rule && rule.series.length > 0 ? compileHistoricalFilters(filters) : null;
-    let seriesMap: Map<string, string> | null = null;
-    if (historical) {
-      seriesMap = new Map();
-      for (const base of rule?.series ?? []) {
-        const d = createDerivedSeries(base, historical.id, historical.accepts);
-        seriesMap.set(base, d.name);
-        if (!derived.has(d.name)) derived.set(d.name, d);
-      }
+    if (!historical) {
+      for (const base of rule?.series ?? []) wanted.bases.add(base);
+      return { instance, rule, logic: null, filter, seriesMap: null };
     }
-    return { instance, rule, logic, filter, seriesMap };
+    const seriesMap = new Map<string, string>();
+    for (const base of rule?.series ?? []) {
+      const d = createDerivedSeries(base, historical.id, historical.accepts);
+      seriesMap.set(base, d.name);
+      if (!wanted.derived.has(d.name)) wanted.derived.set(d.name, d);
+    }
+    return { instance, rule, logic: null, filter, seriesMap, historical: historical.accepts };
   }
 
   async function activeInstances(): Promise<PreparedState> {
@@ -395,29 +421,68 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return refreshing;
   }
 
-  async function refresh(revision: number): Promise<PreparedState> {
-    const list = await repos.ruleInstances.list();
-    const wanted = new Map<string, DerivedSeries>();
+  /** Prepares the ACTIVE instances of `list` and collects the series they read. */
+  function prepareAll(list: readonly RuleInstance[]): { active: PreparedInstance[]; wanted: Wanted } {
+    const wanted: Wanted = { bases: new Set(alwaysKept), derived: new Map() };
     const active = list.filter((i) => i.status === 'ACTIVE').map((i) => prepare(i, wanted));
-    // Derived series no instance reads any more are dropped; new ones are filled from history
-    // (D-116). Under the writer gate (rule-instance writes) no transaction is in flight meanwhile.
-    for (const name of [...materialized.keys()]) {
-      if (wanted.has(name)) continue;
+    return { active, wanted };
+  }
+
+  /** Fills, in one scan of the stored transactions, the wanted series not kept yet (D-116, D-125). */
+  async function fillMissing(wanted: Wanted): Promise<void> {
+    const newBases = new Set([...wanted.bases].filter((b) => !keptBases.has(b)));
+    const newDerived = [...wanted.derived.values()].filter((d) => !keptDerived.has(d.name));
+    if (newBases.size === 0 && newDerived.length === 0) return;
+    const filled = new Map<string, SeriesEntry[]>();
+    for (const name of [...newBases, ...newDerived.map((d) => d.name)]) filled.set(name, []);
+    for await (const transaction of repos.transactions.scanTransactions()) {
+      for (const entry of contributionsOf(transaction, newBases, money, newDerived)) filled.get(entry.series)?.push(entry);
+    }
+    for (const [name, entries] of filled) await repos.aggregates.replaceSeries(name, entries);
+    for (const b of newBases) keptBases.add(b);
+    for (const d of newDerived) keptDerived.set(d.name, d);
+  }
+
+  /** Drops the kept series no wanted one names. */
+  async function dropUnwanted(wanted: Wanted): Promise<void> {
+    for (const base of [...keptBases]) {
+      if (wanted.bases.has(base)) continue;
+      await repos.aggregates.replaceSeries(base, []);
+      keptBases.delete(base);
+    }
+    for (const name of [...keptDerived.keys()]) {
+      if (wanted.derived.has(name)) continue;
       await repos.aggregates.replaceSeries(name, []);
-      materialized.delete(name);
+      keptDerived.delete(name);
     }
-    for (const [name, series] of wanted) {
-      if (materialized.has(name)) continue;
-      const entries: SeriesEntry[] = [];
-      for await (const transaction of repos.transactions.scanTransactions()) {
-        for (const entry of derivedContributionsOf(transaction, series, money)) entries.push(entry);
-      }
-      await repos.aggregates.replaceSeries(name, entries);
-      materialized.set(name, series);
-    }
-    const state: PreparedState = { revision, active, derived: [...materialized.values()] };
+  }
+
+  /**
+   * Prepares the active instances and brings the kept series in line with what they read: series
+   * no longer read are dropped, newly read ones filled from history. Rule-instance writes of this
+   * engine fill before they write (under the writer gate), so here a fill only happens when the
+   * instances changed elsewhere (another engine on the same repositories) or after a restart.
+   */
+  async function refresh(revision: number): Promise<PreparedState> {
+    const { active, wanted } = prepareAll(await repos.ruleInstances.list());
+    await dropUnwanted(wanted);
+    await fillMissing(wanted);
+    const state: PreparedState = { revision, active, series: new Set(keptBases), derived: [...keptDerived.values()] };
     prepared = state;
     return state;
+  }
+
+  /**
+   * A rule-instance write: under the writer gate, fills the series the instances will read once
+   * `next` replaces the stored list, then writes. A failed fill writes nothing (the caller sees
+   * the error and the instance set is unchanged).
+   */
+  async function writeInstances<T>(next: (list: RuleInstance[]) => RuleInstance[], write: () => Promise<T>): Promise<T> {
+    return exclusive(async () => {
+      const { wanted } = prepareAll(next(await repos.ruleInstances.list()));
+      await fillMissing(wanted);
+      return write();
+    });
   }
 
   // ---- writer gate: rule-instance writes wait for in-flight transactions and hold new ones ----
@@ -427,30 +492,28 @@ export function createEngine(options: EngineOptions = {}): Engine {
   let exclusiveHeld: Promise<void> | null = null;
   let onDrained: (() => void) | null = null;
 
-  async function waitForWriter(): Promise<void> {
-    while (exclusiveHeld) await exclusiveHeld;
-  }
-
   function leaveShared(): void {
     inFlight -= 1;
     if (inFlight === 0 && onDrained) onDrained();
   }
 
   async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    await waitForWriter();
+    // Re-checked after every wake-up, and taken in the same turn: two writers never both pass.
+    while (exclusiveHeld) await exclusiveHeld;
     let release!: () => void;
     exclusiveHeld = new Promise<void>((resolve) => {
       release = resolve;
     });
     try {
-      if (inFlight > 0) {
+      while (inFlight > 0) {
         await new Promise<void>((resolve) => {
           onDrained = resolve;
         });
-        onDrained = null;
       }
+      onDrained = null;
       const result = await fn();
-      await activeInstances();
+      // Best effort: a failing refresh (e.g. dropping an unused series) is retried by the next call.
+      await activeInstances().catch(() => undefined);
       return result;
     } finally {
       exclusiveHeld = null;
@@ -474,7 +537,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       money,
       defaultRiskLevel,
     };
-    const current = contributionsOf(transaction, ALL_SERIES, money, state.derived);
+    const current = contributionsOf(transaction, state.series, money, state.derived);
     const plan = planRuleInstances(input);
     const needs = plan.needs;
     // Needs are valid queries (excludeId = this transaction): passed as they are; the values come
@@ -484,7 +547,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     }
     const evaluation = evaluateRuleInstances(plan, values);
-    const remove = previous ? contributionRefsOf(previous, ALL_SERIES, state.derived) : [];
+    const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
 
     const counters = evaluation.outcomes.map((o) => ({ instanceId: o.instance.id, runs: 1, hits: o.hit ? 1 : 0 }));
     const alertHits: AlertHit[] = [];
@@ -714,8 +777,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const request = validateTransaction(copySafeJson(input));
       assertNoReservedFields(request);
       const id = request.transactionId;
-      // Shared side of the writer gate (see `exclusive`).
-      if (exclusiveHeld) await waitForWriter();
+      // Shared side of the writer gate: re-checked after every wake-up, entered in the same turn.
+      while (exclusiveHeld) await exclusiveHeld;
       inFlight += 1;
       try {
       return await withLocks(lockKeys(id, request.originUserId, request.destinationUserId), () =>
@@ -756,7 +819,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async createTransactionEvent(input) {
       const request = validateEvent(copySafeJson(input));
-      if (exclusiveHeld) await waitForWriter();
+      // Shared side of the writer gate: re-checked after every wake-up, entered in the same turn.
+      while (exclusiveHeld) await exclusiveHeld;
       inFlight += 1;
       try {
       const clientEventId = request.eventId !== undefined;
@@ -877,10 +941,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async createRuleInstance(input) {
       const stored = buildRuleInstance(input, null, { registry, now: clock.now(), id: ids.next('ruleInstance') });
-      return exclusive(async () => {
-        await repos.ruleInstances.put(stored);
-        return cloneJson((await repos.ruleInstances.get(stored.instance.id)) as RuleInstance);
-      });
+      const added: RuleInstance = { ...stored.instance, runCount: 0, hitCount: 0 };
+      return writeInstances(
+        (list) => [...list, added],
+        async () => {
+          await repos.ruleInstances.put(stored);
+          return cloneJson((await repos.ruleInstances.get(stored.instance.id)) as RuleInstance);
+        },
+      );
     },
 
     async getRuleInstance(id) {
@@ -900,6 +968,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         const existing = await repos.ruleInstances.getStored(id);
         if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
         const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });
+        const list = (await repos.ruleInstances.list()).map((i) => (i.id === id ? { ...stored.instance, runCount: i.runCount, hitCount: i.hitCount } : i));
+        await fillMissing(prepareAll(list).wanted);
         await repos.ruleInstances.put(stored);
         return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
       });

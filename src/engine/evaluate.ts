@@ -43,6 +43,11 @@ export interface PreparedInstance {
    * instead. The planner renames the series of the rule's needs accordingly.
    */
   readonly seriesMap?: ReadonlyMap<string, string> | null;
+  /**
+   * With historical filters: whether a transaction passes them. The current transaction counts in
+   * the instance's aggregates only when it does (D-115).
+   */
+  readonly historical?: ((transaction: Transaction) => boolean) | null;
 }
 
 /** The settings that apply to one instance for one transaction, chosen by risk level. */
@@ -108,6 +113,8 @@ export interface InstancePlan {
   readonly needs: readonly AggregateNeed[];
   /** Index of this instance's first need in {@link EvaluationPlan.needs}. */
   readonly offset: number;
+  /** Whether the current transaction passes the instance's historical filters (true without any). */
+  readonly currentCounts: boolean;
 }
 
 /**
@@ -143,17 +150,23 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
       ? prepared.rule.aggregates({ transaction: input.transaction, parameters: settings.parameters })
       : NO_NEEDS;
     const map = prepared.seriesMap;
-    if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map));
-    instances.push({ prepared, settings, decision, needs, offset: all.length });
+    const currentCounts = prepared.historical ? prepared.historical(input.transaction) : true;
+    if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map, currentCounts));
+    instances.push({ prepared, settings, decision, needs, offset: all.length, currentCounts });
     for (const need of needs) all.push(need);
   }
   return { kind: 'plan', input, level, instances, needs: all };
 }
 
-/** The need reading the derived series its base series maps to (a copy; the need is not changed). */
-function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>): AggregateNeed {
-  const series = map.get(need.series);
-  return series === undefined ? need : ({ ...need, series } as AggregateNeed);
+/**
+ * The need reading the derived series its base series maps to (a copy; the need is not changed).
+ * When the current transaction fails the historical filters, its own value is not counted either.
+ */
+function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>, currentCounts: boolean): AggregateNeed {
+  const series = map.get(need.series) ?? need.series;
+  const copy = { ...need, series } as AggregateNeed & { includeValue?: string };
+  if (!currentCounts) delete copy.includeValue;
+  return copy;
 }
 
 function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {
@@ -210,6 +223,11 @@ export function mergeCurrentContribution(need: AggregateNeed, others: AggregateV
       case 'countIn': {
         const v = e.values?.[need.field ?? ''];
         if (typeof v === 'string' && v !== '' && need.values?.includes(v)) value = (value as number) + 1;
+        break;
+      }
+      case 'sumIn': {
+        const v = e.values?.[need.field ?? ''];
+        if (e.amount !== null && typeof v === 'string' && v !== '' && need.values?.includes(v)) value = (value as bigint) + e.amount;
         break;
       }
       case 'distinct':
@@ -338,7 +356,7 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
   const outcomes: InstanceOutcome[] = [];
   let status: RuleAction = 'ALLOW';
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
-  for (const { prepared, settings, decision, needs, offset } of plan.instances) {
+  for (const { prepared, settings, decision, needs, offset, currentCounts } of plan.instances) {
     const { instance, rule, logic } = prepared;
     let hits: readonly RuleHit[];
     let template: string;
@@ -350,7 +368,7 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
           ? (aligned[offset + j] ?? emptyValue(need))
           : valueFor(need, aggregates as ReadonlyMap<AggregateNeed | string, AggregateValue>);
       }
-      hits = rule.check({ transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money });
+      hits = rule.check({ transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts });
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
       const hit = logic.evaluate({

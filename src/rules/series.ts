@@ -131,8 +131,10 @@ function entryValues(transaction: Transaction, side: 'origin' | 'destination'): 
 }
 
 /**
- * The entries a transaction contributes to the given series. Pure: the same transaction always
- * yields the same entries, so an update replaces exactly what the earlier version added.
+ * The entries a transaction contributes to the given built-in `series` and to the `derived`
+ * series that accept it (a derived series needs no entry of its base in `series`). Pure: the same
+ * transaction always yields the same entries, so an update replaces exactly what the earlier
+ * version added.
  */
 export function contributionsOf(
   transaction: Transaction,
@@ -140,13 +142,14 @@ export function contributionsOf(
   money: MoneyContext,
   derived: readonly DerivedSeries[] = NO_DERIVED,
 ): SeriesEntry[] {
-  const out = baseContributionsOf(transaction, series, money);
-  if (derived.length === 0) return out;
-  const baseCount = out.length;
+  if (derived.length === 0) return baseContributionsOf(transaction, series, money);
+  // Base entries of a derived series' base are computed even when that base is not kept.
+  const computed = withBases(series, derived);
+  const base = baseContributionsOf(transaction, computed, money);
+  const out: SeriesEntry[] = computed === series ? base : base.filter((e) => series.has(e.series as SeriesName));
   for (const d of derived) {
     if (!d.accepts(transaction)) continue;
-    for (let i = 0; i < baseCount; i++) {
-      const e = out[i] as SeriesEntry;
+    for (const e of base) {
       if (e.series !== d.base) continue;
       out.push(
         e.values === undefined
@@ -158,16 +161,28 @@ export function contributionsOf(
   return out;
 }
 
+/** `series` plus the bases of `derived` (the same set object when nothing is missing). */
+function withBases(series: ReadonlySet<SeriesName>, derived: readonly DerivedSeries[]): ReadonlySet<SeriesName> {
+  let out: Set<SeriesName> | null = null;
+  for (const d of derived) {
+    if (series.has(d.base) || out?.has(d.base)) continue;
+    out ??= new Set(series);
+    out.add(d.base);
+  }
+  return out ?? series;
+}
+
 /**
  * The entries a transaction contributes to one derived series (none when it does not accept the
  * transaction): what a backfill of a new derived series adds per stored transaction.
  */
 export function derivedContributionsOf(transaction: Transaction, derived: DerivedSeries, money: MoneyContext): SeriesEntry[] {
   if (!derived.accepts(transaction)) return [];
-  return contributionsOf(transaction, new Set([derived.base]), money, [derived]).filter((e) => e.series === derived.name);
+  return contributionsOf(transaction, NO_SERIES, money, [derived]);
 }
 
 const NO_DERIVED: readonly DerivedSeries[] = Object.freeze([]);
+const NO_SERIES: ReadonlySet<SeriesName> = new Set();
 
 function baseContributionsOf(transaction: Transaction, series: ReadonlySet<SeriesName>, money: MoneyContext): SeriesEntry[] {
   const out: SeriesEntry[] = [];
@@ -237,16 +252,14 @@ export function contributionRefsOf(
   series: ReadonlySet<SeriesName>,
   derived: readonly DerivedSeries[] = NO_DERIVED,
 ): SeriesEntryRef[] {
-  const out = baseRefsOf(transaction, series);
-  if (derived.length === 0) return out;
-  const baseCount = out.length;
+  if (derived.length === 0) return baseRefsOf(transaction, series);
+  const computed = withBases(series, derived);
+  const base = baseRefsOf(transaction, computed);
+  const out: SeriesEntryRef[] = computed === series ? base : base.filter((r) => series.has(r.series as SeriesName));
   for (const d of derived) {
     // Only what the transaction's stored version contributed: the derived series accepted it.
     if (!d.accepts(transaction)) continue;
-    for (let i = 0; i < baseCount; i++) {
-      const r = out[i] as SeriesEntryRef;
-      if (r.series === d.base) out.push({ series: d.name, key: r.key, id: r.id });
-    }
+    for (const r of base) if (r.series === d.base) out.push({ series: d.name, key: r.key, id: r.id });
   }
   return out;
 }

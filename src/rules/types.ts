@@ -53,6 +53,12 @@ export interface RuleCheckContext<P> {
   /** The values of the needs the rule declared, by need name. */
   readonly aggregates: Readonly<Record<string, AggregateValue>>;
   readonly money: MoneyContext;
+  /**
+   * Whether the current transaction passes the instance's historical filters (true when it has
+   * none). A rule that adds the current transaction to its aggregates itself (rather than through
+   * `includeCurrent`) must do so only when this is true (D-115). Absent = true.
+   */
+  readonly currentCounts?: boolean;
 }
 
 /** One side a rule hit on, with values for its description. */

@@ -607,7 +607,7 @@ describe('properties', () => {
     ],
     { numRuns: 40 },
   )('G4: runCount and hitCount equal the evaluations and hits observed, with requests fired concurrently', async (configs, scenario, duplicates, racing) => {
-    const { engine } = testEngine();
+    const { engine } = testEngine({ maintainSeries: 'all' });
     const ids: string[] = [];
     for (const c of configs) ids.push((await engine.createRuleInstance(c)).id);
     const creates = scenario.ops.filter((o) => o.kind === 'create');
@@ -675,7 +675,7 @@ describe('properties', () => {
     ],
     { numRuns: 60 },
   )('G5: R-1/R-30/R-69 decisions and stored aggregates equal a brute-force recomputation, for any arrival order and updates', async (scenario, r30s, r69s, windows) => {
-    const { engine } = testEngine();
+    const { engine } = testEngine({ maintainSeries: 'all' });
     const r1Id = (await engine.createRuleInstance({ ruleId: 'R-1' })).id;
     const r30Ids: { id: string; spec: R30Spec }[] = [];
     const r69Ids: { id: string; spec: R69Spec }[] = [];

@@ -68,14 +68,24 @@ describe('rule instances do not alias stored state', () => {
     expect(up.riskLevelActions.VERY_HIGH).toBe('BLOCK');
   });
 
-  it('refuses logicAggregationVariables until they are supported, instead of dropping them', async () => {
+  it('keeps logicAggregationVariables (never dropped) and refuses an incomplete one with its path', async () => {
     const { engine } = testEngine();
     const e = await errorOf(() =>
       engine.createRuleInstance({ logic: { '==': [1, 1] }, logicAggregationVariables: [{ key: 'x' }] }),
     );
     expect(e.code).toBe('INVALID_LOGIC');
-    expect(e.details[0]).toMatchObject({ path: '/logicAggregationVariables', code: 'unsupported' });
+    expect(e.details[0]?.path.startsWith('/logicAggregationVariables/0')).toBe(true);
     expect(await engine.listRuleInstances()).toEqual([]);
+    const variable = {
+      key: 'x',
+      aggregationFunc: 'COUNT',
+      userDirection: 'SENDER',
+      transactionDirection: 'SENDING',
+      timeWindow: { start: { units: 1, granularity: 'day' }, end: { units: 0, granularity: 'now' } },
+    };
+    const created = await engine.createRuleInstance({ logic: { '>': [{ var: 'agg.x' }, 1] }, logicAggregationVariables: [variable] });
+    expect(created.logicAggregationVariables).toEqual([variable]);
+    expect((await engine.getRuleInstance(created.id)).logicAggregationVariables).toEqual([variable]);
   });
 });
 

@@ -32,8 +32,9 @@ const STRING_NAME_METHODS: ReadonlySet<string> = new Set(['IBAN', 'ACH', 'SWIFT'
 const TITLES: ReadonlySet<string> = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'dame', 'mme', 'mlle', 'herr', 'frau']);
 /** Apostrophes are dropped (`O'Brien` is `obrien`); every other non-letter, non-digit separates words. */
 const APOSTROPHES = /['\u2019\u02bc`]/gu;
-const MARKS = /\p{M}+/gu;
-const WORD = /[\p{L}\p{N}]+/gu;
+/** Combining marks on a Latin letter (accents); marks of other scripts (Devanagari vowel signs, kana voicing) are part of the letter. */
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 /** A name, normalised: its words, and (for a person) the words without the middle names. */
 interface NameForms {
@@ -44,12 +45,13 @@ interface NameForms {
 }
 
 /**
- * Words of a name: compatibility-decomposed (NFKD), diacritics (combining marks) removed,
+ * Words of a name: compatibility-decomposed (NFKD), accents (combining marks on Latin letters)
+ * removed and other scripts recomposed (NFC),
  * lower-cased (locale-independent), apostrophes dropped, split on anything that is not a letter
  * or digit, leading honorifics dropped (while another word remains).
  */
 export function normalizeNameWords(text: string): string[] {
-  const words = text.normalize('NFKD').replace(MARKS, '').toLowerCase().replace(APOSTROPHES, '').match(WORD) ?? [];
+  const words = text.normalize('NFKD').replace(LATIN_MARKS, '$1').normalize('NFC').toLowerCase().replace(APOSTROPHES, '').match(WORD) ?? [];
   let start = 0;
   while (start < words.length - 1 && TITLES.has(words[start] as string)) start += 1;
   return start === 0 ? words : words.slice(start);

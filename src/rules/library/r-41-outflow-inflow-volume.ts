@@ -134,9 +134,10 @@ export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
   },
-  check({ transaction, parameters, aggregates, money }): RuleHit[] {
+  check({ transaction, parameters, aggregates, money, currentCounts }): RuleHit[] {
     const hits: RuleHit[] = [];
-    let current: ReturnType<typeof contributionsOf> | undefined;
+    // With historical filters the current transaction is added only when it passes them (D-115).
+    let current: ReturnType<typeof contributionsOf> | undefined = currentCounts === false ? [] : undefined;
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
       const user = selectSideUser(transaction, parameters, direction);
       if (!user) continue;

@@ -167,8 +167,10 @@ function createLowValueRule(
         { ...base, name: names.max, fn: 'lastMax' },
       ];
     },
-    check({ transaction, parameters, aggregates, money }): RuleHit[] {
-      if (!side.userOf(transaction)) return [];
+    check({ transaction, parameters, aggregates, money, currentCounts }): RuleHit[] {
+      // The pattern is "the last N transactions, this one included": one the instance's historical
+      // filters leave out is not part of it (D-115).
+      if (!side.userOf(transaction) || currentCounts === false) return [];
       const range = resolveRange(parameters.lowTransactionValues, money, transaction.timestamp);
       if (range === null || !isInRange(readCurrentAmount(transaction, side, money), range)) return [];
       const limit = parameters.lowTransactionCount - 1;

@@ -1,0 +1,98 @@
+import { fc, test } from '@fast-check/vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryRepositories } from '../../src/index.js';
+import { transactionsArbitrary } from '../arbitraries/index.js';
+import { HOUR, T0, testEngine, tx } from '../helpers.js';
+
+/** Instances over every built-in series: user sending/receiving/all, pairs, payment identifiers, IPs. */
+const MENU: Record<string, unknown>[] = [
+  { ruleId: 'R-30', parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'all', checkReceiver: 'all' } },
+  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 2000 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'all', checkReceiver: 'all' } },
+  { ruleId: 'R-119' },
+  { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } } },
+  { ruleId: 'R-52', parameters: { uniqueUsersCountThreshold: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } } },
+  { ruleId: 'R-94' },
+  { ruleId: 'R-8', parameters: { lowTransactionValues: { USD: { min: 0, max: 5000 } }, lowTransactionCount: 2 } },
+  { ruleId: 'R-30', parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] } },
+];
+
+describe('series kept on demand (D-125)', () => {
+  it('keeps no series while no instance reads one, and fills a series from history when one starts reading it', async () => {
+    const repositories = createMemoryRepositories();
+    const { engine } = testEngine({ repositories });
+    await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
+    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    const instance = await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 1 } });
+    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.entries('user-pair', 'alice\u0000bob')).toHaveLength(0);
+    await engine.deleteRuleInstance(instance.id);
+    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+  });
+
+  it("maintainSeries keeps series no instance reads; an unknown name is a configuration error", async () => {
+    const repositories = createMemoryRepositories();
+    const { engine } = testEngine({ repositories, maintainSeries: ['user-pair'] });
+    await engine.createTransaction(tx({ timestamp: T0 }));
+    expect(await repositories.aggregates.entries('user-pair', 'alice\u0000bob')).toHaveLength(1);
+    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    expect(() => testEngine({ maintainSeries: ['user-nope' as never] })).toThrow(/maintainSeries/);
+  });
+});
+
+describe('properties', () => {
+  const users = ['u-1', 'u-2', 'u-3'];
+  let totalHits = 0;
+  afterAll(() => {
+    // The generated histories must make the instances hit, or the comparison says little.
+    expect(totalHits).toBeGreaterThan(20);
+  });
+  test.prop(
+    [
+      transactionsArbitrary({ maxLength: 14, userIds: users }),
+      fc.nat(14),
+      fc.subarray(MENU.map((_, i) => i), { minLength: 1 }),
+      fc.array(fc.record({ target: fc.nat(), state: fc.constantFrom('SUCCESSFUL', 'DECLINED', 'REFUNDED') }), { maxLength: 5 }),
+    ],
+    { numRuns: 40 },
+  )(
+    'an instance created at any point decides exactly as if every series had always been kept',
+    async (transactions, split, chosen, events) => {
+      const kept = testEngine({ maintainSeries: 'all' }).engine;
+      const onDemand = testEngine().engine;
+      const both = async <T>(fn: (e: typeof kept) => Promise<T>): Promise<[T | string, T | string]> => {
+        const run = async (e: typeof kept) => {
+          try {
+            return await fn(e);
+          } catch (error) {
+            return String((error as { code?: string }).code ?? error);
+          }
+        };
+        return [await run(kept), await run(onDemand)];
+      };
+      const cut = split % (transactions.length + 1);
+      for (const t of transactions.slice(0, cut)) {
+        const [a, b] = await both((e) => e.createTransaction(t));
+        expect(b).toEqual(a);
+      }
+      for (const i of chosen) {
+        // Every menu entry is a valid instance: a refusal would make the comparison vacuous.
+        for (const e of [kept, onDemand]) await e.createRuleInstance(MENU[i] as Record<string, unknown>);
+      }
+      let hits = 0;
+      const ids = transactions.slice(0, cut).map((t) => t.transactionId);
+      for (const ev of events) {
+        if (ids.length === 0) break;
+        const [a, b] = await both((e) =>
+          e.createTransactionEvent({ transactionId: ids[ev.target % ids.length] as string, timestamp: T0 + 40 * 24 * HOUR + ev.target, transactionState: ev.state }),
+        );
+        expect(b).toEqual(a);
+      }
+      for (const t of transactions.slice(cut)) {
+        const [a, b] = await both((e) => e.createTransaction(t));
+        expect(b).toEqual(a);
+        if (typeof a !== 'string') hits += a.hitRules.length;
+      }
+      totalHits += hits;
+    },
+  );
+});
