@@ -302,6 +302,19 @@ function toRuleUser(user: StoredUser | null | undefined): RuleUser | null {
   };
 }
 
+// One frozen counter increment per (instance, hit): the same data for every transaction, shared.
+const runCounters = new WeakMap<RuleInstance, readonly [CounterIncrement, CounterIncrement]>();
+type CounterIncrement = TransactionOutcome['counters'][number];
+
+function counterOf(instance: RuleInstance, hit: boolean): CounterIncrement {
+  let pair = runCounters.get(instance);
+  if (pair === undefined) {
+    pair = [Object.freeze({ instanceId: instance.id, runs: 1, hits: 0 }), Object.freeze({ instanceId: instance.id, runs: 1, hits: 1 })];
+    runCounters.set(instance, pair);
+  }
+  return pair[hit ? 1 : 0];
+}
+
 /** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
 function resultOf(result: MonitoringResult): MonitoringResult {
   if (result.riskScoreDetails) {
@@ -549,7 +562,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const evaluation = evaluateRuleInstances(plan, values);
     const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
 
-    const counters = evaluation.outcomes.map((o) => ({ instanceId: o.instance.id, runs: 1, hits: o.hit ? 1 : 0 }));
+    const counters = evaluation.outcomes.map((o) => counterOf(o.instance, o.hit));
     const alertHits: AlertHit[] = [];
     const userUpdates: UserUpdate[] = [];
     for (const o of evaluation.outcomes) {

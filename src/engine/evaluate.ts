@@ -390,16 +390,8 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
     if (hits.length === 0) {
       const executed = notHitResult(prepared, settings.action);
       executedRules.push(executed);
-      outcomes.push({
-        instance,
-        hit: false,
-        hitDirections: NO_DIRECTIONS,
-        action: settings.action,
-        riskLevel: plan.level,
-        isShadow,
-        ruleDescription: executed.ruleDescription,
-        triggersOnHit: settings.triggersOnHit,
-      });
+      // Immutable and the same for every transaction with this (instance, settings): shared.
+      outcomes.push(notHitOutcome(instance, settings, plan.level, executed));
       continue;
     }
     const directions = Object.freeze(uniqueDirections(hits));
@@ -477,6 +469,27 @@ function frozenLabels(instance: RuleInstance): readonly RuleLabel[] {
     labelCache.set(instance, labels);
   }
   return labels;
+}
+
+const notHitOutcomes = new WeakMap<ResolvedSettings, InstanceOutcome>();
+
+/** The frozen not-hit outcome of an instance under given settings (settings objects are cached per instance and level). */
+function notHitOutcome(instance: RuleInstance, settings: ResolvedSettings, level: RiskLevel, executed: ExecutedRuleResult): InstanceOutcome {
+  let outcome = notHitOutcomes.get(settings);
+  if (outcome === undefined || outcome.instance !== instance || outcome.riskLevel !== level) {
+    outcome = Object.freeze({
+      instance,
+      hit: false,
+      hitDirections: NO_DIRECTIONS,
+      action: settings.action,
+      riskLevel: level,
+      isShadow: instance.mode === 'SHADOW',
+      ruleDescription: executed.ruleDescription,
+      triggersOnHit: settings.triggersOnHit,
+    });
+    notHitOutcomes.set(settings, outcome);
+  }
+  return outcome;
 }
 
 function notHitResult(prepared: PreparedInstance, action: RuleAction): ExecutedRuleResult {
