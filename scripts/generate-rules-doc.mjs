@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { createEngine } from '../dist/index.js';
 
+const EXAMPLE_PARAMETERS = { 'R-132': { blacklistId: 'internal-blacklist' } };
 const engine = createEngine();
 const rules = (await engine.listRules()).sort((a, b) => Number(a.id.slice(2)) - Number(b.id.slice(2)));
 
@@ -32,7 +33,9 @@ for (const r of rules) {
     out.push('- parameters:');
     for (const n of names) out.push(`  - \`${n}\` (${required.has(n) ? 'required' : 'optional'}): ${props[n].description ?? props[n].title ?? ''}`);
   }
-  out.push('', 'Example instance:', '', '```json', JSON.stringify({ ruleId: r.id, parameters: r.defaultParameters }, null, 2), '```', '');
+  // Rules whose parameters have no usable default get an example value.
+  const example = EXAMPLE_PARAMETERS[r.id] ?? r.defaultParameters;
+  out.push('', 'Example instance:', '', '```json', JSON.stringify({ ruleId: r.id, parameters: example }, null, 2), '```', '');
 }
 out.push(`## Historical filters
 
@@ -84,11 +87,21 @@ Values are numbers (\`null\` for AVG/MIN/MAX of nothing). Example — more than 
 
 ## Not shipped
 
-- **R-87, R-88, R-113** (IP-address countries and cities): need a geo-IP lookup the host must supply;
-  no port yet. (R-87 could read a client-supplied IP country; the interface's \`DeviceData\` has none.)
-- **R-132** (blacklist of transaction values by list id): needs a list store; no port yet
-  (\`whitelistUsers.listIds\` in filters is refused for the same reason).
-- **R-41's optional 3DS-done percentage guards**: past transactions do not record 3DS yet (D-120).
+- **R-113** (user location changed too many times by IP address): needs the city of each past
+  transaction's IP, i.e. a geo-IP lookup the host must supply; the interface's \`DeviceData\` carries
+  \`ipCountry\` but no city, and txmon has no geo-IP port yet.
+- The \`whitelistUsers.listIds\` filter: filters are decided before any repository call of an
+  evaluation; list-backed whitelists are refused (400) rather than ignored. Use \`userIds\`.
+
+## Lists
+
+R-132 reads lists kept in the list repository (in memory by default; \`repositories.lists\` is a port):
+\`engine.putList(listId, { listType: 'BLACKLIST' | 'WHITELIST', subtype, name?, description?, items })\`
+creates or replaces one, \`getList\`, \`listLists\`, \`deleteList\` manage them. A list's subtype
+(\`USER_ID\`, \`CARD_FINGERPRINT_NUMBER\`, \`IBAN_NUMBER\`, \`BIC\`, \`BANK_ACCOUNT_NUMBER\`,
+\`ACH_ACCOUNT_NUMBER\`, \`SWIFT_ACCOUNT_NUMBER\`, \`BANK_SWIFT_CODE\`, \`UPI_IDENTIFYING_NUMBER\`,
+\`IP_ADDRESS\`, \`DEVICE_IDENTIFIER\`, \`COUNTRY\`, \`STRING\`, \`CUSTOM\`) decides which transaction value
+is looked up; matching is exact.
 - Rules of DOMAIN.md §(c) outside the issue's list, and user rules (R-20, R-61, R-33, screening), are not
   transaction rules of this engine.
 `);

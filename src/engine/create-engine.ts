@@ -3,6 +3,7 @@ import {
   BusinessUserSchema,
   CommentRequestSchema,
   ConsumerUserSchema,
+  ListRequestSchema,
   PresignedUrlRequestSchema,
   TransactionEventSchema,
   TransactionSchema,
@@ -29,6 +30,7 @@ import type {
   Repositories,
   RuleInstance,
   StoredEvent,
+  StoredList,
   StoredTransaction,
   StoredUser,
   TransactionOutcome,
@@ -46,7 +48,7 @@ import {
   type DerivedSeries,
   type SeriesName,
 } from '../rules/series.js';
-import type { AggregateNeed, AnyRuleDefinition, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
+import type { AggregateNeed, AnyRuleDefinition, LookupNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { copySafeJson, createValidator } from '../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from './apply-event.js';
 import { canonicalJson, cloneJson } from './canonical.js';
@@ -201,6 +203,18 @@ export interface Engine {
   listRules(): Promise<RuleView[]>;
   getRule(ruleId: string): Promise<RuleView>;
   getRuleFiltersSchema(): Promise<Record<string, unknown>>;
+  /**
+   * Creates or replaces list `listId` (a blacklist or whitelist of one subtype) that R-132 and the
+   * `whitelistUsers.listIds` filter look values up in. Items are de-duplicated.
+   * @throws TxmonError `VALIDATION_FAILED` naming the path (`/items/3`, `/subtype` …)
+   */
+  putList(listId: string, input: unknown): Promise<StoredList>;
+  /** @throws TxmonError `LIST_NOT_FOUND` */
+  getList(listId: string): Promise<StoredList>;
+  /** Every list, without items. */
+  listLists(): Promise<StoredList[]>;
+  /** @throws TxmonError `LIST_NOT_FOUND` */
+  deleteList(listId: string): Promise<void>;
   createUpload(input: unknown): Promise<UploadSlot>;
   /** Stores the bytes of an upload slot (the embedded upload URL's target). */
   putUploadContent(access: SignedFileAccess, bytes: Uint8Array): Promise<void>;
@@ -224,6 +238,8 @@ const validateConsumer = createValidator(ConsumerUserSchema, { what: 'consumer u
 const validateBusiness = createValidator(BusinessUserSchema, { what: 'business user', safeJson: false });
 const validateComment = createValidator(CommentRequestSchema, { what: 'comment', safeJson: false });
 const validateUpload = createValidator(PresignedUrlRequestSchema, { what: 'upload request', safeJson: false });
+const validateListRequest = createValidator(ListRequestSchema, { what: 'list', safeJson: false });
+const validateList = (input: unknown) => validateListRequest(copySafeJson(input));
 
 function defaultIds(): IdGenerator {
   return {
@@ -559,7 +575,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (let i = 0; i < needs.length; i++) {
       values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     }
-    const evaluation = evaluateRuleInstances(plan, values);
+    const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(plan.lookups) : undefined);
     const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
 
     const counters = evaluation.outcomes.map((o) => counterOf(o.instance, o.hit));
@@ -612,6 +628,27 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const riskScoreDetails = scoreRisk(transaction, previous === null, input, originStored, destinationStored, userUpdates);
     if (riskScoreDetails) result.riskScoreDetails = riskScoreDetails;
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, counters, alertHits, seenUserIds, userUpdates };
+  }
+
+  /** Answers list lookups, one repository call per list, in the order of `lookups`. */
+  async function answerLookups(lookups: readonly LookupNeed[]): Promise<boolean[]> {
+    const byList = new Map<string, number[]>();
+    lookups.forEach((l, i) => {
+      const positions = byList.get(l.listId);
+      if (positions) positions.push(i);
+      else byList.set(l.listId, [i]);
+    });
+    const answers: boolean[] = new Array<boolean>(lookups.length).fill(false);
+    for (const [listId, positions] of byList) {
+      const found = await repos.lists.lookup(
+        listId,
+        positions.map((i) => ({ subtype: (lookups[i] as LookupNeed).subtype, value: (lookups[i] as LookupNeed).value })),
+      );
+      positions.forEach((position, j) => {
+        answers[position] = found[j] === true;
+      });
+    }
+    return answers;
   }
 
   /** The one atomic write of a create or an event. */
@@ -1008,6 +1045,41 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async getRuleFiltersSchema() {
       return getRuleFiltersSchemaJson();
+    },
+
+    async putList(listId, input) {
+      assertId(listId, 'listId');
+      const request = validateList(input);
+      const now = clock.now();
+      const existing = await repos.lists.getList(listId);
+      const stored: StoredList = {
+        listId,
+        listType: request.listType,
+        subtype: request.subtype,
+        ...(request.name !== undefined ? { name: request.name } : {}),
+        ...(request.description !== undefined ? { description: request.description } : {}),
+        items: [...new Set(request.items)],
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+      await repos.lists.putList(stored);
+      return cloneJson(stored);
+    },
+
+    async getList(listId) {
+      assertId(listId, 'listId');
+      const list = await repos.lists.getList(listId);
+      if (!list) throw new TxmonError('LIST_NOT_FOUND', 'list not found');
+      return cloneJson(list);
+    },
+
+    async listLists() {
+      return cloneJson(await repos.lists.listLists());
+    },
+
+    async deleteList(listId) {
+      assertId(listId, 'listId');
+      if (!(await repos.lists.deleteList(listId))) throw new TxmonError('LIST_NOT_FOUND', 'list not found');
     },
 
     async createUpload(input) {

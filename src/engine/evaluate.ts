@@ -12,7 +12,7 @@ import type {
 import type { CompiledLogic } from '../logic/index.js';
 import type { RuleInstance } from '../repositories/types.js';
 import type { FilterDecision } from '../rules/filters.js';
-import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from '../rules/types.js';
+import type { AggregateNeed, LookupNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from '../rules/types.js';
 
 /** A compiled instance filter (see `compileRuleFilters`). */
 export type InstanceFilter = (context: {
@@ -115,6 +115,10 @@ export interface InstancePlan {
   readonly offset: number;
   /** Whether the current transaction passes the instance's historical filters (true without any). */
   readonly currentCounts: boolean;
+  /** The rule's list lookups for this transaction. */
+  readonly lookups: readonly LookupNeed[];
+  /** Index of this instance's first lookup in {@link EvaluationPlan.lookups}. */
+  readonly lookupOffset: number;
 }
 
 /**
@@ -128,9 +132,12 @@ export interface EvaluationPlan {
   readonly instances: readonly InstancePlan[];
   /** Every need of every running instance, in instance order (what {@link collectAggregateNeeds} returns). */
   readonly needs: readonly AggregateNeed[];
+  /** Every list lookup of every running instance, in instance order (answers go to {@link evaluateRuleInstances}). */
+  readonly lookups: readonly LookupNeed[];
 }
 
 const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
+const NO_LOOKUPS: readonly LookupNeed[] = Object.freeze([]);
 
 /**
  * Plans one evaluation: picks the risk level, runs the instance filters, resolves parameters and
@@ -141,6 +148,7 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
   const instances: InstancePlan[] = [];
   const all: AggregateNeed[] = [];
+  const allLookups: LookupNeed[] = [];
   for (const prepared of input.instances) {
     const decision = prepared.filter ? prepared.filter(input) : null;
     // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
@@ -152,10 +160,14 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     const map = prepared.seriesMap;
     const currentCounts = prepared.historical ? prepared.historical(input.transaction) : true;
     if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map, currentCounts));
-    instances.push({ prepared, settings, decision, needs, offset: all.length, currentCounts });
+    const lookups = prepared.rule?.lookups
+      ? prepared.rule.lookups({ transaction: input.transaction, parameters: settings.parameters })
+      : NO_LOOKUPS;
+    instances.push({ prepared, settings, decision, needs, offset: all.length, currentCounts, lookups, lookupOffset: allLookups.length });
     for (const need of needs) all.push(need);
+    for (const lookup of lookups) allLookups.push(lookup);
   }
-  return { kind: 'plan', input, level, instances, needs: all };
+  return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups };
 }
 
 /**
@@ -348,7 +360,11 @@ function emptyValue(need: AggregateNeed): AggregateValue {
  * const { executedRules, hitRules, status } = evaluateRuleInstances(input, snapshot);
  * ```
  */
-export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationPlan, aggregates: AggregateSnapshot): EvaluationResult {
+export function evaluateRuleInstances(
+  inputOrPlan: EvaluationInput | EvaluationPlan,
+  aggregates: AggregateSnapshot,
+  lookupAnswers: readonly boolean[] = NO_ANSWERS,
+): EvaluationResult {
   const plan = planOf(inputOrPlan);
   const { transaction, originUser, destinationUser, money } = plan.input;
   const executedRules: ExecutedRuleResult[] = [];
@@ -356,7 +372,7 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
   const outcomes: InstanceOutcome[] = [];
   let status: RuleAction = 'ALLOW';
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
-  for (const { prepared, settings, decision, needs, offset, currentCounts } of plan.instances) {
+  for (const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset } of plan.instances) {
     const { instance, rule, logic } = prepared;
     let hits: readonly RuleHit[];
     let template: string;
@@ -368,7 +384,16 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
           ? (aligned[offset + j] ?? emptyValue(need))
           : valueFor(need, aggregates as ReadonlyMap<AggregateNeed | string, AggregateValue>);
       }
-      hits = rule.check({ transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts });
+      let found: Record<string, boolean> | undefined;
+      if (lookups.length > 0) {
+        found = {};
+        for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
+      }
+      hits = rule.check(
+        found === undefined
+          ? { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts }
+          : { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts, lookups: found },
+      );
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
       const hit = logic.evaluate({
@@ -448,6 +473,7 @@ export function evaluateRuleInstances(inputOrPlan: EvaluationInput | EvaluationP
 }
 
 const NO_HITS: readonly RuleHit[] = Object.freeze([]);
+const NO_ANSWERS: readonly boolean[] = Object.freeze([]);
 const NO_HIT_RULES: readonly HitRuleDetails[] = Object.freeze([]);
 const NO_VALUES: Record<string, AggregateValue> = Object.freeze({}) as Record<string, AggregateValue>;
 const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);

@@ -2,6 +2,7 @@ import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from
 import type {
   BusinessUser,
   CaseStatus,
+  ListSubtype,
   ConsumerUser,
   ExecutedRuleResult,
   HitRuleDetails,
@@ -307,6 +308,40 @@ export interface AggregateRepository {
   replaceSeries(series: string, entries: readonly SeriesEntry[]): Promise<void>;
 }
 
+/** A list of values as stored (see `ListRequest`). Items are kept unique, in first-seen order. */
+export interface StoredList {
+  listId: string;
+  listType: 'BLACKLIST' | 'WHITELIST';
+  subtype: ListSubtype;
+  name?: string;
+  description?: string;
+  items: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One value to look up in a list: found only when the list has this subtype and holds the value. */
+export interface ListProbe {
+  readonly subtype: ListSubtype;
+  readonly value: string;
+}
+
+/** Blacklists and whitelists. */
+export interface ListRepository {
+  getList(listId: string): Promise<StoredList | null>;
+  /** Every list without its items (`items: []`), in creation order. */
+  listLists(): Promise<StoredList[]>;
+  /** Creates or replaces a whole list. */
+  putList(list: StoredList): Promise<void>;
+  /** @returns whether the list existed. */
+  deleteList(listId: string): Promise<boolean>;
+  /**
+   * For each probe, whether list `listId` exists, has the probe's subtype and holds its value
+   * (exact, case-sensitive). An unknown list answers `false` for every probe. Answers in probe order.
+   */
+  lookup(listId: string, probes: readonly ListProbe[]): Promise<boolean[]>;
+}
+
 /** Optional capabilities of a repository set, declared rather than guessed. */
 export interface RepositoryFlags {
   /** Writes of {@link TransactionRepository.saveOutcome} are atomic across processes. */
@@ -324,5 +359,6 @@ export interface Repositories {
   readonly cases: CaseRepository;
   readonly files: FileRepository;
   readonly aggregates: AggregateRepository;
+  readonly lists: ListRepository;
   readonly flags: RepositoryFlags;
 }

@@ -1,5 +1,8 @@
 import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
+import { r87HighRiskIpCountry } from './library/r-87-high-risk-ip-country.js';
+import { r88UnexpectedIpCountry } from './library/r-88-unexpected-ip-country.js';
+import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
 import { r7LowValueIncomingTransactions, r8LowValueOutgoingTransactions } from './library/r-7-r-8-low-value-transactions.js';
 import { r10ManyCounterpartiesOneUser } from './library/r-10-many-counterparties-one-user.js';
 import { r41OutflowInflowVolume } from './library/r-41-outflow-inflow-volume.js';
@@ -75,6 +78,8 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r55SenderManyPaymentIdentifiers,
   r69MoneyFlowVolume,
   r77HighRiskCountryTransactions,
+  r87HighRiskIpCountry,
+  r88UnexpectedIpCountry,
   r94PaymentIdentifierFrequency,
   r117AmountPattern,
   r118AccountNameMismatch,
@@ -89,6 +94,7 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r129BlacklistedPaymentDetails,
   r130RoundTransactionsSameUser,
   r131TransactionsExceedPastPeriod,
+  r132BlacklistedTransactionValue,
 ]);
 
 // Templates are read-only: their defaults are frozen so no instance or caller can change them.

@@ -103,9 +103,11 @@ function amountInBase(details: AmountDetails, money: MoneyContext, at: number): 
  * - `country`, `currency`: this side's amount country and currency;
  * - `state`: the transaction state (replaced by every event); `type`: the transaction type;
  * - `round`: `'1'` when this side's amount is a whole multiple of 100 in its own currency (exact);
- * - `paymentId`: this side's payment identifier ({@link paymentIdentifier}).
+ * - `paymentId`: this side's payment identifier ({@link paymentIdentifier});
+ * - `threeDs`: `'1'` when this side paid by CARD with `3dsDone: true`, and then `threeDsType`: the type;
+ * - `ipCountry`: this side's `DeviceData.ipCountry`.
  */
-export const ENTRY_VALUE_FIELDS = ['counterparty', 'counterpartyCountry', 'country', 'currency', 'state', 'type', 'round', 'paymentId'] as const;
+export const ENTRY_VALUE_FIELDS = ['counterparty', 'counterpartyCountry', 'country', 'currency', 'state', 'type', 'round', 'paymentId', 'threeDs', 'threeDsType', 'ipCountry'] as const;
 
 const HUNDRED = 10_000_000_000n; // 100 in 10^-8 units
 
@@ -125,8 +127,16 @@ function entryValues(transaction: Transaction, side: 'origin' | 'destination'): 
   }
   values.state = transaction.transactionState ?? 'CREATED';
   values.type = transaction.type;
-  const paymentId = paymentIdentifier(side === 'origin' ? transaction.originPaymentDetails : transaction.destinationPaymentDetails);
+  const payment = side === 'origin' ? transaction.originPaymentDetails : transaction.destinationPaymentDetails;
+  const paymentId = paymentIdentifier(payment);
   if (paymentId !== undefined) values.paymentId = paymentId;
+  if (payment?.method === 'CARD' && (payment as { '3dsDone'?: boolean })['3dsDone'] === true) {
+    values.threeDs = '1';
+    // The type of a 3DS-done transaction: "3DS-done transactions of these types" is one countIn.
+    values.threeDsType = transaction.type;
+  }
+  const ipCountry = (side === 'origin' ? transaction.originDeviceData : transaction.destinationDeviceData)?.ipCountry;
+  if (ipCountry) values.ipCountry = ipCountry;
   return values;
 }
 

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { AggregateQuery, AggregateValue } from '../aggregation/aggregate-store.js';
 import type { RateProvider } from '../domain/money.js';
-import type { RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
+import type { ListSubtype, RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
 import type { DerivedSeriesName, SeriesName } from './series.js';
 
 /**
@@ -37,6 +37,18 @@ export interface AggregateNeed extends AggregateQuery {
   readonly includeCurrent: boolean;
 }
 
+/**
+ * A value a rule asks to look up in a list of the list repository (blacklists, whitelists): found
+ * when list `listId` has subtype `subtype` and holds `value`. The check reads the answer under `name`
+ * in {@link RuleCheckContext.lookups}.
+ */
+export interface LookupNeed {
+  readonly name: string;
+  readonly listId: string;
+  readonly subtype: ListSubtype;
+  readonly value: string;
+}
+
 /** Money settings a rule needs for thresholds and conversions. */
 export interface MoneyContext {
   readonly rates: RateProvider;
@@ -59,6 +71,8 @@ export interface RuleCheckContext<P> {
    * `includeCurrent`) must do so only when this is true (D-115). Absent = true.
    */
   readonly currentCounts?: boolean;
+  /** Answers of the rule's {@link LookupNeed}s by need name (`true` = found). Absent when it has none. */
+  readonly lookups?: Readonly<Record<string, boolean>>;
 }
 
 /** One side a rule hit on, with values for its description. */
@@ -100,6 +114,8 @@ export interface RuleDefinition<P = Record<string, unknown>> {
   readonly series: readonly SeriesName[];
   /** The windowed aggregates the check needs for this transaction and these parameters. */
   aggregates?(context: RulePlanContext<P>): readonly AggregateNeed[];
+  /** The list lookups the check needs (answered by the list repository before the check runs). */
+  lookups?(context: RulePlanContext<P>): readonly LookupNeed[];
   /** The pure check: zero or more hit sides. */
   check(context: RuleCheckContext<P>): readonly RuleHit[];
 }

@@ -383,6 +383,32 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'lists: put/get/listLists/delete, and lookup answers by subtype and exact value, false for an unknown list',
+    async body(repos) {
+      const list = { listId: 'bl-1', listType: 'BLACKLIST' as const, subtype: 'USER_ID' as const, items: ['alice', 'bob'], createdAt: FIXTURE_T0, updatedAt: FIXTURE_T0 };
+      await repos.lists.putList(list);
+      assertEqual(await repos.lists.getList('bl-1'), list, 'getList after putList');
+      assertEqual(await repos.lists.getList('nope'), null, 'getList of an unknown list');
+      assertEqual(await repos.lists.listLists(), [{ ...list, items: [] }], 'listLists (without items)');
+      assertEqual(
+        await repos.lists.lookup('bl-1', [
+          { subtype: 'USER_ID', value: 'alice' },
+          { subtype: 'USER_ID', value: 'Alice' },
+          { subtype: 'IBAN_NUMBER', value: 'bob' },
+          { subtype: 'USER_ID', value: 'bob' },
+        ]),
+        [true, false, false, true],
+        'lookup answers in probe order',
+      );
+      assertEqual(await repos.lists.lookup('nope', [{ subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup in an unknown list');
+      await repos.lists.putList({ ...list, items: ['carol'], updatedAt: FIXTURE_T0 + 1 });
+      assertEqual(await repos.lists.lookup('bl-1', [{ subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup after a replace');
+      assertEqual(await repos.lists.deleteList('bl-1'), true, 'deleteList of a stored list');
+      assertEqual(await repos.lists.deleteList('bl-1'), false, 'deleteList again');
+      assertEqual(await repos.lists.getList('bl-1'), null, 'getList after delete');
+    },
+  },
+  {
     name: 'counters of successive outcomes add up on the instance (get and list)',
     async body(repos) {
       await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));

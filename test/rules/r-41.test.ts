@@ -14,7 +14,15 @@ let n = 0;
  * A `type` transaction from `sender` to `receiver` (either may be absent: an external party).
  * `amount` is both sides' amount, or [origin, destination] when they differ.
  */
-function flow(at: number, type: string, sender: string | undefined, receiver: string | undefined, amount: number | [number, number], currency = 'USD') {
+function flow(
+  at: number,
+  type: string,
+  sender: string | undefined,
+  receiver: string | undefined,
+  amount: number | [number, number],
+  currency = 'USD',
+  extra: Record<string, unknown> = {},
+) {
   n += 1;
   const [origin, destination] = typeof amount === 'number' ? [amount, amount] : amount;
   return {
@@ -25,6 +33,21 @@ function flow(at: number, type: string, sender: string | undefined, receiver: st
     ...(receiver === undefined ? {} : { destinationUserId: receiver }),
     originAmountDetails: { transactionAmount: origin, transactionCurrency: currency },
     destinationAmountDetails: { transactionAmount: destination, transactionCurrency: currency },
+    ...extra,
+  };
+}
+
+/** Payment details of one side: a card with 3DS done, a card without (`3dsDone: false`), a card without the flag, an IBAN. */
+type Pay = '3ds' | 'no3ds' | 'card' | 'iban';
+function payment(pay: Pay): Record<string, unknown> {
+  if (pay === 'iban') return { method: 'IBAN', IBAN: 'DE89370400440532013000', BIC: 'COBADEFFXXX' };
+  return { method: 'CARD', cardFingerprint: 'fp-1', ...(pay === 'card' ? {} : { '3dsDone': pay === '3ds' }) };
+}
+/** The payment details of a transaction: `origin` / `destination` side. */
+function paid(origin?: Pay, destination?: Pay): Record<string, unknown> {
+  return {
+    ...(origin === undefined ? {} : { originPaymentDetails: payment(origin) }),
+    ...(destination === undefined ? {} : { destinationPaymentDetails: payment(destination) }),
   };
 }
 
@@ -42,6 +65,9 @@ async function engineWith(parameters: Record<string, unknown> = {}) {
   });
   return engine;
 }
+
+/** {@link flow} of a {@link Step}, with extra transaction fields. */
+const flowOf = (at: number, [type, sender, receiver, amount, currency]: Step, extra: Record<string, unknown> = {}) => flow(at, type, sender, receiver, amount, currency, extra);
 
 const hitsOf = (r: { hitRules: { ruleId?: string; ruleHitMeta?: { hitDirections?: string[] } }[] }) =>
   r.hitRules.filter((h) => h.ruleId === 'R-41').flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
@@ -101,6 +127,97 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
       expect(last).toEqual(row.expected);
     });
   }
+
+  const AT_OR_ABOVE = 'GREATER_THAN_OR_EQUAL_TO';
+  const AT_OR_BELOW = 'LESS_THAN_OR_EQUAL_TO';
+  const out = (value: number, comparator = AT_OR_ABOVE) => ({ outflow3dsDonePercentageThreshold: { value, comparator } });
+  const inn = (value: number, comparator = AT_OR_ABOVE) => ({ inflow3dsDonePercentageThreshold: { value, comparator } });
+  /** A step with payment details: [type, sender, receiver, amount, origin payment, destination payment]. */
+  type PaidStep = readonly [type: string, sender: string | undefined, receiver: string | undefined, amount: number, origin?: Pay | undefined, destination?: Pay | undefined];
+  const PD = (amount: number, origin?: Pay, destination?: Pay): PaidStep => ['DEPOSIT', undefined, 'alice', amount, origin, destination];
+  const PW = (amount: number, origin?: Pay, destination?: Pay): PaidStep => ['WITHDRAWAL', 'alice', undefined, amount, origin, destination];
+  const guardRows: { name: string; parameters: Record<string, unknown>; steps: PaidStep[]; expected: string[] }[] = [
+    { name: 'outflow ≥ 50 %: a single 3DS-done withdrawal (100 %) hits', parameters: out(50), steps: [PD(100), PW(100, '3ds')], expected: ['ORIGIN'] },
+    { name: 'outflow ≥ 50 %: 1 of 2 withdrawals 3DS-done (exactly 50 %) hits', parameters: out(50), steps: [PD(100), PW(50, 'no3ds'), PW(50, '3ds')], expected: ['ORIGIN'] },
+    { name: 'outflow ≥ 50 %: 1 of 3 withdrawals 3DS-done (33.3 %) does not hit', parameters: out(50), steps: [PD(100), PW(40, 'card'), PW(30, 'no3ds'), PW(30, '3ds')], expected: [] },
+    { name: 'outflow ≥ 33.33333333 %: 1 of 3 (33.333… %) hits (exact)', parameters: out(33.33333333), steps: [PD(100), PW(40, 'iban'), PW(30), PW(30, '3ds')], expected: ['ORIGIN'] },
+    { name: 'outflow ≥ 33.33333334 %: 1 of 3 (33.333… %) does not hit (exact)', parameters: out(33.33333334), steps: [PD(100), PW(40, 'iban'), PW(30), PW(30, '3ds')], expected: [] },
+    { name: 'outflow ≤ 0 %: a 3DS-done withdrawal does not hit', parameters: out(0, AT_OR_BELOW), steps: [PD(100), PW(100, '3ds')], expected: [] },
+    { name: 'outflow ≤ 0 %: a card withdrawal without the 3dsDone flag hits', parameters: out(0, AT_OR_BELOW), steps: [PD(100), PW(100, 'card')], expected: ['ORIGIN'] },
+    { name: 'outflow: 3DS on the DESTINATION details of a withdrawal is not the user paying with 3DS', parameters: out(1), steps: [PD(100), PW(100, 'iban', '3ds')], expected: [] },
+    { name: 'outflow: 3DS-done deposits are not outflow', parameters: out(50), steps: [PD(100, '3ds', '3ds'), PW(100, 'no3ds')], expected: [] },
+    { name: 'inflow ≤ 0 %: a deposit to a 3DS-done card (destination) stops the withdrawal hit', parameters: inn(0, AT_OR_BELOW), steps: [PD(100, 'iban', '3ds'), PW(100)], expected: [] },
+    { name: 'inflow ≤ 0 %: the PAYER card of a deposit (origin) is not read for inflow', parameters: inn(0, AT_OR_BELOW), steps: [PD(100, '3ds', 'iban'), PW(100)], expected: ['ORIGIN'] },
+    { name: 'inflow ≥ 100 %: the current 3DS-done deposit counts on the receiver side', parameters: inn(100), steps: [PW(100), PD(100, 'card', '3ds')], expected: ['DESTINATION'] },
+    { name: 'inflow ≥ 100 %: a current deposit without 3DS (0 of 1) does not hit', parameters: inn(100), steps: [PW(100), PD(100, 'card', 'no3ds')], expected: [] },
+    { name: 'inflow ≥ 50 %: 1 of 2 deposits 3DS-done hits the receiver', parameters: inn(50), steps: [PW(200), PD(100, 'iban', '3ds'), PD(100)], expected: ['DESTINATION'] },
+    { name: 'both guards met hit', parameters: { ...out(100), ...inn(0, AT_OR_BELOW) }, steps: [PD(100, '3ds'), PW(100, '3ds')], expected: ['ORIGIN'] },
+    { name: 'both guards set, the inflow one unmet: no hit', parameters: { ...out(100), ...inn(0, AT_OR_BELOW) }, steps: [PD(100, '3ds', '3ds'), PW(100, '3ds')], expected: [] },
+    { name: 'a met guard does not make up for the volume comparison', parameters: out(0), steps: [PD(100), PW(99.99, '3ds')], expected: [] },
+    {
+      name: 'a self-transfer is outflow and inflow: each side reads its own payment details',
+      parameters: { outflowTransactionTypes: ['TRANSFER'], inflowTransactionTypes: ['TRANSFER'], ...out(100), ...inn(0, AT_OR_BELOW) },
+      steps: [['TRANSFER', 'alice', 'alice', 100, '3ds', 'card']],
+      expected: ['ORIGIN', 'DESTINATION'],
+    },
+  ];
+  for (const row of guardRows) {
+    it(`3DS guard: ${row.name}`, async () => {
+      const engine = await engineWith(row.parameters);
+      let last: string[] = [];
+      for (const [i, [type, s, r, amount, o, d]] of row.steps.entries()) {
+        last = hitsOf(await engine.createTransaction(flow(T0 + i, type, s, r, amount, 'USD', paid(o, d))));
+      }
+      expect(last).toEqual(row.expected);
+    });
+  }
+
+  const guardWindowRows = [
+    { name: 'a 3DS-done withdrawal exactly at the window start counts (1 of 2 = 50 %)', offset: 0, expected: ['ORIGIN'] },
+    { name: 'a 3DS-done withdrawal 1 ms before the window start does not (0 of 1)', offset: -1, expected: [] },
+  ];
+  for (const row of guardWindowRows) {
+    it(`3DS guard: ${row.name}`, async () => {
+      const engine = await engineWith(out(50));
+      await engine.createTransaction(flowOf(T0 - 30 * DAY + row.offset, W(1), paid('3ds')));
+      await engine.createTransaction(flow(T0 - 1, ...D(100)));
+      expect(hitsOf(await engine.createTransaction(flowOf(T0, W(100), paid('no3ds'))))).toEqual(row.expected);
+    });
+  }
+
+  const filteredRows = [
+    { name: 'a current 3DS-done withdrawal failing the historical filters is not counted (0 of 1 ≤ 0 %)', state: 'CREATED', expected: ['ORIGIN'] },
+    { name: 'a current 3DS-done withdrawal passing them is counted (1 of 2 > 0 %)', state: 'SUCCESSFUL', expected: [] },
+  ];
+  for (const row of filteredRows) {
+    it(`3DS guard: ${row.name}`, async () => {
+      const engine = engineFor();
+      await engine.createRuleInstance({
+        ruleId: 'R-41',
+        parameters: { timeWindow: ROLLING_30_DAYS, outflowTransactionTypes: ['WITHDRAWAL'], inflowTransactionTypes: ['DEPOSIT'], outflowInflowComparator: AT_OR_ABOVE, ...out(0, AT_OR_BELOW) },
+        filters: { transactionStatesHistorical: ['SUCCESSFUL'] },
+      });
+      await engine.createTransaction(flowOf(T0 - 2, D(100), { transactionState: 'SUCCESSFUL' }));
+      await engine.createTransaction(flowOf(T0 - 1, W(100), { transactionState: 'SUCCESSFUL', ...paid('no3ds') }));
+      const r = await engine.createTransaction(flowOf(T0, W(1), { transactionState: row.state, ...paid('3ds') }));
+      expect(hitsOf(r)).toEqual(row.expected);
+    });
+  }
+
+  it('3DS guard: an event adding 3DS to a past withdrawal changes its share', async () => {
+    const engine = await engineWith(out(100));
+    await engine.createTransaction(flow(T0, ...D(100)));
+    const w = flowOf(T0 + 1, W(50), paid('no3ds'));
+    await engine.createTransaction(w);
+    expect(hitsOf(await engine.createTransaction(flowOf(T0 + 2, W(50), paid('3ds'))))).toEqual([]);
+    await engine.createTransactionEvent({
+      transactionId: w.transactionId,
+      timestamp: T0 + 3,
+      transactionState: 'SUCCESSFUL',
+      updatedTransactionAttributes: { originPaymentDetails: payment('3ds') },
+    });
+    expect(hitsOf(await engine.createTransaction(flowOf(T0 + 4, W(0.01), paid('3ds'))))).toEqual(['ORIGIN']);
+  });
 
   const windowRows = [
     { name: 'a deposit exactly at the window start (30 days) counts', offset: 0, expected: ['ORIGIN'] },
@@ -164,10 +281,14 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
     { name: 'a repeated type', parameters: { inflowTransactionTypes: ['DEPOSIT', 'DEPOSIT'] }, path: '/parameters/inflowTransactionTypes' },
     { name: 'an unknown comparator', parameters: { outflowInflowComparator: 'GREATER_THAN' }, path: '/parameters/outflowInflowComparator' },
     { name: 'a zero-unit window', parameters: { timeWindow: { units: 0, granularity: 'day' } }, path: '/parameters/timeWindow/units' },
+    { name: 'a 3DS percentage above 100', parameters: { outflow3dsDonePercentageThreshold: { value: 100.01, comparator: 'GREATER_THAN_OR_EQUAL_TO' } }, path: '/parameters/outflow3dsDonePercentageThreshold/value' },
+    { name: 'a negative 3DS percentage', parameters: { inflow3dsDonePercentageThreshold: { value: -1, comparator: 'LESS_THAN_OR_EQUAL_TO' } }, path: '/parameters/inflow3dsDonePercentageThreshold/value' },
+    { name: 'an unknown 3DS comparator', parameters: { inflow3dsDonePercentageThreshold: { value: 50, comparator: 'EQUAL_TO' } }, path: '/parameters/inflow3dsDonePercentageThreshold/comparator' },
+    { name: 'a 3DS guard without comparator', parameters: { outflow3dsDonePercentageThreshold: { value: 50 } }, path: '/parameters/outflow3dsDonePercentageThreshold/comparator' },
     {
-      name: 'the (unsupported) 3DS outflow guard',
-      parameters: { outflow3dsDonePercentageThreshold: { value: 60, comparator: 'GREATER_THAN_OR_EQUAL_TO' } },
-      path: '/parameters/outflow3dsDonePercentageThreshold',
+      name: 'an unknown property in a 3DS guard',
+      parameters: { outflow3dsDonePercentageThreshold: { value: 50, comparator: 'GREATER_THAN_OR_EQUAL_TO', unit: '%' } },
+      path: '/parameters/outflow3dsDonePercentageThreshold/unit',
     },
   ];
   for (const row of badRows) {
@@ -185,6 +306,55 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
 });
 
 describe('properties', () => {
+  const GUARD_VALUES = [0, 25, 33.33333333, 33.33333334, 50, 66.66666667, 100];
+  const guard = fc.option(fc.record({ value: fc.constantFrom(...GUARD_VALUES), comparator: fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO') }), { nil: undefined });
+  const paidStep = fc.record({
+    type: fc.constantFrom('DEPOSIT', 'WITHDRAWAL'),
+    sender: fc.constantFrom('alice', 'bob', undefined),
+    receiver: fc.constantFrom('alice', 'bob', undefined),
+    amount: fc.constantFrom(0.01, 50, 100),
+    origin: fc.constantFrom<Pay | undefined>('3ds', 'no3ds', 'card', 'iban', undefined),
+    destination: fc.constantFrom<Pay | undefined>('3ds', 'no3ds', 'iban', undefined),
+    gapDays: fc.integer({ min: 0, max: 12 }),
+  });
+  test.prop([fc.array(paidStep, { minLength: 1, maxLength: 20 }), guard, guard], { numRuns: 50 })(
+    'with 3DS guards, hits each side exactly as a brute-force recomputation of volumes and 3DS-done shares',
+    async (steps, outGuard, inGuard) => {
+      const engine = await engineWith({
+        ...(outGuard === undefined ? {} : { outflow3dsDonePercentageThreshold: outGuard }),
+        ...(inGuard === undefined ? {} : { inflow3dsDonePercentageThreshold: inGuard }),
+      });
+      const history: { at: number; type: string; sender: string | undefined; receiver: string | undefined; amount: bigint; origin3ds: boolean; destination3ds: boolean }[] = [];
+      // value / 100 compared with done / total as exact fractions: done × 100 × 10^8 vs value × 10^8 × total.
+      const meets = (g: typeof outGuard, done: number, total: number) => {
+        if (g === undefined) return true;
+        const lhs = BigInt(done) * 100n * 100_000_000n;
+        const rhs = BigInt(Math.round(g.value * 1e8)) * BigInt(total);
+        return g.comparator === 'GREATER_THAN_OR_EQUAL_TO' ? lhs >= rhs : lhs <= rhs;
+      };
+      let at = T0;
+      for (const s of steps) {
+        at += s.gapDays * DAY;
+        history.push({ at, type: s.type, sender: s.sender, receiver: s.receiver, amount: toScaled(s.amount), origin3ds: s.origin === '3ds', destination3ds: s.destination === '3ds' });
+        const r = await engine.createTransaction(flow(at, s.type, s.sender, s.receiver, s.amount, 'USD', paid(s.origin, s.destination)));
+        const verdict = (user: string) => {
+          const inWindow = history.filter((h) => h.at >= at - 30 * DAY);
+          const outs = inWindow.filter((h) => h.sender === user && h.type === 'WITHDRAWAL');
+          const ins = inWindow.filter((h) => h.receiver === user && h.type === 'DEPOSIT');
+          if (outs.length === 0 || ins.length === 0) return false;
+          const outflow = outs.reduce((a, h) => a + h.amount, 0n);
+          const inflow = ins.reduce((a, h) => a + h.amount, 0n);
+          if (outflow < inflow) return false;
+          return meets(outGuard, outs.filter((h) => h.origin3ds).length, outs.length) && meets(inGuard, ins.filter((h) => h.destination3ds).length, ins.length);
+        };
+        const expected: string[] = [];
+        if (s.sender !== undefined && s.type === 'WITHDRAWAL' && verdict(s.sender)) expected.push('ORIGIN');
+        if (s.receiver !== undefined && s.type === 'DEPOSIT' && verdict(s.receiver)) expected.push('DESTINATION');
+        expect(hitsOf(r)).toEqual(expected);
+      }
+    },
+  );
+
   const PARTIES = ['alice', 'bob', undefined] as const;
   const AMOUNTS = [0, 0.01, 0.1, 0.2, 0.3, 99.99, 100, 100.01];
   const step = fc.record({

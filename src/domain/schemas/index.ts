@@ -6,3 +6,4 @@ export * from './user.js';
 export * from './comment.js';
 export * from './rule-instance.js';
 export * from './results.js';
+export * from './list.js';

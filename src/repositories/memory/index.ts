@@ -10,6 +10,7 @@ import type {
   Repositories,
   RuleInstance,
   StoredEvent,
+  StoredList,
   StoredRuleInstance,
   StoredTransaction,
   StoredUser,
@@ -55,6 +56,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const files = new Map<string, FileRecord>();
   const contents = new Map<string, Uint8Array>();
   const aggregates = createAggregateStore();
+  const lists = new Map<string, { stored: StoredList; set: Set<string> }>();
   let writes = 0;
   let newest = Number.NEGATIVE_INFINITY;
 
@@ -315,6 +317,27 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         }
         aggregates.dropSeries(series);
         aggregates.apply([], entries);
+      },
+    },
+    lists: {
+      async getList(listId) {
+        const list = lists.get(listId);
+        return list ? { ...list.stored, items: [...list.stored.items] } : null;
+      },
+      async listLists() {
+        return [...lists.values()].map((l) => ({ ...l.stored, items: [] }));
+      },
+      async putList(list) {
+        const items = [...new Set(list.items)];
+        lists.set(list.listId, { stored: { ...list, items }, set: new Set(items) });
+      },
+      async deleteList(listId) {
+        return lists.delete(listId);
+      },
+      async lookup(listId, probes) {
+        const list = lists.get(listId);
+        if (!list) return probes.map(() => false);
+        return probes.map((p) => p.subtype === list.stored.subtype && list.set.has(p.value));
       },
     },
   };

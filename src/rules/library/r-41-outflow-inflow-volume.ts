@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
-import { formatMoney } from '../../domain/money.js';
+import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
 import type { Transaction } from '../../domain/index.js';
 import { contributionsOf, type SeriesName } from '../series.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
@@ -22,6 +22,33 @@ function defineTransactionTypes(title: string, description: string) {
   );
 }
 
+const COMPARATORS = [Type.Literal('GREATER_THAN_OR_EQUAL_TO'), Type.Literal('LESS_THAN_OR_EQUAL_TO')] as const;
+
+/** An optional guard on the share of 3DS-done card transactions among the outflow (inflow) transactions. */
+function defineThreeDsGuard(flow: 'Outflow' | 'Inflow', which: string) {
+  return Type.Optional(
+    Type.Object(
+      {
+        value: Type.Number({
+          minimum: 0,
+          maximum: 100,
+          title: 'Percentage',
+          description: `Percentage (0–100) of the ${which} in the window that were paid by CARD with \`3dsDone: true\`. Compared exactly (decimals to 10^-8).`,
+        }),
+        comparator: Type.Union([...COMPARATORS], {
+          title: 'Comparator',
+          description: 'GREATER_THAN_OR_EQUAL_TO: the percentage must be at or above the value; LESS_THAN_OR_EQUAL_TO: at or below it.',
+        }),
+      },
+      {
+        additionalProperties: false,
+        title: `${flow} 3DS-done percentage`,
+        description: `When set, a side hits only if the percentage of 3DS-done card transactions among the user's ${which} in the window (this one included) meets this condition — checked for both sides, whatever side this transaction starts. 3DS is read from ${flow === 'Outflow' ? "each sent transaction's origin" : "each received transaction's destination"} payment details.`,
+      },
+    ),
+  );
+}
+
 const ParametersSchema = Type.Object(
   {
     timeWindow: TimeWindowSchema,
@@ -33,29 +60,45 @@ const ParametersSchema = Type.Object(
       'Inflow transaction types',
       "The user's RECEIVED transactions of these types are its inflow. The receiver side is checked only when this transaction's type is one of them.",
     ),
-    outflowInflowComparator: Type.Union([Type.Literal('GREATER_THAN_OR_EQUAL_TO'), Type.Literal('LESS_THAN_OR_EQUAL_TO')], {
+    outflowInflowComparator: Type.Union([...COMPARATORS], {
       title: 'Outflow vs inflow comparator',
       description:
         'GREATER_THAN_OR_EQUAL_TO hits when the outflow volume is at or above the inflow volume (money leaves as fast as it comes in); LESS_THAN_OR_EQUAL_TO when it is at or below. Compared exactly in the base currency.',
     }),
+    outflow3dsDonePercentageThreshold: defineThreeDsGuard('Outflow', 'outflow transactions (sent, of the outflow types)'),
+    inflow3dsDonePercentageThreshold: defineThreeDsGuard('Inflow', 'inflow transactions (received, of the inflow types)'),
   },
   { additionalProperties: false, title: 'R-41 parameters' },
 );
 type Parameters = Static<typeof ParametersSchema>;
 type Direction = 'ORIGIN' | 'DESTINATION';
+type ThreeDsGuard = NonNullable<Parameters['outflow3dsDonePercentageThreshold']>;
 
 const FLOW_SERIES: ReadonlySet<SeriesName> = new Set(['user-sending', 'user-receiving']);
 
-/** The need names of one side: outflow / inflow volume (sum) and number of transactions (count). */
-const NAMES: Readonly<Record<Direction, { outSum: string; outCount: string; inSum: string; inCount: string }>> = {
-  ORIGIN: { outSum: 'R-41:ORIGIN:outSum', outCount: 'R-41:ORIGIN:outCount', inSum: 'R-41:ORIGIN:inSum', inCount: 'R-41:ORIGIN:inCount' },
-  DESTINATION: {
-    outSum: 'R-41:DESTINATION:outSum',
-    outCount: 'R-41:DESTINATION:outCount',
-    inSum: 'R-41:DESTINATION:inSum',
-    inCount: 'R-41:DESTINATION:inCount',
-  },
-};
+/**
+ * The need names of one side: outflow / inflow volume (sum), number of transactions (count) and
+ * number of 3DS-done ones among them (asked only when the matching guard is set).
+ */
+function namesOf(direction: Direction) {
+  const p = `R-41:${direction}`;
+  return { outSum: `${p}:outSum`, outCount: `${p}:outCount`, outThreeDs: `${p}:outThreeDs`, inSum: `${p}:inSum`, inCount: `${p}:inCount`, inThreeDs: `${p}:inThreeDs` };
+}
+const NAMES: Readonly<Record<Direction, ReturnType<typeof namesOf>>> = { ORIGIN: namesOf('ORIGIN'), DESTINATION: namesOf('DESTINATION') };
+
+/** The entry value naming the type of a 3DS-done card transaction (absent otherwise): see `entryValues` in series.ts. */
+const THREE_DS_TYPE = 'threeDsType';
+
+/**
+ * Whether `threeDs` of `total` transactions (total > 0) meets a guard: `threeDs / total × 100`
+ * compared with the value, exactly — `threeDs × 100 × 10^8` against `value(10^-8 units) × total`.
+ */
+function meetsGuard(guard: ThreeDsGuard | undefined, threeDs: number, total: number): boolean {
+  if (guard === undefined) return true;
+  const percentage = BigInt(threeDs) * 100n * MONEY_SCALE;
+  const bound = toScaled(guard.value) * BigInt(total);
+  return guard.comparator === 'GREATER_THAN_OR_EQUAL_TO' ? percentage >= bound : percentage <= bound;
+}
 
 /** The user a side checks, or `undefined` when it has none or this transaction's type does not start that side. */
 function selectSideUser(transaction: Transaction, parameters: Parameters, direction: Direction): string | undefined {
@@ -81,6 +124,9 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
       { ...inflow, name: names.inSum, fn: 'sumIn' },
       { ...inflow, name: names.inCount, fn: 'countIn' },
     );
+    // 3DS-done transactions of the listed types: their `threeDsType` is their type.
+    if (parameters.outflow3dsDonePercentageThreshold) needs.push({ ...out, name: names.outThreeDs, fn: 'countIn', field: THREE_DS_TYPE });
+    if (parameters.inflow3dsDonePercentageThreshold) needs.push({ ...inflow, name: names.inThreeDs, fn: 'countIn', field: THREE_DS_TYPE });
   }
   return needs;
 }
@@ -107,9 +153,14 @@ function numberOf(value: AggregateValue | undefined): number {
  * Volumes are exact sums in the engine's base currency (an amount without a rate counts as a
  * transaction but adds nothing) and compared exactly.
  *
- * Not implemented: Flagright's optional 3DS-done percentage guards
- * (`outflow3dsDonePercentageThreshold` / `inflow3dsDonePercentageThreshold`): stored history does
- * not record whether a past card payment had 3DS done, so they are not in the schema.
+ * Optional 3DS-done guards (`outflow3dsDonePercentageThreshold`, `inflow3dsDonePercentageThreshold`):
+ * the percentage of the side user's outflow (inflow) transactions in the window, this one
+ * included, that were paid by CARD with `3dsDone: true` — the origin payment details of a sent
+ * transaction, the destination payment details of a received one — must meet `comparator` against
+ * `value`, compared exactly in integers. E.g. inflow ≤ 10 % 3DS-done: card top-ups without strong
+ * customer authentication being cashed out. Unlike Flagright (which applies the outflow guard only
+ * to the sender side and the inflow guard only to the receiver side), every guard set applies to
+ * both sides: the verdict depends only on the user's window, not on which transaction arrives.
  */
 export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
   id: 'R-41',
@@ -146,22 +197,29 @@ export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
       let outCount = numberOf(aggregates[names.outCount]);
       let inflow = bigintOf(aggregates[names.inSum]);
       let inCount = numberOf(aggregates[names.inCount]);
+      let outThreeDs = numberOf(aggregates[names.outThreeDs]);
+      let inThreeDs = numberOf(aggregates[names.inThreeDs]);
       // This transaction's own entries (a self-transfer can be both an outflow and an inflow).
       current ??= contributionsOf(transaction, FLOW_SERIES, money);
       for (const entry of current) {
         if (entry.key !== user) continue;
         const type = entry.values?.type ?? '';
+        const threeDs = entry.values?.[THREE_DS_TYPE] !== undefined;
         if (entry.series === 'user-sending' && parameters.outflowTransactionTypes.includes(type)) {
           outCount += 1;
+          if (threeDs) outThreeDs += 1;
           if (entry.amount !== null) outflow += entry.amount;
         } else if (entry.series === 'user-receiving' && parameters.inflowTransactionTypes.includes(type)) {
           inCount += 1;
+          if (threeDs) inThreeDs += 1;
           if (entry.amount !== null) inflow += entry.amount;
         }
       }
       if (outCount === 0 || inCount === 0) continue;
       const atOrAbove = parameters.outflowInflowComparator === 'GREATER_THAN_OR_EQUAL_TO';
       if (atOrAbove ? outflow < inflow : outflow > inflow) continue;
+      if (!meetsGuard(parameters.outflow3dsDonePercentageThreshold, outThreeDs, outCount)) continue;
+      if (!meetsGuard(parameters.inflow3dsDonePercentageThreshold, inThreeDs, inCount)) continue;
       hits.push({
         direction,
         vars: {

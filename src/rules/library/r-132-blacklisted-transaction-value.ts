@@ -1,0 +1,124 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { ListSubtype, Transaction } from '../../domain/index.js';
+import type { LookupNeed, RuleDefinition, RuleHit } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    blacklistId: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      title: 'Blacklist',
+      description:
+        'Id of the list (engine.putList) whose items are looked up. The list subtype decides which transaction value is checked: USER_ID, CARD_FINGERPRINT_NUMBER, IBAN_NUMBER, BIC, BANK_ACCOUNT_NUMBER, ACH_ACCOUNT_NUMBER, SWIFT_ACCOUNT_NUMBER, BANK_SWIFT_CODE, UPI_IDENTIFYING_NUMBER, IP_ADDRESS, DEVICE_IDENTIFIER or COUNTRY.',
+    }),
+  },
+  { additionalProperties: false, title: 'R-132 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+type Side = 'origin' | 'destination';
+
+/** One side's candidate values, by list subtype (only those the transaction carries). */
+function candidates(transaction: Transaction, side: Side): { subtype: ListSubtype; value: string }[] {
+  const out: { subtype: ListSubtype; value: string }[] = [];
+  const add = (subtype: ListSubtype, value: unknown) => {
+    if (typeof value === 'string' && value !== '') out.push({ subtype, value });
+  };
+  const origin = side === 'origin';
+  add('USER_ID', origin ? transaction.originUserId : transaction.destinationUserId);
+  const payment = (origin ? transaction.originPaymentDetails : transaction.destinationPaymentDetails) as Record<string, unknown> | undefined;
+  switch (payment?.['method']) {
+    case 'CARD':
+      add('CARD_FINGERPRINT_NUMBER', payment['cardFingerprint']);
+      break;
+    case 'IBAN':
+      add('IBAN_NUMBER', payment['IBAN']);
+      add('BIC', payment['BIC']);
+      break;
+    case 'GENERIC_BANK_ACCOUNT':
+      add('BANK_ACCOUNT_NUMBER', payment['accountNumber']);
+      break;
+    case 'ACH':
+      add('ACH_ACCOUNT_NUMBER', payment['accountNumber']);
+      break;
+    case 'SWIFT':
+      add('SWIFT_ACCOUNT_NUMBER', payment['accountNumber']);
+      add('BANK_SWIFT_CODE', payment['swiftCode']);
+      break;
+    case 'UPI':
+      add('UPI_IDENTIFYING_NUMBER', payment['upiID']);
+      break;
+    default:
+      break;
+  }
+  const device = origin ? transaction.originDeviceData : transaction.destinationDeviceData;
+  add('IP_ADDRESS', device?.ipAddress);
+  add('DEVICE_IDENTIFIER', device?.deviceIdentifier);
+  add('COUNTRY', (origin ? transaction.originAmountDetails : transaction.destinationAmountDetails)?.country);
+  return out;
+}
+
+const SIDES: readonly Side[] = ['origin', 'destination'];
+
+/**
+ * R-132 Blacklist transaction related value: a value of the transaction — a user id, card
+ * fingerprint, IBAN or BIC, account number, SWIFT code, UPI id, IP address, device identifier or
+ * country — is on blacklist `blacklistId` (internal blacklists typology). The list's subtype
+ * decides which value is checked (an IBAN list never matches a user id with the same text); values
+ * compare exactly. A match on the sender's side hits ORIGIN, on the receiver's DESTINATION. An
+ * unknown list or a list of subtype STRING / CUSTOM never hits. Default action BLOCK.
+ * Lists live in the list repository (`engine.putList`; in memory by default).
+ */
+export const r132BlacklistedTransactionValue: RuleDefinition<Parameters> = {
+  id: 'R-132',
+  name: 'Blacklist transaction related value',
+  description: 'A value of the transaction (user id, card fingerprint, IBAN, account number, IP address, device id …) is on a blacklist.',
+  descriptionTemplate: "The {{side}}'s {{what}} is on blacklist {{list}}.",
+  parametersSchema: ParametersSchema,
+  defaultParameters: {} as Parameters,
+  defaultAction: 'BLOCK',
+  defaultNature: 'FRAUD',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['Blacklist'],
+  types: ['Blacklist'],
+  typologies: ['Internal blacklists'],
+  series: [],
+  lookups({ transaction, parameters }): LookupNeed[] {
+    const out: LookupNeed[] = [];
+    for (const side of SIDES) {
+      for (const c of candidates(transaction, side)) out.push({ name: `${side}:${c.subtype}`, listId: parameters.blacklistId, subtype: c.subtype, value: c.value });
+    }
+    return out;
+  },
+  check({ transaction, parameters, lookups }): RuleHit[] {
+    if (!lookups) return [];
+    const hits: RuleHit[] = [];
+    for (const side of SIDES) {
+      const match = candidates(transaction, side).find((c) => lookups[`${side}:${c.subtype}`] === true);
+      if (!match) continue;
+      hits.push({
+        direction: side === 'origin' ? 'ORIGIN' : 'DESTINATION',
+        vars: { side: side === 'origin' ? 'sender' : 'receiver', what: WHAT[match.subtype], list: parameters.blacklistId },
+      });
+    }
+    return hits;
+  },
+};
+
+const WHAT: Readonly<Record<ListSubtype, string>> = {
+  USER_ID: 'user id',
+  CARD_FINGERPRINT_NUMBER: 'card fingerprint',
+  IBAN_NUMBER: 'IBAN',
+  BANK_ACCOUNT_NUMBER: 'bank account number',
+  ACH_ACCOUNT_NUMBER: 'ACH account number',
+  SWIFT_ACCOUNT_NUMBER: 'SWIFT account number',
+  BIC: 'BIC',
+  BANK_SWIFT_CODE: 'bank SWIFT code',
+  UPI_IDENTIFYING_NUMBER: 'UPI id',
+  IP_ADDRESS: 'IP address',
+  DEVICE_IDENTIFIER: 'device identifier',
+  COUNTRY: 'country',
+  STRING: 'value',
+  CUSTOM: 'value',
+};

@@ -1,0 +1,116 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { toScaled } from '../../domain/money.js';
+import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import type { AggregateNeed, RuleCheckContext, RuleDefinition, RuleHit, RuleUser } from '../types.js';
+
+const ParametersSchema = Type.Object(
+  {
+    transactionAmountThreshold: Type.Optional(
+      amountThresholdsSchema({
+        title: 'Minimum amount',
+        description:
+          'When set (and not empty), the transaction only hits when its origin amount is at or above this threshold. Other currencies are converted into the first listed one; without a rate it does not hit.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'R-88 parameters' },
+);
+type Parameters = Static<typeof ParametersSchema>;
+
+/** Need name: the sender's earlier sending transactions from the current IP country. */
+const SEEN = 'R-88:seen';
+
+/**
+ * The countries a consumer sender is expected to connect from: residence, nationality and
+ * secondary nationalities of its profile. `null` when the sender is not a stored consumer.
+ */
+function expectedCountries(user: RuleUser | null): Set<string> | null {
+  if (user?.type !== 'CONSUMER' || !user.profile) return null;
+  const out = new Set<string>();
+  const details = user.profile.userDetails;
+  if (typeof details !== 'object' || details === null) return out;
+  const d = details as Record<string, unknown>;
+  for (const c of [d.countryOfResidence, d.countryOfNationality]) if (typeof c === 'string') out.add(c);
+  if (Array.isArray(d.secondaryCountryOfNationality)) {
+    for (const c of d.secondaryCountryOfNationality) if (typeof c === 'string') out.add(c);
+  }
+  return out;
+}
+
+/** Whether the origin amount meets the optional threshold (always true when none is set). */
+function meetsThreshold(parameters: Parameters, context: Pick<RuleCheckContext<Parameters>, 'transaction' | 'money'>): boolean {
+  const thresholds = parameters.transactionAmountThreshold;
+  if (!thresholds || Object.keys(thresholds).length === 0) return true;
+  const details = context.transaction.originAmountDetails;
+  if (!details) return false;
+  const resolved = resolveThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, context.money, context.transaction.timestamp);
+  return resolved !== null && resolved.amount >= resolved.threshold;
+}
+
+/**
+ * R-88 Unexpected IP address for user: a consumer sender connects from an IP country
+ * (`originDeviceData.ipCountry`) that is neither its country of residence nor of nationality (nor
+ * a secondary nationality) and that none of its earlier sending transactions came from — an
+ * account-takeover and unexpected-geography signal (FATF Recommendation 10, ongoing due
+ * diligence: activity inconsistent with the customer profile). Optionally only at or above an
+ * amount. Hits the sender (ORIGIN).
+ *
+ * Decisions:
+ * - Only a sender stored as a CONSUMER (with a profile) is checked; business senders, users only
+ *   seen in transactions and external senders are not.
+ * - The IP country is the one the host sends (`originDeviceData.ipCountry`): no geo-IP lookup of
+ *   `ipAddress`, so a transaction without `ipCountry` does not hit.
+ * - A consumer without residence or nationality has no expected country: only its sending history
+ *   makes a country expected, so its first transaction with an IP country hits (fail closed).
+ * - History: all the sender's sending transactions up to this one's timestamp (an earlier-arrived
+ *   transaction with the same timestamp counts), this transaction excluded, with the instance's
+ *   historical filters. A first transaction ever hits when its IP country is not an expected one.
+ */
+export const r88UnexpectedIpCountry: RuleDefinition<Parameters> = {
+  id: 'R-88',
+  name: 'Unexpected IP address for user',
+  description:
+    "A consumer sends from an IP address country that is not its country of residence or nationality and that it never sent from before.",
+  descriptionTemplate:
+    'Sender sent from IP address country {{country}}, which is neither a country of residence or nationality of the sender nor a country of its earlier sending transactions.',
+  parametersSchema: ParametersSchema,
+  defaultParameters: {},
+  defaultAction: 'FLAG',
+  defaultNature: 'AML',
+  labels: [],
+  defaultCasePriority: 'P1',
+  checksFor: ['IP address country', 'User details'],
+  types: ['New activity'],
+  typologies: ['Account takeover fraud', 'Unusual behaviour'],
+  series: ['user-sending'],
+  aggregates({ transaction }): AggregateNeed[] {
+    const user = transaction.originUserId;
+    const country = transaction.originDeviceData?.ipCountry;
+    if (!user || country === undefined) return [];
+    return [
+      {
+        name: SEEN,
+        series: 'user-sending',
+        key: user,
+        start: Number.NEGATIVE_INFINITY,
+        end: transaction.timestamp,
+        fn: 'countIn',
+        field: 'ipCountry',
+        values: [country],
+        excludeId: transaction.transactionId,
+        includeCurrent: false,
+      },
+    ];
+  },
+  check(context): RuleHit[] {
+    const { transaction, parameters, originUser, aggregates } = context;
+    const country = transaction.originDeviceData?.ipCountry;
+    if (!transaction.originUserId || country === undefined) return [];
+    const expected = expectedCountries(originUser);
+    if (expected === null || expected.has(country)) return [];
+    const seen = aggregates[SEEN];
+    if (typeof seen !== 'number' || seen > 0) return [];
+    if (!meetsThreshold(parameters, context)) return [];
+    return [{ direction: 'ORIGIN', vars: { country } }];
+  },
+};
