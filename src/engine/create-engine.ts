@@ -508,6 +508,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
    */
   async function writeInstances<T>(next: (list: RuleInstance[]) => RuleInstance[], write: () => Promise<T>): Promise<T> {
     return exclusive(async () => {
+      // Reconcile first: another engine on the same repositories may have changed the instances
+      // (and dropped series this engine still believes it keeps).
+      await activeInstances();
       const { wanted } = prepareAll(next(await repos.ruleInstances.list()));
       await fillMissing(wanted);
       return write();
@@ -642,7 +645,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (const [listId, positions] of byList) {
       const found = await repos.lists.lookup(
         listId,
-        positions.map((i) => ({ subtype: (lookups[i] as LookupNeed).subtype, value: (lookups[i] as LookupNeed).value })),
+        positions.map((i) => {
+          const l = lookups[i] as LookupNeed;
+          return { listType: l.listType, subtype: l.subtype, value: l.value };
+        }),
       );
       positions.forEach((position, j) => {
         answers[position] = found[j] === true;
@@ -1015,6 +1021,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async updateRuleInstance(id, input) {
       assertId(id, 'rule instance id');
       return exclusive(async () => {
+        await activeInstances();
         const existing = await repos.ruleInstances.getStored(id);
         if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
         const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });

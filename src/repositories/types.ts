@@ -320,8 +320,9 @@ export interface StoredList {
   updatedAt: number;
 }
 
-/** One value to look up in a list: found only when the list has this subtype and holds the value. */
+/** One value to look up in a list: found only when the list has this type and subtype and holds the value. */
 export interface ListProbe {
+  readonly listType: 'BLACKLIST' | 'WHITELIST';
   readonly subtype: ListSubtype;
   readonly value: string;
 }
@@ -336,7 +337,7 @@ export interface ListRepository {
   /** @returns whether the list existed. */
   deleteList(listId: string): Promise<boolean>;
   /**
-   * For each probe, whether list `listId` exists, has the probe's subtype and holds its value
+   * For each probe, whether list `listId` exists, has the probe's list type and subtype and holds its value
    * (exact, case-sensitive). An unknown list answers `false` for every probe. Answers in probe order.
    */
   lookup(listId: string, probes: readonly ListProbe[]): Promise<boolean[]>;

@@ -1,6 +1,7 @@
 /**
  * Shared machinery of the standard-deviation anomaly rules (R-11, R-12, R-25, R-26): UTC calendar
- * day ranges, per-day needs, and the exact "std-dev spike" test on bigint rationals.
+ * day ranges, per-day needs, the exact "std-dev spike" test on bigint rationals, and
+ * {@link createAnomalyRule}, which builds each of the four rules from what sets it apart.
  *
  * The test: the mean of the daily values of the recent period is above the mean of the daily
  * values of the baseline plus 2 standard deviations (population standard deviation) of those
@@ -20,10 +21,11 @@
  *   at most √2·σ) R-11 and R-12 could never fire, and R-25/R-26 only when the recent days held
  *   fewer than a fifth of the baseline's active days.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateFunction, AggregateValue } from '../aggregation/aggregate-store.js';
 import { MONEY_SCALE } from '../domain/money.js';
 import type { Transaction } from '../domain/index.js';
-import type { AggregateNeed } from './types.js';
+import type { AggregateNeed, RuleDefinition, RuleHit } from './types.js';
 
 /** Days of the recent period (the current transaction's day and the 29 before it). */
 export const ANOMALY_RECENT_DAYS = 30;
@@ -279,4 +281,201 @@ export function formatMeanAmount(value: Rational, currency: string): string {
 /** A standard deviation of amounts (10^-8 units) rounded down to the cent, e.g. `12.34 EUR`. */
 export function formatStdDevAmount(variance: Rational, currency: string): string {
   return `${formatStdDev({ num: variance.num, den: variance.den * MONEY_SCALE * MONEY_SCALE }, 2)} ${currency}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rule factory (R-11, R-12, R-25, R-26).
+// ---------------------------------------------------------------------------------------------
+
+/** Parameters of an anomaly rule: none (the periods and the 2 standard deviations are fixed). */
+export function anomalyParametersSchema(id: string) {
+  return Type.Object(
+    {},
+    {
+      additionalProperties: false,
+      title: `${id} parameters`,
+      description: 'None: the periods (30 recent days, 90 baseline days before them) and the 2 standard deviations are fixed.',
+    },
+  );
+}
+/** The (empty) parameters of an anomaly rule. */
+export type AnomalyParameters = Static<ReturnType<typeof anomalyParametersSchema>>;
+
+/** One per-day aggregate of an {@link AnomalyRatio}. */
+export interface AnomalyDayAggregate {
+  /** Letter of its need names: `<prefix>:r<tag>:<i>` (recent day i), `<prefix>:b<tag>:<i>` (baseline day i). */
+  readonly tag: string;
+  /** `sum` is read as a bigint amount, the others as counts. */
+  readonly fn: 'sum' | 'count' | 'amountCount' | 'countIn';
+  readonly countIn?: CountInOptions;
+}
+
+/**
+ * A day's value that is a total of the day (volume, count): a quiet day is a real 0, and the recent
+ * mean is the recent period's total over its {@link ANOMALY_RECENT_DAYS} days (one need,
+ * `<prefix>:recent`; baseline days `<prefix>:b:<i>`).
+ */
+export interface AnomalyTotal {
+  readonly kind: 'total';
+  readonly fn: 'sum' | 'count';
+}
+
+/**
+ * A day's value that is a ratio of two aggregates of the day (average amount, share): undefined on
+ * a day whose denominator is 0, so such days are left out of both means, recent days included.
+ */
+export interface AnomalyRatio {
+  readonly kind: 'ratio';
+  readonly numerator: AnomalyDayAggregate;
+  readonly denominator: AnomalyDayAggregate;
+  /** Plan the denominator's needs before the numerator's (each period): only the order of the needs. */
+  readonly denominatorFirst?: boolean;
+}
+
+/** How the statistics are shown in the hit description (two decimals, rounded down). */
+export type AnomalyUnit =
+  /** Amounts of 10^-8 units, in the base currency (`123.45 EUR`). */
+  | 'amount'
+  /** Plain numbers (`3.25`). */
+  | 'number'
+  /** Shares 0..1 as percentages without the sign (`12.50`). */
+  | 'percent';
+
+/** What sets one anomaly rule apart (see {@link createAnomalyRule}). */
+export interface AnomalyRuleSpec
+  extends Pick<RuleDefinition<AnomalyParameters>, 'id' | 'name' | 'description' | 'descriptionTemplate' | 'checksFor' | 'types' | 'typologies'> {
+  /** Prefix of the need names (`r11`), keeping the rules' needs apart. */
+  readonly prefix: string;
+  /** What a day's value is. */
+  readonly daily: AnomalyTotal | AnomalyRatio;
+  readonly unit: AnomalyUnit;
+}
+
+function readDayValue(aggregates: Readonly<Record<string, AggregateValue>>, name: string, fn: AnomalyDayAggregate['fn']): bigint {
+  return fn === 'sum' ? readSum(aggregates, name) : readCount(aggregates, name);
+}
+
+/** How one kind of daily value is planned and turned into a spike. */
+interface DailyMeasure {
+  plan(transaction: Transaction, days: AnomalyDays, out: AggregateNeed[]): AggregateNeed[];
+  /** The spike, or `null` with too few baseline days (or no recent value). */
+  evaluate(aggregates: Readonly<Record<string, AggregateValue>>): SpikeResult | null;
+}
+
+function createTotalMeasure(prefix: string, total: AnomalyTotal): DailyMeasure {
+  const recent = `${prefix}:recent`;
+  const baselineNames = createDayNames(`${prefix}:b`, ANOMALY_BASELINE_DAYS);
+  return {
+    plan(transaction, days, out) {
+      planDayNeeds(transaction, [recent], [days.recent], total.fn, out);
+      return planDayNeeds(transaction, baselineNames, days.baselineDays, total.fn, out);
+    },
+    evaluate(aggregates) {
+      const daily: (Rational | null)[] = [];
+      // Oldest first.
+      for (let i = ANOMALY_BASELINE_DAYS - 1; i >= 0; i--) {
+        const value = readDayValue(aggregates, baselineNames[i] as string, total.fn);
+        daily.push(value > 0n ? toRational(value) : null);
+      }
+      const baseline = collectDailyValues(daily, true);
+      if (baseline.activeDays < ANOMALY_MIN_BASELINE_DAYS) return null;
+      const recentSum = toRational(readDayValue(aggregates, recent, total.fn));
+      return evaluateStdDevSpike({ baseline: baseline.values, recentSum, recentDays: ANOMALY_RECENT_DAYS });
+    },
+  };
+}
+
+/** The day names of one period of a ratio: numerator and denominator need per day, newest first. */
+interface RatioDayNames {
+  readonly numerators: readonly string[];
+  readonly denominators: readonly string[];
+}
+
+function createRatioMeasure(prefix: string, ratio: AnomalyRatio): DailyMeasure {
+  const { numerator, denominator } = ratio;
+  const namesOf = (period: 'r' | 'b', days: number): RatioDayNames => ({
+    numerators: createDayNames(`${prefix}:${period}${numerator.tag}`, days),
+    denominators: createDayNames(`${prefix}:${period}${denominator.tag}`, days),
+  });
+  const recent = namesOf('r', ANOMALY_RECENT_DAYS);
+  const baseline = namesOf('b', ANOMALY_BASELINE_DAYS);
+  const planPeriod = (transaction: Transaction, ranges: readonly DayRange[], names: RatioDayNames, out: AggregateNeed[]) => {
+    const parts: [AnomalyDayAggregate, readonly string[]][] = [
+      [numerator, names.numerators],
+      [denominator, names.denominators],
+    ];
+    if (ratio.denominatorFirst === true) parts.reverse();
+    for (const [part, partNames] of parts) planDayNeeds(transaction, partNames, ranges, part.fn, out, part.countIn);
+  };
+  /** Daily ratios, oldest first; `null` for a day whose denominator is 0. */
+  const readRatios = (aggregates: Readonly<Record<string, AggregateValue>>, names: RatioDayNames) => {
+    const out: (Rational | null)[] = [];
+    for (let i = names.numerators.length - 1; i >= 0; i--) {
+      const den = readDayValue(aggregates, names.denominators[i] as string, denominator.fn);
+      out.push(den > 0n ? createRatio(readDayValue(aggregates, names.numerators[i] as string, numerator.fn), den) : null);
+    }
+    return out;
+  };
+  return {
+    plan(transaction, days, out) {
+      planPeriod(transaction, days.recentDays, recent, out);
+      planPeriod(transaction, days.baselineDays, baseline, out);
+      return out;
+    },
+    evaluate(aggregates) {
+      const base = collectDailyValues(readRatios(aggregates, baseline), false);
+      if (base.activeDays < ANOMALY_MIN_BASELINE_DAYS) return null;
+      const recentValues = collectDailyValues(readRatios(aggregates, recent), false).values;
+      return evaluateStdDevSpike({ baseline: base.values, recentSum: sumRationals(recentValues), recentDays: recentValues.length });
+    },
+  };
+}
+
+/** The hit values of a spike: periods, means and standard deviation in the rule's unit. */
+function describeSpike(spike: SpikeResult, unit: AnomalyUnit, currency: string): Record<string, string | number> {
+  const factor = unit === 'percent' ? 100n : 1n;
+  const mean = (value: Rational) => (unit === 'amount' ? formatMeanAmount(value, currency) : formatRational(value, 2, factor));
+  return {
+    recentDays: ANOMALY_RECENT_DAYS,
+    baselineDays: ANOMALY_BASELINE_DAYS,
+    recentMean: mean(spike.recentMean),
+    baselineMean: mean(spike.baselineMean),
+    stdDev: unit === 'amount' ? formatStdDevAmount(spike.variance, currency) : formatStdDev(spike.variance, 2, factor),
+  };
+}
+
+/**
+ * Builds a std-dev anomaly rule (see the module comment): it hits the sender (ORIGIN only) when
+ * the mean of the recent period's daily values is above the baseline's mean daily value plus 2
+ * standard deviations, once at least {@link ANOMALY_MIN_BASELINE_DAYS} baseline days carry a
+ * value. No sender → no needs and no hit. The needs read the sender's `user-sending` history.
+ */
+export function createAnomalyRule(spec: AnomalyRuleSpec): RuleDefinition<AnomalyParameters> {
+  const measure = spec.daily.kind === 'total' ? createTotalMeasure(spec.prefix, spec.daily) : createRatioMeasure(spec.prefix, spec.daily);
+  return {
+    id: spec.id,
+    name: spec.name,
+    description: spec.description,
+    descriptionTemplate: spec.descriptionTemplate,
+    parametersSchema: anomalyParametersSchema(spec.id),
+    defaultParameters: {},
+    defaultAction: 'FLAG',
+    defaultNature: 'FRAUD',
+    labels: [],
+    defaultCasePriority: 'P1',
+    checksFor: spec.checksFor,
+    types: spec.types,
+    typologies: spec.typologies,
+    series: ['user-sending'],
+    aggregates({ transaction }) {
+      if (!transaction.originUserId) return [];
+      return measure.plan(transaction, computeAnomalyDays(transaction.timestamp), []);
+    },
+    check({ transaction, aggregates, money }): RuleHit[] {
+      if (!transaction.originUserId) return [];
+      const spike = measure.evaluate(aggregates);
+      if (!spike?.hit) return [];
+      return [{ direction: 'ORIGIN', vars: describeSpike(spike, spec.unit, money.baseCurrency) }];
+    },
+  };
 }

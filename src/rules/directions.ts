@@ -42,6 +42,22 @@ export function receiverReads(transaction: Transaction, checkReceiver: CheckRece
   return transaction.destinationUserId && checkReceiver !== 'none' ? names.DESTINATION[checkReceiver] : null;
 }
 
+/** Which transactions of each side count (a rule's `checkSender` / `checkReceiver` parameters). */
+export interface SideChecks {
+  readonly checkSender: CheckSender;
+  readonly checkReceiver: CheckReceiver;
+}
+
+/** The reads of one side: {@link senderReads} for `ORIGIN`, {@link receiverReads} for `DESTINATION`. */
+export function getSideReads(transaction: Transaction, checks: SideChecks, names: SideNames, direction: Side): readonly SideRead[] | null {
+  return direction === 'ORIGIN' ? senderReads(transaction, checks.checkSender, names) : receiverReads(transaction, checks.checkReceiver, names);
+}
+
+/** The side label of hit descriptions: `Sender` or `Receiver`. */
+export function describeSide(direction: Side): string {
+  return direction === 'ORIGIN' ? 'Sender' : 'Receiver';
+}
+
 /** Plans the needs of both sides over one window with one function. */
 export function planSides(
   transaction: Transaction,

@@ -231,12 +231,12 @@ function baseContributionsOf(transaction: Transaction, series: ReadonlySet<Serie
   if (origin && destination && series.has('user-pair')) {
     out.push({ series: 'user-pair', key: pairKey(origin, destination), id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
   }
-  const originPayment = paymentIdentifier(transaction.originPaymentDetails);
-  if (originPayment !== undefined && series.has('payment-origin')) {
+  const originPayment = series.has('payment-origin') ? paymentIdentifier(transaction.originPaymentDetails) : undefined;
+  if (originPayment !== undefined) {
     out.push({ series: 'payment-origin', key: originPayment, id, timestamp: at, amount: originAmount, values: partyValues(origin, destination) });
   }
-  const destinationPayment = paymentIdentifier(transaction.destinationPaymentDetails);
-  if (destinationPayment !== undefined && series.has('payment-destination')) {
+  const destinationPayment = series.has('payment-destination') ? paymentIdentifier(transaction.destinationPaymentDetails) : undefined;
+  if (destinationPayment !== undefined) {
     out.push({ series: 'payment-destination', key: destinationPayment, id, timestamp: at, amount: destinationAmount, values: partyValues(destination, origin) });
   }
   const ip = transaction.originDeviceData?.ipAddress;
@@ -286,10 +286,10 @@ function baseRefsOf(transaction: Transaction, series: ReadonlySet<SeriesName>): 
     if (destination && destination !== origin) out.push({ series: 'user-all', key: destination, id });
   }
   if (origin && destination && series.has('user-pair')) out.push({ series: 'user-pair', key: pairKey(origin, destination), id });
-  const originPayment = paymentIdentifier(transaction.originPaymentDetails);
-  if (originPayment !== undefined && series.has('payment-origin')) out.push({ series: 'payment-origin', key: originPayment, id });
-  const destinationPayment = paymentIdentifier(transaction.destinationPaymentDetails);
-  if (destinationPayment !== undefined && series.has('payment-destination')) out.push({ series: 'payment-destination', key: destinationPayment, id });
+  const originPayment = series.has('payment-origin') ? paymentIdentifier(transaction.originPaymentDetails) : undefined;
+  if (originPayment !== undefined) out.push({ series: 'payment-origin', key: originPayment, id });
+  const destinationPayment = series.has('payment-destination') ? paymentIdentifier(transaction.destinationPaymentDetails) : undefined;
+  if (destinationPayment !== undefined) out.push({ series: 'payment-destination', key: destinationPayment, id });
   const ip = transaction.originDeviceData?.ipAddress;
   if (ip && series.has('ip')) out.push({ series: 'ip', key: ip, id });
   return out;

@@ -1,16 +1,17 @@
 /**
- * Shared machinery of the two-period comparison rules (R-27, R-120, R-121, R-122, R-131): period
- * schemas, planning two nested windows per side, reading period stats (period 2 without period 1 as
- * the difference of nested windows), and exact ratio comparisons in bigint.
+ * Shared machinery of the two-period comparison rules (R-27, R-120, R-121, R-122; R-131 takes
+ * {@link periodSchema}): the parameters schema, planning two nested windows per side, reading
+ * period stats (period 2 without period 1 as the difference of nested windows), exact ratio
+ * comparisons in bigint, and the per-side check loop ({@link checkTwoPeriods}).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart, type TimeWindow } from '../aggregation/time-window.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
 import { formatMoney, MONEY_SCALE, toScaled } from '../domain/money.js';
 import type { Transaction } from '../domain/index.js';
-import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideNames } from './directions.js';
+import { createSideNames, describeSide, getSideReads, planSides, sumAmounts, sumCounts, type SideNames } from './directions.js';
 import { CheckReceiverSchema, CheckSenderSchema, resolveThreshold, type CheckReceiver, type CheckSender } from './parameters.js';
-import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from './types.js';
+import type { AggregateNeed, MoneyContext, RuleHit } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Two-period comparison, shared by R-27, R-120, R-121 and R-122 (period1 = the recent period,
@@ -68,6 +69,44 @@ export const ExcludePeriod1Schema = Type.Boolean({
   description:
     'When true, period 2 only covers the time before period 1 (computed as period 2 minus period 1, both ending at this transaction). Either way period 2 must start before period 1 and hold at least one transaction before it, otherwise the rule does not hit.',
 });
+
+/** What the parameters schemas of R-27, R-120, R-121 and R-122 differ in. */
+export interface TwoPeriodSchemaSpec<M extends TSchema> {
+  /** The rule id, for the schema title (`R-27 parameters`). */
+  readonly id: string;
+  /** Description of period 2 (period 1's is the same for every rule). */
+  readonly period2Description: string;
+  /** The schema of `multiplierThreshold` (a percentage, possibly with a currency). */
+  readonly multiplierThreshold: M;
+  /** Title and description of the optional period-1 value range (`valueThresholdPeriod1`). */
+  readonly valueThresholdPeriod1: { readonly title: string; readonly description: string };
+}
+
+/**
+ * The parameters schema of a two-period rule: `period1`, `period2`, `multiplierThreshold`,
+ * `checkSender`, `checkReceiver` and the optional `excludePeriod1`, `transactionsNumberThreshold`
+ * (period 1), `transactionsNumberThreshold2` (period 2) and `valueThresholdPeriod1`.
+ */
+export function twoPeriodParametersSchema<M extends TSchema>(spec: TwoPeriodSchemaSpec<M>) {
+  return Type.Object(
+    {
+      period1: periodSchema('Period 1', 'The recent period, ending at (and including) this transaction.'),
+      period2: periodSchema('Period 2', spec.period2Description),
+      multiplierThreshold: spec.multiplierThreshold,
+      checkSender: CheckSenderSchema,
+      checkReceiver: CheckReceiverSchema,
+      excludePeriod1: Type.Optional(ExcludePeriod1Schema),
+      transactionsNumberThreshold: Type.Optional(
+        countRangeSchema('Transactions number (period 1)', 'No hit when the number of transactions in period 1 (this one included) is outside this range.'),
+      ),
+      transactionsNumberThreshold2: Type.Optional(
+        countRangeSchema('Transactions number (period 2)', 'No hit when the number of transactions in period 2 is outside this range.'),
+      ),
+      valueThresholdPeriod1: Type.Optional(valueRangeSchema(spec.valueThresholdPeriod1.title, spec.valueThresholdPeriod1.description)),
+    },
+    { additionalProperties: false, title: `${spec.id} parameters` },
+  );
+}
 
 /** The parameters every two-period rule shares. */
 export interface TwoPeriodParameters {
@@ -164,8 +203,7 @@ export function readTwoPeriods(
   names: TwoPeriodNames,
   direction: 'ORIGIN' | 'DESTINATION',
 ): { period1: PeriodStats; period2: PeriodStats } | null {
-  const reads = (n: SideNames) =>
-    direction === 'ORIGIN' ? senderReads(transaction, parameters.checkSender, n) : receiverReads(transaction, parameters.checkReceiver, n);
+  const reads = (n: SideNames) => getSideReads(transaction, parameters, n, direction);
   const c1 = reads(names.count1);
   const c2 = reads(names.count2);
   if (!c1 || !c2) return null;
@@ -241,7 +279,99 @@ export function perDay(amount: bigint, lengthMs: bigint): Ratio {
   return { num: amount * DAY_MS, den: lengthMs };
 }
 
-/** The side label used by descriptions. */
-export function describeSide(direction: 'ORIGIN' | 'DESTINATION'): string {
-  return direction === 'ORIGIN' ? 'Sender' : 'Receiver';
+/** The two statistics one side compares (period 1's against period 2's). */
+export interface PeriodStatPair {
+  readonly stat1: Ratio;
+  readonly stat2: Ratio;
+}
+
+/** What a two-period rule compares (see {@link checkTwoPeriods}). */
+export interface TwoPeriodComparison {
+  /** The statistics of a side, or `null` when the side cannot hit (a zero divisor, a value out of range). */
+  compare(period1: PeriodStats, period2: PeriodStats): PeriodStatPair | null;
+  /** Names of the hit values that show `stat1` and `stat2` (e.g. `volume1`, `volume2`). */
+  readonly vars: readonly [string, string];
+  /** Shows a statistic in the hit description. */
+  format(stat: Ratio): string;
+}
+
+/**
+ * The hits of a two-period rule. For each side: its periods ({@link readTwoPeriods}; none → no
+ * hit), the optional count ranges of both periods, the rule's statistics, then a hit when
+ * `stat1 ≥ percent % × stat2` ({@link isAtLeastPercentOf}). A hit's values are `side`, `period1`,
+ * `period2`, the two statistics under the rule's names, `ratio` and `multiplier` (= `percent`).
+ */
+export function checkTwoPeriods(
+  transaction: Transaction,
+  parameters: TwoPeriodParameters,
+  aggregates: Readonly<Record<string, AggregateValue>>,
+  names: TwoPeriodNames,
+  percent: number,
+  comparison: TwoPeriodComparison,
+): RuleHit[] {
+  const hits: RuleHit[] = [];
+  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
+    const periods = readTwoPeriods(transaction, parameters, aggregates, names, direction);
+    if (!periods) continue;
+    const { period1, period2 } = periods;
+    if (!isCountInRange(period1.count, parameters.transactionsNumberThreshold)) continue;
+    if (!isCountInRange(period2.count, parameters.transactionsNumberThreshold2)) continue;
+    const stats = comparison.compare(period1, period2);
+    if (!stats || !isAtLeastPercentOf(stats.stat1, stats.stat2, percent)) continue;
+    const [var1, var2] = comparison.vars;
+    hits.push({
+      direction,
+      vars: {
+        side: describeSide(direction),
+        period1: describeTimeWindow(parameters.period1),
+        period2: describeTimeWindow(parameters.period2),
+        [var1]: comparison.format(stats.stat1),
+        [var2]: comparison.format(stats.stat2),
+        ratio: formatPercent(stats.stat1, stats.stat2),
+        multiplier: percent,
+      },
+    });
+  }
+  return hits;
+}
+
+/** A statistic of a period's volume (see {@link createVolumeComparison}). */
+export interface VolumeStatistic {
+  /** Names of the hit values that show the statistic of period 1 and of period 2. */
+  readonly vars: readonly [string, string];
+  /** Whether the periods can be compared: the divisors of both statistics and period 2's volume are positive. */
+  isComparable(period1: PeriodStats, period2: PeriodStats): boolean;
+  /** The statistic of `period` for a volume (10^-8 units), e.g. volume ÷ the period's days. */
+  toStat(volume: bigint, period: PeriodStats): Ratio;
+}
+
+/**
+ * The comparison of a volume statistic (R-27 volume, R-120 average amount, R-122 daily volume):
+ * `null` unless the periods are comparable, or when `valueThresholdPeriod1` is set and period 1's
+ * volume — converted into the multiplier currency, rounded to its minor unit, then made the
+ * statistic — is outside it or has no rate. Statistics are shown in the multiplier currency.
+ */
+export function createVolumeComparison(
+  parameters: {
+    readonly multiplierThreshold: { readonly currency: string };
+    readonly valueThresholdPeriod1?: { readonly min?: number; readonly max?: number };
+  },
+  money: MoneyContext,
+  at: number,
+  statistic: VolumeStatistic,
+): TwoPeriodComparison {
+  const { currency } = parameters.multiplierThreshold;
+  const range = parameters.valueThresholdPeriod1;
+  return {
+    compare(period1, period2) {
+      if (!statistic.isComparable(period1, period2)) return null;
+      if (range) {
+        const converted = convertFromBase(period1.sum, currency, money, at);
+        if (converted === null || !isRatioInRange(statistic.toStat(converted, period1), range)) return null;
+      }
+      return { stat1: statistic.toStat(period1.sum, period1), stat2: statistic.toStat(period2.sum, period2) };
+    },
+    vars: statistic.vars,
+    format: (stat) => formatInCurrency(stat.num / stat.den, currency, money, at),
+  };
 }

@@ -39,12 +39,14 @@ export interface AggregateNeed extends AggregateQuery {
 
 /**
  * A value a rule asks to look up in a list of the list repository (blacklists, whitelists): found
- * when list `listId` has subtype `subtype` and holds `value`. The check reads the answer under `name`
+ * when list `listId` has type `listType` and subtype `subtype` and holds `value`. The check reads the answer under `name`
  * in {@link RuleCheckContext.lookups}.
  */
 export interface LookupNeed {
   readonly name: string;
   readonly listId: string;
+  /** Only a list of this type answers (a blacklist rule never matches a whitelist). */
+  readonly listType: 'BLACKLIST' | 'WHITELIST';
   readonly subtype: ListSubtype;
   readonly value: string;
 }

@@ -392,17 +392,18 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(await repos.lists.listLists(), [{ ...list, items: [] }], 'listLists (without items)');
       assertEqual(
         await repos.lists.lookup('bl-1', [
-          { subtype: 'USER_ID', value: 'alice' },
-          { subtype: 'USER_ID', value: 'Alice' },
-          { subtype: 'IBAN_NUMBER', value: 'bob' },
-          { subtype: 'USER_ID', value: 'bob' },
+          { listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' },
+          { listType: 'BLACKLIST', subtype: 'USER_ID', value: 'Alice' },
+          { listType: 'BLACKLIST', subtype: 'IBAN_NUMBER', value: 'bob' },
+          { listType: 'WHITELIST', subtype: 'USER_ID', value: 'bob' },
+          { listType: 'BLACKLIST', subtype: 'USER_ID', value: 'bob' },
         ]),
-        [true, false, false, true],
+        [true, false, false, false, true],
         'lookup answers in probe order',
       );
-      assertEqual(await repos.lists.lookup('nope', [{ subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup in an unknown list');
+      assertEqual(await repos.lists.lookup('nope', [{ listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup in an unknown list');
       await repos.lists.putList({ ...list, items: ['carol'], updatedAt: FIXTURE_T0 + 1 });
-      assertEqual(await repos.lists.lookup('bl-1', [{ subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup after a replace');
+      assertEqual(await repos.lists.lookup('bl-1', [{ listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup after a replace');
       assertEqual(await repos.lists.deleteList('bl-1'), true, 'deleteList of a stored list');
       assertEqual(await repos.lists.deleteList('bl-1'), false, 'deleteList again');
       assertEqual(await repos.lists.getList('bl-1'), null, 'getList after delete');

@@ -337,7 +337,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
       async lookup(listId, probes) {
         const list = lists.get(listId);
         if (!list) return probes.map(() => false);
-        return probes.map((p) => p.subtype === list.stored.subtype && list.set.has(p.value));
+        return probes.map((p) => p.listType === list.stored.listType && p.subtype === list.stored.subtype && list.set.has(p.value));
       },
     },
   };

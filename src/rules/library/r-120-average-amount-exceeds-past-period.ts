@@ -1,50 +1,26 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { describeTimeWindow } from '../../aggregation/time-window.js';
-import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { Static } from '@sinclair/typebox';
 import type { RuleDefinition, RuleHit } from '../types.js';
 import {
-  convertFromBase,
-  countRangeSchema,
+  checkTwoPeriods,
   createTwoPeriodNames,
-  describeSide,
-  ExcludePeriod1Schema,
-  formatInCurrency,
-  formatPercent,
-  isAtLeastPercentOf,
-  isCountInRange,
-  isRatioInRange,
+  createVolumeComparison,
   moneyMultiplierSchema,
-  periodSchema,
   planTwoPeriods,
-  readTwoPeriods,
-  valueRangeSchema,
+  twoPeriodParametersSchema,
 } from '../two-periods.js';
 
-const ParametersSchema = Type.Object(
-  {
-    period1: periodSchema('Period 1', 'The recent period, ending at (and including) this transaction.'),
-    period2: periodSchema('Period 2', 'The reference period, ending at this transaction; must start before period 1.'),
-    multiplierThreshold: moneyMultiplierSchema(
-      'The rule hits when the average amount of period 1 is at or above this percentage of the average amount of period 2 (200 = twice).',
-    ),
-    checkSender: CheckSenderSchema,
-    checkReceiver: CheckReceiverSchema,
-    excludePeriod1: Type.Optional(ExcludePeriod1Schema),
-    transactionsNumberThreshold: Type.Optional(
-      countRangeSchema('Transactions number (period 1)', 'No hit when the number of transactions in period 1 (this one included) is outside this range.'),
-    ),
-    transactionsNumberThreshold2: Type.Optional(
-      countRangeSchema('Transactions number (period 2)', 'No hit when the number of transactions in period 2 is outside this range.'),
-    ),
-    valueThresholdPeriod1: Type.Optional(
-      valueRangeSchema(
-        'Average amount range (period 1)',
-        'No hit when the average amount of period 1, in the multiplier currency (volume rounded to its minor unit, then divided), is outside this range.',
-      ),
-    ),
+const ParametersSchema = twoPeriodParametersSchema({
+  id: 'R-120',
+  period2Description: 'The reference period, ending at this transaction; must start before period 1.',
+  multiplierThreshold: moneyMultiplierSchema(
+    'The rule hits when the average amount of period 1 is at or above this percentage of the average amount of period 2 (200 = twice).',
+  ),
+  valueThresholdPeriod1: {
+    title: 'Average amount range (period 1)',
+    description:
+      'No hit when the average amount of period 1, in the multiplier currency (volume rounded to its minor unit, then divided), is outside this range.',
   },
-  { additionalProperties: false, title: 'R-120 parameters' },
-);
+});
 type Parameters = Static<typeof ParametersSchema>;
 
 const NAMES = createTwoPeriodNames('r120');
@@ -83,38 +59,11 @@ export const r120AverageAmountExceedsPastPeriod: RuleDefinition<Parameters> = {
     return planTwoPeriods(transaction, parameters, NAMES, true);
   },
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
-    const hits: RuleHit[] = [];
-    const { currency, value: percent } = parameters.multiplierThreshold;
-    const at = transaction.timestamp;
-    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const periods = readTwoPeriods(transaction, parameters, aggregates, NAMES, direction);
-      if (!periods) continue;
-      const { period1, period2 } = periods;
-      if (!isCountInRange(period1.count, parameters.transactionsNumberThreshold)) continue;
-      if (!isCountInRange(period2.count, parameters.transactionsNumberThreshold2)) continue;
-      if (period1.amountCount <= 0 || period2.amountCount <= 0 || period2.sum <= 0n) continue;
-      const n1 = BigInt(period1.amountCount);
-      const n2 = BigInt(period2.amountCount);
-      if (parameters.valueThresholdPeriod1) {
-        const converted = convertFromBase(period1.sum, currency, money, at);
-        if (converted === null || !isRatioInRange({ num: converted, den: n1 }, parameters.valueThresholdPeriod1)) continue;
-      }
-      const stat1 = { num: period1.sum, den: n1 };
-      const stat2 = { num: period2.sum, den: n2 };
-      if (!isAtLeastPercentOf(stat1, stat2, percent)) continue;
-      hits.push({
-        direction,
-        vars: {
-          side: describeSide(direction),
-          period1: describeTimeWindow(parameters.period1),
-          period2: describeTimeWindow(parameters.period2),
-          average1: formatInCurrency(period1.sum / n1, currency, money, at),
-          average2: formatInCurrency(period2.sum / n2, currency, money, at),
-          ratio: formatPercent(stat1, stat2),
-          multiplier: percent,
-        },
-      });
-    }
-    return hits;
+    const comparison = createVolumeComparison(parameters, money, transaction.timestamp, {
+      vars: ['average1', 'average2'],
+      isComparable: (period1, period2) => period1.amountCount > 0 && period2.amountCount > 0 && period2.sum > 0n,
+      toStat: (volume, period) => ({ num: volume, den: BigInt(period.amountCount) }),
+    });
+    return checkTwoPeriods(transaction, parameters, aggregates, NAMES, parameters.multiplierThreshold.value, comparison);
   },
 };

@@ -1,50 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { describeTimeWindow } from '../../aggregation/time-window.js';
 import { MONEY_SCALE } from '../../domain/money.js';
-import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
-import {
-  countRangeSchema,
-  createTwoPeriodNames,
-  describeSide,
-  ExcludePeriod1Schema,
-  formatPercent,
-  isAtLeastPercentOf,
-  isCountInRange,
-  isRatioInRange,
-  perDay,
-  periodSchema,
-  planTwoPeriods,
-  readTwoPeriods,
-  valueRangeSchema,
-} from '../two-periods.js';
+import { checkTwoPeriods, createTwoPeriodNames, isRatioInRange, perDay, planTwoPeriods, twoPeriodParametersSchema } from '../two-periods.js';
 
-const ParametersSchema = Type.Object(
-  {
-    period1: periodSchema('Period 1', 'The recent period, ending at (and including) this transaction.'),
-    period2: periodSchema('Period 2', 'The reference period, ending at this transaction; must start before period 1.'),
-    multiplierThreshold: Type.Number({
-      minimum: 0,
-      maximum: 1_000_000,
-      title: 'Multiplier (%)',
-      description:
-        'A percentage: the rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2 (200 = twice).',
-    }),
-    checkSender: CheckSenderSchema,
-    checkReceiver: CheckReceiverSchema,
-    excludePeriod1: Type.Optional(ExcludePeriod1Schema),
-    transactionsNumberThreshold: Type.Optional(
-      countRangeSchema('Transactions number (period 1)', 'No hit when the number of transactions in period 1 (this one included) is outside this range.'),
-    ),
-    transactionsNumberThreshold2: Type.Optional(
-      countRangeSchema('Transactions number (period 2)', 'No hit when the number of transactions in period 2 is outside this range.'),
-    ),
-    valueThresholdPeriod1: Type.Optional(
-      valueRangeSchema('Daily transactions range (period 1)', 'No hit when the average number of transactions per day in period 1 is outside this range.'),
-    ),
+const ParametersSchema = twoPeriodParametersSchema({
+  id: 'R-121',
+  period2Description: 'The reference period, ending at this transaction; must start before period 1.',
+  multiplierThreshold: Type.Number({
+    minimum: 0,
+    maximum: 1_000_000,
+    title: 'Multiplier (%)',
+    description:
+      'A percentage: the rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2 (200 = twice).',
+  }),
+  valueThresholdPeriod1: {
+    title: 'Daily transactions range (period 1)',
+    description: 'No hit when the average number of transactions per day in period 1 is outside this range.',
   },
-  { additionalProperties: false, title: 'R-121 parameters' },
-);
+});
 type Parameters = Static<typeof ParametersSchema>;
 
 const NAMES = createTwoPeriodNames('r121');
@@ -97,31 +70,15 @@ export const r121AverageDailyCountExceedsPastPeriod: RuleDefinition<Parameters> 
     return planTwoPeriods(transaction, parameters, NAMES, false);
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
-    const hits: RuleHit[] = [];
-    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const periods = readTwoPeriods(transaction, parameters, aggregates, NAMES, direction);
-      if (!periods) continue;
-      const { period1, period2 } = periods;
-      if (!isCountInRange(period1.count, parameters.transactionsNumberThreshold)) continue;
-      if (!isCountInRange(period2.count, parameters.transactionsNumberThreshold2)) continue;
-      if (period1.lengthMs <= 0n || period2.lengthMs <= 0n || period2.count <= 0) continue;
-      const stat1 = perDay(scaledCount(period1.count), period1.lengthMs);
-      const stat2 = perDay(scaledCount(period2.count), period2.lengthMs);
-      if (!isRatioInRange(stat1, parameters.valueThresholdPeriod1)) continue;
-      if (!isAtLeastPercentOf(stat1, stat2, parameters.multiplierThreshold)) continue;
-      hits.push({
-        direction,
-        vars: {
-          side: describeSide(direction),
-          period1: describeTimeWindow(parameters.period1),
-          period2: describeTimeWindow(parameters.period2),
-          rate1: formatRate(stat1.num, stat1.den),
-          rate2: formatRate(stat2.num, stat2.den),
-          ratio: formatPercent(stat1, stat2),
-          multiplier: parameters.multiplierThreshold,
-        },
-      });
-    }
-    return hits;
+    return checkTwoPeriods(transaction, parameters, aggregates, NAMES, parameters.multiplierThreshold, {
+      compare(period1, period2) {
+        if (period1.lengthMs <= 0n || period2.lengthMs <= 0n || period2.count <= 0) return null;
+        const stat1 = perDay(scaledCount(period1.count), period1.lengthMs);
+        if (!isRatioInRange(stat1, parameters.valueThresholdPeriod1)) return null;
+        return { stat1, stat2: perDay(scaledCount(period2.count), period2.lengthMs) };
+      },
+      vars: ['rate1', 'rate2'],
+      format: (stat) => formatRate(stat.num, stat.den),
+    });
   },
 };

@@ -1,51 +1,27 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { describeTimeWindow } from '../../aggregation/time-window.js';
-import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { Static } from '@sinclair/typebox';
 import type { RuleDefinition, RuleHit } from '../types.js';
 import {
-  convertFromBase,
-  countRangeSchema,
+  checkTwoPeriods,
   createTwoPeriodNames,
-  describeSide,
-  ExcludePeriod1Schema,
-  formatInCurrency,
-  formatPercent,
-  isAtLeastPercentOf,
-  isCountInRange,
-  isRatioInRange,
+  createVolumeComparison,
   moneyMultiplierSchema,
   perDay,
-  periodSchema,
   planTwoPeriods,
-  readTwoPeriods,
-  valueRangeSchema,
+  twoPeriodParametersSchema,
 } from '../two-periods.js';
 
-const ParametersSchema = Type.Object(
-  {
-    period1: periodSchema('Period 1', 'The recent period, ending at (and including) this transaction.'),
-    period2: periodSchema('Period 2', 'The reference period, ending at this transaction; must start before period 1.'),
-    multiplierThreshold: moneyMultiplierSchema(
-      'The rule hits when the average daily volume of period 1 is at or above this percentage of the average daily volume of period 2 (200 = twice).',
-    ),
-    checkSender: CheckSenderSchema,
-    checkReceiver: CheckReceiverSchema,
-    excludePeriod1: Type.Optional(ExcludePeriod1Schema),
-    transactionsNumberThreshold: Type.Optional(
-      countRangeSchema('Transactions number (period 1)', 'No hit when the number of transactions in period 1 (this one included) is outside this range.'),
-    ),
-    transactionsNumberThreshold2: Type.Optional(
-      countRangeSchema('Transactions number (period 2)', 'No hit when the number of transactions in period 2 is outside this range.'),
-    ),
-    valueThresholdPeriod1: Type.Optional(
-      valueRangeSchema(
-        'Average daily volume range (period 1)',
-        'No hit when the average daily volume of period 1, in the multiplier currency (volume rounded to its minor unit, then divided by the days of period 1), is outside this range.',
-      ),
-    ),
+const ParametersSchema = twoPeriodParametersSchema({
+  id: 'R-122',
+  period2Description: 'The reference period, ending at this transaction; must start before period 1.',
+  multiplierThreshold: moneyMultiplierSchema(
+    'The rule hits when the average daily volume of period 1 is at or above this percentage of the average daily volume of period 2 (200 = twice).',
+  ),
+  valueThresholdPeriod1: {
+    title: 'Average daily volume range (period 1)',
+    description:
+      'No hit when the average daily volume of period 1, in the multiplier currency (volume rounded to its minor unit, then divided by the days of period 1), is outside this range.',
   },
-  { additionalProperties: false, title: 'R-122 parameters' },
-);
+});
 type Parameters = Static<typeof ParametersSchema>;
 
 const NAMES = createTwoPeriodNames('r122');
@@ -87,36 +63,11 @@ export const r122AverageDailyAmountExceedsPastPeriod: RuleDefinition<Parameters>
     return planTwoPeriods(transaction, parameters, NAMES, true);
   },
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
-    const hits: RuleHit[] = [];
-    const { currency, value: percent } = parameters.multiplierThreshold;
-    const at = transaction.timestamp;
-    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const periods = readTwoPeriods(transaction, parameters, aggregates, NAMES, direction);
-      if (!periods) continue;
-      const { period1, period2 } = periods;
-      if (!isCountInRange(period1.count, parameters.transactionsNumberThreshold)) continue;
-      if (!isCountInRange(period2.count, parameters.transactionsNumberThreshold2)) continue;
-      if (period1.lengthMs <= 0n || period2.lengthMs <= 0n || period2.sum <= 0n) continue;
-      const stat1 = perDay(period1.sum, period1.lengthMs);
-      const stat2 = perDay(period2.sum, period2.lengthMs);
-      if (parameters.valueThresholdPeriod1) {
-        const converted = convertFromBase(period1.sum, currency, money, at);
-        if (converted === null || !isRatioInRange(perDay(converted, period1.lengthMs), parameters.valueThresholdPeriod1)) continue;
-      }
-      if (!isAtLeastPercentOf(stat1, stat2, percent)) continue;
-      hits.push({
-        direction,
-        vars: {
-          side: describeSide(direction),
-          period1: describeTimeWindow(parameters.period1),
-          period2: describeTimeWindow(parameters.period2),
-          average1: formatInCurrency(stat1.num / stat1.den, currency, money, at),
-          average2: formatInCurrency(stat2.num / stat2.den, currency, money, at),
-          ratio: formatPercent(stat1, stat2),
-          multiplier: percent,
-        },
-      });
-    }
-    return hits;
+    const comparison = createVolumeComparison(parameters, money, transaction.timestamp, {
+      vars: ['average1', 'average2'],
+      isComparable: (period1, period2) => period1.lengthMs > 0n && period2.lengthMs > 0n && period2.sum > 0n,
+      toStat: (volume, period) => perDay(volume, period.lengthMs),
+    });
+    return checkTwoPeriods(transaction, parameters, aggregates, NAMES, parameters.multiplierThreshold.value, comparison);
   },
 };

@@ -1,10 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { MONEY_SCALE, toScaled } from '../../domain/money.js';
-import type { Transaction } from '../../domain/index.js';
-import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { createSideNames, describeSide, getSideReads } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { isShareAbovePercent, planSideCounts, ROUND_ENTRIES, sumSideCounts } from '../side-counts.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -28,46 +27,8 @@ const ParametersSchema = Type.Object(
   { additionalProperties: false, title: 'R-124 parameters' },
 );
 type Parameters = Static<typeof ParametersSchema>;
-type Direction = 'ORIGIN' | 'DESTINATION';
 
 const NAMES = createSideNames('round');
-
-function needNames(read: SideRead) {
-  return { total: `${read.name}:total`, round: `${read.name}:round` };
-}
-
-function sideReads(transaction: Transaction, parameters: Parameters, direction: Direction): readonly SideRead[] | null {
-  return direction === 'ORIGIN'
-    ? senderReads(transaction, parameters.checkSender, NAMES)
-    : receiverReads(transaction, parameters.checkReceiver, NAMES);
-}
-
-function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  const end = transaction.timestamp;
-  const start = windowStart(end, parameters.timeWindow);
-  const needs: AggregateNeed[] = [];
-  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-    const reads = sideReads(transaction, parameters, direction);
-    const key = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
-    if (!reads || !key) continue;
-    for (const r of reads) {
-      const names = needNames(r);
-      const base = { series: r.series, key, start, end, excludeId: transaction.transactionId, includeCurrent: true } as const;
-      needs.push({ ...base, name: names.total, fn: 'count' });
-      needs.push({ ...base, name: names.round, fn: 'countIn', field: 'round', values: ['1'] });
-    }
-  }
-  return needs;
-}
-
-function numberOf(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
-}
-
-/** `part / total > percent %`, exactly (the percentage is read as its decimal text). */
-function exceedsPercentage(part: number, total: number, percent: number): boolean {
-  return BigInt(part) * 100n * MONEY_SCALE > toScaled(percent) * BigInt(total);
-}
 
 /**
  * R-124 Too many round transactions: more than `patternPercentageLimit` % of a user's
@@ -102,25 +63,24 @@ export const r124RoundTransactions: RuleDefinition<Parameters> = {
   typologies: ['Structuring', 'Trade-based money laundering'],
   series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
-    return plan(transaction, parameters);
+    const start = windowStart(transaction.timestamp, parameters.timeWindow);
+    return planSideCounts(transaction, parameters, NAMES, () => [
+      { suffix: 'total', start, fn: 'count' },
+      { suffix: 'round', start, fn: 'countIn', countIn: ROUND_ENTRIES },
+    ]);
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const hits: RuleHit[] = [];
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const reads = sideReads(transaction, parameters, direction);
+      const reads = getSideReads(transaction, parameters, NAMES, direction);
       if (!reads) continue;
-      let total = 0;
-      let round = 0;
-      for (const r of reads) {
-        const names = needNames(r);
-        total += numberOf(aggregates[names.total]);
-        round += numberOf(aggregates[names.round]);
-      }
-      if (total <= parameters.initialTransactions || !exceedsPercentage(round, total, parameters.patternPercentageLimit)) continue;
+      const total = sumSideCounts(aggregates, reads, 'total');
+      const round = sumSideCounts(aggregates, reads, 'round');
+      if (total <= parameters.initialTransactions || !isShareAbovePercent(round, total, parameters.patternPercentageLimit)) continue;
       hits.push({
         direction,
         vars: {
-          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          side: describeSide(direction),
           round,
           total,
           window: describeTimeWindow(parameters.timeWindow),

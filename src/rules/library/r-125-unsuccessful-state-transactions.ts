@@ -1,11 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TRANSACTION_STATES } from '../../domain/enums.js';
-import { MONEY_SCALE, toScaled } from '../../domain/money.js';
-import type { Transaction } from '../../domain/index.js';
-import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { createSideNames, describeSide, getSideReads } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../side-counts.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -41,47 +40,8 @@ const ParametersSchema = Type.Object(
   { additionalProperties: false, title: 'R-125 parameters' },
 );
 type Parameters = Static<typeof ParametersSchema>;
-type Direction = 'ORIGIN' | 'DESTINATION';
 
 const NAMES = createSideNames('state');
-
-function needNames(read: SideRead) {
-  return { total: `${read.name}:total`, inStates: `${read.name}:inStates` };
-}
-
-function sideReads(transaction: Transaction, parameters: Parameters, direction: Direction): readonly SideRead[] | null {
-  return direction === 'ORIGIN'
-    ? senderReads(transaction, parameters.checkSender, NAMES)
-    : receiverReads(transaction, parameters.checkReceiver, NAMES);
-}
-
-function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  if (parameters.transactionStates.length === 0) return [];
-  const end = transaction.timestamp;
-  const start = windowStart(end, parameters.timeWindow);
-  const needs: AggregateNeed[] = [];
-  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-    const reads = sideReads(transaction, parameters, direction);
-    const key = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
-    if (!reads || !key) continue;
-    for (const r of reads) {
-      const names = needNames(r);
-      const base = { series: r.series, key, start, end, excludeId: transaction.transactionId, includeCurrent: true } as const;
-      needs.push({ ...base, name: names.total, fn: 'count' });
-      needs.push({ ...base, name: names.inStates, fn: 'countIn', field: 'state', values: parameters.transactionStates });
-    }
-  }
-  return needs;
-}
-
-function numberOf(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
-}
-
-/** `part / total > percent %`, exactly (the percentage is read as its decimal text). */
-function exceedsPercentage(part: number, total: number, percent: number): boolean {
-  return BigInt(part) * 100n * MONEY_SCALE > toScaled(percent) * BigInt(total);
-}
 
 /**
  * R-125 High percentage of unsuccessful state transactions: more than `threshold` % of a user's
@@ -119,26 +79,26 @@ export const r125UnsuccessfulStateTransactions: RuleDefinition<Parameters> = {
   typologies: ['Refund abuse', 'Card testing'],
   series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
-    return plan(transaction, parameters);
+    if (parameters.transactionStates.length === 0) return [];
+    const start = windowStart(transaction.timestamp, parameters.timeWindow);
+    return planSideCounts(transaction, parameters, NAMES, () => [
+      { suffix: 'total', start, fn: 'count' },
+      { suffix: 'inStates', start, fn: 'countIn', countIn: { field: 'state', values: parameters.transactionStates } },
+    ]);
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     if (parameters.transactionStates.length === 0) return [];
     const hits: RuleHit[] = [];
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const reads = sideReads(transaction, parameters, direction);
+      const reads = getSideReads(transaction, parameters, NAMES, direction);
       if (!reads) continue;
-      let total = 0;
-      let matched = 0;
-      for (const r of reads) {
-        const names = needNames(r);
-        total += numberOf(aggregates[names.total]);
-        matched += numberOf(aggregates[names.inStates]);
-      }
-      if (total < parameters.minimumTransactions || total === 0 || !exceedsPercentage(matched, total, parameters.threshold)) continue;
+      const total = sumSideCounts(aggregates, reads, 'total');
+      const matched = sumSideCounts(aggregates, reads, 'inStates');
+      if (total < parameters.minimumTransactions || total === 0 || !isShareAbovePercent(matched, total, parameters.threshold)) continue;
       hits.push({
         direction,
         vars: {
-          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          side: describeSide(direction),
           matched,
           total,
           states: parameters.transactionStates.join(', '),

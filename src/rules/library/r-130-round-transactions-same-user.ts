@@ -2,9 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { toScaled } from '../../domain/money.js';
-import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { createSideNames, describeSide, getSideReads } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { planSideCounts, ROUND_ENTRIES, sumSideCounts, type SideCount } from '../side-counts.js';
+import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -36,16 +37,6 @@ type Direction = 'ORIGIN' | 'DESTINATION';
 const NAMES = createSideNames('roundsame');
 const HUNDRED = toScaled(100);
 
-function needNames(read: SideRead) {
-  return { round: `${read.name}:round`, allTime: `${read.name}:allTime` };
-}
-
-function sideReads(transaction: Transaction, parameters: Parameters, direction: Direction): readonly SideRead[] | null {
-  return direction === 'ORIGIN'
-    ? senderReads(transaction, parameters.checkSender, NAMES)
-    : receiverReads(transaction, parameters.checkReceiver, NAMES);
-}
-
 /** Whether the side's own amount (as the series keeps it: own side, else the other) is round. */
 function isRound(transaction: Transaction, direction: Direction): boolean {
   const own =
@@ -55,30 +46,6 @@ function isRound(transaction: Transaction, direction: Direction): boolean {
   if (!own) return false;
   const scaled = toScaled(own.transactionAmount);
   return scaled !== 0n && scaled % HUNDRED === 0n;
-}
-
-function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  const end = transaction.timestamp;
-  const start = windowStart(end, parameters.timeWindow);
-  const needs: AggregateNeed[] = [];
-  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-    const reads = sideReads(transaction, parameters, direction);
-    const key = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
-    if (!reads || !key || !isRound(transaction, direction)) continue;
-    for (const r of reads) {
-      const names = needNames(r);
-      const base = { series: r.series, key, end, excludeId: transaction.transactionId, includeCurrent: true } as const;
-      needs.push({ ...base, name: names.round, start, fn: 'countIn', field: 'round', values: ['1'] });
-      if (parameters.initialTransactions !== undefined) {
-        needs.push({ ...base, name: names.allTime, start: Number.NEGATIVE_INFINITY, fn: 'count' });
-      }
-    }
-  }
-  return needs;
-}
-
-function numberOf(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
 }
 
 /**
@@ -120,26 +87,23 @@ export const r130RoundTransactionsSameUser: RuleDefinition<Parameters> = {
   typologies: ['Structuring', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
-    return plan(transaction, parameters);
+    const start = windowStart(transaction.timestamp, parameters.timeWindow);
+    const counts: SideCount[] = [{ suffix: 'round', start, fn: 'countIn', countIn: ROUND_ENTRIES }];
+    if (parameters.initialTransactions !== undefined) counts.push({ suffix: 'allTime', start: Number.NEGATIVE_INFINITY, fn: 'count' });
+    return planSideCounts(transaction, parameters, NAMES, (direction) => (isRound(transaction, direction) ? counts : null));
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const hits: RuleHit[] = [];
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const reads = sideReads(transaction, parameters, direction);
+      const reads = getSideReads(transaction, parameters, NAMES, direction);
       if (!reads || !isRound(transaction, direction)) continue;
-      let count = 0;
-      let allTime = 0;
-      for (const r of reads) {
-        const names = needNames(r);
-        count += numberOf(aggregates[names.round]);
-        allTime += numberOf(aggregates[names.allTime]);
-      }
-      if (parameters.initialTransactions !== undefined && allTime < parameters.initialTransactions) continue;
+      const count = sumSideCounts(aggregates, reads, 'round');
+      if (parameters.initialTransactions !== undefined && sumSideCounts(aggregates, reads, 'allTime') < parameters.initialTransactions) continue;
       if (count <= parameters.transactionsLimit) continue;
       hits.push({
         direction,
         vars: {
-          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          side: describeSide(direction),
           count,
           window: describeTimeWindow(parameters.timeWindow),
           limit: parameters.transactionsLimit,

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, planSides, receiverReads, senderReads, sumCounts } from '../directions.js';
+import { createSideNames, describeSide, getSideReads, planSides, sumCounts } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { periodSchema } from '../two-periods.js';
 
 const minCountSchema = (title: string, description: string) =>
   Type.Integer({ minimum: 0, maximum: 1_000_000_000, title, description });
@@ -17,17 +18,11 @@ const ParametersSchema = Type.Object(
       description:
         'A factor, not a percentage: the rule hits when the number of transactions in time period 1 (this one included) is greater than this number times the number of transactions in time period 2 (period 1 excluded).',
     }),
-    timeWindow1: Type.Object(TimeWindowSchema.properties, {
-      additionalProperties: false,
-      title: 'Time period 1',
-      description: 'The recent period, ending at (and including) this transaction.',
-    }),
-    timeWindow2: Type.Object(TimeWindowSchema.properties, {
-      additionalProperties: false,
-      title: 'Time period 2',
-      description:
-        'The reference period, ending at this transaction; time period 1 is excluded from it, so it must start before time period 1 (otherwise the rule does not hit).',
-    }),
+    timeWindow1: periodSchema('Time period 1', 'The recent period, ending at (and including) this transaction.'),
+    timeWindow2: periodSchema(
+      'Time period 2',
+      'The reference period, ending at this transaction; time period 1 is excluded from it, so it must start before time period 1 (otherwise the rule does not hit).',
+    ),
     checkSender: CheckSenderSchema,
     checkReceiver: CheckReceiverSchema,
     minTransactionsInTimeWindow1: Type.Optional(
@@ -50,6 +45,7 @@ type Parameters = Static<typeof ParametersSchema>;
 const WINDOW1 = createSideNames('r131w1');
 const WINDOW2 = createSideNames('r131w2');
 const HISTORY = createSideNames('r131h');
+const ALL_TRANSACTIONS = { checkSender: 'all', checkReceiver: 'all' } as const;
 
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
@@ -114,12 +110,11 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
     if (!(start2 < start1)) return [];
     const hits: RuleHit[] = [];
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const sender = direction === 'ORIGIN';
-      const w1 = sender ? senderReads(transaction, parameters.checkSender, WINDOW1) : receiverReads(transaction, parameters.checkReceiver, WINDOW1);
-      const w2 = sender ? senderReads(transaction, parameters.checkSender, WINDOW2) : receiverReads(transaction, parameters.checkReceiver, WINDOW2);
+      const w1 = getSideReads(transaction, parameters, WINDOW1, direction);
+      const w2 = getSideReads(transaction, parameters, WINDOW2, direction);
       if (!w1 || !w2) continue;
       if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
-        const history = sender ? senderReads(transaction, 'all', HISTORY) : receiverReads(transaction, 'all', HISTORY);
+        const history = getSideReads(transaction, ALL_TRANSACTIONS, HISTORY, direction);
         if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) continue;
       }
       const count1 = sumCounts(aggregates, w1);
@@ -131,7 +126,7 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
       hits.push({
         direction,
         vars: {
-          side: sender ? 'Sender' : 'Receiver',
+          side: describeSide(direction),
           count1,
           count2,
           window1: describeTimeWindow(parameters.timeWindow1),

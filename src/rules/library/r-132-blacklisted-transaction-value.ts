@@ -1,15 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ListSubtype, Transaction } from '../../domain/index.js';
+import { SCHEMA_LIMITS, type ListSubtype, type Transaction } from '../../domain/index.js';
 import type { LookupNeed, RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
     blacklistId: Type.String({
       minLength: 1,
-      maxLength: 200,
+      maxLength: SCHEMA_LIMITS.ID_MAX_LENGTH,
       title: 'Blacklist',
       description:
-        'Id of the list (engine.putList) whose items are looked up. The list subtype decides which transaction value is checked: USER_ID, CARD_FINGERPRINT_NUMBER, IBAN_NUMBER, BIC, BANK_ACCOUNT_NUMBER, ACH_ACCOUNT_NUMBER, SWIFT_ACCOUNT_NUMBER, BANK_SWIFT_CODE, UPI_IDENTIFYING_NUMBER, IP_ADDRESS, DEVICE_IDENTIFIER or COUNTRY.',
+        'Id of the BLACKLIST (engine.putList) whose items are looked up; a whitelist of that id never matches. The list subtype decides which transaction value is checked: USER_ID, CARD_FINGERPRINT_NUMBER, IBAN_NUMBER, BIC, BANK_ACCOUNT_NUMBER, ACH_ACCOUNT_NUMBER, SWIFT_ACCOUNT_NUMBER, BANK_SWIFT_CODE, UPI_IDENTIFYING_NUMBER, IP_ADDRESS, DEVICE_IDENTIFIER or COUNTRY.',
     }),
   },
   { additionalProperties: false, title: 'R-132 parameters' },
@@ -66,7 +66,7 @@ const SIDES: readonly Side[] = ['origin', 'destination'];
  * country — is on blacklist `blacklistId` (internal blacklists typology). The list's subtype
  * decides which value is checked (an IBAN list never matches a user id with the same text); values
  * compare exactly. A match on the sender's side hits ORIGIN, on the receiver's DESTINATION. An
- * unknown list or a list of subtype STRING / CUSTOM never hits. Default action BLOCK.
+ * unknown list, a WHITELIST, or a list of subtype STRING / CUSTOM never hits. Default action BLOCK.
  * Lists live in the list repository (`engine.putList`; in memory by default).
  */
 export const r132BlacklistedTransactionValue: RuleDefinition<Parameters> = {
@@ -87,7 +87,7 @@ export const r132BlacklistedTransactionValue: RuleDefinition<Parameters> = {
   lookups({ transaction, parameters }): LookupNeed[] {
     const out: LookupNeed[] = [];
     for (const side of SIDES) {
-      for (const c of candidates(transaction, side)) out.push({ name: `${side}:${c.subtype}`, listId: parameters.blacklistId, subtype: c.subtype, value: c.value });
+      for (const c of candidates(transaction, side)) out.push({ name: `${side}:${c.subtype}`, listId: parameters.blacklistId, listType: 'BLACKLIST', subtype: c.subtype, value: c.value });
     }
     return out;
   },

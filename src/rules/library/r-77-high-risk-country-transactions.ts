@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { createSideNames, describeSide, getSideReads } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import { planSideCounts, sumSideCounts, type SideCount } from '../side-counts.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -49,11 +50,6 @@ type Direction = 'ORIGIN' | 'DESTINATION';
 const NAMES = createSideNames('hrc');
 const FIELD = 'counterpartyCountry';
 
-/** Need names of one side, derived from its series read. */
-function needNames(read: SideRead) {
-  return { listed: `${read.name}:listed`, total: `${read.name}:total`, allTime: `${read.name}:allTime` };
-}
-
 /** The counterparty country of a side of this transaction: the other side's country. */
 function counterpartyCountry(transaction: Transaction, direction: Direction): string | undefined {
   return direction === 'ORIGIN' ? transaction.destinationAmountDetails?.country : transaction.originAmountDetails?.country;
@@ -65,37 +61,18 @@ function isHighRisk(country: string | undefined, parameters: Parameters): boolea
   return parameters.highRiskCountriesExclusive === true ? !listed : listed;
 }
 
-function sideReads(transaction: Transaction, parameters: Parameters, direction: Direction): readonly SideRead[] | null {
-  return direction === 'ORIGIN'
-    ? senderReads(transaction, parameters.checkSender, NAMES)
-    : receiverReads(transaction, parameters.checkReceiver, NAMES);
-}
-
-function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  const end = transaction.timestamp;
-  const start = windowStart(end, parameters.timeWindow);
-  const exclusive = parameters.highRiskCountriesExclusive === true;
-  const needs: AggregateNeed[] = [];
-  for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-    const reads = sideReads(transaction, parameters, direction);
-    const key = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
-    // Only the current transaction's side can hit when it is itself high risk: skip the reads otherwise.
-    if (!reads || !key || !isHighRisk(counterpartyCountry(transaction, direction), parameters)) continue;
-    for (const r of reads) {
-      const names = needNames(r);
-      const base = { series: r.series, key, end, excludeId: transaction.transactionId, includeCurrent: true } as const;
-      needs.push({ ...base, name: names.listed, start, fn: 'countIn', field: FIELD, values: parameters.highRiskCountries });
-      if (exclusive) needs.push({ ...base, name: names.total, start, fn: 'count' });
-      if (parameters.initialTransactions !== undefined) {
-        needs.push({ ...base, name: names.allTime, start: Number.NEGATIVE_INFINITY, fn: 'count' });
-      }
-    }
-  }
-  return needs;
-}
-
-function numberOf(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
+/**
+ * The counts of a side: countries on the list in the window, all transactions in the window
+ * (exclusive lists: high risk = not listed), all of all time (`initialTransactions`). Only the side
+ * whose current transaction is itself high risk can hit: `null` (no needs) for the others.
+ */
+function planCounts(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
+  const start = windowStart(transaction.timestamp, parameters.timeWindow);
+  const counts: SideCount[] = [{ suffix: 'listed', start, fn: 'countIn', countIn: { field: FIELD, values: parameters.highRiskCountries } }];
+  if (parameters.highRiskCountriesExclusive === true) counts.push({ suffix: 'total', start, fn: 'count' });
+  if (parameters.initialTransactions !== undefined) counts.push({ suffix: 'allTime', start: Number.NEGATIVE_INFINITY, fn: 'count' });
+  const highRisk = (direction: Direction) => isHighRisk(counterpartyCountry(transaction, direction), parameters);
+  return planSideCounts(transaction, parameters, NAMES, (direction) => (highRisk(direction) ? counts : null));
 }
 
 /**
@@ -138,29 +115,23 @@ export const r77HighRiskCountryTransactions: RuleDefinition<Parameters> = {
   typologies: ['High risk transactions', 'Terrorist financing'],
   series: ['user-sending', 'user-receiving', 'user-all'],
   aggregates({ transaction, parameters }) {
-    return plan(transaction, parameters);
+    return planCounts(transaction, parameters);
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const hits: RuleHit[] = [];
     const exclusive = parameters.highRiskCountriesExclusive === true;
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const reads = sideReads(transaction, parameters, direction);
+      const reads = getSideReads(transaction, parameters, NAMES, direction);
       const country = counterpartyCountry(transaction, direction);
       if (!reads || !isHighRisk(country, parameters)) continue;
-      let count = 0;
-      let allTime = 0;
-      for (const r of reads) {
-        const names = needNames(r);
-        const listed = numberOf(aggregates[names.listed]);
-        count += exclusive ? numberOf(aggregates[names.total]) - listed : listed;
-        allTime += numberOf(aggregates[names.allTime]);
-      }
-      if (parameters.initialTransactions !== undefined && allTime < parameters.initialTransactions) continue;
+      const listed = sumSideCounts(aggregates, reads, 'listed');
+      const count = exclusive ? sumSideCounts(aggregates, reads, 'total') - listed : listed;
+      if (parameters.initialTransactions !== undefined && sumSideCounts(aggregates, reads, 'allTime') < parameters.initialTransactions) continue;
       if (count > parameters.transactionsLimit) {
         hits.push({
           direction,
           vars: {
-            side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+            side: describeSide(direction),
             count,
             window: describeTimeWindow(parameters.timeWindow),
             country: country ?? 'unknown',

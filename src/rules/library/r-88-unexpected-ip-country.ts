@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { toScaled } from '../../domain/money.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { getPreviousDouble } from '../anomaly.js';
 import type { AggregateNeed, RuleCheckContext, RuleDefinition, RuleHit, RuleUser } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -62,8 +63,8 @@ function meetsThreshold(parameters: Parameters, context: Pick<RuleCheckContext<P
  *   `ipAddress`, so a transaction without `ipCountry` does not hit.
  * - A consumer without residence or nationality has no expected country: only its sending history
  *   makes a country expected, so its first transaction with an IP country hits (fail closed).
- * - History: all the sender's sending transactions up to this one's timestamp (an earlier-arrived
- *   transaction with the same timestamp counts), this transaction excluded, with the instance's
+ * - History: all the sender's sending transactions strictly before this one's timestamp (one at the
+ *   same instant does not count, whichever arrived first), this transaction excluded, with the instance's
  *   historical filters. A first transaction ever hits when its IP country is not an expected one.
  */
 export const r88UnexpectedIpCountry: RuleDefinition<Parameters> = {
@@ -93,7 +94,9 @@ export const r88UnexpectedIpCountry: RuleDefinition<Parameters> = {
         series: 'user-sending',
         key: user,
         start: Number.NEGATIVE_INFINITY,
-        end: transaction.timestamp,
+        // Strictly earlier: transactions at the same instant never make each other "known", so the
+        // decision does not depend on which of them arrived first.
+        end: getPreviousDouble(transaction.timestamp),
         fn: 'countIn',
         field: 'ipCountry',
         values: [country],
