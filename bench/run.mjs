@@ -322,7 +322,8 @@ async function breakdown(pkg, configs, operations) {
     filter: null,
   }));
   const money = { rates: pkg.createFixedRateProvider(), baseCurrency: 'USD' };
-  const allSeries = new Set(pkg.SERIES_NAMES);
+  // The series the engine keeps for these instances (D-125): those their rules read.
+  const allSeries = new Set(instances.flatMap((i) => i.rule?.series ?? []));
   const validate = pkg.createValidator(pkg.TransactionSchema, { what: 'transaction' });
   const payloads = operations.filter((o) => o.kind === 'transaction').map((o) => o.payload);
   const stages = ['assertSafeJson', 'validate (ajv + safe-json)', 'contributionsOf', 'collectAggregateNeeds', 'aggregate queries', 'snapshot + merge', 'evaluateRuleInstances', 'aggregate apply'];
