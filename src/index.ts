@@ -113,6 +113,7 @@ export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, Ch
 export type {
   AggregateNeed,
   AnyRuleDefinition,
+  LookupNeed,
   MoneyContext,
   RuleCheckContext,
   RuleDefinition,
@@ -152,3 +153,11 @@ export type * from './repositories/types.js';
 // Errors
 export { ERROR_CODES, TxmonError, isTxmonError } from './errors.js';
 export type { ErrorCode, ErrorDetail } from './errors.js';
+export {
+  AGGREGATION_FUNCTIONS,
+  AGGREGATION_TRANSACTION_DIRECTIONS,
+  AGGREGATION_USER_DIRECTIONS,
+  AggregationVariableSchema,
+  compileAggregationVariables,
+} from './rules/aggregation-variables.js';
+export type { AggregationVariable, CompiledAggregationVariable } from './rules/aggregation-variables.js';

@@ -31,6 +31,7 @@ import type {
   RuleInstance,
   StoredEvent,
   StoredList,
+  ListSummary,
   StoredTransaction,
   StoredUser,
   TransactionOutcome,
@@ -212,7 +213,7 @@ export interface Engine {
   /** @throws TxmonError `LIST_NOT_FOUND` */
   getList(listId: string): Promise<StoredList>;
   /** Every list, without items. */
-  listLists(): Promise<StoredList[]>;
+  listLists(): Promise<ListSummary[]>;
   /** @throws TxmonError `LIST_NOT_FOUND` */
   deleteList(listId: string): Promise<void>;
   createUpload(input: unknown): Promise<UploadSlot>;

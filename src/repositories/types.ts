@@ -320,6 +320,9 @@ export interface StoredList {
   updatedAt: number;
 }
 
+/** A list without its items, as `listLists` returns it. */
+export type ListSummary = Omit<StoredList, 'items'> & { itemCount: number };
+
 /** One value to look up in a list: found only when the list has this type and subtype and holds the value. */
 export interface ListProbe {
   readonly listType: 'BLACKLIST' | 'WHITELIST';
@@ -330,8 +333,8 @@ export interface ListProbe {
 /** Blacklists and whitelists. */
 export interface ListRepository {
   getList(listId: string): Promise<StoredList | null>;
-  /** Every list without its items (`items: []`), in creation order. */
-  listLists(): Promise<StoredList[]>;
+  /** Every list without its items (with their count), in creation order. */
+  listLists(): Promise<ListSummary[]>;
   /** Creates or replaces a whole list. */
   putList(list: StoredList): Promise<void>;
   /** @returns whether the list existed. */

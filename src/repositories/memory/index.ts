@@ -325,7 +325,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         return list ? { ...list.stored, items: [...list.stored.items] } : null;
       },
       async listLists() {
-        return [...lists.values()].map((l) => ({ ...l.stored, items: [] }));
+        return [...lists.values()].map(({ stored: { items, ...rest } }) => ({ ...rest, itemCount: items.length }));
       },
       async putList(list) {
         const items = [...new Set(list.items)];
