@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import * as txmon from 'txmon';
 import * as testing from 'txmon/testing';
+import { createHttpHandler } from 'txmon/http';
 
 assert.equal(typeof txmon.createEngine, 'function');
 assert.equal(typeof txmon.createMemoryRepositories, 'function');
@@ -13,6 +14,10 @@ const r = await engine.createTransaction({
   originAmountDetails: { transactionAmount: 5, transactionCurrency: 'USD' },
 });
 assert.equal(r.status, 'SUSPEND');
+const handler = createHttpHandler({ engine, apiKeys: ['smoke-key-0123456789'] });
+const viaHttp = await handler(new Request('http://x/transactions/s-1', { headers: { 'x-api-key': 'smoke-key-0123456789' } }));
+assert.equal(viaHttp.status, 200);
+assert.equal((await handler(new Request('http://x/transactions/s-1'))).status, 401);
 try {
   await engine.createTransaction({});
   assert.fail('expected a validation error');

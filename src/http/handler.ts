@@ -1,0 +1,469 @@
+/**
+ * The interface document's HTTP API as a WHATWG fetch handler: `(Request) => Promise<Response>`.
+ *
+ * One place renders every error ({@link renderProblem}); keys are kept only as SHA-256 hashes and
+ * compared in constant time; every tenant has its own engine, so no route can reach another
+ * tenant's data; bodies are size-limited and must be JSON; each key has a token-bucket rate limit.
+ */
+import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
+import { ERROR_CODES, TxmonError, isTxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
+
+/** One tenant: its API keys and its own engine (its own repositories). */
+export interface HttpTenant {
+  /** Tenant id (used in the path of signed upload and download URLs: `/t/<id>/…`). */
+  readonly id: string;
+  /** The raw keys; only their SHA-256 hashes are kept. */
+  readonly apiKeys: readonly string[];
+  readonly engine: Engine;
+}
+
+/** Options of {@link createHttpHandler}. */
+export interface HttpHandlerOptions {
+  /** Single-tenant shorthand: this engine with `apiKeys`. */
+  readonly engine?: Engine;
+  readonly apiKeys?: readonly string[];
+  /** Several tenants (instead of `engine` + `apiKeys`). */
+  readonly tenants?: readonly HttpTenant[];
+  /** Prefix the API is mounted under, e.g. `/v1`. Default `''`. */
+  readonly basePath?: string;
+  /** Largest request body in bytes (JSON and uploads). Default 1 MiB for JSON, `maxUploadBytes` for uploads. */
+  readonly maxBodyBytes?: number;
+  /** Largest upload body in bytes (the engine also checks the announced `fileSize`). Default 100 MB. */
+  readonly maxUploadBytes?: number;
+  /** Requests per second per API key (token bucket, burst = 2 × rate). `null`/absent: no limit. */
+  readonly rateLimit?: { readonly requestsPerSecond: number; readonly burst?: number } | null;
+  /** Clock for the rate limiter. Default `Date.now`. */
+  readonly clock?: { now(): number };
+  /** The OpenAPI document served at `/openapi.json` (optional). */
+  readonly openApi?: () => Record<string, unknown>;
+  /** Called once per request after the response is built (no payload values are passed). */
+  readonly onRequest?: (entry: RequestLogEntry) => void;
+}
+
+/** What {@link HttpHandlerOptions.onRequest} receives: no body, no key, no query values. */
+export interface RequestLogEntry {
+  readonly method: string;
+  /** The route pattern (e.g. `/transactions/{transactionId}`), never the raw path with ids. */
+  readonly route: string;
+  readonly status: number;
+  readonly tenant: string | null;
+  readonly durationMs: number;
+  readonly code?: string;
+}
+
+/** A fetch-style handler. */
+export type HttpHandler = (request: Request) => Promise<Response>;
+
+type Params = Readonly<Record<string, string>>;
+interface Context {
+  readonly engine: Engine;
+  readonly params: Params;
+  readonly url: URL;
+  body(): Promise<unknown>;
+  bytes(): Promise<Uint8Array>;
+}
+type Action = (context: Context) => Promise<{ status: number; body?: unknown; bytes?: Uint8Array; contentType?: string }>;
+
+interface Route {
+  readonly pattern: string;
+  readonly segments: readonly string[];
+  readonly methods: Readonly<Record<string, Action>>;
+  /** Signed URL routes authenticate by signature, not by key. */
+  readonly signed?: boolean;
+  /** No authentication at all. */
+  readonly open?: boolean;
+}
+
+const JSON_TYPE = 'application/json';
+const PROBLEM_TYPE = 'application/problem+json';
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+const ok = (body: unknown) => ({ status: 200, body });
+const created = (body: unknown) => ({ status: 201, body });
+
+function defineRoutes(openApi: (() => Record<string, unknown>) | undefined): Route[] {
+  const list: [string, Record<string, Action>, { signed?: boolean; open?: boolean }?][] = [
+    ['/healthz', { GET: async () => ok({ status: 'ok' }) }, { open: true }],
+    ['/openapi.json', { GET: async () => (openApi ? ok(openApi()) : Promise.reject(notFound())) }, { open: true }],
+    ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body())) }],
+    ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(c.params.transactionId as string)) }],
+    ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body())) }],
+    ['/events/transaction/{eventId}', { GET: async (c) => ok(await c.engine.getTransactionEvent(c.params.eventId as string)) }],
+    ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'CONSUMER' })) }],
+    ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'BUSINESS' })) }],
+    ['/consumer/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(c.params.userId as string, { type: 'CONSUMER' })) }],
+    ['/business/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(c.params.userId as string, { type: 'BUSINESS' })) }],
+    ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(c.params.userId as string, await c.body())) }],
+    ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(c.params.caseId as string, await c.body())) }],
+    ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(c.params.alertId as string, await c.body())) }],
+    [
+      '/rule-instances',
+      {
+        POST: async (c) => ok(await c.engine.createRuleInstance(await c.body())),
+        GET: async (c) => ok(await c.engine.listRuleInstances()),
+      },
+    ],
+    [
+      '/rule-instances/{ruleInstanceId}',
+      {
+        GET: async (c) => ok(await c.engine.getRuleInstance(c.params.ruleInstanceId as string)),
+        POST: async (c) => ok(await c.engine.updateRuleInstance(c.params.ruleInstanceId as string, await c.body())),
+        DELETE: async (c) => {
+          await c.engine.deleteRuleInstance(c.params.ruleInstanceId as string);
+          return { status: 204 };
+        },
+      },
+    ],
+    ['/rules', { GET: async (c) => ok(await c.engine.listRules()) }],
+    ['/rules/{ruleId}', { GET: async (c) => ok(await c.engine.getRule(c.params.ruleId as string)) }],
+    ['/rule-filters-schema', { GET: async (c) => ok(await c.engine.getRuleFiltersSchema()) }],
+    ['/pre-signed-url', { POST: async (c) => ok(await c.engine.createUpload(await c.body())) }],
+    ['/alerts/{alertId}', { GET: async (c) => ok(await c.engine.getAlert(c.params.alertId as string)) }],
+    ['/cases/{caseId}', { GET: async (c) => ok(await c.engine.getCase(c.params.caseId as string)) }],
+    ['/lists', { GET: async (c) => ok(await c.engine.listLists()) }],
+    [
+      '/lists/{listId}',
+      {
+        GET: async (c) => ok(await c.engine.getList(c.params.listId as string)),
+        PUT: async (c) => ok(await c.engine.putList(c.params.listId as string, await c.body())),
+        DELETE: async (c) => {
+          await c.engine.deleteList(c.params.listId as string);
+          return { status: 204 };
+        },
+      },
+    ],
+    [
+      '/uploads/{key}',
+      {
+        PUT: async (c) => {
+          await c.engine.putUploadContent(signedAccess(c), await c.bytes());
+          return { status: 204 };
+        },
+      },
+      { signed: true },
+    ],
+    [
+      '/files/{key}',
+      {
+        GET: async (c) => {
+          const file = await c.engine.getFileContent(signedAccess(c));
+          return { status: 200, bytes: file.bytes, contentType: 'application/octet-stream' };
+        },
+      },
+      { signed: true },
+    ],
+  ];
+  return list.map(([pattern, methods, flags]) => ({
+    pattern,
+    segments: pattern.split('/').slice(1),
+    methods,
+    ...(flags?.signed ? { signed: true } : {}),
+    ...(flags?.open ? { open: true } : {}),
+  }));
+}
+
+function signedAccess(c: Context): SignedFileAccess {
+  const expires = Number(c.url.searchParams.get('expires'));
+  const signature = c.url.searchParams.get('signature') ?? '';
+  if (!Number.isSafeInteger(expires) || signature === '') {
+    throw new TxmonError('UNAUTHORIZED', 'The file URL is invalid or expired');
+  }
+  return { key: c.params.key as string, expiresAt: expires, signature };
+}
+
+function notFound(): TxmonError {
+  return new TxmonError('ROUTE_NOT_FOUND', 'No such route');
+}
+
+/** Matches `segments` against a route; returns the decoded path parameters or null. */
+function match(route: Route, segments: readonly string[]): Params | null {
+  if (route.segments.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const want = route.segments[i] as string;
+    const got = segments[i] as string;
+    if (want.startsWith('{')) {
+      if (got === '') return null;
+      let value: string;
+      try {
+        value = decodeURIComponent(got);
+      } catch {
+        return null;
+      }
+      params[want.slice(1, -1)] = value;
+    } else if (want !== got) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** Hex SHA-256 of a string (Web Crypto: works in Node, Deno, Bun and workers). */
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+}
+
+/** Constant-time equality of two equal-length digests. */
+function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}
+
+/**
+ * The problem+json response of an error — the one place errors are rendered. Carries `message` and
+ * `validationErrors` (a string, as clients of the interface document expect) plus `code` and
+ * `errors[]` with JSON-Pointer paths. Never a stack trace or a payload value: a non-txmon error
+ * becomes a generic 500.
+ */
+export function renderProblem(error: unknown, extraHeaders: Record<string, string> = {}): Response {
+  const known = isTxmonError(error) ? error : null;
+  const code: ErrorCode = known ? (known.code as ErrorCode) : 'INTERNAL';
+  const status = ERROR_CODES[code] ?? 500;
+  const message = known && status < 500 ? known.message : 'Internal error';
+  const details: readonly ErrorDetail[] = known && status < 500 ? known.details : [];
+  const body = {
+    type: `https://txmon.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    code,
+    message,
+    validationErrors: details.map((d) => `${d.path || '/'} ${d.message}`).join('; '),
+    errors: details.map((d) => ({ path: d.path, code: d.code, message: d.message })),
+  };
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': PROBLEM_TYPE, ...extraHeaders } });
+}
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+
+/** Reads a body up to `limit` bytes; `PAYLOAD_TOO_LARGE` past it (without reading the rest). */
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Parses a JSON body; `MALFORMED_JSON` with the position-free reason on failure. */
+function parseJson(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new TxmonError('MALFORMED_JSON', 'The request body is not valid UTF-8', [{ path: '', code: 'malformed-json', message: 'is not valid UTF-8' }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TxmonError('MALFORMED_JSON', 'The request body is not valid JSON', [{ path: '', code: 'malformed-json', message: 'is not valid JSON' }]);
+  }
+}
+
+function isJsonContentType(value: string | null): boolean {
+  if (value === null) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === JSON_TYPE || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** A token bucket per key: `rate` tokens per second, at most `burst`. */
+function createRateLimiter(rate: number, burst: number, now: () => number) {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    /** 0 when the request may pass (a token is taken), else seconds to wait. */
+    take(key: string): number {
+      const t = now();
+      let bucket = buckets.get(key);
+      if (!bucket) {
+        bucket = { tokens: burst, at: t };
+        buckets.set(key, bucket);
+      }
+      bucket.tokens = Math.min(burst, bucket.tokens + ((t - bucket.at) / 1000) * rate);
+      bucket.at = t;
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return 0;
+      }
+      return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+    },
+  };
+}
+
+/**
+ * Creates the HTTP handler of the interface document's API over one engine (single tenant) or
+ * several (one per tenant).
+ *
+ * @throws TxmonError `INVALID_CONFIGURATION` without tenants or keys, or with a key given twice.
+ * @example
+ * ```ts
+ * import { createEngine } from 'txmon';
+ * import { createHttpHandler, toNodeListener } from 'txmon/http';
+ * import { createServer } from 'node:http';
+ * const handler = createHttpHandler({ engine: createEngine(), apiKeys: [process.env.TXMON_API_KEY!] });
+ * createServer(toNodeListener(handler)).listen(8080);
+ * ```
+ */
+export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
+  const tenants: readonly HttpTenant[] =
+    options.tenants ?? (options.engine ? [{ id: 'default', apiKeys: options.apiKeys ?? [], engine: options.engine }] : []);
+  if (tenants.length === 0) throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: give `engine` and `apiKeys`, or `tenants`');
+  const ids = new Set<string>();
+  const rawKeys = new Set<string>();
+  for (const tenant of tenants) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(tenant.id) || ids.has(tenant.id)) {
+      throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: tenant ids must be unique, 1–64 of [A-Za-z0-9_-]');
+    }
+    ids.add(tenant.id);
+    for (const key of tenant.apiKeys) {
+      if (key.length < 16 || rawKeys.has(key)) throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: API keys must be unique and at least 16 characters');
+      rawKeys.add(key);
+    }
+  }
+  rawKeys.clear();
+  // Only the hashes are kept.
+  const keyTable = Promise.all(
+    tenants.map(async (tenant) => ({ tenant, hashes: await Promise.all(tenant.apiKeys.map((k) => sha256(k))) })),
+  );
+  const single = options.tenants === undefined;
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const maxUpload = options.maxUploadBytes ?? 100_000_000;
+  const clock = options.clock ?? { now: () => Date.now() };
+  const limiter = options.rateLimit
+    ? createRateLimiter(options.rateLimit.requestsPerSecond, options.rateLimit.burst ?? Math.max(1, 2 * options.rateLimit.requestsPerSecond), () => clock.now())
+    : null;
+  const routes = defineRoutes(options.openApi);
+
+  async function authenticate(request: Request): Promise<{ tenant: HttpTenant; digest: Uint8Array }> {
+    const key = request.headers.get('x-api-key');
+    if (key === null || key === '') throw new TxmonError('UNAUTHORIZED', 'The x-api-key header is missing');
+    const digest = await sha256(key);
+    let found: HttpTenant | null = null;
+    // Every stored hash is compared (constant time each), whatever matched first.
+    for (const { tenant, hashes } of await keyTable) for (const h of hashes) if (sameDigest(h, digest) && found === null) found = tenant;
+    if (found === null) throw new TxmonError('UNAUTHORIZED', 'The API key is not valid');
+    return { tenant: found, digest };
+  }
+
+  return async function handle(request: Request): Promise<Response> {
+    const started = clock.now();
+    let routeName = '(none)';
+    let tenantId: string | null = null;
+    const finish = (response: Response, code?: string): Response => {
+      options.onRequest?.({
+        method: request.method,
+        route: routeName,
+        status: response.status,
+        tenant: tenantId,
+        durationMs: clock.now() - started,
+        ...(code !== undefined ? { code } : {}),
+      });
+      return response;
+    };
+    let extraHeaders: Record<string, string> = {};
+    try {
+      const url = new URL(request.url);
+      let path = url.pathname;
+      if (basePath !== '') {
+        if (path !== basePath && !path.startsWith(`${basePath}/`)) throw notFound();
+        path = path.slice(basePath.length) || '/';
+      }
+      let segments = path.split('/').slice(1);
+      // Signed file URLs of a tenant carry `/t/<tenant>` in front (multi-tenant handlers).
+      let signedTenant: HttpTenant | null = null;
+      if (!single && segments[0] === 't' && segments.length >= 3) {
+        signedTenant = tenants.find((t) => t.id === segments[1]) ?? null;
+        if (signedTenant === null) throw notFound();
+        segments = segments.slice(2);
+      }
+      let route: Route | null = null;
+      let params: Params = {};
+      for (const r of routes) {
+        const m = match(r, segments);
+        if (m) {
+          route = r;
+          params = m;
+          break;
+        }
+      }
+      if (!route || (signedTenant !== null && !route.signed) || (route.signed && !single && signedTenant === null)) throw notFound();
+      routeName = route.pattern;
+      const method = request.method.toUpperCase();
+      const action = route.methods[method];
+      if (!action) {
+        extraHeaders = { allow: Object.keys(route.methods).join(', ') };
+        throw new TxmonError('METHOD_NOT_ALLOWED', `${method} is not allowed on this route`);
+      }
+      let engine: Engine;
+      if (route.open) {
+        engine = (tenants[0] as HttpTenant).engine;
+      } else if (route.signed) {
+        engine = (signedTenant ?? (tenants[0] as HttpTenant)).engine;
+        tenantId = (signedTenant ?? (tenants[0] as HttpTenant)).id;
+      } else {
+        const { tenant, digest } = await authenticate(request);
+        tenantId = tenant.id;
+        engine = tenant.engine;
+        if (limiter) {
+          const wait = limiter.take(Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''));
+          if (wait > 0) {
+            extraHeaders = { 'retry-after': String(wait) };
+            throw new TxmonError('RATE_LIMITED', 'Too many requests for this API key');
+          }
+        }
+      }
+      const context: Context = {
+        engine,
+        params,
+        url,
+        async body() {
+          if (!isJsonContentType(request.headers.get('content-type'))) {
+            throw new TxmonError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json');
+          }
+          return parseJson(await readLimited(request, maxBody));
+        },
+        async bytes() {
+          return readLimited(request, maxUpload);
+        },
+      };
+      const result = await action(context);
+      if (result.status === 204) return finish(new Response(null, { status: 204 }));
+      if (result.bytes) {
+        return finish(new Response(result.bytes as unknown as BodyInit, { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' } }));
+      }
+      return finish(new Response(JSON.stringify(result.body), { status: result.status, headers: { 'content-type': JSON_TYPE } }));
+    } catch (error) {
+      const response = renderProblem(error, extraHeaders);
+      return finish(response, isTxmonError(error) ? error.code : 'INTERNAL');
+    }
+  };
+}

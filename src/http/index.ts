@@ -1,0 +1,7 @@
+/**
+ * `txmon/http`: the interface document's HTTP API over txmon engines — a WHATWG fetch handler
+ * ({@link createHttpHandler}) and its `node:http` adapter ({@link toNodeListener}).
+ */
+export { createHttpHandler, renderProblem } from './handler.js';
+export type { HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry } from './handler.js';
+export { toNodeListener } from './node.js';

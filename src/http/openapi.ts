@@ -1,0 +1,702 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP interface, served at `GET /openapi.json`.
+ *
+ * Every body schema in `components.schemas` is the JSON form of the TypeBox schema the engine
+ * validates with (one copy of each schema, in `src/domain` and `src/rules/filters.ts`); this file
+ * only adds the routes, the problem shape and the security scheme around them. OpenAPI 3.1 uses
+ * JSON Schema 2020-12, so txmon's custom formats (`country-code`, `currency-code`) and
+ * annotations (`ui:schema`, `x-pattern-message`) are legal as they are.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  BusinessUserSchema,
+  CommentRequestSchema,
+  ConsumerUserSchema,
+  ListRequestSchema,
+  PresignedUrlRequestSchema,
+  RuleInstanceRequestSchema,
+  SCHEMA_LIMITS,
+  TransactionEventMonitoringResultSchema,
+  TransactionEventSchema,
+  TransactionMonitoringResultSchema,
+  TransactionSchema,
+  IdSchema,
+  defineOpenObject,
+  defineStringEnum,
+} from '../domain/index.js';
+import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
+import { getRuleFiltersSchemaJson } from '../rules/filters.js';
+
+/** Options of {@link createOpenApiDocument}. */
+export interface OpenApiDocumentOptions {
+  /** Prefix of every path, e.g. `/v1`; `''` (default) or `/` for none. No trailing slash needed. */
+  readonly basePath?: string;
+  /** `info.title`; default {@link DEFAULT_OPENAPI_TITLE}. */
+  readonly title?: string;
+  /** `info.version` (the version of the API document); default {@link DEFAULT_OPENAPI_VERSION}. */
+  readonly version?: string;
+  /** When given, the document's only `servers` entry (e.g. `https://txmon.example.com`). */
+  readonly serverUrl?: string;
+}
+
+/** Default `info.title` of the document. */
+export const DEFAULT_OPENAPI_TITLE = 'txmon';
+/** Default `info.version` of the document. */
+export const DEFAULT_OPENAPI_VERSION = '0.1.0';
+/** Name of the API-key header every authenticated route requires. */
+export const API_KEY_HEADER = 'x-api-key';
+
+/** One structured problem inside an error response (the JSON form of `ErrorDetail`). */
+export const ProblemErrorSchema = defineOpenObject({
+  path: Type.String({ description: 'JSON Pointer into the request, e.g. `/originAmountDetails/transactionAmount`; empty for the whole body' }),
+  code: Type.String({ description: 'Machine-readable reason, e.g. `required`, `type`, `maximum`' }),
+  message: Type.String({ description: 'Human-readable reason; never echoes the offending value' }),
+});
+
+/**
+ * Body of every error response (`application/problem+json`, RFC 9457) plus txmon's `code`,
+ * `message`, `validationErrors` (all problems as one string, for clients of the interface
+ * document) and `errors` (the structured details).
+ */
+export const ProblemSchema = defineOpenObject(
+  {
+    type: Type.String({ description: 'URI reference naming the problem type' }),
+    title: Type.String({ description: 'Short summary of the problem type' }),
+    status: Type.Integer({ minimum: 400, maximum: 599, description: 'HTTP status code' }),
+    code: defineStringEnum(Object.keys(ERROR_CODES) as ErrorCode[], { description: 'Stable txmon error code' }),
+    message: Type.String({ description: 'What went wrong; names the field or the call, never a transaction value' }),
+    validationErrors: Type.Optional(Type.String({ description: 'Every detail as one line of text' })),
+    errors: Type.Optional(Type.Array(ProblemErrorSchema, { description: 'Structured details, each with a JSON Pointer path' })),
+  },
+  { description: 'An error response' },
+);
+/** Body of an error response. */
+export type Problem = Static<typeof ProblemSchema>;
+
+type JsonObject = Record<string, unknown>;
+type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+/** How a route is protected: the API key, an HMAC-signed URL (query `expires` + `signature`), or not at all. */
+type RouteAccess = 'api-key' | 'signed-url' | 'public';
+
+interface RouteSpec {
+  readonly method: HttpMethod;
+  /** Path below the base path, with `{param}` placeholders. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly access: RouteAccess;
+  /** `components.schemas` name of the JSON request body. */
+  readonly body?: string;
+  /** Request body is raw bytes (`application/octet-stream`). */
+  readonly binaryBody?: boolean;
+  readonly status: 200 | 201 | 204;
+  readonly description: string;
+  /** Response schema (a `$ref` or an inline schema); absent for 204. */
+  readonly response?: JsonObject;
+  /** Response is raw bytes (`application/octet-stream`). */
+  readonly binaryResponse?: boolean;
+  /** The route can answer 409 (id conflicts, lifecycle, concurrent updates). */
+  readonly conflict?: boolean;
+}
+
+const JSON_MEDIA_TYPE = 'application/json';
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const BINARY_MEDIA_TYPE = 'application/octet-stream';
+const API_KEY_SCHEME = 'ApiKeyAuth';
+
+/** JSON form of a TypeBox schema: `JSON.stringify` drops TypeBox's symbol-keyed markers. */
+function toJsonSchema(schema: TSchema): JsonObject {
+  return JSON.parse(JSON.stringify(schema)) as JsonObject;
+}
+
+function refSchema(name: string): JsonObject {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function describeObject(description: string): JsonObject {
+  return { type: 'object', description };
+}
+
+function describeArray(description: string): JsonObject {
+  return { type: 'array', items: { type: 'object' }, description };
+}
+
+/** The body schemas, by component name. Built from the domain schemas only. */
+function buildComponentSchemas(): JsonObject {
+  return {
+    Transaction: toJsonSchema(TransactionSchema),
+    TransactionEvent: toJsonSchema(TransactionEventSchema),
+    ConsumerUser: toJsonSchema(ConsumerUserSchema),
+    BusinessUser: toJsonSchema(BusinessUserSchema),
+    CommentRequest: toJsonSchema(CommentRequestSchema),
+    PresignedUrlRequest: toJsonSchema(PresignedUrlRequestSchema),
+    RuleInstanceRequest: toJsonSchema(RuleInstanceRequestSchema),
+    RuleFilters: getRuleFiltersSchemaJson(),
+    ListRequest: toJsonSchema(ListRequestSchema),
+    TransactionMonitoringResult: toJsonSchema(TransactionMonitoringResultSchema),
+    TransactionEventMonitoringResult: toJsonSchema(TransactionEventMonitoringResultSchema),
+    Problem: toJsonSchema(ProblemSchema),
+  };
+}
+
+const PATH_PARAMETER_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  transactionId: 'Id of the transaction',
+  eventId: 'Id of the transaction event',
+  userId: 'Id of the user',
+  caseId: 'Id of the case',
+  alertId: 'Id of the alert',
+  ruleInstanceId: 'Id of the rule instance',
+  ruleId: 'Id of the rule (template)',
+  listId: 'Id of the list',
+  key: 'File key returned by `POST /pre-signed-url`',
+};
+
+const FILE_KEY_PARAMETER_SCHEMA: JsonObject = { type: 'string', minLength: 1, maxLength: SCHEMA_LIMITS.FILE_KEY_MAX_LENGTH };
+
+const SIGNED_URL_QUERY_PARAMETERS: readonly JsonObject[] = [
+  {
+    name: 'expires',
+    in: 'query',
+    required: true,
+    description: 'Expiry of the signed URL, epoch milliseconds',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'signature',
+    in: 'query',
+    required: true,
+    description: 'HMAC-SHA256 signature of the URL (hex)',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+];
+
+const RULE_INSTANCE_DESCRIPTION =
+  'The stored rule instance: every request field after defaults, plus `id`, `ruleId`, `type`, `status`, `mode`, `runCount`, `hitCount`, `createdAt`, `updatedAt`';
+const RULE_DESCRIPTION = 'A rule (template): `id`, `type`, `name`, `description`, `defaultAction`, `parametersSchema`, `defaultParameters`, `labels`, `nature`…';
+const COMMENT_DESCRIPTION =
+  'The stored comment: `commentId`, `body`, `files` (each `{ s3Key, filename, size, downloadLink }`), `createdTimestamp`, `updatedTimestamp`';
+const USER_RESULT_DESCRIPTION = 'The stored user: `userId`, `executedRules`, `hitRules` (both empty) and `riskScoreDetails` when a risk model is configured';
+const USER_VIEW_DESCRIPTION = 'The user profile as sent, plus `type` and `riskScoreDetails` (`craRiskScore`, `craRiskLevel`) when known';
+const LIST_DESCRIPTION = 'The stored list: `listId`, `listType`, `subtype`, `name`, `description`, `items`, `createdAt`, `updatedAt`';
+
+/** Every route of the HTTP interface, in documentation order. */
+const ROUTES: readonly RouteSpec[] = [
+  {
+    method: 'post',
+    path: '/transactions',
+    operationId: 'createTransaction',
+    summary: 'Verify a transaction: store it, run the active rule instances, return the result',
+    tag: 'Transactions',
+    access: 'api-key',
+    body: 'Transaction',
+    status: 201,
+    description: 'The monitoring result',
+    response: refSchema('TransactionMonitoringResult'),
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/transactions/{transactionId}',
+    operationId: 'getTransaction',
+    summary: 'Get a transaction with its latest monitoring result',
+    tag: 'Transactions',
+    access: 'api-key',
+    status: 200,
+    description: 'The transaction merged with its latest monitoring result',
+    response: { allOf: [refSchema('Transaction'), refSchema('TransactionMonitoringResult')] },
+  },
+  {
+    method: 'post',
+    path: '/events/transaction',
+    operationId: 'createTransactionEvent',
+    summary: 'Apply a transaction event (state change and attribute update) and re-run the rules',
+    tag: 'Transaction events',
+    access: 'api-key',
+    body: 'TransactionEvent',
+    status: 201,
+    description: 'The event id, the merged transaction and the monitoring result',
+    response: refSchema('TransactionEventMonitoringResult'),
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/events/transaction/{eventId}',
+    operationId: 'getTransactionEvent',
+    summary: 'Get a transaction event with the monitoring result it produced',
+    tag: 'Transaction events',
+    access: 'api-key',
+    status: 200,
+    description: 'The event as sent, plus `eventId`, `status`, `executedRules`, `hitRules` and `riskScoreDetails`',
+    response: { allOf: [refSchema('TransactionEvent'), describeObject('Plus `eventId` and the monitoring result fields')] },
+  },
+  {
+    method: 'post',
+    path: '/consumer/users',
+    operationId: 'createConsumerUser',
+    summary: 'Create or replace a consumer user',
+    tag: 'Users',
+    access: 'api-key',
+    body: 'ConsumerUser',
+    status: 200,
+    description: 'The user was stored',
+    response: describeObject(USER_RESULT_DESCRIPTION),
+    conflict: true,
+  },
+  {
+    method: 'post',
+    path: '/business/users',
+    operationId: 'createBusinessUser',
+    summary: 'Create or replace a business user',
+    tag: 'Users',
+    access: 'api-key',
+    body: 'BusinessUser',
+    status: 200,
+    description: 'The user was stored',
+    response: describeObject(USER_RESULT_DESCRIPTION),
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/consumer/users/{userId}',
+    operationId: 'getConsumerUser',
+    summary: 'Get a consumer user',
+    tag: 'Users',
+    access: 'api-key',
+    status: 200,
+    description: 'The consumer user',
+    response: describeObject(USER_VIEW_DESCRIPTION),
+  },
+  {
+    method: 'get',
+    path: '/business/users/{userId}',
+    operationId: 'getBusinessUser',
+    summary: 'Get a business user',
+    tag: 'Users',
+    access: 'api-key',
+    status: 200,
+    description: 'The business user',
+    response: describeObject(USER_VIEW_DESCRIPTION),
+  },
+  {
+    method: 'post',
+    path: '/users/{userId}/comments',
+    operationId: 'createUserComment',
+    summary: 'Add a comment to a user',
+    tag: 'Comments',
+    access: 'api-key',
+    body: 'CommentRequest',
+    status: 201,
+    description: 'The comment was stored',
+    response: describeObject(COMMENT_DESCRIPTION),
+  },
+  {
+    method: 'post',
+    path: '/cases/{caseId}/comments',
+    operationId: 'createCaseComment',
+    summary: 'Add a comment to a case',
+    tag: 'Comments',
+    access: 'api-key',
+    body: 'CommentRequest',
+    status: 201,
+    description: 'The comment was stored',
+    response: describeObject(COMMENT_DESCRIPTION),
+  },
+  {
+    method: 'post',
+    path: '/alerts/{alertId}/comments',
+    operationId: 'createAlertComment',
+    summary: 'Add a comment to an alert',
+    tag: 'Comments',
+    access: 'api-key',
+    body: 'CommentRequest',
+    status: 201,
+    description: 'The comment was stored',
+    response: describeObject(COMMENT_DESCRIPTION),
+  },
+  {
+    method: 'post',
+    path: '/rule-instances',
+    operationId: 'createRuleInstance',
+    summary: 'Create a rule instance (a rule from the library, or a custom rule with `logic`)',
+    tag: 'Rule instances',
+    access: 'api-key',
+    body: 'RuleInstanceRequest',
+    status: 200,
+    description: 'The rule instance was created',
+    response: describeObject(RULE_INSTANCE_DESCRIPTION),
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/rule-instances',
+    operationId: 'listRuleInstances',
+    summary: 'List the rule instances',
+    tag: 'Rule instances',
+    access: 'api-key',
+    status: 200,
+    description: 'Every rule instance of the tenant',
+    response: describeArray(`Rule instances, each: ${RULE_INSTANCE_DESCRIPTION}`),
+  },
+  {
+    method: 'get',
+    path: '/rule-instances/{ruleInstanceId}',
+    operationId: 'getRuleInstance',
+    summary: 'Get a rule instance',
+    tag: 'Rule instances',
+    access: 'api-key',
+    status: 200,
+    description: 'The rule instance',
+    response: describeObject(RULE_INSTANCE_DESCRIPTION),
+  },
+  {
+    method: 'post',
+    path: '/rule-instances/{ruleInstanceId}',
+    operationId: 'updateRuleInstance',
+    summary: 'Update a rule instance (the given fields replace the stored ones)',
+    tag: 'Rule instances',
+    access: 'api-key',
+    body: 'RuleInstanceRequest',
+    status: 200,
+    description: 'The updated rule instance',
+    response: describeObject(RULE_INSTANCE_DESCRIPTION),
+    conflict: true,
+  },
+  {
+    method: 'delete',
+    path: '/rule-instances/{ruleInstanceId}',
+    operationId: 'deleteRuleInstance',
+    summary: 'Delete a rule instance',
+    tag: 'Rule instances',
+    access: 'api-key',
+    status: 204,
+    description: 'The rule instance was deleted',
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/rules',
+    operationId: 'listRules',
+    summary: 'List the rules (templates) of the library',
+    tag: 'Rules',
+    access: 'api-key',
+    status: 200,
+    description: 'Every rule',
+    response: describeArray(`Rules, each: ${RULE_DESCRIPTION}`),
+  },
+  {
+    method: 'get',
+    path: '/rules/{ruleId}',
+    operationId: 'getRule',
+    summary: 'Get a rule (template)',
+    tag: 'Rules',
+    access: 'api-key',
+    status: 200,
+    description: 'The rule',
+    response: describeObject(RULE_DESCRIPTION),
+  },
+  {
+    method: 'get',
+    path: '/rule-filters-schema',
+    operationId: 'getRuleFiltersSchema',
+    summary: 'Get the JSON Schema of rule-instance `filters`',
+    tag: 'Rules',
+    access: 'api-key',
+    status: 200,
+    description: 'The filters JSON Schema (the same document as `#/components/schemas/RuleFilters`)',
+    response: describeObject('A JSON Schema; see `#/components/schemas/RuleFilters`'),
+  },
+  {
+    method: 'post',
+    path: '/pre-signed-url',
+    operationId: 'createUpload',
+    summary: 'Get a signed URL to upload a file for a comment',
+    tag: 'Files',
+    access: 'api-key',
+    body: 'PresignedUrlRequest',
+    status: 200,
+    description: 'The upload slot',
+    response: describeObject('`{ key, url, method: "PUT", expiresAt, fields: { key } }`; pass `key` as a comment file\'s `s3Key`'),
+  },
+  {
+    method: 'put',
+    path: '/uploads/{key}',
+    operationId: 'putUploadContent',
+    summary: 'Upload the bytes of a file to the signed URL returned by `POST /pre-signed-url`',
+    tag: 'Files',
+    access: 'signed-url',
+    binaryBody: true,
+    status: 204,
+    description: 'The file was stored',
+  },
+  {
+    method: 'get',
+    path: '/files/{key}',
+    operationId: 'getFileContent',
+    summary: 'Download a file through the signed link of a comment',
+    tag: 'Files',
+    access: 'signed-url',
+    status: 200,
+    description: 'The bytes of the file',
+    binaryResponse: true,
+  },
+  {
+    method: 'get',
+    path: '/alerts/{alertId}',
+    operationId: 'getAlert',
+    summary: 'Get an alert',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    status: 200,
+    description: 'The alert',
+    response: describeObject('An alert: id, rule instance, user, transaction ids, status, comments, timestamps'),
+  },
+  {
+    method: 'get',
+    path: '/cases/{caseId}',
+    operationId: 'getCase',
+    summary: 'Get a case',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    status: 200,
+    description: 'The case',
+    response: describeObject('A case: id, user, alert ids, status, comments, timestamps'),
+  },
+  {
+    method: 'get',
+    path: '/lists',
+    operationId: 'listLists',
+    summary: 'List the blacklists and whitelists (without their items)',
+    tag: 'Lists',
+    access: 'api-key',
+    status: 200,
+    description: 'Every list of the tenant',
+    response: describeArray('Lists, each: `listId`, `listType`, `subtype`, `name`, `description`, `itemCount`, `createdAt`, `updatedAt`'),
+  },
+  {
+    method: 'get',
+    path: '/lists/{listId}',
+    operationId: 'getList',
+    summary: 'Get a list with its items',
+    tag: 'Lists',
+    access: 'api-key',
+    status: 200,
+    description: 'The list',
+    response: describeObject(LIST_DESCRIPTION),
+  },
+  {
+    method: 'put',
+    path: '/lists/{listId}',
+    operationId: 'putList',
+    summary: 'Create or replace a whole list',
+    tag: 'Lists',
+    access: 'api-key',
+    body: 'ListRequest',
+    status: 200,
+    description: 'The stored list',
+    response: describeObject(LIST_DESCRIPTION),
+    conflict: true,
+  },
+  {
+    method: 'delete',
+    path: '/lists/{listId}',
+    operationId: 'deleteList',
+    summary: 'Delete a list',
+    tag: 'Lists',
+    access: 'api-key',
+    status: 204,
+    description: 'The list was deleted',
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'Get this OpenAPI document',
+    tag: 'Service',
+    access: 'api-key',
+    status: 200,
+    description: 'The OpenAPI 3.1 document',
+    response: describeObject('An OpenAPI 3.1 document'),
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getHealth',
+    summary: 'Liveness check (no API key needed)',
+    tag: 'Service',
+    access: 'public',
+    status: 200,
+    description: 'The service is up',
+    response: describeObject('Health status'),
+  },
+];
+
+/** Reusable error responses, by `components.responses` name. */
+const ERROR_RESPONSES: Readonly<Record<string, { readonly status: number; readonly description: string; readonly retryAfter?: boolean }>> = {
+  BadRequest: { status: 400, description: 'The request is malformed or breaks a schema or limit (`VALIDATION_FAILED`, `MALFORMED_JSON`, …)' },
+  Unauthorized: { status: 401, description: 'The API key (or the URL signature) is missing, unknown, wrong or expired' },
+  NotFound: { status: 404, description: 'The named resource does not exist in this tenant' },
+  MethodNotAllowed: { status: 405, description: 'The path exists but not with this method' },
+  Conflict: { status: 409, description: 'Id conflict, disallowed state transition or concurrent update' },
+  PayloadTooLarge: { status: 413, description: 'The body is over the size limit' },
+  UnsupportedMediaType: { status: 415, description: 'The body has the wrong content type' },
+  TooManyRequests: { status: 429, description: 'The rate limit of the API key is exhausted; retry after `Retry-After` seconds', retryAfter: true },
+  InternalError: { status: 500, description: 'An internal fault (never caused by client input); generic body' },
+};
+
+function buildErrorResponses(): JsonObject {
+  const responses: JsonObject = {};
+  for (const [name, spec] of Object.entries(ERROR_RESPONSES)) {
+    const response: JsonObject = {
+      description: spec.description,
+      content: { [PROBLEM_MEDIA_TYPE]: { schema: refSchema('Problem') } },
+    };
+    if (spec.retryAfter === true) response['headers'] = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+    responses[name] = response;
+  }
+  return responses;
+}
+
+function errorResponseRef(name: string): JsonObject {
+  return { $ref: `#/components/responses/${name}` };
+}
+
+function listPathParameters(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
+}
+
+function buildParameters(route: RouteSpec): JsonObject[] {
+  const parameters: JsonObject[] = listPathParameters(route.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: PATH_PARAMETER_DESCRIPTIONS[name] ?? name,
+    schema: name === 'key' ? { ...FILE_KEY_PARAMETER_SCHEMA } : toJsonSchema(IdSchema),
+  }));
+  if (route.access === 'signed-url') parameters.push(...SIGNED_URL_QUERY_PARAMETERS.map((parameter) => structuredClone(parameter)));
+  return parameters;
+}
+
+function buildSuccessResponse(route: RouteSpec): JsonObject {
+  if (route.binaryResponse === true) {
+    return { description: route.description, content: { [BINARY_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: BINARY_MEDIA_TYPE } } } };
+  }
+  if (route.response === undefined) return { description: route.description };
+  return { description: route.description, content: { [JSON_MEDIA_TYPE]: { schema: structuredClone(route.response) } } };
+}
+
+function buildOperation(route: RouteSpec): JsonObject {
+  const hasBody = route.body !== undefined || route.binaryBody === true;
+  const parameters = buildParameters(route);
+  const responses: JsonObject = { [String(route.status)]: buildSuccessResponse(route) };
+  if (hasBody || parameters.length > 0) responses['400'] = errorResponseRef('BadRequest');
+  if (route.access !== 'public') responses['401'] = errorResponseRef('Unauthorized');
+  if (parameters.some((parameter) => parameter['in'] === 'path')) responses['404'] = errorResponseRef('NotFound');
+  responses['405'] = errorResponseRef('MethodNotAllowed');
+  if (route.conflict === true) responses['409'] = errorResponseRef('Conflict');
+  if (hasBody) responses['413'] = errorResponseRef('PayloadTooLarge');
+  if (route.body !== undefined) responses['415'] = errorResponseRef('UnsupportedMediaType');
+  if (route.access !== 'public') responses['429'] = errorResponseRef('TooManyRequests');
+  responses['500'] = errorResponseRef('InternalError');
+
+  const operation: JsonObject = { operationId: route.operationId, summary: route.summary, tags: [route.tag] };
+  if (parameters.length > 0) operation['parameters'] = parameters;
+  if (route.body !== undefined) {
+    operation['requestBody'] = { required: true, content: { [JSON_MEDIA_TYPE]: { schema: refSchema(route.body) } } };
+  } else if (route.binaryBody === true) {
+    operation['requestBody'] = {
+      required: true,
+      content: { [BINARY_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: BINARY_MEDIA_TYPE } } },
+    };
+  }
+  operation['responses'] = responses;
+  // The global requirement is the API key; signed URLs carry their own credentials in the query.
+  if (route.access !== 'api-key') operation['security'] = [];
+  return operation;
+}
+
+/** A path segment may hold RFC 3986 `pchar`s only (no `?`, `#`, `{`, `}`, spaces or empty segments). */
+const BASE_PATH_PATTERN = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/;
+
+function normalizeBasePath(basePath: string | undefined): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  const trimmed = basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
+  if (!BASE_PATH_PATTERN.test(trimmed)) {
+    throw new TxmonError('INVALID_CONFIGURATION', 'OpenAPI basePath must be empty or start with / and contain only URL path characters', [
+      { path: '/basePath', code: 'pattern', message: 'must be empty or a URL path such as /v1' },
+    ]);
+  }
+  return trimmed;
+}
+
+function checkText(value: string | undefined, fallback: string, name: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new TxmonError('INVALID_CONFIGURATION', `OpenAPI ${name} must be a non-empty string`, [
+      { path: `/${name}`, code: 'minLength', message: 'must be a non-empty string' },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * Creates the OpenAPI 3.1.0 document of txmon's HTTP interface as plain JSON (no TypeBox symbols,
+ * no shared references: every call returns a fresh object the caller may modify).
+ *
+ * - `components.schemas` holds the JSON form of the domain schemas the engine validates with
+ *   (`Transaction` is exactly `TransactionSchema`, and so on), `RuleFilters`, the two monitoring
+ *   results and `Problem`.
+ * - Security: the `x-api-key` header on every route except `/healthz` and the signed upload and
+ *   download URLs (`/uploads/{key}`, `/files/{key}`), which take `expires` and `signature` in the query.
+ * - Errors: `application/problem+json` bodies of schema `Problem`; 429 carries `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * const document = createOpenApiDocument({ basePath: '/v1', serverUrl: 'https://txmon.example.com' });
+ * // document.paths['/v1/transactions'].post …
+ * ```
+ * @throws TxmonError `INVALID_CONFIGURATION` when `basePath` is not a URL path, or `title`,
+ *   `version` or `serverUrl` is an empty string.
+ */
+export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Record<string, unknown> {
+  const basePath = normalizeBasePath(options.basePath);
+  const title = checkText(options.title, DEFAULT_OPENAPI_TITLE, 'title');
+  const version = checkText(options.version, DEFAULT_OPENAPI_VERSION, 'version');
+  const serverUrl = options.serverUrl === undefined ? undefined : checkText(options.serverUrl, '', 'serverUrl');
+
+  const paths: Record<string, JsonObject> = {};
+  for (const route of ROUTES) {
+    const fullPath = `${basePath}${route.path}`;
+    const item = (paths[fullPath] ??= {});
+    item[route.method] = buildOperation(route);
+  }
+  const tags = [...new Set(ROUTES.map((route) => route.tag))].map((name) => ({ name }));
+
+  const document: JsonObject = {
+    openapi: '3.1.0',
+    info: {
+      title,
+      version,
+      description:
+        'Transaction monitoring: verify transactions and events against rule instances, manage users, rules, rule instances, lists, alerts, cases and comments. Wire format compatible with the Flagright interface.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+  };
+  if (serverUrl !== undefined) document['servers'] = [{ url: serverUrl }];
+  document['security'] = [{ [API_KEY_SCHEME]: [] }];
+  document['tags'] = tags;
+  document['paths'] = paths;
+  document['components'] = {
+    schemas: buildComponentSchemas(),
+    responses: buildErrorResponses(),
+    headers: {
+      RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+    },
+    securitySchemes: {
+      [API_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: API_KEY_HEADER, description: 'The tenant API key' },
+    },
+  };
+  return document;
+}

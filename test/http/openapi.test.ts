@@ -1,0 +1,304 @@
+import { describe, expect, test } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import {
+  BusinessUserSchema,
+  COUNTRY_CODES,
+  CURRENCY_CODES,
+  CommentRequestSchema,
+  ConsumerUserSchema,
+  ListRequestSchema,
+  PresignedUrlRequestSchema,
+  RuleInstanceRequestSchema,
+  TransactionEventMonitoringResultSchema,
+  TransactionEventSchema,
+  TransactionMonitoringResultSchema,
+  TransactionSchema,
+} from '../../src/domain/index.js';
+import { ERROR_CODES } from '../../src/errors.js';
+import { createOpenApiDocument, ProblemSchema } from '../../src/http/openapi.js';
+import { RuleFiltersSchema } from '../../src/rules/filters.js';
+import { COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT, createAjv } from '../../src/validation/index.js';
+import { isTxmonError } from '../../src/errors.js';
+
+type Json = Record<string, unknown>;
+
+function asRecord(value: unknown): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected an object');
+  return value as Json;
+}
+
+function getOperation(document: Json, path: string, method: string): Json | undefined {
+  const item = asRecord(document['paths'])[path];
+  if (item === undefined) return undefined;
+  return asRecord(item)[method] as Json | undefined;
+}
+
+function getComponentSchemas(document: Json): Json {
+  return asRecord(asRecord(document['components'])['schemas']);
+}
+
+async function validateOpenApi(document: Json): Promise<{ valid: boolean; errors?: unknown }> {
+  return new Validator().validate(structuredClone(document));
+}
+
+/** The routes the HTTP issue lists, with their success status (independent of src/http/openapi.ts). */
+const EXPECTED_ROUTES = [
+  { name: 'create transaction', method: 'post', path: '/transactions', status: '201' },
+  { name: 'get transaction', method: 'get', path: '/transactions/{transactionId}', status: '200' },
+  { name: 'create event', method: 'post', path: '/events/transaction', status: '201' },
+  { name: 'get event', method: 'get', path: '/events/transaction/{eventId}', status: '200' },
+  { name: 'create consumer user', method: 'post', path: '/consumer/users', status: '200' },
+  { name: 'create business user', method: 'post', path: '/business/users', status: '200' },
+  { name: 'get consumer user', method: 'get', path: '/consumer/users/{userId}', status: '200' },
+  { name: 'get business user', method: 'get', path: '/business/users/{userId}', status: '200' },
+  { name: 'user comment', method: 'post', path: '/users/{userId}/comments', status: '201' },
+  { name: 'case comment', method: 'post', path: '/cases/{caseId}/comments', status: '201' },
+  { name: 'alert comment', method: 'post', path: '/alerts/{alertId}/comments', status: '201' },
+  { name: 'create rule instance', method: 'post', path: '/rule-instances', status: '200' },
+  { name: 'list rule instances', method: 'get', path: '/rule-instances', status: '200' },
+  { name: 'get rule instance', method: 'get', path: '/rule-instances/{ruleInstanceId}', status: '200' },
+  { name: 'update rule instance', method: 'post', path: '/rule-instances/{ruleInstanceId}', status: '200' },
+  { name: 'delete rule instance', method: 'delete', path: '/rule-instances/{ruleInstanceId}', status: '204' },
+  { name: 'list rules', method: 'get', path: '/rules', status: '200' },
+  { name: 'get rule', method: 'get', path: '/rules/{ruleId}', status: '200' },
+  { name: 'filters schema', method: 'get', path: '/rule-filters-schema', status: '200' },
+  { name: 'upload slot', method: 'post', path: '/pre-signed-url', status: '200' },
+  { name: 'upload bytes', method: 'put', path: '/uploads/{key}', status: '204' },
+  { name: 'download bytes', method: 'get', path: '/files/{key}', status: '200' },
+  { name: 'get alert', method: 'get', path: '/alerts/{alertId}', status: '200' },
+  { name: 'get case', method: 'get', path: '/cases/{caseId}', status: '200' },
+  { name: 'list lists', method: 'get', path: '/lists', status: '200' },
+  { name: 'get list', method: 'get', path: '/lists/{listId}', status: '200' },
+  { name: 'put list', method: 'put', path: '/lists/{listId}', status: '200' },
+  { name: 'delete list', method: 'delete', path: '/lists/{listId}', status: '204' },
+  { name: 'openapi document', method: 'get', path: '/openapi.json', status: '200' },
+  { name: 'health', method: 'get', path: '/healthz', status: '200' },
+] as const;
+
+const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/uploads/{key}', '/files/{key}']);
+
+describe('createOpenApiDocument', () => {
+  test('passes the OpenAPI 3.1 schema validator with default options', async () => {
+    const document = createOpenApiDocument();
+    const result = await validateOpenApi(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(document['openapi']).toBe('3.1.0');
+  });
+
+  test('passes the validator with every option set', async () => {
+    const document = createOpenApiDocument({ basePath: '/api/v1', title: 'Acme monitoring', version: '2.3.4', serverUrl: 'https://txmon.example.com' });
+    const result = await validateOpenApi(document);
+    expect(result.valid).toBe(true);
+    expect(document['info']).toMatchObject({ title: 'Acme monitoring', version: '2.3.4' });
+    expect(document['servers']).toEqual([{ url: 'https://txmon.example.com' }]);
+  });
+
+  test('the validator rejects a broken document (the check can fail)', async () => {
+    const document = createOpenApiDocument();
+    delete (document['info'] as Json)['title'];
+    const result = await validateOpenApi(document);
+    expect(result.valid).toBe(false);
+  });
+
+  test('components.schemas.Transaction is the JSON of TransactionSchema (no second copy)', () => {
+    const schemas = getComponentSchemas(createOpenApiDocument());
+    expect(schemas['Transaction']).toEqual(JSON.parse(JSON.stringify(TransactionSchema)));
+  });
+
+  test('every domain body and result schema appears as its JSON form', () => {
+    const schemas = getComponentSchemas(createOpenApiDocument());
+    const expected = {
+      TransactionEvent: TransactionEventSchema,
+      ConsumerUser: ConsumerUserSchema,
+      BusinessUser: BusinessUserSchema,
+      CommentRequest: CommentRequestSchema,
+      PresignedUrlRequest: PresignedUrlRequestSchema,
+      RuleInstanceRequest: RuleInstanceRequestSchema,
+      RuleFilters: RuleFiltersSchema,
+      ListRequest: ListRequestSchema,
+      TransactionMonitoringResult: TransactionMonitoringResultSchema,
+      TransactionEventMonitoringResult: TransactionEventMonitoringResultSchema,
+      Problem: ProblemSchema,
+    };
+    for (const [name, schema] of Object.entries(expected)) {
+      expect(schemas[name], name).toEqual(JSON.parse(JSON.stringify(schema)));
+    }
+  });
+
+  test('every component schema compiles with the project ajv (formats registered)', () => {
+    const ajv = createAjv();
+    const schemas = getComponentSchemas(createOpenApiDocument());
+    expect(Object.keys(schemas).length).toBeGreaterThanOrEqual(12);
+    for (const [name, schema] of Object.entries(schemas)) {
+      expect(() => ajv.compile(asRecord(schema)), name).not.toThrow();
+    }
+  });
+
+  test('every component schema compiles as JSON Schema 2020-12 (the OpenAPI 3.1 dialect)', () => {
+    const ajv = new Ajv2020({ strict: false, strictNumbers: true, discriminator: true });
+    ajv.addFormat(COUNTRY_CODE_FORMAT, { type: 'string', validate: (value: string) => COUNTRY_CODES.has(value) });
+    ajv.addFormat(CURRENCY_CODE_FORMAT, { type: 'string', validate: (value: string) => CURRENCY_CODES.has(value) });
+    for (const [name, schema] of Object.entries(getComponentSchemas(createOpenApiDocument()))) {
+      expect(() => ajv.compile(asRecord(schema)), name).not.toThrow();
+    }
+  });
+
+  test('the Transaction component accepts a valid transaction and rejects an unknown currency', () => {
+    const validate = createAjv().compile(asRecord(getComponentSchemas(createOpenApiDocument())['Transaction']));
+    const transaction = {
+      type: 'TRANSFER',
+      transactionId: 't-1',
+      timestamp: 1_700_000_000_000,
+      originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR' },
+    };
+    expect(validate(transaction)).toBe(true);
+    expect(validate({ ...transaction, originAmountDetails: { transactionAmount: 10, transactionCurrency: 'XXZ' } })).toBe(false);
+  });
+
+  test.each(EXPECTED_ROUTES)('has $method $path answering $status', ({ method, path, status }) => {
+    const operation = getOperation(createOpenApiDocument(), path, method);
+    expect(operation).toBeDefined();
+    expect(asRecord(operation?.['responses'])[status]).toBeDefined();
+  });
+
+  test('has no route beyond the listed ones', () => {
+    const document = createOpenApiDocument();
+    const actual = Object.entries(asRecord(document['paths'])).flatMap(([path, item]) => Object.keys(asRecord(item)).map((method) => `${method} ${path}`));
+    expect(actual.sort()).toEqual(EXPECTED_ROUTES.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  test('operation ids are unique', () => {
+    const document = createOpenApiDocument();
+    const ids = EXPECTED_ROUTES.map((route) => getOperation(document, route.path, route.method)?.['operationId']);
+    expect(new Set(ids).size).toBe(EXPECTED_ROUTES.length);
+  });
+
+  test.each([
+    { name: 'no base path', basePath: undefined, expected: '/transactions' },
+    { name: 'root base path', basePath: '/', expected: '/transactions' },
+    { name: 'one segment', basePath: '/v1', expected: '/v1/transactions' },
+    { name: 'trailing slash dropped', basePath: '/api/v1/', expected: '/api/v1/transactions' },
+  ])('places paths under the base path ($name)', ({ basePath, expected }) => {
+    const document = basePath === undefined ? createOpenApiDocument() : createOpenApiDocument({ basePath });
+    const paths = Object.keys(asRecord(document['paths']));
+    expect(paths).toContain(expected);
+    expect(paths).toHaveLength(new Set(EXPECTED_ROUTES.map((route) => route.path)).size);
+  });
+
+  test.each([
+    { name: 'no leading slash', options: { basePath: 'v1' }, path: '/basePath' },
+    { name: 'query in base path', options: { basePath: '/v1?x=1' }, path: '/basePath' },
+    { name: 'empty segment', options: { basePath: '/a//b' }, path: '/basePath' },
+    { name: 'empty title', options: { title: '' }, path: '/title' },
+    { name: 'blank version', options: { version: '  ' }, path: '/version' },
+    { name: 'empty server url', options: { serverUrl: '' }, path: '/serverUrl' },
+  ])('throws INVALID_CONFIGURATION for a bad option ($name)', ({ options, path }) => {
+    let caught: unknown;
+    try {
+      createOpenApiDocument(options);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isTxmonError(caught)).toBe(true);
+    if (!isTxmonError(caught)) return;
+    expect(caught.code).toBe('INVALID_CONFIGURATION');
+    expect(caught.details.map((detail) => detail.path)).toEqual([path]);
+  });
+
+  test('requires the x-api-key header globally and lifts it only on health and signed-URL routes', () => {
+    const document = createOpenApiDocument();
+    expect(document['security']).toEqual([{ ApiKeyAuth: [] }]);
+    expect(asRecord(asRecord(document['components'])['securitySchemes'])['ApiKeyAuth']).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+    );
+    for (const route of EXPECTED_ROUTES) {
+      const operation = getOperation(document, route.path, route.method);
+      if (UNAUTHENTICATED_PATHS.has(route.path)) expect(operation?.['security'], route.name).toEqual([]);
+      else expect(operation?.['security'], route.name).toBeUndefined();
+    }
+  });
+
+  test('signed-URL routes take expires and signature in the query, and raw bytes', () => {
+    const document = createOpenApiDocument();
+    for (const [method, path] of [
+      ['put', '/uploads/{key}'],
+      ['get', '/files/{key}'],
+    ] as const) {
+      const parameters = (getOperation(document, path, method)?.['parameters'] as Json[]).filter((parameter) => parameter['in'] === 'query');
+      expect(parameters.map((parameter) => [parameter['name'], parameter['required']])).toEqual([
+        ['expires', true],
+        ['signature', true],
+      ]);
+    }
+    expect(asRecord(asRecord(getOperation(document, '/uploads/{key}', 'put')?.['requestBody'])['content'])).toHaveProperty(['application/octet-stream']);
+    const download = asRecord(asRecord(getOperation(document, '/files/{key}', 'get')?.['responses'])['200']);
+    expect(asRecord(download['content'])).toHaveProperty(['application/octet-stream']);
+  });
+
+  test('every error response is application/problem+json with the Problem schema, 429 with Retry-After', () => {
+    const document = createOpenApiDocument();
+    const responses = asRecord(asRecord(document['components'])['responses']);
+    for (const [name, response] of Object.entries(responses)) {
+      expect(asRecord(response)['content'], name).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } });
+    }
+    expect(asRecord(responses['TooManyRequests'])['headers']).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    const create = asRecord(getOperation(document, '/transactions', 'post')?.['responses']);
+    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '405', '409', '413', '415', '429', '500']);
+  });
+
+  test('the Problem schema lists every error code and requires the RFC 9457 core', () => {
+    const problem = asRecord(getComponentSchemas(createOpenApiDocument())['Problem']);
+    const properties = asRecord(problem['properties']);
+    expect(asRecord(properties['code'])['enum']).toEqual(Object.keys(ERROR_CODES));
+    expect(Object.keys(properties)).toEqual(['type', 'title', 'status', 'code', 'message', 'validationErrors', 'errors']);
+    expect(problem['required']).toEqual(['type', 'title', 'status', 'code', 'message']);
+    const validate = createAjv().compile(problem);
+    expect(
+      validate({
+        type: 'about:blank',
+        title: 'Bad Request',
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        message: 'Invalid request',
+        validationErrors: '/timestamp: required',
+        errors: [{ path: '/timestamp', code: 'required', message: 'is required' }],
+      }),
+    ).toBe(true);
+    expect(validate({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'NOPE', message: 'x' })).toBe(false);
+  });
+
+  test('is plain JSON and a fresh object on every call', () => {
+    const first = createOpenApiDocument();
+    expect(JSON.parse(JSON.stringify(first))).toEqual(first);
+    (getComponentSchemas(first)['Transaction'] as Json)['type'] = 'string';
+    (asRecord(first['paths'])['/healthz'] as Json)['get'] = null;
+    const second = createOpenApiDocument();
+    expect(getComponentSchemas(second)['Transaction']).toEqual(JSON.parse(JSON.stringify(TransactionSchema)));
+    expect(getOperation(second, '/healthz', 'get')).toBeDefined();
+  });
+
+  test('every $ref resolves inside the document', () => {
+    const document = createOpenApiDocument();
+    const refs: string[] = [];
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (typeof value === 'object' && value !== null) {
+        for (const [key, child] of Object.entries(value)) {
+          if (key === '$ref' && typeof child === 'string') refs.push(child);
+          else walk(child);
+        }
+      }
+    };
+    walk(document);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const target = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<unknown>((node, token) => (node === undefined ? undefined : asRecord(node)[token]), document);
+      expect(target, ref).toBeDefined();
+    }
+  });
+});
