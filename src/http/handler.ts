@@ -84,7 +84,7 @@ const created = (body: unknown) => ({ status: 201, body });
 function defineRoutes(openApi: (() => Record<string, unknown>) | undefined): Route[] {
   const list: [string, Record<string, Action>, { signed?: boolean; open?: boolean }?][] = [
     ['/healthz', { GET: async () => ok({ status: 'ok' }) }, { open: true }],
-    ['/openapi.json', { GET: async () => (openApi ? ok(openApi()) : Promise.reject(notFound())) }, { open: true }],
+    ['/openapi.json', { GET: async () => (openApi ? ok(openApi()) : Promise.reject(notFound())) }],
     ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body())) }],
     ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(c.params.transactionId as string)) }],
     ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body())) }],

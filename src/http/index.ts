@@ -5,3 +5,5 @@
 export { createHttpHandler, renderProblem } from './handler.js';
 export type { HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry } from './handler.js';
 export { toNodeListener } from './node.js';
+export { createOpenApiDocument, ProblemSchema } from './openapi.js';
+export type { OpenApiDocumentOptions, Problem } from './openapi.js';

@@ -1,0 +1,169 @@
+/**
+ * The `txmon` command. `txmon serve` serves the interface document's HTTP API on the embedded
+ * in-memory engine: one default tenant (`--api-key`, `TXMON_API_KEYS`, or a generated key printed
+ * once), or the tenants of `--tenants <file.json>`. One structured log line per request (pino), no
+ * payload values; SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createEngine } from '../engine/create-engine.js';
+import { createHttpHandler, type HttpTenant } from '../http/handler.js';
+import { toNodeListener } from '../http/node.js';
+import { createOpenApiDocument } from '../http/openapi.js';
+
+const logs = new WeakMap<Server, { info(obj: unknown, msg?: string): void }>();
+
+/** The logger of a server started by {@link serve}. */
+export function loggerOf(server: Server): { info(obj: unknown, msg?: string): void } {
+  return logs.get(server) ?? { info: () => undefined };
+}
+
+export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key <key>]... [--tenants <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
+
+  --port        port to listen on (default 8080; 0 picks a free one)
+  --host        address to bind (default 127.0.0.1)
+  --api-key     an API key of the default tenant (repeatable; also TXMON_API_KEYS, comma-separated).
+                With no key at all, one is generated and printed once.
+  --tenants     JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"]}, …]}: one in-memory engine per tenant
+  --rate-limit  requests per second per API key (token bucket, burst 2×); default: no limit
+  --base-path   mount the API under this prefix, e.g. /v1
+`;
+
+/** Thrown for bad command-line input: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+interface TenantSpec {
+  id: string;
+  apiKeys: string[];
+}
+
+function readTenants(file: string): TenantSpec[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new UsageError(`--tenants: cannot read JSON from ${file}`);
+  }
+  const list = (parsed as { tenants?: unknown }).tenants;
+  if (!Array.isArray(list) || list.length === 0) throw new UsageError('--tenants: the file must be {"tenants": [{"id", "apiKeys": [...]}, ...]}');
+  return list.map((t, i) => {
+    const id = (t as { id?: unknown }).id;
+    const keys = (t as { apiKeys?: unknown }).apiKeys;
+    if (typeof id !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) {
+      throw new UsageError(`--tenants: /tenants/${i} needs a string id and a list of string apiKeys`);
+    }
+    return { id, apiKeys: keys as string[] };
+  });
+}
+
+/**
+ * Stops on SIGTERM/SIGINT: no new connections, idle keep-alive sockets closed, in-flight requests
+ * finished (at most 10 s), then exit 0. Installed by the command only (never by {@link serve}).
+ */
+export function exitOnSignals(server: Server, log: { info(obj: unknown, msg?: string): void }): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Stop accepting; idle keep-alive sockets are closed, busy ones after their response.
+    server.close(() => {
+      log.info({}, 'stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    setTimeout(() => {
+      server.closeAllConnections();
+      process.exit(0);
+    }, 10_000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** Starts `txmon serve`; resolves with the listening server (for tests) once it listens. */
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Server> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'api-key': { type: 'string', multiple: true },
+      tenants: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'base-path': { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError('--port must be an integer 0–65535');
+  const rate = values['rate-limit'] === undefined ? null : Number(values['rate-limit']);
+  if (rate !== null && !(Number.isFinite(rate) && rate > 0)) throw new UsageError('--rate-limit must be a positive number');
+  const basePath = values['base-path'] ?? '';
+  if (basePath !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(basePath)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
+  const host = values.host ?? '127.0.0.1';
+
+  const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const specs: TenantSpec[] = values.tenants !== undefined ? readTenants(values.tenants) : [];
+  let generated: string | null = null;
+  if (specs.length === 0) {
+    const keys = [...(values['api-key'] ?? []), ...(env.TXMON_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '')];
+    if (keys.length === 0) {
+      generated = `txm_${randomBytes(24).toString('base64url')}`;
+      keys.push(generated);
+    }
+    specs.push({ id: 'default', apiKeys: keys });
+  } else if ((values['api-key'] ?? []).length > 0) {
+    throw new UsageError('give either --api-key or --tenants, not both');
+  }
+
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${basePath}`;
+  const single = values.tenants === undefined;
+  const tenants: HttpTenant[] = specs.map((spec) => ({
+    id: spec.id,
+    apiKeys: spec.apiKeys,
+    engine: createEngine({ publicBaseUrl: single ? origin : `${origin}/t/${spec.id}` }),
+  }));
+  let handler;
+  try {
+    handler = createHttpHandler({
+      ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
+      basePath,
+      rateLimit: rate === null ? null : { requestsPerSecond: rate },
+      openApi: () => createOpenApiDocument({ basePath, serverUrl: origin.slice(0, origin.length - basePath.length) }),
+      onRequest: (entry) => log.info(entry, 'request'),
+    });
+  } catch (error) {
+    server.close();
+    throw new UsageError((error as Error).message);
+  }
+  server.on('request', toNodeListener(handler));
+  log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
+  logs.set(server, log);
+  if (generated !== null) {
+    process.stdout.write(
+      `\nGenerated API key (shown once): ${generated}\nTry:\n  curl -s -H 'x-api-key: ${generated}' ${origin}/rules | head -c 300\n` +
+        `  curl -s -X POST -H 'x-api-key: ${generated}' -H 'content-type: application/json' ${origin}/transactions \\\n` +
+        `    -d '{"type":"TRANSFER","transactionId":"t-1","timestamp":${Date.now()},"originUserId":"u-1","originAmountDetails":{"transactionAmount":100,"transactionCurrency":"EUR"}}'\n\n`,
+    );
+  }
+
+  return server;
+}
+

@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serve } from '../../src/cli/serve.js';
+import { T0, tx } from '../helpers.js';
+
+const KEY = 'cli-key-0123456789abcdef';
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+});
+
+async function start(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const server = await serve(['--port', '0', ...args], env);
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('txmon serve (in process)', () => {
+  it('serves with --api-key; other keys get 401', async () => {
+    const url = await start(['--api-key', KEY]);
+    expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+    expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': 'another-key-0123456789' } })).status).toBe(401);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('reads keys from TXMON_API_KEYS (comma-separated)', async () => {
+    const url = await start([], { TXMON_API_KEYS: ` ${KEY} , second-key-0123456789 ` });
+    expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': 'second-key-0123456789' } })).status).toBe(200);
+  });
+
+  it('serves tenants from --tenants, each with its own data', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txmon-'));
+    const file = join(dir, 'tenants.json');
+    writeFileSync(file, JSON.stringify({ tenants: [{ id: 'acme', apiKeys: [KEY] }, { id: 'globex', apiKeys: ['globex-key-0123456789'] }] }));
+    const url = await start(['--tenants', file]);
+    const body = JSON.stringify(tx({ timestamp: T0 }));
+    const created = await fetch(`${url}/transactions`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body });
+    expect(created.status).toBe(201);
+    const id = (JSON.parse(body) as { transactionId: string }).transactionId;
+    expect((await fetch(`${url}/transactions/${id}`, { headers: { 'x-api-key': 'globex-key-0123456789' } })).status).toBe(404);
+    expect((await fetch(`${url}/transactions/${id}`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+  });
+
+  it('applies --rate-limit and --base-path', async () => {
+    const url = await start(['--api-key', KEY, '--rate-limit', '1', '--base-path', '/v1']);
+    const get = () => fetch(`${url}/v1/rules`, { headers: { 'x-api-key': KEY } });
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(200);
+    const limited = await get();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('1');
+  });
+
+  const bad: { name: string; args: string[]; message: RegExp }[] = [
+    { name: 'a bad port', args: ['--port', 'x'], message: /--port/ },
+    { name: 'a bad rate limit', args: ['--api-key', KEY, '--rate-limit', '-1'], message: /--rate-limit/ },
+    { name: 'a short key', args: ['--api-key', 'short'], message: /16 characters/ },
+    { name: 'a missing tenants file', args: ['--tenants', '/nonexistent/tenants.json'], message: /--tenants/ },
+    { name: 'an unknown option', args: ['--bogus'], message: /bogus/ },
+  ];
+  it.each(bad)('refuses $name', async ({ args, message }) => {
+    await expect(serve(args, {})).rejects.toThrow(message);
+  });
+});
+
+describe('txmon serve (the built command)', () => {
+  const cli = join(import.meta.dirname, '../../dist/cli.js');
+
+  it('prints a generated key once, logs one line per request without payload values, and exits 0 on SIGTERM after in-flight requests', async () => {
+    expect(existsSync(cli), 'dist/cli.js is missing: run `npm run build` (npm test builds first)').toBe(true);
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TXMON_API_KEYS: '' } });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 10_000);
+      const check = setInterval(() => {
+        if (out.includes('Generated API key')) {
+          clearInterval(check);
+          clearTimeout(timer);
+          resolve();
+        }
+      }, 20);
+    });
+    const key = /Generated API key \(shown once\): (\S+)/.exec(out)?.[1] as string;
+    const url = /"url":"([^"]+)"/.exec(out)?.[1] as string;
+    const secret = 'very-secret-reference-text';
+    const r = await fetch(`${url}/transactions`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(tx({ timestamp: T0, reference: secret })),
+    });
+    expect(r.status).toBe(201);
+    // An upload whose body is still streaming when SIGTERM arrives must complete.
+    const slot = (await (
+      await fetch(`${url}/pre-signed-url`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'a.txt', fileSize: 10 }) })
+    ).json()) as { url: string };
+    let push!: (chunk: string | null) => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+      },
+    });
+    const inFlight = fetch(slot.url, { method: 'PUT', body, duplex: 'half' } as RequestInit);
+    push('hello');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    push('world');
+    push(null);
+    expect((await inFlight).status).toBe(204);
+    expect(await exited).toBe(0);
+    const lines = out.split('\n').filter((l) => l.includes('"msg":"request"'));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ method: 'POST', route: '/transactions', status: 201, tenant: 'default' });
+    expect(out).not.toContain(secret);
+    expect(out.split(key).length - 1).toBe(3); // the key line and the two curl examples, nothing else
+  }, 30_000);
+});
