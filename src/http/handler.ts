@@ -282,11 +282,56 @@ function parseJson(bytes: Uint8Array): unknown {
   } catch {
     throw new TxmonError('MALFORMED_JSON', 'The request body is not valid UTF-8', [{ path: '', code: 'malformed-json', message: 'is not valid UTF-8' }]);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new TxmonError('MALFORMED_JSON', 'The request body is not valid JSON', [{ path: '', code: 'malformed-json', message: 'is not valid JSON' }]);
   }
+  if (hasDuplicateKey(text)) {
+    // JSON.parse keeps the last of two equal keys; another parser may keep the first. Refused, so
+    // every component reading the body sees the same value.
+    throw new TxmonError('MALFORMED_JSON', 'The request body has an object with a duplicate key', [
+      { path: '', code: 'duplicate-key', message: 'has an object with a duplicate key' },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * Whether valid JSON text has an object with the same key twice (`"a"` and `"\u0061"` are the
+ * same key). One pass; a string is a key when the next non-space character is `:`.
+ */
+export function hasDuplicateKey(text: string): boolean {
+  const stack: (Set<string> | null)[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) stack.push(new Set());
+    else if (c === 0x5b /* [ */) stack.push(null);
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
+    else if (c === 0x22 /* " */) {
+      const start = i;
+      let escaped = false;
+      for (i += 1; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) {
+          escaped = true;
+          i += 1;
+        } else if (d === 0x22) {
+          break;
+        }
+      }
+      const keys = stack[stack.length - 1];
+      if (!keys) continue;
+      let j = i + 1;
+      while (j < text.length && (text[j] === ' ' || text[j] === '\n' || text[j] === '\r' || text[j] === '\t')) j++;
+      if (text[j] !== ':') continue;
+      const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      if (keys.has(key)) return true;
+      keys.add(key);
+    }
+  }
+  return false;
 }
 
 function isJsonContentType(value: string | null): boolean {

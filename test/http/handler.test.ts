@@ -309,3 +309,31 @@ describe('toNodeListener', () => {
     expect(big.status).toBe(413);
   });
 });
+
+describe('hasDuplicateKey', () => {
+  const rows: { name: string; text: string; expected: boolean }[] = [
+    { name: 'no duplicates', text: '{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}', expected: false },
+    { name: 'same key twice', text: '{"a":1,"a":2}', expected: true },
+    { name: 'escaped spelling of the same key', text: '{"a":1,"\\u0061":2}', expected: true },
+    { name: 'duplicate in a nested object', text: '{"x":{"k":1, "k" :2}}', expected: true },
+    { name: 'equal string values are not keys', text: '{"a":"a","b":"a"}', expected: false },
+    { name: 'a colon inside a string value', text: '{"a":"b:c","b":"x"}', expected: false },
+    { name: 'escaped quote inside a key', text: '{"a\\"b":1,"a\\"b":2}', expected: true },
+    { name: 'keys of sibling objects in an array', text: '[{"a":1},{"a":1}]', expected: false },
+  ];
+  it.each(rows)('$name', async ({ text, expected }) => {
+    const { hasDuplicateKey } = await import('../../src/http/handler.js');
+    expect(hasDuplicateKey(text)).toBe(expected);
+  });
+
+  it('the handler refuses a body with a duplicate key (400, nothing created)', async () => {
+    const e = engine();
+    const handler = createHttpHandler({ engine: e, apiKeys: [KEY_A] });
+    const t = tx({ timestamp: T0 });
+    const raw = JSON.stringify(t).replace('{', '{"type":"DEPOSIT",');
+    const r = await call(handler, 'POST', '/transactions', { raw });
+    expect(r.status).toBe(400);
+    expect((await json(r)).errors).toEqual([{ path: '', code: 'duplicate-key', message: 'has an object with a duplicate key' }]);
+    expect((await call(handler, 'GET', `/transactions/${t.transactionId}`)).status).toBe(404);
+  });
+});
