@@ -1,0 +1,457 @@
+/**
+ * Wire compatibility with the official Flagright Node SDK (`flagright@1.8.53`, devDependency, tests
+ * only): the SDK, pointed at a running `txmon serve` (the built `dist/cli.js`, spawned as a child
+ * process) through `baseUrl`, must parse every success response (its response parsing rejects a
+ * missing required key or a wrong primitive type, DOMAIN.md §(g)) and map our 400/401/409/429 to
+ * its typed errors.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Flagright, FlagrightClient, FlagrightError } from 'flagright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { T0 } from '../helpers.js';
+
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
+const KEY = 'sdk-main-key-0123456789abcdef';
+const RATE_KEY = 'sdk-rate-key-0123456789abcdef';
+const WRONG_KEY = 'sdk-wrong-key-0123456789abcdef';
+const THRESHOLD_EUR = 1000;
+
+interface RunningServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
+}
+
+function readServingUrl(output: string): string | null {
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
+      if (entry.msg === 'txmon serving' && typeof entry.url === 'string') return entry.url;
+    } catch {
+      // a partial line: wait for more output
+    }
+  }
+  return null;
+}
+
+/** Spawns `node dist/cli.js serve --port 0 …` and resolves once it logged its 'txmon serving' line. */
+async function startServer(args: readonly string[]): Promise<RunningServer> {
+  if (!existsSync(CLI)) {
+    throw new Error('dist/cli.js is missing: run `npm run build` first (npm test builds before running vitest)');
+  }
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TXMON_API_KEYS: '' },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stdout = '';
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    // Keep draining stdout for the whole run (one log line per request), or the pipe fills up.
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = readServingUrl(stdout);
+      if (found !== null) resolve(found);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`txmon serve exited (${String(code)}) before serving: ${stderr}`)));
+  });
+  return { url, child, exited };
+}
+
+/** SIGTERM, then the exit code. */
+async function stopServer(server: RunningServer | undefined): Promise<number | null> {
+  if (server === undefined) return null;
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+/** The rejection of `promise`; fails the test if it resolves. */
+async function failure(promise: Promise<unknown>): Promise<FlagrightError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(FlagrightError);
+    return error as FlagrightError;
+  }
+  throw new Error('expected the SDK call to fail, but it succeeded');
+}
+
+/** The `ApiErrorResponse` the SDK parsed into a typed error. */
+function errorBody(error: FlagrightError): Flagright.ApiErrorResponse & Record<string, unknown> {
+  return error.body as Flagright.ApiErrorResponse & Record<string, unknown>;
+}
+
+function transfer(transactionId: string, amount: number, overrides: Partial<Flagright.Transaction> = {}): Flagright.Transaction {
+  return {
+    type: 'TRANSFER',
+    transactionId,
+    timestamp: T0,
+    originUserId: 'sdk-user-ada',
+    destinationUserId: 'sdk-user-grace',
+    originAmountDetails: { transactionAmount: amount, transactionCurrency: 'EUR', country: 'DE' },
+    destinationAmountDetails: { transactionAmount: amount, transactionCurrency: 'EUR', country: 'FR' },
+    originPaymentDetails: { method: 'IBAN', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bankName: 'Commerzbank', name: 'Ada Lovelace' },
+    destinationPaymentDetails: {
+      method: 'CARD',
+      cardFingerprint: '20ac00fed8ef913aefb17cfae1097cce',
+      cardIssuedCountry: 'FR',
+      cardLast4Digits: '4242',
+      '3DsDone': true,
+      merchantDetails: { mcc: '5411', city: 'Paris', country: 'FR' },
+    },
+    reference: 'Invoice 2025-001',
+    tags: [{ key: 'channel', value: 'web' }],
+    originDeviceData: { ipAddress: '79.144.2.20', ipCountry: 'DE', vpnUsed: false, operatingSystem: 'Android' },
+    ...overrides,
+  };
+}
+
+const consumer = (userId: string, firstName: string, lastName: string): Flagright.User => ({
+  userId,
+  createdTimestamp: T0 - 86_400_000,
+  userDetails: { name: { firstName, lastName }, dateOfBirth: '1990-12-10', countryOfResidence: 'DE', countryOfNationality: 'GB', gender: 'F' },
+  userStateDetails: { state: 'ACTIVE' },
+  kycStatusDetails: { status: 'SUCCESSFUL' },
+  contactDetails: { emailIds: [`${userId}@example.com`], addresses: [{ addressLines: ['Unter den Linden 1'], city: 'Berlin', country: 'DE', postcode: '10117' }] },
+  tags: [{ key: 'segment', value: 'retail' }],
+});
+
+let main: RunningServer | undefined;
+let client: FlagrightClient;
+let wrongKeyClient: FlagrightClient;
+let ruleInstanceId: string;
+
+beforeAll(async () => {
+  main = await startServer(['--api-key', KEY, '--rate-limit', '100']);
+  client = new FlagrightClient({ apiKey: KEY, baseUrl: main.url });
+  wrongKeyClient = new FlagrightClient({ apiKey: WRONG_KEY, baseUrl: main.url });
+  // The SDK has no Management API methods: the rule instance is created over plain HTTP, so that
+  // the monitoring results carry a non-empty executedRules/hitRules for the SDK to parse.
+  const response = await fetch(`${main.url}/rule-instances`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: THRESHOLD_EUR } }, action: 'SUSPEND' }),
+  });
+  expect(response.status).toBe(200);
+  ruleInstanceId = ((await response.json()) as { id: string }).id;
+});
+
+afterAll(async () => {
+  const code = await stopServer(main);
+  if (main !== undefined) expect(code).toBe(0);
+});
+
+describe('consumerUsers.create', () => {
+  it('creates consumer users and parses the monitoring result', async () => {
+    for (const user of [consumer('sdk-user-ada', 'Ada', 'Lovelace'), consumer('sdk-user-grace', 'Grace', 'Hopper')]) {
+      const result = await client.consumerUsers.create({ body: user });
+      expect(result).toMatchObject({ userId: user.userId });
+      expect(result.executedRules ?? []).toEqual([]);
+      expect(result.hitRules ?? []).toEqual([]);
+    }
+  });
+});
+
+describe('transactions.verify', () => {
+  const cases: { name: string; transactionId: string; amount: number; expected: { status: Flagright.RuleAction; hit: boolean } }[] = [
+    { name: 'an amount at the threshold hits R-2 and suspends', transactionId: 'sdk-tx-at', amount: THRESHOLD_EUR, expected: { status: 'SUSPEND', hit: true } },
+    { name: 'an amount above the threshold hits R-2 and suspends', transactionId: 'sdk-tx-above', amount: 2500.5, expected: { status: 'SUSPEND', hit: true } },
+    { name: 'an amount just below the threshold is allowed', transactionId: 'sdk-tx-below', amount: THRESHOLD_EUR - 0.01, expected: { status: 'ALLOW', hit: false } },
+  ];
+
+  it.each(cases)('$name', async ({ transactionId, amount, expected }) => {
+    const result = await client.transactions.verify({ body: transfer(transactionId, amount) });
+    expect(result.transactionId).toBe(transactionId);
+    expect(result.status).toBe(expected.status);
+    expect(result.executedRules).toHaveLength(1);
+    expect(result.executedRules[0]).toMatchObject({ ruleInstanceId, ruleId: 'R-2', ruleAction: 'SUSPEND', ruleHit: expected.hit });
+    expect(typeof result.executedRules[0]?.ruleName).toBe('string');
+    expect(typeof result.executedRules[0]?.ruleDescription).toBe('string');
+    if (expected.hit) {
+      expect(result.hitRules).toHaveLength(1);
+      expect(result.hitRules[0]).toMatchObject({ ruleInstanceId, ruleId: 'R-2', ruleAction: 'SUSPEND' });
+    } else {
+      expect(result.hitRules).toEqual([]);
+    }
+  });
+
+  it('replays an identical transaction with the same result', async () => {
+    const body = transfer('sdk-tx-replay', 1200);
+    const first = await client.transactions.verify({ body });
+    const second = await client.transactions.verify({ body });
+    expect(second).toEqual(first);
+  });
+
+  it('accepts the validate*UserId query flags for known users', async () => {
+    const result = await client.transactions.verify({ validateOriginUserId: 'true', validateDestinationUserId: 'true', body: transfer('sdk-tx-validated', 10) });
+    expect(result).toMatchObject({ transactionId: 'sdk-tx-validated', status: 'ALLOW' });
+  });
+});
+
+describe('transactions.get', () => {
+  it('returns the stored transaction with its rule results, payment details under the SDK names', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-get', 1500) });
+    const result = await client.transactions.get('sdk-tx-get');
+    expect(result).toMatchObject({
+      type: 'TRANSFER',
+      transactionId: 'sdk-tx-get',
+      timestamp: T0,
+      transactionState: 'CREATED',
+      originUserId: 'sdk-user-ada',
+      destinationUserId: 'sdk-user-grace',
+      originAmountDetails: { transactionAmount: 1500, transactionCurrency: 'EUR', country: 'DE' },
+      originPaymentDetails: { method: 'IBAN', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+      destinationPaymentDetails: { method: 'CARD', '3DsDone': true, merchantDetails: { mcc: '5411' } },
+      reference: 'Invoice 2025-001',
+      tags: [{ key: 'channel', value: 'web' }],
+      status: 'SUSPEND',
+    });
+    expect(result.executedRules[0]).toMatchObject({ ruleInstanceId, ruleHit: true });
+    expect(result.hitRules[0]).toMatchObject({ ruleInstanceId });
+  });
+
+  it('the SDK sent, and the server returns, the wire names IBAN, BIC, 3dsDone and MCC', async () => {
+    // Had the SDK's renaming not reached the server, the parsed result above could still look right
+    // (unknown keys pass through), so the wire body is checked directly.
+    const raw = (await (await fetch(`${main?.url}/transactions/sdk-tx-get`, { headers: { 'x-api-key': KEY } })).json()) as Record<string, Record<string, unknown>>;
+    expect(raw.originPaymentDetails).toMatchObject({ IBAN: 'DE89370400440532013000', BIC: 'COBADEFFXXX' });
+    expect(raw.originPaymentDetails).not.toHaveProperty('iban');
+    expect(raw.destinationPaymentDetails).toMatchObject({ '3dsDone': true, merchantDetails: { MCC: '5411' } });
+  });
+});
+
+describe('transactionEvents.create', () => {
+  it('updates state and attributes and returns the merged transaction', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-event', 1800) });
+    const result = await client.transactionEvents.create({
+      transactionId: 'sdk-tx-event',
+      eventId: 'sdk-ev-settled',
+      timestamp: T0 + 60_000,
+      transactionState: 'SUCCESSFUL',
+      eventDescription: 'Settled by the bank',
+      reason: 'settlement',
+      updatedTransactionAttributes: { reference: 'Invoice 2025-001 (settled)' },
+      metaData: { ipAddress: '79.144.2.21', vpnUsed: false },
+    });
+    expect(result.eventId).toBe('sdk-ev-settled');
+    expect(result.transaction).toMatchObject({
+      transactionId: 'sdk-tx-event',
+      transactionState: 'SUCCESSFUL',
+      reference: 'Invoice 2025-001 (settled)',
+      originPaymentDetails: { method: 'IBAN', iban: 'DE89370400440532013000' },
+    });
+    expect(result.status).toBe('SUSPEND');
+    expect(result.executedRules[0]).toMatchObject({ ruleInstanceId, ruleHit: true });
+    expect(result.hitRules).toHaveLength(1);
+    const after = await client.transactions.get('sdk-tx-event');
+    expect(after).toMatchObject({ transactionState: 'SUCCESSFUL', reference: 'Invoice 2025-001 (settled)' });
+  });
+
+  it('replays an identical event without a conflict', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-event-replay', 50) });
+    const event: Flagright.TransactionEvent = { transactionId: 'sdk-tx-event-replay', eventId: 'sdk-ev-replay', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' };
+    const first = await client.transactionEvents.create(event);
+    const second = await client.transactionEvents.create(event);
+    expect(second.eventId).toBe(first.eventId);
+    expect(second.transaction.transactionState).toBe('SUCCESSFUL');
+  });
+});
+
+describe('transactionEvents.get', () => {
+  it('returns the stored event with its rule results', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-event-get', 3000) });
+    await client.transactionEvents.create({
+      transactionId: 'sdk-tx-event-get',
+      eventId: 'sdk-ev-get',
+      timestamp: T0 + 5_000,
+      transactionState: 'DECLINED',
+      eventDescription: 'Declined by the issuer',
+      updatedTransactionAttributes: { tags: [{ key: 'decline', value: 'issuer' }] },
+      metaData: { ipAddress: '79.144.2.22' },
+    });
+    const result = await client.transactionEvents.get('sdk-ev-get');
+    expect(result).toMatchObject({
+      transactionId: 'sdk-tx-event-get',
+      eventId: 'sdk-ev-get',
+      timestamp: T0 + 5_000,
+      transactionState: 'DECLINED',
+      eventDescription: 'Declined by the issuer',
+      updatedTransactionAttributes: { tags: [{ key: 'decline', value: 'issuer' }] },
+      metaData: { ipAddress: '79.144.2.22' },
+      status: 'SUSPEND',
+    });
+    expect(result.executedRules?.[0]).toMatchObject({ ruleInstanceId, ruleHit: true });
+    expect(result.hitRules?.[0]).toMatchObject({ ruleInstanceId });
+  });
+});
+
+describe('typed errors: 400 → BadRequestError', () => {
+  const cases: { name: string; call: () => Promise<unknown>; expected: { path: string } }[] = [
+    {
+      name: 'transactions.verify with a negative amount',
+      call: () => client.transactions.verify({ body: transfer('sdk-tx-negative', -5) }),
+      expected: { path: '/originAmountDetails/transactionAmount' },
+    },
+    {
+      name: 'consumerUsers.create with a dateOfBirth that is not a calendar date',
+      call: () => client.consumerUsers.create({ body: { userId: 'sdk-user-bad-dob', createdTimestamp: T0, userDetails: { dateOfBirth: '1990-02-30' } } }),
+      expected: { path: '/userDetails/dateOfBirth' },
+    },
+    {
+      name: 'transactionEvents.create with a negative updated amount',
+      call: async () => {
+        await client.transactions.verify({ body: transfer('sdk-tx-bad-event', 20) });
+        return client.transactionEvents.create({
+          transactionId: 'sdk-tx-bad-event',
+          eventId: 'sdk-ev-bad',
+          timestamp: T0 + 1,
+          transactionState: 'SUCCESSFUL',
+          updatedTransactionAttributes: { originAmountDetails: { transactionAmount: -1, transactionCurrency: 'EUR' } },
+        });
+      },
+      expected: { path: '/updatedTransactionAttributes/originAmountDetails/transactionAmount' },
+    },
+  ];
+
+  it.each(cases)('$name', async ({ call, expected }) => {
+    const error = await failure(call());
+    expect(error).toBeInstanceOf(Flagright.BadRequestError);
+    expect(error.statusCode).toBe(400);
+    expect(typeof errorBody(error).message).toBe('string');
+    expect(errorBody(error).validationErrors).toContain(expected.path);
+  });
+});
+
+describe('typed errors: 401 → UnauthorizedError', () => {
+  const cases: { name: string; call: () => Promise<unknown> }[] = [
+    { name: 'transactions.verify', call: () => wrongKeyClient.transactions.verify({ body: transfer('sdk-tx-unauthorized', 10) }) },
+    { name: 'transactions.get', call: () => wrongKeyClient.transactions.get('sdk-tx-get') },
+    { name: 'transactionEvents.create', call: () => wrongKeyClient.transactionEvents.create({ transactionId: 'sdk-tx-get', eventId: 'sdk-ev-x', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' }) },
+    { name: 'transactionEvents.get', call: () => wrongKeyClient.transactionEvents.get('sdk-ev-get') },
+    { name: 'consumerUsers.create', call: () => wrongKeyClient.consumerUsers.create({ body: consumer('sdk-user-intruder', 'Eve', 'Mallory') }) },
+  ];
+
+  it.each(cases)('$name with a wrong key', async ({ call }) => {
+    const error = await failure(call());
+    expect(error).toBeInstanceOf(Flagright.UnauthorizedError);
+    expect(error.statusCode).toBe(401);
+    expect(typeof errorBody(error).message).toBe('string');
+  });
+});
+
+describe('typed errors: 409 → ConflictError (transactionEvents.create)', () => {
+  it('the same eventId with a different payload', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-conflict', 30) });
+    await client.transactionEvents.create({ transactionId: 'sdk-tx-conflict', eventId: 'sdk-ev-conflict', timestamp: T0 + 1, transactionState: 'PROCESSING' });
+    const error = await failure(
+      client.transactionEvents.create({ transactionId: 'sdk-tx-conflict', eventId: 'sdk-ev-conflict', timestamp: T0 + 2, transactionState: 'SUCCESSFUL' }),
+    );
+    expect(error).toBeInstanceOf(Flagright.ConflictError);
+    expect(error.statusCode).toBe(409);
+    expect(errorBody(error)).toMatchObject({ code: 'EVENT_ID_CONFLICT' });
+    expect(errorBody(error).validationErrors).toContain('/eventId');
+  });
+
+  it('a state transition the lifecycle forbids', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-lifecycle', 30) });
+    await client.transactionEvents.create({ transactionId: 'sdk-tx-lifecycle', eventId: 'sdk-ev-refunded', timestamp: T0 + 1, transactionState: 'REFUNDED' });
+    const error = await failure(
+      client.transactionEvents.create({ transactionId: 'sdk-tx-lifecycle', eventId: 'sdk-ev-after-refund', timestamp: T0 + 2, transactionState: 'SUCCESSFUL' }),
+    );
+    expect(error).toBeInstanceOf(Flagright.ConflictError);
+    expect(errorBody(error)).toMatchObject({ code: 'INVALID_STATE_TRANSITION' });
+  });
+
+  it('transactions.verify maps our 409 to a plain FlagrightError (the SDK declares no ConflictError there)', async () => {
+    await client.transactions.verify({ body: transfer('sdk-tx-id-conflict', 40) });
+    const error = await failure(client.transactions.verify({ body: transfer('sdk-tx-id-conflict', 41) }));
+    expect(error).not.toBeInstanceOf(Flagright.ConflictError);
+    expect(error.statusCode).toBe(409);
+    expect(error.body).toMatchObject({ code: 'TRANSACTION_ID_CONFLICT', message: expect.any(String) });
+  });
+});
+
+describe('404 → plain FlagrightError (the SDK declares no NotFoundError on these endpoints)', () => {
+  const cases: { name: string; call: () => Promise<unknown>; expected: { code: string } }[] = [
+    { name: 'transactions.get of an unknown id', call: () => client.transactions.get('sdk-tx-missing'), expected: { code: 'TRANSACTION_NOT_FOUND' } },
+    { name: 'transactionEvents.get of an unknown id', call: () => client.transactionEvents.get('sdk-ev-missing'), expected: { code: 'EVENT_NOT_FOUND' } },
+  ];
+
+  it.each(cases)('$name', async ({ call, expected }) => {
+    const error = await failure(call());
+    expect(error.statusCode).toBe(404);
+    expect(error.body).toMatchObject({ code: expected.code, message: expect.any(String) });
+  });
+});
+
+describe('typed errors: 429 → TooManyRequestsError', () => {
+  let limited: RunningServer | undefined;
+  let rateClient: FlagrightClient;
+
+  beforeAll(async () => {
+    // 0.001 requests/s: the bucket holds max(1, 2 × rate) = 1 token and refills one every 1000 s,
+    // so the second request is limited whatever the speed of the machine.
+    limited = await startServer(['--api-key', RATE_KEY, '--rate-limit', '0.001']);
+    rateClient = new FlagrightClient({ apiKey: RATE_KEY, baseUrl: limited.url });
+  });
+
+  afterAll(async () => {
+    const code = await stopServer(limited);
+    if (limited !== undefined) expect(code).toBe(0);
+  });
+
+  it('the request past the limit fails with TooManyRequestsError and a Retry-After header', async () => {
+    await rateClient.consumerUsers.create({ body: consumer('sdk-user-rate', 'Rita', 'Rate') }, { maxRetries: 0 });
+    // maxRetries 0: the SDK would otherwise retry 429 twice with backoff (DOMAIN.md §(g)).
+    const error = await failure(rateClient.transactions.verify({ body: transfer('sdk-tx-rate', 10) }, { maxRetries: 0 }));
+    expect(error).toBeInstanceOf(Flagright.TooManyRequestsError);
+    expect(error.statusCode).toBe(429);
+    expect(typeof errorBody(error).message).toBe('string');
+    expect(Number(error.rawResponse?.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('strict response parsing (control)', () => {
+  // Shows this suite can fail: a server that leaves out a required key gets a parse error from the
+  // SDK, not a result and not a typed error.
+  let stub: Server;
+  let stubUrl: string;
+  beforeAll(async () => {
+    stub = createServer((req, res) => {
+      const missingMessage = req.url?.startsWith('/transactions/') === true;
+      res.statusCode = missingMessage ? 400 : 201;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(missingMessage ? { validationErrors: 'no message key' } : { transactionId: 't', status: 'ALLOW', hitRules: [] }));
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => stub.close(() => resolve()));
+  });
+
+  it('a monitoring result without executedRules is rejected', async () => {
+    const stubClient = new FlagrightClient({ apiKey: KEY, baseUrl: stubUrl });
+    await expect(stubClient.transactions.verify({ body: transfer('t', 1) })).rejects.toThrow(/executedRules/);
+  });
+
+  it('an error body without message does not become a BadRequestError', async () => {
+    const stubClient = new FlagrightClient({ apiKey: KEY, baseUrl: stubUrl });
+    const error: unknown = await stubClient.transactions.get('t').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(Flagright.BadRequestError);
+    expect(String(error)).toMatch(/message/);
+  });
+});
