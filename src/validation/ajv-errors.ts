@@ -4,7 +4,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
-import { COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT } from './ajv.js';
+import { CALENDAR_DATE_FORMAT, COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT } from './ajv.js';
 import { appendPointer } from './pointer.js';
 
 /**
@@ -22,6 +22,7 @@ const MAX_LISTED_VALUES = 20;
 const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
   [COUNTRY_CODE_FORMAT]: 'must be an ISO 3166-1 alpha-2 country code',
   [CURRENCY_CODE_FORMAT]: 'must be an ISO 4217 currency code',
+  [CALENDAR_DATE_FORMAT]: 'must be a calendar date YYYY-MM-DD',
 };
 
 type Params = Record<string, unknown>;

@@ -465,7 +465,9 @@ describe('ConsumerUserSchema', () => {
     { name: 'unknown risk level', input: { ...user, riskLevel: 'EXTREME' }, expected: [{ path: '/riskLevel', code: 'enum' }] },
     { name: 'user state without state', input: { ...user, userStateDetails: { reason: 'x' } }, expected: [{ path: '/userStateDetails/state', code: 'required' }] },
     { name: 'unknown KYC status', input: { ...user, kycStatusDetails: { status: 'OK' } }, expected: [{ path: '/kycStatusDetails/status', code: 'enum' }] },
-    { name: 'impossible date of birth', input: { ...user, userDetails: { dateOfBirth: '1990-13-01' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'pattern' }] },
+    { name: 'impossible date of birth', input: { ...user, userDetails: { dateOfBirth: '1990-13-01' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }] },
+    { name: '30 February', input: { ...user, userDetails: { dateOfBirth: '1990-02-30' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }] },
+    { name: '29 February of a non-leap year', input: { ...user, userDetails: { dateOfBirth: '1900-02-29' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }] },
     { name: 'business segment on a consumer', input: { ...user, userSegment: 'SMB' }, expected: [{ path: '/userSegment', code: 'enum' }] },
     {
       name: 'saved payment details with unknown method',

@@ -302,8 +302,8 @@ describe('typed errors: 400 → BadRequestError', () => {
       expected: { path: '/originAmountDetails/transactionAmount' },
     },
     {
-      name: 'consumerUsers.create with a dateOfBirth that is not a calendar date',
-      call: () => client.consumerUsers.create({ body: { userId: 'sdk-user-bad-dob', createdTimestamp: T0, userDetails: { dateOfBirth: '1990-02-30' } } }),
+      name: 'consumerUsers.create with a dateOfBirth not in YYYY-MM-DD',
+      call: () => client.consumerUsers.create({ body: { userId: 'sdk-user-bad-dob', createdTimestamp: T0, userDetails: { dateOfBirth: '10/12/1990' } } }),
       expected: { path: '/userDetails/dateOfBirth' },
     },
     {

@@ -57,10 +57,7 @@ export type KycStatusDetails = Static<typeof KycStatusDetailsSchema>;
 export const UserDetailsSchema = defineOpenObject({
   name: Type.Optional(ConsumerNameSchema),
   dateOfBirth: Type.Optional(
-    Type.String({
-      pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
-      'x-pattern-message': 'must be a calendar date YYYY-MM-DD',
-    }),
+    Type.String({ format: 'calendar-date' }),
   ),
   countryOfResidence: Type.Optional(CountryCodeSchema),
   countryOfNationality: Type.Optional(CountryCodeSchema),
