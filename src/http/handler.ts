@@ -7,6 +7,7 @@
  */
 import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { ERROR_CODES, TxmonError, isTxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { createOpenApiDocument } from './openapi.js';
 
 /** One tenant: its API keys and its own engine (its own repositories). */
 export interface HttpTenant {
@@ -34,7 +35,7 @@ export interface HttpHandlerOptions {
   readonly rateLimit?: { readonly requestsPerSecond: number; readonly burst?: number } | null;
   /** Clock for the rate limiter. Default `Date.now`. */
   readonly clock?: { now(): number };
-  /** The OpenAPI document served at `/openapi.json` (optional). */
+  /** The OpenAPI document served at `/openapi.json`. Default: {@link createOpenApiDocument} for `basePath`. */
   readonly openApi?: () => Record<string, unknown>;
   /** Called once per request after the response is built (no payload values are passed). */
   readonly onRequest?: (entry: RequestLogEntry) => void;
@@ -406,7 +407,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const limiter = options.rateLimit
     ? createRateLimiter(options.rateLimit.requestsPerSecond, options.rateLimit.burst ?? Math.max(1, 2 * options.rateLimit.requestsPerSecond), () => clock.now())
     : null;
-  const routes = defineRoutes(options.openApi);
+  let document: Record<string, unknown> | null = null;
+  const routes = defineRoutes(options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))));
 
   async function authenticate(request: Request): Promise<{ tenant: HttpTenant; digest: Uint8Array }> {
     const key = request.headers.get('x-api-key');

@@ -160,6 +160,11 @@ describe('createHttpHandler: errors are problem+json, never a stack or a value',
     expect(body.validationErrors).toContain('/timestamp');
   });
 
+  it('/openapi.json needs the key and serves the generated document', async () => {
+    expect((await call(handler, 'GET', '/openapi.json', { key: null })).status).toBe(401);
+    expect(await json(await call(handler, 'GET', '/openapi.json'))).toMatchObject({ openapi: '3.1.0' });
+  });
+
   it('/healthz needs no key', async () => {
     expect((await call(handler, 'GET', '/healthz', { key: null })).status).toBe(200);
   });
@@ -219,7 +224,16 @@ describe('tenants never see each other (SPEC §5.8)', () => {
     await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-a', createdTimestamp: T0 }, key: KEY_A });
     const instance = (await json(await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-1' }, key: KEY_A }))) as { id: string };
     await call(handler, 'PUT', '/lists/l-a', { body: { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] }, key: KEY_A });
+    await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 } }, alertCreationOnHit: true }, key: KEY_A });
+    await call(handler, 'POST', '/transactions', { body: tx({ timestamp: T0 + 1, originUserId: 'u-a' }), key: KEY_A });
+    const [alert] = await a.listAlerts();
+    expect(alert).toBeDefined();
     const misses: [string, string][] = [
+      ['GET', `/alerts/${alert?.alertId}`],
+      ['GET', `/cases/${alert?.caseId}`],
+      ['POST', `/alerts/${alert?.alertId}/comments`],
+      ['POST', `/cases/${alert?.caseId}/comments`],
+      ['POST', '/users/u-a/comments'],
       ['GET', `/transactions/${t.transactionId}`],
       ['GET', '/events/transaction/ev-a'],
       ['GET', '/consumer/users/u-a'],
@@ -230,14 +244,15 @@ describe('tenants never see each other (SPEC §5.8)', () => {
       ['DELETE', '/lists/l-a'],
     ];
     for (const [method, path] of misses) {
-      const r = await call(handler, method, path, { key: KEY_B, ...(method === 'POST' ? { body: { action: 'BLOCK' } } : {}) });
+      const body = path.endsWith('/comments') ? { body: 'from the other tenant' } : { action: 'BLOCK' };
+      const r = await call(handler, method, path, { key: KEY_B, ...(method === 'POST' ? { body } : {}) });
       expect({ method, path, status: r.status }).toEqual({ method, path, status: 404 });
     }
     expect(await json(await call(handler, 'GET', '/rule-instances', { key: KEY_B }))).toEqual([]);
     expect(await json(await call(handler, 'GET', '/lists', { key: KEY_B }))).toEqual([]);
     // The same event id is free in tenant B; A still has everything.
     expect((await call(handler, 'GET', `/transactions/${t.transactionId}`, { key: KEY_A })).status).toBe(200);
-    expect((await a.listRuleInstances()).length).toBe(1);
+    expect((await a.listRuleInstances()).length).toBe(2);
     expect((await b.listRuleInstances()).length).toBe(0);
   });
 
