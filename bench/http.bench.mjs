@@ -15,8 +15,10 @@
 // Reported: requests/s (completed ÷ wall time), latency percentiles at µs resolution (measured
 // here from autocannon's per-response hrtime; autocannon's own histogram rounds to whole ms),
 // status codes per kind, the server process's CPU time (utime + stime from /proc/<pid>/stat, all
-// its threads) and so requests per server CPU-second, and the load generator's own CPU time.
-// The load generator runs in this process, on the other core of a 2-core machine.
+// its threads) and so requests per server CPU-second, the load generator's own CPU time, and the
+// CPU the rest of the machine used meanwhile (noise). The load generator runs in this process, on
+// the other core of a 2-core machine. `--anchor` also runs bench/http-anchor-server.mjs (bare
+// node:http, same requests, fixed answer) as a floor for what the transport costs here.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -40,12 +42,13 @@ const { values: args } = parseArgs({
     json: { type: 'string', default: path.join(here, 'results', 'http-latest.json') },
     'keep-logs': { type: 'boolean', default: false },
     'server-node-args': { type: 'string', default: '' },
+    anchor: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
   strict: true,
 });
 if (args.help) {
-  console.log(`node bench/http.bench.mjs [--connections 1,10,50] [--duration 20] [--warmup 5] [--ops 400000] [--seed N] [--cli dist/cli.js] [--json PATH|-] [--keep-logs] [--server-node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']`);
+  console.log(`node bench/http.bench.mjs [--connections 1,10,50] [--duration 20] [--warmup 5] [--ops 400000] [--seed N] [--cli dist/cli.js] [--json PATH|-] [--keep-logs] [--anchor] [--server-node-args='--cpu-prof --cpu-prof-dir=/tmp/prof']`);
   process.exit(0);
 }
 const connectionCounts = args.connections.split(',').map((s) => Number(s.trim()));
@@ -109,6 +112,15 @@ function readCpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** Busy CPU ticks of the whole machine (all cores, all processes) from /proc/stat. */
+function readMachineBusyTicks() {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  void idle;
+  void iowait;
+  return user + nice + system + irq + softirq + steal;
+}
+
 function readRssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rss = /VmRSS:\s+(\d+) kB/.exec(status);
@@ -116,10 +128,10 @@ function readRssMb(pid) {
   return { rssMb: rss ? Math.round(Number(rss[1]) / 1024) : null, peakRssMb: hwm ? Math.round(Number(hwm[1]) / 1024) : null };
 }
 
-async function startServer(logFile) {
+async function startServer(subject, logFile) {
   const fd = openSync(logFile, 'w');
   const nodeArgs = args['server-node-args'].split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, args.cli, 'serve', '--port', '0', '--api-key', API_KEY], {
+  const child = spawn(process.execPath, [...nodeArgs, ...subject.argv], {
     cwd: root,
     stdio: ['ignore', fd, 'pipe'],
   });
@@ -168,9 +180,10 @@ const KIND_NAMES = ['transaction', 'event'];
 
 /**
  * Runs autocannon for `seconds` with `connections` connections; connection k takes its requests
- * from queues[k] (continuing where the previous run on these queues stopped).
+ * from queues[k] (continuing where the previous run on these queues stopped). With `wrap` (the
+ * stateless anchor only) a queue starts over when it runs out; otherwise the run stops.
  */
-function runLoad(url, queues, connections, seconds, record) {
+function runLoad(url, queues, connections, seconds, record, wrap) {
   let clientIndex = 0;
   const perClient = [];
   const latencies = record ? new Float64Array(4_000_000) : null;
@@ -191,6 +204,7 @@ function runLoad(url, queues, connections, seconds, record) {
       {
         method: 'POST',
         setupRequest(req) {
+          if (wrap && queue.next === queue.items.length) queue.next = 0;
           const op = queue.items[queue.next];
           if (op === undefined) {
             // Out of operations: answer with a cheap no-op and stop the run (reported as exhausted).
@@ -274,23 +288,28 @@ console.log(`${env.cpu} × ${env.cores}, ${env.memoryGb} GB, ${env.platform}, No
 console.log(`autocannon ${JSON.parse(readFileSync(path.join(root, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version} runs in this process (one core); the server is a separate process.`);
 console.log(`per connection count: fresh server, 20 instances, ${warmup} s warm-up, ${duration} s measured; keep-alive, pipelining 1\n`);
 
+const subjects = [{ name: 'txmon', argv: [args.cli, 'serve', '--port', '0', '--api-key', API_KEY], wrap: false }];
+if (args.anchor) subjects.push({ name: 'anchor', argv: [path.join(here, 'http-anchor-server.mjs')], wrap: true });
+
 const runs = [];
-for (const connections of connectionCounts) {
-  const logFile = path.join(os.tmpdir(), `txmon-http-bench-${process.pid}-c${connections}.log`);
-  const server = await startServer(logFile);
+for (const connections of connectionCounts) for (const subject of subjects) {
+  const logFile = path.join(os.tmpdir(), `txmon-http-bench-${process.pid}-${subject.name}-c${connections}.log`);
+  const server = await startServer(subject, logFile);
   const pid = server.child.pid;
   let run;
   try {
     await createInstances(server.url);
     const queues = splitStream(connections);
     if (warmup > 0) {
-      const w = await runLoad(server.url, queues, connections, warmup, false);
+      const w = await runLoad(server.url, queues, connections, warmup, false, subject.wrap);
       if (w.exhausted) throw new Error('the workload ran out during the warm-up: raise --ops');
     }
     const sent = queues.reduce((s, q) => s + q.next, 0);
     const ticksBefore = readCpuTicks(pid);
-    const r = await runLoad(server.url, queues, connections, duration, true);
+    const machineBefore = readMachineBusyTicks();
+    const r = await runLoad(server.url, queues, connections, duration, true, subject.wrap);
     const ticksAfter = readCpuTicks(pid);
+    const machineAfter = readMachineBusyTicks();
     const mem = readRssMb(pid);
     const serverCpuS = (ticksAfter - ticksBefore) / CLK_TCK;
     const sorted = r.latencies.slice().sort();
@@ -299,6 +318,7 @@ for (const connections of connectionCounts) {
     const wallS = r.result.duration;
     const ms = (v) => Math.round(v * 1000) / 1000;
     run = {
+      subject: subject.name,
       connections,
       durationS: wallS,
       completed,
@@ -323,6 +343,9 @@ for (const connections of connectionCounts) {
       serverCpuPercent: Math.round((serverCpuS / wallS) * 100),
       requestsPerServerCpuS: Math.round(completed / serverCpuS),
       clientCpuPercent: Math.round((r.clientCpuS / r.clientWallS) * 100),
+      // Everything else on the machine during the run (other processes, kernel threads): noise.
+      otherCpuPercent: Math.max(0, Math.round((((machineAfter - machineBefore) / CLK_TCK - serverCpuS - r.clientCpuS) / wallS) * 100)),
+      loadAverageAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
       server: mem,
       operationsBeforeRun: sent,
       logBytes: statSync(logFile).size,
@@ -337,18 +360,20 @@ for (const connections of connectionCounts) {
   runs.push(run);
   const l = run.latencyMs;
   console.log(
-    `c=${connections}: ${run.requestsPerSecond.toLocaleString('en-US')} req/s, p50 ${l.p50} ms, p97.5 ${l.p97_5} ms, p99 ${l.p99} ms, ` +
-      `non-2xx ${run.non2xx}, server CPU ${run.serverCpuPercent}% → ${run.requestsPerServerCpuS.toLocaleString('en-US')} req/cpu-s, client CPU ${run.clientCpuPercent}%` +
+    `${subject.name} c=${connections}: ${run.requestsPerSecond.toLocaleString('en-US')} req/s, p50 ${l.p50} ms, p97.5 ${l.p97_5} ms, p99 ${l.p99} ms, ` +
+      `non-2xx ${run.non2xx}, server CPU ${run.serverCpuPercent}% → ${run.requestsPerServerCpuS.toLocaleString('en-US')} req/cpu-s, client CPU ${run.clientCpuPercent}%, other processes ${run.otherCpuPercent}%` +
       (run.exhausted ? '  [WORKLOAD EXHAUSTED: raise --ops]' : ''),
   );
   for (const p of run.problems) console.log(`  non-2xx sample: ${p.kind} ${p.status} ${p.body}`);
+  if (run.otherCpuPercent > 10) console.log(`  warning: other processes used ${run.otherCpuPercent}% of a core during this run; the figures are noisy`);
 }
 
 // ---- table -----------------------------------------------------------------------------------
 
 const fmt = (n) => n.toLocaleString('en-US');
-const header = ['connections', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx', 'server CPU %', 'req/s per server core', 'client CPU %'];
+const header = ['server', 'connections', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx', 'server CPU %', 'req/s per server core', 'client CPU %', 'other CPU %'];
 const rows = runs.map((r) => [
+  r.subject,
   String(r.connections),
   fmt(r.requestsPerSecond),
   r.latencyMs.p50.toFixed(2),
@@ -360,6 +385,7 @@ const rows = runs.map((r) => [
   String(r.serverCpuPercent),
   fmt(r.requestsPerServerCpuS),
   String(r.clientCpuPercent),
+  String(r.otherCpuPercent),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
 console.log();
@@ -368,13 +394,14 @@ for (const row of rows) console.log(row.map((c, i) => c.padStart(widths[i])).joi
 console.log();
 for (const r of runs) {
   console.log(
-    `c=${r.connections}: ${fmt(r.completed)} requests in ${r.durationS} s (per-second samples ${fmt(r.perSecondSamples.min)}–${fmt(r.perSecondSamples.max)}); ` +
+    `${r.subject} c=${r.connections}: ${fmt(r.completed)} requests in ${r.durationS} s (per-second samples ${fmt(r.perSecondSamples.min)}–${fmt(r.perSecondSamples.max)}); ` +
       `transactions ${JSON.stringify(r.statusByKind.transaction)}, events ${JSON.stringify(r.statusByKind.event)}; ` +
       `${Math.round((r.transactionsWithHit ?? 0) * 100)}% of transactions hit a rule; server RSS ${r.server.rssMb} MB (peak ${r.server.peakRssMb} MB); ` +
       `autocannon's own (whole-ms) p50/p97.5/p99 ${r.autocannonLatencyMs.p50}/${r.autocannonLatencyMs.p97_5}/${r.autocannonLatencyMs.p99} ms`,
   );
 }
-const c10 = runs.find((r) => r.connections === 10) ?? runs[0];
+const txmonRuns = runs.filter((r) => r.subject === 'txmon');
+const c10 = txmonRuns.find((r) => r.connections === 10) ?? txmonRuns[0];
 if (c10) {
   const rateOk = c10.requestsPerServerCpuS >= 8000;
   const p99Ok = c10.latencyMs.p99 <= 5;
@@ -389,9 +416,10 @@ if (args.json !== '-') {
   mkdirSync(path.dirname(args.json), { recursive: true });
   writeFileSync(
     args.json,
-    `${JSON.stringify({ env, options: { connections: connectionCounts, durationS: duration, warmupS: warmup, operations: totalOps, seed, pipelining: 1, meanBodyBytes }, runs }, null, 2)}\n`,
+    `${JSON.stringify({ env, options: { connections: connectionCounts, durationS: duration, warmupS: warmup, operations: totalOps, seed, pipelining: 1, meanBodyBytes, anchor: args.anchor }, runs }, null, 2)}\n`,
   );
   console.log(`\nwrote ${path.relative(process.cwd(), args.json)}`);
 }
 const bad = runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.exhausted);
+if (bad) console.error('some run had non-2xx answers, errors, or ran out of operations (see above)');
 process.exit(bad ? 1 : 0);
