@@ -2,8 +2,8 @@
  * `txmon/http`: the interface document's HTTP API over txmon engines — a WHATWG fetch handler
  * ({@link createHttpHandler}) and its `node:http` adapter ({@link toNodeListener}).
  */
-export { createHttpHandler, renderProblem } from './handler.js';
-export type { HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry } from './handler.js';
+export { createHttpHandler, HANDLER_CORE, problemOf, renderProblem } from './handler.js';
+export type { CoreRequest, CoreResponse, HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry, TxmonHttpHandler } from './handler.js';
 export { toNodeListener } from './node.js';
 export { createOpenApiDocument, ProblemSchema } from './openapi.js';
 export type { OpenApiDocumentOptions, Problem } from './openapi.js';

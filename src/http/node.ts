@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { TxmonError } from '../errors.js';
-import { renderProblem, type HttpHandler } from './handler.js';
+import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type HttpHandler, type TxmonHttpHandler } from './handler.js';
 
 /**
  * Adapts a fetch-style {@link HttpHandler} to a `node:http` request listener (and so to Express,
- * Fastify or Koa through their raw Node hooks). The request body is streamed into the `Request`;
- * the handler enforces the size limits.
+ * Fastify or Koa through their raw Node hooks). A handler made by `createHttpHandler` is served
+ * natively — no `Request`/`Response` objects or web streams per request; any other fetch handler
+ * goes through `Request`/`Response`. The handler enforces the size limits while the body streams in.
  *
  * @example
  * ```ts
@@ -15,14 +16,22 @@ import { renderProblem, type HttpHandler } from './handler.js';
  * ```
  */
 export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  const core = (handler as Partial<TxmonHttpHandler>)[HANDLER_CORE];
+  if (core) {
+    return (req, res) => {
+      core(nodeRequest(req)).then(
+        (response) => writeCore(res, response),
+        () => writeCore(res, problemOf(new Error('internal'))),
+      );
+    };
+  }
   return (req, res) => {
     let request: Request;
     try {
       const method = (req.method ?? 'GET').toUpperCase();
       const headers = new Headers();
       for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
-      const host = /^[A-Za-z0-9.:[\]-]+$/.test(req.headers.host ?? '') ? (req.headers.host as string) : 'localhost';
-      const url = new URL(req.url ?? '/', `http://${host}`);
+      const url = new URL(req.url ?? '/', 'http://localhost');
       const hasBody = method !== 'GET' && method !== 'HEAD';
       request = new Request(url, {
         method,
@@ -30,17 +39,75 @@ export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res
         ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
       } as RequestInit);
     } catch {
-      void send(res, renderProblem(new TxmonError('VALIDATION_FAILED', 'The request line or headers are invalid')));
+      writeCore(res, problemOf(new TxmonError('VALIDATION_FAILED', 'The request line or headers are invalid')));
       return;
     }
     handler(request).then(
-      (response) => send(res, response),
-      () => send(res, renderProblem(new Error('internal'))),
+      (response) => sendResponse(res, response),
+      () => writeCore(res, problemOf(new Error('internal'))),
     );
   };
 }
 
-async function send(res: ServerResponse, response: Response): Promise<void> {
+function nodeRequest(req: IncomingMessage): CoreRequest {
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    header(name) {
+      const value = req.headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    readBody: (limit) => readNodeBody(req, limit),
+  };
+}
+
+/** Reads a Node request body up to `limit` bytes; `PAYLOAD_TOO_LARGE` past it (the rest is drained, not kept). */
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const tooLarge = () => new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        chunks.length = 0;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
+    req.on('error', () => {
+      if (!failed) {
+        failed = true;
+        reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
+      }
+    });
+  });
+}
+
+function writeCore(res: ServerResponse, response: CoreResponse): void {
+  try {
+    res.writeHead(response.status, response.headers as Record<string, string>);
+    res.end(response.body ?? undefined);
+  } catch {
+    res.destroy();
+  }
+}
+
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   try {
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.setHeader(name, value));

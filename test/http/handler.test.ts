@@ -352,3 +352,4 @@ describe('hasDuplicateKey', () => {
     expect((await call(handler, 'GET', `/transactions/${t.transactionId}`)).status).toBe(404);
   });
 });
+
