@@ -47,11 +47,12 @@ function readTenants(file: string): TenantSpec[] {
   } catch {
     throw new UsageError(`--tenants: cannot read JSON from ${file}`);
   }
-  const list = (parsed as { tenants?: unknown }).tenants;
+  const list = typeof parsed === 'object' && parsed !== null ? (parsed as { tenants?: unknown }).tenants : undefined;
   if (!Array.isArray(list) || list.length === 0) throw new UsageError('--tenants: the file must be {"tenants": [{"id", "apiKeys": [...]}, ...]}');
-  return list.map((t, i) => {
-    const id = (t as { id?: unknown }).id;
-    const keys = (t as { apiKeys?: unknown }).apiKeys;
+  return list.map((t: unknown, i) => {
+    const entry = typeof t === 'object' && t !== null ? (t as { id?: unknown; apiKeys?: unknown }) : {};
+    const id = entry.id;
+    const keys = entry.apiKeys;
     if (typeof id !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) {
       throw new UsageError(`--tenants: /tenants/${i} needs a string id and a list of string apiKeys`);
     }
@@ -105,11 +106,12 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     process.exit(0);
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError('--port must be an integer 0–65535');
+  if (!/^[0-9]{1,5}$/.test(values.port ?? '') || port > 65_535) throw new UsageError('--port must be an integer 0–65535');
   const rate = values['rate-limit'] === undefined ? null : Number(values['rate-limit']);
   if (rate !== null && !(Number.isFinite(rate) && rate > 0)) throw new UsageError('--rate-limit must be a positive number');
-  const basePath = values['base-path'] ?? '';
-  if (basePath !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(basePath)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
+  const rawBase = values['base-path'] ?? '';
+  if (rawBase !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(rawBase)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
+  const basePath = rawBase.replace(/\/+$/, '');
   const host = values.host ?? '127.0.0.1';
 
   const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });

@@ -419,7 +419,10 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     }
     ids.add(tenant.id);
     for (const key of tenant.apiKeys) {
-      if (key.length < 16 || rawKeys.has(key)) throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: API keys must be unique and at least 16 characters');
+      // A header value carries visible ASCII only (no spaces around, no control or non-Latin characters).
+      if (key.length < 16 || !/^[\x21-\x7e]+$/.test(key) || rawKeys.has(key)) {
+        throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: API keys must be unique, at least 16 characters, visible ASCII only');
+      }
       rawKeys.add(key);
     }
   }
@@ -428,6 +431,13 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   const keyTable = tenants.map((tenant) => ({ tenant, hashes: tenant.apiKeys.map((k) => sha256(k)) }));
   const single = options.tenants === undefined;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  if (basePath !== '' && !/^\/[A-Za-z0-9._~\/-]*$/.test(basePath)) {
+    throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: basePath must start with / and be a plain path');
+  }
+  const rate = options.rateLimit;
+  if (rate && !(Number.isFinite(rate.requestsPerSecond) && rate.requestsPerSecond > 0 && (rate.burst === undefined || (Number.isFinite(rate.burst) && rate.burst >= 1)))) {
+    throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: rateLimit.requestsPerSecond must be > 0 and burst ≥ 1');
+  }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxUpload = options.maxUploadBytes ?? 100_000_000;
   const clock = options.clock ?? { now: () => Date.now() };
@@ -465,7 +475,14 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     };
     let extraHeaders: Record<string, string> = {};
     try {
-      const url = new URL(request.url, 'http://localhost');
+      // A path is resolved against a fixed origin by concatenation: `//host/x` stays a path (a
+      // relative reference would read `host` as an authority).
+      let url: URL;
+      try {
+        url = new URL(request.url.startsWith('/') ? `http://localhost${request.url}` : request.url);
+      } catch {
+        throw notFound();
+      }
       let path = url.pathname;
       if (basePath !== '') {
         if (path !== basePath && !path.startsWith(`${basePath}/`)) throw notFound();
@@ -492,9 +509,11 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       if (!route || (signedTenant !== null && !route.signed) || (route.signed && !single && signedTenant === null)) throw notFound();
       routeName = route.pattern;
       const method = request.method.toUpperCase();
-      const action = route.methods[method];
+      // HEAD is GET without the body (RFC 9110 §9.3.2).
+      const action = route.methods[method === 'HEAD' ? 'GET' : method];
       if (!action) {
-        extraHeaders = { allow: Object.keys(route.methods).join(', ') };
+        const allowed = Object.keys(route.methods);
+        extraHeaders = { allow: (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ') };
         throw new TxmonError('METHOD_NOT_ALLOWED', `${method} is not allowed on this route`);
       }
       let engine: Engine;
@@ -532,11 +551,15 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       const result = await action(context);
       if (result.status === 204) return finish({ status: 204, headers: {}, body: null });
       if (result.bytes) {
-        return finish({ status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: result.bytes });
+        return finish({ status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: method === 'HEAD' ? null : result.bytes });
       }
-      return finish({ status: result.status, headers: JSON_HEADERS, body: JSON.stringify(result.body) });
+      return finish({ status: result.status, headers: JSON_HEADERS, body: method === 'HEAD' ? null : JSON.stringify(result.body) });
     } catch (error) {
-      return finish(problemOf(error, extraHeaders), isTxmonError(error) ? error.code : 'INTERNAL');
+      const code = isTxmonError(error) ? error.code : 'INTERNAL';
+      // Past the body limit the rest of the body is not read: the connection is not reused.
+      if (code === 'PAYLOAD_TOO_LARGE') extraHeaders = { ...extraHeaders, connection: 'close' };
+      const problem = problemOf(error, extraHeaders);
+      return finish(request.method.toUpperCase() === 'HEAD' ? { ...problem, body: null } : problem, code);
     }
   }
 

@@ -54,9 +54,10 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     header(name) {
-      const value = req.headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
+      // Every occurrence, joined like the fetch API does (Node's `headers` keeps only the first
+      // content-type), so both transports read the same value.
+      const values = req.headersDistinct[name];
+      return values === undefined ? null : values.join(', ');
     },
     readBody: (limit) => readNodeBody(req, limit),
   };

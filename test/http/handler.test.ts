@@ -151,7 +151,7 @@ describe('createHttpHandler: errors are problem+json, never a stack or a value',
   });
 
   it('405 names the allowed methods in Allow', async () => {
-    expect((await call(handler, 'PUT', '/rule-instances/x')).headers.get('allow')).toBe('GET, POST, DELETE');
+    expect((await call(handler, 'PUT', '/rule-instances/x')).headers.get('allow')).toBe('GET, POST, DELETE, HEAD');
   });
 
   it('400 names the field path in errors[] and validationErrors', async () => {
