@@ -85,8 +85,11 @@ export function exitOnSignals(server: Server, log: { info(obj: unknown, msg?: st
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-/** Starts `txmon serve`; resolves with the listening server (for tests) once it listens. */
-export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Server> {
+/**
+ * Starts `txmon serve`; resolves with the listening server (for tests) once it listens.
+ * @param logTo where the request log goes (default standard output).
+ */
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo: { write(line: string): void } = process.stdout): Promise<Server> {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -114,7 +117,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const basePath = rawBase.replace(/\/+$/, '');
   const host = values.host ?? '127.0.0.1';
 
-  const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, logTo);
   const specs: TenantSpec[] = values.tenants !== undefined ? readTenants(values.tenants) : [];
   let generated: string | null = null;
   if (specs.length === 0) {

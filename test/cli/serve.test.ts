@@ -14,16 +14,21 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
 });
 
+const logLines: string[] = [];
+const logTo = { write: (line: string) => void logLines.push(line) };
+
 async function start(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const server = await serve(['--port', '0', ...args], env);
+  const server = await serve(['--port', '0', ...args], env, logTo);
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe('txmon serve (in process)', () => {
-  it('serves with --api-key; other keys get 401', async () => {
+  it('serves with --api-key; other keys get 401; logs one line per request with the route pattern', async () => {
     const url = await start(['--api-key', KEY]);
+    logLines.length = 0;
     expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+    expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'request')).toMatchObject({ method: 'GET', route: '/rules', status: 200 });
     expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': 'another-key-0123456789' } })).status).toBe(401);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
@@ -64,7 +69,7 @@ describe('txmon serve (in process)', () => {
     { name: 'an unknown option', args: ['--bogus'], message: /bogus/ },
   ];
   it.each(bad)('refuses $name', async ({ args, message }) => {
-    await expect(serve(args, {})).rejects.toThrow(message);
+    await expect(serve(args, {}, logTo)).rejects.toThrow(message);
   });
 });
 

@@ -303,7 +303,7 @@ describe('serve (CLI options)', () => {
 
   it('BUG-7 with --tenants and --base-path ending in "/", the signed upload URL it hands out works', async () => {
     const file = tenantsFile({ tenants: [{ id: 'acme', apiKeys: [KEY] }] });
-    const server = await serve(['--port', '0', '--tenants', file, '--base-path', '/v1/'], {});
+    const server = await serve(['--port', '0', '--tenants', file, '--base-path', '/v1/'], {}, { write: () => undefined });
     servers.push(server);
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const created = await fetch(`${origin}/v1/pre-signed-url`, {
@@ -318,7 +318,7 @@ describe('serve (CLI options)', () => {
   });
 
   it('BUG-8 (low) an empty --port is refused, not turned into port 0 (a random port)', async () => {
-    const started = serve(['--port', '', '--api-key', KEY], {});
+    const started = serve(['--port', '', '--api-key', KEY], {}, { write: () => undefined });
     const server = await started.catch(() => null);
     if (server !== null) servers.push(server);
     expect(server, `listening on ${server ? (server.address() as AddressInfo).port : ''}`).toBeNull();
@@ -329,6 +329,6 @@ describe('serve (CLI options)', () => {
     { name: 'a JSON null file', content: null },
   ];
   it.each(badFiles)('BUG-9 (low) --tenants with $name is a usage error naming --tenants, not a TypeError', async ({ content }) => {
-    await expect(serve(['--port', '0', '--tenants', tenantsFile(content)], {})).rejects.toThrow(/--tenants/);
+    await expect(serve(['--port', '0', '--tenants', tenantsFile(content)], {}, { write: () => undefined })).rejects.toThrow(/--tenants/);
   });
 });
