@@ -290,13 +290,34 @@ describe('bad input never breaks the server (SPEC §5.9)', () => {
     fc.record({ transactionId: fc.string(), type: fc.anything(), timestamp: fc.anything() }).map((v) => JSON.stringify(v)),
     fc.nat({ max: 70_000 }).map((n) => JSON.stringify({ s: 'x'.repeat(n) })),
   );
+  /** What a client could observe of the state: instances, lists, alerts, cases. */
+  const snapshot = async () => JSON.stringify([await e.listRuleInstances(), await e.listLists(), await e.listAlerts(), await e.listCases()]);
   test.prop([fc.constantFrom(...routes), payloadArb], { numRuns: 150 })('any body to any route: a 4xx problem, no pollution, state unchanged', async ([method, path], raw) => {
-    const before = (await e.listRuleInstances()).length;
+    const before = await snapshot();
     const r = await call(handler, method, path, { raw });
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(r.status).toBeLessThan(500);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect((await e.listRuleInstances()).length).toBe(before);
+    expect(await snapshot()).toBe(before);
+  });
+
+  // Every route, with arbitrary path parameters, methods and query strings (no body).
+  const patterns = ['/transactions/$', '/events/transaction/$', '/consumer/users/$', '/business/users/$', '/rule-instances/$', '/rules/$', '/alerts/$', '/cases/$', '/lists/$', '/uploads/$', '/files/$', '/$', '/$/comments'];
+  test.prop(
+    [
+      fc.constantFrom(...patterns),
+      fc.string({ maxLength: 300 }),
+      fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'),
+      fc.string({ maxLength: 50 }),
+    ],
+    { numRuns: 200 },
+  )('any path parameter, method and query on every route: a 4xx, never a 500, state unchanged', async (pattern, param, method, query) => {
+    const before = await snapshot();
+    const path = pattern.replace('$', encodeURIComponent(param)) + (query === '' ? '' : `?${encodeURIComponent(query)}`);
+    const r = await call(handler, method, path, method === 'POST' || method === 'PUT' ? { raw: '{}' } : {});
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+    expect(await snapshot()).toBe(before);
   });
 
   it('the server still answers after the storm', async () => {
