@@ -90,8 +90,6 @@ Values are numbers (\`null\` for AVG/MIN/MAX of nothing). Example — more than 
 - **R-113** (user location changed too many times by IP address): needs the city of each past
   transaction's IP, i.e. a geo-IP lookup the host must supply; the interface's \`DeviceData\` carries
   \`ipCountry\` but no city, and txmon has no geo-IP port yet.
-- The \`whitelistUsers.listIds\` filter: filters are decided before any repository call of an
-  evaluation; list-backed whitelists are refused (400) rather than ignored. Use \`userIds\`.
 
 ## Lists
 
@@ -101,7 +99,8 @@ creates or replaces one, \`getList\`, \`listLists\`, \`deleteList\` manage them.
 (\`USER_ID\`, \`CARD_FINGERPRINT_NUMBER\`, \`IBAN_NUMBER\`, \`BIC\`, \`BANK_ACCOUNT_NUMBER\`,
 \`ACH_ACCOUNT_NUMBER\`, \`SWIFT_ACCOUNT_NUMBER\`, \`BANK_SWIFT_CODE\`, \`UPI_IDENTIFYING_NUMBER\`,
 \`IP_ADDRESS\`, \`DEVICE_IDENTIFIER\`, \`COUNTRY\`, \`STRING\`, \`CUSTOM\`) decides which transaction value
-is looked up; matching is exact.
+is looked up; matching is exact. The filter \`whitelistUsers.listIds\` names WHITELISTs of subtype
+\`USER_ID\`: their users are skipped by the instance.
 - Rules of DOMAIN.md §(c) outside the issue's list, and user rules (R-20, R-61, R-33, screening), are not
   transaction rules of this engine.
 `);

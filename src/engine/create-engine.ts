@@ -38,7 +38,14 @@ import type {
   UserType,
   UserUpdate,
 } from '../repositories/types.js';
-import { compileHistoricalFilters, compileRuleFilters, getRuleFiltersSchemaJson, hasActiveFilters, type RuleFilters } from '../rules/filters.js';
+import {
+  compileHistoricalFilters,
+  compileRuleFilters,
+  getRuleFiltersSchemaJson,
+  hasActiveFilters,
+  whitelistListIds,
+  type RuleFilters,
+} from '../rules/filters.js';
 import { compileAggregationVariables, createCustomLogicRule } from '../rules/aggregation-variables.js';
 import { createRuleRegistry } from '../rules/registry.js';
 import {
@@ -307,16 +314,17 @@ function lockKeys(transactionId: string, originUserId: string | undefined, desti
   return keys.sort();
 }
 
-function toRuleUser(user: StoredUser | null | undefined): RuleUser | null {
+function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySet<string>): RuleUser | null {
   if (!user) return null;
   const manual = (user.profile as { riskLevel?: RiskLevel } | null)?.riskLevel;
-  return {
+  const view: RuleUser = {
     userId: user.userId,
     type: user.type,
     profile: user.profile as Record<string, unknown> | null,
     riskLevel: manual ?? user.craRiskLevel ?? null,
     craScore: user.craScore,
   };
+  return whitelists === undefined ? view : { ...view, whitelists };
 }
 
 // One frozen counter increment per (instance, hit): the same data for every transaction, shared.
@@ -386,6 +394,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     readonly series: ReadonlySet<SeriesName>;
     /** The derived (filtered) series the active instances read. */
     readonly derived: readonly DerivedSeries[];
+    /** Whitelist ids the active instances' `whitelistUsers.listIds` filters name. */
+    readonly whitelistIds: readonly string[];
   }
   /** What the active instances read. */
   interface Wanted {
@@ -497,7 +507,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const { active, wanted } = prepareAll(await repos.ruleInstances.list());
     await dropUnwanted(wanted);
     await fillMissing(wanted);
-    const state: PreparedState = { revision, active, series: new Set(keptBases), derived: [...keptDerived.values()] };
+    const whitelistIds = [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters as RuleFilters)))];
+    const state: PreparedState = { revision, active, series: new Set(keptBases), derived: [...keptDerived.values()], whitelistIds };
     prepared = state;
     return state;
   }
@@ -562,11 +573,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ]);
     const originStored = transaction.originUserId ? users[0] : null;
     const destinationStored = transaction.destinationUserId ? users[1] : null;
+    // List-backed whitelists named by the active filters: looked up before the filters run.
+    let originLists: ReadonlySet<string> | undefined;
+    let destinationLists: ReadonlySet<string> | undefined;
+    if (state.whitelistIds.length > 0) {
+      [originLists, destinationLists] = await whitelistsOf(state.whitelistIds, transaction.originUserId, transaction.destinationUserId);
+    }
     const input: EvaluationInput = {
       transaction,
       instances: state.active,
-      originUser: toRuleUser(originStored),
-      destinationUser: toRuleUser(destinationStored),
+      originUser: toRuleUser(originStored, originLists),
+      destinationUser: toRuleUser(destinationStored, destinationLists),
       money,
       defaultRiskLevel,
     };
@@ -632,6 +649,19 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const riskScoreDetails = scoreRisk(transaction, previous === null, input, originStored, destinationStored, userUpdates);
     if (riskScoreDetails) result.riskScoreDetails = riskScoreDetails;
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, counters, alertHits, seenUserIds, userUpdates };
+  }
+
+  /** For each side's user, the ids of the whitelists (WHITELIST, USER_ID) among `listIds` that hold it. */
+  async function whitelistsOf(listIds: readonly string[], origin: string | undefined, destination: string | undefined) {
+    const originSet = new Set<string>();
+    const destinationSet = new Set<string>();
+    const probes = [origin, destination].map((userId) => ({ listType: 'WHITELIST' as const, subtype: 'USER_ID' as const, value: userId ?? '' }));
+    for (const listId of listIds) {
+      const [o, d] = await repos.lists.lookup(listId, probes);
+      if (origin && o === true) originSet.add(listId);
+      if (destination && d === true) destinationSet.add(listId);
+    }
+    return [originSet, destinationSet] as const;
   }
 
   /** Answers list lookups, one repository call per list, in the order of `lookups`. */

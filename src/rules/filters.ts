@@ -286,7 +286,7 @@ export const RuleFiltersSchema = defineClosedObject(
       defineClosedObject(
         {
           userIds: Type.Optional(defineUserIdList('Whitelisted user ids', 'The rule never runs for these users', 'user')),
-          listIds: Type.Optional(defineUserIdList('Whitelist ids', 'Not supported yet: must be empty', 'user')),
+          listIds: Type.Optional(defineUserIdList('Whitelist ids', 'Ids of WHITELIST lists of subtype USER_ID (engine.putList): their users are skipped', 'user')),
         },
         annotate('Whitelisted users', 'Users the rule is skipped for', 'user'),
       ),
@@ -462,7 +462,6 @@ function collectSemanticErrors(filters: RuleFilters): ErrorDetail[] {
 
 /**
  * Validates rule-instance `filters` against {@link RuleFiltersSchema}, then:
- * - a non-empty `whitelistUsers.listIds` → `unsupported` (there is no list store yet);
  * - `min > max` in an amount range, a time range whose start equals its end, or
  *   `minAge > maxAge` (same unit family) → code `range`.
  *
@@ -475,10 +474,6 @@ export function validateRuleFilters(filters: unknown): asserts filters is RuleFi
   assertSafeJson(filters, { basePath: BASE_PATH, code: 'INVALID_FILTERS', what: 'filters' });
   const details = collectSchemaErrors(RuleFiltersSchema, filters, BASE_PATH);
   if (isRecord(filters)) {
-    const whitelist = filters['whitelistUsers'];
-    if (isRecord(whitelist) && !isEmptyValue(whitelist['listIds'])) {
-      details.push(unsupported(`${BASE_PATH}/whitelistUsers/listIds`, 'lists are not supported yet; use userIds'));
-    }
     if (details.length === 0) details.push(...collectSemanticErrors(filters as RuleFilters));
   }
   if (details.length === 0) return;
@@ -743,6 +738,9 @@ function compileUserChecks(filters: RuleFilters): UserCheck[] {
   // Id filters need only the id: a user seen in transactions but never created still has one.
   const whitelisted = toSet(filters.whitelistUsers?.userIds);
   if (whitelisted !== null) checks.push((user) => !whitelisted.has(user.userId));
+  // List-backed whitelists: the engine looks the users up before the filters run (RuleUser.whitelists).
+  const whitelistIds = filters.whitelistUsers?.listIds ?? [];
+  if (whitelistIds.length > 0) checks.push((user) => !whitelistIds.some((id) => user.whitelists?.has(id) === true));
   const userIds = toSet(filters.userIds);
   if (userIds !== null) checks.push((user) => userIds.has(user.userId));
   const residence = toSet(filters.userResidenceCountries);
@@ -910,4 +908,9 @@ export function filterIdOf(canonicalText: string): string {
     b ^= b >>> 15;
   }
   return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}
+
+/** The ids of the whitelists (`whitelistUsers.listIds`) that `filters` name. */
+export function whitelistListIds(filters: RuleFilters): readonly string[] {
+  return filters.whitelistUsers?.listIds ?? [];
 }

@@ -18,6 +18,11 @@ export interface RuleUser {
   readonly riskLevel: RiskLevel | null;
   /** Current CRA (dynamic customer risk) score, when known. */
   readonly craScore: number | null;
+  /**
+   * Ids of the WHITELIST lists (subtype USER_ID) that hold this user, among those the active
+   * instances' `whitelistUsers.listIds` filters name. Absent when no filter names one.
+   */
+  readonly whitelists?: ReadonlySet<string>;
 }
 
 /**

@@ -119,3 +119,34 @@ describe('engine lists (putList, getList, listLists, deleteList)', () => {
     expect((await errorOf(() => engine.deleteList('nope'))).status).toBe(404);
   });
 });
+
+describe('whitelistUsers.listIds filter (list-backed whitelists)', () => {
+  async function setup() {
+    const { engine } = testEngine();
+    await engine.createUser({ userId: 'alice', createdTimestamp: T0 - 1 });
+    await engine.createUser({ userId: 'bob', createdTimestamp: T0 - 1 });
+    await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10 } }, filters: { whitelistUsers: { listIds: ['vip'] } } });
+    return engine;
+  }
+  const directionsOf = async (engine: Engine) =>
+    (await engine.createTransaction(tx({ timestamp: T0 }))).hitRules.flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
+
+  it('a side whose user is on the whitelist is not hit; the other side still is', async () => {
+    const engine = await setup();
+    expect(await directionsOf(engine)).toEqual(['ORIGIN', 'DESTINATION']);
+    await engine.putList('vip', { listType: 'WHITELIST', subtype: 'USER_ID', items: ['alice'] });
+    expect(await directionsOf(engine)).toEqual(['DESTINATION']);
+    await engine.putList('vip', { listType: 'WHITELIST', subtype: 'USER_ID', items: ['alice', 'bob'] });
+    expect(await directionsOf(engine)).toEqual([]);
+  });
+
+  const ignored: { name: string; list: Record<string, unknown> }[] = [
+    { name: 'a BLACKLIST with that id', list: { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['alice', 'bob'] } },
+    { name: 'a whitelist of another subtype', list: { listType: 'WHITELIST', subtype: 'IBAN_NUMBER', items: ['alice', 'bob'] } },
+  ];
+  it.each(ignored)('$name does not whitelist anyone', async ({ list }) => {
+    const engine = await setup();
+    await engine.putList('vip', list);
+    expect(await directionsOf(engine)).toEqual(['ORIGIN', 'DESTINATION']);
+  });
+});
