@@ -197,7 +197,8 @@ function parseScaled(text: string, digits: number): bigint {
 }
 
 /** Divides with half-to-even rounding. */
-function divideRounded(numerator: bigint, divisor: bigint): bigint {
+/** `numerator / divisor` rounded half-to-even (divisor > 0), as every money division in txmon. */
+export function divideRounded(numerator: bigint, divisor: bigint): bigint {
   let q = numerator / divisor;
   const rem = numerator % divisor;
   const twice = (rem < 0n ? -rem : rem) * 2n;

@@ -30,6 +30,7 @@ import type {
   Repositories,
   RuleInstance,
   StoredEvent,
+  StoredRuleInstance,
   StoredList,
   ListSummary,
   StoredTransaction,
@@ -514,18 +515,24 @@ export function createEngine(options: EngineOptions = {}): Engine {
   }
 
   /**
-   * A rule-instance write: under the writer gate, fills the series the instances will read once
-   * `next` replaces the stored list, then writes. A failed fill writes nothing (the caller sees
-   * the error and the instance set is unchanged).
+   * A rule-instance create or update: under the writer gate, reconciles with the stored instances,
+   * builds the instance (`build`, which may read the stored one), fills the series the instances
+   * will read once it replaces (or joins) the stored list, then writes. A failed fill writes
+   * nothing (the caller sees the error and the instance set is unchanged).
    */
-  async function writeInstances<T>(next: (list: RuleInstance[]) => RuleInstance[], write: () => Promise<T>): Promise<T> {
+  async function writeInstance(build: () => Promise<StoredRuleInstance> | StoredRuleInstance): Promise<RuleInstance> {
     return exclusive(async () => {
-      // Reconcile first: another engine on the same repositories may have changed the instances
-      // (and dropped series this engine still believes it keeps).
+      // Another engine on the same repositories may have changed the instances (and dropped
+      // series this engine still believes it keeps).
       await activeInstances();
-      const { wanted } = prepareAll(next(await repos.ruleInstances.list()));
-      await fillMissing(wanted);
-      return write();
+      const stored = await build();
+      const id = stored.instance.id;
+      const list = await repos.ruleInstances.list();
+      const current = list.find((i) => i.id === id);
+      const next: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
+      await fillMissing(prepareAll(current ? list.map((i) => (i.id === id ? next : i)) : [...list, next]).wanted);
+      await repos.ruleInstances.put(stored);
+      return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
     });
   }
 
@@ -1027,15 +1034,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async createRuleInstance(input) {
+      // Validated before the writer gate: a bad request never waits for in-flight transactions.
       const stored = buildRuleInstance(input, null, { registry, now: clock.now(), id: ids.next('ruleInstance') });
-      const added: RuleInstance = { ...stored.instance, runCount: 0, hitCount: 0 };
-      return writeInstances(
-        (list) => [...list, added],
-        async () => {
-          await repos.ruleInstances.put(stored);
-          return cloneJson((await repos.ruleInstances.get(stored.instance.id)) as RuleInstance);
-        },
-      );
+      return writeInstance(() => stored);
     },
 
     async getRuleInstance(id) {
@@ -1051,15 +1052,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async updateRuleInstance(id, input) {
       assertId(id, 'rule instance id');
-      return exclusive(async () => {
-        await activeInstances();
+      return writeInstance(async () => {
         const existing = await repos.ruleInstances.getStored(id);
         if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
-        const stored = buildRuleInstance(input, existing, { registry, now: clock.now(), id });
-        const list = (await repos.ruleInstances.list()).map((i) => (i.id === id ? { ...stored.instance, runCount: i.runCount, hitCount: i.hitCount } : i));
-        await fillMissing(prepareAll(list).wanted);
-        await repos.ruleInstances.put(stored);
-        return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
+        return buildRuleInstance(input, existing, { registry, now: clock.now(), id });
       });
     },
 

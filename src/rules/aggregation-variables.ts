@@ -11,7 +11,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TIME_WINDOW_GRANULARITIES, windowStart, type TimeWindow } from '../aggregation/time-window.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
-import { canonicalJson, convertScaled, CurrencyCodeSchema, defineClosedObject, scaledToNumber, type Transaction } from '../domain/index.js';
+import { canonicalJson, convertScaled, CurrencyCodeSchema, divideRounded, defineClosedObject, scaledToNumber, type Transaction } from '../domain/index.js';
 import { TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic, type CompiledLogic } from '../logic/index.js';
 import { collectSchemaErrors } from '../validation/index.js';
@@ -307,8 +307,8 @@ function valueOf(
       if (n === 0) return null;
       const sum = read('sum');
       if (typeof sum !== 'bigint') return null;
-      // Exact division to 10^-8, then the variable's currency.
-      return moneyValue(roundedQuotient(sum, BigInt(n)), variable.currency, money, at);
+      // Division to 10^-8 (half-to-even, like every money division), then the variable's currency.
+      return moneyValue(divideRounded(sum, BigInt(n)), variable.currency, money, at);
     }
     case 'MIN':
       return moneyValue(read('min') ?? null, variable.currency, money, at);
@@ -317,14 +317,6 @@ function valueOf(
     case 'UNIQUE_COUNT':
       return (read('distinct') as number | undefined) ?? 0;
   }
-}
-
-function roundedQuotient(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  const r = a % b;
-  const twice = (r < 0n ? -r : r) * 2n;
-  if (twice >= b) return a < 0n ? q - 1n : q + 1n;
-  return q;
 }
 
 /**
