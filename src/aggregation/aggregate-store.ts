@@ -131,15 +131,21 @@ export interface AggregateStore {
  * (an index costs ~5 KB and several µs to create; a pair series creates a key per new pair).
  * It becomes an index on its first query or past {@link LIGHT_MAX} entries.
  */
-interface LightSlot {
-  readonly light: true;
-  entries: WindowEntry[];
+class LightSlot {
+  constructor(public entries: WindowEntry[]) {}
+
+  /** Position of the entry `id`, −1 when absent. */
+  find(id: string): number {
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) if ((entries[i] as WindowEntry).id === id) return i;
+    return -1;
+  }
 }
 type Slot = WindowIndex | LightSlot;
 const LIGHT_MAX = 16;
 
 function isLight(slot: Slot): slot is LightSlot {
-  return (slot as LightSlot).light === true;
+  return slot instanceof LightSlot;
 }
 
 function copyEntry(entry: SeriesEntry): WindowEntry {
@@ -232,18 +238,20 @@ export function createAggregateStore(): AggregateStore {
           ]);
         }
       }
-      for (const ref of remove) {
+      for (let r = 0; r < remove.length; r++) {
+        const ref = remove[r] as SeriesEntryRef;
         const slot = bySeries.get(ref.series)?.get(ref.key);
         if (slot === undefined) continue;
         if (isLight(slot)) {
-          const i = slot.entries.findIndex((e) => e.id === ref.id);
+          const i = slot.find(ref.id);
           if (i >= 0) slot.entries.splice(i, 1);
           if (slot.entries.length === 0) forget(ref.series, ref.key);
         } else if (slot.remove(ref.id) && slot.size === 0) {
           forget(ref.series, ref.key);
         }
       }
-      for (const entry of add) {
+      for (let a = 0; a < add.length; a++) {
+        const entry = add[a] as SeriesEntry;
         let keys = bySeries.get(entry.series);
         if (keys === undefined) {
           keys = new Map();
@@ -253,9 +261,9 @@ export function createAggregateStore(): AggregateStore {
         if (slot === undefined) {
           // A new key starts light (most keys of a pair series are written once and never read).
           // (Like a full index, an entry older than the prune horizon is held until the next prune.)
-          keys.set(entry.key, { light: true, entries: [copyEntry(entry)] });
+          keys.set(entry.key, new LightSlot([copyEntry(entry)]));
         } else if (isLight(slot)) {
-          const i = slot.entries.findIndex((e) => e.id === entry.id);
+          const i = slot.find(entry.id);
           if (i >= 0) slot.entries[i] = copyEntry(entry);
           else slot.entries.push(copyEntry(entry));
           if (slot.entries.length > LIGHT_MAX) indexOf(entry.series, entry.key);

@@ -146,138 +146,140 @@ interface DistinctCursor {
  * ```
  */
 export function createWindowIndex(): WindowIndex {
+  return new ArrayWindowIndex();
+}
+
+/** The {@link WindowIndex} implementation: a class, so an index is cheap to create and its calls stay monomorphic. */
+class ArrayWindowIndex implements WindowIndex {
   // Physical arrays; positions [0, head) are pruned and wait for compaction.
-  let ts: number[] = [];
-  let ids: string[] = [];
-  let recs: WindowEntry[] = [];
+  private ts: number[] = [];
+  private ids: string[] = [];
+  private recs: WindowEntry[] = [];
   // prefixSum[i] / prefixAmountCount[i]: over physical positions [0, i); length = n + 1.
-  let prefixSum: bigint[] = [0n];
-  let prefixAmountCount: number[] = [0];
-  let head = 0;
-  const byId = new Map<string, WindowEntry>();
-
+  private prefixSum: bigint[] = [0n];
+  private prefixAmountCount: number[] = [0];
+  private head = 0;
+  private readonly byId = new Map<string, WindowEntry>();
   // Lazy min/max summaries of full blocks [b·BLOCK, (b+1)·BLOCK); valid for b < validBlocks.
-  const blockMin: (bigint | null)[] = [];
-  const blockMax: (bigint | null)[] = [];
-  let validBlocks = 0;
-
-  let cursors: DistinctCursor[] = [];
-  let clock = 0;
-
-  let prunedCount = 0;
-  let retainedFrom = -Infinity;
+  private readonly blockMin: (bigint | null)[] = [];
+  private readonly blockMax: (bigint | null)[] = [];
+  private validBlocks = 0;
+  private cursors: DistinctCursor[] = [];
+  private clock = 0;
+  private prunedCountValue = 0;
+  private retainedFromValue = -Infinity;
 
   /** First physical position in [head, n) whose timestamp is ≥ t (n when none). */
-  function lowerBound(t: number): number {
-    let lo = head;
-    let hi = ts.length;
+  private lowerBound(t: number): number {
+    let lo = this.head;
+    let hi = this.ts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((ts[mid] as number) < t) lo = mid + 1;
+      if ((this.ts[mid] as number) < t) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** First physical position in [head, n) whose timestamp is > t (n when none). */
-  function upperBound(t: number): number {
-    let lo = head;
-    let hi = ts.length;
+  private upperBound(t: number): number {
+    let lo = this.head;
+    let hi = this.ts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((ts[mid] as number) <= t) lo = mid + 1;
+      if ((this.ts[mid] as number) <= t) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** First physical position whose (timestamp, id) is ≥ (t, id): the entry's slot. */
-  function slotOf(t: number, id: string): number {
-    let lo = head;
-    let hi = ts.length;
+  private slotOf(t: number, id: string): number {
+    let lo = this.head;
+    let hi = this.ts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const mt = ts[mid] as number;
-      if (mt < t || (mt === t && (ids[mid] as string) < id)) lo = mid + 1;
+      const mt = this.ts[mid] as number;
+      if (mt < t || (mt === t && (this.ids[mid] as string) < id)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** Recomputes prefixes for positions ≥ from and drops summaries that covered them. */
-  function touchFrom(from: number): void {
-    const n = ts.length;
-    prefixSum.length = from + 1;
-    prefixAmountCount.length = from + 1;
-    let s = prefixSum[from] as bigint;
-    let c = prefixAmountCount[from] as number;
+  private touchFrom(from: number): void {
+    const n = this.ts.length;
+    this.prefixSum.length = from + 1;
+    this.prefixAmountCount.length = from + 1;
+    let s = this.prefixSum[from] as bigint;
+    let c = this.prefixAmountCount[from] as number;
     for (let i = from; i < n; i++) {
-      const amount = (recs[i] as WindowEntry).amount;
+      const amount = (this.recs[i] as WindowEntry).amount;
       if (amount !== null) {
         s += amount;
         c += 1;
       }
-      prefixSum.push(s);
-      prefixAmountCount.push(c);
+      this.prefixSum.push(s);
+      this.prefixAmountCount.push(c);
     }
     const firstBlock = Math.floor(from / BLOCK);
-    if (validBlocks > firstBlock) validBlocks = firstBlock;
-    if (cursors.some((cursor) => cursor.hi > from)) cursors = cursors.filter((cursor) => cursor.hi <= from);
+    if (this.validBlocks > firstBlock) this.validBlocks = firstBlock;
+    if (this.cursors.some((cursor) => cursor.hi > from)) this.cursors = this.cursors.filter((cursor) => cursor.hi <= from);
   }
 
-  function insertAt(position: number, entry: WindowEntry): void {
-    if (position === ts.length) {
-      ts.push(entry.timestamp);
-      ids.push(entry.id);
-      recs.push(entry);
+  private insertAt(position: number, entry: WindowEntry): void {
+    if (position === this.ts.length) {
+      this.ts.push(entry.timestamp);
+      this.ids.push(entry.id);
+      this.recs.push(entry);
     } else {
-      ts.splice(position, 0, entry.timestamp);
-      ids.splice(position, 0, entry.id);
-      recs.splice(position, 0, entry);
+      this.ts.splice(position, 0, entry.timestamp);
+      this.ids.splice(position, 0, entry.id);
+      this.recs.splice(position, 0, entry);
     }
   }
 
-  function removeAt(position: number): void {
-    ts.splice(position, 1);
-    ids.splice(position, 1);
-    recs.splice(position, 1);
+  private removeAt(position: number): void {
+    this.ts.splice(position, 1);
+    this.ids.splice(position, 1);
+    this.recs.splice(position, 1);
   }
 
   /** Physical position of a held entry. */
-  function positionOf(entry: WindowEntry): number {
-    return slotOf(entry.timestamp, entry.id);
+  private positionOf(entry: WindowEntry): number {
+    return this.slotOf(entry.timestamp, entry.id);
   }
 
   /** The excluded entry when it exists and lies in [start, end]; else undefined. */
-  function excludedIn(start: number, end: number, excludeId: string | undefined): WindowEntry | undefined {
+  private excludedIn(start: number, end: number, excludeId: string | undefined): WindowEntry | undefined {
     if (excludeId === undefined) return undefined;
-    const entry = byId.get(excludeId);
+    const entry = this.byId.get(excludeId);
     if (entry === undefined || entry.timestamp < start || entry.timestamp > end) return undefined;
     return entry;
   }
 
-  function ensureBlocks(): void {
-    const full = Math.floor(ts.length / BLOCK);
-    blockMin.length = validBlocks;
-    blockMax.length = validBlocks;
-    for (let b = validBlocks; b < full; b++) {
+  private ensureBlocks(): void {
+    const full = Math.floor(this.ts.length / BLOCK);
+    this.blockMin.length = this.validBlocks;
+    this.blockMax.length = this.validBlocks;
+    for (let b = this.validBlocks; b < full; b++) {
       let lo: bigint | null = null;
       let hi: bigint | null = null;
       const end = (b + 1) * BLOCK;
       for (let i = b * BLOCK; i < end; i++) {
-        const amount = (recs[i] as WindowEntry).amount;
+        const amount = (this.recs[i] as WindowEntry).amount;
         if (amount === null) continue;
         if (lo === null || amount < lo) lo = amount;
         if (hi === null || amount > hi) hi = amount;
       }
-      blockMin.push(lo);
-      blockMax.push(hi);
+      this.blockMin.push(lo);
+      this.blockMax.push(hi);
     }
-    validBlocks = full;
+    this.validBlocks = full;
   }
 
   /** Min (`wantMax` false) or max of the non-null amounts at physical positions [from, to). */
-  function extremeOf(from: number, to: number, wantMax: boolean): bigint | null {
+  private extremeOf(from: number, to: number, wantMax: boolean): bigint | null {
     let best: bigint | null = null;
     const consider = (amount: bigint | null): void => {
       if (amount === null) return;
@@ -286,30 +288,30 @@ export function createWindowIndex(): WindowIndex {
     const firstFull = Math.ceil(from / BLOCK);
     const lastFull = Math.floor(to / BLOCK);
     if (lastFull - firstFull < 1) {
-      for (let i = from; i < to; i++) consider((recs[i] as WindowEntry).amount);
+      for (let i = from; i < to; i++) consider((this.recs[i] as WindowEntry).amount);
       return best;
     }
-    ensureBlocks();
-    const summaries = wantMax ? blockMax : blockMin;
-    for (let i = from; i < firstFull * BLOCK; i++) consider((recs[i] as WindowEntry).amount);
+    this.ensureBlocks();
+    const summaries = wantMax ? this.blockMax : this.blockMin;
+    for (let i = from; i < firstFull * BLOCK; i++) consider((this.recs[i] as WindowEntry).amount);
     for (let b = firstFull; b < lastFull; b++) consider(summaries[b] as bigint | null);
-    for (let i = lastFull * BLOCK; i < to; i++) consider((recs[i] as WindowEntry).amount);
+    for (let i = lastFull * BLOCK; i < to; i++) consider((this.recs[i] as WindowEntry).amount);
     return best;
   }
 
-  function extreme(start: number, end: number, excludeId: string | undefined, wantMax: boolean): bigint | null {
-    const lo = lowerBound(start);
-    const hi = upperBound(end);
+  private extreme(start: number, end: number, excludeId: string | undefined, wantMax: boolean): bigint | null {
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
     if (hi <= lo) return null;
-    const excluded = excludedIn(start, end, excludeId);
-    return extremeAround(lo, hi, excluded === undefined ? -1 : positionOf(excluded), wantMax);
+    const excluded = this.excludedIn(start, end, excludeId);
+    return this.extremeAround(lo, hi, excluded === undefined ? -1 : this.positionOf(excluded), wantMax);
   }
 
   /** Min or max over physical [from, to) leaving out position `skip` (−1 or outside: none). */
-  function extremeAround(from: number, to: number, skip: number, wantMax: boolean): bigint | null {
-    if (skip < from || skip >= to) return extremeOf(from, to, wantMax);
-    const left = extremeOf(from, skip, wantMax);
-    const right = extremeOf(skip + 1, to, wantMax);
+  private extremeAround(from: number, to: number, skip: number, wantMax: boolean): bigint | null {
+    if (skip < from || skip >= to) return this.extremeOf(from, to, wantMax);
+    const left = this.extremeOf(from, skip, wantMax);
+    const right = this.extremeOf(skip + 1, to, wantMax);
     if (left === null) return right;
     if (right === null) return left;
     return (wantMax ? right > left : right < left) ? right : left;
@@ -321,29 +323,29 @@ export function createWindowIndex(): WindowIndex {
    * range holds one more position when the excluded entry is among the last ones. `null` when
    * the window is empty or `limit` is not positive.
    */
-  function findLastRange(start: number, end: number, limit: number, excludeId: string | undefined): { from: number; to: number; skip: number } | null {
+  private findLastRange(start: number, end: number, limit: number, excludeId: string | undefined): { from: number; to: number; skip: number } | null {
     if (!(limit > 0)) return null;
-    const lo = lowerBound(start);
-    const to = upperBound(end);
+    const lo = this.lowerBound(start);
+    const to = this.upperBound(end);
     if (to <= lo) return null;
-    const excluded = excludedIn(start, end, excludeId);
-    const skip = excluded === undefined ? -1 : positionOf(excluded);
+    const excluded = this.excludedIn(start, end, excludeId);
+    const skip = excluded === undefined ? -1 : this.positionOf(excluded);
     let from = to - limit;
     if (skip >= 0 && skip >= from) from -= 1;
     return { from: Math.max(lo, from), to, skip };
   }
 
-  function distinctValue(entry: WindowEntry, field: string): string | undefined {
+  private distinctValue(entry: WindowEntry, field: string): string | undefined {
     const value = entry.values?.[field];
     return typeof value === 'string' && value !== '' ? value : undefined;
   }
 
-  function moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
+  private moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
     const { counts, sums, field } = cursor;
     const add = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
-        const entry = recs[i] as WindowEntry;
-        const value = distinctValue(entry, field);
+        const entry = this.recs[i] as WindowEntry;
+        const value = this.distinctValue(entry, field);
         if (value === undefined) continue;
         counts.set(value, (counts.get(value) ?? 0) + 1);
         if (sums !== null && entry.amount !== null) sums.set(value, (sums.get(value) ?? 0n) + entry.amount);
@@ -351,8 +353,8 @@ export function createWindowIndex(): WindowIndex {
     };
     const drop = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
-        const entry = recs[i] as WindowEntry;
-        const value = distinctValue(entry, field);
+        const entry = this.recs[i] as WindowEntry;
+        const value = this.distinctValue(entry, field);
         if (value === undefined) continue;
         const left = (counts.get(value) as number) - 1;
         if (left === 0) {
@@ -377,10 +379,10 @@ export function createWindowIndex(): WindowIndex {
    * A cursor positioned on physical [lo, hi) for `field` (one keeping sums when `withSums`): the
    * cheapest to move, or a rebuilt one.
    */
-  function cursorFor(field: string, lo: number, hi: number, withSums = false): DistinctCursor {
+  private cursorFor(field: string, lo: number, hi: number, withSums = false): DistinctCursor {
     let best: DistinctCursor | undefined;
     let bestCost = hi - lo;
-    for (const cursor of cursors) {
+    for (const cursor of this.cursors) {
       if (cursor.field !== field || (withSums && cursor.sums === null)) continue;
       const cost = Math.abs(lo - cursor.lo) + Math.abs(hi - cursor.hi);
       if (cost <= bestCost) {
@@ -390,266 +392,264 @@ export function createWindowIndex(): WindowIndex {
     }
     if (best === undefined) {
       best = { field, lo, hi: lo, counts: new Map(), sums: withSums ? new Map() : null, lastUsed: 0 };
-      if (cursors.length >= MAX_CURSORS) {
+      if (this.cursors.length >= MAX_CURSORS) {
         let oldest = 0;
-        for (let i = 1; i < cursors.length; i++) {
-          if ((cursors[i] as DistinctCursor).lastUsed < (cursors[oldest] as DistinctCursor).lastUsed) oldest = i;
+        for (let i = 1; i < this.cursors.length; i++) {
+          if ((this.cursors[i] as DistinctCursor).lastUsed < (this.cursors[oldest] as DistinctCursor).lastUsed) oldest = i;
         }
-        cursors.splice(oldest, 1);
+        this.cursors.splice(oldest, 1);
       }
-      cursors.push(best);
+      this.cursors.push(best);
     }
-    moveCursor(best, lo, hi);
-    best.lastUsed = ++clock;
+    this.moveCursor(best, lo, hi);
+    best.lastUsed = ++this.clock;
     return best;
   }
 
-  function compact(): void {
-    const base = prefixSum[head] as bigint;
-    const baseCount = prefixAmountCount[head] as number;
-    ts = ts.slice(head);
-    ids = ids.slice(head);
-    recs = recs.slice(head);
-    prefixSum = prefixSum.slice(head).map((s) => s - base);
-    prefixAmountCount = prefixAmountCount.slice(head).map((c) => c - baseCount);
-    head = 0;
-    validBlocks = 0;
-    cursors = [];
+  private compact(): void {
+    const base = this.prefixSum[this.head] as bigint;
+    const baseCount = this.prefixAmountCount[this.head] as number;
+    this.ts = this.ts.slice(this.head);
+    this.ids = this.ids.slice(this.head);
+    this.recs = this.recs.slice(this.head);
+    this.prefixSum = this.prefixSum.slice(this.head).map((s) => s - base);
+    this.prefixAmountCount = this.prefixAmountCount.slice(this.head).map((c) => c - baseCount);
+    this.head = 0;
+    this.validBlocks = 0;
+    this.cursors = [];
   }
 
-  return {
-    get size() {
-      return ts.length - head;
-    },
-    get firstTimestamp() {
-      return head < ts.length ? (ts[head] as number) : null;
-    },
-    get lastTimestamp() {
-      return head < ts.length ? (ts[ts.length - 1] as number) : null;
-    },
-    get prunedCount() {
-      return prunedCount;
-    },
-    get retainedFrom() {
-      return retainedFrom;
-    },
+  get size(): number {
+    return this.ts.length - this.head;
+  }
+  get firstTimestamp(): number | null {
+    return this.head < this.ts.length ? (this.ts[this.head] as number) : null;
+  }
+  get lastTimestamp(): number | null {
+    return this.head < this.ts.length ? (this.ts[this.ts.length - 1] as number) : null;
+  }
+  get prunedCount(): number {
+    return this.prunedCountValue;
+  }
+  get retainedFrom(): number {
+    return this.retainedFromValue;
+  }
 
-    upsert(entry) {
-      const { id, timestamp, amount } = entry;
-      if (!Number.isFinite(timestamp)) {
-        throw new TxmonError('VALIDATION_FAILED', 'Invalid window entry: /timestamp must be a finite number', [
-          { path: '/timestamp', code: 'type', message: 'must be a finite number' },
-        ]);
-      }
-      const stored: WindowEntry =
-        entry.values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values: entry.values };
-      const previous = byId.get(id);
-      byId.set(id, stored);
-      const n = ts.length;
-      if (previous === undefined && (n === head || timestamp > (ts[n - 1] as number) || (timestamp === ts[n - 1] && id > (ids[n - 1] as string)))) {
-        // The common case, a new entry after all others: append and extend the prefixes, O(1).
-        // Block summaries only cover full blocks before the end and cursors end at or before it,
-        // so neither needs invalidating.
-        ts.push(timestamp);
-        ids.push(id);
-        recs.push(stored);
-        const s = prefixSum[n] as bigint;
-        const c = prefixAmountCount[n] as number;
-        prefixSum.push(amount === null ? s : s + amount);
-        prefixAmountCount.push(amount === null ? c : c + 1);
-        return;
-      }
-      if (previous !== undefined && previous.timestamp === timestamp) {
-        // Same (timestamp, id): same slot, replace in place.
-        const position = positionOf(previous);
-        recs[position] = stored;
-        touchFrom(position);
-        return;
-      }
-      let dirty = ts.length;
-      if (previous !== undefined) {
-        const old = positionOf(previous);
-        removeAt(old);
-        dirty = old;
-      }
-      const position = slotOf(timestamp, id);
-      insertAt(position, stored);
-      touchFrom(Math.min(dirty, position));
-    },
+  upsert(entry: WindowEntry): void {
+    const { id, timestamp, amount } = entry;
+    if (!Number.isFinite(timestamp)) {
+      throw new TxmonError('VALIDATION_FAILED', 'Invalid window entry: /timestamp must be a finite number', [
+        { path: '/timestamp', code: 'type', message: 'must be a finite number' },
+      ]);
+    }
+    const stored: WindowEntry =
+      entry.values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values: entry.values };
+    const previous = this.byId.get(id);
+    this.byId.set(id, stored);
+    const n = this.ts.length;
+    if (previous === undefined && (n === this.head || timestamp > (this.ts[n - 1] as number) || (timestamp === this.ts[n - 1] && id > (this.ids[n - 1] as string)))) {
+      // The common case, a new entry after all others: append and extend the prefixes, O(1).
+      // Block summaries only cover full blocks before the end and this.cursors end at or before it,
+      // so neither needs invalidating.
+      this.ts.push(timestamp);
+      this.ids.push(id);
+      this.recs.push(stored);
+      const s = this.prefixSum[n] as bigint;
+      const c = this.prefixAmountCount[n] as number;
+      this.prefixSum.push(amount === null ? s : s + amount);
+      this.prefixAmountCount.push(amount === null ? c : c + 1);
+      return;
+    }
+    if (previous !== undefined && previous.timestamp === timestamp) {
+      // Same (timestamp, id): same slot, replace in place.
+      const position = this.positionOf(previous);
+      this.recs[position] = stored;
+      this.touchFrom(position);
+      return;
+    }
+    let dirty = this.ts.length;
+    if (previous !== undefined) {
+      const old = this.positionOf(previous);
+      this.removeAt(old);
+      dirty = old;
+    }
+    const position = this.slotOf(timestamp, id);
+    this.insertAt(position, stored);
+    this.touchFrom(Math.min(dirty, position));
+  }
 
-    remove(id) {
-      const previous = byId.get(id);
-      if (previous === undefined) return false;
-      byId.delete(id);
-      const position = positionOf(previous);
-      removeAt(position);
-      touchFrom(position);
-      return true;
-    },
+  remove(id: string): boolean {
+    const previous = this.byId.get(id);
+    if (previous === undefined) return false;
+    this.byId.delete(id);
+    const position = this.positionOf(previous);
+    this.removeAt(position);
+    this.touchFrom(position);
+    return true;
+  }
 
-    get(id) {
-      return byId.get(id) ?? null;
-    },
+  get(id: string): WindowEntry | null {
+    return this.byId.get(id) ?? null;
+  }
 
-    entries() {
-      return recs.slice(head);
-    },
+  entries(): WindowEntry[] {
+    return this.recs.slice(this.head);
+  }
 
-    count(start, end, excludeId) {
-      const n = upperBound(end) - lowerBound(start);
-      if (n <= 0) return 0;
-      return excludedIn(start, end, excludeId) === undefined ? n : n - 1;
-    },
+  count(start: number, end: number, excludeId?: string): number {
+    const n = this.upperBound(end) - this.lowerBound(start);
+    if (n <= 0) return 0;
+    return this.excludedIn(start, end, excludeId) === undefined ? n : n - 1;
+  }
 
-    sum(start, end, excludeId) {
-      const lo = lowerBound(start);
-      const hi = upperBound(end);
-      if (hi <= lo) return 0n;
-      const total = (prefixSum[hi] as bigint) - (prefixSum[lo] as bigint);
-      const excluded = excludedIn(start, end, excludeId);
-      return excluded === undefined || excluded.amount === null ? total : total - excluded.amount;
-    },
+  sum(start: number, end: number, excludeId?: string): bigint {
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
+    if (hi <= lo) return 0n;
+    const total = (this.prefixSum[hi] as bigint) - (this.prefixSum[lo] as bigint);
+    const excluded = this.excludedIn(start, end, excludeId);
+    return excluded === undefined || excluded.amount === null ? total : total - excluded.amount;
+  }
 
-    amountCount(start, end, excludeId) {
-      const lo = lowerBound(start);
-      const hi = upperBound(end);
-      if (hi <= lo) return 0;
-      const n = (prefixAmountCount[hi] as number) - (prefixAmountCount[lo] as number);
-      const excluded = excludedIn(start, end, excludeId);
-      return excluded === undefined || excluded.amount === null ? n : n - 1;
-    },
+  amountCount(start: number, end: number, excludeId?: string): number {
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
+    if (hi <= lo) return 0;
+    const n = (this.prefixAmountCount[hi] as number) - (this.prefixAmountCount[lo] as number);
+    const excluded = this.excludedIn(start, end, excludeId);
+    return excluded === undefined || excluded.amount === null ? n : n - 1;
+  }
 
-    min(start, end, excludeId) {
-      return extreme(start, end, excludeId, false);
-    },
+  min(start: number, end: number, excludeId?: string): bigint | null {
+    return this.extreme(start, end, excludeId, false);
+  }
 
-    max(start, end, excludeId) {
-      return extreme(start, end, excludeId, true);
-    },
+  max(start: number, end: number, excludeId?: string): bigint | null {
+    return this.extreme(start, end, excludeId, true);
+  }
 
-    countIn(start, end, field, values, excludeId) {
-      const lo = lowerBound(start);
-      const hi = upperBound(end);
-      if (hi <= lo || values.length === 0) return 0;
-      const excluded = excludedIn(start, end, excludeId);
-      if (hi - lo < CURSOR_MIN_RANGE) {
-        let n = 0;
-        for (let i = lo; i < hi; i++) {
-          const entry = recs[i] as WindowEntry;
-          if (entry === excluded) continue;
-          const value = distinctValue(entry, field);
-          if (value !== undefined && values.includes(value)) n += 1;
-        }
-        return n;
-      }
-      const { counts } = cursorFor(field, lo, hi);
-      const excludedValue = excluded === undefined ? undefined : distinctValue(excluded, field);
+  countIn(start: number, end: number, field: string, values: readonly string[], excludeId?: string): number {
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
+    if (hi <= lo || values.length === 0) return 0;
+    const excluded = this.excludedIn(start, end, excludeId);
+    if (hi - lo < CURSOR_MIN_RANGE) {
       let n = 0;
-      const seen = new Set<string>();
-      for (const v of values) {
-        if (seen.has(v)) continue;
-        seen.add(v);
-        n += counts.get(v) ?? 0;
+      for (let i = lo; i < hi; i++) {
+        const entry = this.recs[i] as WindowEntry;
+        if (entry === excluded) continue;
+        const value = this.distinctValue(entry, field);
+        if (value !== undefined && values.includes(value)) n += 1;
       }
-      if (excludedValue !== undefined && seen.has(excludedValue)) n -= 1;
       return n;
-    },
+    }
+    const { counts } = this.cursorFor(field, lo, hi);
+    const excludedValue = excluded === undefined ? undefined : this.distinctValue(excluded, field);
+    let n = 0;
+    const seen = new Set<string>();
+    for (const v of values) {
+      if (seen.has(v)) continue;
+      seen.add(v);
+      n += counts.get(v) ?? 0;
+    }
+    if (excludedValue !== undefined && seen.has(excludedValue)) n -= 1;
+    return n;
+  }
 
-    sumIn(start, end, field, values, excludeId) {
-      const lo = lowerBound(start);
-      const hi = upperBound(end);
-      if (hi <= lo || values.length === 0) return 0n;
-      const excluded = excludedIn(start, end, excludeId);
-      if (hi - lo < CURSOR_MIN_RANGE) {
-        let total = 0n;
-        for (let i = lo; i < hi; i++) {
-          const entry = recs[i] as WindowEntry;
-          if (entry === excluded || entry.amount === null) continue;
-          const value = distinctValue(entry, field);
-          if (value !== undefined && values.includes(value)) total += entry.amount;
-        }
-        return total;
-      }
-      const sums = cursorFor(field, lo, hi, true).sums as Map<string, bigint>;
+  sumIn(start: number, end: number, field: string, values: readonly string[], excludeId?: string): bigint {
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
+    if (hi <= lo || values.length === 0) return 0n;
+    const excluded = this.excludedIn(start, end, excludeId);
+    if (hi - lo < CURSOR_MIN_RANGE) {
       let total = 0n;
-      const seen = new Set<string>();
-      for (const v of values) {
-        if (seen.has(v)) continue;
-        seen.add(v);
-        total += sums.get(v) ?? 0n;
-      }
-      if (excluded !== undefined && excluded.amount !== null) {
-        const excludedValue = distinctValue(excluded, field);
-        if (excludedValue !== undefined && seen.has(excludedValue)) total -= excluded.amount;
+      for (let i = lo; i < hi; i++) {
+        const entry = this.recs[i] as WindowEntry;
+        if (entry === excluded || entry.amount === null) continue;
+        const value = this.distinctValue(entry, field);
+        if (value !== undefined && values.includes(value)) total += entry.amount;
       }
       return total;
-    },
+    }
+    const sums = this.cursorFor(field, lo, hi, true).sums as Map<string, bigint>;
+    let total = 0n;
+    const seen = new Set<string>();
+    for (const v of values) {
+      if (seen.has(v)) continue;
+      seen.add(v);
+      total += sums.get(v) ?? 0n;
+    }
+    if (excluded !== undefined && excluded.amount !== null) {
+      const excludedValue = this.distinctValue(excluded, field);
+      if (excludedValue !== undefined && seen.has(excludedValue)) total -= excluded.amount;
+    }
+    return total;
+  }
 
-    lastAmountCount(start, end, limit, excludeId) {
-      const range = findLastRange(start, end, limit, excludeId);
-      if (range === null) return 0;
-      const { from, to, skip } = range;
-      const n = (prefixAmountCount[to] as number) - (prefixAmountCount[from] as number);
-      return skip >= from && (recs[skip] as WindowEntry).amount !== null ? n - 1 : n;
-    },
+  lastAmountCount(start: number, end: number, limit: number, excludeId?: string): number {
+    const range = this.findLastRange(start, end, limit, excludeId);
+    if (range === null) return 0;
+    const { from, to, skip } = range;
+    const n = (this.prefixAmountCount[to] as number) - (this.prefixAmountCount[from] as number);
+    return skip >= from && (this.recs[skip] as WindowEntry).amount !== null ? n - 1 : n;
+  }
 
-    lastMin(start, end, limit, excludeId) {
-      const range = findLastRange(start, end, limit, excludeId);
-      return range === null ? null : extremeAround(range.from, range.to, range.skip, false);
-    },
+  lastMin(start: number, end: number, limit: number, excludeId?: string): bigint | null {
+    const range = this.findLastRange(start, end, limit, excludeId);
+    return range === null ? null : this.extremeAround(range.from, range.to, range.skip, false);
+  }
 
-    lastMax(start, end, limit, excludeId) {
-      const range = findLastRange(start, end, limit, excludeId);
-      return range === null ? null : extremeAround(range.from, range.to, range.skip, true);
-    },
+  lastMax(start: number, end: number, limit: number, excludeId?: string): bigint | null {
+    const range = this.findLastRange(start, end, limit, excludeId);
+    return range === null ? null : this.extremeAround(range.from, range.to, range.skip, true);
+  }
 
-    latest(start, end, excludeId) {
-      const lo = lowerBound(start);
-      let i = upperBound(end) - 1;
-      // At most one entry is excluded, so at most one step back.
-      if (i >= lo && excludeId !== undefined && ids[i] === excludeId) i -= 1;
-      return i >= lo ? (ts[i] as number) : null;
-    },
+  latest(start: number, end: number, excludeId?: string): number | null {
+    const lo = this.lowerBound(start);
+    let i = this.upperBound(end) - 1;
+    // At most one entry is excluded, so at most one step back.
+    if (i >= lo && excludeId !== undefined && this.ids[i] === excludeId) i -= 1;
+    return i >= lo ? (this.ts[i] as number) : null;
+  }
 
-    distinctCount(start, end, field, excludeId, includeValue) {
-      const lo = lowerBound(start);
-      const hi = upperBound(end);
-      const extra = includeValue !== undefined && includeValue !== '' ? includeValue : undefined;
-      if (hi <= lo) return extra === undefined ? 0 : 1;
-      const excluded = excludedIn(start, end, excludeId);
-      const excludedValue = excluded === undefined ? undefined : distinctValue(excluded, field);
-      if (hi - lo < CURSOR_MIN_RANGE) {
-        const seen = new Set<string>();
-        for (let i = lo; i < hi; i++) {
-          const entry = recs[i] as WindowEntry;
-          if (entry === excluded) continue;
-          const value = distinctValue(entry, field);
-          if (value !== undefined) seen.add(value);
-        }
-        if (extra !== undefined) seen.add(extra);
-        return seen.size;
+  distinctCount(start: number, end: number, field: string, excludeId?: string, includeValue?: string): number {
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
+    const extra = includeValue !== undefined && includeValue !== '' ? includeValue : undefined;
+    if (hi <= lo) return extra === undefined ? 0 : 1;
+    const excluded = this.excludedIn(start, end, excludeId);
+    const excludedValue = excluded === undefined ? undefined : this.distinctValue(excluded, field);
+    if (hi - lo < CURSOR_MIN_RANGE) {
+      const seen = new Set<string>();
+      for (let i = lo; i < hi; i++) {
+        const entry = this.recs[i] as WindowEntry;
+        if (entry === excluded) continue;
+        const value = this.distinctValue(entry, field);
+        if (value !== undefined) seen.add(value);
       }
-      const { counts } = cursorFor(field, lo, hi);
-      // The cursor holds every entry of the range: take the excluded one out, the extra value in.
-      const live = (value: string) => (counts.get(value) ?? 0) - (value === excludedValue ? 1 : 0);
-      let size = excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
-      if (extra !== undefined && live(extra) <= 0) size += 1;
-      return size;
-    },
+      if (extra !== undefined) seen.add(extra);
+      return seen.size;
+    }
+    const { counts } = this.cursorFor(field, lo, hi);
+    // The cursor holds every entry of the range: take the excluded one out, the extra value in.
+    const live = (value: string) => (counts.get(value) ?? 0) - (value === excludedValue ? 1 : 0);
+    let size = excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
+    if (extra !== undefined && live(extra) <= 0) size += 1;
+    return size;
+  }
 
-    pruneBefore(horizon) {
-      if (!(horizon > retainedFrom)) return 0;
-      retainedFrom = horizon;
-      const cut = lowerBound(horizon);
-      const dropped = cut - head;
-      if (dropped === 0) return 0;
-      for (let i = head; i < cut; i++) byId.delete(ids[i] as string);
-      head = cut;
-      prunedCount += dropped;
-      // Cursors over pruned positions would be misplaced once the arrays are compacted.
-      cursors = cursors.filter((cursor) => cursor.lo >= head);
-      if (head * 2 >= ts.length) compact();
-      return dropped;
-    },
-  };
+  pruneBefore(horizon: number): number {
+    if (!(horizon > this.retainedFromValue)) return 0;
+    this.retainedFromValue = horizon;
+    const cut = this.lowerBound(horizon);
+    const dropped = cut - this.head;
+    if (dropped === 0) return 0;
+    for (let i = this.head; i < cut; i++) this.byId.delete(this.ids[i] as string);
+    this.head = cut;
+    this.prunedCountValue += dropped;
+    // Cursors over pruned positions would be misplaced once the arrays are compacted.
+    this.cursors = this.cursors.filter((cursor) => cursor.lo >= this.head);
+    if (this.head * 2 >= this.ts.length) this.compact();
+    return dropped;
+  }
 }

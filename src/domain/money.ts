@@ -22,7 +22,17 @@ const SCALE_BY_DIGITS = [100000000n, 10000000n, 1000000n, 100000n, 10000n, 1000n
  * @throws RangeError when `value` is not finite (validation rejects such input earlier).
  */
 export function toScaled(value: number): bigint {
+  // Several rules scale the same amount of one transaction in a row: remember the last answer.
+  if (value === lastValue) return lastScaled;
   if (!Number.isFinite(value)) throw new RangeError('amount must be finite');
+  lastScaled = scale(value);
+  lastValue = value;
+  return lastScaled;
+}
+let lastValue = 0;
+let lastScaled = 0n;
+
+function scale(value: number): bigint {
   for (let d = 0; d <= 8; d += d < 2 ? 2 : 1) {
     const k = Math.round(value * (POW10[d] as number));
     // |k| < 10^15 keeps k exact and makes k / 10^d the shortest text of `value` (≤ 15 digits).
@@ -216,14 +226,21 @@ export function convertScaled(amount: bigint, from: string, to: string, rates: R
   if (from === to) return amount;
   const rate = rates.rate(from, to, at);
   if (rate === null) return null;
+  // Several rules convert the same amount at the same rate in a row: remember the last answer.
+  if (amount === lastConverted.amount && rate === lastConverted.rate) return lastConverted.result;
   let scaled = parsedRates.get(rate);
   if (scaled === undefined) {
     scaled = parseScaled(rate, RATE_DIGITS);
     if (parsedRates.size > 10_000) parsedRates.clear();
     parsedRates.set(rate, scaled);
   }
-  return divideRounded(amount * scaled, RATE_SCALE);
+  const result = divideRounded(amount * scaled, RATE_SCALE);
+  lastConverted.amount = amount;
+  lastConverted.rate = rate;
+  lastConverted.result = result;
+  return result;
 }
+const lastConverted: { amount: bigint; rate: string; result: bigint } = { amount: 0n, rate: '', result: 0n };
 
 // Rate strings repeat (a provider answers the same pair with the same text): parse each once.
 const parsedRates = new Map<string, bigint>();
@@ -235,6 +252,10 @@ const parsedRates = new Map<string, bigint>();
  */
 export function roundToMinorUnit(amount: bigint, exponent: number): bigint {
   if (exponent >= MONEY_SCALE_DIGITS) return amount;
-  const unit = 10n ** BigInt(MONEY_SCALE_DIGITS - Math.max(0, exponent));
+  const unit = MINOR_UNITS[Math.max(0, exponent)] as bigint;
+  // Already on the unit (every unconverted amount with at most `exponent` decimals): as is.
+  if (amount % unit === 0n) return amount;
   return divideRounded(amount, unit) * unit;
 }
+/** 10^(8 − exponent) for exponents 0…7: the scaled size of one minor unit. */
+const MINOR_UNITS: readonly bigint[] = Array.from({ length: MONEY_SCALE_DIGITS }, (_, e) => 10n ** BigInt(MONEY_SCALE_DIGITS - e));

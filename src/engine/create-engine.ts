@@ -66,6 +66,7 @@ import {
   evaluateRuleInstances,
   mergeCurrentContribution,
   type EvaluationInput,
+  type InstanceOutcome,
   type PreparedInstance,
 } from './evaluate.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
@@ -309,10 +310,17 @@ function createKeyedLock() {
  * others in its windows (a split payment cannot slip under a volume rule by arriving in parallel).
  */
 function lockKeys(transactionId: string, originUserId: string | undefined, destinationUserId: string | undefined): string[] {
+  // 't' < 'u': the transaction key always sorts first, so only the user keys need ordering (no
+  // Array#sort: it allocates a work array on every call).
   const keys = [`t\u0000${transactionId}`];
-  if (originUserId) keys.push(`u\u0000${originUserId}`);
-  if (destinationUserId && destinationUserId !== originUserId) keys.push(`u\u0000${destinationUserId}`);
-  return keys.sort();
+  const origin = originUserId ? `u\u0000${originUserId}` : null;
+  const destination = destinationUserId && destinationUserId !== originUserId ? `u\u0000${destinationUserId}` : null;
+  if (origin !== null && destination !== null) {
+    if (origin < destination) keys.push(origin, destination);
+    else keys.push(destination, origin);
+  } else if (origin !== null) keys.push(origin);
+  else if (destination !== null) keys.push(destination);
+  return keys;
 }
 
 function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySet<string>): RuleUser | null {
@@ -326,19 +334,6 @@ function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySe
     craScore: user.craScore,
   };
   return whitelists === undefined ? view : { ...view, whitelists };
-}
-
-// One frozen counter increment per (instance, hit): the same data for every transaction, shared.
-const runCounters = new WeakMap<RuleInstance, readonly [CounterIncrement, CounterIncrement]>();
-type CounterIncrement = TransactionOutcome['counters'][number];
-
-function counterOf(instance: RuleInstance, hit: boolean): CounterIncrement {
-  let pair = runCounters.get(instance);
-  if (pair === undefined) {
-    pair = [Object.freeze({ instanceId: instance.id, runs: 1, hits: 0 }), Object.freeze({ instanceId: instance.id, runs: 1, hits: 1 })];
-    runCounters.set(instance, pair);
-  }
-  return pair[hit ? 1 : 0];
 }
 
 /** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
@@ -606,10 +601,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(plan.lookups) : undefined);
     const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
 
-    const counters = evaluation.outcomes.map((o) => counterOf(o.instance, o.hit));
+    const outcomes = evaluation.outcomes;
+    const counters: TransactionOutcome['counters'] = new Array(outcomes.length);
+    for (let i = 0; i < outcomes.length; i++) counters[i] = (outcomes[i] as InstanceOutcome).counter;
     const alertHits: AlertHit[] = [];
     const userUpdates: UserUpdate[] = [];
-    for (const o of evaluation.outcomes) {
+    for (let i = 0; i < outcomes.length; i++) {
+      const o = outcomes[i] as InstanceOutcome;
       if (!o.hit || o.isShadow) continue;
       for (const direction of o.hitDirections) {
         const userId = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;

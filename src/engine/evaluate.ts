@@ -119,6 +119,10 @@ export interface InstancePlan {
   readonly lookups: readonly LookupNeed[];
   /** Index of this instance's first lookup in {@link EvaluationPlan.lookups}. */
   readonly lookupOffset: number;
+  /** @internal The instance's cache (counters) and its slot for this level (shared results). */
+  readonly cache: InstanceCache;
+  /** @internal */
+  readonly slot: LevelSlot;
 }
 
 /**
@@ -140,6 +144,56 @@ const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
 const NO_LOOKUPS: readonly LookupNeed[] = Object.freeze([]);
 
 /**
+ * What one instance keeps per risk level, shared by every transaction evaluated at that level:
+ * the resolved settings, the frozen not-hit result and outcome, and — for an instance with no
+ * filters, needs or lookups — its whole plan. Internal to the planner and the evaluator.
+ */
+interface LevelSlot {
+  readonly settings: ResolvedSettings;
+  /** The transaction-independent plan, or `null` when the plan depends on the transaction. */
+  simple: InstancePlan | null;
+  notHitExecuted: ExecutedRuleResult | null;
+  notHitOutcome: InstanceOutcome | null;
+}
+/** Per prepared instance: its level slots and its two frozen counter increments. */
+interface InstanceCache {
+  readonly prepared: PreparedInstance;
+  readonly levels: Partial<Record<RiskLevel, LevelSlot>>;
+  readonly counters: readonly [CounterIncrement, CounterIncrement];
+}
+// One cache array per prepared instance list (the engine keeps one list per revision of the
+// instances): found with one lookup per evaluation, then by position.
+const instanceCaches = new WeakMap<readonly PreparedInstance[], InstanceCache[]>();
+
+function newCache(prepared: PreparedInstance): InstanceCache {
+  const id = prepared.instance.id;
+  return {
+    prepared,
+    levels: {},
+    counters: [Object.freeze({ instanceId: id, runs: 1, hits: 0 }), Object.freeze({ instanceId: id, runs: 1, hits: 1 })],
+  };
+}
+
+function cachesOf(instances: readonly PreparedInstance[]): InstanceCache[] {
+  let caches = instanceCaches.get(instances);
+  if (caches === undefined || caches.length !== instances.length) {
+    caches = [];
+    for (let i = 0; i < instances.length; i++) caches.push(newCache(instances[i] as PreparedInstance));
+    instanceCaches.set(instances, caches);
+  }
+  return caches;
+}
+
+function slotOf(cache: InstanceCache, level: RiskLevel): LevelSlot {
+  let slot = cache.levels[level];
+  if (slot === undefined) {
+    slot = { settings: resolveSettings(cache.prepared.instance, level), simple: null, notHitExecuted: null, notHitOutcome: null };
+    cache.levels[level] = slot;
+  }
+  return slot;
+}
+
+/**
  * Plans one evaluation: picks the risk level, runs the instance filters, resolves parameters and
  * actions, and asks each rule which aggregates it needs. Pure. {@link collectAggregateNeeds} and
  * {@link evaluateRuleInstances} accept the plan (or the input, and plan it themselves).
@@ -149,23 +203,40 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   const instances: InstancePlan[] = [];
   const all: AggregateNeed[] = [];
   const allLookups: LookupNeed[] = [];
-  for (const prepared of input.instances) {
+  const list = input.instances;
+  const caches = cachesOf(list);
+  // Indexed loops on the hot path: no iterator objects.
+  for (let i = 0; i < list.length; i++) {
+    const prepared = list[i] as PreparedInstance;
+    let cache = caches[i] as InstanceCache;
+    if (cache.prepared !== prepared) {
+      // The list was changed in place (a caller's own array): start this position afresh.
+      cache = newCache(prepared);
+      caches[i] = cache;
+    }
+    const slot = slotOf(cache, level);
+    if (slot.simple !== null) {
+      instances.push(slot.simple);
+      continue;
+    }
     const decision = prepared.filter ? prepared.filter(input) : null;
     // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
     if (decision && !decision.run) continue;
-    const settings = settingsFor(prepared.instance, level);
-    let needs = prepared.rule?.aggregates
-      ? prepared.rule.aggregates({ transaction: input.transaction, parameters: settings.parameters })
-      : NO_NEEDS;
+    const settings = slot.settings;
+    const rule = prepared.rule;
+    let needs = rule !== null && rule.aggregates !== undefined ? rule.aggregates({ transaction: input.transaction, parameters: settings.parameters }) : NO_NEEDS;
     const map = prepared.seriesMap;
     const currentCounts = prepared.historical ? prepared.historical(input.transaction) : true;
     if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map, currentCounts));
-    const lookups = prepared.rule?.lookups
-      ? prepared.rule.lookups({ transaction: input.transaction, parameters: settings.parameters })
-      : NO_LOOKUPS;
-    instances.push({ prepared, settings, decision, needs, offset: all.length, currentCounts, lookups, lookupOffset: allLookups.length });
-    for (const need of needs) all.push(need);
-    for (const lookup of lookups) allLookups.push(lookup);
+    const lookups = rule !== null && rule.lookups !== undefined ? rule.lookups({ transaction: input.transaction, parameters: settings.parameters }) : NO_LOOKUPS;
+    const plan: InstancePlan = { prepared, settings, decision, needs, offset: all.length, currentCounts, lookups, lookupOffset: allLookups.length, cache, slot };
+    if (!prepared.filter && !prepared.historical && rule?.aggregates === undefined && rule?.lookups === undefined) {
+      // Nothing in this plan depends on the transaction: kept for the next one at this level.
+      slot.simple = Object.freeze(plan);
+    }
+    instances.push(plan);
+    for (let j = 0; j < needs.length; j++) all.push(needs[j] as AggregateNeed);
+    for (let j = 0; j < lookups.length; j++) allLookups.push(lookups[j] as LookupNeed);
   }
   return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups };
 }
@@ -183,18 +254,6 @@ function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>, currentC
 
 function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {
   return (inputOrPlan as EvaluationPlan).kind === 'plan' ? (inputOrPlan as EvaluationPlan) : planRuleInstances(inputOrPlan as EvaluationInput);
-}
-
-// Resolved settings depend only on the instance and the level: cached per (long-lived) instance.
-const settingsCache = new WeakMap<RuleInstance, Partial<Record<RiskLevel, ResolvedSettings>>>();
-
-function settingsFor(instance: RuleInstance, level: RiskLevel): ResolvedSettings {
-  let byLevel = settingsCache.get(instance);
-  if (!byLevel) {
-    byLevel = {};
-    settingsCache.set(instance, byLevel);
-  }
-  return (byLevel[level] ??= resolveSettings(instance, level));
 }
 
 /**
@@ -262,6 +321,15 @@ export interface InstanceOutcome {
   readonly isShadow: boolean;
   readonly ruleDescription: string;
   readonly triggersOnHit: TriggersOnHit | undefined;
+  /** The instance's counter increment for this run (`runs: 1`, `hits` 1 or 0); frozen and shared. */
+  readonly counter: CounterIncrement;
+}
+
+/** One instance's run and hit counts to add (see `TransactionOutcome.counters`). */
+export interface CounterIncrement {
+  readonly instanceId: string;
+  readonly runs: number;
+  readonly hits: number;
 }
 
 /**
@@ -372,7 +440,11 @@ export function evaluateRuleInstances(
   const outcomes: InstanceOutcome[] = [];
   let status: RuleAction = 'ALLOW';
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
-  for (const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset } of plan.instances) {
+  // What custom logic reads: the same for every custom instance of this evaluation.
+  let logicData: LogicData | undefined;
+  const planned = plan.instances;
+  for (let i = 0; i < planned.length; i++) {
+    const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset, cache, slot } = planned[i] as InstancePlan;
     const { instance, rule, logic } = prepared;
     let hits: readonly RuleHit[];
     let template: string;
@@ -396,12 +468,8 @@ export function evaluateRuleInstances(
       );
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
-      const hit = logic.evaluate({
-        transaction,
-        originUser: originUser?.profile ?? null,
-        destinationUser: destinationUser?.profile ?? null,
-        agg: {},
-      });
+      logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
+      const hit = logic.evaluate(logicData);
       hits = hit ? sidesOf(transaction) : NO_HITS;
       template = instance.ruleDescriptionAlias ?? 'Custom rule logic matched the transaction.';
     } else {
@@ -413,10 +481,9 @@ export function evaluateRuleInstances(
     }
     const isShadow = instance.mode === 'SHADOW';
     if (hits.length === 0) {
-      const executed = notHitResult(prepared, settings.action);
-      executedRules.push(executed);
-      // Immutable and the same for every transaction with this (instance, settings): shared.
-      outcomes.push(notHitOutcome(instance, settings, plan.level, executed));
+      // Immutable and the same for every transaction at this level: built once, shared.
+      executedRules.push(slot.notHitExecuted ??= notHitResult(prepared, settings.action));
+      outcomes.push(slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level));
       continue;
     }
     const directions = Object.freeze(uniqueDirections(hits));
@@ -461,6 +528,7 @@ export function evaluateRuleInstances(
       isShadow,
       ruleDescription,
       triggersOnHit: settings.triggersOnHit,
+      counter: cache.counters[1],
     });
   }
   return {
@@ -470,6 +538,14 @@ export function evaluateRuleInstances(
     status,
     outcomes,
   };
+}
+
+/** The data a custom instance's logic reads (`var` paths start at these names). */
+interface LogicData {
+  readonly transaction: Transaction;
+  readonly originUser: Record<string, unknown> | null;
+  readonly destinationUser: Record<string, unknown> | null;
+  readonly agg: Record<string, unknown>;
 }
 
 const NO_HITS: readonly RuleHit[] = Object.freeze([]);
@@ -486,7 +562,6 @@ function ruleNameOf(prepared: PreparedInstance): string {
 // not-hit result per action. Most instances do not hit most transactions, so most results
 // allocate nothing. Keyed by the instance object, which the engine keeps per revision.
 const labelCache = new WeakMap<RuleInstance, readonly RuleLabel[]>();
-const notHitCache = new WeakMap<RuleInstance, Map<RuleAction, ExecutedRuleResult>>();
 
 function frozenLabels(instance: RuleInstance): readonly RuleLabel[] {
   let labels = labelCache.get(instance);
@@ -497,50 +572,40 @@ function frozenLabels(instance: RuleInstance): readonly RuleLabel[] {
   return labels;
 }
 
-const notHitOutcomes = new WeakMap<ResolvedSettings, InstanceOutcome>();
-
-/** The frozen not-hit outcome of an instance under given settings (settings objects are cached per instance and level). */
-function notHitOutcome(instance: RuleInstance, settings: ResolvedSettings, level: RiskLevel, executed: ExecutedRuleResult): InstanceOutcome {
-  let outcome = notHitOutcomes.get(settings);
-  if (outcome === undefined || outcome.instance !== instance || outcome.riskLevel !== level) {
-    outcome = Object.freeze({
-      instance,
-      hit: false,
-      hitDirections: NO_DIRECTIONS,
-      action: settings.action,
-      riskLevel: level,
-      isShadow: instance.mode === 'SHADOW',
-      ruleDescription: executed.ruleDescription,
-      triggersOnHit: settings.triggersOnHit,
-    });
-    notHitOutcomes.set(settings, outcome);
-  }
-  return outcome;
+/** The frozen not-hit outcome of an instance at a level. */
+function notHitOutcome(cache: InstanceCache, slot: LevelSlot, level: RiskLevel): InstanceOutcome {
+  const { instance } = cache.prepared;
+  return Object.freeze({
+    instance,
+    hit: false,
+    hitDirections: NO_DIRECTIONS,
+    action: slot.settings.action,
+    riskLevel: level,
+    isShadow: instance.mode === 'SHADOW',
+    ruleDescription: notHitDescription(cache.prepared),
+    triggersOnHit: slot.settings.triggersOnHit,
+    counter: cache.counters[0],
+  });
 }
 
+function notHitDescription(prepared: PreparedInstance): string {
+  return prepared.rule?.description ?? prepared.instance.ruleDescriptionAlias ?? 'Custom json-logic rule.';
+}
+
+/** The frozen not-hit result of an instance with an action. */
 function notHitResult(prepared: PreparedInstance, action: RuleAction): ExecutedRuleResult {
-  const { instance, rule } = prepared;
-  let byAction = notHitCache.get(instance);
-  if (!byAction) {
-    byAction = new Map();
-    notHitCache.set(instance, byAction);
-  }
-  let result = byAction.get(action);
-  if (!result) {
-    result = Object.freeze({
-      ruleInstanceId: instance.id,
-      ruleId: instance.ruleId,
-      ruleName: ruleNameOf(prepared),
-      ruleDescription: rule?.description ?? instance.ruleDescriptionAlias ?? 'Custom json-logic rule.',
-      ruleAction: action,
-      ruleHit: false,
-      nature: instance.nature,
-      labels: frozenLabels(instance),
-      isShadow: instance.mode === 'SHADOW',
-    }) as ExecutedRuleResult;
-    byAction.set(action, result);
-  }
-  return result;
+  const { instance } = prepared;
+  return Object.freeze({
+    ruleInstanceId: instance.id,
+    ruleId: instance.ruleId,
+    ruleName: ruleNameOf(prepared),
+    ruleDescription: notHitDescription(prepared),
+    ruleAction: action,
+    ruleHit: false,
+    nature: instance.nature,
+    labels: frozenLabels(instance),
+    isShadow: instance.mode === 'SHADOW',
+  }) as ExecutedRuleResult;
 }
 
 function sidesOf(transaction: Transaction): RuleHit[] {

@@ -45,6 +45,9 @@ export interface ResolvedThreshold {
  * lists it, else the first listed currency (converted through the rate provider). `null` when the
  * map is empty or no rate exists — such a rule cannot decide and does not hit. A converted amount
  * is rounded to the threshold currency's minor unit before the comparison.
+ *
+ * The map is parsed once and cached by identity (the hot path calls this for every transaction):
+ * treat it as immutable, as the engine treats instance parameters.
  */
 export function resolveThreshold(
   thresholds: AmountThresholds,
@@ -53,12 +56,39 @@ export function resolveThreshold(
   money: MoneyContext,
   at: number,
 ): ResolvedThreshold | null {
-  const own = thresholds[currency];
-  if (own !== undefined) return { amount, threshold: toScaled(own), currency };
-  const first = Object.keys(thresholds)[0];
-  if (first === undefined) return null;
-  const converted = convertScaled(amount, currency, first, money.rates, at);
+  const parsed = parsedThresholds(thresholds);
+  const own = parsed.byCurrency.get(currency);
+  if (own !== undefined) return { amount, threshold: own, currency };
+  if (parsed.first === null) return null;
+  const converted = convertScaled(amount, currency, parsed.first, money.rates, at);
   if (converted === null) return null;
   // A converted amount is compared at the target currency's minor unit (D-12).
-  return { amount: roundToMinorUnit(converted, currencyExponent(first)), threshold: toScaled(thresholds[first] as number), currency: first };
+  return { amount: roundToMinorUnit(converted, parsed.firstExponent), threshold: parsed.firstThreshold, currency: parsed.first };
+}
+
+/** A thresholds map read once: scaled thresholds by currency and the first listed currency. */
+interface ParsedThresholds {
+  readonly byCurrency: ReadonlyMap<string, bigint>;
+  readonly first: string | null;
+  readonly firstThreshold: bigint;
+  readonly firstExponent: number;
+}
+// Parameters live as long as their instance and are never mutated: each map is parsed once.
+const parsedCache = new WeakMap<AmountThresholds, ParsedThresholds>();
+
+function parsedThresholds(thresholds: AmountThresholds): ParsedThresholds {
+  let parsed = parsedCache.get(thresholds);
+  if (parsed === undefined) {
+    const byCurrency = new Map<string, bigint>();
+    for (const currency of Object.keys(thresholds)) byCurrency.set(currency, toScaled(thresholds[currency] as number));
+    const first = Object.keys(thresholds)[0] ?? null;
+    parsed = {
+      byCurrency,
+      first,
+      firstThreshold: first === null ? 0n : (byCurrency.get(first) as bigint),
+      firstExponent: first === null ? 0 : currencyExponent(first),
+    };
+    parsedCache.set(thresholds, parsed);
+  }
+  return parsed;
 }
