@@ -148,6 +148,14 @@ function isLight(slot: Slot): slot is LightSlot {
   return slot instanceof LightSlot;
 }
 
+function isReplaced(ref: SeriesEntryRef, add: readonly SeriesEntry[]): boolean {
+  for (let a = 0; a < add.length; a++) {
+    const e = add[a] as SeriesEntry;
+    if (e.id === ref.id && e.key === ref.key && e.series === ref.series) return true;
+  }
+  return false;
+}
+
 function copyEntry(entry: SeriesEntry): WindowEntry {
   return entry.values === undefined
     ? { id: entry.id, timestamp: entry.timestamp, amount: entry.amount }
@@ -194,9 +202,9 @@ export function createAggregateStore(): AggregateStore {
     return position < 0 ? '' : `/${position}`;
   }
 
-  function run(q: AggregateQuery, position: number): AggregateValue {
+  function run(q: AggregateQuery, position: number, found?: WindowIndex): AggregateValue {
     assertQuery(q, position);
-    const index = indexOf(q.series, q.key) ?? empty;
+    const index = found ?? indexOf(q.series, q.key) ?? empty;
     const { start, end, excludeId } = q;
     switch (q.fn) {
       case 'count':
@@ -240,6 +248,9 @@ export function createAggregateStore(): AggregateStore {
       }
       for (let r = 0; r < remove.length; r++) {
         const ref = remove[r] as SeriesEntryRef;
+        // An entry re-added under the same (series, key, id) is replaced in place by the add below
+        // (the same result as removing it first), so an event that changes nothing costs nothing.
+        if (isReplaced(ref, add)) continue;
         const slot = bySeries.get(ref.series)?.get(ref.key);
         if (slot === undefined) continue;
         if (isLight(slot)) {
@@ -280,7 +291,30 @@ export function createAggregateStore(): AggregateStore {
 
     queryMany(qs) {
       const out: AggregateValue[] = new Array<AggregateValue>(qs.length);
-      for (let i = 0; i < qs.length; i++) out[i] = run(qs[i] as AggregateQuery, i);
+      // The queries of one transaction read a few (series, key) pairs many times: each pair's
+      // index is looked up once per batch (no write happens during a batch).
+      const seenSeries: string[] = [];
+      const seenKeys: string[] = [];
+      const seenIndexes: WindowIndex[] = [];
+      for (let i = 0; i < qs.length; i++) {
+        const q = qs[i] as AggregateQuery;
+        let index: WindowIndex | undefined;
+        for (let j = 0; j < seenSeries.length; j++) {
+          if (seenKeys[j] === q.key && seenSeries[j] === q.series) {
+            index = seenIndexes[j];
+            break;
+          }
+        }
+        if (index === undefined) {
+          index = indexOf(q.series, q.key) ?? empty;
+          if (seenSeries.length < 8) {
+            seenSeries.push(q.series);
+            seenKeys.push(q.key);
+            seenIndexes.push(index);
+          }
+        }
+        out[i] = run(q, i, index);
+      }
       return out;
     },
 

@@ -149,6 +149,20 @@ export function createWindowIndex(): WindowIndex {
   return new ArrayWindowIndex();
 }
 
+/** Whether two entries' `values` hold the same strings under the same names. */
+function sameValues(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  let n = 0;
+  for (const name in a) {
+    if (!Object.hasOwn(a, name)) continue;
+    if (!Object.hasOwn(b, name) || a[name] !== b[name]) return false;
+    n += 1;
+  }
+  for (const name in b) if (Object.hasOwn(b, name)) n -= 1;
+  return n === 0;
+}
+
 /** The {@link WindowIndex} implementation: a class, so an index is cheap to create and its calls stay monomorphic. */
 class ArrayWindowIndex implements WindowIndex {
   // Physical arrays; positions [0, head) are pruned and wait for compaction.
@@ -445,6 +459,10 @@ class ArrayWindowIndex implements WindowIndex {
     const stored: WindowEntry =
       entry.values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values: entry.values };
     const previous = this.byId.get(id);
+    if (previous !== undefined && previous.timestamp === timestamp && previous.amount === amount && sameValues(previous.values, entry.values)) {
+      // The same entry again (an event that changed nothing this index keeps): nothing to do.
+      return;
+    }
     this.byId.set(id, stored);
     const n = this.ts.length;
     if (previous === undefined && (n === this.head || timestamp > (this.ts[n - 1] as number) || (timestamp === this.ts[n - 1] && id > (this.ids[n - 1] as string)))) {

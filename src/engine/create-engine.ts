@@ -276,17 +276,25 @@ function assertId(value: unknown, what: string): asserts value is string {
  * a key costs no allocation and no microtask hop; a contended caller waits in a FIFO queue.
  */
 function createKeyedLock() {
+  // key → waiters; a held key without waiters maps to the shared empty list (no allocation).
+  const NO_WAITERS: (() => void)[] = [];
   const queues = new Map<string, (() => void)[]>();
   const acquire = (key: string): Promise<void> | undefined => {
-    const queue = queues.get(key);
+    let queue = queues.get(key);
     if (queue === undefined) {
-      queues.set(key, []);
+      queues.set(key, NO_WAITERS);
       return undefined;
     }
-    return new Promise<void>((resolve) => queue.push(resolve));
+    if (queue === NO_WAITERS) {
+      queue = [];
+      queues.set(key, queue);
+    }
+    const waiters = queue;
+    return new Promise<void>((resolve) => waiters.push(resolve));
   };
   const release = (key: string): void => {
-    const next = queues.get(key)?.shift();
+    const queue = queues.get(key);
+    const next = queue === undefined || queue === NO_WAITERS ? undefined : queue.shift();
     if (next) next();
     else queues.delete(key);
   };
@@ -569,10 +577,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   // ---- the hot path: evaluate a transaction and build its outcome ---------------------------
   async function evaluate(transaction: Transaction, previous: Transaction | null) {
-    const [state, users] = await Promise.all([
-      activeInstances(),
-      repos.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']),
-    ]);
+    // Both reads start before either is awaited (a database adapter serves them concurrently);
+    // no Promise.all: on the memory repositories it costs more than the reads.
+    const usersRead = repos.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']);
+    let state: PreparedState;
+    try {
+      state = await activeInstances();
+    } catch (error) {
+      usersRead.catch(() => undefined);
+      throw error;
+    }
+    const users = await usersRead;
     const originStored = transaction.originUserId ? users[0] : null;
     const destinationStored = transaction.destinationUserId ? users[1] : null;
     // List-backed whitelists named by the active filters: looked up before the filters run.
