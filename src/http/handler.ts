@@ -9,6 +9,7 @@ import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { ERROR_CODES, TxmonError, isTxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { createOpenApiDocument } from './openapi.js';
+import { stringifyBody } from './response-json.js';
 
 /** One tenant: its API keys and its own engine (its own repositories). */
 export interface HttpTenant {
@@ -463,14 +464,12 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     let routeName = '(none)';
     let tenantId: string | null = null;
     const finish = (response: CoreResponse, code?: string): CoreResponse => {
-      options.onRequest?.({
-        method: request.method,
-        route: routeName,
-        status: response.status,
-        tenant: tenantId,
-        durationMs: clock.now() - started,
-        ...(code !== undefined ? { code } : {}),
-      });
+      if (options.onRequest !== undefined) {
+        // Explicit literals, no conditional spread: one hidden class per shape of log entry.
+        const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = { method: request.method, route: routeName, status: response.status, tenant: tenantId, durationMs: clock.now() - started };
+        if (code !== undefined) entry.code = code;
+        options.onRequest(entry);
+      }
       return response;
     };
     let extraHeaders: Record<string, string> = {};
@@ -553,7 +552,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       if (result.bytes) {
         return finish({ status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: method === 'HEAD' ? null : result.bytes });
       }
-      return finish({ status: result.status, headers: JSON_HEADERS, body: method === 'HEAD' ? null : JSON.stringify(result.body) });
+      return finish({ status: result.status, headers: JSON_HEADERS, body: method === 'HEAD' ? null : stringifyBody(result.body) });
     } catch (error) {
       const code = isTxmonError(error) ? error.code : 'INTERNAL';
       // Past the body limit the rest of the body is not read: the connection is not reused.

@@ -101,8 +101,18 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
 
 function writeCore(res: ServerResponse, response: CoreResponse): void {
   try {
+    const body = response.body;
+    if (body === null || body === undefined) {
+      res.writeHead(response.status, response.headers as Record<string, string>);
+      res.end();
+      return;
+    }
+    // One buffer with its length in the head: no chunked framing, and the socket gets bytes, not
+    // a string to encode (writeHead fixes the head, so Node could not add the length itself).
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    res.setHeader('content-length', bytes.byteLength);
     res.writeHead(response.status, response.headers as Record<string, string>);
-    res.end(response.body ?? undefined);
+    res.end(bytes);
   } catch {
     res.destroy();
   }
