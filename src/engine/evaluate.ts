@@ -138,6 +138,8 @@ export interface EvaluationPlan {
   readonly needs: readonly AggregateNeed[];
   /** Every list lookup of every running instance, in instance order (answers go to {@link evaluateRuleInstances}). */
   readonly lookups: readonly LookupNeed[];
+  /** @internal Shared by every plan of the same prepared instance list. */
+  readonly shared: ListCache;
 }
 
 const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
@@ -164,6 +166,31 @@ interface InstanceCache {
 // One cache array per prepared instance list (the engine keeps one list per revision of the
 // instances): found with one lookup per evaluation, then by position.
 const instanceCaches = new WeakMap<readonly PreparedInstance[], InstanceCache[]>();
+
+/**
+ * Per prepared instance list: the last executed-rules list with no hit. Consecutive transactions
+ * that hit nothing at the same level run the same instances and get the same not-hit results, so
+ * they share one frozen list (less retained per stored result; a serialiser can cache its text).
+ */
+interface ListCache {
+  lastMissList: readonly ExecutedRuleResult[] | null;
+}
+const listCaches = new WeakMap<InstanceCache[], ListCache>();
+
+function listCacheOf(caches: InstanceCache[]): ListCache {
+  let shared = listCaches.get(caches);
+  if (shared === undefined) {
+    shared = { lastMissList: null };
+    listCaches.set(caches, shared);
+  }
+  return shared;
+}
+
+function sameElements(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function newCache(prepared: PreparedInstance): InstanceCache {
   const id = prepared.instance.id;
@@ -238,7 +265,7 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     for (let j = 0; j < needs.length; j++) all.push(needs[j] as AggregateNeed);
     for (let j = 0; j < lookups.length; j++) allLookups.push(lookups[j] as LookupNeed);
   }
-  return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups };
+  return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups, shared: listCacheOf(caches) };
 }
 
 /**
@@ -531,8 +558,16 @@ export function evaluateRuleInstances(
       counter: cache.counters[1],
     });
   }
+  let executed: readonly ExecutedRuleResult[];
+  if (hitRules.length > 0) {
+    executed = Object.freeze(executedRules);
+  } else {
+    // No hit: every entry is a shared not-hit result; reuse the last such list when equal.
+    const last = plan.shared.lastMissList;
+    executed = last !== null && sameElements(last, executedRules) ? last : (plan.shared.lastMissList = Object.freeze(executedRules));
+  }
   return {
-    executedRules: Object.freeze(executedRules) as ExecutedRuleResult[],
+    executedRules: executed as ExecutedRuleResult[],
     // Most transactions hit nothing: one shared frozen empty list.
     hitRules: (hitRules.length === 0 ? NO_HIT_RULES : Object.freeze(hitRules)) as HitRuleDetails[],
     status,

@@ -6,20 +6,42 @@
  * engine shares one frozen not-hit object per instance and level across transactions. Their
  * text is computed once and kept (weakly, by object); everything else is stringified as usual.
  * On the 20-instance workload this halves the cost of serialising a response (13 µs → 6 µs).
+ * It relies on the engine freezing its results deeply (a frozen result is never changed).
  */
 const textOf = new WeakMap<object, string>();
 
 function ruleJson(rule: unknown): string {
   // Only frozen not-hit results are shared across responses; a hit is new every time.
-  if (typeof rule !== 'object' || rule === null || !Object.isFrozen(rule) || (rule as { ruleHit?: unknown }).ruleHit !== false) {
-    return JSON.stringify(rule) ?? 'null';
-  }
+  if (!isSharedResult(rule)) return JSON.stringify(rule) ?? 'null';
   let text = textOf.get(rule);
   if (text === undefined) {
     text = JSON.stringify(rule);
     textOf.set(rule, text);
   }
   return text;
+}
+
+/**
+ * The text of a list of rule results. A frozen list of frozen not-hit results (the engine shares
+ * one between consecutive transactions that hit nothing) keeps its whole text.
+ */
+function rulesJson(list: readonly unknown[]): string {
+  const cached = textOf.get(list);
+  if (cached !== undefined) return cached;
+  let text = '[';
+  let shared = Object.isFrozen(list);
+  for (let i = 0; i < list.length; i++) {
+    const rule = list[i];
+    if (shared && !isSharedResult(rule)) shared = false;
+    text += (i === 0 ? '' : ',') + ruleJson(rule);
+  }
+  text += ']';
+  if (shared) textOf.set(list, text);
+  return text;
+}
+
+function isSharedResult(rule: unknown): rule is object {
+  return typeof rule === 'object' && rule !== null && Object.isFrozen(rule) && (rule as { ruleHit?: unknown }).ruleHit === false;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -39,9 +61,7 @@ export function stringifyBody(body: unknown): string {
     const value = body[key];
     let text: string | undefined;
     if ((key === 'executedRules' || key === 'hitRules') && Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
-      text = '[';
-      for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + ruleJson(value[i]);
-      text += ']';
+      text = rulesJson(value);
     } else {
       // undefined, functions and symbols are left out, as JSON.stringify does.
       text = JSON.stringify(value) as string | undefined;

@@ -38,6 +38,18 @@ describe('stringifyBody', () => {
     }
   });
 
+  it('keeps the text of a frozen list of not-hit results, and not of a list with a hit', () => {
+    const hit = Object.freeze({ ...notHit, ruleInstanceId: 'r2', ruleHit: true });
+    const misses = Object.freeze([notHit, notHit]);
+    const withHit = Object.freeze([notHit, hit]);
+    for (let i = 0; i < 2; i++) {
+      for (const executedRules of [misses, withHit]) {
+        const body = { transactionId: 't', executedRules, hitRules: [], status: 'ALLOW' };
+        expect(stringifyBody(body)).toBe(JSON.stringify(body));
+      }
+    }
+  });
+
   it('leaves a body with toJSON to JSON.stringify', () => {
     const body = { executedRules: [notHit], toJSON: () => ({ replaced: true }) };
     expect(stringifyBody(body)).toBe('{"replaced":true}');
