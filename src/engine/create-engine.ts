@@ -48,7 +48,7 @@ import {
   type RuleFilters,
 } from '../rules/filters.js';
 import { compileAggregationVariables, createCustomLogicRule } from '../rules/aggregation-variables.js';
-import { createRuleRegistry } from '../rules/registry.js';
+import { createRuleRegistry, deepFreeze } from '../rules/registry.js';
 import {
   SERIES_NAMES,
   contributionRefsOf,
@@ -420,6 +420,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const keptDerived = new Map<string, DerivedSeries>();
 
   function prepare(instance: RuleInstance, wanted: Wanted): PreparedInstance {
+    // Parameters never change once stored (an update stores new ones): frozen, so rules may cache
+    // what they derive from them (e.g. parsed thresholds) by identity.
+    deepFreeze(instance.parameters);
+    if (instance.riskLevelParameters) deepFreeze(instance.riskLevelParameters);
     const filters = instance.filters as RuleFilters;
     const filter = hasActiveFilters(filters) ? compileRuleFilters(filters) : null;
     if (instance.ruleId === CUSTOM_RULE_ID) {

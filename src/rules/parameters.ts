@@ -46,8 +46,8 @@ export interface ResolvedThreshold {
  * map is empty or no rate exists — such a rule cannot decide and does not hit. A converted amount
  * is rounded to the threshold currency's minor unit before the comparison.
  *
- * The map is parsed once and cached by identity (the hot path calls this for every transaction):
- * treat it as immutable, as the engine treats instance parameters.
+ * A frozen map (the engine freezes instance parameters) is parsed once and cached by identity:
+ * the hot path calls this for every transaction. Any other map is read afresh on every call.
  */
 export function resolveThreshold(
   thresholds: AmountThresholds,
@@ -73,11 +73,12 @@ interface ParsedThresholds {
   readonly firstThreshold: bigint;
   readonly firstExponent: number;
 }
-// Parameters live as long as their instance and are never mutated: each map is parsed once.
+// Frozen maps cannot change: each is parsed once.
 const parsedCache = new WeakMap<AmountThresholds, ParsedThresholds>();
 
 function parsedThresholds(thresholds: AmountThresholds): ParsedThresholds {
-  let parsed = parsedCache.get(thresholds);
+  const frozen = Object.isFrozen(thresholds);
+  let parsed = frozen ? parsedCache.get(thresholds) : undefined;
   if (parsed === undefined) {
     const byCurrency = new Map<string, bigint>();
     for (const currency of Object.keys(thresholds)) byCurrency.set(currency, toScaled(thresholds[currency] as number));
@@ -88,7 +89,7 @@ function parsedThresholds(thresholds: AmountThresholds): ParsedThresholds {
       firstThreshold: first === null ? 0n : (byCurrency.get(first) as bigint),
       firstExponent: first === null ? 0 : currencyExponent(first),
     };
-    parsedCache.set(thresholds, parsed);
+    if (frozen) parsedCache.set(thresholds, parsed);
   }
   return parsed;
 }

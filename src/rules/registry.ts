@@ -43,7 +43,8 @@ import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
 import { r69MoneyFlowVolume } from './library/r-69-money-flow-volume.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a JSON-like value and everything in it (already frozen parts are left as they are). */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);

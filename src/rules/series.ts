@@ -200,18 +200,22 @@ function baseContributionsOf(transaction: Transaction, series: ReadonlySet<Serie
   const id = transaction.transactionId;
   const origin = transaction.originUserId;
   const destination = transaction.destinationUserId;
-  // Each side's amount and values are computed once and shared by the series of that side.
+  // Each side's amount and values are computed once, shared by the series of that side, and only
+  // when a kept series of that side carries them.
+  const userSeries = series.has('user-all');
+  const originUserSeries = userSeries || series.has('user-sending') || series.has('user-pair');
+  const destinationUserSeries = userSeries || series.has('user-receiving');
   let originAmount: bigint | null = null;
   let originValues: Record<string, string> | null = null;
-  if (origin) {
+  if (origin && (originUserSeries || series.has('payment-origin') || series.has('ip'))) {
     originAmount = amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at);
-    originValues = entryValues(transaction, 'origin');
+    if (originUserSeries) originValues = entryValues(transaction, 'origin');
   }
   let destinationAmount: bigint | null = null;
   let destinationValues: Record<string, string> | null = null;
-  if (destination) {
+  if (destination && (destinationUserSeries || series.has('payment-destination'))) {
     destinationAmount = amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at);
-    destinationValues = entryValues(transaction, 'destination');
+    if (destinationUserSeries) destinationValues = entryValues(transaction, 'destination');
   }
   if (origin && series.has('user-sending')) {
     out.push({ series: 'user-sending', key: origin, id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
