@@ -18,12 +18,14 @@ import { createOpenApiDocument } from '../http/openapi.js';
 export interface ServeLogger {
   info(obj: unknown, msg?: string): void;
   flushSync(): void;
+  /** Writes out every pending request line (also one whose write is in flight), then calls `done`. */
+  drain(done: () => void): void;
 }
 const logs = new WeakMap<Server, ServeLogger>();
 
 /** The logger of a server started by {@link serve}. */
 export function loggerOf(server: Server): ServeLogger {
-  return logs.get(server) ?? { info: () => undefined, flushSync: () => undefined };
+  return logs.get(server) ?? { info: () => undefined, flushSync: () => undefined, drain: (done) => done() };
 }
 
 export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key <key>]... [--tenants <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
@@ -78,8 +80,7 @@ export function exitOnSignals(server: Server, log: ServeLogger): void {
     // Stop accepting; idle keep-alive sockets are closed, busy ones after their response.
     server.close(() => {
       log.info({}, 'stopped');
-      log.flushSync();
-      process.exit(0);
+      log.drain(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => {
@@ -145,6 +146,25 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       lifecycleLogger.info(obj, msg);
     },
     flushSync: flushRequests,
+    drain: (done) => {
+      if (requestDestination === null) {
+        done();
+        return;
+      }
+      // end() waits for a write in flight, writes the rest, then closes (fd 1 itself stays open).
+      const timer = setTimeout(done, 2_000);
+      timer.unref();
+      requestDestination.once('close', () => {
+        clearTimeout(timer);
+        done();
+      });
+      try {
+        requestDestination.end();
+      } catch {
+        clearTimeout(timer);
+        done();
+      }
+    },
   };
   const specs: TenantSpec[] = values.tenants !== undefined ? readTenants(values.tenants) : [];
   let generated: string | null = null;

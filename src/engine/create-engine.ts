@@ -344,6 +344,21 @@ function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySe
   return whitelists === undefined ? view : { ...view, whitelists };
 }
 
+function ignore(): void {}
+
+/**
+ * The instance as the engine runs it: a copy whose parameters are frozen copies, so rules may cache
+ * what they derive from them (e.g. parsed thresholds) by identity. The repository's own objects are
+ * left as they are (an adapter may reuse or change them).
+ */
+function withFrozenParameters(stored: RuleInstance): RuleInstance {
+  // Object.assign, not a spread plus new keys: one hidden class for every prepared instance.
+  const copy: RuleInstance = Object.assign({}, stored);
+  copy.parameters = deepFreeze(cloneJson(stored.parameters));
+  if (stored.riskLevelParameters !== undefined) copy.riskLevelParameters = deepFreeze(cloneJson(stored.riskLevelParameters));
+  return copy;
+}
+
 /** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
 function resultOf(result: MonitoringResult): MonitoringResult {
   if (result.riskScoreDetails) {
@@ -419,11 +434,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const keptBases = new Set<SeriesName>();
   const keptDerived = new Map<string, DerivedSeries>();
 
-  function prepare(instance: RuleInstance, wanted: Wanted): PreparedInstance {
-    // Parameters never change once stored (an update stores new ones): frozen, so rules may cache
-    // what they derive from them (e.g. parsed thresholds) by identity.
-    deepFreeze(instance.parameters);
-    if (instance.riskLevelParameters) deepFreeze(instance.riskLevelParameters);
+  function prepare(stored: RuleInstance, wanted: Wanted): PreparedInstance {
+    const instance = withFrozenParameters(stored);
     const filters = instance.filters as RuleFilters;
     const filter = hasActiveFilters(filters) ? compileRuleFilters(filters) : null;
     if (instance.ruleId === CUSTOM_RULE_ID) {
@@ -583,14 +595,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
   async function evaluate(transaction: Transaction, previous: Transaction | null) {
     // Both reads start before either is awaited (a database adapter serves them concurrently);
     // no Promise.all: on the memory repositories it costs more than the reads.
-    const usersRead = repos.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']);
-    let state: PreparedState;
-    try {
-      state = await activeInstances();
-    } catch (error) {
-      usersRead.catch(() => undefined);
-      throw error;
-    }
+    const usersRead = Promise.resolve(repos.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']));
+    // Handled at once: a failed read is awaited (and rethrown) below, never an unhandled rejection
+    // while the instances are still being read.
+    usersRead.catch(ignore);
+    const state = await activeInstances();
     const users = await usersRead;
     const originStored = transaction.originUserId ? users[0] : null;
     const destinationStored = transaction.destinationUserId ? users[1] : null;

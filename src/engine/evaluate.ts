@@ -160,6 +160,8 @@ interface LevelSlot {
 /** Per prepared instance: its level slots and its two frozen counter increments. */
 interface InstanceCache {
   readonly prepared: PreparedInstance;
+  /** `prepared.instance` when the cache was made (a changed instance starts a fresh cache). */
+  readonly instance: RuleInstance;
   readonly levels: Partial<Record<RiskLevel, LevelSlot>>;
   readonly counters: readonly [CounterIncrement, CounterIncrement];
 }
@@ -196,6 +198,7 @@ function newCache(prepared: PreparedInstance): InstanceCache {
   const id = prepared.instance.id;
   return {
     prepared,
+    instance: prepared.instance,
     levels: {},
     counters: [Object.freeze({ instanceId: id, runs: 1, hits: 0 }), Object.freeze({ instanceId: id, runs: 1, hits: 1 })],
   };
@@ -236,7 +239,7 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   for (let i = 0; i < list.length; i++) {
     const prepared = list[i] as PreparedInstance;
     let cache = caches[i] as InstanceCache;
-    if (cache.prepared !== prepared) {
+    if (cache.prepared !== prepared || cache.instance !== prepared.instance) {
       // The list was changed in place (a caller's own array): start this position afresh.
       cache = newCache(prepared);
       caches[i] = cache;
