@@ -5,7 +5,7 @@
  * review checked.
  */
 import { describe, expect, it } from 'vitest';
-import { createEngine, createMemoryRepositories, evaluateRuleInstances, type PreparedInstance, type Repositories } from '../../src/index.js';
+import { createEngine, createMemoryRepositories, evaluateRuleInstances, type EvaluationInput, type PreparedInstance, type Repositories } from '../../src/index.js';
 import { r2TransactionAmount } from '../../src/rules/library/r-2-transaction-amount.js';
 import { T0, fixedClock, tx } from '../helpers.js';
 
@@ -60,14 +60,15 @@ describe('review: hot path', () => {
     } as unknown as PreparedInstance['instance'];
     const prepared = { instance: base, rule: r2TransactionAmount, logic: null, filter: null } as unknown as { instance: PreparedInstance['instance'] } & PreparedInstance;
     const instances = [prepared];
-    const input = (t: ReturnType<typeof tx>) => ({
-      transaction: t,
-      instances,
-      originUser: null,
-      destinationUser: null,
-      money: { rates: { rate: () => '1' }, baseCurrency: 'EUR' },
-      defaultRiskLevel: 'VERY_HIGH' as const,
-    });
+    const input = (t: ReturnType<typeof tx>) =>
+      ({
+        transaction: t,
+        instances,
+        originUser: null,
+        destinationUser: null,
+        money: { rates: { rate: () => '1' }, baseCurrency: 'EUR' },
+        defaultRiskLevel: 'VERY_HIGH',
+      }) as unknown as EvaluationInput;
     const first = evaluateRuleInstances(input(tx({ transactionId: 'a', timestamp: T0 })), []);
     expect(first.executedRules[0]?.isShadow).toBe(false);
     (prepared as { instance: unknown }).instance = { ...base, mode: 'SHADOW' };
