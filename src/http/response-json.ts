@@ -8,6 +8,8 @@
  * On the 20-instance workload this halves the cost of serialising a response (13 µs → 6 µs).
  * It relies on the engine freezing its results deeply (a frozen result is never changed).
  */
+import { isPlainObject } from '../validation/safe-json.js';
+
 const textOf = new WeakMap<object, string>();
 
 function ruleJson(rule: unknown): string {
@@ -44,15 +46,13 @@ function isSharedResult(rule: unknown): rule is object {
   return typeof rule === 'object' && rule !== null && Object.isFrozen(rule) && (rule as { ruleHit?: unknown }).ruleHit === false;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && isPlainObject(value);
 }
 
 /** `JSON.stringify(body)`, with the cached text of shared rule results (see the module comment). */
 export function stringifyBody(body: unknown): string {
-  if (!isPlainObject(body) || !Array.isArray(body.executedRules) || typeof (body as { toJSON?: unknown }).toJSON === 'function') {
+  if (!isPlainRecord(body) || !Array.isArray(body.executedRules) || typeof (body as { toJSON?: unknown }).toJSON === 'function') {
     return JSON.stringify(body);
   }
   let out = '{';

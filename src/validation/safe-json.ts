@@ -42,7 +42,8 @@ class SafeJsonProblem {
   ) {}
 }
 
-function isPlainObject(value: object): boolean {
+/** Whether an object is a plain object: prototype `Object.prototype` or `null` (also from another realm). */
+export function isPlainObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   // `Object.getPrototypeOf(proto) === null` also accepts plain objects from another realm.
   return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
