@@ -109,7 +109,7 @@ export {
   validateRuleFilters,
 } from './rules/filters.js';
 export type { CompiledHistoricalFilters, FilterDecision, RuleFilters } from './rules/filters.js';
-export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from './rules/parameters.js';
+export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,
   AnyRuleDefinition,

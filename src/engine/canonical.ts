@@ -13,7 +13,9 @@ export function cloneJson<T>(value: T): T {
     return out as T;
   }
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // for-in with an own-property check: no key array per object.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const v = (value as Record<string, unknown>)[key];
     if (v !== undefined) out[key] = cloneJson(v);
   }

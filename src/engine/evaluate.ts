@@ -12,7 +12,7 @@ import type {
 import type { CompiledLogic } from '../logic/index.js';
 import type { RuleInstance } from '../repositories/types.js';
 import type { FilterDecision } from '../rules/filters.js';
-import type { AggregateNeed, LookupNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from '../rules/types.js';
+import type { AggregateNeed, LookupNeed, MoneyContext, RuleCheckContext, RuleDefinition, RuleHit, RuleUser } from '../rules/types.js';
 
 /** A compiled instance filter (see `compileRuleFilters`). */
 export type InstanceFilter = (context: {
@@ -465,14 +465,18 @@ export function evaluateRuleInstances(
 ): EvaluationResult {
   const plan = planOf(inputOrPlan);
   const { transaction, originUser, destinationUser, money } = plan.input;
-  const executedRules: ExecutedRuleResult[] = [];
+  const planned = plan.instances;
+  // Every planned instance adds exactly one executed rule and one outcome: sized up front.
+  const executedRules: ExecutedRuleResult[] = new Array<ExecutedRuleResult>(planned.length);
   const hitRules: HitRuleDetails[] = [];
-  const outcomes: InstanceOutcome[] = [];
+  const outcomes: InstanceOutcome[] = new Array<InstanceOutcome>(planned.length);
   let status: RuleAction = 'ALLOW';
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
   // What custom logic reads: the same for every custom instance of this evaluation.
   let logicData: LogicData | undefined;
-  const planned = plan.instances;
+  // One check context per evaluation, its per-instance fields set before each check (rule checks
+  // are synchronous and must not keep the context): no context object per instance.
+  let context: MutableCheckContext | undefined;
   for (let i = 0; i < planned.length; i++) {
     const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset, cache, slot } = planned[i] as InstancePlan;
     const { instance, rule, logic } = prepared;
@@ -491,11 +495,12 @@ export function evaluateRuleInstances(
         found = {};
         for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
       }
-      hits = rule.check(
-        found === undefined
-          ? { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts }
-          : { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts, lookups: found },
-      );
+      context ??= { transaction, parameters: undefined, originUser, destinationUser, aggregates: NO_VALUES, money, currentCounts: true, lookups: undefined };
+      context.parameters = settings.parameters;
+      context.aggregates = values;
+      context.currentCounts = currentCounts;
+      context.lookups = found;
+      hits = rule.check(context as RuleCheckContext<unknown>);
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
       logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
@@ -512,8 +517,8 @@ export function evaluateRuleInstances(
     const isShadow = instance.mode === 'SHADOW';
     if (hits.length === 0) {
       // Immutable and the same for every transaction at this level: built once, shared.
-      executedRules.push(slot.notHitExecuted ??= notHitResult(prepared, settings.action));
-      outcomes.push(slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level));
+      executedRules[i] = slot.notHitExecuted ??= notHitResult(prepared, settings.action);
+      outcomes[i] = slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level);
       continue;
     }
     const directions = Object.freeze(uniqueDirections(hits));
@@ -521,8 +526,7 @@ export function evaluateRuleInstances(
     const ruleHitMeta = Object.freeze({ hitDirections: directions });
     const labels = frozenLabels(instance);
     // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
-    executedRules.push(
-      Object.freeze({
+    executedRules[i] = Object.freeze({
         ruleInstanceId: instance.id,
         ruleId: instance.ruleId,
         ruleName: ruleNameOf(prepared),
@@ -533,8 +537,7 @@ export function evaluateRuleInstances(
         nature: instance.nature,
         labels,
         isShadow,
-      }) as ExecutedRuleResult,
-    );
+      }) as ExecutedRuleResult;
     hitRules.push(
       Object.freeze({
         ruleInstanceId: instance.id,
@@ -549,7 +552,7 @@ export function evaluateRuleInstances(
       }) as HitRuleDetails,
     );
     if (!isShadow && ACTION_SEVERITY[settings.action] > ACTION_SEVERITY[status]) status = settings.action;
-    outcomes.push({
+    outcomes[i] = {
       instance,
       hit: true,
       hitDirections: directions,
@@ -559,7 +562,7 @@ export function evaluateRuleInstances(
       ruleDescription,
       triggersOnHit: settings.triggersOnHit,
       counter: cache.counters[1],
-    });
+    };
   }
   let executed: readonly ExecutedRuleResult[];
   if (hitRules.length > 0) {
@@ -576,6 +579,18 @@ export function evaluateRuleInstances(
     status,
     outcomes,
   };
+}
+
+/** The check context reused for every rule instance of one evaluation. */
+interface MutableCheckContext {
+  readonly transaction: Transaction;
+  parameters: unknown;
+  readonly originUser: RuleUser | null;
+  readonly destinationUser: RuleUser | null;
+  aggregates: Readonly<Record<string, AggregateValue>>;
+  readonly money: MoneyContext;
+  currentCounts: boolean;
+  lookups: Readonly<Record<string, boolean>> | undefined;
 }
 
 /** The data a custom instance's logic reads (`var` paths start at these names). */

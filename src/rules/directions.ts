@@ -70,14 +70,17 @@ export function planSides(
   out: AggregateNeed[] = [],
 ): AggregateNeed[] {
   const sender = senderReads(transaction, checkSender, names);
+  // Indexed loops: this runs for every windowed instance and transaction (no iterator objects).
   if (sender) {
-    for (const r of sender) {
+    for (let i = 0; i < sender.length; i++) {
+      const r = sender[i] as SideRead;
       out.push({ name: r.name, series: r.series, key: transaction.originUserId as string, start: window.start, end: window.end, fn, excludeId: transaction.transactionId, includeCurrent });
     }
   }
   const receiver = receiverReads(transaction, checkReceiver, names);
   if (receiver) {
-    for (const r of receiver) {
+    for (let i = 0; i < receiver.length; i++) {
+      const r = receiver[i] as SideRead;
       out.push({ name: r.name, series: r.series, key: transaction.destinationUserId as string, start: window.start, end: window.end, fn, excludeId: transaction.transactionId, includeCurrent });
     }
   }
@@ -87,8 +90,8 @@ export function planSides(
 /** Adds up count values of a side's reads. */
 export function sumCounts(aggregates: Readonly<Record<string, AggregateValue>>, reads: readonly SideRead[]): number {
   let total = 0;
-  for (const r of reads) {
-    const v = aggregates[r.name];
+  for (let i = 0; i < reads.length; i++) {
+    const v = aggregates[(reads[i] as SideRead).name];
     if (typeof v === 'number') total += v;
   }
   return total;
@@ -97,8 +100,8 @@ export function sumCounts(aggregates: Readonly<Record<string, AggregateValue>>, 
 /** Adds up money sums (bigint) of a side's reads. */
 export function sumAmounts(aggregates: Readonly<Record<string, AggregateValue>>, reads: readonly SideRead[]): bigint {
   let total = 0n;
-  for (const r of reads) {
-    const v = aggregates[r.name];
+  for (let i = 0; i < reads.length; i++) {
+    const v = aggregates[(reads[i] as SideRead).name];
     if (typeof v === 'bigint') total += v;
   }
   return total;

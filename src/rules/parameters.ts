@@ -66,6 +66,21 @@ export function resolveThreshold(
   return { amount: roundToMinorUnit(converted, parsed.firstExponent), threshold: parsed.firstThreshold, currency: parsed.first };
 }
 
+/**
+ * Whether `amount` reaches (≥) its threshold, resolved as {@link resolveThreshold} does; `false`
+ * when it cannot be resolved. Allocates nothing on the common paths: rules test this on every
+ * transaction and call {@link resolveThreshold} only to describe a hit.
+ */
+export function reachesThreshold(thresholds: AmountThresholds, amount: bigint, currency: string, money: MoneyContext, at: number): boolean {
+  const parsed = parsedThresholds(thresholds);
+  const own = parsed.byCurrency.get(currency);
+  if (own !== undefined) return amount >= own;
+  if (parsed.first === null) return false;
+  const converted = convertScaled(amount, currency, parsed.first, money.rates, at);
+  if (converted === null) return false;
+  return roundToMinorUnit(converted, parsed.firstExponent) >= parsed.firstThreshold;
+}
+
 /** A thresholds map read once: scaled thresholds by currency and the first listed currency. */
 interface ParsedThresholds {
   readonly byCurrency: ReadonlyMap<string, bigint>;

@@ -63,7 +63,10 @@ export interface MoneyContext {
   readonly baseCurrency: string;
 }
 
-/** Input of a rule's pure check. */
+/**
+ * Input of a rule's pure check. Valid only during the call: the engine reuses one context object
+ * for the instances of an evaluation, so a check must not keep it.
+ */
 export interface RuleCheckContext<P> {
   readonly transaction: Transaction;
   readonly parameters: P;
@@ -78,7 +81,7 @@ export interface RuleCheckContext<P> {
    * `includeCurrent`) must do so only when this is true (D-115). Absent = true.
    */
   readonly currentCounts?: boolean;
-  /** Answers of the rule's {@link LookupNeed}s by need name (`true` = found). Absent when it has none. */
+  /** Answers of the rule's {@link LookupNeed}s by need name (`true` = found). Absent or `undefined` when it has none. */
   readonly lookups?: Readonly<Record<string, boolean>>;
 }
 

@@ -234,9 +234,10 @@ function copyChecked(value: unknown, depth: number, maxDepth: number, budget: { 
   }
   if (!isPlainObject(value)) throw UNSAFE;
   const out: Record<string, unknown> = {};
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
+  // for-in with an own-property check, not Object.keys: no key array per object (V8 serves
+  // for-in from the map's enum cache).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw UNSAFE;
     const item = (value as Record<string, unknown>)[key];
     if (item === undefined) continue;

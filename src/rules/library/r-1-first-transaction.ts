@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
-import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -61,8 +61,7 @@ export const r1FirstTransaction: RuleDefinition<Parameters> = {
     const thresholds = parameters.transactionAmountThreshold;
     if (thresholds && Object.keys(thresholds).length > 0) {
       if (!details) return [];
-      const resolved = resolveThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, money, transaction.timestamp);
-      if (!resolved || resolved.amount < resolved.threshold) return [];
+      if (!reachesThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, money, transaction.timestamp)) return [];
     }
     return [{ direction: 'ORIGIN', vars: { amount } }];
   },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
-import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -8,6 +8,7 @@ const ParametersSchema = Type.Object(
   { additionalProperties: false, title: 'R-2 parameters' },
 );
 type Parameters = Static<typeof ParametersSchema>;
+const NO_HITS: readonly RuleHit[] = Object.freeze([]);
 
 /**
  * R-2 Transaction amount too high: the origin amount is at or above the threshold (≥), the
@@ -29,17 +30,15 @@ export const r2TransactionAmount: RuleDefinition<Parameters> = {
   types: ['Risk exposure'],
   typologies: ['High risk transactions'],
   series: [],
-  check({ transaction, parameters, money }): RuleHit[] {
+  check({ transaction, parameters, money }): readonly RuleHit[] {
     const details = transaction.originAmountDetails;
-    if (!details) return [];
-    const resolved = resolveThreshold(
-      parameters.transactionAmountThreshold,
-      toScaled(details.transactionAmount),
-      details.transactionCurrency,
-      money,
-      transaction.timestamp,
-    );
-    if (!resolved || resolved.amount < resolved.threshold) return [];
+    if (!details) return NO_HITS;
+    const amount = toScaled(details.transactionAmount);
+    const thresholds = parameters.transactionAmountThreshold;
+    // Most transactions stay below: test first, resolve (allocating) only to describe a hit.
+    if (!reachesThreshold(thresholds, amount, details.transactionCurrency, money, transaction.timestamp)) return NO_HITS;
+    const resolved = resolveThreshold(thresholds, amount, details.transactionCurrency, money, transaction.timestamp);
+    if (!resolved) return NO_HITS;
     const vars = {
       amount: formatMoney(toScaled(details.transactionAmount), details.transactionCurrency),
       threshold: formatMoney(resolved.threshold, resolved.currency),

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { formatMoney } from '../../domain/money.js';
 import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead } from '../directions.js';
-import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
 import type { Transaction } from '../../domain/index.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
@@ -83,8 +83,9 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
         if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) return;
       }
       const total = sumAmounts(aggregates, volume);
+      if (!reachesThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp)) return;
       const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp);
-      if (!resolved || resolved.amount < resolved.threshold) return;
+      if (!resolved) return;
       const upper = parameters.transactionVolumeUpperThreshold;
       if (upper && Object.keys(upper).length > 0) {
         const bound = resolveThreshold(upper, total, money.baseCurrency, money, transaction.timestamp);
