@@ -41,3 +41,55 @@ describe('reachesThreshold', () => {
     expect(reachesThreshold(map, scaled, currency, money, 0)).toBe(expected);
   });
 });
+
+describe('reachesThreshold with converting rates', () => {
+  /** A provider whose rate for every pair is `rateAt(at)`: several rates over time. */
+  const provider = (rateAt: (at: number) => string | null) => ({ rates: { rate: (_f: string, _t: string, at: number) => rateAt(at) }, baseCurrency: 'USD' });
+
+  it('one minor unit either side of the converted boundary', () => {
+    // GBP → EUR at exactly 1.25: 8000.00 GBP = 10000.00 EUR reaches {EUR 10000}, 7999.99 GBP does not.
+    const m = provider(() => '1.25');
+    const map = deepFreeze({ EUR: 10000 });
+    expect(reachesThreshold(map, toScaled(8000), 'GBP', m, 0)).toBe(true);
+    expect(reachesThreshold(map, toScaled(7999.99), 'GBP', m, 0)).toBe(false);
+    // Rounded at the target's minor unit: 7999.996 GBP → 9999.995 EUR rounds half-to-even to 10000.00.
+    expect(reachesThreshold(map, toScaled(7999.996), 'GBP', m, 0)).toBe(true);
+    expect(reachesThreshold(map, toScaled(7999.995), 'GBP', m, 0)).toBe(false);
+  });
+
+  it('a rate that changes over time gives each time its own floor', () => {
+    const m = provider((at) => (at < 100 ? '1' : '2'));
+    const map = deepFreeze({ EUR: 100 });
+    expect(reachesThreshold(map, toScaled(60), 'GBP', m, 0)).toBe(false);
+    expect(reachesThreshold(map, toScaled(60), 'GBP', m, 200)).toBe(true);
+    expect(reachesThreshold(map, toScaled(60), 'GBP', m, 0)).toBe(false);
+  });
+
+  it('a zero rate never reaches a positive threshold, and a missing rate cannot decide', () => {
+    const map = deepFreeze({ EUR: 1 });
+    expect(reachesThreshold(map, toScaled(1e12), 'GBP', provider(() => '0'), 0)).toBe(false);
+    expect(reachesThreshold(map, toScaled(1e12), 'GBP', provider(() => null), 0)).toBe(false);
+    expect(reachesThreshold(deepFreeze({ EUR: 0 }), 0n, 'GBP', provider(() => '0'), 0)).toBe(true);
+  });
+
+  const rateText = fc
+    .tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 999_999 }))
+    .map(([whole, fraction]) => `${whole}.${String(fraction).padStart(6, '0')}`);
+  fcTest.prop([
+    fc.array(rateText, { minLength: 1, maxLength: 3 }),
+    fc.constantFrom('EUR', 'JPY', 'KWD'),
+    fc.integer({ min: 0, max: 100_000_000 }).map((n) => n / 100),
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 1_000_000_000 }).map((n) => n / 1000), fc.nat(10)), { minLength: 1, maxLength: 20 }),
+  ])('agrees with convert-round-compare for any rates, thresholds and amounts', (rates, target, threshold, probes) => {
+    const m = provider((at) => rates[at % rates.length] as string);
+    const frozen = deepFreeze({ [target]: threshold });
+    const plain = { [target]: threshold };
+    for (const [amount, at] of probes) {
+      const scaled = toScaled(amount);
+      const resolved = resolveThreshold(plain, scaled, 'GBP', m, at);
+      const expected = resolved !== null && resolved.amount >= resolved.threshold;
+      expect(reachesThreshold(frozen, scaled, 'GBP', m, at)).toBe(expected);
+      expect(reachesThreshold(plain, scaled, 'GBP', m, at)).toBe(expected);
+    }
+  });
+});
