@@ -107,12 +107,12 @@ function writeCore(res: ServerResponse, response: CoreResponse): void {
       res.end();
       return;
     }
-    // One buffer with its length in the head: no chunked framing, and the socket gets bytes, not
-    // a string to encode (writeHead fixes the head, so Node could not add the length itself).
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    res.setHeader('content-length', bytes.byteLength);
+    // The length in the head: no chunked framing (writeHead fixes the head, so Node could not add
+    // it itself). A string body is handed over as a string: Node sends the head and the body in
+    // one write, encoding straight into the socket's buffer (no Buffer per response).
+    res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength);
     res.writeHead(response.status, response.headers as Record<string, string>);
-    res.end(bytes);
+    res.end(body);
   } catch {
     res.destroy();
   }

@@ -125,6 +125,12 @@ describe('txmon serve (the built command)', () => {
     const lines = out.split('\n').filter((l) => l.includes('"msg":"request"'));
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ method: 'POST', route: '/transactions', status: 201, tenant: 'default' });
+    // Every line carries its ISO time (formatted once per millisecond), within the test's span.
+    for (const line of lines) {
+      const time = (JSON.parse(line) as { time: string }).time;
+      expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
+    }
     expect(out).not.toContain(secret);
     expect(out.split(key).length - 1).toBe(3); // the key line and the two curl examples, nothing else
   }, 30_000);
