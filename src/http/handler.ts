@@ -305,11 +305,14 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return out;
 }
 
+// Stateless between calls (no streaming): one decoder for every body.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses a JSON body; `MALFORMED_JSON` with the position-free reason on failure. */
 function parseJson(bytes: Uint8Array): unknown {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new TxmonError('MALFORMED_JSON', 'The request body is not valid UTF-8', [{ path: '', code: 'malformed-json', message: 'is not valid UTF-8' }]);
   }
@@ -319,7 +322,7 @@ function parseJson(bytes: Uint8Array): unknown {
   } catch {
     throw new TxmonError('MALFORMED_JSON', 'The request body is not valid JSON', [{ path: '', code: 'malformed-json', message: 'is not valid JSON' }]);
   }
-  if (hasDuplicateKey(text)) {
+  if (keyTokens(text) !== keysOf(value)) {
     // JSON.parse keeps the last of two equal keys; another parser may keep the first. Refused, so
     // every component reading the body sees the same value.
     throw new TxmonError('MALFORMED_JSON', 'The request body has an object with a duplicate key', [
@@ -331,38 +334,59 @@ function parseJson(bytes: Uint8Array): unknown {
 
 /**
  * Whether valid JSON text has an object with the same key twice (`"a"` and `"\u0061"` are the
- * same key). One pass; a string is a key when the next non-space character is `:`.
+ * same key). `JSON.parse` keeps one property per distinct key of an object, so the text has a
+ * duplicate exactly when it holds more key tokens than the parsed value has own keys: two counts,
+ * no set of keys per object.
  */
 export function hasDuplicateKey(text: string): boolean {
-  const stack: (Set<string> | null)[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x7b /* { */) stack.push(new Set());
-    else if (c === 0x5b /* [ */) stack.push(null);
-    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
-    else if (c === 0x22 /* " */) {
-      const start = i;
-      let escaped = false;
-      for (i += 1; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) {
-          escaped = true;
-          i += 1;
-        } else if (d === 0x22) {
-          break;
-        }
+  return keyTokens(text) !== keysOf(JSON.parse(text));
+}
+
+/** The number of object keys written in valid JSON text: string tokens followed by `:`. */
+function keyTokens(text: string): number {
+  let n = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    if (text.charCodeAt(i) !== 0x22 /* " */) continue;
+    for (i += 1; i < length; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 0x5c /* \ */) i += 1;
+      else if (d === 0x22) break;
+    }
+    let j = i + 1;
+    let c = text.charCodeAt(j);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++j);
+    if (c === 0x3a /* : */) n += 1;
+  }
+  return n;
+}
+
+/**
+ * The number of own keys of every object inside a parsed JSON value. Iterative (an explicit
+ * stack): a body nested deeper than the call stack allows is counted too, and refused later by
+ * the depth check with its own error.
+ */
+function keysOf(root: unknown): number {
+  if (typeof root !== 'object' || root === null) return 0;
+  let n = 0;
+  const pending: object[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop() as object;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'object' && item !== null) pending.push(item);
       }
-      const keys = stack[stack.length - 1];
-      if (!keys) continue;
-      let j = i + 1;
-      while (j < text.length && (text[j] === ' ' || text[j] === '\n' || text[j] === '\r' || text[j] === '\t')) j++;
-      if (text[j] !== ':') continue;
-      const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
-      if (keys.has(key)) return true;
-      keys.add(key);
+      continue;
+    }
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      n += 1;
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) pending.push(item);
     }
   }
-  return false;
+  return n;
 }
 
 function isJsonContentType(value: string | null): boolean {

@@ -356,10 +356,26 @@ describe('hasDuplicateKey', () => {
     { name: 'a colon inside a string value', text: '{"a":"b:c","b":"x"}', expected: false },
     { name: 'escaped quote inside a key', text: '{"a\\"b":1,"a\\"b":2}', expected: true },
     { name: 'keys of sibling objects in an array', text: '[{"a":1},{"a":1}]', expected: false },
+    { name: 'a "__proto__" key twice', text: '{"__proto__":1,"__proto__":2}', expected: true },
+    { name: 'whitespace of every kind before the colon', text: '{"a" \t\r\n:1,"a"\n: 2}', expected: true },
+    { name: 'arrays nested deeper than the call stack', text: `${'['.repeat(200_000)}${']'.repeat(200_000)}`, expected: false },
+    { name: 'objects nested deeper than the call stack', text: `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, expected: false },
+    { name: 'a duplicate at the bottom of a deep nest', text: `${'{"a":'.repeat(10_000)}{"k":1,"k":2}${'}'.repeat(10_000)}`, expected: true },
   ];
   it.each(rows)('$name', async ({ text, expected }) => {
     const { hasDuplicateKey } = await import('../../src/http/handler.js');
     expect(hasDuplicateKey(text)).toBe(expected);
+  });
+
+  test.prop([fc.jsonValue(), fc.string(), fc.nat(20)])('any serialised JSON value has none; a repeated key anywhere makes one', async (value, key, depth) => {
+    const { hasDuplicateKey } = await import('../../src/http/handler.js');
+    const text = JSON.stringify(value);
+    expect(hasDuplicateKey(text)).toBe(false);
+    const k = JSON.stringify(key);
+    const nested = `${'{"x":'.repeat(depth)}{${k}:${text},${k}:0}${'}'.repeat(depth)}`;
+    expect(hasDuplicateKey(`[${text},${nested}]`)).toBe(true);
+    // The same key in two different objects is not a duplicate.
+    expect(hasDuplicateKey(`[{${k}:${text}},{${k}:0}]`)).toBe(false);
   });
 
   it('the handler refuses a body with a duplicate key (400, nothing created)', async () => {
