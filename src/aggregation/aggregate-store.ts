@@ -177,6 +177,10 @@ export function createAggregateStore(): AggregateStore {
   let horizon = -Infinity;
   /** Answers queries on unknown keys; never written to. */
   const empty = createWindowIndex();
+  // queryMany's per-batch lookup cache (see there).
+  const seenSeries: string[] = [];
+  const seenKeys: string[] = [];
+  const seenIndexes: WindowIndex[] = [];
 
   /** The key's full index, upgrading a light slot on first need. */
   function indexOf(series: string, key: string): WindowIndex | undefined {
@@ -293,9 +297,10 @@ export function createAggregateStore(): AggregateStore {
       const out: AggregateValue[] = new Array<AggregateValue>(qs.length);
       // The queries of one transaction read a few (series, key) pairs many times: each pair's
       // index is looked up once per batch (no write happens during a batch).
-      const seenSeries: string[] = [];
-      const seenKeys: string[] = [];
-      const seenIndexes: WindowIndex[] = [];
+      // (Scratch arrays of this store, emptied per batch: a batch runs synchronously to its end.)
+      seenSeries.length = 0;
+      seenKeys.length = 0;
+      seenIndexes.length = 0;
       for (let i = 0; i < qs.length; i++) {
         const q = qs[i] as AggregateQuery;
         let index: WindowIndex | undefined;

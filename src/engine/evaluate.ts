@@ -230,10 +230,12 @@ function slotOf(cache: InstanceCache, level: RiskLevel): LevelSlot {
  */
 export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
-  const instances: InstancePlan[] = [];
+  const list = input.instances;
+  // At most one plan per instance: sized up front, trimmed at the end (filtered-out instances).
+  const instances: InstancePlan[] = new Array<InstancePlan>(list.length);
+  let planned = 0;
   const all: AggregateNeed[] = [];
   const allLookups: LookupNeed[] = [];
-  const list = input.instances;
   const caches = cachesOf(list);
   // Indexed loops on the hot path: no iterator objects.
   for (let i = 0; i < list.length; i++) {
@@ -246,7 +248,7 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     }
     const slot = slotOf(cache, level);
     if (slot.simple !== null) {
-      instances.push(slot.simple);
+      instances[planned++] = slot.simple;
       continue;
     }
     const decision = prepared.filter ? prepared.filter(input) : null;
@@ -264,10 +266,11 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
       // Nothing in this plan depends on the transaction: kept for the next one at this level.
       slot.simple = Object.freeze(plan);
     }
-    instances.push(plan);
+    instances[planned++] = plan;
     for (let j = 0; j < needs.length; j++) all.push(needs[j] as AggregateNeed);
     for (let j = 0; j < lookups.length; j++) allLookups.push(lookups[j] as LookupNeed);
   }
+  if (planned < instances.length) instances.length = planned;
   return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups, shared: listCacheOf(caches) };
 }
 

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { createSideNames, planSides, receiverReads, senderReads, sumCounts, type SideRead } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
+import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -53,24 +54,32 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const hits: RuleHit[] = [];
-    const side = (direction: 'ORIGIN' | 'DESTINATION', reads: readonly SideRead[] | null) => {
-      if (!reads) return;
-      const count = sumCounts(aggregates, reads);
-      // "including the current one": count ≥ 2 means at least one earlier transaction exists.
-      if (count > parameters.transactionsLimit && count >= 2) {
-        hits.push({
-          direction,
-          vars: {
-            side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
-            count,
-            window: describeTimeWindow(parameters.timeWindow),
-            limit: parameters.transactionsLimit,
-          },
-        });
-      }
-    };
-    side('ORIGIN', senderReads(transaction, parameters.checkSender, NAMES));
-    side('DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
+    checkSide(hits, parameters, aggregates, 'ORIGIN', senderReads(transaction, parameters.checkSender, NAMES));
+    checkSide(hits, parameters, aggregates, 'DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
     return hits;
   },
 };
+
+/** One side's check (a module function, not a closure per call: the hot path allocates nothing). */
+function checkSide(
+  hits: RuleHit[],
+  parameters: Parameters,
+  aggregates: Readonly<Record<string, AggregateValue>>,
+  direction: 'ORIGIN' | 'DESTINATION',
+  reads: readonly SideRead[] | null,
+): void {
+  if (!reads) return;
+  const count = sumCounts(aggregates, reads);
+  // "including the current one": count ≥ 2 means at least one earlier transaction exists.
+  if (count > parameters.transactionsLimit && count >= 2) {
+    hits.push({
+      direction,
+      vars: {
+        side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+        count,
+        window: describeTimeWindow(parameters.timeWindow),
+        limit: parameters.transactionsLimit,
+      },
+    });
+  }
+}

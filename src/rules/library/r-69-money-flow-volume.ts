@@ -4,7 +4,8 @@ import { formatMoney } from '../../domain/money.js';
 import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead } from '../directions.js';
 import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
 import type { Transaction } from '../../domain/index.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
+import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -77,36 +78,14 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
   },
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
     const hits: RuleHit[] = [];
-    const side = (direction: 'ORIGIN' | 'DESTINATION', volume: readonly SideRead[] | null, history: readonly SideRead[] | null) => {
-      if (!volume) return;
-      if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
-        if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) return;
-      }
-      const total = sumAmounts(aggregates, volume);
-      if (!reachesThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp)) return;
-      const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp);
-      if (!resolved) return;
-      const upper = parameters.transactionVolumeUpperThreshold;
-      if (upper && Object.keys(upper).length > 0) {
-        const bound = resolveThreshold(upper, total, money.baseCurrency, money, transaction.timestamp);
-        if (bound && bound.amount > bound.threshold) return;
-      }
-      hits.push({
-        direction,
-        vars: {
-          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
-          window: describeTimeWindow(parameters.timeWindow),
-          volume: formatMoney(resolved.amount, resolved.currency),
-          threshold: formatMoney(resolved.threshold, resolved.currency),
-        },
-      });
-    };
-    side(
-      'ORIGIN',
-      senderReads(transaction, parameters.checkSender, VOLUME),
-      senderReads(transaction, parameters.checkSender, HISTORY),
-    );
-    side(
+    const at = transaction.timestamp;
+    checkSide(hits, parameters, aggregates, money, at, 'ORIGIN', senderReads(transaction, parameters.checkSender, VOLUME), senderReads(transaction, parameters.checkSender, HISTORY));
+    checkSide(
+      hits,
+      parameters,
+      aggregates,
+      money,
+      at,
       'DESTINATION',
       receiverReads(transaction, parameters.checkReceiver, VOLUME),
       receiverReads(transaction, parameters.checkReceiver, HISTORY),
@@ -114,3 +93,38 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
     return hits;
   },
 };
+
+/** One side's check (a module function, not a closure per call: the hot path allocates nothing). */
+function checkSide(
+  hits: RuleHit[],
+  parameters: Parameters,
+  aggregates: Readonly<Record<string, AggregateValue>>,
+  money: MoneyContext,
+  at: number,
+  direction: 'ORIGIN' | 'DESTINATION',
+  volume: readonly SideRead[] | null,
+  history: readonly SideRead[] | null,
+): void {
+  if (!volume) return;
+  if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+    if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) return;
+  }
+  const total = sumAmounts(aggregates, volume);
+  if (!reachesThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, at)) return;
+  const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, at);
+  if (!resolved) return;
+  const upper = parameters.transactionVolumeUpperThreshold;
+  if (upper && Object.keys(upper).length > 0) {
+    const bound = resolveThreshold(upper, total, money.baseCurrency, money, at);
+    if (bound && bound.amount > bound.threshold) return;
+  }
+  hits.push({
+    direction,
+    vars: {
+      side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+      window: describeTimeWindow(parameters.timeWindow),
+      volume: formatMoney(resolved.amount, resolved.currency),
+      threshold: formatMoney(resolved.threshold, resolved.currency),
+    },
+  });
+}
