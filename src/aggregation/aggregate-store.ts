@@ -303,23 +303,31 @@ export function createAggregateStore(): AggregateStore {
       seenIndexes.length = 0;
       for (let i = 0; i < qs.length; i++) {
         const q = qs[i] as AggregateQuery;
+        // Read once: a query is caller data (a getter must not make the three lists disagree).
+        const series = q.series;
+        const key = q.key;
         let index: WindowIndex | undefined;
         for (let j = 0; j < seenSeries.length; j++) {
-          if (seenKeys[j] === q.key && seenSeries[j] === q.series) {
+          if (seenKeys[j] === key && seenSeries[j] === series) {
             index = seenIndexes[j];
             break;
           }
         }
         if (index === undefined) {
-          index = indexOf(q.series, q.key) ?? empty;
-          if (seenSeries.length < 8) {
-            seenSeries.push(q.series);
-            seenKeys.push(q.key);
-            seenIndexes.push(index);
+          index = indexOf(series, key) ?? empty;
+          const n = seenSeries.length;
+          if (n < 8) {
+            seenSeries[n] = series;
+            seenKeys[n] = key;
+            seenIndexes[n] = index;
           }
         }
         out[i] = run(q, i, index);
       }
+      // Hold no index past the batch (a dropped series must not stay reachable from here).
+      seenSeries.length = 0;
+      seenKeys.length = 0;
+      seenIndexes.length = 0;
       return out;
     },
 

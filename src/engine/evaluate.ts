@@ -10,6 +10,7 @@ import type {
   TriggersOnHit,
 } from '../domain/index.js';
 import type { CompiledLogic } from '../logic/index.js';
+import { LIBRARY_RULES } from '../rules/registry.js';
 import type { RuleInstance } from '../repositories/types.js';
 import type { FilterDecision } from '../rules/filters.js';
 import type { AggregateNeed, LookupNeed, MoneyContext, RuleCheckContext, RuleDefinition, RuleHit, RuleUser } from '../rules/types.js';
@@ -164,6 +165,11 @@ interface InstanceCache {
   readonly instance: RuleInstance;
   readonly levels: Partial<Record<RiskLevel, LevelSlot>>;
   readonly counters: readonly [CounterIncrement, CounterIncrement];
+  /**
+   * Whether the rule is one of txmon's library rules, which read their check context during the
+   * call only and so may share one per evaluation (D-136); a host's rule gets its own each call.
+   */
+  readonly sharesContext: boolean;
 }
 // One cache array per prepared instance list (the engine keeps one list per revision of the
 // instances): found with one lookup per evaluation, then by position.
@@ -201,8 +207,10 @@ function newCache(prepared: PreparedInstance): InstanceCache {
     instance: prepared.instance,
     levels: {},
     counters: [Object.freeze({ instanceId: id, runs: 1, hits: 0 }), Object.freeze({ instanceId: id, runs: 1, hits: 1 })],
+    sharesContext: prepared.rule !== null && LIBRARY_RULE_SET.has(prepared.rule),
   };
 }
+const LIBRARY_RULE_SET: ReadonlySet<unknown> = new Set<unknown>(LIBRARY_RULES);
 
 function cachesOf(instances: readonly PreparedInstance[]): InstanceCache[] {
   let caches = instanceCaches.get(instances);
@@ -477,8 +485,8 @@ export function evaluateRuleInstances(
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
   // What custom logic reads: the same for every custom instance of this evaluation.
   let logicData: LogicData | undefined;
-  // One check context per evaluation, its per-instance fields set before each check (rule checks
-  // are synchronous and must not keep the context): no context object per instance.
+  // One check context per evaluation for the library rules, its per-instance fields set before
+  // each check (they read it during the call only): no context object per instance (D-136).
   let context: MutableCheckContext | undefined;
   for (let i = 0; i < planned.length; i++) {
     const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset, cache, slot } = planned[i] as InstancePlan;
@@ -498,12 +506,18 @@ export function evaluateRuleInstances(
         found = {};
         for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
       }
-      context ??= { transaction, parameters: undefined, originUser, destinationUser, aggregates: NO_VALUES, money, currentCounts: true, lookups: undefined };
-      context.parameters = settings.parameters;
-      context.aggregates = values;
-      context.currentCounts = currentCounts;
-      context.lookups = found;
-      hits = rule.check(context as RuleCheckContext<unknown>);
+      let checkContext: MutableCheckContext;
+      if (cache.sharesContext) {
+        context ??= { transaction, parameters: undefined, originUser, destinationUser, aggregates: NO_VALUES, money, currentCounts: true, lookups: undefined };
+        checkContext = context;
+        checkContext.parameters = settings.parameters;
+        checkContext.aggregates = values;
+        checkContext.currentCounts = currentCounts;
+        checkContext.lookups = found;
+      } else {
+        checkContext = { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts, lookups: found };
+      }
+      hits = rule.check(checkContext as RuleCheckContext<unknown>);
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
       logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
@@ -584,7 +598,7 @@ export function evaluateRuleInstances(
   };
 }
 
-/** The check context reused for every rule instance of one evaluation. */
+/** A rule check's context, mutable so that library rules can share one per evaluation. */
 interface MutableCheckContext {
   readonly transaction: Transaction;
   parameters: unknown;

@@ -64,8 +64,8 @@ export interface MoneyContext {
 }
 
 /**
- * Input of a rule's pure check. Valid only during the call: the engine reuses one context object
- * for the instances of an evaluation, so a check must not keep it.
+ * Input of a rule's pure check. A rule registered by a host gets a new context object on every
+ * call; txmon's library rules share one per evaluation (they read it during the call only).
  */
 export interface RuleCheckContext<P> {
   readonly transaction: Transaction;
