@@ -415,11 +415,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
     readonly derived: readonly DerivedSeries[];
     /** Whitelist ids the active instances' `whitelistUsers.listIds` filters name. */
     readonly whitelistIds: readonly string[];
+    /** Whether user-series entries carry their `values` (some active instance reads them). */
+    readonly values: boolean;
   }
   /** What the active instances read. */
   interface Wanted {
     readonly bases: Set<SeriesName>;
     readonly derived: Map<string, DerivedSeries>;
+    /** Whether some instance reading a series reads entry values (`RuleDefinition.readsEntryValues`). */
+    values: boolean;
   }
   const alwaysKept: readonly SeriesName[] =
     options.maintainSeries === 'all' ? SERIES_NAMES : [...new Set(options.maintainSeries ?? [])];
@@ -433,6 +437,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
   /** Series whose entries the aggregate repository holds (built-in and derived), by name. */
   const keptBases = new Set<SeriesName>();
   const keptDerived = new Map<string, DerivedSeries>();
+  /**
+   * Whether every kept entry carries its values. Entries are kept without them while no active
+   * instance reads values; when one starts to, every kept series is refilled from history first.
+   * Cleared whenever entries without values are written (also by a state whose instance write
+   * then failed), so it never claims more than is true.
+   */
+  let keptValues = true;
 
   function prepare(stored: RuleInstance, wanted: Wanted): PreparedInstance {
     const instance = withFrozenParameters(stored);
@@ -447,6 +458,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         description: instance.ruleDescriptionAlias ?? 'Custom json-logic rule.',
         descriptionTemplate: 'Custom rule logic matched the transaction.',
       });
+      // (Aggregation variables may count distinct values: they read entry values.)
+      wanted.values = true;
       for (const v of variables) {
         if (v.derived) {
           if (!wanted.derived.has(v.derived.name)) wanted.derived.set(v.derived.name, v.derived);
@@ -457,6 +470,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return { instance, rule: custom as unknown as RuleDefinition<unknown>, logic: null, filter, seriesMap: null };
     }
     const rule = registry.get(instance.ruleId) ?? null;
+    if (rule !== null && rule.series.length > 0 && rule.readsEntryValues !== false) wanted.values = true;
     const historical = rule && rule.series.length > 0 ? compileHistoricalFilters(filters) : null;
     if (!historical) {
       for (const base of rule?.series ?? []) wanted.bases.add(base);
@@ -483,24 +497,31 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   /** Prepares the ACTIVE instances of `list` and collects the series they read. */
   function prepareAll(list: readonly RuleInstance[]): { active: PreparedInstance[]; wanted: Wanted } {
-    const wanted: Wanted = { bases: new Set(alwaysKept), derived: new Map() };
+    // Series kept for the host (`maintainSeries`) keep their values: the host may read them.
+    const wanted: Wanted = { bases: new Set(alwaysKept), derived: new Map(), values: alwaysKept.length > 0 };
     const active = list.filter((i) => i.status === 'ACTIVE').map((i) => prepare(i, wanted));
     return { active, wanted };
   }
 
   /** Fills, in one scan of the stored transactions, the wanted series not kept yet (D-116, D-125). */
   async function fillMissing(wanted: Wanted): Promise<void> {
-    const newBases = new Set([...wanted.bases].filter((b) => !keptBases.has(b)));
-    const newDerived = [...wanted.derived.values()].filter((d) => !keptDerived.has(d.name));
-    if (newBases.size === 0 && newDerived.length === 0) return;
-    const filled = new Map<string, SeriesEntry[]>();
-    for (const name of [...newBases, ...newDerived.map((d) => d.name)]) filled.set(name, []);
-    for await (const transaction of repos.transactions.scanTransactions()) {
-      for (const entry of contributionsOf(transaction, newBases, money, newDerived)) filled.get(entry.series)?.push(entry);
+    // Entries kept without values cannot answer a value read: when values become wanted, every
+    // wanted series is filled afresh (D-139).
+    const refill = wanted.values && !keptValues;
+    const newBases = new Set([...wanted.bases].filter((b) => refill || !keptBases.has(b)));
+    const newDerived = [...wanted.derived.values()].filter((d) => refill || !keptDerived.has(d.name));
+    if (newBases.size > 0 || newDerived.length > 0) {
+      const filled = new Map<string, SeriesEntry[]>();
+      for (const name of [...newBases, ...newDerived.map((d) => d.name)]) filled.set(name, []);
+      for await (const transaction of repos.transactions.scanTransactions()) {
+        for (const entry of contributionsOf(transaction, newBases, money, newDerived, wanted.values)) filled.get(entry.series)?.push(entry);
+      }
+      for (const [name, entries] of filled) await repos.aggregates.replaceSeries(name, entries);
+      for (const b of newBases) keptBases.add(b);
+      for (const d of newDerived) keptDerived.set(d.name, d);
     }
-    for (const [name, entries] of filled) await repos.aggregates.replaceSeries(name, entries);
-    for (const b of newBases) keptBases.add(b);
-    for (const d of newDerived) keptDerived.set(d.name, d);
+    if (wanted.values) keptValues = true;
+    else if (newBases.size > 0 || newDerived.length > 0) keptValues = false;
   }
 
   /** Drops the kept series no wanted one names. */
@@ -528,7 +549,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     await dropUnwanted(wanted);
     await fillMissing(wanted);
     const whitelistIds = [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters as RuleFilters)))];
-    const state: PreparedState = { revision, active, series: new Set(keptBases), derived: [...keptDerived.values()], whitelistIds };
+    const state: PreparedState = { revision, active, series: new Set(keptBases), derived: [...keptDerived.values()], whitelistIds, values: wanted.values };
     prepared = state;
     return state;
   }
@@ -617,7 +638,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       money,
       defaultRiskLevel,
     };
-    const current = contributionsOf(transaction, state.series, money, state.derived);
+    const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
+    // Entries without values are about to be kept: a later value reader needs a refill first.
+    if (!state.values && current.length > 0) keptValues = false;
     const plan = planRuleInstances(input);
     const needs = plan.needs;
     // Needs are valid queries (excludeId = this transaction): passed as they are; the values come

@@ -144,18 +144,20 @@ function entryValues(transaction: Transaction, side: 'origin' | 'destination'): 
  * The entries a transaction contributes to the given built-in `series` and to the `derived`
  * series that accept it (a derived series needs no entry of its base in `series`). Pure: the same
  * transaction always yields the same entries, so an update replaces exactly what the earlier
- * version added.
+ * version added. With `withValues` false the user-series entries carry no `values` (the engine
+ * keeps them so while no active instance reads values; see `RuleDefinition.readsEntryValues`).
  */
 export function contributionsOf(
   transaction: Transaction,
   series: ReadonlySet<SeriesName>,
   money: MoneyContext,
   derived: readonly DerivedSeries[] = NO_DERIVED,
+  withValues = true,
 ): SeriesEntry[] {
-  if (derived.length === 0) return baseContributionsOf(transaction, series, money);
+  if (derived.length === 0) return baseContributionsOf(transaction, series, money, withValues);
   // Base entries of a derived series' base are computed even when that base is not kept.
   const computed = withBases(series, derived);
-  const base = baseContributionsOf(transaction, computed, money);
+  const base = baseContributionsOf(transaction, computed, money, withValues);
   const out: SeriesEntry[] = computed === series ? base : base.filter((e) => series.has(e.series as SeriesName));
   for (const d of derived) {
     if (!d.accepts(transaction)) continue;
@@ -194,7 +196,7 @@ export function derivedContributionsOf(transaction: Transaction, derived: Derive
 const NO_DERIVED: readonly DerivedSeries[] = Object.freeze([]);
 const NO_SERIES: ReadonlySet<SeriesName> = new Set();
 
-function baseContributionsOf(transaction: Transaction, series: ReadonlySet<SeriesName>, money: MoneyContext): SeriesEntry[] {
+function baseContributionsOf(transaction: Transaction, series: ReadonlySet<SeriesName>, money: MoneyContext, withValues: boolean): SeriesEntry[] {
   const out: SeriesEntry[] = [];
   const at = transaction.timestamp;
   const id = transaction.transactionId;
@@ -209,31 +211,31 @@ function baseContributionsOf(transaction: Transaction, series: ReadonlySet<Serie
   let originValues: Record<string, string> | null = null;
   if (origin && (originUserSeries || series.has('payment-origin') || series.has('ip'))) {
     originAmount = amountInBase(transaction.originAmountDetails ?? transaction.destinationAmountDetails, money, at);
-    if (originUserSeries) originValues = entryValues(transaction, 'origin');
+    if (originUserSeries && withValues) originValues = entryValues(transaction, 'origin');
   }
   let destinationAmount: bigint | null = null;
   let destinationValues: Record<string, string> | null = null;
   if (destination && (destinationUserSeries || series.has('payment-destination'))) {
     destinationAmount = amountInBase(transaction.destinationAmountDetails ?? transaction.originAmountDetails, money, at);
-    if (destinationUserSeries) destinationValues = entryValues(transaction, 'destination');
+    if (destinationUserSeries && withValues) destinationValues = entryValues(transaction, 'destination');
   }
   if (origin && series.has('user-sending')) {
-    out.push({ series: 'user-sending', key: origin, id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
+    out.push({ series: 'user-sending', key: origin, id, timestamp: at, amount: originAmount, values: (originValues ?? undefined) as Record<string, string> });
   }
   if (destination && series.has('user-receiving')) {
-    out.push({ series: 'user-receiving', key: destination, id, timestamp: at, amount: destinationAmount, values: destinationValues as Record<string, string> });
+    out.push({ series: 'user-receiving', key: destination, id, timestamp: at, amount: destinationAmount, values: (destinationValues ?? undefined) as Record<string, string> });
   }
   if (series.has('user-all')) {
     if (origin) {
-      out.push({ series: 'user-all', key: origin, id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
+      out.push({ series: 'user-all', key: origin, id, timestamp: at, amount: originAmount, values: (originValues ?? undefined) as Record<string, string> });
     }
     // A self-transfer is one transaction of its user: one user-all entry.
     if (destination && destination !== origin) {
-      out.push({ series: 'user-all', key: destination, id, timestamp: at, amount: destinationAmount, values: destinationValues as Record<string, string> });
+      out.push({ series: 'user-all', key: destination, id, timestamp: at, amount: destinationAmount, values: (destinationValues ?? undefined) as Record<string, string> });
     }
   }
   if (origin && destination && series.has('user-pair')) {
-    out.push({ series: 'user-pair', key: pairKey(origin, destination), id, timestamp: at, amount: originAmount, values: originValues as Record<string, string> });
+    out.push({ series: 'user-pair', key: pairKey(origin, destination), id, timestamp: at, amount: originAmount, values: (originValues ?? undefined) as Record<string, string> });
   }
   const originPayment = series.has('payment-origin') ? paymentIdentifier(transaction.originPaymentDetails) : undefined;
   if (originPayment !== undefined) {

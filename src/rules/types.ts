@@ -122,6 +122,13 @@ export interface RuleDefinition<P = Record<string, unknown>> {
   readonly typologies: readonly string[];
   /** Series this rule reads; the engine keeps them up to date. Empty for stateless rules. */
   readonly series: readonly SeriesName[];
+  /**
+   * Whether the rule's aggregate needs read entry values (the `field` of `distinct`, `countIn`,
+   * `sumIn`). Absent means yes. A rule that only counts, sums or reads amounts and timestamps sets
+   * `false`: while no active instance reads values, the engine keeps the user series without them
+   * (less work and memory per transaction) and refills them from history when one starts to.
+   */
+  readonly readsEntryValues?: boolean;
   /** The windowed aggregates the check needs for this transaction and these parameters. */
   aggregates?(context: RulePlanContext<P>): readonly AggregateNeed[];
   /** The list lookups the check needs (answered by the list repository before the check runs). */

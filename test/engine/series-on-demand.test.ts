@@ -39,6 +39,93 @@ describe('series kept on demand (D-125)', () => {
   });
 });
 
+describe('entry values kept on demand (D-139)', () => {
+  const R10 = { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } } };
+
+  it('keeps user-series entries without values while only counting rules read them, and refills them when a value reader starts', async () => {
+    const repositories = createMemoryRepositories();
+    const { engine } = testEngine({ repositories });
+    await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 5 } });
+    await engine.createTransaction(tx({ timestamp: T0 - 2 * HOUR }));
+    const [bare] = await repositories.aggregates.entries('user-sending', 'alice');
+    expect(bare).toBeDefined();
+    expect(bare?.values).toBeUndefined();
+    const reader = await engine.createRuleInstance(R10);
+    const [filled] = await repositories.aggregates.entries('user-sending', 'alice');
+    expect(filled?.values).toMatchObject({ counterparty: 'bob', type: 'TRANSFER' });
+    // The value reader leaves: new entries are kept without values again; when it comes back the
+    // series are refilled, so the entry written in between has its values too.
+    await engine.deleteRuleInstance(reader.id);
+    await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
+    expect((await repositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values === undefined)).toEqual([false, true]);
+    await engine.createRuleInstance(R10);
+    expect((await repositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values?.counterparty)).toEqual(['bob', 'bob']);
+  });
+
+  test.prop(
+    [
+      transactionsArbitrary({ maxLength: 16, userIds: ['u-1', 'u-2', 'u-3'] }),
+      fc.nat(16),
+      fc.nat(16),
+      fc.boolean(),
+      fc.array(fc.record({ target: fc.nat(), state: fc.constantFrom('SUCCESSFUL', 'DECLINED', 'REFUNDED') }), { maxLength: 4 }),
+    ],
+    { numRuns: 40 },
+  )('a value reader created after a counting-only period decides as if values had always been kept', async (transactions, a, b, leaveAndReturn, events) => {
+    const kept = testEngine({ maintainSeries: 'all' }).engine;
+    const onDemand = testEngine().engine;
+    const both = async <T>(fn: (e: typeof kept) => Promise<T>): Promise<[T | string, T | string]> => {
+      const run = async (e: typeof kept) => {
+        try {
+          return await fn(e);
+        } catch (error) {
+          return String((error as { code?: string }).code ?? error);
+        }
+      };
+      return [await run(kept), await run(onDemand)];
+    };
+    const first = a % (transactions.length + 1);
+    const second = first + (b % (transactions.length - first + 1));
+    for (const e of [kept, onDemand]) await e.createRuleInstance(MENU[0] as Record<string, unknown>);
+    for (const t of transactions.slice(0, first)) {
+      const [x, y] = await both((e) => e.createTransaction(t));
+      expect(y).toEqual(x);
+    }
+    const ids = transactions.slice(0, first).map((t) => t.transactionId);
+    for (const ev of events) {
+      if (ids.length === 0) break;
+      const [x, y] = await both((e) =>
+        e.createTransactionEvent({ transactionId: ids[ev.target % ids.length] as string, timestamp: T0 + 40 * 24 * HOUR + ev.target, transactionState: ev.state }),
+      );
+      expect(y).toEqual(x);
+    }
+    let readers = await Promise.all([kept, onDemand].map((e) => e.createRuleInstance(R10)));
+    for (const t of transactions.slice(first, second)) {
+      const [x, y] = await both((e) => e.createTransaction(t));
+      expect(y).toEqual(x);
+    }
+    if (leaveAndReturn) {
+      await kept.deleteRuleInstance((readers[0] as { id: string }).id);
+      await onDemand.deleteRuleInstance((readers[1] as { id: string }).id);
+      const middle = second + Math.floor((transactions.length - second) / 2);
+      for (const t of transactions.slice(second, middle)) {
+        const [x, y] = await both((e) => e.createTransaction(t));
+        expect(y).toEqual(x);
+      }
+      readers = await Promise.all([kept, onDemand].map((e) => e.createRuleInstance(R10)));
+      for (const t of transactions.slice(middle)) {
+        const [x, y] = await both((e) => e.createTransaction(t));
+        expect(y).toEqual(x);
+      }
+    } else {
+      for (const t of transactions.slice(second)) {
+        const [x, y] = await both((e) => e.createTransaction(t));
+        expect(y).toEqual(x);
+      }
+    }
+  });
+});
+
 describe('properties', () => {
   const users = ['u-1', 'u-2', 'u-3'];
   let totalHits = 0;

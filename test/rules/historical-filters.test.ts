@@ -283,7 +283,8 @@ describe('properties', () => {
       for (const id of ids) {
         const stored = await repositories.transactions.getTransaction(id);
         if (stored?.transaction.originUserId !== user) continue;
-        expected.push(...derivedContributionsOf(stored.transaction, series, money));
+        // R-30 reads no entry values, so the engine keeps its series without them (D-139).
+        for (const { values: _values, ...entry } of derivedContributionsOf(stored.transaction, series, money)) expected.push(entry);
       }
       expected.sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       expect(await repositories.aggregates.entries(series.name, user)).toEqual(expected);

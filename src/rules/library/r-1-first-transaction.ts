@@ -38,6 +38,7 @@ export const r1FirstTransaction: RuleDefinition<Parameters> = {
   types: ['New activity'],
   typologies: ['Account takeover fraud', 'Money mules'],
   series: ['user-sending'],
+  readsEntryValues: false,
   aggregates({ transaction }) {
     if (!transaction.originUserId) return [];
     return [

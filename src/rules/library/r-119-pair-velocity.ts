@@ -40,6 +40,7 @@ export const r119PairVelocity: RuleDefinition<Parameters> = {
   types: ['Velocity'],
   typologies: ['Hidden/unusual relationships', 'Layering', 'Money mules'],
   series: ['user-pair'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     const { originUserId, destinationUserId } = transaction;
     if (!originUserId || !destinationUserId) return [];

@@ -55,6 +55,7 @@ export const r120AverageAmountExceedsPastPeriod: RuleDefinition<Parameters> = {
   types: ['Anomaly detection', 'Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Card fraud'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, true);
   },

@@ -66,6 +66,7 @@ export const r121AverageDailyCountExceedsPastPeriod: RuleDefinition<Parameters> 
   types: ['Velocity comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, false);
   },

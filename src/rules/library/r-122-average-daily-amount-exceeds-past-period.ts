@@ -59,6 +59,7 @@ export const r122AverageDailyAmountExceedsPastPeriod: RuleDefinition<Parameters>
   types: ['Anomaly detection', 'Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, true);
   },

@@ -68,6 +68,7 @@ export const r126PairVolume: RuleDefinition<Parameters> = {
   types: ['Volume'],
   typologies: ['Hidden/unusual relationships', 'Layering'],
   series: ['user-pair'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
   },

@@ -100,6 +100,7 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
   types: ['Velocity comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
   },

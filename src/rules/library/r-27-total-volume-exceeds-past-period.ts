@@ -58,6 +58,7 @@ export const r27TotalVolumeExceedsPastPeriod: RuleDefinition<Parameters> = {
   types: ['Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, true);
   },

@@ -48,6 +48,7 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
   types: ['Velocity'],
   typologies: ['Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     const end = transaction.timestamp;
     return planSides(transaction, parameters.checkSender, parameters.checkReceiver, NAMES, { start: windowStart(end, parameters.timeWindow), end }, 'count');

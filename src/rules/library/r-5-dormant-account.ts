@@ -43,6 +43,7 @@ export const r5DormantAccount: RuleDefinition<Parameters> = {
   types: ['New activity'],
   typologies: ['Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     if (!transaction.originUserId) return [];
     return [

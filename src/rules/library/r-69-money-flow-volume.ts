@@ -73,6 +73,7 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
   types: ['Volume'],
   typologies: ['Structuring', 'Layering', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
   },

@@ -147,6 +147,7 @@ function createLowValueRule(
     types: ['Pattern recognition'],
     typologies: ['Structuring'],
     series: [side.series],
+    readsEntryValues: false,
     aggregates({ transaction, parameters }): AggregateNeed[] {
       const key = side.userOf(transaction);
       const limit = parameters.lowTransactionCount - 1;

@@ -68,6 +68,7 @@ export const r94PaymentIdentifierFrequency: RuleDefinition<Parameters> = {
   types: ['Velocity'],
   typologies: ['Card testing', 'Money mules', 'Bust-out fraud'],
   series: ['payment-origin', 'payment-destination'],
+  readsEntryValues: false,
   aggregates({ transaction, parameters }): AggregateNeed[] {
     const end = transaction.timestamp;
     const start = windowStart(end, parameters.timeWindow);
