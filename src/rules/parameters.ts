@@ -59,11 +59,8 @@ export function resolveThreshold(
   const parsed = parsedThresholds(thresholds);
   const own = parsed.byCurrency.get(currency);
   if (own !== undefined) return { amount, threshold: own, currency };
-  if (parsed.first === null) return null;
-  const converted = convertScaled(amount, currency, parsed.first, money.rates, at);
-  if (converted === null) return null;
-  // A converted amount is compared at the target currency's minor unit (D-12).
-  return { amount: roundToMinorUnit(converted, parsed.firstExponent), threshold: parsed.firstThreshold, currency: parsed.first };
+  const converted = inFirstCurrency(parsed, amount, currency, money, at);
+  return converted === null ? null : { amount: converted, threshold: parsed.firstThreshold, currency: parsed.first as string };
 }
 
 /**
@@ -75,10 +72,18 @@ export function reachesThreshold(thresholds: AmountThresholds, amount: bigint, c
   const parsed = parsedThresholds(thresholds);
   const own = parsed.byCurrency.get(currency);
   if (own !== undefined) return amount >= own;
-  if (parsed.first === null) return false;
+  const converted = inFirstCurrency(parsed, amount, currency, money, at);
+  return converted !== null && converted >= parsed.firstThreshold;
+}
+
+/**
+ * `amount` converted into the map's first listed currency and rounded to its minor unit (a
+ * converted amount is compared at that precision, D-12); `null` for an empty map or no rate.
+ */
+function inFirstCurrency(parsed: ParsedThresholds, amount: bigint, currency: string, money: MoneyContext, at: number): bigint | null {
+  if (parsed.first === null) return null;
   const converted = convertScaled(amount, currency, parsed.first, money.rates, at);
-  if (converted === null) return false;
-  return roundToMinorUnit(converted, parsed.firstExponent) >= parsed.firstThreshold;
+  return converted === null ? null : roundToMinorUnit(converted, parsed.firstExponent);
 }
 
 /** A thresholds map read once: scaled thresholds by currency and the first listed currency. */

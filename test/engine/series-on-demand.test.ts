@@ -16,6 +16,26 @@ const MENU: Record<string, unknown>[] = [
   { ruleId: 'R-30', parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] } },
 ];
 
+/**
+ * An engine keeping every series (with values) and one keeping them on demand, and a runner that
+ * applies one call to both and returns both answers (an error as its code).
+ */
+function keptAndOnDemand() {
+  const kept = testEngine({ maintainSeries: 'all' }).engine;
+  const onDemand = testEngine().engine;
+  const both = async <T>(fn: (e: typeof kept) => Promise<T>): Promise<[T | string, T | string]> => {
+    const run = async (e: typeof kept) => {
+      try {
+        return await fn(e);
+      } catch (error) {
+        return String((error as { code?: string }).code ?? error);
+      }
+    };
+    return [await run(kept), await run(onDemand)];
+  };
+  return { kept, onDemand, both };
+}
+
 describe('series kept on demand (D-125)', () => {
   it('keeps no series while no instance reads one, and fills a series from history when one starts reading it', async () => {
     const repositories = createMemoryRepositories();
@@ -72,18 +92,7 @@ describe('entry values kept on demand (D-139)', () => {
     ],
     { numRuns: 40 },
   )('a value reader created after a counting-only period decides as if values had always been kept', async (transactions, a, b, leaveAndReturn, events) => {
-    const kept = testEngine({ maintainSeries: 'all' }).engine;
-    const onDemand = testEngine().engine;
-    const both = async <T>(fn: (e: typeof kept) => Promise<T>): Promise<[T | string, T | string]> => {
-      const run = async (e: typeof kept) => {
-        try {
-          return await fn(e);
-        } catch (error) {
-          return String((error as { code?: string }).code ?? error);
-        }
-      };
-      return [await run(kept), await run(onDemand)];
-    };
+    const { kept, onDemand, both } = keptAndOnDemand();
     const first = a % (transactions.length + 1);
     const second = first + (b % (transactions.length - first + 1));
     for (const e of [kept, onDemand]) await e.createRuleInstance(MENU[0] as Record<string, unknown>);
@@ -144,18 +153,7 @@ describe('properties', () => {
   )(
     'an instance created at any point decides exactly as if every series had always been kept',
     async (transactions, split, chosen, events) => {
-      const kept = testEngine({ maintainSeries: 'all' }).engine;
-      const onDemand = testEngine().engine;
-      const both = async <T>(fn: (e: typeof kept) => Promise<T>): Promise<[T | string, T | string]> => {
-        const run = async (e: typeof kept) => {
-          try {
-            return await fn(e);
-          } catch (error) {
-            return String((error as { code?: string }).code ?? error);
-          }
-        };
-        return [await run(kept), await run(onDemand)];
-      };
+      const { kept, onDemand, both } = keptAndOnDemand();
       const cut = split % (transactions.length + 1);
       for (const t of transactions.slice(0, cut)) {
         const [a, b] = await both((e) => e.createTransaction(t));
