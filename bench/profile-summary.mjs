@@ -26,7 +26,8 @@ function sourceMapOf(url) {
   return map;
 }
 
-function locate(frame) {
+/** `src/…:line` of a profile call frame through the bundle's source map (else the bundle path), `(native)` without a url. */
+export function locate(frame) {
   const { url, lineNumber, columnNumber } = frame;
   if (!url) return '(native)';
   const map = sourceMapOf(url);
