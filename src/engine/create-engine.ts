@@ -440,10 +440,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
   /**
    * Whether every kept entry carries its values. Entries are kept without them while no active
    * instance reads values; when one starts to, every kept series is refilled from history first.
-   * Cleared whenever entries without values are written (also by a state whose instance write
-   * then failed), so it never claims more than is true.
+   * Conservative: cleared whenever values stop being wanted, whenever this engine writes entries
+   * without them, after a failed instance write, and when another engine changed the instances
+   * (it may have written entries without values meanwhile), so it never claims more than is true.
    */
   let keptValues = true;
+  /** The instance revision this engine's own last instance write produced (−1: none yet). */
+  let ownRevision = -1;
 
   function prepare(stored: RuleInstance, wanted: Wanted): PreparedInstance {
     const instance = withFrozenParameters(stored);
@@ -520,8 +523,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
       for (const b of newBases) keptBases.add(b);
       for (const d of newDerived) keptDerived.set(d.name, d);
     }
-    if (wanted.values) keptValues = true;
-    else if (newBases.size > 0 || newDerived.length > 0) keptValues = false;
+    // After a refill every wanted series has its values; a series kept beyond them was not
+    // refilled and may lack them, so the flag is set only when no such series is kept.
+    if (!wanted.values) keptValues = false;
+    else if (refill) keptValues = keptOnly(newBases, newDerived, wanted);
+  }
+
+  /** Whether every kept series is one `wanted` names (or was just filled). */
+  function keptOnly(filledBases: ReadonlySet<SeriesName>, filledDerived: readonly DerivedSeries[], wanted: Wanted): boolean {
+    for (const base of keptBases) if (!wanted.bases.has(base) && !filledBases.has(base)) return false;
+    for (const name of keptDerived.keys()) if (!wanted.derived.has(name) && !filledDerived.some((d) => d.name === name)) return false;
+    return true;
   }
 
   /** Drops the kept series no wanted one names. */
@@ -545,6 +557,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
    * instances changed elsewhere (another engine on the same repositories) or after a restart.
    */
   async function refresh(revision: number): Promise<PreparedState> {
+    // Instances changed by another engine on the same repositories: it may have kept entries
+    // without values meanwhile (D-139), so a value reader refills rather than trusting them.
+    if (revision !== ownRevision) keptValues = false;
     const { active, wanted } = prepareAll(await repos.ruleInstances.list());
     await dropUnwanted(wanted);
     await fillMissing(wanted);
@@ -571,7 +586,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const current = list.find((i) => i.id === id);
       const next: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
       await fillMissing(prepareAll(current ? list.map((i) => (i.id === id ? next : i)) : [...list, next]).wanted);
-      await repos.ruleInstances.put(stored);
+      try {
+        await repos.ruleInstances.put(stored);
+      } catch (error) {
+        // The series were filled for instances that were not written: the next call re-prepares
+        // from the stored instances (dropping series they do not read), and trusts no values.
+        prepared = null;
+        keptValues = false;
+        throw error;
+      }
+      ownRevision = await repos.ruleInstances.revision();
       return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
     });
   }
@@ -1112,6 +1136,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       assertId(id, 'rule instance id');
       await exclusive(async () => {
         if (!(await repos.ruleInstances.delete(id))) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
+        ownRevision = await repos.ruleInstances.revision();
       });
     },
 
