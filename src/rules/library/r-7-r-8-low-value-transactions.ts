@@ -116,7 +116,8 @@ const SENDING: SideSpec = { series: 'user-sending', seriesSet: new Set(['user-se
 
 /** The current transaction's own entry amount in the side's series (base currency, as stored). */
 function readCurrentAmount(transaction: Transaction, side: SideSpec, money: MoneyContext): bigint | null {
-  for (const entry of contributionsOf(transaction, side.seriesSet, money)) {
+  // Only the amount is read: no values computed.
+  for (const entry of contributionsOf(transaction, side.seriesSet, money, undefined, false)) {
     if (entry.series === side.series) return entry.amount;
   }
   return null;
