@@ -7,14 +7,21 @@
  *
  * ## Layout and costs (n = entries held)
  *
- * Entries live in parallel arrays sorted by (timestamp, id), plus prefix sums of the amounts and
- * prefix counts of the entries that have an amount, and a Map id → entry.
+ * Entries live in parallel arrays of plain values sorted by (timestamp, id): timestamps, ids,
+ * amounts, prefix sums of the amounts and prefix counts of the entries that have one (and each
+ * entry's `values`, once any entry had some). Amounts and prefix sums are plain numbers while all
+ * of them lie within ±2^52, where doubles are exact integers; the first one beyond switches the
+ * index to bigints for good. Held ids are a Set while there are at most 64 (an entry is then found
+ * by a scan back from the newest one: updated and excluded entries are almost always recent) and
+ * a Map id → timestamp beyond. Nothing per entry is an object of its own, so keeping an entry
+ * costs a few array slots and no allocation that survives the call (D-140).
  *
  * | operation | cost |
  * |---|---|
- * | `count`, `sum`, `amountCount` (with or without `excludeId`) | O(log n): two binary searches, prefix differences; `excludeId` is one Map lookup |
- * | `upsert` of a new entry at or after the last one (timestamps mostly increase) | amortised O(1) plus one O(log n) search |
+ * | `count`, `sum`, `amountCount` (with or without `excludeId`) | O(log n): two binary searches, prefix differences; `excludeId` is one Set/Map lookup, and when the id is held, finding it (up to 64 steps back from the newest entry, or a binary search by its timestamp; remembered until the next change) |
+ * | `upsert` of a new entry at or after the last one (timestamps mostly increase) | amortised O(1) |
  * | `upsert` out of order, replacing an entry, `remove` | O(d): d = entries after the touched position (prefixes are recomputed from there); small in practice since late arrivals and updates are recent |
+ * | the switch to bigints (once per index, when an amount or a prefix sum passes ±2^52) | O(n) |
  * | `min`, `max` | O(B + k/B), k = entries in the range, B = 64: block summaries of 64 entries, computed lazily on the first min/max query, so keys never asked for min/max pay nothing |
  * | `distinctCount` | ranges under 32 entries: a scan. Larger ranges: up to 4 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a cursor is rebuilt (O(k)) when moving it would cost more than rescanning or after a change before its end |
  * | `countIn` | as `distinctCount` (same cursors), plus O(\|values\|) |
@@ -23,7 +30,8 @@
  * | `lastMin`, `lastMax` | as `min`, `max` over that position range: O(log n + B + limit/B) |
  * | `pruneBefore` | O(log n + pruned); storage is compacted (O(n)) only once at least half the arrays are pruned, so compaction is amortised O(1) per pruned entry |
  *
- * Entries are stored as copies; `values` objects are kept by reference and must not be mutated.
+ * Entries are stored as their fields (`get` and `entries` build new objects); `values` objects are
+ * kept by reference and must not be mutated.
  */
 import { TxmonError } from '../errors.js';
 
@@ -163,20 +171,61 @@ function sameValues(a: Readonly<Record<string, string>> | undefined, b: Readonly
   return n === 0;
 }
 
-/** The {@link WindowIndex} implementation: a class, so an index is cheap to create and its calls stay monomorphic. */
+/**
+ * Amounts and prefix sums are kept as plain numbers while every one of them lies within ±2^52
+ * (then each is an exact integer, and so is the difference of two prefix sums); past that the
+ * index switches to bigints for good.
+ */
+const NUMBER_LIMIT = 2 ** 52;
+const BIG_LIMIT = 2n ** 52n;
+const NEGATIVE_BIG_LIMIT = -BIG_LIMIT;
+/** Past this many held ids an index finds entries by id through a Map id → timestamp; below, by a short scan. */
+const ID_MAP_MIN = 64;
+
+type Values = Readonly<Record<string, string>>;
+/** An amount as stored: a number (`NaN` for none) before the switch to bigints, a bigint (`null` for none) after. */
+type StoredAmount = number | bigint | null;
+
+function isPresent(amount: StoredAmount): amount is number | bigint {
+  // NaN (no amount, number form) is the only value not equal to itself.
+  return amount !== null && amount === amount;
+}
+
+function toBigAmount(amount: number | bigint): bigint {
+  return typeof amount === 'bigint' ? amount : BigInt(amount);
+}
+
+/**
+ * The {@link WindowIndex} implementation: a class, so an index is cheap to create and its calls
+ * stay monomorphic. Entries are not kept as objects: timestamps, ids, amounts, prefix sums and
+ * prefix counts are parallel arrays of plain values, so an append writes a few array slots and
+ * allocates nothing that outlives the call (the retained heap and the scavenger's copying work
+ * were what an entry object, a bigint prefix and a Map entry per held entry cost).
+ */
 class ArrayWindowIndex implements WindowIndex {
   // Physical arrays; positions [0, head) are pruned and wait for compaction.
   private ts: number[] = [];
   private ids: string[] = [];
-  private recs: WindowEntry[] = [];
-  // prefixSum[i] / prefixAmountCount[i]: over physical positions [0, i); length = n + 1.
-  private prefixSum: bigint[] = [0n];
-  private prefixAmountCount: number[] = [0];
+  // Number form: amounts (NaN = none) and prefix sums, exact below NUMBER_LIMIT.
+  private amt: number[] = [];
+  private ps: number[] = [0];
+  // Bigint form, once an amount or a prefix sum reached NUMBER_LIMIT (then `amt`/`ps` are unused).
+  private bigAmt: (bigint | null)[] | null = null;
+  private bigPs: bigint[] | null = null;
+  // prefixAmountCount[i]: entries with an amount at physical positions [0, i); length = n + 1.
+  private pc: number[] = [0];
+  // Each entry's `values`, or null while no entry had any.
+  private vals: (Values | undefined)[] | null = null;
   private head = 0;
-  private readonly byId = new Map<string, WindowEntry>();
+  // Held ids: a Set while few (an entry is then found by a short scan), a Map id → timestamp past ID_MAP_MIN.
+  private idSet: Set<string> | null = new Set();
+  private idTs: Map<string, number> | null = null;
+  // The last position found for an id (queries of one transaction exclude the same id many times); reset by every change.
+  private memoId: string | undefined = undefined;
+  private memoPos = -1;
   // Lazy min/max summaries of full blocks [b·BLOCK, (b+1)·BLOCK); valid for b < validBlocks.
-  private readonly blockMin: (bigint | null)[] = [];
-  private readonly blockMax: (bigint | null)[] = [];
+  private blockMin: StoredAmount[] = [];
+  private blockMax: StoredAmount[] = [];
   private validBlocks = 0;
   private cursors: DistinctCursor[] = [];
   private clock = 0;
@@ -185,11 +234,12 @@ class ArrayWindowIndex implements WindowIndex {
 
   /** First physical position in [head, n) whose timestamp is ≥ t (n when none). */
   private lowerBound(t: number): number {
+    const ts = this.ts;
     let lo = this.head;
-    let hi = this.ts.length;
+    let hi = ts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.ts[mid] as number) < t) lo = mid + 1;
+      if ((ts[mid] as number) < t) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -197,11 +247,12 @@ class ArrayWindowIndex implements WindowIndex {
 
   /** First physical position in [head, n) whose timestamp is > t (n when none). */
   private upperBound(t: number): number {
+    const ts = this.ts;
     let lo = this.head;
-    let hi = this.ts.length;
+    let hi = ts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.ts[mid] as number) <= t) lo = mid + 1;
+      if ((ts[mid] as number) <= t) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -220,69 +271,202 @@ class ArrayWindowIndex implements WindowIndex {
     return lo;
   }
 
-  /** Recomputes prefixes for positions ≥ from and drops summaries that covered them. */
+  private holds(id: string): boolean {
+    return this.idTs !== null ? this.idTs.has(id) : (this.idSet as Set<string>).has(id);
+  }
+
+  private addId(id: string, timestamp: number): void {
+    if (this.idTs !== null) {
+      this.idTs.set(id, timestamp);
+      return;
+    }
+    const set = this.idSet as Set<string>;
+    set.add(id);
+    if (set.size > ID_MAP_MIN) {
+      // Called before the new entry is stored: the held ones come from the arrays, then this one.
+      const map = new Map<string, number>();
+      for (let i = this.head; i < this.ts.length; i++) map.set(this.ids[i] as string, this.ts[i] as number);
+      map.set(id, timestamp);
+      this.idTs = map;
+      this.idSet = null;
+    }
+  }
+
+  private deleteId(id: string): void {
+    if (this.idTs !== null) this.idTs.delete(id);
+    else (this.idSet as Set<string>).delete(id);
+  }
+
+  /**
+   * Physical position of the held entry `id`, −1 when none. `hint` is a timestamp the entry
+   * probably has (an upsert's own): its tie range is looked at first. Small indexes then scan
+   * from the newest entry back (updated entries are mostly recent); large ones know each id's
+   * timestamp.
+   */
+  private positionOf(id: string, hint?: number): number {
+    if (id === this.memoId) return this.memoPos;
+    let position = -1;
+    if (this.holds(id)) {
+      const t = this.idTs !== null ? this.idTs.get(id) : hint;
+      if (t !== undefined) {
+        for (let i = this.lowerBound(t); i < this.ts.length && this.ts[i] === t; i++) {
+          if (this.ids[i] === id) {
+            position = i;
+            break;
+          }
+        }
+      }
+      if (position < 0) {
+        for (let i = this.ts.length - 1; i >= this.head; i--) {
+          if (this.ids[i] === id) {
+            position = i;
+            break;
+          }
+        }
+      }
+    }
+    this.memoId = id;
+    this.memoPos = position;
+    return position;
+  }
+
+  /** Position of the excluded entry when it is held and inside physical [lo, hi); else −1. */
+  private excludedIn(lo: number, hi: number, excludeId: string | undefined): number {
+    if (excludeId === undefined) return -1;
+    const position = this.positionOf(excludeId);
+    return position >= lo && position < hi ? position : -1;
+  }
+
+  private changed(): void {
+    this.memoId = undefined;
+    this.memoPos = -1;
+  }
+
+  private hasAmountAt(i: number): boolean {
+    return this.bigAmt !== null ? this.bigAmt[i] !== null : this.amt[i] === this.amt[i];
+  }
+
+  /** Amount at physical position i, as a bigint. */
+  private amountAt(i: number): bigint | null {
+    if (this.bigAmt !== null) return this.bigAmt[i] as bigint | null;
+    const a = this.amt[i] as number;
+    return a === a ? BigInt(a) : null;
+  }
+
+  /** The amounts in their stored form (numbers with NaN, or bigints with null). */
+  private storedAmounts(): readonly StoredAmount[] {
+    return this.bigAmt ?? this.amt;
+  }
+
+  /** Sum of the amounts at physical [lo, hi), exact. */
+  private rangeSum(lo: number, hi: number): bigint {
+    if (this.bigPs !== null) return (this.bigPs[hi] as bigint) - (this.bigPs[lo] as bigint);
+    return BigInt((this.ps[hi] as number) - (this.ps[lo] as number));
+  }
+
+  /** Switches amounts and prefix sums to bigints for good (an amount or a sum reached NUMBER_LIMIT). */
+  private goBig(): void {
+    if (this.bigAmt !== null) return;
+    const n = this.ts.length;
+    const amounts: (bigint | null)[] = new Array<bigint | null>(n);
+    const prefixes: bigint[] = new Array<bigint>(n + 1);
+    let s = 0n;
+    prefixes[0] = 0n;
+    for (let i = 0; i < n; i++) {
+      const a = this.amt[i] as number;
+      const big = a === a ? BigInt(a) : null;
+      amounts[i] = big;
+      if (big !== null) s += big;
+      prefixes[i + 1] = s;
+    }
+    this.bigAmt = amounts;
+    this.bigPs = prefixes;
+    this.amt = [];
+    this.ps = [0];
+    this.validBlocks = 0;
+  }
+
+  /** Recomputes prefixes for positions ≥ from and drops summaries and cursors that covered them. */
   private touchFrom(from: number): void {
     const n = this.ts.length;
-    this.prefixSum.length = from + 1;
-    this.prefixAmountCount.length = from + 1;
-    let s = this.prefixSum[from] as bigint;
-    let c = this.prefixAmountCount[from] as number;
-    for (let i = from; i < n; i++) {
-      const amount = (this.recs[i] as WindowEntry).amount;
-      if (amount !== null) {
-        s += amount;
-        c += 1;
+    this.pc.length = from + 1;
+    let c = this.pc[from] as number;
+    if (this.bigAmt === null) {
+      this.ps.length = from + 1;
+      let s = this.ps[from] as number;
+      for (let i = from; i < n; i++) {
+        const a = this.amt[i] as number;
+        if (a === a) {
+          s += a;
+          if (s > NUMBER_LIMIT || s < -NUMBER_LIMIT) {
+            this.pc.length = 1;
+            this.goBig();
+            this.touchFrom(0);
+            return;
+          }
+        }
+        this.ps.push(s);
       }
-      this.prefixSum.push(s);
-      this.prefixAmountCount.push(c);
+    } else {
+      const prefixes = this.bigPs as bigint[];
+      prefixes.length = from + 1;
+      let s = prefixes[from] as bigint;
+      for (let i = from; i < n; i++) {
+        const a = this.bigAmt[i] as bigint | null;
+        if (a !== null) s += a;
+        prefixes.push(s);
+      }
+    }
+    const amounts = this.storedAmounts();
+    for (let i = from; i < n; i++) {
+      if (isPresent(amounts[i] as StoredAmount)) c += 1;
+      this.pc.push(c);
     }
     const firstBlock = Math.floor(from / BLOCK);
     if (this.validBlocks > firstBlock) this.validBlocks = firstBlock;
     if (this.cursors.some((cursor) => cursor.hi > from)) this.cursors = this.cursors.filter((cursor) => cursor.hi <= from);
   }
 
-  private insertAt(position: number, entry: WindowEntry): void {
-    if (position === this.ts.length) {
-      this.ts.push(entry.timestamp);
-      this.ids.push(entry.id);
-      this.recs.push(entry);
+  /** Stores `amount` at position i (replacing) or inserted before i, in the current form. */
+  private putAmount(i: number, amount: bigint | null, insert: boolean): void {
+    if (this.bigAmt !== null) {
+      if (insert) this.bigAmt.splice(i, 0, amount);
+      else this.bigAmt[i] = amount;
     } else {
-      this.ts.splice(position, 0, entry.timestamp);
-      this.ids.splice(position, 0, entry.id);
-      this.recs.splice(position, 0, entry);
+      const a = amount === null ? NaN : Number(amount);
+      if (insert) this.amt.splice(i, 0, a);
+      else this.amt[i] = a;
     }
+  }
+
+  private insertAt(position: number, id: string, timestamp: number, amount: bigint | null, values: Values | undefined): void {
+    this.ts.splice(position, 0, timestamp);
+    this.ids.splice(position, 0, id);
+    this.putAmount(position, amount, true);
+    if (values !== undefined && this.vals === null) this.vals = new Array<Values | undefined>(this.ts.length - 1).fill(undefined);
+    if (this.vals !== null) this.vals.splice(position, 0, values);
   }
 
   private removeAt(position: number): void {
     this.ts.splice(position, 1);
     this.ids.splice(position, 1);
-    this.recs.splice(position, 1);
-  }
-
-  /** Physical position of a held entry. */
-  private positionOf(entry: WindowEntry): number {
-    return this.slotOf(entry.timestamp, entry.id);
-  }
-
-  /** The excluded entry when it exists and lies in [start, end]; else undefined. */
-  private excludedIn(start: number, end: number, excludeId: string | undefined): WindowEntry | undefined {
-    if (excludeId === undefined) return undefined;
-    const entry = this.byId.get(excludeId);
-    if (entry === undefined || entry.timestamp < start || entry.timestamp > end) return undefined;
-    return entry;
+    if (this.bigAmt !== null) this.bigAmt.splice(position, 1);
+    else this.amt.splice(position, 1);
+    if (this.vals !== null) this.vals.splice(position, 1);
   }
 
   private ensureBlocks(): void {
     const full = Math.floor(this.ts.length / BLOCK);
+    const amounts = this.storedAmounts();
     this.blockMin.length = this.validBlocks;
     this.blockMax.length = this.validBlocks;
     for (let b = this.validBlocks; b < full; b++) {
-      let lo: bigint | null = null;
-      let hi: bigint | null = null;
+      let lo: StoredAmount = null;
+      let hi: StoredAmount = null;
       const end = (b + 1) * BLOCK;
       for (let i = b * BLOCK; i < end; i++) {
-        const amount = (this.recs[i] as WindowEntry).amount;
-        if (amount === null) continue;
+        const amount = amounts[i] as StoredAmount;
+        if (!isPresent(amount)) continue;
         if (lo === null || amount < lo) lo = amount;
         if (hi === null || amount > hi) hi = amount;
       }
@@ -292,24 +476,32 @@ class ArrayWindowIndex implements WindowIndex {
     this.validBlocks = full;
   }
 
-  /** Min (`wantMax` false) or max of the non-null amounts at physical positions [from, to). */
-  private extremeOf(from: number, to: number, wantMax: boolean): bigint | null {
-    let best: bigint | null = null;
-    const consider = (amount: bigint | null): void => {
-      if (amount === null) return;
-      if (best === null || (wantMax ? amount > best : amount < best)) best = amount;
-    };
+  /** Min (`wantMax` false) or max of the amounts at physical positions [from, to), in stored form; null when none. */
+  private extremeOf(from: number, to: number, wantMax: boolean): number | bigint | null {
+    const amounts = this.storedAmounts();
+    let best: number | bigint | null = null;
     const firstFull = Math.ceil(from / BLOCK);
     const lastFull = Math.floor(to / BLOCK);
+    const scan = (a: number, b: number): void => {
+      for (let i = a; i < b; i++) {
+        const amount = amounts[i] as StoredAmount;
+        if (!isPresent(amount)) continue;
+        if (best === null || (wantMax ? amount > best : amount < best)) best = amount;
+      }
+    };
     if (lastFull - firstFull < 1) {
-      for (let i = from; i < to; i++) consider((this.recs[i] as WindowEntry).amount);
+      scan(from, to);
       return best;
     }
     this.ensureBlocks();
     const summaries = wantMax ? this.blockMax : this.blockMin;
-    for (let i = from; i < firstFull * BLOCK; i++) consider((this.recs[i] as WindowEntry).amount);
-    for (let b = firstFull; b < lastFull; b++) consider(summaries[b] as bigint | null);
-    for (let i = lastFull * BLOCK; i < to; i++) consider((this.recs[i] as WindowEntry).amount);
+    scan(from, firstFull * BLOCK);
+    for (let b = firstFull; b < lastFull; b++) {
+      const amount = summaries[b] as StoredAmount;
+      if (!isPresent(amount)) continue;
+      if (best === null || (wantMax ? amount > best : amount < best)) best = amount;
+    }
+    scan(lastFull * BLOCK, to);
     return best;
   }
 
@@ -317,18 +509,20 @@ class ArrayWindowIndex implements WindowIndex {
     const lo = this.lowerBound(start);
     const hi = this.upperBound(end);
     if (hi <= lo) return null;
-    const excluded = this.excludedIn(start, end, excludeId);
-    return this.extremeAround(lo, hi, excluded === undefined ? -1 : this.positionOf(excluded), wantMax);
+    return this.extremeAround(lo, hi, this.excludedIn(lo, hi, excludeId), wantMax);
   }
 
   /** Min or max over physical [from, to) leaving out position `skip` (−1 or outside: none). */
   private extremeAround(from: number, to: number, skip: number, wantMax: boolean): bigint | null {
-    if (skip < from || skip >= to) return this.extremeOf(from, to, wantMax);
-    const left = this.extremeOf(from, skip, wantMax);
-    const right = this.extremeOf(skip + 1, to, wantMax);
-    if (left === null) return right;
-    if (right === null) return left;
-    return (wantMax ? right > left : right < left) ? right : left;
+    let best: number | bigint | null;
+    if (skip < from || skip >= to) {
+      best = this.extremeOf(from, to, wantMax);
+    } else {
+      const left = this.extremeOf(from, skip, wantMax);
+      const right = this.extremeOf(skip + 1, to, wantMax);
+      best = left === null ? right : right === null ? left : (wantMax ? right > left : right < left) ? right : left;
+    }
+    return best === null ? null : toBigAmount(best);
   }
 
   /**
@@ -342,15 +536,14 @@ class ArrayWindowIndex implements WindowIndex {
     const lo = this.lowerBound(start);
     const to = this.upperBound(end);
     if (to <= lo) return null;
-    const excluded = this.excludedIn(start, end, excludeId);
-    const skip = excluded === undefined ? -1 : this.positionOf(excluded);
+    const skip = this.excludedIn(lo, to, excludeId);
     let from = to - limit;
     if (skip >= 0 && skip >= from) from -= 1;
     return { from: Math.max(lo, from), to, skip };
   }
 
-  private distinctValue(entry: WindowEntry, field: string): string | undefined {
-    const value = entry.values?.[field];
+  private distinctValue(i: number, field: string): string | undefined {
+    const value = this.vals?.[i]?.[field];
     return typeof value === 'string' && value !== '' ? value : undefined;
   }
 
@@ -358,17 +551,18 @@ class ArrayWindowIndex implements WindowIndex {
     const { counts, sums, field } = cursor;
     const add = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
-        const entry = this.recs[i] as WindowEntry;
-        const value = this.distinctValue(entry, field);
+        const value = this.distinctValue(i, field);
         if (value === undefined) continue;
         counts.set(value, (counts.get(value) ?? 0) + 1);
-        if (sums !== null && entry.amount !== null) sums.set(value, (sums.get(value) ?? 0n) + entry.amount);
+        if (sums !== null) {
+          const amount = this.amountAt(i);
+          if (amount !== null) sums.set(value, (sums.get(value) ?? 0n) + amount);
+        }
       }
     };
     const drop = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
-        const entry = this.recs[i] as WindowEntry;
-        const value = this.distinctValue(entry, field);
+        const value = this.distinctValue(i, field);
         if (value === undefined) continue;
         const left = (counts.get(value) as number) - 1;
         if (left === 0) {
@@ -376,7 +570,10 @@ class ArrayWindowIndex implements WindowIndex {
           sums?.delete(value);
         } else {
           counts.set(value, left);
-          if (sums !== null && entry.amount !== null) sums.set(value, (sums.get(value) as bigint) - entry.amount);
+          if (sums !== null) {
+            const amount = this.amountAt(i);
+            if (amount !== null) sums.set(value, (sums.get(value) as bigint) - amount);
+          }
         }
       }
     };
@@ -421,16 +618,25 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   private compact(): void {
-    const base = this.prefixSum[this.head] as bigint;
-    const baseCount = this.prefixAmountCount[this.head] as number;
-    this.ts = this.ts.slice(this.head);
-    this.ids = this.ids.slice(this.head);
-    this.recs = this.recs.slice(this.head);
-    this.prefixSum = this.prefixSum.slice(this.head).map((s) => s - base);
-    this.prefixAmountCount = this.prefixAmountCount.slice(this.head).map((c) => c - baseCount);
+    const head = this.head;
+    this.ts = this.ts.slice(head);
+    this.ids = this.ids.slice(head);
+    if (this.bigAmt !== null) {
+      const base = this.bigPs?.[head] as bigint;
+      this.bigAmt = this.bigAmt.slice(head);
+      this.bigPs = (this.bigPs as bigint[]).slice(head).map((s) => s - base);
+    } else {
+      const base = this.ps[head] as number;
+      this.amt = this.amt.slice(head);
+      this.ps = this.ps.slice(head).map((s) => s - base);
+    }
+    const baseCount = this.pc[head] as number;
+    this.pc = this.pc.slice(head).map((c) => c - baseCount);
+    if (this.vals !== null) this.vals = this.vals.slice(head);
     this.head = 0;
     this.validBlocks = 0;
     this.cursors = [];
+    this.changed();
   }
 
   get size(): number {
@@ -450,92 +656,136 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   upsert(entry: WindowEntry): void {
-    const { id, timestamp, amount } = entry;
+    const id = entry.id;
+    const timestamp = entry.timestamp;
+    const amount = entry.amount;
+    const values = entry.values;
     if (!Number.isFinite(timestamp)) {
       throw new TxmonError('VALIDATION_FAILED', 'Invalid window entry: /timestamp must be a finite number', [
         { path: '/timestamp', code: 'type', message: 'must be a finite number' },
       ]);
     }
-    const stored: WindowEntry =
-      entry.values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values: entry.values };
-    const previous = this.byId.get(id);
-    if (previous !== undefined && previous.timestamp === timestamp && previous.amount === amount && sameValues(previous.values, entry.values)) {
-      // The same entry again (an event that changed nothing this index keeps): nothing to do.
-      return;
-    }
-    this.byId.set(id, stored);
+    if (amount !== null && this.bigAmt === null && (amount >= BIG_LIMIT || amount <= NEGATIVE_BIG_LIMIT)) this.goBig();
+    this.changed();
     const n = this.ts.length;
-    if (previous === undefined && (n === this.head || timestamp > (this.ts[n - 1] as number) || (timestamp === this.ts[n - 1] && id > (this.ids[n - 1] as string)))) {
-      // The common case, a new entry after all others: append and extend the prefixes, O(1).
-      // Block summaries only cover full blocks before the end and this.cursors end at or before it,
-      // so neither needs invalidating.
-      this.ts.push(timestamp);
-      this.ids.push(id);
-      this.recs.push(stored);
-      const s = this.prefixSum[n] as bigint;
-      const c = this.prefixAmountCount[n] as number;
-      this.prefixSum.push(amount === null ? s : s + amount);
-      this.prefixAmountCount.push(amount === null ? c : c + 1);
-      return;
-    }
-    if (previous !== undefined && previous.timestamp === timestamp) {
-      // Same (timestamp, id): same slot, replace in place.
-      const position = this.positionOf(previous);
-      this.recs[position] = stored;
+    if (!this.holds(id)) {
+      this.addId(id, timestamp);
+      if (n === this.head || timestamp > (this.ts[n - 1] as number) || (timestamp === this.ts[n - 1] && id > (this.ids[n - 1] as string))) {
+        // The common case, a new entry after all others: append and extend the prefixes, O(1).
+        // Block summaries only cover full blocks before the end and cursors end at or before it,
+        // so neither needs invalidating.
+        this.ts.push(timestamp);
+        this.ids.push(id);
+        if (this.bigAmt === null) {
+          const a = amount === null ? NaN : Number(amount);
+          const s = amount === null ? (this.ps[n] as number) : (this.ps[n] as number) + a;
+          this.amt.push(a);
+          // Past the exact range: goBig rebuilds every prefix sum, this entry's included.
+          if (s <= NUMBER_LIMIT && s >= -NUMBER_LIMIT) this.ps.push(s);
+          else this.goBig();
+        } else {
+          (this.bigAmt as (bigint | null)[]).push(amount);
+          const prefixes = this.bigPs as bigint[];
+          prefixes.push(amount === null ? (prefixes[n] as bigint) : (prefixes[n] as bigint) + amount);
+        }
+        const c = this.pc[n] as number;
+        this.pc.push(amount === null ? c : c + 1);
+        if (values !== undefined && this.vals === null) this.vals = new Array<Values | undefined>(n).fill(undefined);
+        if (this.vals !== null) this.vals.push(values);
+        return;
+      }
+      const position = this.slotOf(timestamp, id);
+      this.insertAt(position, id, timestamp, amount, values);
       this.touchFrom(position);
       return;
     }
-    let dirty = this.ts.length;
-    if (previous !== undefined) {
-      const old = this.positionOf(previous);
-      this.removeAt(old);
-      dirty = old;
+    const old = this.positionOf(id, timestamp);
+    this.changed();
+    if (old < 0) {
+      // Not reachable (held ids are always found); recover as a new entry rather than corrupt the arrays.
+      this.deleteId(id);
+      this.upsert(entry);
+      return;
     }
+    if (this.ts[old] === timestamp) {
+      // Same (timestamp, id): same slot.
+      const stored = this.bigAmt !== null ? this.bigAmt[old] : this.amt[old];
+      const same = amount === null ? !isPresent(stored as StoredAmount) : this.bigAmt !== null ? stored === amount : stored === Number(amount);
+      if (same && sameValues(this.vals?.[old], values)) {
+        // The same entry again (an event that changed nothing this index keeps): nothing to do.
+        return;
+      }
+      this.putAmount(old, amount, false);
+      if (values !== undefined && this.vals === null) this.vals = new Array<Values | undefined>(n).fill(undefined);
+      if (this.vals !== null) this.vals[old] = values;
+      this.touchFrom(old);
+      return;
+    }
+    if (this.idTs !== null) this.idTs.set(id, timestamp);
+    this.removeAt(old);
     const position = this.slotOf(timestamp, id);
-    this.insertAt(position, stored);
-    this.touchFrom(Math.min(dirty, position));
+    this.insertAt(position, id, timestamp, amount, values);
+    this.touchFrom(Math.min(old, position));
   }
 
   remove(id: string): boolean {
-    const previous = this.byId.get(id);
-    if (previous === undefined) return false;
-    this.byId.delete(id);
-    const position = this.positionOf(previous);
+    const position = this.positionOf(id);
+    if (position < 0) return false;
+    this.changed();
+    this.deleteId(id);
     this.removeAt(position);
     this.touchFrom(position);
     return true;
   }
 
   get(id: string): WindowEntry | null {
-    return this.byId.get(id) ?? null;
+    const i = this.positionOf(id);
+    if (i < 0) return null;
+    const values = this.vals?.[i];
+    const entry = { id, timestamp: this.ts[i] as number, amount: this.amountAt(i) };
+    return values === undefined ? entry : { ...entry, values };
   }
 
   entries(): WindowEntry[] {
-    return this.recs.slice(this.head);
+    const out: WindowEntry[] = [];
+    for (let i = this.head; i < this.ts.length; i++) {
+      const values = this.vals?.[i];
+      const id = this.ids[i] as string;
+      const timestamp = this.ts[i] as number;
+      const amount = this.amountAt(i);
+      out.push(values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values });
+    }
+    return out;
   }
 
   count(start: number, end: number, excludeId?: string): number {
-    const n = this.upperBound(end) - this.lowerBound(start);
-    if (n <= 0) return 0;
-    return this.excludedIn(start, end, excludeId) === undefined ? n : n - 1;
+    const lo = this.lowerBound(start);
+    const hi = this.upperBound(end);
+    if (hi <= lo) return 0;
+    return this.excludedIn(lo, hi, excludeId) < 0 ? hi - lo : hi - lo - 1;
   }
 
   sum(start: number, end: number, excludeId?: string): bigint {
     const lo = this.lowerBound(start);
     const hi = this.upperBound(end);
     if (hi <= lo) return 0n;
-    const total = (this.prefixSum[hi] as bigint) - (this.prefixSum[lo] as bigint);
-    const excluded = this.excludedIn(start, end, excludeId);
-    return excluded === undefined || excluded.amount === null ? total : total - excluded.amount;
+    const skip = this.excludedIn(lo, hi, excludeId);
+    if (skip < 0 || !this.hasAmountAt(skip)) return this.rangeSum(lo, hi);
+    if (this.bigPs === null) {
+      // Each part is exact; their sum is too while it stays in the exact range.
+      const total = ((this.ps[skip] as number) - (this.ps[lo] as number)) + ((this.ps[hi] as number) - (this.ps[skip + 1] as number));
+      if (total <= NUMBER_LIMIT && total >= -NUMBER_LIMIT) return BigInt(total);
+    }
+    return this.rangeSum(lo, skip) + this.rangeSum(skip + 1, hi);
   }
 
   amountCount(start: number, end: number, excludeId?: string): number {
     const lo = this.lowerBound(start);
     const hi = this.upperBound(end);
     if (hi <= lo) return 0;
-    const n = (this.prefixAmountCount[hi] as number) - (this.prefixAmountCount[lo] as number);
-    const excluded = this.excludedIn(start, end, excludeId);
-    return excluded === undefined || excluded.amount === null ? n : n - 1;
+    const n = (this.pc[hi] as number) - (this.pc[lo] as number);
+    const skip = this.excludedIn(lo, hi, excludeId);
+    return skip >= 0 && this.hasAmountAt(skip) ? n - 1 : n;
   }
 
   min(start: number, end: number, excludeId?: string): bigint | null {
@@ -550,19 +800,18 @@ class ArrayWindowIndex implements WindowIndex {
     const lo = this.lowerBound(start);
     const hi = this.upperBound(end);
     if (hi <= lo || values.length === 0) return 0;
-    const excluded = this.excludedIn(start, end, excludeId);
+    const skip = this.excludedIn(lo, hi, excludeId);
     if (hi - lo < CURSOR_MIN_RANGE) {
       let n = 0;
       for (let i = lo; i < hi; i++) {
-        const entry = this.recs[i] as WindowEntry;
-        if (entry === excluded) continue;
-        const value = this.distinctValue(entry, field);
+        if (i === skip) continue;
+        const value = this.distinctValue(i, field);
         if (value !== undefined && values.includes(value)) n += 1;
       }
       return n;
     }
     const { counts } = this.cursorFor(field, lo, hi);
-    const excludedValue = excluded === undefined ? undefined : this.distinctValue(excluded, field);
+    const excludedValue = skip < 0 ? undefined : this.distinctValue(skip, field);
     let n = 0;
     const seen = new Set<string>();
     for (const v of values) {
@@ -578,14 +827,15 @@ class ArrayWindowIndex implements WindowIndex {
     const lo = this.lowerBound(start);
     const hi = this.upperBound(end);
     if (hi <= lo || values.length === 0) return 0n;
-    const excluded = this.excludedIn(start, end, excludeId);
+    const skip = this.excludedIn(lo, hi, excludeId);
     if (hi - lo < CURSOR_MIN_RANGE) {
       let total = 0n;
       for (let i = lo; i < hi; i++) {
-        const entry = this.recs[i] as WindowEntry;
-        if (entry === excluded || entry.amount === null) continue;
-        const value = this.distinctValue(entry, field);
-        if (value !== undefined && values.includes(value)) total += entry.amount;
+        if (i === skip) continue;
+        const amount = this.amountAt(i);
+        if (amount === null) continue;
+        const value = this.distinctValue(i, field);
+        if (value !== undefined && values.includes(value)) total += amount;
       }
       return total;
     }
@@ -597,9 +847,10 @@ class ArrayWindowIndex implements WindowIndex {
       seen.add(v);
       total += sums.get(v) ?? 0n;
     }
-    if (excluded !== undefined && excluded.amount !== null) {
-      const excludedValue = this.distinctValue(excluded, field);
-      if (excludedValue !== undefined && seen.has(excludedValue)) total -= excluded.amount;
+    if (skip >= 0) {
+      const amount = this.amountAt(skip);
+      const excludedValue = this.distinctValue(skip, field);
+      if (amount !== null && excludedValue !== undefined && seen.has(excludedValue)) total -= amount;
     }
     return total;
   }
@@ -608,8 +859,8 @@ class ArrayWindowIndex implements WindowIndex {
     const range = this.findLastRange(start, end, limit, excludeId);
     if (range === null) return 0;
     const { from, to, skip } = range;
-    const n = (this.prefixAmountCount[to] as number) - (this.prefixAmountCount[from] as number);
-    return skip >= from && (this.recs[skip] as WindowEntry).amount !== null ? n - 1 : n;
+    const n = (this.pc[to] as number) - (this.pc[from] as number);
+    return skip >= from && this.hasAmountAt(skip) ? n - 1 : n;
   }
 
   lastMin(start: number, end: number, limit: number, excludeId?: string): bigint | null {
@@ -635,14 +886,13 @@ class ArrayWindowIndex implements WindowIndex {
     const hi = this.upperBound(end);
     const extra = includeValue !== undefined && includeValue !== '' ? includeValue : undefined;
     if (hi <= lo) return extra === undefined ? 0 : 1;
-    const excluded = this.excludedIn(start, end, excludeId);
-    const excludedValue = excluded === undefined ? undefined : this.distinctValue(excluded, field);
+    const skip = this.excludedIn(lo, hi, excludeId);
+    const excludedValue = skip < 0 ? undefined : this.distinctValue(skip, field);
     if (hi - lo < CURSOR_MIN_RANGE) {
       const seen = new Set<string>();
       for (let i = lo; i < hi; i++) {
-        const entry = this.recs[i] as WindowEntry;
-        if (entry === excluded) continue;
-        const value = this.distinctValue(entry, field);
+        if (i === skip) continue;
+        const value = this.distinctValue(i, field);
         if (value !== undefined) seen.add(value);
       }
       if (extra !== undefined) seen.add(extra);
@@ -662,9 +912,10 @@ class ArrayWindowIndex implements WindowIndex {
     const cut = this.lowerBound(horizon);
     const dropped = cut - this.head;
     if (dropped === 0) return 0;
-    for (let i = this.head; i < cut; i++) this.byId.delete(this.ids[i] as string);
+    for (let i = this.head; i < cut; i++) this.deleteId(this.ids[i] as string);
     this.head = cut;
     this.prunedCountValue += dropped;
+    this.changed();
     // Cursors over pruned positions would be misplaced once the arrays are compacted.
     this.cursors = this.cursors.filter((cursor) => cursor.lo >= this.head);
     if (this.head * 2 >= this.ts.length) this.compact();

@@ -327,6 +327,103 @@ describe('pruneBefore', () => {
   });
 });
 
+describe('amounts kept as numbers, then as bigints past ±2^52', () => {
+  // The largest amount still kept as a number; odd, so sums of a few of them need more than 53 bits.
+  const A = 2n ** 52n - 1n;
+
+  it('a sum that grows past 2^53 by appends stays exact', () => {
+    const index = indexOf([
+      { id: 'a', timestamp: T0, amount: A },
+      { id: 'b', timestamp: T0 + 1, amount: A },
+      { id: 'c', timestamp: T0 + 2, amount: A - 2n },
+    ]);
+    expect(index.sum(T0, T0 + 2)).toBe(3n * A - 2n);
+    expect(index.sum(T0, T0 + 2, 'b')).toBe(2n * A - 2n);
+    expect(index.sum(T0 + 1, T0 + 2)).toBe(2n * A - 2n);
+    expect(index.max(T0, T0 + 2)).toBe(A);
+    expect(index.min(T0, T0 + 2, 'a')).toBe(A - 2n);
+  });
+
+  it('a sum that grows past 2^53 by an entry inserted before others stays exact', () => {
+    const index = indexOf([
+      { id: 'a', timestamp: T0, amount: 1n },
+      { id: 'c', timestamp: T0 + 2, amount: A },
+      { id: 'd', timestamp: T0 + 3, amount: A },
+    ]);
+    index.upsert({ id: 'b', timestamp: T0 + 1, amount: A });
+    expect(index.sum(T0, T0 + 3)).toBe(3n * A + 1n);
+    expect(index.sum(T0 + 1, T0 + 3, 'c')).toBe(2n * A);
+    expect(index.amountCount(T0, T0 + 3)).toBe(4);
+  });
+
+  it('one amount past 2^52 switches at once, and small amounts after it stay exact', () => {
+    const big = 10n ** 18n + 7n;
+    const index = indexOf([{ id: 'a', timestamp: T0, amount: 5n }]);
+    index.upsert({ id: 'b', timestamp: T0 + 1, amount: big });
+    index.upsert({ id: 'c', timestamp: T0 + 2, amount: -3n });
+    expect(index.sum(T0, T0 + 2)).toBe(big + 2n);
+    expect(index.sum(T0, T0 + 2, 'b')).toBe(2n);
+    expect(index.min(T0, T0 + 2)).toBe(-3n);
+    expect(index.get('b')).toEqual({ id: 'b', timestamp: T0 + 1, amount: big });
+  });
+
+  it('a sum that leaves the exact range only without the excluded entry is exact', () => {
+    // Prefix sums 0, −A, 0, A, 0, A: all kept as numbers; without w the window sums to 3A (> 2^53, odd).
+    const index = indexOf([
+      { id: 'x', timestamp: T0, amount: -A },
+      { id: 'y', timestamp: T0 + 1, amount: A },
+      { id: 'z', timestamp: T0 + 2, amount: A },
+      { id: 'w', timestamp: T0 + 3, amount: -A },
+      { id: 'v', timestamp: T0 + 4, amount: A },
+    ]);
+    expect(index.sum(T0 + 1, T0 + 4)).toBe(2n * A);
+    expect(index.sum(T0 + 1, T0 + 4, 'w')).toBe(3n * A);
+    expect(index.sum(T0, T0 + 4, 'y')).toBe(0n);
+  });
+});
+
+describe('finding entries by id (a scan while few, a Map past 64)', () => {
+  for (const size of [10, 64, 65, 300]) {
+    it(`${size} entries: an old entry is replaced, moved, excluded and removed by id`, () => {
+      const entries: WindowEntry[] = [];
+      for (let i = 0; i < size; i++) entries.push({ id: `t${i}`, timestamp: T0 + i * 10, amount: BigInt(i + 1) });
+      const index = indexOf(entries);
+      const total = (BigInt(size) * BigInt(size + 1)) / 2n;
+      // Excluded: t0 lies at the window's start, far from its end.
+      expect(index.sum(T0, T0 + size * 10, 't0')).toBe(total - 1n);
+      expect(index.count(T0, T0 + size * 10, 't0')).toBe(size - 1);
+      // Replaced in place (same timestamp), then moved to the end.
+      index.upsert({ id: 't1', timestamp: T0 + 10, amount: 100n });
+      expect(index.sum(T0, T0 + size * 10)).toBe(total - 2n + 100n);
+      index.upsert({ id: 't1', timestamp: T0 + size * 10 + 5, amount: 100n });
+      expect(index.latest(T0, T0 + size * 10 + 5)).toBe(T0 + size * 10 + 5);
+      expect(index.count(T0, T0 + size * 10, 't1')).toBe(size - 1);
+      expect(index.count(T0 + size * 10, T0 + size * 10 + 5, 't1')).toBe(0);
+      expect(index.get('t1')).toEqual({ id: 't1', timestamp: T0 + size * 10 + 5, amount: 100n });
+      // Removed by id; a removed id is new again.
+      expect(index.remove('t0')).toBe(true);
+      expect(index.remove('t0')).toBe(false);
+      expect(index.get('t0')).toBeNull();
+      expect(index.size).toBe(size - 1);
+      index.upsert({ id: 't0', timestamp: T0, amount: 1n });
+      expect(index.size).toBe(size);
+      expect(index.sum(T0, T0 + size * 10 + 5)).toBe(total - 2n + 100n);
+    });
+  }
+
+  it('pruned ids are forgotten in both forms', () => {
+    const entries: WindowEntry[] = [];
+    for (let i = 0; i < 100; i++) entries.push({ id: `t${i}`, timestamp: T0 + i, amount: 1n });
+    const index = indexOf(entries);
+    index.pruneBefore(T0 + 80);
+    expect(index.get('t10')).toBeNull();
+    expect(index.count(T0, T0 + 99, 't10')).toBe(20);
+    expect(index.count(T0, T0 + 99, 't90')).toBe(19);
+    index.upsert({ id: 't10', timestamp: T0 + 200, amount: 2n });
+    expect(index.sum(T0, T0 + 200)).toBe(22n);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Model-based property: the index against computeAggregate over a plain Map of entries.
 
@@ -346,7 +443,10 @@ const boundArb: fc.Arbitrary<Bound> = fc.oneof(
   fc.record({ kind: fc.constant('fraction' as const), value: fc.double({ min: -0.1, max: 1.1, noNaN: true }) }),
   fc.record({ kind: fc.constant('entry' as const), pick: fc.nat() }),
 );
-const opArb: fc.Arbitrary<Op> = fc.oneof(
+// Amounts: any size (the index switches to bigints at ±2^52), or only small ones (it stays on numbers).
+const WIDE_AMOUNT = fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n });
+const SMALL_AMOUNT = fc.bigInt({ min: -(10n ** 9n), max: 10n ** 9n });
+const opArbWith = (amountArb: fc.Arbitrary<bigint>): fc.Arbitrary<Op> => fc.oneof(
   {
     weight: 5,
     arbitrary: fc.record({
@@ -356,7 +456,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
         fc.integer({ min: 0, max: 300 }).map((x) => T0 + x * 100),
         fc.double({ min: T0, max: T0 + 30_000, noNaN: true }),
       ),
-      amount: fc.option(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), { nil: null }),
+      amount: fc.option(amountArb, { nil: null }),
       values: fc.option(fc.record({ cp: valueArb, country: valueArb }, { requiredKeys: [] }), { nil: undefined }),
     }),
   },
@@ -397,7 +497,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       ranges: fc.array(fc.tuple(boundArb, boundArb, fc.option(fc.nat(), { nil: null })), { minLength: 2, maxLength: 8 }),
     }),
   },
-);
+  );
 
 function toSeries(entries: Iterable<WindowEntry>): SeriesEntry[] {
   return [...entries].map((e) => ({ ...e, series: 's', key: 'k' }));
@@ -515,8 +615,15 @@ function runOps(ops: readonly Op[]): void {
 }
 
 describe('properties', () => {
-  test.prop([fc.array(opArb, { maxLength: 60, size: 'large' })], { numRuns: 60 })(
+  test.prop([fc.array(opArbWith(WIDE_AMOUNT), { maxLength: 60, size: 'large' })], { numRuns: 60 })(
     'every query equals computeAggregate over the current entries, after any upserts, removes and prunes',
+    (ops) => {
+      runOps(ops);
+    },
+  );
+
+  test.prop([fc.array(opArbWith(SMALL_AMOUNT), { maxLength: 60, size: 'large' })], { numRuns: 40 })(
+    'the same with small amounts only: the index keeps them as numbers all along (moves, removes, prunes, more than 64 ids)',
     (ops) => {
       runOps(ops);
     },
