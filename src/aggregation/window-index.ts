@@ -626,9 +626,10 @@ class ArrayWindowIndex implements WindowIndex {
       this.bigAmt = this.bigAmt.slice(head);
       this.bigPs = (this.bigPs as bigint[]).slice(head).map((s) => s - base);
     } else {
-      const base = this.ps[head] as number;
+      // Number form: the prefix sums keep their values (only differences are read). Rebasing them
+      // could move one outside ±2^52, where later sums would no longer be exact.
       this.amt = this.amt.slice(head);
-      this.ps = this.ps.slice(head).map((s) => s - base);
+      this.ps = this.ps.slice(head);
     }
     const baseCount = this.pc[head] as number;
     this.pc = this.pc.slice(head).map((c) => c - baseCount);

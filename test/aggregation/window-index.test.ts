@@ -3,6 +3,7 @@ import { test, fc } from '@fast-check/vitest';
 import { createWindowIndex, type WindowEntry, type WindowIndex } from '../../src/aggregation/window-index.js';
 import { computeAggregate, type AggregateFunction, type SeriesEntry } from '../../src/aggregation/aggregate-store.js';
 import { isTxmonError } from '../../src/errors.js';
+import { askIndex } from './ask-index.js';
 
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
@@ -26,35 +27,6 @@ const LAST: LastParams = { limit: 3 };
 const LAST_VARIANTS: readonly LastParams[] = [LAST, { limit: 0 }, { limit: 1 }, { limit: 40 }, { limit: 70 }, { limit: 150 }, { limit: 100_000 }];
 const LAST_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set(['lastAmountCount', 'lastMin', 'lastMax']);
 
-/** The index's answer for one aggregate function, through its method. */
-function ask(index: WindowIndex, fn: AggregateFunction, start: number, end: number, field: string, excludeId?: string, last: LastParams = LAST) {
-  switch (fn) {
-    case 'count':
-      return index.count(start, end, excludeId);
-    case 'sum':
-      return index.sum(start, end, excludeId);
-    case 'amountCount':
-      return index.amountCount(start, end, excludeId);
-    case 'min':
-      return index.min(start, end, excludeId);
-    case 'max':
-      return index.max(start, end, excludeId);
-    case 'distinct':
-      return index.distinctCount(start, end, field, excludeId);
-    case 'latest':
-      return index.latest(start, end, excludeId);
-    case 'countIn':
-      return index.countIn(start, end, field, COUNT_IN_VALUES, excludeId);
-    case 'sumIn':
-      return index.sumIn(start, end, field, COUNT_IN_VALUES, excludeId);
-    case 'lastAmountCount':
-      return index.lastAmountCount(start, end, last.limit, excludeId);
-    case 'lastMin':
-      return index.lastMin(start, end, last.limit, excludeId);
-    case 'lastMax':
-      return index.lastMax(start, end, last.limit, excludeId);
-  }
-}
 
 /** The value set every `countIn` / `sumIn` check of this file uses (in `ask` and in the reference queries). */
 const COUNT_IN_VALUES: readonly string[] = ['x', 'v1', 'v5', 'a', '7'];
@@ -541,7 +513,7 @@ function runOps(ops: readonly Op[]): void {
       for (const field of fn === 'distinct' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
         for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
           const q = referenceQuery(fn, start, end, field, excludeId, last);
-          expect(ask(index, fn, start, end, field, excludeId, last), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(
+          expect(askIndex(index, q), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(
             computeAggregate(reference, q),
           );
         }
@@ -655,7 +627,7 @@ describe('properties', () => {
       for (const excludeId of [entry.id, undefined]) {
         for (const fn of FUNCTIONS) {
           const start = LAST_FUNCTIONS.has(fn) ? Number.NEGATIVE_INFINITY : entry.timestamp - window;
-          expect(ask(index, fn, start, entry.timestamp, 'cp', excludeId), `${fn} at step ${i}`).toEqual(
+          expect(askIndex(index, referenceQuery(fn, start, entry.timestamp, 'cp', excludeId)), `${fn} at step ${i}`).toEqual(
             computeAggregate(reference, referenceQuery(fn, start, entry.timestamp, 'cp', excludeId)),
           );
         }
@@ -764,7 +736,7 @@ describe('properties', () => {
       const end = T0 + (b % 401);
       for (const fn of FUNCTIONS) {
         for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
-          expect(ask(index, fn, start, end, 'cp', undefined, last)).toEqual(computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)));
+          expect(askIndex(index, referenceQuery(fn, start, end, 'cp', undefined, last))).toEqual(computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)));
         }
       }
     },
