@@ -439,11 +439,16 @@ class ArrayWindowIndex implements WindowIndex {
     }
   }
 
+  /** Starts keeping `values` (an entry has some), with none for the `held` physical positions so far. */
+  private keepValues(held: number): void {
+    if (this.vals === null) this.vals = new Array<Values | undefined>(held).fill(undefined);
+  }
+
   private insertAt(position: number, id: string, timestamp: number, amount: bigint | null, values: Values | undefined): void {
     this.ts.splice(position, 0, timestamp);
     this.ids.splice(position, 0, id);
     this.putAmount(position, amount, true);
-    if (values !== undefined && this.vals === null) this.vals = new Array<Values | undefined>(this.ts.length - 1).fill(undefined);
+    if (values !== undefined) this.keepValues(this.ts.length - 1);
     if (this.vals !== null) this.vals.splice(position, 0, values);
   }
 
@@ -691,7 +696,7 @@ class ArrayWindowIndex implements WindowIndex {
         }
         const c = this.pc[n] as number;
         this.pc.push(amount === null ? c : c + 1);
-        if (values !== undefined && this.vals === null) this.vals = new Array<Values | undefined>(n).fill(undefined);
+        if (values !== undefined) this.keepValues(n);
         if (this.vals !== null) this.vals.push(values);
         return;
       }
@@ -717,7 +722,7 @@ class ArrayWindowIndex implements WindowIndex {
         return;
       }
       this.putAmount(old, amount, false);
-      if (values !== undefined && this.vals === null) this.vals = new Array<Values | undefined>(n).fill(undefined);
+      if (values !== undefined) this.keepValues(n);
       if (this.vals !== null) this.vals[old] = values;
       this.touchFrom(old);
       return;
