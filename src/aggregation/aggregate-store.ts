@@ -201,43 +201,9 @@ export function createAggregateStore(): AggregateStore {
     if (keys.size === 0) bySeries.delete(series);
   }
 
-  // The error path is built only on errors: queries are on the hot path.
-  function pathOf(position: number): string {
-    return position < 0 ? '' : `/${position}`;
-  }
-
   function run(q: AggregateQuery, position: number, found?: WindowIndex): AggregateValue {
     assertQuery(q, position);
-    const index = found ?? indexOf(q.series, q.key) ?? empty;
-    const { start, end, excludeId } = q;
-    switch (q.fn) {
-      case 'count':
-        return index.count(start, end, excludeId);
-      case 'sum':
-        return index.sum(start, end, excludeId);
-      case 'amountCount':
-        return index.amountCount(start, end, excludeId);
-      case 'min':
-        return index.min(start, end, excludeId);
-      case 'max':
-        return index.max(start, end, excludeId);
-      case 'distinct':
-        return index.distinctCount(start, end, q.field as string, excludeId, q.includeValue);
-      case 'latest':
-        return index.latest(start, end, excludeId);
-      case 'countIn':
-        return index.countIn(start, end, q.field as string, q.values ?? [], excludeId);
-      case 'sumIn':
-        return index.sumIn(start, end, q.field as string, q.values ?? [], excludeId);
-      case 'lastAmountCount':
-        return index.lastAmountCount(start, end, q.limit as number, excludeId);
-      case 'lastMin':
-        return index.lastMin(start, end, q.limit as number, excludeId);
-      case 'lastMax':
-        return index.lastMax(start, end, q.limit as number, excludeId);
-      default:
-        throw unknownFunction(pathOf(position));
-    }
+    return queryIndex(found ?? indexOf(q.series, q.key) ?? empty, q, position);
   }
 
   return {
@@ -372,6 +338,45 @@ export function createAggregateStore(): AggregateStore {
       }
     },
   };
+}
+
+/**
+ * `q` answered by one key's index, through the {@link WindowIndex} method for `q.fn` (`q.series`
+ * and `q.key` are not read: the index is that key's history). `q` must have passed `assertQuery`.
+ * `position` (≥ 0) is the query's index in a batch, for the error path. Internal: the store's one
+ * dispatch, also used by the index's tests.
+ * @throws TxmonError `VALIDATION_FAILED` (detail path `/fn`) for an unknown function
+ */
+export function queryIndex(index: WindowIndex, q: AggregateQuery, position = -1): AggregateValue {
+  const { start, end, excludeId } = q;
+  switch (q.fn) {
+    case 'count':
+      return index.count(start, end, excludeId);
+    case 'sum':
+      return index.sum(start, end, excludeId);
+    case 'amountCount':
+      return index.amountCount(start, end, excludeId);
+    case 'min':
+      return index.min(start, end, excludeId);
+    case 'max':
+      return index.max(start, end, excludeId);
+    case 'distinct':
+      return index.distinctCount(start, end, q.field as string, excludeId, q.includeValue);
+    case 'latest':
+      return index.latest(start, end, excludeId);
+    case 'countIn':
+      return index.countIn(start, end, q.field as string, q.values ?? [], excludeId);
+    case 'sumIn':
+      return index.sumIn(start, end, q.field as string, q.values ?? [], excludeId);
+    case 'lastAmountCount':
+      return index.lastAmountCount(start, end, q.limit as number, excludeId);
+    case 'lastMin':
+      return index.lastMin(start, end, q.limit as number, excludeId);
+    case 'lastMax':
+      return index.lastMax(start, end, q.limit as number, excludeId);
+    default:
+      throw unknownFunction(position < 0 ? '' : `/${position}`);
+  }
 }
 
 /**

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
 import { createWindowIndex, type WindowEntry, type WindowIndex } from '../../src/aggregation/window-index.js';
-import { computeAggregate, type AggregateFunction, type SeriesEntry } from '../../src/aggregation/aggregate-store.js';
+import { computeAggregate, queryIndex, type AggregateFunction, type SeriesEntry } from '../../src/aggregation/aggregate-store.js';
 import { isTxmonError } from '../../src/errors.js';
-import { askIndex } from './ask-index.js';
 
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
@@ -513,7 +512,7 @@ function runOps(ops: readonly Op[]): void {
       for (const field of fn === 'distinct' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
         for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
           const q = referenceQuery(fn, start, end, field, excludeId, last);
-          expect(askIndex(index, q), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(
+          expect(queryIndex(index, q), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(
             computeAggregate(reference, q),
           );
         }
@@ -627,7 +626,7 @@ describe('properties', () => {
       for (const excludeId of [entry.id, undefined]) {
         for (const fn of FUNCTIONS) {
           const start = LAST_FUNCTIONS.has(fn) ? Number.NEGATIVE_INFINITY : entry.timestamp - window;
-          expect(askIndex(index, referenceQuery(fn, start, entry.timestamp, 'cp', excludeId)), `${fn} at step ${i}`).toEqual(
+          expect(queryIndex(index, referenceQuery(fn, start, entry.timestamp, 'cp', excludeId)), `${fn} at step ${i}`).toEqual(
             computeAggregate(reference, referenceQuery(fn, start, entry.timestamp, 'cp', excludeId)),
           );
         }
@@ -736,7 +735,7 @@ describe('properties', () => {
       const end = T0 + (b % 401);
       for (const fn of FUNCTIONS) {
         for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
-          expect(askIndex(index, referenceQuery(fn, start, end, 'cp', undefined, last))).toEqual(computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)));
+          expect(queryIndex(index, referenceQuery(fn, start, end, 'cp', undefined, last))).toEqual(computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)));
         }
       }
     },

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
 import { createWindowIndex, type WindowEntry, type WindowIndex } from '../../src/aggregation/window-index.js';
-import { computeAggregate, type AggregateFunction, type SeriesEntry } from '../../src/aggregation/aggregate-store.js';
+import { computeAggregate, queryIndex, type AggregateFunction, type SeriesEntry } from '../../src/aggregation/aggregate-store.js';
 import { isTxmonError } from '../../src/errors.js';
-import { askIndex } from '../aggregation/ask-index.js';
 
 /**
  * Review of D-140 (the window index keeps parallel arrays of plain values: numbers while every
@@ -36,7 +35,7 @@ function checkAll(index: WindowIndex, model: Map<string, WindowEntry>, start: nu
     for (const field of fn === 'distinct' || fn === 'countIn' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
       for (const limit of LAST_FUNCTIONS.has(fn) ? LIMITS : [1]) {
         const q = { series: 's', key: 'k', start, end, fn, field, values: IN_VALUES, limit, ...(excludeId === undefined ? {} : { excludeId }) };
-        expect(askIndex(index, q), `${label} ${fn}(${field}) [${start}, ${end}] excl ${excludeId} limit ${limit}`).toEqual(
+        expect(queryIndex(index, q), `${label} ${fn}(${field}) [${start}, ${end}] excl ${excludeId} limit ${limit}`).toEqual(
           computeAggregate(reference, q),
         );
       }
