@@ -1,7 +1,7 @@
 /**
  * The `txmon` command. `txmon serve` serves the interface document's HTTP API on the embedded
  * in-memory engine: one default tenant (`--api-key`, `TXMON_API_KEYS`, or a generated key printed
- * once), or the tenants of `--tenants <file.json>`. One structured log line per request (pino), no
+ * once), or the tenants of `--tenants <file.json>`. One structured log line per request (pino's format), no
  * payload values; SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,12 +13,13 @@ import { createEngine } from '../engine/create-engine.js';
 import { createHttpHandler, type HttpTenant } from '../http/handler.js';
 import { toNodeListener } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
+import { createBatchedWriter, formatRequestLine } from './request-log.js';
 
 /** What the command logs through: pino's `info`, and a synchronous flush before the process exits. */
 export interface ServeLogger {
   info(obj: unknown, msg?: string): void;
   flushSync(): void;
-  /** Writes out every pending request line (also one whose write is in flight), then calls `done`. */
+  /** Writes out every pending request line, then calls `done`. */
   drain(done: () => void): void;
 }
 const logs = new WeakMap<Server, ServeLogger>();
@@ -125,47 +126,35 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const basePath = rawBase.replace(/\/+$/, '');
   const host = values.host ?? '127.0.0.1';
 
-  // By default the log goes to standard output. Request lines go through an asynchronous pino
-  // destination: lines logged while a write is in flight go out together in the next one, so a
-  // loaded server makes far fewer write calls than requests (D-132). Lifecycle lines (serving,
-  // shutting down, stopped) are written synchronously, after the pending request lines.
-  const requestDestination = logTo === undefined ? pino.destination({ dest: 1, sync: false }) : null;
-  const options = { base: null, timestamp: isoTimeCachedPerMs() };
-  const requestLogger = pino(options, requestDestination ?? logTo);
-  const lifecycleLogger = logTo === undefined ? pino(options, pino.destination({ dest: 1, sync: true })) : requestLogger;
-  const flushRequests = () => {
-    try {
-      requestDestination?.flushSync();
-    } catch {
-      // Not open yet or already closed: nothing to flush.
-    }
+  // By default the log goes to standard output through pino's synchronous destination. Request
+  // lines (D-141) are formatted as pino would and gathered per event-loop turn: one write(2) per
+  // turn, not per request, and none pending once the turn ends. Lifecycle lines (serving, shutting
+  // down, stopped) go through pino itself, after the gathered request lines.
+  const time = isoTimeCachedPerMs();
+  const out = logTo ?? pino.destination({ dest: 1, sync: true });
+  let reported = false;
+  const onLogError = (error: unknown) => {
+    // Serving goes on without the lost lines; said once on standard error.
+    if (reported) return;
+    reported = true;
+    process.stderr.write(`txmon: the request log could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); lines are being lost\n`);
   };
+  if (logTo === undefined) (out as ReturnType<typeof pino.destination>).on('error', onLogError);
+  const requests = logTo === undefined ? createBatchedWriter(out, onLogError) : null;
+  const lifecycleLogger = pino({ base: null, timestamp: time }, out);
   const log: ServeLogger = {
     info: (obj, msg) => {
-      flushRequests();
+      requests?.flush();
       lifecycleLogger.info(obj, msg);
     },
-    flushSync: flushRequests,
+    flushSync: () => requests?.flush(),
     drain: (done) => {
-      if (requestDestination === null) {
-        done();
-        return;
-      }
-      // end() waits for a write in flight, writes the rest, then closes (fd 1 itself stays open).
-      const timer = setTimeout(done, 2_000);
-      timer.unref();
-      requestDestination.once('close', () => {
-        clearTimeout(timer);
-        done();
-      });
-      try {
-        requestDestination.end();
-      } catch {
-        clearTimeout(timer);
-        done();
-      }
+      requests?.flush();
+      done();
     },
   };
+  // A test's collector gets each line at once.
+  const logRequest = requests === null ? (line: string) => void out.write(line) : requests.write;
   const specs: TenantSpec[] = values.tenants !== undefined ? readTenants(values.tenants) : [];
   let generated: string | null = null;
   if (specs.length === 0) {
@@ -200,7 +189,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       basePath,
       rateLimit: rate === null ? null : { requestsPerSecond: rate },
       openApi: () => createOpenApiDocument({ basePath, serverUrl: origin.slice(0, origin.length - basePath.length) }),
-      onRequest: (entry) => requestLogger.info(entry, 'request'),
+      onRequest: (entry) => logRequest(formatRequestLine(entry, time())),
     });
   } catch (error) {
     server.close();
