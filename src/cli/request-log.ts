@@ -44,13 +44,22 @@ export interface BatchedWriter {
 }
 
 /**
- * Gathers lines written during one event-loop turn and hands them to `sink` in one `write`, from a
- * `setImmediate` callback (or `schedule`). With a synchronous destination that is one `write(2)`
- * per turn, with no thread-pool hop and no buffer left behind when the turn ends: a loaded server
- * answers several requests per turn. A failing sink loses the lines of that write only; `onError`
- * hears of it, and serving goes on.
+ * By default a batch is written in the check phase after the next one: after the responses of the
+ * turn, which `toNodeListener` sends from a `setImmediate` callback of the same check phase
+ * (D-142), so a log write never delays a response; and before the server waits for more work.
  */
-export function createBatchedWriter(sink: LineSink, onError: (error: unknown) => void, schedule: (fn: () => void) => void = setImmediate): BatchedWriter {
+function afterResponses(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
+
+/**
+ * Gathers lines written during one event-loop turn and hands them to `sink` in one `write`, once
+ * the turn's responses are out (or when `schedule` says). With a synchronous destination that is
+ * one `write(2)` per turn, with no thread-pool hop and no buffer left behind once the turn is over:
+ * a loaded server answers several requests per turn. A failing sink loses the lines of that write
+ * only; `onError` hears of it, and serving goes on.
+ */
+export function createBatchedWriter(sink: LineSink, onError: (error: unknown) => void, schedule: (fn: () => void) => void = afterResponses): BatchedWriter {
   let pending = '';
   let scheduled = false;
   const flush = (): void => {

@@ -8,6 +8,8 @@ import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type Http
  * Fastify or Koa through their raw Node hooks). A handler made by `createHttpHandler` is served
  * natively — no `Request`/`Response` objects or web streams per request; any other fetch handler
  * goes through `Request`/`Response`. The handler enforces the size limits while the body streams in.
+ * Responses of a `createHttpHandler` handler finished during one event-loop turn are sent together
+ * at its end (D-142).
  *
  * @example
  * ```ts
@@ -18,10 +20,11 @@ import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type Http
 export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
   const core = (handler as Partial<TxmonHttpHandler>)[HANDLER_CORE];
   if (core) {
+    const send = createResponseBatcher();
     return (req, res) => {
       core(nodeRequest(req)).then(
-        (response) => writeCore(res, response),
-        () => writeCore(res, problemOf(new Error('internal'))),
+        (response) => send(res, response),
+        () => send(res, problemOf(new Error('internal'))),
       );
     };
   }
@@ -97,6 +100,30 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
       }
     });
   });
+}
+
+/**
+ * Sends responses at the end of the event-loop turn that produced them (D-142): the responses
+ * finished while one turn's requests are served are written back to back from a `setImmediate`
+ * callback, in the order they finished, instead of one by one between the requests. The client
+ * (or proxy) then wakes once per burst rather than once per response, and the server serves its
+ * ready requests without the socket writes in between. With one request per turn the cost is one
+ * `setImmediate` hop.
+ */
+function createResponseBatcher(): (res: ServerResponse, response: CoreResponse) => void {
+  let queue: [ServerResponse, CoreResponse][] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    for (let i = 0; i < batch.length; i++) {
+      const [res, response] = batch[i] as [ServerResponse, CoreResponse];
+      writeCore(res, response);
+    }
+  };
+  return (res, response) => {
+    if (queue.length === 0) setImmediate(flush);
+    queue.push([res, response]);
+  };
 }
 
 function writeCore(res: ServerResponse, response: CoreResponse): void {

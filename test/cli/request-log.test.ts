@@ -123,6 +123,16 @@ describe('createBatchedWriter', () => {
     expect(h.writes).toEqual(['b\n']);
   });
 
+  it('by default, writes a turn\'s lines after the setImmediate callbacks of that turn (the responses)', async () => {
+    const order: string[] = [];
+    const writer = createBatchedWriter({ write: (text: string) => void order.push(`log:${text}`) }, () => undefined);
+    writer.write('a\n');
+    setImmediate(() => order.push('responses'));
+    writer.write('b\n');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(order).toEqual(['responses', 'log:a\nb\n']);
+  });
+
   test.prop([fc.array(fc.array(fc.string(), { maxLength: 5 }), { maxLength: 10 })])('every line is written once, in order, whatever the turns', (turns) => {
     const h = harness();
     for (const turn of turns) {
