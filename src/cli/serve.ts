@@ -5,7 +5,7 @@
  * payload values; SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -13,7 +13,7 @@ import { createEngine } from '../engine/create-engine.js';
 import { createHttpHandler, type HttpTenant } from '../http/handler.js';
 import { toNodeListener } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
-import { createBatchedWriter, formatRequestLine } from './request-log.js';
+import { createBatchedWriter, createFdSink, formatRequestLine } from './request-log.js';
 
 /** What the command logs through: pino's `info`, and a synchronous flush before the process exits. */
 export interface ServeLogger {
@@ -78,8 +78,11 @@ export function exitOnSignals(server: Server, log: ServeLogger): void {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Stop accepting; idle keep-alive sockets are closed, busy ones after their response.
+    // Stop accepting; idle keep-alive sockets are closed now, busy ones once their response is out
+    // (Node keeps those alive, so they are closed as they turn idle).
+    const sweep = setInterval(() => server.closeIdleConnections(), 20);
     server.close(() => {
+      clearInterval(sweep);
       log.info({}, 'stopped');
       log.drain(() => process.exit(0));
     });
@@ -126,31 +129,46 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const basePath = rawBase.replace(/\/+$/, '');
   const host = values.host ?? '127.0.0.1';
 
-  // By default the log goes to standard output through pino's synchronous destination. Request
-  // lines (D-141) are formatted as pino would and gathered per event-loop turn: one write(2) per
-  // turn, not per request, and none pending once the turn ends. Lifecycle lines (serving, shutting
-  // down, stopped) go through pino itself, after the gathered request lines.
+  // By default the log goes to standard output, written with writeSync and never blocking (D-141).
+  // Request lines are formatted as pino would and gathered: one write(2) right after each batch of
+  // responses (D-142), not one per request. Lifecycle lines (serving, shutting down, stopped) are
+  // formatted by pino and written after the gathered request lines.
   const time = isoTimeCachedPerMs();
-  const out = logTo ?? pino.destination({ dest: 1, sync: true });
   let reported = false;
   const onLogError = (error: unknown) => {
-    // Serving goes on without the lost lines; said once on standard error.
+    // Serving goes on without the lost lines; said once on standard error (which may be gone too).
     if (reported) return;
     reported = true;
-    process.stderr.write(`txmon: the request log could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); lines are being lost\n`);
+    try {
+      writeSync(2, `txmon: the request log could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); lines are being lost\n`);
+    } catch {
+      // Nowhere left to say it.
+    }
   };
-  if (logTo === undefined) (out as ReturnType<typeof pino.destination>).on('error', onLogError);
-  const requests = logTo === undefined ? createBatchedWriter(out, onLogError) : null;
+  const stdout = logTo === undefined ? createFdSink(1, onLogError) : null;
+  const requests = stdout === null ? null : createBatchedWriter(stdout, onLogError);
+  const out: { write(line: string): void } = logTo ?? {
+    write: (line) => {
+      requests?.flush();
+      stdout?.write(line);
+    },
+  };
   const lifecycleLogger = pino({ base: null, timestamp: time }, out);
   const log: ServeLogger = {
-    info: (obj, msg) => {
+    info: (obj, msg) => lifecycleLogger.info(obj, msg),
+    flushSync: () => {
       requests?.flush();
-      lifecycleLogger.info(obj, msg);
+      stdout?.flush();
     },
-    flushSync: () => requests?.flush(),
     drain: (done) => {
       requests?.flush();
-      done();
+      // Text held back by a full pipe: a few more tries, then exit anyway.
+      let tries = 0;
+      const attempt = () => {
+        if (stdout === null || stdout.flush() || ++tries > 20) done();
+        else setTimeout(attempt, 50);
+      };
+      attempt();
     },
   };
   // A test's collector gets each line at once.
@@ -195,7 +213,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     server.close();
     throw new UsageError((error as Error).message);
   }
-  server.on('request', toNodeListener(handler));
+  server.on('request', toNodeListener(handler, requests === null ? {} : { afterResponses: requests.flush }));
   log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
   logs.set(server, log);
   if (generated !== null) {

@@ -39,7 +39,7 @@ export interface HttpHandlerOptions {
   readonly clock?: { now(): number };
   /** The OpenAPI document served at `/openapi.json`. Default: {@link createOpenApiDocument} for `basePath`. */
   readonly openApi?: () => Record<string, unknown>;
-  /** Called once per request after the response is built (no payload values are passed). */
+  /** Called once per request after the response is built (no payload values are passed); errors it throws are ignored. */
   readonly onRequest?: (entry: RequestLogEntry) => void;
 }
 
@@ -492,7 +492,11 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
         // Explicit literals, no conditional spread: one hidden class per shape of log entry.
         const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = { method: request.method, route: routeName, status: response.status, tenant: tenantId, durationMs: clock.now() - started };
         if (code !== undefined) entry.code = code;
-        options.onRequest(entry);
+        try {
+          options.onRequest(entry);
+        } catch {
+          // A failing log hook changes no response (and is not called twice).
+        }
       }
       return response;
     };

@@ -3,6 +3,16 @@ import { Readable } from 'node:stream';
 import { TxmonError } from '../errors.js';
 import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type HttpHandler, type TxmonHttpHandler } from './handler.js';
 
+/** Options of {@link toNodeListener}. */
+export interface NodeListenerOptions {
+  /**
+   * Called right after each batch of responses is written (D-142), e.g. to write the request-log
+   * lines of those requests: a log write then never delays a response. Only the native path of a
+   * `createHttpHandler` handler batches; errors thrown here are ignored.
+   */
+  readonly afterResponses?: () => void;
+}
+
 /**
  * Adapts a fetch-style {@link HttpHandler} to a `node:http` request listener (and so to Express,
  * Fastify or Koa through their raw Node hooks). A handler made by `createHttpHandler` is served
@@ -17,10 +27,10 @@ import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type Http
  * createServer(toNodeListener(createHttpHandler({ engine, apiKeys: [key] }))).listen(8080);
  * ```
  */
-export function toNodeListener(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(handler: HttpHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const core = (handler as Partial<TxmonHttpHandler>)[HANDLER_CORE];
   if (core) {
-    const send = createResponseBatcher();
+    const send = createResponseBatcher(options.afterResponses);
     return (req, res) => {
       core(nodeRequest(req)).then(
         (response) => send(res, response),
@@ -110,7 +120,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
  * ready requests without the socket writes in between. With one request per turn the cost is one
  * `setImmediate` hop.
  */
-function createResponseBatcher(): (res: ServerResponse, response: CoreResponse) => void {
+function createResponseBatcher(afterResponses: (() => void) | undefined): (res: ServerResponse, response: CoreResponse) => void {
   let queue: [ServerResponse, CoreResponse][] = [];
   const flush = () => {
     const batch = queue;
@@ -118,6 +128,13 @@ function createResponseBatcher(): (res: ServerResponse, response: CoreResponse) 
     for (let i = 0; i < batch.length; i++) {
       const [res, response] = batch[i] as [ServerResponse, CoreResponse];
       writeCore(res, response);
+    }
+    if (afterResponses !== undefined) {
+      try {
+        afterResponses();
+      } catch {
+        // A host's hook failing changes no response (they are written).
+      }
     }
   };
   return (res, response) => {

@@ -86,4 +86,44 @@ describe('toNodeListener: responses of one turn are written together', () => {
       expect(log.map((w) => w.id)).toEqual(Array.from({ length: turn + 1 }, (_, i) => `t${i}`));
     }
   });
+
+  it('afterResponses runs right after each batch is written; a hook that throws changes no response', async () => {
+    const log: Written[] = [];
+    const calls: number[] = [];
+    const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY] }), {
+      afterResponses: () => {
+        calls.push(log.length);
+        throw new Error('hook failed');
+      },
+    });
+    listener(fakeRequest('GET', '/healthz', null), fakeResponse('a', log));
+    listener(fakeRequest('GET', '/healthz', null), fakeResponse('b', log));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    listener(fakeRequest('GET', '/healthz', null), fakeResponse('c', log));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Once per batch, after its writes: two responses, then one.
+    expect(calls).toEqual([2, 3]);
+    expect(log.map((w) => [w.id, w.status])).toEqual([
+      ['a', 200],
+      ['b', 200],
+      ['c', 200],
+    ]);
+  });
+});
+
+describe('createHttpHandler: a failing onRequest hook', () => {
+  it('is called once, and the response stands (a stored transaction is not reported as a 500)', async () => {
+    let calls = 0;
+    const handler = createHttpHandler({
+      engine: createEngine(),
+      apiKeys: [KEY],
+      onRequest: () => {
+        calls += 1;
+        throw new Error('log sink down');
+      },
+    });
+    const response = await handler(new Request('http://localhost/healthz'));
+    expect(response.status).toBe(200);
+    expect(calls).toBe(1);
+  });
 });
