@@ -7,7 +7,7 @@
 import { writeSync } from 'node:fs';
 import type { RequestLogEntry } from '../http/handler.js';
 
-/** Something lines can be written to (pino's `SonicBoom` destination, or a test's collector). */
+/** Something lines can be written to ({@link createFdSink}, or a test's collector). */
 export interface LineSink {
   write(text: string): unknown;
 }
@@ -39,7 +39,7 @@ export function formatRequestLine(entry: RequestLogEntry, time: string): string 
 
 /** A writer that gathers lines and writes them out together. */
 export interface BatchedWriter {
-  /** Queues a line; the queued lines are written at the end of this event-loop turn. */
+  /** Queues a line; queued lines are written by the next {@link BatchedWriter.flush}, or by the fallback timer. */
   write(line: string): void;
   /** Writes the queued lines now (before a lifecycle line, and before the process exits). */
   flush(): void;
