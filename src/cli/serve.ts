@@ -130,8 +130,8 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const host = values.host ?? '127.0.0.1';
 
   // By default the log goes to standard output, written with writeSync and never blocking (D-141).
-  // Request lines are formatted as pino would and gathered: one write(2) right after each batch of
-  // responses (D-142), not one per request. Lifecycle lines (serving, shutting down, stopped) are
+  // Request lines are formatted as pino would and gathered: one write(2) every 25 ms, or right after
+  // a batch of responses (D-142) once 16 KB are waiting, not one per request. Lifecycle lines (serving, shutting down, stopped) are
   // formatted by pino and written after the gathered request lines.
   const time = isoTimeCachedPerMs();
   let reported = false;
@@ -213,7 +213,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     server.close();
     throw new UsageError((error as Error).message);
   }
-  server.on('request', toNodeListener(handler, requests === null ? {} : { afterResponses: requests.flush }));
+  server.on('request', toNodeListener(handler, requests === null ? {} : { afterResponses: requests.flushIfLarge }));
   log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
   logs.set(server, log);
   if (generated !== null) {

@@ -74,7 +74,7 @@ describe('createBatchedWriter', () => {
         writes.push(text);
       },
     };
-    const writer = createBatchedWriter(sink, (e) => errors.push(e), (fn) => scheduled.push(fn));
+    const writer = createBatchedWriter(sink, (e) => errors.push(e), { schedule: (fn) => scheduled.push(fn), largeBytes: 8 });
     const runScheduled = () => {
       for (const fn of scheduled.splice(0)) fn();
     };
@@ -123,14 +123,31 @@ describe('createBatchedWriter', () => {
     expect(h.writes).toEqual(['b\n']);
   });
 
-  it('by default, writes a turn\'s lines after the setImmediate callbacks of that turn (the responses)', async () => {
+  it('by default, writes a batch from a timer: after the setImmediate callbacks (the responses) of its turn', async () => {
     const order: string[] = [];
     const writer = createBatchedWriter({ write: (text: string) => void order.push(`log:${text}`) }, () => undefined);
     writer.write('a\n');
     setImmediate(() => order.push('responses'));
     writer.write('b\n');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['responses']);
+    await new Promise((resolve) => setTimeout(resolve, 60));
     expect(order).toEqual(['responses', 'log:a\nb\n']);
+  });
+
+  it('flushIfLarge writes only once the pending text reaches largeBytes (8 in this harness)', () => {
+    const h = harness();
+    h.writer.write('abc\n');
+    h.writer.flushIfLarge();
+    expect(h.writes).toEqual([]);
+    h.writer.write('defg\n');
+    h.writer.flushIfLarge();
+    expect(h.writes).toEqual(['abc\ndefg\n']);
+    h.writer.flushIfLarge();
+    expect(h.writes).toEqual(['abc\ndefg\n']);
+    // The batch's timer then finds nothing to write.
+    h.runScheduled();
+    expect(h.writes).toEqual(['abc\ndefg\n']);
   });
 
   test.prop([fc.array(fc.array(fc.string(), { maxLength: 5 }), { maxLength: 10 })])('every line is written once, in order, whatever the turns', (turns) => {

@@ -601,8 +601,8 @@ describe('D-141: createBatchedWriter with its real schedule', () => {
         else if (op.kind === 'immediate') await new Promise((r) => setImmediate(r));
         else await new Promise((r) => setTimeout(r, 0));
       }
-      // After the fallback timer, nothing is pending (txmon serve flushes sooner, after each batch of responses).
-      await new Promise((r) => setTimeout(r, 5));
+      // After the batch timer (25 ms), nothing is pending.
+      await new Promise((r) => setTimeout(r, 40));
       expect(attempts.every((a) => a.text !== '')).toBe(true);
       expect(attempts.map((a) => a.text).join('')).toBe(lines.join(''));
       expect(errors).toHaveLength(attempts.filter((a) => a.failed).length);
@@ -631,10 +631,10 @@ describe('D-141: createBatchedWriter with its real schedule', () => {
       () => writer.write('from-onError\n'),
     );
     writer.write('a\n');
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 80));
     expect(out.join('')).toBe('from-sink\nfrom-onError\n');
     writer.write('b\n');
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 40));
     expect(out.join('')).toBe('from-sink\nfrom-onError\nb\n');
   });
 
@@ -655,7 +655,7 @@ describe('D-141: createBatchedWriter with its real schedule', () => {
     try {
       const results = await Promise.all(Array.from({ length: 30 }, (_, i) => pipelined(port, [request('GET', i % 2 ? '/healthz' : '/nope', { key: null }), request('GET', '/rules', { close: true })])));
       for (const r of results) expect(r.responses).toHaveLength(2);
-      await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 40));
     } finally {
       await close(server);
     }
@@ -669,10 +669,11 @@ describe('D-141: createBatchedWriter with its real schedule', () => {
   it('when requests finish in two consecutive turns, each turn\'s log lines are written after its responses (the writer flushed by afterResponses, as txmon serve wires it)', async () => {
     // Found by this review: with the log flushed by two setImmediate hops of its own, lines of turn
     // 2 joined the batch queued in turn 1 and were written before turn 2's responses. Now the
-    // writer is flushed by toNodeListener's afterResponses hook, right after each batch.
+    // writer is flushed from a timer, or by toNodeListener's afterResponses hook right after a
+    // batch of responses (here on every batch: largeBytes 1).
     const events: string[] = [];
-    const writer = createBatchedWriter({ write: (text: string) => void events.push(`log:${text.trim().split('\n').join(',')}`) }, () => undefined);
-    const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY], onRequest: (e) => writer.write(`${e.route}\n`) }), { afterResponses: writer.flush });
+    const writer = createBatchedWriter({ write: (text: string) => void events.push(`log:${text.trim().split('\n').join(',')}`) }, () => undefined, { largeBytes: 1 });
+    const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY], onRequest: (e) => writer.write(`${e.route}\n`) }), { afterResponses: writer.flushIfLarge });
     const fakeReq = (url: string) => Object.assign(Readable.from([]), { method: 'GET', url, headers: {}, headersDistinct: {} }) as unknown as IncomingMessage;
     const fakeRes = (name: string, onEnd = () => {}) =>
       ({
