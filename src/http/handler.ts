@@ -62,9 +62,17 @@ export interface CoreRequest {
   readonly method: string;
   /** Path and query, e.g. `/transactions/t-1?x=1` (an absolute URL works too). */
   readonly url: string;
+  /** Every value of the header `name` (given in lower case) joined with `, `; `null` when absent. */
   header(name: string): string | null;
   /** The body, at most `limit` bytes (`PAYLOAD_TOO_LARGE` past it). */
   readBody(limit: number): Promise<Uint8Array>;
+  /**
+   * The client connection the request came on (a Node socket), when the transport knows it. The
+   * handler remembers, per connection, the last API key it verified there (D-143): a later request
+   * on the same keep-alive connection presenting the same key (compared in constant time) skips
+   * the SHA-256. Held weakly: the memo goes with the connection.
+   */
+  readonly connection?: object;
 }
 
 /** A response of the core. */
@@ -223,9 +231,29 @@ function match(route: Route, segments: readonly string[]): Params | null {
   return params;
 }
 
+/** An authenticated key: its tenant and its rate-limit bucket (the hex digest; '' without a limiter). */
+interface Authenticated {
+  readonly key: string;
+  readonly tenant: HttpTenant;
+  readonly bucket: string;
+}
+
 /** SHA-256 of a string (node:crypto, synchronous: ~1 µs, no thread-pool hop per request). */
 function sha256(text: string): Uint8Array {
   return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * Constant-time equality of a presented key and a remembered one: the time depends only on the
+ * presented key's length, never on where they differ (a pooled proxy connection may carry another
+ * client's key next). Internal (exported for its property test).
+ */
+export function sameKey(presented: string, remembered: string): boolean {
+  const n = presented.length;
+  const m = remembered.length;
+  let diff = n ^ m;
+  for (let i = 0; i < n; i++) diff |= presented.charCodeAt(i) ^ remembered.charCodeAt(i < m ? i : 0);
+  return diff === 0;
 }
 
 /** Constant-time equality of two equal-length digests. */
@@ -391,6 +419,7 @@ function keysOf(root: unknown): number {
 
 function isJsonContentType(value: string | null): boolean {
   if (value === null) return false;
+  if (value === JSON_TYPE) return true;
   const type = value.split(';')[0]?.trim().toLowerCase() ?? '';
   return type === JSON_TYPE || (type.startsWith('application/') && type.endsWith('+json'));
 }
@@ -472,15 +501,27 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   let document: Record<string, unknown> | null = null;
   const routes = defineRoutes(options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))));
 
-  function authenticate(request: CoreRequest): { tenant: HttpTenant; digest: Uint8Array } {
+  // Per connection, the last key verified on it and what it verified to (D-143). Only valid keys
+  // are remembered, and only while their connection lives (the transport's request objects hold
+  // the same header value meanwhile); the configured keys themselves stay hashes only.
+  const verified = new WeakMap<object, Authenticated>();
+
+  function authenticate(request: CoreRequest): Authenticated {
     const key = request.header('x-api-key');
     if (key === null || key === '') throw new TxmonError('UNAUTHORIZED', 'The x-api-key header is missing');
+    const connection = typeof request.connection === 'object' && request.connection !== null ? request.connection : undefined;
+    if (connection !== undefined) {
+      const last = verified.get(connection);
+      if (last !== undefined && sameKey(key, last.key)) return last;
+    }
     const digest = sha256(key);
     let found: HttpTenant | null = null;
     // Every stored hash is compared (constant time each), whatever matched first.
     for (const { tenant, hashes } of keyTable) for (const h of hashes) if (sameDigest(h, digest) && found === null) found = tenant;
     if (found === null) throw new TxmonError('UNAUTHORIZED', 'The API key is not valid');
-    return { tenant: found, digest };
+    const result: Authenticated = { key, tenant: found, bucket: limiter ? Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('') : '' };
+    if (connection !== undefined) verified.set(connection, result);
+    return result;
   }
 
   async function core(request: CoreRequest): Promise<CoreResponse> {
@@ -550,11 +591,11 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
         engine = (signedTenant ?? (tenants[0] as HttpTenant)).engine;
         tenantId = (signedTenant ?? (tenants[0] as HttpTenant)).id;
       } else {
-        const { tenant, digest } = authenticate(request);
+        const { tenant, bucket } = authenticate(request);
         tenantId = tenant.id;
         engine = tenant.engine;
         if (limiter) {
-          const wait = limiter.take(Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''));
+          const wait = limiter.take(bucket);
           if (wait > 0) {
             extraHeaders = { 'retry-after': String(wait) };
             throw new TxmonError('RATE_LIMITED', 'Too many requests for this API key');

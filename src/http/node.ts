@@ -68,11 +68,20 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
     url: req.url ?? '/',
     header(name) {
       // Every occurrence, joined like the fetch API does (Node's `headers` keeps only the first
-      // content-type), so both transports read the same value.
-      const values = req.headersDistinct[name];
-      return values === undefined ? null : values.join(', ');
+      // content-type), so both transports read the same value. Read from `rawHeaders`: the
+      // handler asks for two headers, and `headersDistinct` would build arrays for all of them.
+      const raw = req.rawHeaders;
+      let value: string | null = null;
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        const field = raw[i] as string;
+        if (field.length === name.length && (field === name || field.toLowerCase() === name)) {
+          value = value === null ? (raw[i + 1] as string) : `${value}, ${raw[i + 1] as string}`;
+        }
+      }
+      return value;
     },
     readBody: (limit) => readNodeBody(req, limit),
+    connection: req.socket ?? undefined,
   };
 }
 
