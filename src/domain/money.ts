@@ -94,8 +94,32 @@ export function scaledToDecimal(value: bigint): string {
   return negative ? `-${text}` : text;
 }
 
+const MAX_EXACT_SCALED = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Formats a scaled amount with its currency for a rule description, e.g. `10000.00 EUR`. */
 export function formatMoney(value: bigint, currency: string): string {
+  if (value <= MAX_EXACT_SCALED && value >= -MAX_EXACT_SCALED) {
+    // Below 2^53 the whole and fractional parts are exact in doubles: no bigint division or
+    // string surgery (rule descriptions format two amounts per hit).
+    const negative = value < 0n;
+    const abs = Number(negative ? -value : value);
+    const whole = Math.floor(abs / 1e8);
+    let fraction = abs - whole * 1e8;
+    let unit = whole;
+    // The quotient is rounded: correct it by at most one in either direction.
+    if (fraction < 0) {
+      unit -= 1;
+      fraction += 1e8;
+    } else if (fraction >= 1e8) {
+      unit += 1;
+      fraction -= 1e8;
+    }
+    let digits = String(fraction + 1e8).slice(1);
+    let end = 8;
+    while (end > 2 && digits.charCodeAt(end - 1) === 0x30 /* 0 */) end -= 1;
+    if (end < 8) digits = digits.slice(0, end);
+    return `${negative ? '-' : ''}${unit}.${digits} ${currency}`;
+  }
   const decimal = scaledToDecimal(value);
   const [whole, fraction = ''] = decimal.split('.');
   const digits = Math.max(2, fraction.length);

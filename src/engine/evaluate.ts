@@ -389,18 +389,27 @@ export interface EvaluationResult {
 export function renderDescription(template: string, vars: Readonly<Record<string, string | number>> | undefined): string {
   const parts = compiledTemplate(template);
   if (parts.length === 1 && typeof parts[0] === 'string') return parts[0];
-  let out = '';
-  for (const part of parts) {
+  // Joined, not concatenated with `+=`: the description is kept with the stored result, and a
+  // join gives one flat string where `+=` leaves a tree of one cons-string per part.
+  const pieces = renderScratch;
+  pieces.length = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as TemplatePart;
     if (typeof part === 'string') {
-      out += part;
+      pieces.push(part);
     } else {
       // Own properties only: `{{toString}}` must not render Object.prototype's function.
       const v = vars !== undefined && Object.hasOwn(vars, part.name) ? vars[part.name] : undefined;
-      if (v !== undefined) out += String(v);
+      if (v !== undefined) pieces.push(String(v));
     }
   }
+  const out = pieces.join('');
+  pieces.length = 0;
   return out;
 }
+
+// renderDescription's scratch list (it runs to its end synchronously; values are strings or numbers).
+const renderScratch: string[] = [];
 
 type TemplatePart = string | { readonly name: string };
 // Templates are few (one per rule or alias): each is split into literal text and placeholders once.
@@ -425,6 +434,13 @@ function compiledTemplate(template: string): readonly TemplatePart[] {
 }
 
 function describeHits(template: string, hits: readonly RuleHit[]): string {
+  // One hit per side at most in practice: the common shapes without a Set or a list.
+  if (hits.length === 1) return renderDescription(template, (hits[0] as RuleHit).vars);
+  if (hits.length === 2) {
+    const first = renderDescription(template, (hits[0] as RuleHit).vars);
+    const second = renderDescription(template, (hits[1] as RuleHit).vars);
+    return first === second ? first : `${first} ${second}`;
+  }
   const seen = new Set<string>();
   const parts: string[] = [];
   for (const h of hits) {
@@ -538,9 +554,10 @@ export function evaluateRuleInstances(
       outcomes[i] = slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level);
       continue;
     }
-    const directions = Object.freeze(uniqueDirections(hits));
+    // One of three frozen meta objects, shared by every hit (a response serialises it from cache).
+    const ruleHitMeta = hitMetaOf(hits);
+    const directions = ruleHitMeta.hitDirections;
     const ruleDescription = describeHits(template, hits);
-    const ruleHitMeta = Object.freeze({ hitDirections: directions });
     const labels = frozenLabels(instance);
     // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
     executedRules[i] = Object.freeze({
@@ -685,17 +702,19 @@ function sidesOf(transaction: Transaction): RuleHit[] {
   return hits;
 }
 
-function uniqueDirections(hits: readonly RuleHit[]): RuleHitDirection[] {
+const META_ORIGIN = Object.freeze({ hitDirections: Object.freeze(['ORIGIN'] as RuleHitDirection[]) });
+const META_DESTINATION = Object.freeze({ hitDirections: Object.freeze(['DESTINATION'] as RuleHitDirection[]) });
+const META_BOTH = Object.freeze({ hitDirections: Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]) });
+
+/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first. */
+function hitMetaOf(hits: readonly RuleHit[]): { readonly hitDirections: readonly RuleHitDirection[] } {
   let origin = false;
   let destination = false;
-  for (const h of hits) {
-    if (h.direction === 'ORIGIN') origin = true;
+  for (let i = 0; i < hits.length; i++) {
+    if ((hits[i] as RuleHit).direction === 'ORIGIN') origin = true;
     else destination = true;
   }
-  const out: RuleHitDirection[] = [];
-  if (origin) out.push('ORIGIN');
-  if (destination) out.push('DESTINATION');
-  return out;
+  return origin ? (destination ? META_BOTH : META_ORIGIN) : META_DESTINATION;
 }
 
 /** The most severe of the given actions; `ALLOW` for none. */

@@ -70,3 +70,36 @@ describe('roundToMinorUnit', () => {
   ];
   for (const row of rows) it(row.name, () => expect(roundToMinorUnit(row.amount, row.exponent)).toBe(row.expected));
 });
+
+describe('formatMoney', () => {
+  // The decimal text of the exact scaled value, padded to at least two fraction digits: the
+  // definition, through the bigint path (scaledToDecimal), whatever path formatMoney takes.
+  const reference = (value: bigint, currency: string): string => {
+    const [whole, fraction = ''] = scaledToDecimal(value).split('.');
+    return `${whole}.${fraction.padEnd(Math.max(2, fraction.length), '0')} ${currency}`;
+  };
+  const LIMIT = BigInt(Number.MAX_SAFE_INTEGER);
+  const rows: { name: string; value: bigint; expected: string }[] = [
+    { name: 'zero', value: 0n, expected: '0.00 EUR' },
+    { name: 'one minor unit', value: 1_000_000n, expected: '0.01 EUR' },
+    { name: 'one scaled unit', value: 1n, expected: '0.00000001 EUR' },
+    { name: 'minus one scaled unit', value: -1n, expected: '-0.00000001 EUR' },
+    { name: 'just below a whole unit', value: 99_999_999n, expected: '0.99999999 EUR' },
+    { name: 'a whole unit', value: 100_000_000n, expected: '1.00 EUR' },
+    { name: 'negative amount', value: -1_050_000_000n, expected: '-10.50 EUR' },
+    { name: 'largest exact double', value: LIMIT, expected: '90071992.54740991 EUR' },
+    { name: 'one past it (bigint path)', value: LIMIT + 1n, expected: '90071992.54740992 EUR' },
+    { name: 'whole units just below 2^53', value: (LIMIT / 100_000_000n) * 100_000_000n - 1n, expected: '90071991.99999999 EUR' },
+    { name: 'most negative exact double', value: -LIMIT, expected: '-90071992.54740991 EUR' },
+  ];
+  it.each(rows)('$name', ({ value, expected }) => {
+    expect(formatMoney(value, 'EUR')).toBe(expected);
+    expect(reference(value, 'EUR')).toBe(expected);
+  });
+  fcTest.prop([fc.oneof(fc.bigInt({ min: -LIMIT, max: LIMIT }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }), fc.bigInt({ min: LIMIT - 10_000n, max: LIMIT + 10_000n }), fc.integer({ min: -1e9, max: 1e9 }).map((n) => BigInt(n) * 100_000_000n - 1n))])(
+    'equals the exact decimal text for any amount',
+    (value) => {
+      expect(formatMoney(value, 'USD')).toBe(reference(value, 'USD'));
+    },
+  );
+});
