@@ -30,6 +30,53 @@ describe('createTransaction under concurrency', () => {
     expect(await run(true)).toEqual(sequential);
   });
 
+  it('many operations in flight at once, contending for their users, decide as one after the other', async () => {
+    // 150 transactions started together over 25 senders and 10 receivers, then 60 events: hundreds
+    // of lock keys held at once, with waiters on most of them.
+    const run = async (parallel: boolean) => {
+      const { engine } = testEngine();
+      await engine.createRuleInstance({
+        ruleId: 'R-69',
+        parameters: { transactionVolumeThreshold: { USD: 2500 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+      });
+      await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 4, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } });
+      await engine.createRuleInstance({ ruleId: 'R-1' });
+      const bodies = Array.from({ length: 150 }, (_, i) =>
+        tx({
+          transactionId: `many-${i}`,
+          timestamp: T0 + i,
+          originUserId: `sender-${i % 25}`,
+          destinationUserId: `receiver-${i % 10}`,
+          originAmountDetails: { transactionAmount: 700 + i, transactionCurrency: 'USD' },
+        }),
+      );
+      const events = Array.from({ length: 60 }, (_, i) => ({
+        transactionId: `many-${(i * 7) % 150}`,
+        eventId: `many-event-${i}`,
+        timestamp: T0 + 1000 + i,
+        transactionState: 'SUCCESSFUL',
+        updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 10 + i, transactionCurrency: 'USD' } },
+      }));
+      const summary = (r: { hitRules: readonly { ruleInstanceId: string }[]; status: string }) => `${r.status}:${r.hitRules.map((h) => h.ruleInstanceId).join(',')}`;
+      let created: string[];
+      let updated: string[];
+      if (parallel) {
+        created = (await Promise.all(bodies.map((b) => engine.createTransaction(b)))).map(summary);
+        updated = (await Promise.all(events.map((e) => engine.createTransactionEvent(e)))).map(summary);
+      } else {
+        created = [];
+        for (const b of bodies) created.push(summary(await engine.createTransaction(b)));
+        updated = [];
+        for (const e of events) updated.push(summary(await engine.createTransactionEvent(e)));
+      }
+      const counters = (await engine.listRuleInstances()).map((i) => [i.id, i.runCount, i.hitCount]);
+      return { created, updated, counters };
+    };
+    const sequential = await run(false);
+    expect(sequential.created.filter((s) => s !== 'ALLOW:').length).toBeGreaterThan(100);
+    expect(await run(true)).toEqual(sequential);
+  });
+
   it('reports CRA values that match what is stored when one user transacts concurrently', async () => {
     const factor = { id: 'c', parameter: 'originCountry' as const, weight: 1, mapping: [{ values: ['IR'], riskLevel: 'VERY_HIGH' as const }, { values: ['DE'], riskLevel: 'VERY_LOW' as const }] };
     const { engine } = testEngine({ riskFactors: [factor] });
