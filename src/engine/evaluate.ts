@@ -391,8 +391,8 @@ export function renderDescription(template: string, vars: Readonly<Record<string
   if (parts.length === 1 && typeof parts[0] === 'string') return parts[0];
   // Joined, not concatenated with `+=`: the description is kept with the stored result, and a
   // join gives one flat string where `+=` leaves a tree of one cons-string per part.
-  const pieces = renderScratch;
-  pieces.length = 0;
+  // A list of its own per call: a var's conversion may render another description meanwhile.
+  const pieces: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as TemplatePart;
     if (typeof part === 'string') {
@@ -403,13 +403,8 @@ export function renderDescription(template: string, vars: Readonly<Record<string
       if (v !== undefined) pieces.push(String(v));
     }
   }
-  const out = pieces.join('');
-  pieces.length = 0;
-  return out;
+  return pieces.join('');
 }
-
-// renderDescription's scratch list (it runs to its end synchronously; values are strings or numbers).
-const renderScratch: string[] = [];
 
 type TemplatePart = string | { readonly name: string };
 // Templates are few (one per rule or alias): each is split into literal text and placeholders once.

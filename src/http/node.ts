@@ -68,17 +68,10 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
     url: req.url ?? '/',
     header(name) {
       // Every occurrence, joined like the fetch API does (Node's `headers` keeps only the first
-      // content-type), so both transports read the same value. Read from `rawHeaders`: the
-      // handler asks for two headers, and `headersDistinct` would build arrays for all of them.
-      const raw = req.rawHeaders;
-      let value: string | null = null;
-      for (let i = 0; i + 1 < raw.length; i += 2) {
-        const field = raw[i] as string;
-        if (field.length === name.length && (field === name || field.toLowerCase() === name)) {
-          value = value === null ? (raw[i + 1] as string) : `${value}, ${raw[i + 1] as string}`;
-        }
-      }
-      return value;
+      // content-type), so both transports read the same value. (Not from `rawHeaders`: it holds
+      // headers past the server's `maxHeadersCount`, which Node drops from `headersDistinct`.)
+      const values = req.headersDistinct[name];
+      return values === undefined ? null : values.join(', ');
     },
     readBody: (limit) => readNodeBody(req, limit),
     connection: req.socket ?? undefined,

@@ -20,7 +20,8 @@ interface Written {
 function fakeRequest(method: string, url: string, key: string | null): IncomingMessage {
   const headers: Record<string, string> = key === null ? {} : { 'x-api-key': key };
   const rawHeaders = Object.entries(headers).flat();
-  return Object.assign(Readable.from([]), { method, url, headers, rawHeaders }) as unknown as IncomingMessage;
+  const headersDistinct = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
+  return Object.assign(Readable.from([]), { method, url, headers, rawHeaders, headersDistinct }) as unknown as IncomingMessage;
 }
 
 function fakeResponse(id: string, log: Written[], failing = false): ServerResponse {

@@ -674,7 +674,7 @@ describe('D-141: createBatchedWriter with its real schedule', () => {
     const events: string[] = [];
     const writer = createBatchedWriter({ write: (text: string) => void events.push(`log:${text.trim().split('\n').join(',')}`) }, () => undefined, { largeBytes: 1 });
     const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY], onRequest: (e) => writer.write(`${e.route}\n`) }), { afterResponses: writer.flushIfLarge });
-    const fakeReq = (url: string) => Object.assign(Readable.from([]), { method: 'GET', url, headers: {}, rawHeaders: [] }) as unknown as IncomingMessage;
+    const fakeReq = (url: string) => Object.assign(Readable.from([]), { method: 'GET', url, headers: {}, rawHeaders: [], headersDistinct: {} }) as unknown as IncomingMessage;
     const fakeRes = (name: string, onEnd = () => {}) =>
       ({
         setHeader() {},
