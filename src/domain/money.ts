@@ -103,9 +103,8 @@ export function formatMoney(value: bigint, currency: string): string {
     // string surgery (rule descriptions format two amounts per hit).
     const negative = value < 0n;
     const abs = Number(negative ? -value : value);
-    const whole = Math.floor(abs / 1e8);
-    let fraction = abs - whole * 1e8;
-    let unit = whole;
+    let unit = Math.floor(abs / 1e8);
+    let fraction = abs - unit * 1e8;
     // The quotient is rounded: correct it by at most one in either direction.
     if (fraction < 0) {
       unit -= 1;
