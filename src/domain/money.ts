@@ -251,17 +251,27 @@ export function convertScaled(amount: bigint, from: string, to: string, rates: R
   if (rate === null) return null;
   // Several rules convert the same amount at the same rate in a row: remember the last answer.
   if (amount === lastConverted.amount && rate === lastConverted.rate) return lastConverted.result;
+  const result = convertAtRate(amount, rate);
+  lastConverted.amount = amount;
+  lastConverted.rate = rate;
+  lastConverted.result = result;
+  return result;
+}
+
+/**
+ * `amount` × `rate` (a provider's decimal rate text), rounded half-to-even at 10^-8: the
+ * arithmetic of {@link convertScaled} once the rate is known. Depends on nothing but its two
+ * arguments, so a caller may cache what it derives from one rate text.
+ * @internal
+ */
+export function convertAtRate(amount: bigint, rate: string): bigint {
   let scaled = parsedRates.get(rate);
   if (scaled === undefined) {
     scaled = parseScaled(rate, RATE_DIGITS);
     if (parsedRates.size > 10_000) parsedRates.clear();
     parsedRates.set(rate, scaled);
   }
-  const result = divideRounded(amount * scaled, RATE_SCALE);
-  lastConverted.amount = amount;
-  lastConverted.rate = rate;
-  lastConverted.result = result;
-  return result;
+  return divideRounded(amount * scaled, RATE_SCALE);
 }
 const lastConverted: { amount: bigint; rate: string; result: bigint } = { amount: 0n, rate: '', result: 0n };
 

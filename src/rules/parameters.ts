@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { currencyExponent } from '../domain/codes.js';
-import { convertScaled, roundToMinorUnit, toScaled } from '../domain/money.js';
+import { convertAtRate, convertScaled, roundToMinorUnit, toScaled } from '../domain/money.js';
 import type { MoneyContext } from './types.js';
 
 /**
@@ -72,8 +72,64 @@ export function reachesThreshold(thresholds: AmountThresholds, amount: bigint, c
   const parsed = parsedThresholds(thresholds);
   const own = parsed.byCurrency.get(currency);
   if (own !== undefined) return amount >= own;
-  const converted = inFirstCurrency(parsed, amount, currency, money, at);
-  return converted !== null && converted >= parsed.firstThreshold;
+  const first = parsed.first;
+  if (first === null) return false;
+  const rate = money.rates.rate(currency, first, at);
+  if (rate === null) return false;
+  // A converted comparison is monotonic in the amount: for a rate seen before, the smallest
+  // amount that reaches the threshold decides it with one comparison (no bigint conversion).
+  const bounds = parsed.bounds;
+  if (bounds !== null && amount >= 0n && amount <= BOUND_CAP) {
+    const bound = bounds.get(currency);
+    if (bound !== undefined && bound.rate === rate) {
+      if (bound.min === undefined) bound.min = smallestReaching(parsed, rate);
+      return bound.min !== null && amount >= bound.min;
+    }
+    // First sight of this rate (or another rate than last time): remembered, and the bound is
+    // computed only if the same rate comes again, so a provider whose rate moves on every call
+    // never pays for a search.
+    if (bounds.size >= MAX_BOUNDS && bound === undefined) bounds.clear();
+    bounds.set(currency, { rate, min: undefined });
+  }
+  return reachesAtRate(parsed, amount, rate);
+}
+
+/** The converted comparison itself: `amount` at `rate`, rounded to the first currency's minor unit, ≥ its threshold. */
+function reachesAtRate(parsed: ParsedThresholds, amount: bigint, rate: string): boolean {
+  return roundToMinorUnit(convertAtRate(amount, rate), parsed.firstExponent) >= parsed.firstThreshold;
+}
+
+/** Amounts up to this (10^-8 units, ~1.2 × 10^16 whole units) are decided by a cached bound; larger ones are converted. */
+const BOUND_CAP = 1n << 80n;
+/** Currencies remembered per thresholds map (a map is compared against a handful in practice). */
+const MAX_BOUNDS = 64;
+
+/**
+ * The smallest amount in [0, {@link BOUND_CAP}] that reaches the threshold at `rate`, or `null`
+ * when none does. Exact: the comparison is monotonic (conversion and both roundings are
+ * non-decreasing in the amount), so a binary search finds the boundary.
+ */
+function smallestReaching(parsed: ParsedThresholds, rate: string): bigint | null {
+  if (reachesAtRate(parsed, 0n, rate)) return 0n;
+  let hi = 1n;
+  while (!reachesAtRate(parsed, hi, rate)) {
+    if (hi >= BOUND_CAP) return null;
+    hi *= 2n;
+    if (hi > BOUND_CAP) hi = BOUND_CAP;
+  }
+  let lo = hi / 2n; // does not reach (0 was tested, and every smaller power of two)
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    if (reachesAtRate(parsed, mid, rate)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** A cached decision bound for one source currency: the rate text it holds for, and the smallest reaching amount (`undefined` until the rate is seen twice). */
+interface RateBound {
+  rate: string;
+  min: bigint | null | undefined;
 }
 
 /**
@@ -92,6 +148,8 @@ interface ParsedThresholds {
   readonly first: string | null;
   readonly firstThreshold: bigint;
   readonly firstExponent: number;
+  /** Per source currency, the bound of {@link reachesThreshold}; only for cached (frozen) maps. */
+  readonly bounds: Map<string, RateBound> | null;
 }
 // Frozen maps cannot change: each is parsed once.
 const parsedCache = new WeakMap<AmountThresholds, ParsedThresholds>();
@@ -108,6 +166,7 @@ function parsedThresholds(thresholds: AmountThresholds): ParsedThresholds {
       first,
       firstThreshold: first === null ? 0n : (byCurrency.get(first) as bigint),
       firstExponent: first === null ? 0 : currencyExponent(first),
+      bounds: frozen ? new Map() : null,
     };
     if (frozen) parsedCache.set(thresholds, parsed);
   }

@@ -92,4 +92,59 @@ describe('reachesThreshold with converting rates', () => {
       expect(reachesThreshold(plain, scaled, 'GBP', m, at)).toBe(expected);
     }
   });
+
+  // A rate seen twice in a row is decided by a cached bound (the smallest reaching amount): at
+  // the bound and one 10^-8 unit below it, in any sub-minor-unit amount, the answer must be the
+  // converted comparison's.
+  fcTest.prop([
+    rateText,
+    fc.constantFrom('EUR', 'JPY', 'KWD', 'BHD'),
+    fc.integer({ min: 0, max: 100_000_000 }).map((n) => n / 100),
+    fc.array(fc.bigInt({ min: 0n, max: 10n ** 18n }), { minLength: 1, maxLength: 10 }),
+  ])('the cached bound decides exactly like converting, at and around the boundary', (rate, target, threshold, amounts) => {
+    const m = provider(() => rate);
+    const frozen = deepFreeze({ [target]: threshold });
+    const plain = { [target]: threshold };
+    const direct = (amount: bigint) => {
+      const resolved = resolveThreshold(plain, amount, 'GBP', m, 0);
+      return resolved !== null && resolved.amount >= resolved.threshold;
+    };
+    // Two calls with the same rate: the second computes the bound.
+    reachesThreshold(frozen, 0n, 'GBP', m, 0);
+    reachesThreshold(frozen, 0n, 'GBP', m, 0);
+    // The boundary by bisection over the direct comparison, then its neighbours.
+    let lo = 0n;
+    let hi = 10n ** 24n;
+    if (direct(hi)) {
+      while (hi - lo > 1n) {
+        const mid = (lo + hi) / 2n;
+        if (direct(mid)) hi = mid;
+        else lo = mid;
+      }
+      if (direct(0n)) hi = 0n;
+    }
+    for (const amount of [...amounts, hi, hi - 1n, hi + 1n, hi - 100n, hi + 100n]) {
+      if (amount < 0n) continue;
+      expect(reachesThreshold(frozen, amount, 'GBP', m, 0)).toBe(direct(amount));
+    }
+  });
+
+  it('amounts beyond the cached range and negative amounts are converted, not bounded', () => {
+    const m = provider(() => '0.000001');
+    const map = deepFreeze({ EUR: 1e12 });
+    reachesThreshold(map, 0n, 'GBP', m, 0);
+    reachesThreshold(map, 0n, 'GBP', m, 0);
+    // 10^18 GBP at 10^-6 is 10^12 EUR: reaches, though far beyond 2^80 scaled units.
+    expect(reachesThreshold(map, 10n ** 26n, 'GBP', m, 0)).toBe(true);
+    expect(reachesThreshold(map, 10n ** 26n - 10n ** 14n, 'GBP', m, 0)).toBe(false);
+    // A negative amount (not a valid transaction amount, but a public function's input): as converted.
+    const one = provider(() => '1');
+    const zero = deepFreeze({ EUR: 0 });
+    reachesThreshold(zero, 0n, 'GBP', one, 0);
+    reachesThreshold(zero, 0n, 'GBP', one, 0);
+    for (const amount of [-1n, -500_000n, -500_001n, -(10n ** 9n)]) {
+      const resolved = resolveThreshold({ EUR: 0 }, amount, 'GBP', one, 0);
+      expect(reachesThreshold(zero, amount, 'GBP', one, 0)).toBe(resolved !== null && resolved.amount >= resolved.threshold);
+    }
+  });
 });
