@@ -449,6 +449,13 @@ export function createBaseline(pkg, configs, options = {}) {
   }
 
   return {
+    /** Drops the kept state (the harness calls it after a timed run; see run.mjs `timeFreshSubject`). */
+    dispose() {
+      users.clear();
+      transactions.clear();
+      events.clear();
+    },
+
     /** Per-instance run and hit counters, in instance order. */
     counters() {
       return checks.map((check, i) => ({ id: check.id, runs: runs[i], hits: hits[i] }));

@@ -142,7 +142,7 @@ function sequentialIds() {
 }
 
 async function createEngineSubject(pkg, configs) {
-  const engine = pkg.createEngine({ ids: sequentialIds() });
+  let engine = pkg.createEngine({ ids: sequentialIds() });
   for (const { id, request } of configs) {
     const created = await engine.createRuleInstance(request);
     if (created.id !== id) throw new Error(`expected instance id ${id}, got ${created.id}`);
@@ -154,6 +154,10 @@ async function createEngineSubject(pkg, configs) {
     createTransactionEvent: (p) => engine.createTransactionEvent(p),
     async counters() {
       return (await engine.listRuleInstances()).map((i) => ({ id: i.id, runs: i.runCount, hits: i.hitCount }));
+    },
+    /** Lets go of the engine (the harness calls it after a timed run). */
+    dispose() {
+      engine = null;
     },
   };
 }
@@ -167,6 +171,7 @@ function createBaselineSubject(pkg, configs, logic) {
     async counters() {
       return baseline.counters();
     },
+    dispose: baseline.dispose,
   };
 }
 
@@ -251,6 +256,7 @@ async function timedRun(subject, operations, kinds, profiler = null) {
   const latencies = new Float64Array(n);
   let errors = 0;
   if (profiler) await profiler.start();
+  const heapBeforeRunMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
   const gcMeter = createGcMeter();
   const cpu0 = process.cpuUsage();
   const started = process.hrtime.bigint();
@@ -290,6 +296,7 @@ async function timedRun(subject, operations, kinds, profiler = null) {
     gcMs: gcTime.ms,
     gcCount: gcTime.count,
     gcShare: Math.round((gcTime.ms / (totalNs / 1e6)) * 1000) / 1000,
+    heapBeforeRunMb,
     heapAfterRunMb,
     retainedHeapMb,
     profileFile,
@@ -500,20 +507,41 @@ async function main() {
     if (!o.engineOnly) await timedRun(createBaselineSubject(pkg, configs, o.baselineLogic), warm, warmKinds);
   }
 
+  /** A new subject of `name`, timed over the whole stream after a full GC (heap: the workload only). */
+  async function timeFreshSubject(name) {
+    // One turn of the event loop first: the previous subject's settled promise chain lets go of it.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    const subject = name === 'engine' ? await createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, o.baselineLogic);
+    gc();
+    const result = await timedRun(subject, operations, kinds, o.profile && name === 'engine' ? createProfiler() : null);
+    subject.dispose?.();
+    return result;
+  }
+
   // 2. Timed rounds, alternating which subject goes first.
   const subjects = o.engineOnly ? ['engine'] : o.baselineOnly ? ['baseline'] : ['engine', 'baseline'];
   for (let round = 1; round <= o.rounds; round++) {
     const order = round % 2 === 1 ? subjects : [...subjects].reverse();
     const row = {};
     for (const name of order) {
-      const subject = name === 'engine' ? await createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, o.baselineLogic);
-      gc();
-      row[name] = await timedRun(subject, operations, kinds, o.profile && name === 'engine' ? createProfiler() : null);
+      // The subject lives in its own async frame and drops its state after its run: a subject
+      // still alive during the next subject's timed run (as a local of this loop, or through
+      // V8 keeping a closure reachable) gave that run 108–215 MB of foreign live heap to mark.
+      row[name] = await timeFreshSubject(name);
     }
     gc();
     results.rounds.push(row);
     console.log(`round ${round}: ${subjects.map((s) => `${s} ${row[s].opsPerSec} ops/s, ${row[s].opsPerCpuSec} ops/cpu-s (p99 ${row[s].latency.p99Us} µs)`).join('; ')}`);
   }
+  // Every timed run should start on the workload's heap alone (see timeFreshSubject).
+  const startHeaps = results.rounds.flatMap((r) => subjects.map((s) => r[s].heapBeforeRunMb));
+  const cleanHeap = Math.min(...startHeaps);
+  results.rounds.forEach((r, i) => {
+    for (const s of subjects) {
+      if (r[s].heapBeforeRunMb > cleanHeap + 20) console.warn(`warning: round ${i + 1}, ${s} started with ${r[s].heapBeforeRunMb} MB live (others ${cleanHeap} MB): a previous subject was still alive`);
+    }
+  });
   for (const name of subjects) {
     const m = median(results.rounds.map((r) => r[name].opsPerSec));
     results.median[name] = results.rounds.find((r) => r[name].opsPerSec === m)[name];

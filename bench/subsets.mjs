@@ -68,12 +68,19 @@ function sequentialIds() {
   return { next: (kind) => `${kind}-${++n}` };
 }
 
+let cleanHeapMb = Infinity;
+
 async function once(pkg, indexes) {
   const engine = pkg.createEngine({ ids: sequentialIds() });
   for (const i of indexes) await engine.createRuleInstance(configs[i].request);
   const payloads = ops.map((o) => ({ kind: o.kind, payload: JSON.parse(JSON.stringify(o.payload)) }));
   globalThis.gc?.();
   await new Promise((resolve) => setTimeout(resolve, 10));
+  // A run should start on this run's own payloads and engine only: a previous run's engine still
+  // alive would give this one its heap to mark (see run.mjs, timeFreshSubject).
+  const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+  if (heapMb > cleanHeapMb + 20) console.warn(`warning: a run started with ${Math.round(heapMb)} MB live (lowest so far ${Math.round(cleanHeapMb)} MB): a previous engine was still alive`);
+  cleanHeapMb = Math.min(cleanHeapMb, heapMb);
   gcMs = 0;
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
