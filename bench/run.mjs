@@ -18,9 +18,14 @@
  *   --dist PATH          the built package to load (default ../dist/index.js)
  *   --json PATH          where to write the results (default bench/results/latest.json; "-" for none)
  *   --profile            CPU-profile the timed engine round only (implies --engine-only --rounds 1
- *                        --no-breakdown), write the .cpuprofile to the temp dir and print the top
- *                        self-time and inclusive-time functions (mapped to src/ through the source map)
+ *                        --no-breakdown --in-process), write the .cpuprofile to the temp dir and print
+ *                        the top self-time and inclusive-time functions (mapped to src/ through the
+ *                        source map)
+ *   --in-process         time every subject in this process instead of one child process per timed
+ *                        run (faster; a subject kept alive by V8 can then skew the next run, which
+ *                        the run detects and reports)
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import os from 'node:os';
@@ -52,6 +57,8 @@ function parseArgs(argv) {
     dist: path.resolve(BENCH_DIR, '../dist/index.js'),
     json: path.join(BENCH_DIR, 'results', 'latest.json'),
     profile: false,
+    isolate: true,
+    child: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -73,6 +80,9 @@ function parseArgs(argv) {
       case '--dist': o.dist = path.resolve(value()); break;
       case '--json': o.json = value(); break;
       case '--profile': o.profile = true; break;
+      case '--in-process': o.isolate = false; break;
+      // Internal: the child process of one isolated timed run (see runIsolated).
+      case '--child': o.child = value(); break;
       default: throw new Error(`unknown option ${a} (see the header of bench/run.mjs)`);
     }
   }
@@ -85,9 +95,11 @@ function parseArgs(argv) {
     o.engineOnly = true;
     o.rounds = 1;
     o.breakdown = false;
+    o.isolate = false;
     if (!argv.includes('--json')) o.json = '-';
   }
   if (o.engineOnly || o.baselineOnly) o.verify = false;
+  if (o.child !== null && o.child !== 'engine' && o.child !== 'baseline') throw new Error('--child must be engine or baseline');
   return o;
 }
 
@@ -452,8 +464,66 @@ function createProfiler() {
 
 // ---- main ---------------------------------------------------------------------------------
 
+/** Live heap in MB (after whatever GC last ran). */
+const liveHeapMb = () => process.memoryUsage().heapUsed / 2 ** 20;
+
+/**
+ * Waits until the live heap is back under `limitMb`: full GCs 50 ms apart, at most ~2 s. A
+ * subject just disposed can stay reachable for a moment (it was seen to survive a GC right after
+ * its run and to be gone after a 100 ms pause), and its 100–200 MB would otherwise be marked by
+ * every GC of the next timed run.
+ */
+async function settleHeap(limitMb) {
+  await new Promise((resolve) => setImmediate(resolve));
+  gcNow();
+  for (let tries = 0; tries < 40 && liveHeapMb() > limitMb; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gcNow();
+  }
+}
+
+/**
+ * One timed run of `name` in a child process of its own, so that no other subject (nor anything
+ * V8 keeps of one) shares its heap: the child builds the same workload, runs the whole stream once
+ * on a throw-away subject (JIT warm-up), then times a fresh subject exactly as in-process rounds do.
+ */
+function runIsolated(name, o) {
+  const args = [fileURLToPath(import.meta.url), '--child', name, '--ops', String(o.ops), '--seed', String(o.seed), '--dist', o.dist, '--baseline-logic', o.baselineLogic];
+  if (o.alerts) args.push('--alerts');
+  const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = out.trim().split('\n').pop() ?? '';
+  return JSON.parse(line);
+}
+
+/** The child side of {@link runIsolated}: prints the timed run's results as one JSON line. */
+async function childMain(o) {
+  const gc = exposeGc();
+  gcNow = gc;
+  const pkg = await import(pathToFileURL(o.dist).href);
+  const { operations } = generateWorkload({ seed: o.seed, operations: o.ops });
+  const kinds = Uint8Array.from(operations, (op) => (op.kind === 'transaction' ? 0 : 1));
+  const configs = createInstanceConfigs({ alerts: o.alerts });
+  gc();
+  const cleanMb = liveHeapMb();
+  const create = async () => (o.child === 'engine' ? createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, o.baselineLogic));
+  const warm = async () => {
+    const subject = await create();
+    await timedRun(subject, operations, kinds);
+    subject.dispose?.();
+  };
+  await warm();
+  await settleHeap(cleanMb + 20);
+  const timed = async () => {
+    const subject = await create();
+    gc();
+    return timedRun(subject, operations, kinds);
+  };
+  process.stdout.write(`${JSON.stringify(await timed())}\n`);
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  if (o.child !== null) return childMain(o);
   const gc = exposeGc();
   gcNow = gc;
   const pkg = await import(pathToFileURL(o.dist).href);
@@ -477,6 +547,9 @@ async function main() {
   const { operations, stats } = generateWorkload({ seed: o.seed, operations: o.ops });
   const kinds = Uint8Array.from(operations, (op) => (op.kind === 'transaction' ? 0 : 1));
   const configs = createInstanceConfigs({ alerts: o.alerts });
+  gc();
+  // The live heap of the workload alone: every timed run should start on it (settleHeap).
+  const cleanMb = liveHeapMb();
   console.log(
     `workload: ${stats.operations} operations = ${stats.transactions} transactions + ${stats.events} events (${stats.amountUpdates} amount updates), ` +
       `${stats.users} users, ${Math.round(stats.simulatedSeconds / 360) / 10} h simulated; seed ${o.seed}`,
@@ -484,6 +557,11 @@ async function main() {
   if (o.alerts && !o.engineOnly) console.log('note: --alerts makes the engine create alerts and cases, which the baseline does not: the ratio is then not like-for-like');
   console.log(`instances: ${configs.length} live (15 stateless: R-2 ×5, R-14 ×4, custom ×6; 5 windowed: R-1, R-30 1h/1d, R-69 1d/calendar month); alerts ${o.alerts ? 'on' : 'off'}; baseline logic: ${o.baselineLogic}`);
 
+  console.log(
+    o.isolate
+      ? 'timed runs: each in a child process of its own (same workload; one untimed pass on a throw-away subject first, then a fresh subject timed)'
+      : 'timed runs: in this process, each subject created, timed and disposed in turn',
+  );
   const results = { env, options: { ...o, json: undefined }, workload: stats, verification: null, rounds: [], median: {}, ratio: null, breakdown: null };
 
   // 1. Verification pass (also the JIT warm-up of both subjects).
@@ -499,7 +577,7 @@ async function main() {
       process.exitCode = 1;
       return;
     }
-  } else {
+  } else if (!o.isolate) {
     // Warm-up without comparison: a shorter run of each subject on the same stream.
     const warm = operations.slice(0, Math.min(operations.length, 10_000));
     const warmKinds = kinds.subarray(0, warm.length);
@@ -509,9 +587,7 @@ async function main() {
 
   /** A new subject of `name`, timed over the whole stream after a full GC (heap: the workload only). */
   async function timeFreshSubject(name) {
-    // One turn of the event loop first: the previous subject's settled promise chain lets go of it.
-    await new Promise((resolve) => setImmediate(resolve));
-    gc();
+    await settleHeap(cleanMb + 20);
     const subject = name === 'engine' ? await createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, o.baselineLogic);
     gc();
     const result = await timedRun(subject, operations, kinds, o.profile && name === 'engine' ? createProfiler() : null);
@@ -528,7 +604,8 @@ async function main() {
       // The subject lives in its own async frame and drops its state after its run: a subject
       // still alive during the next subject's timed run (as a local of this loop, or through
       // V8 keeping a closure reachable) gave that run 108–215 MB of foreign live heap to mark.
-      row[name] = await timeFreshSubject(name);
+      // Default: each timed run in a child process of its own (runIsolated).
+      row[name] = o.isolate ? runIsolated(name, o) : await timeFreshSubject(name);
     }
     gc();
     results.rounds.push(row);
