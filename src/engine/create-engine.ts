@@ -359,6 +359,27 @@ function withFrozenParameters(stored: RuleInstance): RuleInstance {
   return copy;
 }
 
+/**
+ * The series `instance` reads: what its rule's `seriesFor` says for each of its parameter sets
+ * (the base parameters and every per-risk-level set), or all of the rule's series when the rule
+ * does not say or the instance has no parameters. Never more than the rule declares.
+ */
+export function seriesReadBy(rule: AnyRuleDefinition | null, instance: RuleInstance): readonly SeriesName[] {
+  if (rule === null) return [];
+  const seriesFor = rule.seriesFor;
+  if (seriesFor === undefined || instance.parameters === undefined) return rule.series;
+  const read = new Set<SeriesName>(seriesFor.call(rule, instance.parameters));
+  const perLevel = instance.riskLevelParameters;
+  if (perLevel !== undefined) {
+    for (const level of Object.keys(perLevel) as (keyof typeof perLevel)[]) {
+      const parameters = perLevel[level];
+      if (parameters === undefined) continue;
+      for (const series of seriesFor.call(rule, parameters)) read.add(series);
+    }
+  }
+  return rule.series.filter((series) => read.has(series));
+}
+
 /** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
 function resultOf(result: MonitoringResult): MonitoringResult {
   if (result.riskScoreDetails) {
@@ -475,12 +496,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const rule = registry.get(instance.ruleId) ?? null;
     if (rule !== null && rule.series.length > 0 && rule.readsEntryValues !== false) wanted.values = true;
     const historical = rule && rule.series.length > 0 ? compileHistoricalFilters(filters) : null;
+    const reads = seriesReadBy(rule, instance);
     if (!historical) {
-      for (const base of rule?.series ?? []) wanted.bases.add(base);
+      for (const base of reads) wanted.bases.add(base);
       return { instance, rule, logic: null, filter, seriesMap: null };
     }
     const seriesMap = new Map<string, string>();
-    for (const base of rule?.series ?? []) {
+    for (const base of reads) {
       const d = createDerivedSeries(base, historical.id, historical.accepts);
       seriesMap.set(base, d.name);
       if (!wanted.derived.has(d.name)) wanted.derived.set(d.name, d);

@@ -32,6 +32,26 @@ export function createSideNames(prefix: string): SideNames {
   });
 }
 
+/**
+ * The series the two sides of a sender/receiver-aware rule read with these checks (its
+ * `seriesFor`): `'sending'` → `user-sending`, `'receiving'` → `user-receiving`, `'all'` →
+ * `user-all`, `'none'` → nothing. An unknown value (never after validation) reads every user series.
+ */
+export function sideSeries(checkSender: CheckSender, checkReceiver: CheckReceiver): readonly SeriesName[] {
+  const out: SeriesName[] = [];
+  const add = (series: SeriesName) => {
+    if (!out.includes(series)) out.push(series);
+  };
+  if (checkSender === 'sending') add('user-sending');
+  else if (checkSender === 'all') add('user-all');
+  else if (checkSender !== 'none') USER_SERIES.forEach(add);
+  if (checkReceiver === 'receiving') add('user-receiving');
+  else if (checkReceiver === 'all') add('user-all');
+  else if (checkReceiver !== 'none') USER_SERIES.forEach(add);
+  return out;
+}
+const USER_SERIES: readonly SeriesName[] = ['user-sending', 'user-receiving', 'user-all'];
+
 /** The reads of the sender side, or `null` when it is not checked or has no user. */
 export function senderReads(transaction: Transaction, checkSender: CheckSender, names: SideNames): readonly SideRead[] | null {
   return transaction.originUserId && checkSender !== 'none' ? names.ORIGIN[checkSender] : null;

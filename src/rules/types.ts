@@ -123,6 +123,15 @@ export interface RuleDefinition<P = Record<string, unknown>> {
   /** Series this rule reads; the engine keeps them up to date. Empty for stateless rules. */
   readonly series: readonly SeriesName[];
   /**
+   * The series an instance with these parameters reads: a subset of {@link series}. Absent means
+   * all of them. The engine keeps only the series some active instance reads (for an instance
+   * with per-risk-level parameters, the union over every parameter set), so a rule whose
+   * parameters choose its series (e.g. `checkSender: 'sending'` reads `user-sending`, never
+   * `user-all`) does not make every transaction pay for series nobody reads. Every need that
+   * {@link aggregates} plans for these parameters must name one of these series.
+   */
+  seriesFor?(parameters: P): readonly SeriesName[];
+  /**
    * Whether the rule's aggregate needs read entry values (the `field` of `distinct`, `countIn`,
    * `sumIn`). Absent means yes. A rule that only counts, sums or reads amounts and timestamps sets
    * `false`: while no active instance reads values, the engine keeps the user series without them

@@ -14,6 +14,11 @@ const MENU: Record<string, unknown>[] = [
   { ruleId: 'R-94' },
   { ruleId: 'R-8', parameters: { lowTransactionValues: { USD: { min: 0, max: 5000 } }, lowTransactionCount: 2 } },
   { ruleId: 'R-30', parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] } },
+  // Instances whose parameters read some of their rule's series only (D-145).
+  { ruleId: 'R-30', parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'none', checkReceiver: 'all' } },
+  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 1500 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' } },
+  { ruleId: 'R-131', parameters: { initialTransactions: 2, checkSender: 'sending', checkReceiver: 'receiving' } },
+  { ruleId: 'R-77', parameters: { checkSender: 'all', checkReceiver: 'receiving' } },
 ];
 
 /**
@@ -131,6 +136,49 @@ describe('entry values kept on demand (D-139)', () => {
         const [x, y] = await both((e) => e.createTransaction(t));
         expect(y).toEqual(x);
       }
+    }
+  });
+});
+
+describe('series chosen by parameters (D-145)', () => {
+  const R30 = (checkSender: string, checkReceiver: string) => ({
+    ruleId: 'R-30',
+    parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender, checkReceiver },
+  });
+
+  it('keeps only the series the parameters read', async () => {
+    const repositories = createMemoryRepositories();
+    const { engine } = testEngine({ repositories });
+    await engine.createRuleInstance(R30('sending', 'receiving'));
+    await engine.createTransaction(tx({ timestamp: T0 }));
+    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.entries('user-receiving', 'bob')).toHaveLength(1);
+    expect(await repositories.aggregates.entries('user-all', 'alice')).toHaveLength(0);
+  });
+
+  test.prop(
+    [
+      transactionsArbitrary({ maxLength: 14, userIds: ['u-1', 'u-2', 'u-3'] }),
+      fc.nat(14),
+      fc.constantFrom('sending', 'all', 'none'),
+      fc.constantFrom('receiving', 'all', 'none'),
+      fc.constantFrom('sending', 'all', 'none'),
+      fc.constantFrom('receiving', 'all', 'none'),
+    ],
+    { numRuns: 40 },
+  )('an instance updated to read other series decides as if every series had always been kept', async (transactions, split, s1, r1, s2, r2) => {
+    const { kept, onDemand, both } = keptAndOnDemand();
+    const created = await Promise.all([kept, onDemand].map((e) => e.createRuleInstance(R30(s1, r1))));
+    const cut = split % (transactions.length + 1);
+    for (const t of transactions.slice(0, cut)) {
+      const [a, b] = await both((e) => e.createTransaction(t));
+      expect(b).toEqual(a);
+    }
+    await kept.updateRuleInstance((created[0] as { id: string }).id, R30(s2, r2));
+    await onDemand.updateRuleInstance((created[1] as { id: string }).id, R30(s2, r2));
+    for (const t of transactions.slice(cut)) {
+      const [a, b] = await both((e) => e.createTransaction(t));
+      expect(b).toEqual(a);
     }
   });
 });

@@ -8,6 +8,7 @@ import {
   planTwoPeriods,
   twoPeriodParametersSchema,
 } from '../two-periods.js';
+import { sideSeries } from '../directions.js';
 
 const ParametersSchema = twoPeriodParametersSchema({
   id: 'R-120',
@@ -55,6 +56,7 @@ export const r120AverageAmountExceedsPastPeriod: RuleDefinition<Parameters> = {
   types: ['Anomaly detection', 'Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Card fraud'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, true);

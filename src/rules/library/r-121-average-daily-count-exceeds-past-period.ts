@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MONEY_SCALE } from '../../domain/money.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
 import { checkTwoPeriods, createTwoPeriodNames, isRatioInRange, perDay, planTwoPeriods, twoPeriodParametersSchema } from '../two-periods.js';
+import { sideSeries } from '../directions.js';
 
 const ParametersSchema = twoPeriodParametersSchema({
   id: 'R-121',
@@ -66,6 +67,7 @@ export const r121AverageDailyCountExceedsPastPeriod: RuleDefinition<Parameters> 
   types: ['Velocity comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, false);

@@ -9,6 +9,7 @@ import {
   planTwoPeriods,
   twoPeriodParametersSchema,
 } from '../two-periods.js';
+import { sideSeries } from '../directions.js';
 
 const ParametersSchema = twoPeriodParametersSchema({
   id: 'R-122',
@@ -59,6 +60,7 @@ export const r122AverageDailyAmountExceedsPastPeriod: RuleDefinition<Parameters>
   types: ['Anomaly detection', 'Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, true);

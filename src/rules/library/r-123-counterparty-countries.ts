@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, receiverReads, senderReads, type SideRead } from '../directions.js';
+import { createSideNames, receiverReads, senderReads, type SideRead, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
@@ -87,6 +87,7 @@ export const r123CounterpartyCountries: RuleDefinition<Parameters> = {
   types: ['Diversity'],
   typologies: ['Layering', 'Hidden/unusual relationships'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
   },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { createSideNames, describeSide, getSideReads } from '../directions.js';
+import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { isShareAbovePercent, planSideCounts, ROUND_ENTRIES, sumSideCounts } from '../side-counts.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
@@ -62,6 +62,7 @@ export const r124RoundTransactions: RuleDefinition<Parameters> = {
   types: ['Anomaly detection'],
   typologies: ['Structuring', 'Trade-based money laundering'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     const start = windowStart(transaction.timestamp, parameters.timeWindow);
     return planSideCounts(transaction, parameters, NAMES, () => [

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TRANSACTION_STATES } from '../../domain/enums.js';
-import { createSideNames, describeSide, getSideReads } from '../directions.js';
+import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../side-counts.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
@@ -78,6 +78,7 @@ export const r125UnsuccessfulStateTransactions: RuleDefinition<Parameters> = {
   types: ['Anomaly detection'],
   typologies: ['Refund abuse', 'Card testing'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     if (parameters.transactionStates.length === 0) return [];
     const start = windowStart(transaction.timestamp, parameters.timeWindow);

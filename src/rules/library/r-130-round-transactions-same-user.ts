@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { toScaled } from '../../domain/money.js';
-import { createSideNames, describeSide, getSideReads } from '../directions.js';
+import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { planSideCounts, ROUND_ENTRIES, sumSideCounts, type SideCount } from '../side-counts.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
@@ -86,6 +86,7 @@ export const r130RoundTransactionsSameUser: RuleDefinition<Parameters> = {
   types: ['Velocity', 'Anomaly detection'],
   typologies: ['Structuring', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     const start = windowStart(transaction.timestamp, parameters.timeWindow);
     const counts: SideCount[] = [{ suffix: 'round', start, fn: 'countIn', countIn: ROUND_ENTRIES }];

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, describeSide, getSideReads, planSides, sumCounts } from '../directions.js';
+import { createSideNames, describeSide, getSideReads, planSides, sumCounts, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 import { periodSchema } from '../two-periods.js';
@@ -100,6 +100,11 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
   types: ['Velocity comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  // The all-time count of `initialTransactions` reads `user-all` for every checked side.
+  seriesFor: (p) =>
+    p.initialTransactions !== undefined && p.initialTransactions > 0
+      ? [...new Set([...sideSeries(p.checkSender, p.checkReceiver), ...sideSeries(p.checkSender === 'none' ? 'none' : 'all', p.checkReceiver === 'none' ? 'none' : 'all')])]
+      : sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);

@@ -8,6 +8,7 @@ import {
   planTwoPeriods,
   twoPeriodParametersSchema,
 } from '../two-periods.js';
+import { sideSeries } from '../directions.js';
 
 const ParametersSchema = twoPeriodParametersSchema({
   id: 'R-27',
@@ -58,6 +59,7 @@ export const r27TotalVolumeExceedsPastPeriod: RuleDefinition<Parameters> = {
   types: ['Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return planTwoPeriods(transaction, parameters, NAMES, true);

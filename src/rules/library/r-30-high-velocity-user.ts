@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { createSideNames, planSides, receiverReads, senderReads, sumCounts, type SideRead } from '../directions.js';
+import { createSideNames, planSides, receiverReads, senderReads, sumCounts, type SideRead, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import type { RuleDefinition, RuleHit } from '../types.js';
@@ -48,6 +48,7 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
   types: ['Velocity'],
   typologies: ['Account takeover fraud', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     const end = transaction.timestamp;

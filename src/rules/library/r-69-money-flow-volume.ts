@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { formatMoney } from '../../domain/money.js';
-import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead } from '../directions.js';
+import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead, sideSeries } from '../directions.js';
 import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
 import type { Transaction } from '../../domain/index.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
@@ -73,6 +73,7 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
   types: ['Volume'],
   typologies: ['Structuring', 'Layering', 'Money mules'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);

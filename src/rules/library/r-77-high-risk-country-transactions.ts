@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, describeSide, getSideReads } from '../directions.js';
+import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { planSideCounts, sumSideCounts, type SideCount } from '../side-counts.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
@@ -114,6 +114,7 @@ export const r77HighRiskCountryTransactions: RuleDefinition<Parameters> = {
   types: ['Velocity', 'Risk exposure'],
   typologies: ['High risk transactions', 'Terrorist financing'],
   series: ['user-sending', 'user-receiving', 'user-all'],
+  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     return planCounts(transaction, parameters);
   },
