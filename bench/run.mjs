@@ -10,6 +10,8 @@
  *   --rounds N           timed rounds, each running engine and baseline once (default 3)
  *   --seed N             workload seed (default 20250131)
  *   --engine-only        time the engine only (no verification, no baseline), e.g. for --cpu-prof
+ *                        (Node flags reach the timed runs' child processes: each writes its own
+ *                        profile; with --in-process there is one)
  *   --baseline-only      time the baseline only
  *   --baseline-logic L   custom rules in the baseline: json-logic-js (default) or inline
  *   --alerts             instances create alerts and cases on hits (default off; see README)
@@ -490,10 +492,15 @@ async function settleHeap(limitMb) {
 function runIsolated(name, o) {
   const args = [fileURLToPath(import.meta.url), '--child', name, '--ops', String(o.ops), '--seed', String(o.seed), '--dist', o.dist, '--baseline-logic', o.baselineLogic];
   if (o.alerts) args.push('--alerts');
-  const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = out.trim().split('\n').pop() ?? '';
-  return JSON.parse(line);
+  // The parent's Node flags (heap sizes, --cpu-prof …) apply to the timed run too.
+  const out = execFileSync(process.execPath, [...process.execArgv, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (line === undefined) throw new Error(`the ${name} child printed no result`);
+  return JSON.parse(line.slice(RESULT_MARK.length));
 }
+
+/** Prefix of the child's result line (anything else it prints is ignored). */
+const RESULT_MARK = 'txmon-bench-result ';
 
 /** The child side of {@link runIsolated}: prints the timed run's results as one JSON line. */
 async function childMain(o) {
@@ -518,7 +525,7 @@ async function childMain(o) {
     gc();
     return timedRun(subject, operations, kinds);
   };
-  process.stdout.write(`${JSON.stringify(await timed())}\n`);
+  process.stdout.write(`${RESULT_MARK}${JSON.stringify(await timed())}\n`);
 }
 
 async function main() {

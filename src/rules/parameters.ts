@@ -79,7 +79,8 @@ export function reachesThreshold(thresholds: AmountThresholds, amount: bigint, c
   // A converted comparison is monotonic in the amount: for a rate seen before, the smallest
   // amount that reaches the threshold decides it with one comparison (no bigint conversion).
   const bounds = parsed.bounds;
-  if (bounds !== null && amount >= 0n && amount <= BOUND_CAP) {
+  // (A negative rate, which no provider should give, is not monotonic the same way: converted.)
+  if (bounds !== null && amount >= 0n && amount <= BOUND_CAP && rate.charCodeAt(0) !== 45 /* '-' */) {
     const bound = bounds.get(currency);
     if (bound !== undefined && bound.rate === rate) {
       if (bound.min === undefined) bound.min = smallestReaching(parsed, rate);

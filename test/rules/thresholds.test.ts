@@ -129,6 +129,17 @@ describe('reachesThreshold with converting rates', () => {
     }
   });
 
+  it('a negative rate (a broken provider) is converted every time, never bounded', () => {
+    // Not monotonic like a positive rate: a cached bound would turn the second answer around.
+    const m = provider(() => '-1');
+    const map = deepFreeze({ EUR: 0 });
+    const answers = [1, 2, 3].map(() => reachesThreshold(map, toScaled(1), 'GBP', m, 0));
+    const resolved = resolveThreshold({ EUR: 0 }, toScaled(1), 'GBP', m, 0);
+    const expected = resolved !== null && resolved.amount >= resolved.threshold;
+    expect(expected).toBe(false);
+    expect(answers).toEqual([expected, expected, expected]);
+  });
+
   it('amounts beyond the cached range and negative amounts are converted, not bounded', () => {
     const m = provider(() => '0.000001');
     const map = deepFreeze({ EUR: 1e12 });
