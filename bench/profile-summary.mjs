@@ -4,7 +4,9 @@
  * per function, highest first, with the built bundle's positions mapped back to `src/…ts` through
  * its source map when there is one; optionally the hottest call stacks into one function.
  *
- * Usage: `node bench/profile-summary.mjs <file.cpuprofile> [--top N] [--callers FUNCTION_NAME]`.
+ * Usage: `node bench/profile-summary.mjs <file.cpuprofile> [--top N] [--callers FUNCTION_NAME] [--lines FUNCTION_NAME]`.
+ * `--lines` lists the self time of one function by source line (V8 records `positionTicks` per
+ * sampled line; inlined callees count on the caller's lines, mapped to their own source lines).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -102,6 +104,33 @@ export function summarizeProfile(file, options = {}) {
   return { totalMs: Math.round(total / 1000), self: rows(self), inclusive: rows(inclusive), callers };
 }
 
+/**
+ * Self time of the functions named `name`, by source line (from the profile's `positionTicks`,
+ * mapped through the bundle's source map), highest first.
+ * @param {string} file
+ * @param {string} name
+ * @param {number} [top]
+ * @returns {{ where: string, ticks: number, share: number }[]} `share` of the function's ticks
+ */
+export function selfTimeByLine(file, name, top = 25) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byLine = new Map();
+  let total = 0;
+  for (const n of profile.nodes) {
+    if (n.callFrame.functionName !== name || !n.positionTicks) continue;
+    for (const { line, ticks } of n.positionTicks) {
+      // positionTicks lines are 1-based; call frames' lineNumber is 0-based.
+      const where = locate({ url: n.callFrame.url, lineNumber: line - 1, columnNumber: 0 });
+      byLine.set(where, (byLine.get(where) ?? 0) + ticks);
+      total += ticks;
+    }
+  }
+  return [...byLine.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([where, ticks]) => ({ where, ticks, share: Math.round((ticks / total) * 1000) / 10 }));
+}
+
 /** The summary as text tables. */
 export function formatProfileSummary(summary) {
   const table = (title, rows) => [
@@ -126,14 +155,22 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   let file;
   let top = 25;
   let callers;
+  let lines;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--top') top = Number(args[++i]);
     else if (args[i] === '--callers') callers = args[++i];
+    else if (args[i] === '--lines') lines = args[++i];
     else file = args[i];
   }
   if (!file) {
-    console.error('usage: node bench/profile-summary.mjs <file.cpuprofile> [--top N] [--callers FUNCTION_NAME]');
+    console.error('usage: node bench/profile-summary.mjs <file.cpuprofile> [--top N] [--callers FUNCTION_NAME] [--lines FUNCTION_NAME]');
     process.exit(2);
   }
-  console.log(formatProfileSummary(summarizeProfile(file, { top, callers })));
+  if (lines !== undefined) {
+    const rows = selfTimeByLine(file, lines, top);
+    console.log(`self time of ${lines} by source line (samples, share of the function's):`);
+    for (const r of rows) console.log(`${String(r.ticks).padStart(7)}  ${r.share.toFixed(1).padStart(5)} %  ${r.where}`);
+  } else {
+    console.log(formatProfileSummary(summarizeProfile(file, { top, callers })));
+  }
 }
