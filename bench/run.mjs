@@ -512,20 +512,23 @@ async function childMain(o) {
   const configs = createInstanceConfigs({ alerts: o.alerts });
   gc();
   const cleanMb = liveHeapMb();
-  const create = async () => (o.child === 'engine' ? createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, o.baselineLogic));
-  const warm = async () => {
-    const subject = await create();
-    await timedRun(subject, operations, kinds);
-    subject.dispose?.();
-  };
-  await warm();
+  const run = () => timeFresh(o.child, { pkg, configs, logic: o.baselineLogic, operations, kinds, cleanMb });
+  await run(); // JIT warm-up on a throw-away subject
+  process.stdout.write(`${RESULT_MARK}${JSON.stringify(await run())}\n`);
+}
+
+/**
+ * Times a fresh subject `name` over the whole stream: waits until the live heap is back to
+ * `cleanMb` (the workload's), creates the subject (not timed), runs a full GC, times it, and
+ * disposes it. The subject lives in this call's frame only, so nothing else holds it afterwards.
+ */
+async function timeFresh(name, { pkg, configs, logic, operations, kinds, cleanMb, profiler = null }) {
   await settleHeap(cleanMb + 20);
-  const timed = async () => {
-    const subject = await create();
-    gc();
-    return timedRun(subject, operations, kinds);
-  };
-  process.stdout.write(`${RESULT_MARK}${JSON.stringify(await timed())}\n`);
+  const subject = name === 'engine' ? await createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, logic);
+  gcNow();
+  const result = await timedRun(subject, operations, kinds, profiler);
+  subject.dispose?.();
+  return result;
 }
 
 async function main() {
@@ -593,14 +596,8 @@ async function main() {
   }
 
   /** A new subject of `name`, timed over the whole stream after a full GC (heap: the workload only). */
-  async function timeFreshSubject(name) {
-    await settleHeap(cleanMb + 20);
-    const subject = name === 'engine' ? await createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, o.baselineLogic);
-    gc();
-    const result = await timedRun(subject, operations, kinds, o.profile && name === 'engine' ? createProfiler() : null);
-    subject.dispose?.();
-    return result;
-  }
+  const timeFreshSubject = (name) =>
+    timeFresh(name, { pkg, configs, logic: o.baselineLogic, operations, kinds, cleanMb, profiler: o.profile && name === 'engine' ? createProfiler() : null });
 
   // 2. Timed rounds, alternating which subject goes first.
   const subjects = o.engineOnly ? ['engine'] : o.baselineOnly ? ['baseline'] : ['engine', 'baseline'];
