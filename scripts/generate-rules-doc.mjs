@@ -67,7 +67,7 @@ declares the windowed aggregates the logic reads as \`agg.<key>\`, computed by t
 | \`aggregationFieldKey\` | SUM/AVG/MIN/MAX: \`amount\` (the user's own side), or \`originAmountDetails.transactionAmount\` (SENDING) / \`destinationAmountDetails.transactionAmount\` (RECEIVING). UNIQUE_COUNT: \`type\`, \`transactionState\`; with SENDING or RECEIVING also the counterparty's user id (\`destinationUserId\` when SENDING, \`originUserId\` when RECEIVING), either side's \`…AmountDetails.country\`, the own side's \`…AmountDetails.transactionCurrency\` |
 | \`userDirection\` | \`SENDER\`, \`RECEIVER\`, \`SENDER_OR_RECEIVER\` (the logic runs once per side; each true run hits that side) |
 | \`transactionDirection\` | \`SENDING\`, \`RECEIVING\`, \`SENDING_RECEIVING\` |
-| \`timeWindow\` | \`{ start, end }\`, each \`{ units, granularity (second … fiscal_year, or now), rollingBasis? }\`; start inclusive, end exclusive unless it is the transaction time |
+| \`timeWindow\` | \`{ start, end }\`, each \`{ units, granularity (second … fiscal_year, or now), rollingBasis? }\`; start inclusive, end exclusive unless it is the transaction time. A point is rolling by default (\`{ units: 30, granularity: day }\` is exactly 30 × 24 h before the transaction); \`rollingBasis: false\` makes a day-or-longer point calendar-aligned (UTC), as in rule time windows |
 | \`filtersLogic\` | optional json-logic over \`transaction\` (a past one): only accepted transactions count |
 | \`baseCurrency\` | currency of SUM/AVG/MIN/MAX values (default the engine's) |
 | \`includeCurrentEntity\` | default \`true\` |

@@ -9,7 +9,7 @@
  * plans, queries and evaluates it like any library rule.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { TIME_WINDOW_GRANULARITIES, windowStart, type TimeWindow } from '../aggregation/time-window.js';
+import { TIME_WINDOW_GRANULARITIES, windowStart } from '../aggregation/time-window.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
 import { canonicalJson, convertScaled, CurrencyCodeSchema, divideRounded, defineClosedObject, scaledToNumber, type Transaction } from '../domain/index.js';
 import { TxmonError, type ErrorDetail } from '../errors.js';
@@ -17,7 +17,7 @@ import { compileLogic, type CompiledLogic } from '../logic/index.js';
 import { collectSchemaErrors } from '../validation/index.js';
 import { getPreviousDouble } from './anomaly.js';
 import { filterIdOf } from './filters.js';
-import { createDerivedSeries, type DerivedSeries, type SeriesName } from './series.js';
+import { createDerivedSeries, userEntryValuesOf, type DerivedSeries, type UserSeriesName } from './series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from './types.js';
 
 /** The aggregate functions a variable can compute. */
@@ -30,11 +30,17 @@ export const AGGREGATION_TRANSACTION_DIRECTIONS = ['SENDING', 'RECEIVING', 'SEND
 const WindowPointSchema = defineClosedObject(
   {
     units: Type.Integer({ minimum: 0, maximum: 10_000, title: 'Units', description: 'How many granularity units back from the transaction time (0 = the transaction time)' }),
-    granularity: Type.Union([...TIME_WINDOW_GRANULARITIES, 'now'].map((g) => Type.Literal(g)), {
+    granularity: Type.Union(([...TIME_WINDOW_GRANULARITIES, 'now'] as const).map((g) => Type.Literal(g)), {
       title: 'Granularity',
       description: 'The unit; `now` is the transaction time itself',
     }),
-    rollingBasis: Type.Optional(Type.Boolean({ title: 'Rolling basis', description: 'As for rule time windows: calendar-aligned unless true (day and longer)' })),
+    rollingBasis: Type.Optional(
+      Type.Boolean({
+        title: 'Rolling basis',
+        description:
+          'Default true: the point is exactly units × granularity before the transaction time (30 days = 30 × 24 h). false: calendar-aligned for day and longer, as for rule time windows (the start of the current UTC unit minus units − 1 units)',
+      }),
+    ),
   },
   { title: 'Window point', description: 'A point before the transaction time' },
 );
@@ -69,45 +75,27 @@ export const AggregationVariableSchema = defineClosedObject(
 export type AggregationVariable = Static<typeof AggregationVariableSchema>;
 
 type Side = 'origin' | 'destination';
-type Reader = (transaction: Transaction, side: Side) => string | undefined;
-
-/** UNIQUE_COUNT fields: the entry value they are kept under, per side, and how to read the current transaction. */
-interface DistinctField {
-  /** Entry value field for an entry of `side` (the user's own side). */
-  readonly entryField: (side: Side) => string;
-  readonly read: Reader;
-}
-
-const other = (side: Side): Side => (side === 'origin' ? 'destination' : 'origin');
-const amountDetails = (t: Transaction, side: Side) => (side === 'origin' ? t.originAmountDetails : t.destinationAmountDetails);
 
 /**
- * The UNIQUE_COUNT fields. Side-specific fields name the origin or the destination; over
- * SENDING_RECEIVING (both sides) only `type` and `transactionState` are allowed.
+ * The entry value field (see `ENTRY_VALUE_FIELDS`) a UNIQUE_COUNT field is kept under, or `null`
+ * when entries do not keep it. Entries of the user-sending / user-receiving series carry the
+ * sender's / receiver's side, so side-specific fields are told apart by whether they name the
+ * user's own side; over SENDING_RECEIVING (entries of both sides) only `type` and
+ * `transactionState` are allowed.
  */
-function distinctField(fieldKey: string, direction: (typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number]): DistinctField | null {
-  if (fieldKey === 'type') return { entryField: () => 'type', read: (t) => t.type };
-  if (fieldKey === 'transactionState') return { entryField: () => 'state', read: (t) => t.transactionState ?? 'CREATED' };
+function distinctEntryField(fieldKey: string, direction: (typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number]): string | null {
+  if (fieldKey === 'type') return 'type';
+  if (fieldKey === 'transactionState') return 'state';
   if (direction === 'SENDING_RECEIVING') return null;
   const own: Side = direction === 'SENDING' ? 'origin' : 'destination';
   const [prefix, ...rest] = fieldKey.split('.');
   const path = rest.join('.');
-  const sideOf = (p: string | undefined): Side | null =>
-    p?.startsWith('origin') ? 'origin' : p?.startsWith('destination') ? 'destination' : null;
-  const side = sideOf(prefix);
+  const side: Side | null = prefix?.startsWith('origin') ? 'origin' : prefix?.startsWith('destination') ? 'destination' : null;
   if (side === null) return null;
   const isOwn = side === own;
-  if (prefix === `${side}UserId` && path === '' && !isOwn) {
-    return { entryField: () => 'counterparty', read: (t, s) => (other(s) === 'origin' ? t.originUserId : t.destinationUserId) };
-  }
-  if (prefix === `${side}AmountDetails` && path === 'country') {
-    return isOwn
-      ? { entryField: () => 'country', read: (t, s) => amountDetails(t, s)?.country }
-      : { entryField: () => 'counterpartyCountry', read: (t, s) => amountDetails(t, other(s))?.country };
-  }
-  if (prefix === `${side}AmountDetails` && path === 'transactionCurrency' && isOwn) {
-    return { entryField: () => 'currency', read: (t, s) => amountDetails(t, s)?.transactionCurrency };
-  }
+  if (prefix === `${side}UserId` && path === '' && !isOwn) return 'counterparty';
+  if (prefix === `${side}AmountDetails` && path === 'country') return isOwn ? 'country' : 'counterpartyCountry';
+  if (prefix === `${side}AmountDetails` && path === 'transactionCurrency' && isOwn) return 'currency';
   return null;
 }
 
@@ -124,10 +112,11 @@ export interface CompiledAggregationVariable {
   readonly key: string;
   readonly func: (typeof AGGREGATION_FUNCTIONS)[number];
   readonly userDirection: (typeof AGGREGATION_USER_DIRECTIONS)[number];
-  readonly series: SeriesName;
+  readonly series: UserSeriesName;
   /** The derived series when the variable has `filtersLogic`. */
   readonly derived: DerivedSeries | null;
-  readonly distinct: DistinctField | null;
+  /** UNIQUE_COUNT: the entry value field counted; `null` for the other functions. */
+  readonly distinct: string | null;
   readonly start: WindowPoint;
   readonly end: WindowPoint;
   readonly currency: string | undefined;
@@ -139,13 +128,24 @@ type WindowPoint = AggregationVariable['timeWindow']['start'];
 
 const REFERENCE_TIME = Date.UTC(2025, 0, 15, 12);
 
-/** Epoch ms of a window point before `at` (`now` or 0 units = `at`). */
+/**
+ * Epoch ms of a window point before `at` (`now` or 0 units = `at`). Rolling unless `rollingBasis`
+ * is false, like the library rules' default windows: "30 days back" is 30 × 24 h before the
+ * transaction, where calendar alignment would make it 29 to 30 days depending on the time of day.
+ */
 function pointAt(at: number, point: WindowPoint): number {
-  if (point.granularity === 'now' || point.units === 0) return at;
-  return windowStart(at, point as TimeWindow);
+  const { units, granularity } = point;
+  if (granularity === 'now' || units === 0) return at;
+  return windowStart(at, { units, granularity, rollingBasis: point.rollingBasis !== false });
 }
 
-const SERIES_OF: Readonly<Record<(typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number], SeriesName>> = {
+/**
+ * Built once: compiled validators are cached by schema object (here and inside ajv), so an array
+ * schema built per call would be compiled on every call, and every copy kept.
+ */
+const AggregationVariablesSchema = Type.Array(AggregationVariableSchema);
+
+const SERIES_OF: Readonly<Record<(typeof AGGREGATION_TRANSACTION_DIRECTIONS)[number], UserSeriesName>> = {
   SENDING: 'user-sending',
   RECEIVING: 'user-receiving',
   SENDING_RECEIVING: 'user-all',
@@ -162,7 +162,7 @@ const SERIES_OF: Readonly<Record<(typeof AGGREGATION_TRANSACTION_DIRECTIONS)[num
  */
 export function compileAggregationVariables(variables: unknown, basePath: string): CompiledAggregationVariable[] {
   if (variables === undefined) return [];
-  const details: ErrorDetail[] = collectSchemaErrors(Type.Array(AggregationVariableSchema), variables, basePath);
+  const details: ErrorDetail[] = collectSchemaErrors(AggregationVariablesSchema, variables, basePath);
   if (details.length > 0) throw invalid(details);
   const list = variables as AggregationVariable[];
   const out: CompiledAggregationVariable[] = [];
@@ -171,13 +171,13 @@ export function compileAggregationVariables(variables: unknown, basePath: string
     const path = `${basePath}/${i}`;
     if (keys.has(v.key)) details.push({ path: `${path}/key`, code: 'duplicate', message: 'is the key of an earlier variable' });
     keys.add(v.key);
-    let distinct: DistinctField | null = null;
+    let distinct: string | null = null;
     if (v.aggregationFunc !== 'COUNT') {
       const field = v.aggregationFieldKey;
       if (field === undefined) {
         details.push({ path: `${path}/aggregationFieldKey`, code: 'required', message: `is required for ${v.aggregationFunc}` });
       } else if (v.aggregationFunc === 'UNIQUE_COUNT') {
-        distinct = distinctField(field, v.transactionDirection);
+        distinct = distinctEntryField(field, v.transactionDirection);
         if (distinct === null) {
           details.push({
             path: `${path}/aggregationFieldKey`,
@@ -268,13 +268,14 @@ function planVariable(variable: CompiledAggregationVariable, transaction: Transa
       out.push({ ...base, name: needName(variable.key, side, 'max'), fn: 'max', includeCurrent });
       return;
     case 'UNIQUE_COUNT': {
-      const distinct = variable.distinct as DistinctField;
-      // The user's own entries are of side `side` for one-direction series; over both directions
-      // (`type`, `transactionState` only) the field does not depend on the side.
-      const entrySide: Side = variable.series === 'user-receiving' ? 'destination' : 'origin';
-      const need: AggregateNeed = { ...base, name: needName(variable.key, side, 'distinct'), fn: 'distinct', field: distinct.entryField(entrySide), includeCurrent: false };
-      const accepted = variable.filter === null || variable.filter.evaluate({ transaction });
-      const value = includeCurrent && accepted ? distinct.read(transaction, entrySide) : undefined;
+      const field = variable.distinct as string;
+      const need: AggregateNeed = { ...base, name: needName(variable.key, side, 'distinct'), fn: 'distinct', field, includeCurrent: false };
+      // A distinct count cannot add the current transaction afterwards (mergeCurrentContribution
+      // skips it), so its value is passed as present — but only when the transaction is one of this
+      // user's transactions of the direction (the receiver did not send it), and as the value its
+      // own entry there will keep, so it counts the same now as once stored.
+      const accepted = includeCurrent && (variable.filter === null || variable.filter.evaluate({ transaction }));
+      const value = accepted ? userEntryValuesOf(transaction, variable.series, userId)?.[field] : undefined;
       out.push(value ? { ...need, includeValue: value } : need);
       return;
     }

@@ -68,6 +68,9 @@ export function pairKey(originUserId: string, destinationUserId: string): string
 /** Name of a built-in series. */
 export type SeriesName = (typeof SERIES_NAMES)[number];
 
+/** The built-in series keyed by a user id. */
+export type UserSeriesName = 'user-sending' | 'user-receiving' | 'user-all';
+
 /** Name of a {@link DerivedSeries}: its base series, `~`, and the id of its filter. */
 export type DerivedSeriesName = `${SeriesName}~${string}`;
 
@@ -138,6 +141,18 @@ function entryValues(transaction: Transaction, side: 'origin' | 'destination'): 
   const ipCountry = (side === 'origin' ? transaction.originDeviceData : transaction.destinationDeviceData)?.ipCountry;
   if (ipCountry) values.ipCountry = ipCountry;
   return values;
+}
+
+/**
+ * The values of the entry `transaction` files under user `key` in `series` — the same values
+ * {@link contributionsOf} stores for it — or `null` when it files no entry there: `key` did not
+ * send it (`user-sending`), did not receive it (`user-receiving`), or is neither of its users
+ * (`user-all`; a self-transfer's one entry there is its sender's).
+ */
+export function userEntryValuesOf(transaction: Transaction, series: UserSeriesName, key: string): Readonly<Record<string, string>> | null {
+  if (series !== 'user-receiving' && transaction.originUserId === key) return entryValues(transaction, 'origin');
+  if (series !== 'user-sending' && transaction.destinationUserId === key) return entryValues(transaction, 'destination');
+  return null;
 }
 
 /**

@@ -1,7 +1,11 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toScaled } from '../../src/domain/money.js';
+import { compileAggregationVariables } from '../../src/rules/aggregation-variables.js';
+import { ajv } from '../../src/validation/ajv.js';
 import { DAY, HOUR, T0, errorOf, testEngine, tx } from '../helpers.js';
+
+if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 
@@ -196,6 +200,124 @@ describe('logicAggregationVariables: values at their boundaries', () => {
   });
 });
 
+describe('UNIQUE_COUNT: the current transaction counts only for a user whose transactions the variable reads', () => {
+  // One transaction alice → bob and no history: a side's distinct count is 1 exactly when the
+  // current transaction is one of that side's transactions of the direction (and is included).
+  const rows: { name: string; userDirection: string; transactionDirection: string; field: string; include: boolean; receiver?: string; expected: string[] }[] = [
+    { name: 'per side, SENDING: the sender sent it, the receiver did not', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, expected: ['ORIGIN'] },
+    { name: 'per side, SENDING, own country: the sender only', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'originAmountDetails.country', include: true, expected: ['ORIGIN'] },
+    { name: 'per side, SENDING, counterparty country: the sender only', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationAmountDetails.country', include: true, expected: ['ORIGIN'] },
+    { name: 'per side, SENDING, includeCurrentEntity false: neither', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: false, expected: [] },
+    { name: 'per side, RECEIVING: the receiver received it, the sender did not', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'RECEIVING', field: 'originUserId', include: true, expected: ['DESTINATION'] },
+    { name: 'per side, RECEIVING, own currency: the receiver only', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'RECEIVING', field: 'destinationAmountDetails.transactionCurrency', include: true, expected: ['DESTINATION'] },
+    { name: 'per side, RECEIVING, includeCurrentEntity false: neither', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'RECEIVING', field: 'originUserId', include: false, expected: [] },
+    { name: 'per side, SENDING_RECEIVING: both took part in it', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING', field: 'type', include: true, expected: ['ORIGIN', 'DESTINATION'] },
+    { name: 'per side, SENDING_RECEIVING, includeCurrentEntity false: neither', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING', field: 'transactionState', include: false, expected: [] },
+    { name: "SENDER, RECEIVING: the sender's received transactions do not include it", userDirection: 'SENDER', transactionDirection: 'RECEIVING', field: 'originUserId', include: true, expected: [] },
+    { name: "SENDER, SENDING: the sender's sent transactions include it", userDirection: 'SENDER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, expected: ['ORIGIN', 'DESTINATION'] },
+    { name: "RECEIVER, SENDING: the receiver's sent transactions do not include it", userDirection: 'RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, expected: [] },
+    { name: "RECEIVER, RECEIVING: the receiver's received transactions include it", userDirection: 'RECEIVER', transactionDirection: 'RECEIVING', field: 'originUserId', include: true, expected: ['ORIGIN', 'DESTINATION'] },
+    { name: 'per side, SENDING, a self-transfer: its one user sent it', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, receiver: 'alice', expected: ['ORIGIN', 'DESTINATION'] },
+    { name: "RECEIVER, SENDING, a self-transfer: the receiver's sent transactions include it", userDirection: 'RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, receiver: 'alice', expected: ['ORIGIN', 'DESTINATION'] },
+  ];
+  it.each(rows)('$name', async ({ userDirection, transactionDirection, field, include, receiver, expected }) => {
+    const { engine } = testEngine();
+    const u = variable({ key: 'u', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: field, userDirection, transactionDirection, includeCurrentEntity: include });
+    await engine.createRuleInstance(instance('>=', 1, [u], 'u'));
+    expect(await directions(engine, { timestamp: T0, originUserId: 'alice', destinationUserId: receiver ?? 'bob' })).toEqual(expected);
+  });
+
+  // A transaction without originAmountDetails is filed with the destination amount details as the
+  // sender's own (series.ts); as the current transaction it must count the same value.
+  const fallback: { name: string; order: 'past' | 'current'; expected: string[] }[] = [
+    { name: 'a sender without originAmountDetails counts the destination country as a past transaction', order: 'past', expected: ['ORIGIN', 'DESTINATION'] },
+    { name: 'a sender without originAmountDetails counts the destination country as the current transaction', order: 'current', expected: ['ORIGIN', 'DESTINATION'] },
+  ];
+  it.each(fallback)('$name', async ({ order, expected }) => {
+    const { engine } = testEngine();
+    const u = variable({ key: 'u', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: 'originAmountDetails.country' });
+    await engine.createRuleInstance(instance('>=', 2, [u], 'u'));
+    const withOrigin = (timestamp: number) => tx({ timestamp, originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR', country: 'DE' } });
+    const withoutOrigin = (timestamp: number) => {
+      const t = tx({ timestamp, destinationAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR', country: 'FR' } });
+      delete t.originAmountDetails;
+      return t;
+    };
+    await engine.createTransaction(order === 'past' ? withoutOrigin(T0 - 1) : withOrigin(T0 - 1));
+    const result = await engine.createTransaction(order === 'past' ? withOrigin(T0) : withoutOrigin(T0));
+    expect(result.hitRules.flatMap((r) => r.ruleHitMeta?.hitDirections ?? [])).toEqual(expected);
+  });
+});
+
+describe('timeWindow: rolling unless rollingBasis is false', () => {
+  const NOW = { units: 0, granularity: 'now' };
+  const startOfDay = Math.floor(T0 / DAY) * DAY; // T0 is 12:00 UTC
+  const rows: { name: string; window: Record<string, unknown>; inside: number; outside: number }[] = [
+    { name: 'default, start 30 days: exactly 30 × 24 h back counts, 1 ms earlier does not', window: { start: { units: 30, granularity: 'day' }, end: NOW }, inside: T0 - 30 * DAY, outside: T0 - 30 * DAY - 1 },
+    {
+      name: 'default, start 1 month: the same time one calendar month back counts, 1 ms earlier does not',
+      window: { start: { units: 1, granularity: 'month' }, end: NOW },
+      inside: Date.UTC(2024, 11, 15, 12),
+      outside: Date.UTC(2024, 11, 15, 12) - 1,
+    },
+    {
+      name: 'rollingBasis false, start 30 days: 00:00 UTC 29 days before today counts, 1 ms earlier does not',
+      window: { start: { units: 30, granularity: 'day', rollingBasis: false }, end: NOW },
+      inside: startOfDay - 29 * DAY,
+      outside: startOfDay - 29 * DAY - 1,
+    },
+    {
+      name: 'default, end 1 day: 1 ms before 24 h back counts, exactly 24 h back does not (end exclusive)',
+      window: { start: { units: 2, granularity: 'day' }, end: { units: 1, granularity: 'day' } },
+      inside: T0 - DAY - 1,
+      outside: T0 - DAY,
+    },
+    {
+      name: 'rollingBasis false, end 1 day: 1 ms before 00:00 UTC today counts, 00:00 today does not (end exclusive)',
+      window: { start: { units: 2, granularity: 'day', rollingBasis: false }, end: { units: 1, granularity: 'day', rollingBasis: false } },
+      inside: startOfDay - 1,
+      outside: startOfDay,
+    },
+  ];
+
+  /** Whether a past transaction at `at` is in the window of a transaction at T0. */
+  async function counts(window: Record<string, unknown>, at: number): Promise<boolean> {
+    const { engine } = testEngine();
+    await engine.createRuleInstance(instance('>=', 1, [variable({ timeWindow: window, includeCurrentEntity: false })]));
+    await engine.createTransaction(tx({ timestamp: at }));
+    return (await directions(engine, { timestamp: T0 })).length > 0;
+  }
+
+  it.each(rows)('$name', async ({ window, inside, outside }) => {
+    expect(await counts(window, inside)).toBe(true);
+    expect(await counts(window, outside)).toBe(false);
+  });
+});
+
+describe('compileAggregationVariables', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('compiles its schema once: validating variables again compiles no schema, valid or not', () => {
+    compileAggregationVariables([variable()], '/logicAggregationVariables');
+    const compile = vi.spyOn(ajv, 'compile');
+    compileAggregationVariables([variable(), variable({ key: 'm' })], '/logicAggregationVariables');
+    expect(() => compileAggregationVariables([variable({ aggregationFunc: 'MEDIAN' })], '/logicAggregationVariables')).toThrow();
+    expect(compile).not.toHaveBeenCalled();
+  });
+
+  it('creating rule instances while custom instances exist compiles no schema', async () => {
+    const { engine } = testEngine();
+    for (let i = 0; i < 3; i++) await engine.createRuleInstance(instance('>', i, [variable()]));
+    await engine.createRuleInstance({ ruleId: 'R-2' });
+    const compile = vi.spyOn(ajv, 'compile');
+    await engine.createRuleInstance({ ruleId: 'R-2' });
+    await engine.createRuleInstance(instance('>', 5, [variable()]));
+    expect(compile).not.toHaveBeenCalled();
+  });
+});
+
 describe('properties', () => {
   const sent = fc.record({ user: fc.constantFrom('u1', 'u2'), offset: fc.integer({ min: 0, max: 3 * DAY }), cents: fc.integer({ min: 1, max: 1_000_000 }) });
   test.prop([fc.array(sent, { maxLength: 15 }), fc.constantFrom('u1', 'u2'), fc.integer({ min: 1, max: 3 * DAY })], { numRuns: 40 })(
@@ -219,6 +341,72 @@ describe('properties', () => {
       const hit = new Set(result.hitRules.map((r) => r.ruleName));
       expect(hit).toEqual(new Set(['count-at', 'sum-at']));
       expect(toScaled(sumCents / 100)).toBe(BigInt(sumCents) * 1_000_000n);
+    },
+  );
+
+  /** UNIQUE_COUNT fields, by transaction direction, with how the oracle reads them off a generated transaction. */
+  const DISTINCT_FIELDS = [
+    { transactionDirection: 'SENDING', field: 'destinationUserId', read: (t: Generated) => t.destination },
+    { transactionDirection: 'SENDING', field: 'originAmountDetails.country', read: (t: Generated) => t.originCountry },
+    { transactionDirection: 'SENDING', field: 'destinationAmountDetails.country', read: (t: Generated) => t.destinationCountry },
+    { transactionDirection: 'RECEIVING', field: 'originUserId', read: (t: Generated) => t.origin },
+    { transactionDirection: 'RECEIVING', field: 'destinationAmountDetails.country', read: (t: Generated) => t.destinationCountry },
+    { transactionDirection: 'SENDING_RECEIVING', field: 'type', read: (t: Generated) => t.type },
+  ] as const;
+  const USERS = ['u1', 'u2', 'u3'] as const;
+  const generated = fc.record({
+    origin: fc.constantFrom(...USERS),
+    destination: fc.constantFrom(...USERS),
+    offset: fc.integer({ min: 0, max: 2 * DAY }),
+    type: fc.constantFrom('TRANSFER', 'DEPOSIT', 'WITHDRAWAL'),
+    originCountry: fc.constantFrom('DE', 'FR', 'IT'),
+    destinationCountry: fc.constantFrom('DE', 'FR', 'IT'),
+  });
+  type Generated = typeof generated extends fc.Arbitrary<infer T> ? T : never;
+  const request = (t: Generated) =>
+    tx({
+      timestamp: T0 + t.offset,
+      type: t.type,
+      originUserId: t.origin,
+      destinationUserId: t.destination,
+      originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: t.originCountry },
+      destinationAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: t.destinationCountry },
+    });
+
+  test.prop(
+    [
+      fc.array(generated, { maxLength: 12 }),
+      generated,
+      fc.constantFrom('SENDER', 'RECEIVER', 'SENDER_OR_RECEIVER'),
+      fc.constantFrom(...DISTINCT_FIELDS),
+      fc.boolean(),
+    ],
+    { numRuns: 60 },
+  )(
+    'UNIQUE_COUNT equals a brute-force count of distinct values over each side user\'s stored transactions of the direction, for every user and transaction direction',
+    async (history, current, userDirection, { transactionDirection, field, read }, includeCurrentEntity) => {
+      const at = T0 + current.offset;
+      /** The brute-force value for `user`: distinct field values of their transactions of the direction in [at − 1 day, at]. */
+      const expectedFor = (user: string) => {
+        const own = (t: Generated) =>
+          transactionDirection === 'SENDING' ? t.origin === user : transactionDirection === 'RECEIVING' ? t.destination === user : t.origin === user || t.destination === user;
+        const counted = [...history.filter((h) => T0 + h.offset >= at - DAY && T0 + h.offset <= at), ...(includeCurrentEntity ? [current] : [])];
+        return new Set(counted.filter(own).map(read)).size;
+      };
+      const originCount = expectedFor(current.origin);
+      const destinationCount = expectedFor(current.destination);
+      const { engine } = testEngine();
+      const u = variable({ key: 'u', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: field, userDirection, transactionDirection, includeCurrentEntity });
+      const values = [0, 1, 2, 3];
+      for (const k of values) await engine.createRuleInstance({ ...instance('==', k, [u], 'u'), ruleNameAlias: `eq-${k}` });
+      for (const h of history) await engine.createTransaction(request(h));
+      const result = await engine.createTransaction(request(current));
+      const hits = result.hitRules.flatMap((r) => (r.ruleHitMeta?.hitDirections ?? []).map((d) => `${r.ruleName}:${d}`)).sort();
+      const expected =
+        userDirection === 'SENDER_OR_RECEIVER'
+          ? [`eq-${originCount}:ORIGIN`, `eq-${destinationCount}:DESTINATION`]
+          : [userDirection === 'SENDER' ? originCount : destinationCount].flatMap((n) => [`eq-${n}:ORIGIN`, `eq-${n}:DESTINATION`]);
+      expect(hits).toEqual(expected.sort());
     },
   );
 });

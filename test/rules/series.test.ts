@@ -1,6 +1,11 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { contributionRefsOf, contributionsOf, createFixedRateProvider, paymentIdentifier, SERIES_NAMES } from '../../src/index.js';
 import type { Transaction } from '../../src/index.js';
+import { userEntryValuesOf, type UserSeriesName } from '../../src/rules/series.js';
+import { transactionArbitrary } from '../arbitraries/index.js';
+
+if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 describe('paymentIdentifier', () => {
   const rows = [
@@ -56,4 +61,22 @@ describe('contributionsOf and contributionRefsOf', () => {
     expect(entries[5]?.values).toEqual({ user: 'a', counterpartyUser: 'b' });
     expect(contributionRefsOf(t, all)).toEqual(entries.map((e) => ({ series: e.series, key: e.key, id: e.id })));
   });
+});
+
+describe('properties', () => {
+  const money = { rates: createFixedRateProvider(), baseCurrency: 'EUR' };
+  const USER_SERIES: readonly UserSeriesName[] = ['user-sending', 'user-receiving', 'user-all'];
+  // A one-user pool makes self-transfers, whose user has one user-all entry.
+  const transactions = fc.oneof(transactionArbitrary(), transactionArbitrary({ userIds: ['u-solo'] }));
+  test.prop([transactions, fc.constantFrom(...USER_SERIES)], { numRuns: 200 })(
+    'userEntryValuesOf is the values of the entry contributionsOf files under the user in the series, null for a user without one',
+    (t, series) => {
+      const entries = contributionsOf(t, new Set([series]), money);
+      for (const key of [t.originUserId, t.destinationUserId, 'u-stranger']) {
+        if (!key) continue;
+        const entry = entries.find((e) => e.key === key);
+        expect(userEntryValuesOf(t, series, key)).toEqual(entry === undefined ? null : entry.values);
+      }
+    },
+  );
 });
