@@ -23,6 +23,11 @@ export const ERROR_CODES = {
   UNKNOWN_FILE_KEY: 400,
   /** A request body is not valid JSON. */
   MALFORMED_JSON: 400,
+  /**
+   * A configured limit would be exceeded (a transaction's size, the number of rule instances, a
+   * custom rule's work budget, a tenant's stored bytes …); the message and details name the limit.
+   */
+  LIMIT_EXCEEDED: 400,
   /** `x-api-key` missing or unknown. */
   UNAUTHORIZED: 401,
   TRANSACTION_NOT_FOUND: 404,
@@ -44,6 +49,8 @@ export const ERROR_CODES = {
   INVALID_STATE_TRANSITION: 409,
   /** A concurrent update kept winning after the engine's retries. */
   CONCURRENT_UPDATE: 409,
+  /** An upload URL was used again after its bytes were stored (a file attached as evidence is never replaced). */
+  FILE_ALREADY_UPLOADED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

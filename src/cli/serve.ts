@@ -1,17 +1,21 @@
 /**
  * The `txmon` command. `txmon serve` serves the interface document's HTTP API on the embedded
- * in-memory engine: one default tenant (`--api-key`, `TXMON_API_KEYS`, or a generated key printed
- * once), or the tenants of `--tenants <file.json>`. One structured log line per request (pino's format), no
- * payload values; SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
+ * in-memory engine: one default tenant (`--api-key-file`, `TXMON_API_KEYS`, `--api-key`, or a
+ * generated key printed once), or the tenants of `--tenants <file.json>`. One structured log line
+ * per request (pino's format), no payload values; SIGTERM/SIGINT stop accepting connections and
+ * finish in-flight requests.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
 import { createEngine } from '../engine/create-engine.js';
-import { createHttpHandler, type HttpTenant } from '../http/handler.js';
-import { toNodeListener } from '../http/node.js';
+import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
+import { HANDLER_CORE, createHttpHandler, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/handler.js';
+import { createNodeServer, drainAndClose } from '../http/node.js';
+import { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { createOpenApiDocument } from '../http/openapi.js';
 import { createBatchedWriter, createFdSink, formatRequestLine } from './request-log.js';
 
@@ -29,72 +33,115 @@ export function loggerOf(server: Server): ServeLogger {
   return logs.get(server) ?? { info: () => undefined, flushSync: () => undefined, drain: (done) => done() };
 }
 
-export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key <key>]... [--tenants <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
+export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key-file <file>] [--tenants <file.json>] [--limits <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
 
-  --port        port to listen on (default 8080; 0 picks a free one)
-  --host        address to bind (default 127.0.0.1)
-  --api-key     an API key of the default tenant (repeatable; also TXMON_API_KEYS, comma-separated).
-                With no key at all, one is generated and printed once.
-  --tenants     JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"]}, …]}: one in-memory engine per tenant
-  --rate-limit  requests per second per API key (token bucket, burst 2×); default: no limit
-  --base-path   mount the API under this prefix, e.g. /v1
+  --port          port to listen on (default 8080; 0 picks a free one)
+  --host          address to bind (default 127.0.0.1)
+  --api-key-file  a file with the API keys of the default tenant, one per line (also TXMON_API_KEY_FILE,
+                  or the keys themselves in TXMON_API_KEYS, comma-separated). With no key at all,
+                  one is generated and printed once.
+  --api-key       an API key on the command line (repeatable). Other users of the machine can read
+                  it in the process list: prefer --api-key-file or TXMON_API_KEYS.
+  --tenants       JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"], "limits": {…}}, …]}: one
+                  in-memory engine per tenant, each with its own limits (over --limits)
+  --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
+                  maxRuleInstances, … see docs/security.md) and maxStoredBytes (default: a quarter
+                  of the heap limit, shared among the tenants)
+  --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
+  --base-path     mount the API under this prefix, e.g. /v1
 `;
 
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
+/** What a tenant may store and compute: the engine's limits and the memory store's byte budget. */
+type TenantLimits = Partial<EngineLimits> & { maxStoredBytes?: number };
+
 interface TenantSpec {
   id: string;
   apiKeys: string[];
+  limits: TenantLimits;
+}
+
+const LIMIT_NAMES: readonly string[] = [...Object.keys(DEFAULT_ENGINE_LIMITS), 'maxStoredBytes'];
+
+/** Limits from JSON: an object of known limit names with positive integer values. */
+function parseLimits(value: unknown, where: string): TenantLimits {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where} must be an object of limits`);
+  for (const [name, limit] of Object.entries(value)) {
+    if (!LIMIT_NAMES.includes(name)) throw new UsageError(`${where}: ${name} is not a known limit (${LIMIT_NAMES.join(', ')})`);
+    if (!Number.isSafeInteger(limit) || (limit as number) < 1) throw new UsageError(`${where}: ${name} must be a positive integer`);
+  }
+  return value as TenantLimits;
+}
+
+function readJsonFile(file: string, flag: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new UsageError(`${flag}: cannot read JSON from ${file}`);
+  }
+}
+
+/** API keys from a file: one per line; blank lines and lines starting with # are skipped. */
+function readKeyFile(file: string, flag: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`${flag}: cannot read ${file}`);
+  }
+  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 function readTenants(file: string): TenantSpec[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new UsageError(`--tenants: cannot read JSON from ${file}`);
-  }
+  const parsed = readJsonFile(file, '--tenants');
   const list = typeof parsed === 'object' && parsed !== null ? (parsed as { tenants?: unknown }).tenants : undefined;
   if (!Array.isArray(list) || list.length === 0) throw new UsageError('--tenants: the file must be {"tenants": [{"id", "apiKeys": [...]}, ...]}');
   return list.map((t: unknown, i) => {
-    const entry = typeof t === 'object' && t !== null ? (t as { id?: unknown; apiKeys?: unknown }) : {};
+    const entry = typeof t === 'object' && t !== null ? (t as { id?: unknown; apiKeys?: unknown; limits?: unknown }) : {};
     const id = entry.id;
     const keys = entry.apiKeys;
     if (typeof id !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) {
       throw new UsageError(`--tenants: /tenants/${i} needs a string id and a list of string apiKeys`);
     }
-    return { id, apiKeys: keys as string[] };
+    return { id, apiKeys: keys as string[], limits: parseLimits(entry.limits, `--tenants: /tenants/${i}/limits`) };
   });
 }
 
 /**
- * Stops on SIGTERM/SIGINT: no new connections, idle keep-alive sockets closed, in-flight requests
- * finished (at most 10 s), then exit 0. Installed by the command only (never by {@link serve}).
+ * Stops on SIGTERM/SIGINT: no new connections, idle keep-alive connections closed, in-flight
+ * requests finished and answered with `connection: close` (at most 10 s), then `stopped` is
+ * logged and the process exits 0 — on every path, the forced one after 10 s included. A second
+ * signal while stopping is logged and changes nothing. Installed by the command only (never by
+ * {@link serve}).
  */
-export function exitOnSignals(server: Server, log: ServeLogger): void {
+export function exitOnSignals(server: Server, log: ServeLogger, graceMs = 10_000): void {
   let stopping = false;
+  const exit = (forced: boolean) => {
+    log.info({ forced }, 'stopped');
+    log.drain(() => process.exit(0));
+  };
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log.info({ signal }, 'already shutting down');
+      return;
+    }
     stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Stop accepting; idle keep-alive sockets are closed now, busy ones once their response is out
-    // (Node keeps those alive, so they are closed as they turn idle).
-    const sweep = setInterval(() => server.closeIdleConnections(), 20);
-    server.close(() => {
-      clearInterval(sweep);
-      log.info({}, 'stopped');
-      log.drain(() => process.exit(0));
-    });
-    server.closeIdleConnections();
-    setTimeout(() => {
+    const forced = setTimeout(() => {
       server.closeAllConnections();
-      log.flushSync();
-      process.exit(0);
-    }, 10_000).unref();
+      exit(true);
+    }, graceMs);
+    forced.unref();
+    drainAndClose(server, () => {
+      clearTimeout(forced);
+      exit(false);
+    });
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 /**
@@ -108,7 +155,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
       'api-key': { type: 'string', multiple: true },
+      'api-key-file': { type: 'string' },
       tenants: { type: 'string' },
+      limits: { type: 'string' },
       'rate-limit': { type: 'string' },
       'base-path': { type: 'string', default: '' },
       help: { type: 'boolean', short: 'h' },
@@ -174,19 +223,43 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   // A test's collector gets each line at once.
   const logRequest = requests === null ? (line: string) => void out.write(line) : requests.write;
   const specs: TenantSpec[] = values.tenants !== undefined ? readTenants(values.tenants) : [];
+  const commonLimits = values.limits === undefined ? {} : parseLimits(readJsonFile(values.limits, '--limits'), '--limits');
+  const keyFile = values['api-key-file'] ?? env.TXMON_API_KEY_FILE;
   let generated: string | null = null;
   if (specs.length === 0) {
-    const keys = [...(values['api-key'] ?? []), ...(env.TXMON_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '')];
+    const keys = [
+      ...(keyFile === undefined ? [] : readKeyFile(keyFile, values['api-key-file'] === undefined ? 'TXMON_API_KEY_FILE' : '--api-key-file')),
+      ...(env.TXMON_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+      ...(values['api-key'] ?? []),
+    ];
     if (keys.length === 0) {
       generated = `txm_${randomBytes(24).toString('base64url')}`;
       keys.push(generated);
     }
-    specs.push({ id: 'default', apiKeys: keys });
-  } else if ((values['api-key'] ?? []).length > 0) {
-    throw new UsageError('give either --api-key or --tenants, not both');
+    specs.push({ id: 'default', apiKeys: keys, limits: {} });
+  } else if ((values['api-key'] ?? []).length > 0 || values['api-key-file'] !== undefined) {
+    throw new UsageError('give either --api-key/--api-key-file or --tenants, not both');
   }
+  if ((values['api-key'] ?? []).length > 0) {
+    process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
+  }
+  // The memory store's budget, unless configured: a quarter of the heap, shared among the tenants.
+  const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 4 / specs.length));
+  const storedBytes = (spec: TenantSpec) => spec.limits.maxStoredBytes ?? commonLimits.maxStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes);
+  const engineLimits = (spec: TenantSpec): Partial<EngineLimits> => {
+    const { maxStoredBytes: _common, ...common } = commonLimits;
+    const { maxStoredBytes: _own, ...own } = spec.limits;
+    return { ...common, ...own };
+  };
 
-  const server = createServer();
+  // The engines need the address the server listens on (for file URLs), known once it listens: the
+  // server starts with a handler that delegates to the real one, set in the same turn as `listen`
+  // completes (so before any request can be read).
+  let handler: TxmonHttpHandler | undefined;
+  const delegate = Object.assign((request: Request) => (handler as TxmonHttpHandler)(request), {
+    [HANDLER_CORE]: (request: CoreRequest) => (handler as TxmonHttpHandler)[HANDLER_CORE](request),
+  });
+  const server = createNodeServer(delegate, requests === null ? {} : { afterResponses: requests.flushIfLarge });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -198,9 +271,12 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const tenants: HttpTenant[] = specs.map((spec) => ({
     id: spec.id,
     apiKeys: spec.apiKeys,
-    engine: createEngine({ publicBaseUrl: single ? origin : `${origin}/t/${spec.id}` }),
+    engine: createEngine({
+      publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
+      repositories: createMemoryRepositories({ maxStoredBytes: storedBytes(spec) }),
+      limits: engineLimits(spec),
+    }),
   }));
-  let handler;
   try {
     handler = createHttpHandler({
       ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
@@ -213,7 +289,6 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     server.close();
     throw new UsageError((error as Error).message);
   }
-  server.on('request', toNodeListener(handler, requests === null ? {} : { afterResponses: requests.flushIfLarge }));
   log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
   logs.set(server, log);
   if (generated !== null) {

@@ -1,5 +1,7 @@
 import type { SeriesEntry } from '../aggregation/aggregate-store.js';
 import {
+  SCHEMA_LIMITS,
+  isIdText,
   BusinessUserSchema,
   CommentRequestSchema,
   ConsumerUserSchema,
@@ -58,7 +60,7 @@ import {
   type SeriesName,
 } from '../rules/series.js';
 import type { AggregateNeed, AnyRuleDefinition, LookupNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
-import { copySafeJson, createValidator } from '../validation/index.js';
+import { appendPointer, copySafeJson, copySafeJsonSized, createValidator, measureJsonSize } from '../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from './apply-event.js';
 import { canonicalJson, cloneJson } from './canonical.js';
 import {
@@ -70,6 +72,7 @@ import {
   type PreparedInstance,
 } from './evaluate.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
+import { DEFAULT_ENGINE_LIMITS, assertSizeWithin, limitExceeded, resolveEngineLimits, type EngineLimits } from './limits.js';
 import { CUSTOM_RULE_ID, buildRuleInstance } from './rule-instances.js';
 import {
   DEFAULT_RISK_BANDS,
@@ -136,6 +139,8 @@ export interface EngineOptions {
   readonly riskFactors?: readonly RiskFactor[];
   /** Score bands of the five risk levels; default [0,20) [20,40) [40,60) [60,80) [80,100]. */
   readonly riskBands?: RiskBands;
+  /** What clients may make this engine hold or compute; each absent limit keeps its default ({@link DEFAULT_ENGINE_LIMITS}). */
+  readonly limits?: Partial<EngineLimits>;
 }
 
 /** Response of {@link Engine.createTransaction} (`POST /transactions`). */
@@ -187,6 +192,12 @@ export interface UploadSlot {
   fields: { key: string };
 }
 
+/** Options of {@link Engine.putUploadContent}. */
+export interface UploadContentOptions {
+  /** The length the client announced (e.g. `content-length`): refused before reading when above the slot's `fileSize`. */
+  readonly declaredBytes?: number;
+}
+
 /** Credentials of a signed upload or download URL. */
 export interface SignedFileAccess {
   key: string;
@@ -226,8 +237,14 @@ export interface Engine {
   /** @throws TxmonError `LIST_NOT_FOUND` */
   deleteList(listId: string): Promise<void>;
   createUpload(input: unknown): Promise<UploadSlot>;
-  /** Stores the bytes of an upload slot (the embedded upload URL's target). */
-  putUploadContent(access: SignedFileAccess, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores the bytes of an upload slot (the embedded upload URL's target), once. The signature is
+   * checked before a byte of `content` is read; an iterable is consumed chunk by chunk, so the
+   * bytes reach the file repository as they arrive.
+   * @throws TxmonError `UNAUTHORIZED` (bad or expired URL), `FILE_ALREADY_UPLOADED` (the slot holds
+   *   bytes already), `PAYLOAD_TOO_LARGE` (more bytes than the slot's `fileSize`, or `declaredBytes` more)
+   */
+  putUploadContent(access: SignedFileAccess, content: Uint8Array | AsyncIterable<Uint8Array>, options?: UploadContentOptions): Promise<void>;
   /** Reads a file through a signed download link. */
   getFileContent(access: SignedFileAccess): Promise<{ filename: string; bytes: Uint8Array }>;
   listAlerts(): Promise<Alert[]>;
@@ -262,12 +279,29 @@ function defaultIds(): IdGenerator {
   };
 }
 
+/**
+ * An id read from a path or an argument, under the same rule as an id in a body ({@link IdSchema}):
+ * 1 to {@link SCHEMA_LIMITS.ID_MAX_LENGTH} characters counted as code points, well-formed text.
+ */
 function assertId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid request: ${what} must be a string of 1 to 256 characters`, [
-      { path: '', code: 'type', message: `${what} must be a string of 1 to 256 characters` },
-    ]);
+  if (typeof value !== 'string' || !isIdText(value)) {
+    const message = `${what} must be 1 to ${SCHEMA_LIMITS.ID_MAX_LENGTH} characters of well-formed text`;
+    throw new TxmonError('VALIDATION_FAILED', `Invalid request: ${message}`, [{ path: '', code: 'type', message }]);
   }
+}
+
+/**
+ * Refuses any array inside `value` (checked JSON) with more than `max` items: `LIMIT_EXCEEDED`
+ * (`maxParameterItems`) at the array's path.
+ */
+function assertListsWithin(value: unknown, path: string, max: number): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    if (value.length > max) throw limitExceeded('maxParameterItems', max, 'the items of this list', path);
+    value.forEach((item, i) => assertListsWithin(item, `${path}/${i}`, max));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) assertListsWithin(item, appendPointer(path, key), max);
 }
 
 /**
@@ -345,6 +379,10 @@ function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySe
 }
 
 function ignore(): void {}
+
+async function* oneChunk(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
 
 /**
  * The instance as the engine runs it: a copy whose parameters are frozen copies, so rules may cache
@@ -424,6 +462,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const riskFactors = options.riskFactors ?? [];
   const riskBands = options.riskBands ?? DEFAULT_RISK_BANDS;
   validateRiskConfiguration(riskFactors, riskBands);
+  const limits = resolveEngineLimits(options.limits);
   const withLocks = createKeyedLock();
 
   // ---- rule instances, prepared once per repository revision -------------------------------
@@ -475,7 +514,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const filter = hasActiveFilters(filters) ? compileRuleFilters(filters) : null;
     if (instance.ruleId === CUSTOM_RULE_ID) {
       const variables = compileAggregationVariables(instance.logicAggregationVariables, '/logicAggregationVariables');
-      const compiled = compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: variables.map((v) => v.key) });
+      const compiled = compileLogic(instance.logic, {
+        basePath: '/logic',
+        aggregationVariableKeys: variables.map((v) => v.key),
+        maxWork: limits.maxLogicWork,
+      });
       if (variables.length === 0) return { instance, rule: null, logic: compiled, filter, seriesMap: null };
       // With aggregation variables, the logic runs as a rule: its needs are planned and queried like a library rule's.
       const custom = createCustomLogicRule(compiled, variables, {
@@ -606,6 +649,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const id = stored.instance.id;
       const list = await repos.ruleInstances.list();
       const current = list.find((i) => i.id === id);
+      assertInstanceCounts(list, stored.instance);
       const next: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
       await fillMissing(prepareAll(current ? list.map((i) => (i.id === id ? next : i)) : [...list, next]).wanted);
       try {
@@ -620,6 +664,33 @@ export function createEngine(options: EngineOptions = {}): Engine {
       ownRevision = await repos.ruleInstances.revision();
       return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
     });
+  }
+
+  /** Refuses an instance write that would pass `maxRuleInstances` or `maxCustomLogicInstances`. */
+  function assertInstanceCounts(list: readonly RuleInstance[], next: StoredRuleInstance['instance']): void {
+    const others = list.filter((i) => i.id !== next.id);
+    if (others.length + 1 > limits.maxRuleInstances) throw limitExceeded('maxRuleInstances', limits.maxRuleInstances, 'the rule instances');
+    if (next.ruleId === CUSTOM_RULE_ID && others.filter((i) => i.ruleId === CUSTOM_RULE_ID).length + 1 > limits.maxCustomLogicInstances) {
+      throw limitExceeded('maxCustomLogicInstances', limits.maxCustomLogicInstances, 'the custom-logic instances', '/logic');
+    }
+  }
+
+  /**
+   * Builds a rule instance from a request (see {@link buildRuleInstance}) within the limits: the
+   * request within `maxRuleInstanceSize`, each list in its parameters within `maxParameterItems`.
+   */
+  function buildLimitedInstance(input: unknown, existing: StoredRuleInstance | null, id: string): StoredRuleInstance {
+    const { copy: request, size } = copySafeJsonSized(input);
+    const stored = buildRuleInstance(request, existing, { registry, now: clock.now(), id });
+    assertSizeWithin(size, limits.maxRuleInstanceSize, 'maxRuleInstanceSize', 'the rule instance');
+    if (typeof request === 'object' && request !== null) {
+      const { parameters, riskLevelParameters } = request as { parameters?: unknown; riskLevelParameters?: unknown };
+      assertListsWithin(parameters, '/parameters', limits.maxParameterItems);
+      if (typeof riskLevelParameters === 'object' && riskLevelParameters !== null) {
+        for (const [level, value] of Object.entries(riskLevelParameters)) assertListsWithin(value, `/riskLevelParameters/${level}`, limits.maxParameterItems);
+      }
+    }
+    return stored;
   }
 
   // ---- writer gate: rule-instance writes wait for in-flight transactions and hold new ones ----
@@ -932,9 +1003,21 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const f = requested[i]!;
       const key = f.s3Key ?? f.key;
       const record = key === undefined ? null : await repos.files.getFile(key);
+      const keyPath = `/files/${i}/${f.s3Key !== undefined ? 's3Key' : 'key'}`;
       if (!record || key === undefined) {
         throw new TxmonError('UNKNOWN_FILE_KEY', 'Invalid request: a file key was not issued by the upload call', [
-          { path: `/files/${i}/${f.s3Key !== undefined ? 's3Key' : 'key'}`, code: 'unknown-file-key', message: 'was not issued by POST /pre-signed-url' },
+          { path: keyPath, code: 'unknown-file-key', message: 'was not issued by POST /pre-signed-url' },
+        ]);
+      }
+      // Evidence must exist as described: the bytes are uploaded and their count is the one given.
+      if (!record.uploaded) {
+        throw new TxmonError('UNKNOWN_FILE_KEY', 'Invalid request: a file was not uploaded yet', [
+          { path: keyPath, code: 'not-uploaded', message: 'names a file whose bytes were not uploaded yet' },
+        ]);
+      }
+      if (record.size !== f.size) {
+        throw new TxmonError('VALIDATION_FAILED', 'Invalid request: a file size differs from the uploaded file', [
+          { path: `/files/${i}/size`, code: 'size-mismatch', message: 'must equal the number of bytes uploaded' },
         ]);
       }
       files.push({ s3Key: key, filename: f.filename, size: f.size });
@@ -963,7 +1046,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     repositories: repos,
 
     async createTransaction(input) {
-      const request = validateTransaction(copySafeJson(input));
+      const { copy, size } = copySafeJsonSized(input);
+      const request = validateTransaction(copy);
+      assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
       assertNoReservedFields(request);
       const id = request.transactionId;
       // Shared side of the writer gate: re-checked after every wake-up, entered in the same turn.
@@ -1007,7 +1092,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async createTransactionEvent(input) {
-      const request = validateEvent(copySafeJson(input));
+      const { copy, size } = copySafeJsonSized(input);
+      const request = validateEvent(copy);
+      assertSizeWithin(size, limits.maxEventSize, 'maxEventSize', 'the transaction event');
       // Shared side of the writer gate: re-checked after every wake-up, entered in the same turn.
       while (exclusiveHeld) await exclusiveHeld;
       inFlight += 1;
@@ -1037,6 +1124,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
           ]);
           const needed = lockKeys(request.transactionId, stored.transaction.originUserId, stored.transaction.destinationUserId);
           if (needed.length !== keys.length) return needed;
+          if (stored.eventCount + 1 > limits.maxEventsPerTransaction) {
+            throw limitExceeded('maxEventsPerTransaction', limits.maxEventsPerTransaction, 'the events of this transaction', '/transactionId');
+          }
           // `request` is our own copy, so the generated id can be set on it (no spread).
           if (request.eventId === undefined) request.eventId = ids.next('event');
           const eventId = request.eventId;
@@ -1050,6 +1140,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
             const sequence = history.map((e) => ({ event: e.event, arrival: e.arrival }));
             sequence.push({ event, arrival: stored.eventCount });
             transaction = foldTransactionEvents(initialTransaction(stored.request), sequence, { transitions });
+          }
+          if (measureJsonSize(transaction) > limits.maxTransactionSize) {
+            throw limitExceeded('maxTransactionSize', limits.maxTransactionSize, 'the transaction after this event', '/updatedTransactionAttributes');
           }
           const out = await evaluate(transaction, stored.transaction);
           const storedEvent: StoredEvent = {
@@ -1130,7 +1223,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async createRuleInstance(input) {
       // Validated before the writer gate: a bad request never waits for in-flight transactions.
-      const stored = buildRuleInstance(input, null, { registry, now: clock.now(), id: ids.next('ruleInstance') });
+      const stored = buildLimitedInstance(input, null, ids.next('ruleInstance'));
       return writeInstance(() => stored);
     },
 
@@ -1150,7 +1243,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return writeInstance(async () => {
         const existing = await repos.ruleInstances.getStored(id);
         if (!existing) throw new TxmonError('RULE_INSTANCE_NOT_FOUND', 'rule instance not found');
-        return buildRuleInstance(input, existing, { registry, now: clock.now(), id });
+        return buildLimitedInstance(input, existing, id);
       });
     },
 
@@ -1180,15 +1273,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async putList(listId, input) {
       assertId(listId, 'listId');
       const request = validateList(input);
+      const items = [...new Set(request.items)];
+      if (items.length > limits.maxListItems) throw limitExceeded('maxListItems', limits.maxListItems, 'the items of this list', '/items');
       const now = clock.now();
       const existing = await repos.lists.getList(listId);
+      if (existing === null && (await repos.lists.listLists()).length + 1 > limits.maxLists) {
+        throw limitExceeded('maxLists', limits.maxLists, 'the lists');
+      }
       const stored: StoredList = {
         listId,
         listType: request.listType,
         subtype: request.subtype,
         ...(request.name !== undefined ? { name: request.name } : {}),
         ...(request.description !== undefined ? { description: request.description } : {}),
-        items: [...new Set(request.items)],
+        items,
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };
@@ -1234,17 +1332,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
       };
     },
 
-    async putUploadContent(access, bytes) {
-      if (!(bytes instanceof Uint8Array)) {
+    async putUploadContent(access, content, opts) {
+      const bytes = content instanceof Uint8Array;
+      if (!bytes && !(typeof content === 'object' && content !== null && Symbol.asyncIterator in content)) {
         throw new TxmonError('VALIDATION_FAILED', 'Invalid request: the upload body must be bytes', [
-          { path: '', code: 'type', message: 'must be a Uint8Array' },
+          { path: '', code: 'type', message: 'must be a Uint8Array or an async iterable of them' },
         ]);
       }
       const record = await checkedFile(access, 'upload');
-      if (bytes.byteLength > record.fileSize) {
+      if (record.uploaded) throw new TxmonError('FILE_ALREADY_UPLOADED', 'The upload URL was used already');
+      const announced = bytes ? content.byteLength : opts?.declaredBytes;
+      if (announced !== undefined && announced > record.fileSize) {
         throw new TxmonError('PAYLOAD_TOO_LARGE', 'The upload is larger than the fileSize announced');
       }
-      await repos.files.putContent(record.key, bytes);
+      await repos.files.putContent(record.key, bytes ? oneChunk(content) : content, record.fileSize);
     },
 
     async getFileContent(access) {

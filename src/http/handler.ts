@@ -9,6 +9,7 @@ import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { ERROR_CODES, TxmonError, isTxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { createOpenApiDocument } from './openapi.js';
+import { createRateLimiter, isValidRateLimit, type RateLimit } from './rate-limit.js';
 import { stringifyBody } from './response-json.js';
 
 /** One tenant: its API keys and its own engine (its own repositories). */
@@ -34,7 +35,16 @@ export interface HttpHandlerOptions {
   /** Largest upload body in bytes (the engine also checks the announced `fileSize`). Default 100 MB. */
   readonly maxUploadBytes?: number;
   /** Requests per second per API key (token bucket, burst = 2 × rate). `null`/absent: no limit. */
-  readonly rateLimit?: { readonly requestsPerSecond: number; readonly burst?: number } | null;
+  readonly rateLimit?: RateLimit | null;
+  /**
+   * Requests per second per client address that carry no valid credentials (a missing or unknown
+   * API key, a bad file-URL signature) or go to an open route (`/healthz`): past it they are
+   * answered 429 with `Retry-After`. Default 10 per second, burst 50; `null`: no limit. Needs the
+   * client address: the Node transport knows it; a fetch handler gets it from `clientAddress`.
+   */
+  readonly unauthenticatedRateLimit?: RateLimit | null;
+  /** The client address of a fetch `Request` (e.g. from the platform's connection info), for `unauthenticatedRateLimit`. */
+  readonly clientAddress?: (request: Request) => string | undefined;
   /** Clock for the rate limiter. Default `Date.now`. */
   readonly clock?: { now(): number };
   /** The OpenAPI document served at `/openapi.json`. Default: {@link createOpenApiDocument} for `basePath`. */
@@ -67,6 +77,13 @@ export interface CoreRequest {
   /** The body, at most `limit` bytes (`PAYLOAD_TOO_LARGE` past it). */
   readBody(limit: number): Promise<Uint8Array>;
   /**
+   * The body as it arrives, at most `limit` bytes (`PAYLOAD_TOO_LARGE` past it); nothing is read
+   * (and no `100 Continue` sent) until it is iterated.
+   */
+  streamBody(limit: number): AsyncIterable<Uint8Array>;
+  /** The client's address, when the transport knows it (for {@link HttpHandlerOptions.unauthenticatedRateLimit}). */
+  readonly remoteAddress?: string | undefined;
+  /**
    * The client connection the request came on (a Node socket), when the transport knows it. The
    * handler remembers, per connection, the last API key it verified there (D-143): a later request
    * on the same keep-alive connection presenting the same key (compared in constant time) skips
@@ -93,7 +110,10 @@ interface Context {
   readonly params: Params;
   readonly url: URL;
   body(): Promise<unknown>;
-  bytes(): Promise<Uint8Array>;
+  /** The body as a stream of chunks, within the upload limit. */
+  stream(): AsyncIterable<Uint8Array>;
+  /** The body's announced length (`content-length`), when given. */
+  declaredLength(): number | undefined;
 }
 type Action = (context: Context) => Promise<{ status: number; body?: unknown; bytes?: Uint8Array; contentType?: string }>;
 
@@ -169,7 +189,9 @@ function defineRoutes(openApi: (() => Record<string, unknown>) | undefined): Rou
       '/uploads/{key}',
       {
         PUT: async (c) => {
-          await c.engine.putUploadContent(signedAccess(c), await c.bytes());
+          // The signature is checked before the first byte is read; the bytes then stream to the store.
+          const declared = c.declaredLength();
+          await c.engine.putUploadContent(signedAccess(c), c.stream(), declared === undefined ? {} : { declaredBytes: declared });
           return { status: 204 };
         },
       },
@@ -306,6 +328,27 @@ const TITLES: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
 };
 
+/** The chunks of a body, at most `limit` bytes in all; `PAYLOAD_TOO_LARGE` past it (without reading the rest). */
+async function* streamLimited(request: Request, limit: number): AsyncIterable<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+  if (!request.body) return;
+  const reader = request.body.getReader();
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > limit) throw new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+    if (size > limit) await request.body.cancel().catch(() => undefined);
+  }
+}
+
 /** Reads a body up to `limit` bytes; `PAYLOAD_TOO_LARGE` past it (without reading the rest). */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length'));
@@ -424,29 +467,6 @@ function isJsonContentType(value: string | null): boolean {
   return type === JSON_TYPE || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-/** A token bucket per key: `rate` tokens per second, at most `burst`. */
-function createRateLimiter(rate: number, burst: number, now: () => number) {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  return {
-    /** 0 when the request may pass (a token is taken), else seconds to wait. */
-    take(key: string): number {
-      const t = now();
-      let bucket = buckets.get(key);
-      if (!bucket) {
-        bucket = { tokens: burst, at: t };
-        buckets.set(key, bucket);
-      }
-      bucket.tokens = Math.min(burst, bucket.tokens + ((t - bucket.at) / 1000) * rate);
-      bucket.at = t;
-      if (bucket.tokens >= 1) {
-        bucket.tokens -= 1;
-        return 0;
-      }
-      return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
-    },
-  };
-}
-
 /**
  * Creates the HTTP handler of the interface document's API over one engine (single tenant) or
  * several (one per tenant).
@@ -489,15 +509,18 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: basePath must start with / and be a plain path');
   }
   const rate = options.rateLimit;
-  if (rate && !(Number.isFinite(rate.requestsPerSecond) && rate.requestsPerSecond > 0 && (rate.burst === undefined || (Number.isFinite(rate.burst) && rate.burst >= 1)))) {
+  if (rate && !isValidRateLimit(rate)) {
     throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: rateLimit.requestsPerSecond must be > 0 and burst ≥ 1');
+  }
+  const unauthenticatedRate = options.unauthenticatedRateLimit === undefined ? DEFAULT_UNAUTHENTICATED_RATE : options.unauthenticatedRateLimit;
+  if (unauthenticatedRate && !isValidRateLimit(unauthenticatedRate)) {
+    throw new TxmonError('INVALID_CONFIGURATION', 'createHttpHandler: unauthenticatedRateLimit.requestsPerSecond must be > 0 and burst ≥ 1');
   }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxUpload = options.maxUploadBytes ?? 100_000_000;
   const clock = options.clock ?? { now: () => Date.now() };
-  const limiter = options.rateLimit
-    ? createRateLimiter(options.rateLimit.requestsPerSecond, options.rateLimit.burst ?? Math.max(1, 2 * options.rateLimit.requestsPerSecond), () => clock.now())
-    : null;
+  const limiter = rate ? createRateLimiter(rate, () => clock.now()) : null;
+  const addressLimiter = unauthenticatedRate ? createRateLimiter(unauthenticatedRate, () => clock.now()) : null;
   let document: Record<string, unknown> | null = null;
   const routes = defineRoutes(options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))));
 
@@ -542,6 +565,15 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       return response;
     };
     let extraHeaders: Record<string, string> = {};
+    /** Takes a token of the client address's bucket of requests without valid credentials; 429 when none is left. */
+    const limitUnauthenticated = (request: CoreRequest): void => {
+      if (addressLimiter === null) return;
+      const wait = addressLimiter.take(request.remoteAddress ?? '');
+      if (wait > 0) {
+        extraHeaders = { 'retry-after': String(wait) };
+        throw new TxmonError('RATE_LIMITED', 'Too many requests without valid credentials from this address');
+      }
+    };
     try {
       // A path is resolved against a fixed origin by concatenation: `//host/x` stays a path (a
       // relative reference would read `host` as an authority).
@@ -586,12 +618,20 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       }
       let engine: Engine;
       if (route.open) {
+        limitUnauthenticated(request);
         engine = (tenants[0] as HttpTenant).engine;
       } else if (route.signed) {
         engine = (signedTenant ?? (tenants[0] as HttpTenant)).engine;
         tenantId = (signedTenant ?? (tenants[0] as HttpTenant)).id;
       } else {
-        const { tenant, bucket } = authenticate(request);
+        let authenticated: Authenticated;
+        try {
+          authenticated = authenticate(request);
+        } catch (error) {
+          limitUnauthenticated(request);
+          throw error;
+        }
+        const { tenant, bucket } = authenticated;
         tenantId = tenant.id;
         engine = tenant.engine;
         if (limiter) {
@@ -612,11 +652,22 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
           }
           return parseJson(await request.readBody(maxBody));
         },
-        async bytes() {
-          return request.readBody(maxUpload);
+        stream() {
+          return request.streamBody(maxUpload);
+        },
+        declaredLength() {
+          const value = request.header('content-length');
+          return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
         },
       };
-      const result = await action(context);
+      let result: Awaited<ReturnType<Action>>;
+      try {
+        result = await action(context);
+      } catch (error) {
+        // A bad file-URL signature counts against the client's address like a bad API key.
+        if (route.signed && isTxmonError(error) && error.code === 'UNAUTHORIZED') limitUnauthenticated(request);
+        throw error;
+      }
       if (result.status === 204) return finish({ status: 204, headers: {}, body: null });
       if (result.bytes) {
         return finish({ status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: method === 'HEAD' ? null : result.bytes });
@@ -637,6 +688,8 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       url: request.url,
       header: (name) => request.headers.get(name),
       readBody: (limit) => readLimited(request, limit),
+      streamBody: (limit) => streamLimited(request, limit),
+      remoteAddress: options.clientAddress?.(request),
     });
     return new Response(response.body as BodyInit | null, { status: response.status, headers: response.headers as Record<string, string> });
   };
@@ -644,4 +697,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': JSON_TYPE });
+
+/** Default of {@link HttpHandlerOptions.unauthenticatedRateLimit}. */
+const DEFAULT_UNAUTHENTICATED_RATE: RateLimit = Object.freeze({ requestsPerSecond: 10, burst: 50 });
 

@@ -1,6 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { TxmonError } from '../errors.js';
+import { TxmonError, isTxmonError } from '../errors.js';
 import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type HttpHandler, type TxmonHttpHandler } from './handler.js';
 
 /** Options of {@link toNodeListener}. */
@@ -62,6 +63,13 @@ export function toNodeListener(handler: HttpHandler, options: NodeListenerOption
   };
 }
 
+/**
+ * Requests that came through the server's `checkContinue` event: their client waits for
+ * `100 Continue` before sending the body, which is sent only when the handler starts reading it —
+ * never for a request refused before (unauthenticated, too large, unknown route).
+ */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
 function nodeRequest(req: IncomingMessage): CoreRequest {
   return {
     method: req.method ?? 'GET',
@@ -74,18 +82,50 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
       return values === undefined ? null : values.join(', ');
     },
     readBody: (limit) => readNodeBody(req, limit),
+    streamBody: (limit) => streamNodeBody(req, limit),
     connection: req.socket ?? undefined,
+    remoteAddress: req.socket?.remoteAddress,
   };
 }
 
-/** Reads a Node request body up to `limit` bytes; `PAYLOAD_TOO_LARGE` past it (the rest is drained, not kept). */
+function tooLarge(limit: number): TxmonError {
+  return new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+}
+
+/** Refuses a body whose announced length passes `limit` before a byte is read (or `100 Continue` sent); else sends the `100 Continue` a client may wait for. */
+function startBody(req: IncomingMessage, limit: number): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (awaitingContinue.delete(req)) {
+    const res = (req as IncomingMessage & { res?: ServerResponse }).res;
+    res?.writeContinue();
+  }
+}
+
+/** The body of a Node request as it arrives, at most `limit` bytes; `PAYLOAD_TOO_LARGE` past it (reading stops; the connection is closed after the response). */
+async function* streamNodeBody(req: IncomingMessage, limit: number): AsyncIterable<Uint8Array> {
+  startBody(req, limit);
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      yield chunk;
+    }
+  } catch (error) {
+    if (isTxmonError(error)) throw error;
+    throw new TxmonError('VALIDATION_FAILED', 'The request body was cut off', [], { cause: error });
+  }
+  if (!req.complete) throw new TxmonError('VALIDATION_FAILED', 'The request body was cut off');
+}
+
+/** Reads a Node request body up to `limit` bytes; `PAYLOAD_TOO_LARGE` past it (reading stops; the connection is closed after the response). */
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const tooLarge = () => new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      reject(tooLarge());
+    try {
+      startBody(req, limit);
+    } catch (error) {
+      reject(error);
       return;
     }
     const chunks: Buffer[] = [];
@@ -97,7 +137,8 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
       if (size > limit) {
         failed = true;
         chunks.length = 0;
-        reject(tooLarge());
+        req.pause();
+        reject(tooLarge(limit));
         return;
       }
       chunks.push(chunk);
@@ -107,6 +148,12 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
     });
     req.on('error', () => {
       if (!failed) {
+        failed = true;
+        reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
+      }
+    });
+    req.on('close', () => {
+      if (!failed && !req.complete) {
         failed = true;
         reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
       }
@@ -147,6 +194,11 @@ function createResponseBatcher(afterResponses: (() => void) | undefined): (res: 
 
 function writeCore(res: ServerResponse, response: CoreResponse): void {
   try {
+    // A body the handler did not read (refused before reading, or past its limit) is not read to
+    // its end: the connection is closed after the response, with a lingering close so the client
+    // still reads the response.
+    const req = res.req as IncomingMessage | undefined;
+    if (req !== undefined && req.complete === false && hasBody(req)) closeLingering(res);
     const body = response.body;
     if (body === null || body === undefined) {
       res.writeHead(response.status, response.headers as Record<string, string>);
@@ -164,6 +216,42 @@ function writeCore(res: ServerResponse, response: CoreResponse): void {
   }
 }
 
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** How long, and how many bytes at most, a closing connection keeps reading what the client still sends. */
+const LINGER_MS = 2_000;
+const LINGER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Ends the connection after this response with a lingering close (RFC 9112 §9.6): the server
+ * half-closes, then reads and drops what the client still sends for a while before closing. An
+ * immediate close while the client is still sending makes the client's TCP stack receive a reset,
+ * which often discards the response before the client reads it.
+ */
+function closeLingering(res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  const socket = res.socket as (Socket & { destroySoon?: () => void }) | null;
+  if (socket === null) return;
+  // Node ends a `connection: close` response's socket through `destroySoon` (end, then destroy
+  // once written); this socket lingers instead.
+  socket.destroySoon = function lingeringDestroy(this: Socket) {
+    if (this.writable) this.end();
+    let received = 0;
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > LINGER_BYTES) this.destroy();
+    });
+    this.once('end', () => this.destroy());
+    this.once('close', () => clearTimeout(timer));
+    this.resume();
+  };
+}
+
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   try {
     res.statusCode = response.status;
@@ -176,4 +264,122 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
   } catch {
     res.destroy();
   }
+}
+
+/** Options of {@link createNodeServer}: the transport's limits, each with a safe default. */
+export interface NodeServerOptions extends NodeListenerOptions {
+  /** Longest time for a client to send the request head. Default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /** Longest time for a client to send a whole request, head and body. Default 120 s. */
+  readonly requestTimeoutMs?: number;
+  /** Longest time a connection may stay silent while a request or response is under way (a stalled upload). Default 30 s. */
+  readonly idleTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept between requests. Default 5 s. */
+  readonly keepAliveTimeoutMs?: number;
+  /** Most open connections; past it new ones are closed at once. Default 1,024. */
+  readonly maxConnections?: number;
+  /** Most open connections from one client address. Default 64. */
+  readonly maxConnectionsPerAddress?: number;
+}
+
+/** The defaults of {@link NodeServerOptions}. */
+export const DEFAULT_NODE_SERVER_OPTIONS = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  idleTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_024,
+  maxConnectionsPerAddress: 64,
+});
+
+/**
+ * A `node:http` server for a handler, with the limits a server facing untrusted clients needs:
+ * header, request and idle timeouts, a cap on connections in all and per client address, no
+ * `100 Continue` for a body the handler refuses before reading it, and a `405` for `CONNECT`
+ * (which `node:http` otherwise answers by dropping the connection). Call `listen` on it.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, createNodeServer } from 'txmon/http';
+ * createNodeServer(createHttpHandler({ engine, apiKeys: [key] })).listen(8080);
+ * ```
+ */
+export function createNodeServer(handler: HttpHandler, options: NodeServerOptions = {}): Server {
+  const settings = { ...DEFAULT_NODE_SERVER_OPTIONS, ...definedOnly(options) };
+  for (const [name, value] of Object.entries(settings)) {
+    if (name in DEFAULT_NODE_SERVER_OPTIONS && !(Number.isSafeInteger(value) && (value as number) > 0)) {
+      throw new TxmonError('INVALID_CONFIGURATION', `createNodeServer: ${name} must be a positive integer`);
+    }
+  }
+  const listener = toNodeListener(handler, options.afterResponses === undefined ? {} : { afterResponses: options.afterResponses });
+  const server = createServer({
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // Node checks the header and request timeouts on this interval (default 30 s, which lets a
+    // stalled head live up to 30 s past its timeout).
+    connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
+  });
+  server.maxConnections = settings.maxConnections;
+  server.setTimeout(settings.idleTimeoutMs);
+  const perAddress = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const open = (perAddress.get(address) ?? 0) + 1;
+    perAddress.set(address, open);
+    socket.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+    if (open > settings.maxConnectionsPerAddress) socket.destroy();
+  });
+  // Responses not finished yet: on shutdown they are told to close their connection.
+  const unfinished = new Set<ServerResponse>();
+  drains.set(server, () => {
+    for (const res of unfinished) if (!res.headersSent) res.shouldKeepAlive = false;
+  });
+  const serveRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (closing.has(server)) res.shouldKeepAlive = false;
+    unfinished.add(res);
+    res.once('close', () => unfinished.delete(res));
+    listener(req, res);
+  };
+  server.on('request', serveRequest);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req);
+    serveRequest(req, res);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const problem = problemOf(new TxmonError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
+    const body = problem.body as string;
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: ${problem.headers['content-type']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `allow: GET, HEAD, POST, PUT, DELETE\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+  return server;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Servers made by {@link createNodeServer} that are shutting down. */
+const closing = new WeakSet<Server>();
+/** Per server made by {@link createNodeServer}: marks its unfinished responses to close their connection. */
+const drains = new WeakMap<Server, () => void>();
+
+/**
+ * Shuts a server down gracefully: it stops accepting connections and closes its idle keep-alive
+ * connections now; requests in flight finish, and their responses (of a {@link createNodeServer}
+ * server) carry `connection: close`, so each connection closes after its last response instead of
+ * being cut while the client sends its next request. `done` is called once every connection is
+ * closed.
+ */
+export function drainAndClose(server: Server, done: () => void): void {
+  closing.add(server);
+  drains.get(server)?.();
+  server.close(() => done());
+  server.closeIdleConnections();
 }

@@ -29,6 +29,7 @@ import {
   VALUE_OPERATORS,
   chargeArguments,
   chargePair,
+  chargeSearch,
   isIn,
   isTruthy,
   readPath,
@@ -652,19 +653,22 @@ function buildOperation(operator: string, args: readonly Compiled[]): Evaluator 
   const binary = BINARY_OPERATORS[operator];
   if (binary !== undefined && count === 2) {
     const [first, second] = evaluators as [Evaluator, Evaluator];
+    const charge = operator === 'in' ? chargeSearch : chargePair;
     return (data, ctx) => {
       const a = first(data, ctx);
       const b = second(data, ctx);
-      chargePair(ctx, a, b);
+      charge(ctx, a, b);
       return binary(a, b);
     };
   }
   const operation = VALUE_OPERATORS[operator];
   if (operation === undefined) throw new TxmonError('INTERNAL', 'compileLogic: unhandled operator');
   const charge = operator === 'merge' || operator === 'cat';
+  const search = operator === 'in';
   return (data, ctx) => {
     const values = new Array<unknown>(count);
     for (let i = 0; i < count; i += 1) values[i] = (evaluators[i] as Evaluator)(data, ctx);
+    if (search) chargeSearch(ctx, values[0], values[1]);
     chargeArguments(ctx, values);
     const result = operation(values);
     // Only merge and cat can grow a value beyond its inputs; charging their output bounds memory.

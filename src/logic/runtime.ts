@@ -77,6 +77,15 @@ export function chargeArguments(ctx: EvalContext, args: readonly unknown[]): voi
   spendWork(ctx, units);
 }
 
+/**
+ * Work charged for `in`: a string haystack is charged its whole length and the needle's (the
+ * search reads every character), other operands as {@link chargePair}.
+ */
+export function chargeSearch(ctx: EvalContext, needle: unknown, haystack: unknown): void {
+  if (typeof haystack !== 'string') return chargePair(ctx, needle, haystack);
+  spendWork(ctx, 1 + haystack.length + (typeof needle === 'string' ? needle.length : 0));
+}
+
 /** Work charged for the two arguments of a binary operator (see {@link chargeArguments}). */
 export function chargePair(ctx: EvalContext, a: unknown, b: unknown): void {
   let units = 1;
@@ -91,13 +100,46 @@ const arrayIndexOf = Array.prototype.indexOf;
 const stringIndexOf = String.prototype.indexOf;
 
 /**
+ * Needles up to this length are searched with the built-in `indexOf`, whose worst case is
+ * O(haystack × needle) — at most 32 comparisons per haystack character here. Longer ones go
+ * through {@link containsText}'s linear search.
+ */
+const NATIVE_SEARCH_MAX = 32;
+
+/**
+ * Whether `haystack` contains `needle` (`haystack.indexOf(needle) !== -1`), in time linear in
+ * their lengths whatever the text: a crafted needle such as `a…aba…a` makes the built-in search
+ * quadratic on a run of `a`, so long needles use Knuth–Morris–Pratt.
+ */
+export function containsText(haystack: string, needle: string): boolean {
+  const m = needle.length;
+  if (m <= NATIVE_SEARCH_MAX) return stringIndexOf.call(haystack, needle) !== -1;
+  const n = haystack.length;
+  if (m > n) return false;
+  // failure[i]: length of the longest proper border of needle[0..i].
+  const failure = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i += 1) {
+    while (k > 0 && needle.charCodeAt(i) !== needle.charCodeAt(k)) k = failure[k - 1] as number;
+    if (needle.charCodeAt(i) === needle.charCodeAt(k)) k += 1;
+    failure[i] = k;
+  }
+  for (let i = 0, k = 0; i < n; i += 1) {
+    while (k > 0 && haystack.charCodeAt(i) !== needle.charCodeAt(k)) k = failure[k - 1] as number;
+    if (haystack.charCodeAt(i) === needle.charCodeAt(k)) k += 1;
+    if (k === m) return true;
+  }
+  return false;
+}
+
+/**
  * json-logic-js `in`: `b.indexOf(a) !== -1` for strings and arrays, `false` for falsy `b` or a `b`
  * without `indexOf`. Where json-logic-js would call a non-built-in `indexOf` (an object with an own
- * `indexOf` key) it throws — so does this, without ever calling data.
+ * `indexOf` key) it throws — so does this, without ever calling data. A string `b` is searched in
+ * linear time ({@link containsText}), with `a` coerced to a string as `indexOf` does.
  */
 export function isIn(a: unknown, b: unknown): boolean {
   if (!b) return false;
-  if (typeof b === 'string') return stringIndexOf.call(b, a as string) !== -1;
+  if (typeof b === 'string') return containsText(b, String(a));
   if (Array.isArray(b)) return arrayIndexOf.call(b, a) !== -1;
   if ((b as { indexOf?: unknown }).indexOf === undefined) return false;
   throw new TypeError('in: the second argument is neither an array nor a string');

@@ -170,8 +170,10 @@ export interface FileRecord {
   fileSize: number;
   createdAt: number;
   expiresAt: number;
-  /** Whether bytes were stored through the upload URL. */
+  /** Whether bytes were stored through the upload URL (once stored, they are never replaced). */
   uploaded: boolean;
+  /** The number of bytes stored, once `uploaded`. */
+  size?: number;
 }
 
 /** One hit that should land in an alert: appended to the open alert of (instance, user) or a new one. */
@@ -290,7 +292,15 @@ export interface CaseRepository {
 export interface FileRepository {
   putFile(record: FileRecord): Promise<void>;
   getFile(key: string): Promise<FileRecord | null>;
-  putContent(key: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores the bytes of upload slot `key` once, read from `content` as they arrive (so an adapter
+   * can write them out without holding the whole file), and returns the slot as stored:
+   * `uploaded: true` and `size`. All or nothing: when `content` fails or passes `maxBytes`, nothing
+   * is stored and the slot can be used again.
+   * @throws TxmonError `FILE_NOT_FOUND` for an unknown key; `FILE_ALREADY_UPLOADED` when the slot's
+   *   bytes are stored or being stored; `PAYLOAD_TOO_LARGE` past `maxBytes`; or the error `content` throws.
+   */
+  putContent(key: string, content: AsyncIterable<Uint8Array>, maxBytes: number): Promise<FileRecord>;
   getContent(key: string): Promise<Uint8Array | null>;
 }
 

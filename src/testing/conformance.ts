@@ -10,6 +10,7 @@
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
 import type { Alert, Case, FileRecord, Repositories, StoredUser } from '../repositories/types.js';
+import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
   FIXTURE_T0,
@@ -771,19 +772,53 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
-    name: 'files putFile/getFile and putContent/getContent round-trip, and putContent marks the file uploaded',
+    name: 'files putFile/getFile and putContent/getContent round-trip, and putContent marks the file uploaded with its size',
     async body(repos) {
       const record: FileRecord = { key: 'f-1', filename: 'statement.pdf', fileSize: 5, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false };
       await repos.files.putFile({ ...record });
       assertEqual(await repos.files.getFile('f-1'), record, 'getFile after putFile');
       assertEqual(await repos.files.getContent('f-1'), null, 'getContent before an upload');
-      await repos.files.putContent('f-1', new Uint8Array([1, 2, 3, 250, 0]));
+      const stored = await repos.files.putContent('f-1', chunksOf([1, 2], [3, 250, 0]), 5);
+      assertEqual(stored, { ...record, uploaded: true, size: 5 }, 'the record putContent returns');
       assertEqual(await repos.files.getContent('f-1'), new Uint8Array([1, 2, 3, 250, 0]), 'getContent after putContent');
-      assertEqual(await repos.files.getFile('f-1'), { ...record, uploaded: true }, 'getFile after putContent');
+      assertEqual(await repos.files.getFile('f-1'), { ...record, uploaded: true, size: 5 }, 'getFile after putContent');
       assertEqual(await repos.files.getFile('f-2'), null, 'getFile of another key');
     },
   },
+  {
+    name: 'files putContent stores a slot once: a second upload is refused and the first bytes stay',
+    async body(repos) {
+      await repos.files.putFile({ key: 'f-1', filename: 'a.bin', fileSize: 3, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false });
+      await repos.files.putContent('f-1', chunksOf([1, 2]), 3);
+      await assertRejectsWithCode(() => repos.files.putContent('f-1', chunksOf([9]), 3), 'FILE_ALREADY_UPLOADED', 'putContent of an uploaded slot');
+      assertEqual(await repos.files.getContent('f-1'), new Uint8Array([1, 2]), 'getContent after a refused second upload');
+      await assertRejectsWithCode(() => repos.files.putContent('nope', chunksOf([1]), 3), 'FILE_NOT_FOUND', 'putContent of an unknown slot');
+    },
+  },
+  {
+    name: 'files putContent past maxBytes or with failing content stores nothing, and the slot can be used again',
+    async body(repos) {
+      const record: FileRecord = { key: 'f-1', filename: 'a.bin', fileSize: 3, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false };
+      await repos.files.putFile({ ...record });
+      await assertRejectsWithCode(() => repos.files.putContent('f-1', chunksOf([1, 2], [3, 4]), 3), 'PAYLOAD_TOO_LARGE', 'putContent past maxBytes');
+      assertEqual(await repos.files.getFile('f-1'), record, 'getFile after an upload past maxBytes');
+      assertEqual(await repos.files.getContent('f-1'), null, 'getContent after an upload past maxBytes');
+      async function* failing(): AsyncIterable<Uint8Array> {
+        yield new Uint8Array([1]);
+        throw new TxmonError('VALIDATION_FAILED', 'The request body was cut off');
+      }
+      await assertRejectsWithCode(() => repos.files.putContent('f-1', failing(), 3), 'VALIDATION_FAILED', 'putContent of content that fails');
+      assertEqual(await repos.files.getFile('f-1'), record, 'getFile after failing content');
+      await repos.files.putContent('f-1', chunksOf([7, 8, 9]), 3);
+      assertEqual(await repos.files.getContent('f-1'), new Uint8Array([7, 8, 9]), 'getContent after a retried upload');
+    },
+  },
 ];
+
+/** Content that arrives in the given chunks, as an upload does. */
+async function* chunksOf(...chunks: number[][]): AsyncIterable<Uint8Array> {
+  for (const chunk of chunks) yield new Uint8Array(chunk);
+}
 
 /**
  * The conformance cases, each bound to a fresh repositories instance from `createRepositories`.

@@ -2,7 +2,16 @@
 export { ajv, createAjv, COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT } from './ajv.js';
 export { mapAjvErrors, MAX_ERROR_DETAILS, PATTERN_MESSAGE_KEYWORD } from './ajv-errors.js';
 export { appendPointer, escapePointerToken } from './pointer.js';
-export { assertSafeJson, copySafeJson, FORBIDDEN_KEYS, SAFE_JSON_DEFAULTS, type SafeJsonOptions } from './safe-json.js';
+export {
+  assertSafeJson,
+  copySafeJson,
+  copySafeJsonSized,
+  FORBIDDEN_KEYS,
+  isWellFormedText,
+  measureJsonSize,
+  SAFE_JSON_DEFAULTS,
+  type SafeJsonOptions,
+} from './safe-json.js';
 export {
   collectSchemaErrors,
   createValidator,

@@ -17,6 +17,35 @@ export const SAFE_JSON_DEFAULTS = Object.freeze({
   maxNodes: 1_000_000,
 });
 
+/**
+ * Whether a string is well-formed UTF-16 (no lone surrogate). A lone surrogate has no UTF-8 form:
+ * a value holding one could be stored but never sent back intact, nor matched by an id in a URL.
+ */
+export function isWellFormedText(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/**
+ * The size of a JSON value as txmon's limits count it: the characters (UTF-16 units) of every
+ * string and object key, plus one per value (object, array, string, number, boolean, null) — close
+ * to the length of its compact JSON text, and computed without building that text.
+ */
+export function measureJsonSize(value: unknown): number {
+  if (typeof value === 'string') return value.length + 1;
+  if (typeof value !== 'object' || value === null) return 1;
+  let size = 1;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) size += measureJsonSize(value[i]);
+    return size;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) size += key.length + measureJsonSize(item);
+  }
+  return size;
+}
+
 /** Options of {@link assertSafeJson}. */
 export interface SafeJsonOptions {
   /** Deepest accepted nesting (default {@link SAFE_JSON_DEFAULTS.maxDepth}). */
@@ -49,9 +78,12 @@ export function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
 }
 
+const NOT_WELL_FORMED = 'must be well-formed Unicode text (it holds a lone surrogate)';
+
 function describeLeaf(value: unknown): string | null {
   switch (typeof value) {
     case 'string':
+      return isWellFormedText(value) ? null : NOT_WELL_FORMED;
     case 'boolean':
       return null;
     case 'number':
@@ -75,7 +107,7 @@ function describeLeaf(value: unknown): string | null {
  * - nesting at most `maxDepth` levels (`too-deep`) and at most `maxNodes` values (`too-large`);
  * - only strings, finite numbers, booleans, null, arrays without holes or `undefined` items, and
  *   plain objects (`not-json`: functions, symbols, bigints, NaN/±Infinity, Date, Map, class
- *   instances…). An object property whose value is `undefined` is tolerated, as `JSON.stringify`
+ *   instances…); strings and keys well-formed (`not-json`: a lone surrogate). An object property whose value is `undefined` is tolerated, as `JSON.stringify`
  *   drops it; the schema then treats it like the value `undefined` (a typed property rejects it).
  *
  * Stops at the first problem. Iterative (explicit stack), linear in the size of the input, and
@@ -149,6 +181,10 @@ export function assertSafeJson(value: unknown, options: SafeJsonOptions = {}): v
           problem = new SafeJsonProblem('forbidden-key', 'is a forbidden key', top, true);
           break;
         }
+        if (!isWellFormedText(key)) {
+          problem = new SafeJsonProblem('not-json', NOT_WELL_FORMED, top, true);
+          break;
+        }
         child = (container as Record<string, unknown>)[key];
         if (child === undefined) continue;
       }
@@ -194,10 +230,19 @@ const UNSAFE = Symbol('unsafe');
  * @throws TxmonError `VALIDATION_FAILED` (or `options.code`), as {@link assertSafeJson}.
  */
 export function copySafeJson<T>(value: T, options: SafeJsonOptions = {}): T {
+  return copySafeJsonSized(value, options).copy;
+}
+
+/**
+ * {@link copySafeJson}, also returning the input's size as {@link measureJsonSize} counts it
+ * (counted in the same pass), for size limits checked after the schema.
+ */
+export function copySafeJsonSized<T>(value: T, options: SafeJsonOptions = {}): { copy: T; size: number } {
   const maxDepth = options.maxDepth ?? SAFE_JSON_DEFAULTS.maxDepth;
-  const budget = { nodes: options.maxNodes ?? SAFE_JSON_DEFAULTS.maxNodes };
+  const budget: Budget = { nodes: options.maxNodes ?? SAFE_JSON_DEFAULTS.maxNodes, size: 0 };
   try {
-    return copyChecked(value, 1, maxDepth, budget) as T;
+    const copy = copyChecked(value, 1, maxDepth, budget) as T;
+    return { copy, size: budget.size };
   } catch (error) {
     if (error !== UNSAFE) throw error;
     assertSafeJson(value, options);
@@ -206,10 +251,21 @@ export function copySafeJson<T>(value: T, options: SafeJsonOptions = {}): T {
   }
 }
 
-function copyChecked(value: unknown, depth: number, maxDepth: number, budget: { nodes: number }): unknown {
+interface Budget {
+  /** Values still allowed. */
+  nodes: number;
+  /** Size counted so far ({@link measureJsonSize}). */
+  size: number;
+}
+
+function copyChecked(value: unknown, depth: number, maxDepth: number, budget: Budget): unknown {
   if (--budget.nodes < 0) throw UNSAFE;
+  budget.size += 1;
   switch (typeof value) {
     case 'string':
+      if (!isWellFormedText(value)) throw UNSAFE;
+      budget.size += value.length;
+      return value;
     case 'boolean':
       return value;
     case 'number':
@@ -241,6 +297,8 @@ function copyChecked(value: unknown, depth: number, maxDepth: number, budget: { 
     if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw UNSAFE;
     const item = (value as Record<string, unknown>)[key];
     if (item === undefined) continue;
+    if (!isWellFormedText(key)) throw UNSAFE;
+    budget.size += key.length;
     out[key] = copyChecked(item, depth + 1, maxDepth, budget);
   }
   return out;

@@ -38,7 +38,9 @@ interface Fixture {
   alertId: string;
   caseId: string;
   uploadKey: string;
-  /** The upload URL's credentials of `uploadKey` (fileSize 1). */
+  /** A file uploaded in full (1 byte), which comments can attach. */
+  attachedKey: string;
+  /** The upload URL's credentials of `uploadKey` (fileSize 1, nothing uploaded yet). */
   uploadAccess: { key: string; expiresAt: number; signature: string };
 }
 
@@ -51,10 +53,16 @@ async function fixture(): Promise<Fixture> {
   const alert = (await engine.listAlerts())[0];
   if (!alert) throw new Error('fixture: expected an alert');
   const upload = await engine.createUpload({ filename: 'a.txt', fileSize: 1 });
+  const attached = await engine.createUpload({ filename: 'a.txt', fileSize: 1 });
+  await engine.putUploadContent(accessOf(attached.url, attached.key), new Uint8Array([1]));
   await engine.createUserComment('alice', { body: 'first' });
-  const url = new URL(upload.url, 'http://x');
-  const uploadAccess = { key: upload.key, expiresAt: Number(url.searchParams.get('expires')), signature: url.searchParams.get('signature') ?? '' };
-  return { engine, clock, instanceId: instance.id, alertId: alert.alertId, caseId: alert.caseId, uploadKey: upload.key, uploadAccess };
+  const uploadAccess = accessOf(upload.url, upload.key);
+  return { engine, clock, instanceId: instance.id, alertId: alert.alertId, caseId: alert.caseId, uploadKey: upload.key, attachedKey: attached.key, uploadAccess };
+}
+
+function accessOf(uploadUrl: string, key: string) {
+  const url = new URL(uploadUrl, 'http://x');
+  return { key, expiresAt: Number(url.searchParams.get('expires')), signature: url.searchParams.get('signature') ?? '' };
 }
 
 /** Everything a rejected call could have changed. */
@@ -83,7 +91,7 @@ async function stateOf(f: Fixture) {
       repos.comments.listComments({ kind: 'case', id: f.caseId }),
       repos.comments.listComments({ kind: 'alert', id: f.alertId }),
     ]),
-    nextFile: await repos.files.getFile('file-2'),
+    nextFile: await repos.files.getFile('file-3'),
     uploadedFile: await repos.files.getFile(f.uploadKey),
     uploadedBytes: await repos.files.getContent(f.uploadKey),
   };
@@ -354,7 +362,7 @@ describe('comments', () => {
   for (const k of kinds) {
     describe(k.name, () => {
       const on = (body: unknown) => (f: Fixture) => k.call(f, k.target(f), body);
-      const file = (overrides: Record<string, unknown>) => (f: Fixture) => ({ s3Key: f.uploadKey, filename: 'a.txt', size: 1, ...overrides });
+      const file = (overrides: Record<string, unknown>) => (f: Fixture) => ({ s3Key: f.attachedKey, filename: 'a.txt', size: 1, ...overrides });
       rejects([
         ...badIds((f, id) => k.call(f, id, { body: 'x' })),
         ...unknownIds((f, id) => k.call(f, id, { body: 'x' }), k.code),
@@ -507,7 +515,7 @@ describe('createUpload', () => {
 
   it('accepts a fileSize exactly at the configured maximum', async () => {
     const f = await fixture();
-    expect((await f.engine.createUpload({ filename: 'a.txt', fileSize: MAX_UPLOAD })).key).toBe('file-2');
+    expect((await f.engine.createUpload({ filename: 'a.txt', fileSize: MAX_UPLOAD })).key).toBe('file-3');
   });
 });
 
@@ -647,8 +655,8 @@ const fuzzTargets: FuzzTarget[] = [
   },
   { name: 'createUser', valid: () => validUser({ userId: 'fz-user', userDetails: { name: { firstName: 'A' } }, tags: [{ key: 'a', value: 'b' }] }), call: (f, x) => f.engine.createUser(x) },
   { name: 'createUser (business)', valid: () => validUser({ userId: 'fz-biz', legalEntity: { companyGeneralDetails: { legalName: 'ACME' } } }), call: (f, x) => f.engine.createUser(x, { type: 'BUSINESS' }) },
-  { name: 'createUserComment', valid: (f) => ({ body: 'b', files: [{ s3Key: f.uploadKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createUserComment('alice', x) },
-  { name: 'createCaseComment', valid: (f) => ({ body: 'b', files: [{ key: f.uploadKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createCaseComment(f.caseId, x) },
+  { name: 'createUserComment', valid: (f) => ({ body: 'b', files: [{ s3Key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createUserComment('alice', x) },
+  { name: 'createCaseComment', valid: (f) => ({ body: 'b', files: [{ key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createCaseComment(f.caseId, x) },
   { name: 'createAlertComment', valid: () => ({ body: 'b', createdTimestamp: T0 }), call: (f, x) => f.engine.createAlertComment(f.alertId, x) },
   {
     name: 'createRuleInstance',

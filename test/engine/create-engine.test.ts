@@ -428,6 +428,8 @@ describe('comments and uploads', () => {
     const { engine } = testEngine();
     await engine.createUser({ userId: 'u1', createdTimestamp: T0 });
     const slot = await engine.createUpload({ filename: 'a.txt', fileSize: 1 });
+    const url = new URL(slot.url, 'http://x');
+    await engine.putUploadContent({ key: slot.key, expiresAt: Number(url.searchParams.get('expires')), signature: url.searchParams.get('signature')! }, new Uint8Array([7]));
     const c = await engine.createUserComment('u1', { body: 'x', files: [{ key: slot.key, filename: 'a.txt', size: 1 }] });
     expect(c.files[0]?.s3Key).toBe(slot.key);
     const plain = await engine.createUserComment('u1', { body: 'y', createdTimestamp: T0 - 5 });

@@ -86,6 +86,7 @@ describe('review: per-connection API-key memo (core)', () => {
       url: '/rules',
       header: (name) => (name === 'x-api-key' ? key : null),
       readBody: async () => new Uint8Array(0),
+      streamBody: async function* () {},
       ...(connection === undefined ? {} : { connection: connection as object }),
     };
   }

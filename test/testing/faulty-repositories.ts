@@ -2,7 +2,7 @@
  * Deliberately broken repositories (mutants of the in-memory ones), each with one realistic bug
  * an adapter could have. The conformance suite and the model check must catch every one.
  */
-import { createMemoryRepositories, type Repositories, type StoredUser } from '../../src/index.js';
+import { TxmonError, createMemoryRepositories, type Repositories, type StoredUser } from '../../src/index.js';
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -171,11 +171,40 @@ export const FAULTY_REPOSITORIES = {
     ...r,
     files: {
       ...r.files,
-      async putContent(key, bytes) {
+      async putContent(key, content, maxBytes) {
         const before = await r.files.getFile(key);
-        await r.files.putContent(key, bytes);
+        const stored = await r.files.putContent(key, content, maxBytes);
         if (before) await r.files.putFile(before);
+        return stored;
       },
     },
+  })),
+  /** Lets a second upload replace the bytes of a slot. */
+  replaceableUploads: mutant('replaceableUploads', (r) => {
+    const contents = new Map<string, Uint8Array>();
+    return {
+      ...r,
+      files: {
+        ...r.files,
+        async putContent(key, content) {
+          const record = await r.files.getFile(key);
+          if (!record) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
+          const chunks: number[] = [];
+          for await (const chunk of content) chunks.push(...chunk);
+          contents.set(key, new Uint8Array(chunks));
+          const stored = { ...record, uploaded: true, size: chunks.length };
+          await r.files.putFile(stored);
+          return stored;
+        },
+        async getContent(key) {
+          return contents.get(key) ?? null;
+        },
+      },
+    };
+  }),
+  /** Keeps the bytes of an upload past maxBytes. */
+  uploadsUnbounded: mutant('uploadsUnbounded', (r) => ({
+    ...r,
+    files: { ...r.files, putContent: (key, content) => r.files.putContent(key, content, Number.MAX_SAFE_INTEGER) },
   })),
 } satisfies Record<string, FaultyRepositories>;

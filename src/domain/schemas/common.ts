@@ -64,8 +64,23 @@ export function defineFreeObject(options?: SchemaOptions): TUnsafe<Record<string
   return Type.Unsafe<Record<string, unknown>>({ ...options, type: 'object' });
 }
 
-/** A non-empty identifier (1..{@link SCHEMA_LIMITS.ID_MAX_LENGTH} characters). */
+/**
+ * A non-empty identifier: 1..{@link SCHEMA_LIMITS.ID_MAX_LENGTH} characters, counted as code points
+ * (as JSON Schema counts `maxLength`). Like every string txmon accepts, it holds no lone surrogate
+ * (refused before any schema runs), so an id can always be read back through a URL path.
+ * {@link isIdText} applies the same rule to ids read from a path.
+ */
 export const IdSchema = Type.String({ minLength: 1, maxLength: SCHEMA_LIMITS.ID_MAX_LENGTH });
+
+/** Whether `text` is a valid id under {@link IdSchema}'s rule. */
+export function isIdText(text: string): boolean {
+  if (text.length === 0 || !(text as string & { isWellFormed(): boolean }).isWellFormed()) return false;
+  if (text.length <= SCHEMA_LIMITS.ID_MAX_LENGTH) return true;
+  // Longer in UTF-16 units: astral characters count once.
+  let codePoints = 0;
+  for (const _ of text) if (++codePoints > SCHEMA_LIMITS.ID_MAX_LENGTH) return false;
+  return true;
+}
 
 /** Short text, possibly empty (≤ {@link SCHEMA_LIMITS.SHORT_TEXT_MAX_LENGTH} characters). */
 export const ShortTextSchema = Type.String({ maxLength: SCHEMA_LIMITS.SHORT_TEXT_MAX_LENGTH });

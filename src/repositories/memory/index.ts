@@ -1,6 +1,7 @@
 import { createAggregateStore, type SeriesEntry } from '../../aggregation/aggregate-store.js';
 import { DEFAULT_RISK_BANDS, nextCraScore, scoreToRiskLevel } from '../../engine/risk.js';
 import { TxmonError } from '../../errors.js';
+import { measureJsonSize } from '../../validation/index.js';
 import type {
   Alert,
   Case,
@@ -22,6 +23,12 @@ const OPEN_STATUSES = new Set(['OPEN', 'REOPENED', 'IN_REVIEW', 'ESCALATED', 'IN
 /** Options of {@link createMemoryRepositories}. */
 export interface MemoryRepositoriesOptions {
   /**
+   * Most bytes the repositories may hold, as {@link storedBytesOf} counts them; a write past it
+   * is refused with `LIMIT_EXCEEDED` (`maxStoredBytes`) and changes nothing. Default 256 MiB.
+   * The heap holds a small multiple of this count (see docs/security.md).
+   */
+  readonly maxStoredBytes?: number;
+  /**
    * Drop aggregate entries older than this many ms before the newest transaction seen (checked
    * every 10,000 writes). Absent: keep all history (exact for any window, memory grows).
    */
@@ -40,6 +47,22 @@ export interface MemoryRepositoriesOptions {
  * ```
  */
 export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}): Repositories {
+  const maxStoredBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
+  if (!(Number.isSafeInteger(maxStoredBytes) && maxStoredBytes > 0)) {
+    throw new TxmonError('INVALID_CONFIGURATION', 'createMemoryRepositories: maxStoredBytes must be a positive integer');
+  }
+  let storedBytes = 0;
+  /** Counts `bytes` more; refuses (before any change) past `maxStoredBytes`. */
+  const reserve = (bytes: number): void => {
+    if (storedBytes + bytes > maxStoredBytes) {
+      const message = `the stored data would exceed the limit maxStoredBytes (${maxStoredBytes})`;
+      throw new TxmonError('LIMIT_EXCEEDED', `Limit exceeded: ${message}`, [{ path: '', code: 'limit', message }]);
+    }
+    storedBytes += bytes;
+  };
+  const release = (bytes: number): void => {
+    storedBytes = Math.max(0, storedBytes - bytes);
+  };
   const transactions = new Map<string, StoredTransaction>();
   const eventsByTransaction = new Map<string, StoredEvent[]>();
   const events = new Map<string, StoredEvent>();
@@ -55,6 +78,8 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const openCaseByUser = new Map<string, string>();
   const files = new Map<string, FileRecord>();
   const contents = new Map<string, Uint8Array>();
+  /** Slots whose bytes are arriving right now: a second upload to one of them is refused. */
+  const uploading = new Set<string>();
   const aggregates = createAggregateStore();
   const lists = new Map<string, { stored: StoredList; set: Set<string> }>();
   let writes = 0;
@@ -147,6 +172,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         if (outcome.event && events.has(outcome.event.eventId)) {
           throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
         }
+        reserve(storedBytesOf(outcome));
         // The aggregate store validates every entry before it changes anything, so applying it
         // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
         aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
@@ -209,13 +235,18 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         return instances.get(id) ?? null;
       },
       async put(stored) {
+        const previous = instances.get(stored.instance.id);
+        reserve(RECORD_OVERHEAD + measureJsonSize(stored.instance));
+        if (previous) release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
         instances.set(stored.instance.id, stored);
         if (!counters.has(stored.instance.id)) counters.set(stored.instance.id, { runs: 0, hits: 0 });
         instanceRevision += 1;
         instanceListCache = null;
       },
       async delete(id) {
+        const previous = instances.get(id);
         const existed = instances.delete(id);
+        if (previous) release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
         if (existed) {
           counters.delete(id);
           instanceRevision += 1;
@@ -239,7 +270,9 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
       },
       async saveUserProfile({ userId, type, profile, now }) {
         const u = users.get(userId);
+        reserve(measureJsonSize(profile));
         if (u) {
+          if (u.profile) release(measureJsonSize(u.profile));
           u.type = type;
           u.profile = profile;
           u.updatedAt = now;
@@ -252,6 +285,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     },
     comments: {
       async addComment(target, comment) {
+        reserve(RECORD_OVERHEAD + measureJsonSize(comment));
         const k = commentKey(target);
         const list = comments.get(k);
         if (list) list.push(comment);
@@ -277,15 +311,41 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     },
     files: {
       async putFile(record) {
+        if (!files.has(record.key)) reserve(RECORD_OVERHEAD);
         files.set(record.key, record);
       },
       async getFile(key) {
         return files.get(key) ?? null;
       },
-      async putContent(key, bytes) {
-        contents.set(key, bytes);
-        const f = files.get(key);
-        if (f) files.set(key, { ...f, uploaded: true });
+      async putContent(key, content, maxBytes) {
+        const slot = files.get(key);
+        if (!slot) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
+        if (slot.uploaded || uploading.has(key)) throw new TxmonError('FILE_ALREADY_UPLOADED', 'The upload URL was used already');
+        uploading.add(key);
+        let reserved = 0;
+        try {
+          const chunks: Uint8Array[] = [];
+          for await (const chunk of content) {
+            if (reserved + chunk.byteLength > maxBytes) throw new TxmonError('PAYLOAD_TOO_LARGE', `The upload is larger than ${maxBytes} bytes`);
+            reserve(chunk.byteLength);
+            reserved += chunk.byteLength;
+            chunks.push(chunk);
+          }
+          const bytes = new Uint8Array(reserved);
+          let offset = 0;
+          for (const chunk of chunks) {
+            bytes.set(chunk, offset);
+            offset += chunk.byteLength;
+          }
+          const stored: FileRecord = { ...slot, uploaded: true, size: reserved };
+          contents.set(key, bytes);
+          files.set(key, stored);
+          reserved = 0;
+          return stored;
+        } finally {
+          release(reserved);
+          uploading.delete(key);
+        }
       },
       async getContent(key) {
         return contents.get(key) ?? null;
@@ -329,9 +389,14 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
       },
       async putList(list) {
         const items = [...new Set(list.items)];
+        const previous = lists.get(list.listId);
+        reserve(RECORD_OVERHEAD + measureJsonSize(items));
+        if (previous) release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
         lists.set(list.listId, { stored: { ...list, items }, set: new Set(items) });
       },
       async deleteList(listId) {
+        const previous = lists.get(listId);
+        if (previous) release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
         return lists.delete(listId);
       },
       async lookup(listId, probes) {
@@ -342,6 +407,25 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     },
   };
   return repositories;
+}
+
+/** Default of {@link MemoryRepositoriesOptions.maxStoredBytes}: 256 MiB. */
+export const DEFAULT_MAX_STORED_BYTES = 256 * 1024 * 1024;
+/** Counted per stored record besides its JSON size: indexes, results, counters. */
+const RECORD_OVERHEAD = 256;
+/** Counted per stored transaction besides its JSON size: its rule results, aggregate entries, index entries. */
+const TRANSACTION_OVERHEAD = 1024;
+
+/**
+ * What one outcome adds to the memory repositories, in the units of `maxStoredBytes`: a new
+ * transaction counts its request twice (the request and the transaction kept beside it) plus
+ * {@link TRANSACTION_OVERHEAD}; an event counts itself twice (the event and the changes to the
+ * transaction it makes) plus {@link RECORD_OVERHEAD}; each alert hit {@link RECORD_OVERHEAD}.
+ */
+export function storedBytesOf(outcome: TransactionOutcome): number {
+  const alerts = outcome.alertHits.length * RECORD_OVERHEAD;
+  if (outcome.event) return 2 * measureJsonSize(outcome.event.event) + RECORD_OVERHEAD + alerts;
+  return 2 * measureJsonSize(outcome.transaction.request) + TRANSACTION_OVERHEAD + alerts;
 }
 
 function commentKey(target: CommentTarget): string {
