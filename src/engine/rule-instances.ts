@@ -5,9 +5,10 @@ import { compileLogic } from '../logic/index.js';
 import { compileAggregationVariables } from '../rules/aggregation-variables.js';
 import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js';
 import type { RuleRegistry } from '../rules/registry.js';
+import type { AnyRuleDefinition } from '../rules/types.js';
 import { compileHistoricalFilters, HISTORICAL_FILTER_KEYS, validateRuleFilters, type RuleFilters } from '../rules/filters.js';
 import { cloneJson } from './canonical.js';
-import { copySafeJson, createValidator, validateAgainstSchema } from '../validation/index.js';
+import { copySafeJson, createValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../validation/index.js';
 
 /** `ruleId` of custom json-logic instances. */
 export const CUSTOM_RULE_ID = 'CUSTOM';
@@ -18,6 +19,20 @@ function perLevel<T>(value: T): Record<RiskLevel, T> {
   const out = {} as Record<RiskLevel, T>;
   for (const level of RISK_LEVELS) out[level] = cloneJson(value);
   return out;
+}
+
+/**
+ * Runs the rule's own parameter checks ({@link AnyRuleDefinition.validateParameters}) on
+ * parameters its schema accepted, prefixing each detail's path with `basePath`.
+ * @throws TxmonError `INVALID_PARAMETERS` with at most {@link MAX_ERROR_DETAILS} details.
+ */
+function validateRuleParameters(rule: AnyRuleDefinition, parameters: Record<string, unknown>, basePath: string, what: string): void {
+  const found = rule.validateParameters?.(parameters) ?? [];
+  if (found.length === 0) return;
+  const details = found.slice(0, MAX_ERROR_DETAILS).map((d) => ({ ...d, path: `${basePath}${d.path}` }));
+  const first = details[0] as ErrorDetail;
+  const more = found.length > 1 ? ` (and ${found.length - 1} more)` : '';
+  throw new TxmonError('INVALID_PARAMETERS', `Invalid ${what}: ${first.path} ${first.message}${more}`, details);
 }
 
 /**
@@ -106,6 +121,7 @@ export function buildRuleInstance(
       request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : base,
     );
     validateAgainstSchema(rule.parametersSchema, parameters, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });
+    validateRuleParameters(rule, parameters, '/parameters', 'parameters');
     defaultAction = rule.defaultAction;
     nature ??= rule.defaultNature;
     labels ??= [...rule.labels];
@@ -134,6 +150,7 @@ export function buildRuleInstance(
         code: 'INVALID_PARAMETERS',
         what: 'riskLevelParameters',
       });
+      validateRuleParameters(rule, merged, `/riskLevelParameters/${level}`, 'riskLevelParameters');
       riskLevelParameters[level] = merged;
     }
     derivedParameters = false;

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AggregateQuery, AggregateValue } from '../aggregation/aggregate-store.js';
 import type { RateProvider } from '../domain/money.js';
 import type { ListSubtype, RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
+import type { ErrorDetail } from '../errors.js';
 import type { DerivedSeriesName, SeriesName } from './series.js';
 
 /**
@@ -111,6 +112,17 @@ export interface RuleDefinition<P = Record<string, unknown>> {
   readonly descriptionTemplate: string;
   /** JSON Schema (with titles and descriptions) of the instance `parameters`. */
   readonly parametersSchema: TSchema;
+  /**
+   * Checks of the parameters that a JSON Schema cannot express, such as a limit on a keyword's
+   * length after Unicode normalisation or on the work a parameter set makes every check do. Run
+   * when an instance is created or updated, after {@link parametersSchema} accepted the
+   * parameters, for `parameters` and for each level of `riskLevelParameters`. Returns one detail
+   * per problem (empty when there is none), each `path` a JSON Pointer inside the parameters
+   * object (`/keywords/3`); the engine prefixes where they sit (`/parameters`,
+   * `/riskLevelParameters/HIGH`) and refuses the instance with `INVALID_PARAMETERS`. Absent: the
+   * schema is the whole check.
+   */
+  validateParameters?(parameters: P): readonly ErrorDetail[];
   readonly defaultParameters: P;
   readonly defaultAction: RuleAction;
   readonly defaultNature: RuleNature;

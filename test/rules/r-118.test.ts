@@ -1,7 +1,18 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { normalizeNameWords, r118AccountNameMismatch } from '../../src/rules/library/r-118-account-name-mismatch.js';
+import type { Transaction } from '../../src/domain/index.js';
+import type { StepCounter } from '../../src/rules/bounded-levenshtein.js';
+import {
+  findAccountNameMismatches,
+  MAX_COMPARED_NAME_LENGTH,
+  normalizeNameWords,
+  r118AccountNameMismatch,
+} from '../../src/rules/library/r-118-account-name-mismatch.js';
+import type { MoneyContext, RuleCheckContext, RuleUser } from '../../src/rules/types.js';
+import { hostileText } from '../arbitraries/hostile-text.js';
 import { DAY, T0, errorOf, testEngine, tx } from '../helpers.js';
+
+if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const engineFor = () => testEngine().engine;
 type Engine = ReturnType<typeof engineFor>;
@@ -86,6 +97,28 @@ const rows: Row[] = [
   { name: 'no name on either side does not hit', origin: 'nameless', originDetails: named('IBAN', undefined), directions: [] },
   { name: '100 % allowed never hits on two names', parameters: { allowedDistancePercentage: 100 }, originDetails: named('IBAN', 'Xy'), directions: [] },
   { name: '100 % allowed still hits on an empty name', parameters: { allowedDistancePercentage: 100 }, originDetails: named('IBAN', ''), directions: ['ORIGIN'] },
+  {
+    name: 'names are compared on their first 256 normalised characters (0 % allowed)',
+    parameters: { allowedDistancePercentage: 0 },
+    users: { alice: { userDetails: { name: { firstName: 'x'.repeat(256), lastName: 'Smith' } } } },
+    originDetails: card('x'.repeat(256), 'Jones'),
+    directions: [],
+  },
+  {
+    name: 'a difference inside the first 256 normalised characters still counts (0 % allowed)',
+    parameters: { allowedDistancePercentage: 0 },
+    users: { alice: { userDetails: { name: { firstName: 'x'.repeat(250), lastName: 'Smith' } } } },
+    originDetails: card('x'.repeat(250), 'Jones'),
+    directions: ['ORIGIN'],
+  },
+  {
+    // U+FDFA is one character as written and 18 once normalised: 15 of them are 270 > 256.
+    name: 'the cut applies after normalisation (ligatures that expand)',
+    parameters: { allowedDistancePercentage: 0 },
+    users: { alice: { userDetails: { name: { firstName: '\uFDFA'.repeat(15), lastName: 'Smith' } } } },
+    originDetails: card('\uFDFA'.repeat(15), 'Jones'),
+    directions: [],
+  },
 ];
 
 async function run(row: Pick<Row, 'parameters' | 'users' | 'origin' | 'destination' | 'originDetails' | 'destinationDetails'>) {
@@ -165,6 +198,9 @@ describe('normalizeNameWords', () => {
     { name: 'keeps a title-like word after the first name', input: 'Jane Miss', expected: ['jane', 'miss'] },
     { name: 'folds compatibility characters (full-width)', input: 'ＪＯＨＮ', expected: ['john'] },
     { name: 'gives no words for punctuation only', input: ' .-, ', expected: [] },
+    { name: 'expands compatibility ligatures (U+FDFA is four words)', input: '\uFDFA', expected: ['صلى', 'الله', 'عليه', 'وسلم'] },
+    { name: 'removes an accent separated from its letter by an apostrophe', input: "O'\u0301Brien", expected: ['obrien'] },
+    { name: 'composes after lower-casing (Greek iota with dialytika and tonos)', input: '\u03AA\u0301', expected: ['\u0390'] },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -190,6 +226,44 @@ describe('properties', () => {
   }
 
   const word = fc.string({ unit: fc.constantFrom('a', 'b', 'n', 'o'), minLength: 1, maxLength: 12 });
+
+  const nameField = hostileText({ maxLength: 256 });
+  const personName = fc.record({ firstName: nameField, middleName: nameField, lastName: nameField }, { requiredKeys: ['firstName'] });
+  const consumer = personName.map((name): RuleUser => ({ userId: 'u', type: 'CONSUMER', profile: { userDetails: { name } }, riskLevel: null, craScore: null }));
+  const business = hostileText({ maxLength: 512 }).map(
+    (legalName): RuleUser => ({ userId: 'u', type: 'BUSINESS', profile: { legalEntity: { companyGeneralDetails: { legalName } } }, riskLevel: null, craScore: null }),
+  );
+  const paymentDetails = fc.oneof(
+    personName.map((nameOnCard) => ({ method: 'CARD', nameOnCard })),
+    personName.map((name) => ({ method: 'NPP', name })),
+    fc.tuple(fc.constantFrom('IBAN', 'ACH', 'SWIFT', 'GENERIC_BANK_ACCOUNT', 'CHECK', 'UPI'), nameField).map(([method, name]) => ({ method, name })),
+  );
+
+  /** 2 sides × 2 pairs × (pattern + ⌈256/32⌉ · 256 block steps): R-118's documented bound. */
+  const MAX_STEPS = 2 * 2 * (MAX_COMPARED_NAME_LENGTH + Math.ceil(MAX_COMPARED_NAME_LENGTH / 32) * MAX_COMPARED_NAME_LENGTH);
+
+  test.prop(
+    [fc.oneof(consumer, business), fc.oneof(consumer, business), paymentDetails, paymentDetails, fc.integer({ min: 0, max: 100 })],
+    { numRuns: 100 },
+  )('a transaction costs at most 9,216 distance steps, whatever the names hold', (originUser, destinationUser, origin, destination, percent) => {
+    const context: RuleCheckContext<{ allowedDistancePercentage: number }> = {
+      transaction: { originPaymentDetails: origin, destinationPaymentDetails: destination } as unknown as Transaction,
+      parameters: { allowedDistancePercentage: percent },
+      originUser,
+      destinationUser,
+      aggregates: {},
+      money: {} as MoneyContext,
+    };
+    const counter: StepCounter = { steps: 0 };
+    findAccountNameMismatches(context, counter);
+    expect(MAX_STEPS).toBe(9216);
+    expect(counter.steps).toBeLessThanOrEqual(MAX_STEPS);
+  });
+
+  test.prop([hostileText({ maxLength: 256 })], { numRuns: 300 })('normalising a normalised name changes nothing (so each name is normalised once)', (text) => {
+    const words = normalizeNameWords(text);
+    expect(normalizeNameWords(words.join(' '))).toEqual(words);
+  });
 
   test.prop([word, word, fc.integer({ min: 0, max: 100 })], { numRuns: 60 })(
     'a one-word name hits exactly when distance × 100 > percentage × longer length',

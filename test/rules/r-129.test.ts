@@ -1,7 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r129BlacklistedPaymentDetails } from '../../src/rules/library/r-129-blacklisted-payment-details.js';
+import type { Transaction } from '../../src/domain/index.js';
+import type { StepCounter } from '../../src/rules/bounded-levenshtein.js';
+import { findBlacklistedPaymentDetails, r129BlacklistedPaymentDetails } from '../../src/rules/library/r-129-blacklisted-payment-details.js';
+import type { MoneyContext } from '../../src/rules/types.js';
+import { hostileText } from '../arbitraries/hostile-text.js';
 import { errorOf, testEngine, tx } from '../helpers.js';
+
+if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const engineFor = () => testEngine().engine;
 
@@ -145,6 +151,71 @@ describe('properties', () => {
       for (const at of spaces) variant = `${variant.slice(0, at)} ${variant.slice(at)}`;
       const { hit } = await run(ibans([{ IBAN: iban }]), { method: 'IBAN', IBAN: variant });
       expect(hit?.ruleHitMeta?.hitDirections).toEqual(['ORIGIN']);
+    },
+  );
+
+  const name = hostileText({ maxLength: 256, minLength: 1 });
+  const cardEntry = fc.record(
+    { cardFingerprint: fc.constantFrom('fp1', 'fp2'), nameOnCard: fc.record({ firstName: name, lastName: name }, { requiredKeys: ['firstName'] }) },
+    { requiredKeys: [] },
+  );
+  const cardPayment = fc.record({ method: fc.constant('CARD'), cardFingerprint: fc.constantFrom('fp1', 'fp2'), nameOnCard: fc.record({ firstName: name, lastName: name }) });
+
+  /** Per side: the UTF-16 length of the names on the card (each normalised once) plus every card entry read. */
+  const documentedBound = (cards: readonly unknown[], payments: readonly { nameOnCard: { firstName: string; lastName: string } }[]) =>
+    payments.reduce((sum, p) => sum + p.nameOnCard.firstName.length + p.nameOnCard.lastName.length + cards.length, 0);
+
+  test.prop([fc.array(cardEntry, { maxLength: 40 }), cardPayment, cardPayment], { numRuns: 100 })(
+    'a card check normalises each name on the card once and reads each card entry at most once, whatever the names hold',
+    (cards, origin, destination) => {
+      const counter: StepCounter = { steps: 0 };
+      findBlacklistedPaymentDetails(
+        {
+          transaction: { originPaymentDetails: origin, destinationPaymentDetails: destination } as unknown as Transaction,
+          parameters: { blacklistedCardPaymentDetails: cards },
+          originUser: null,
+          destinationUser: null,
+          aggregates: {},
+          money: {} as MoneyContext,
+        },
+        counter,
+      );
+      expect(counter.steps).toBeLessThanOrEqual(documentedBound(cards, [origin, destination]));
+    },
+  );
+
+  // Names on the card are often an entry's names, as written or upper-cased and padded.
+  const cardsAndPayment = fc.array(cardEntry, { minLength: 1, maxLength: 20 }).chain((cards) => {
+    const names = cards.flatMap((c) => (c.nameOnCard === undefined ? [] : [c.nameOnCard.firstName, c.nameOnCard.lastName ?? c.nameOnCard.firstName]));
+    const variant = fc.constantFrom(
+      (t: string) => t,
+      (t: string) => ` ${t.toUpperCase()}  `,
+    );
+    const pick = names.length === 0 ? name : fc.oneof(name, fc.tuple(fc.constantFrom(...names), variant).map(([t, f]) => f(t)));
+    const payment = fc.record({ method: fc.constant('CARD'), cardFingerprint: fc.constantFrom('fp1', 'fp2'), nameOnCard: fc.record({ firstName: pick, lastName: pick }) });
+    return fc.tuple(fc.constant(cards), payment);
+  });
+
+  test.prop([cardsAndPayment], { numRuns: 200 })(
+    'a card hits exactly when some entry matches every field it gives (names compared after normalisation)',
+    ([cards, payment]) => {
+      const text = (value: string) => value.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+      const expected = cards.some(
+        (entry) =>
+          (entry.cardFingerprint === undefined || entry.cardFingerprint === payment.cardFingerprint) &&
+          (entry.nameOnCard === undefined ||
+            (text(entry.nameOnCard.firstName) === text(payment.nameOnCard.firstName) &&
+              (entry.nameOnCard.lastName === undefined || text(entry.nameOnCard.lastName) === text(payment.nameOnCard.lastName)))),
+      );
+      const hits = findBlacklistedPaymentDetails({
+        transaction: { originPaymentDetails: payment } as unknown as Transaction,
+        parameters: { blacklistedCardPaymentDetails: cards },
+        originUser: null,
+        destinationUser: null,
+        aggregates: {},
+        money: {} as MoneyContext,
+      });
+      expect(hits.length > 0).toBe(expected);
     },
   );
 });

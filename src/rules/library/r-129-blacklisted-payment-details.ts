@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { PaymentDetails } from '../../domain/index.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { StepCounter } from '../bounded-levenshtein.js';
+import type { RuleCheckContext, RuleDefinition, RuleHit } from '../types.js';
 
 /** Max entries of each blacklist. */
 const MAX_ENTRIES = 10_000;
@@ -116,10 +117,20 @@ interface AccountEntry {
   readonly accountType: string | undefined;
 }
 
+/** A card entry with its name on card normalised once. */
+interface PreparedCard {
+  readonly entry: CardEntry;
+  /** Normalised last name the card must carry, or `undefined` when the entry gives none. */
+  readonly lastName: string | undefined;
+}
+
 interface Prepared {
   /** Normalised IBAN → normalised BICs required (`null`: any BIC). */
   readonly ibans: ReadonlyMap<string, readonly (string | null)[]>;
-  readonly cards: readonly CardEntry[];
+  /** Card entries without a name on card: any card name can match them. */
+  readonly unnamedCards: readonly PreparedCard[];
+  /** Normalised first name on card → the entries giving it: only a card with that first name can match them. */
+  readonly cardsByFirstName: ReadonlyMap<string, readonly PreparedCard[]>;
   /** Normalised account number → its entries. */
   readonly accounts: ReadonlyMap<string, readonly AccountEntry[]>;
 }
@@ -147,7 +158,21 @@ function prepare(parameters: Parameters): Prepared {
     });
     accounts.set(key, list);
   }
-  const prepared: Prepared = { ibans, cards: parameters.blacklistedCardPaymentDetails ?? [], accounts };
+  const unnamedCards: PreparedCard[] = [];
+  const cardsByFirstName = new Map<string, PreparedCard[]>();
+  for (const entry of parameters.blacklistedCardPaymentDetails ?? []) {
+    const name = entry.nameOnCard;
+    const card: PreparedCard = { entry, lastName: name?.lastName === undefined ? undefined : normalizeText(name.lastName) };
+    if (name === undefined) {
+      unnamedCards.push(card);
+      continue;
+    }
+    const key = normalizeText(name.firstName);
+    const list = cardsByFirstName.get(key);
+    if (list === undefined) cardsByFirstName.set(key, [card]);
+    else list.push(card);
+  }
+  const prepared: Prepared = { ibans, unnamedCards, cardsByFirstName, accounts };
   preparedCache.set(parameters, prepared);
   return prepared;
 }
@@ -159,55 +184,110 @@ function maskIdentifier(value: string): string {
 
 type CardPayment = Extract<PaymentDetails, { method: 'CARD' }>;
 
-/** Whether every field the entry gives equals the card's (a field the card lacks never matches). */
-function matchesCard(entry: CardEntry, card: CardPayment): boolean {
-  if (entry.cardFingerprint !== undefined && entry.cardFingerprint !== card.cardFingerprint) return false;
-  if (entry.cardLast4Digits !== undefined && entry.cardLast4Digits !== card.cardLast4Digits) return false;
+/**
+ * Whether every field the entry gives equals the card's (a field the card lacks never matches).
+ * The first name on card already matched (the entry was found by it, or it gives none).
+ */
+function matchesCard(card: PreparedCard, payment: CardPayment, lastName: string | undefined): boolean {
+  const entry = card.entry;
+  if (entry.cardFingerprint !== undefined && entry.cardFingerprint !== payment.cardFingerprint) return false;
+  if (entry.cardLast4Digits !== undefined && entry.cardLast4Digits !== payment.cardLast4Digits) return false;
   if (entry.cardExpiry !== undefined) {
-    const expiry = card.cardExpiry;
+    const expiry = payment.cardExpiry;
     if (expiry?.month !== entry.cardExpiry.month || expiry.year !== entry.cardExpiry.year) return false;
   }
-  if (entry.nameOnCard !== undefined) {
-    const name = card.nameOnCard;
-    if (name === undefined || normalizeText(name.firstName) !== normalizeText(entry.nameOnCard.firstName)) return false;
-    if (entry.nameOnCard.lastName !== undefined) {
-      if (name.lastName === undefined || normalizeText(name.lastName) !== normalizeText(entry.nameOnCard.lastName)) return false;
+  return card.lastName === undefined || card.lastName === lastName;
+}
+
+/** `normalize(value)`, adding the UTF-16 length of `value` to `counter`. */
+function normalizeCounted(normalize: (value: string) => string, value: string, counter: StepCounter | undefined): string {
+  if (counter !== undefined) counter.steps += value.length;
+  return normalize(value);
+}
+
+/**
+ * Whether the card is blacklisted: the entries without a name on card and those giving the card's
+ * first name are its only candidates, so the names on the card are normalised once and no entry
+ * with another first name is read.
+ */
+function isCardBlacklisted(payment: CardPayment, prepared: Prepared, counter: StepCounter | undefined): boolean {
+  const name = payment.nameOnCard;
+  let named: readonly PreparedCard[] = [];
+  let lastName: string | undefined;
+  if (name !== undefined && prepared.cardsByFirstName.size > 0) {
+    named = prepared.cardsByFirstName.get(normalizeCounted(normalizeText, name.firstName, counter)) ?? [];
+    if (named.length > 0 && name.lastName !== undefined) lastName = normalizeCounted(normalizeText, name.lastName, counter);
+  }
+  for (const candidates of [prepared.unnamedCards, named]) {
+    for (const card of candidates) {
+      if (counter !== undefined) counter.steps += 1;
+      if (matchesCard(card, payment, lastName)) return true;
     }
   }
-  return true;
+  return false;
 }
 
 /** The masked identifier of the blacklisted details, or `null` when they are not blacklisted. */
-function findMatch(details: PaymentDetails, prepared: Prepared): string | null {
+function findMatch(details: PaymentDetails, prepared: Prepared, counter: StepCounter | undefined): string | null {
   switch (details.method) {
     case 'IBAN': {
       if (details.IBAN === undefined) return null;
-      const iban = normalizeIban(details.IBAN);
+      const iban = normalizeCounted(normalizeIban, details.IBAN, counter);
       const bics = prepared.ibans.get(iban);
       if (bics === undefined) return null;
-      const bic = details.BIC === undefined ? undefined : normalizeBic(details.BIC);
-      return bics.some((b) => b === null || b === bic) ? maskIdentifier(iban) : null;
+      const bic = details.BIC === undefined ? undefined : normalizeCounted(normalizeBic, details.BIC, counter);
+      const hit = bics.some((b) => {
+        if (counter !== undefined) counter.steps += 1;
+        return b === null || b === bic;
+      });
+      return hit ? maskIdentifier(iban) : null;
     }
     case 'CARD': {
-      const card = details;
-      if (!prepared.cards.some((entry) => matchesCard(entry, card))) return null;
-      return card.cardLast4Digits === undefined ? '****' : `****${card.cardLast4Digits}`;
+      if (!isCardBlacklisted(details, prepared, counter)) return null;
+      return details.cardLast4Digits === undefined ? '****' : `****${details.cardLast4Digits}`;
     }
     case 'GENERIC_BANK_ACCOUNT': {
       if (details.accountNumber === undefined) return null;
-      const account = normalizeAccount(details.accountNumber);
+      const account = normalizeCounted(normalizeAccount, details.accountNumber, counter);
       const entries = prepared.accounts.get(account);
       if (entries === undefined) return null;
-      const bankCode = details.bankCode === undefined ? undefined : normalizeAccount(details.bankCode);
-      const accountType = details.accountType === undefined ? undefined : normalizeText(details.accountType);
-      const hit = entries.some(
-        (e) => (e.bankCode === undefined || e.bankCode === bankCode) && (e.accountType === undefined || e.accountType === accountType),
-      );
+      const bankCode = details.bankCode === undefined ? undefined : normalizeCounted(normalizeAccount, details.bankCode, counter);
+      const accountType = details.accountType === undefined ? undefined : normalizeCounted(normalizeText, details.accountType, counter);
+      const hit = entries.some((e) => {
+        if (counter !== undefined) counter.steps += 1;
+        return (e.bankCode === undefined || e.bankCode === bankCode) && (e.accountType === undefined || e.accountType === accountType);
+      });
       return hit ? maskIdentifier(account) : null;
     }
     default:
       return null;
   }
+}
+
+/**
+ * R-129's check as a pure function (see {@link r129BlacklistedPaymentDetails}), adding its work to
+ * `counter`: the UTF-16 length of every payment-details string it normalises and one step per
+ * blacklist entry it reads. Per side that is at most the length of the side's identifier fields
+ * (IBAN and BIC; account number, bank code and account type; first and last name on card) plus
+ * the entries with that identifier — for a card, the card entries without a name on card and those
+ * with its first name: never more than the list's 10,000 entries, and never a normalisation per
+ * entry.
+ */
+export function findBlacklistedPaymentDetails(context: RuleCheckContext<Parameters>, counter?: StepCounter): RuleHit[] {
+  const { transaction, parameters } = context;
+  const prepared = prepare(parameters);
+  const hits: RuleHit[] = [];
+  const origin = transaction.originPaymentDetails;
+  const originMatch = origin === undefined ? null : findMatch(origin, prepared, counter);
+  if (origin !== undefined && originMatch !== null) {
+    hits.push({ direction: 'ORIGIN', vars: { side: 'Origin', method: origin.method, identifier: originMatch } });
+  }
+  const destination = transaction.destinationPaymentDetails;
+  const destinationMatch = destination === undefined ? null : findMatch(destination, prepared, counter);
+  if (destination !== undefined && destinationMatch !== null) {
+    hits.push({ direction: 'DESTINATION', vars: { side: 'Destination', method: destination.method, identifier: destinationMatch } });
+  }
+  return hits;
 }
 
 /**
@@ -224,6 +304,11 @@ function findMatch(details: PaymentDetails, prepared: Prepared): string | null {
  * a payment lacking such a field does not match. Descriptions show the method and a masked
  * identifier (`****` + last 4 characters, or only `****` for identifiers shorter than 8 characters
  * and cards without last 4 digits) — never a full account number.
+ *
+ * Cost: every blacklist is normalised and indexed once per parameters object; a check normalises
+ * each identifier of the payment details once and reads only the entries its identifier (or, for
+ * cards, its first name on card) selects, plus the card entries without a name (see
+ * {@link findBlacklistedPaymentDetails}).
  */
 export const r129BlacklistedPaymentDetails: RuleDefinition<Parameters> = {
   id: 'R-129',
@@ -244,19 +329,7 @@ export const r129BlacklistedPaymentDetails: RuleDefinition<Parameters> = {
   types: ['Blacklist'],
   typologies: ['Account takeover', 'Money mules', 'Card fraud'],
   series: [],
-  check({ transaction, parameters }): RuleHit[] {
-    const prepared = prepare(parameters);
-    const hits: RuleHit[] = [];
-    const origin = transaction.originPaymentDetails;
-    const originMatch = origin === undefined ? null : findMatch(origin, prepared);
-    if (origin !== undefined && originMatch !== null) {
-      hits.push({ direction: 'ORIGIN', vars: { side: 'Origin', method: origin.method, identifier: originMatch } });
-    }
-    const destination = transaction.destinationPaymentDetails;
-    const destinationMatch = destination === undefined ? null : findMatch(destination, prepared);
-    if (destination !== undefined && destinationMatch !== null) {
-      hits.push({ direction: 'DESTINATION', vars: { side: 'Destination', method: destination.method, identifier: destinationMatch } });
-    }
-    return hits;
+  check(context): RuleHit[] {
+    return findBlacklistedPaymentDetails(context);
   },
 };
