@@ -28,10 +28,13 @@ export type {
   TransactionEventWithRulesResult,
   TransactionMonitoringResult,
   TransactionWithRulesResult,
+  UploadContentOptions,
   UploadSlot,
   UserMonitoringResult,
   UserView,
 } from './engine/create-engine.js';
+export { DEFAULT_ENGINE_LIMITS } from './engine/limits.js';
+export type { EngineLimits } from './engine/limits.js';
 
 // Pure core
 export {
@@ -143,10 +146,10 @@ export type { CompiledLogic, LogicData } from './logic/index.js';
 
 // Domain, money and validation
 export * from './domain/index.js';
-export { assertSafeJson, createValidator, validateAgainstSchema } from './validation/index.js';
+export { assertSafeJson, createValidator, measureJsonSize, validateAgainstSchema } from './validation/index.js';
 
 // Repositories
-export { createMemoryRepositories } from './repositories/memory/index.js';
+export { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from './repositories/memory/index.js';
 export type { MemoryRepositoriesOptions } from './repositories/memory/index.js';
 export type * from './repositories/types.js';
 

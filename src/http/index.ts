@@ -4,6 +4,6 @@
  */
 export { createHttpHandler, HANDLER_CORE, problemOf, renderProblem } from './handler.js';
 export type { CoreRequest, CoreResponse, HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry, TxmonHttpHandler } from './handler.js';
-export { createNodeServer, DEFAULT_NODE_SERVER_OPTIONS, toNodeListener, type NodeListenerOptions, type NodeServerOptions } from './node.js';
+export { createNodeServer, DEFAULT_NODE_SERVER_OPTIONS, drainAndClose, toNodeListener, type NodeListenerOptions, type NodeServerOptions } from './node.js';
 export { createOpenApiDocument, ProblemSchema } from './openapi.js';
 export type { OpenApiDocumentOptions, Problem } from './openapi.js';

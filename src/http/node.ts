@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { TxmonError, isTxmonError } from '../errors.js';
+import { TxmonError } from '../errors.js';
 import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type HttpHandler, type TxmonHttpHandler } from './handler.js';
 
 /** Options of {@link toNodeListener}. */
@@ -68,7 +68,7 @@ export function toNodeListener(handler: HttpHandler, options: NodeListenerOption
  * `100 Continue` before sending the body, which is sent only when the handler starts reading it —
  * never for a request refused before (unauthenticated, too large, unknown route).
  */
-const awaitingContinue = new WeakSet<IncomingMessage>();
+const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>();
 
 function nodeRequest(req: IncomingMessage): CoreRequest {
   return {
@@ -96,27 +96,56 @@ function tooLarge(limit: number): TxmonError {
 function startBody(req: IncomingMessage, limit: number): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (awaitingContinue.delete(req)) {
-    const res = (req as IncomingMessage & { res?: ServerResponse }).res;
-    res?.writeContinue();
+  const res = awaitingContinue.get(req);
+  if (res !== undefined) {
+    awaitingContinue.delete(req);
+    res.writeContinue();
   }
 }
 
-/** The body of a Node request as it arrives, at most `limit` bytes; `PAYLOAD_TOO_LARGE` past it (reading stops; the connection is closed after the response). */
+/**
+ * The body of a Node request as it arrives, at most `limit` bytes; `PAYLOAD_TOO_LARGE` past it.
+ * Read in paused mode, so a slow consumer holds the client back instead of buffering; whatever is
+ * left when the consumer stops is dropped as it arrives (the response then closes the connection).
+ */
 async function* streamNodeBody(req: IncomingMessage, limit: number): AsyncIterable<Uint8Array> {
   startBody(req, limit);
   let size = 0;
   try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+    for (;;) {
+      const chunk = await nextChunk(req);
+      if (chunk === null) return;
       size += chunk.length;
       if (size > limit) throw tooLarge(limit);
       yield chunk;
     }
-  } catch (error) {
-    if (isTxmonError(error)) throw error;
-    throw new TxmonError('VALIDATION_FAILED', 'The request body was cut off', [], { cause: error });
+  } finally {
+    if (!req.readableEnded) req.resume();
   }
-  if (!req.complete) throw new TxmonError('VALIDATION_FAILED', 'The request body was cut off');
+}
+
+/** The next chunk of a paused request body, or `null` at its end; rejects when it is cut off. */
+function nextChunk(req: IncomingMessage): Promise<Buffer | null> {
+  const ready = req.read() as Buffer | null;
+  if (ready !== null) return Promise.resolve(ready);
+  if (req.readableEnded) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      req.off('readable', settle);
+      req.off('end', settle);
+      req.off('error', settle);
+      req.off('close', settle);
+      const chunk = req.read() as Buffer | null;
+      if (chunk !== null) resolve(chunk);
+      else if (req.complete) resolve(null);
+      else if (req.destroyed || req.readableEnded) reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
+      else nextChunk(req).then(resolve, reject);
+    };
+    req.on('readable', settle);
+    req.on('end', settle);
+    req.on('error', settle);
+    req.on('close', settle);
+  });
 }
 
 /** Reads a Node request body up to `limit` bytes; `PAYLOAD_TOO_LARGE` past it (reading stops; the connection is closed after the response). */
@@ -135,9 +164,9 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
       if (failed) return;
       size += chunk.length;
       if (size > limit) {
+        // The rest keeps flowing into this (now ignoring) listener: dropped as it arrives.
         failed = true;
         chunks.length = 0;
-        req.pause();
         reject(tooLarge(limit));
         return;
       }
@@ -221,34 +250,37 @@ function hasBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** How long, and how many bytes at most, a closing connection keeps reading what the client still sends. */
-const LINGER_MS = 2_000;
-const LINGER_BYTES = 4 * 1024 * 1024;
+/** How long at most a closing connection keeps reading (and dropping) the body the client still sends. */
+const LINGER_MS = 5_000;
+/** How long a closing connection waits, once half-closed, for the client to close its side. */
+const CLOSE_WAIT_MS = 1_000;
 
 /**
- * Ends the connection after this response with a lingering close (RFC 9112 §9.6): the server
- * half-closes, then reads and drops what the client still sends for a while before closing. An
- * immediate close while the client is still sending makes the client's TCP stack receive a reset,
- * which often discards the response before the client reads it.
+ * Ends the connection after this response with a lingering close (RFC 9112 §9.6): the rest of the
+ * request body is read and dropped (as Node does for a body nobody reads) until it ends or
+ * {@link LINGER_MS} have passed; only then is the connection half-closed, and closed once the
+ * client closes its side (or after {@link CLOSE_WAIT_MS}). Closing while the client is still
+ * sending makes its TCP stack receive a reset, which discards the response before a client that
+ * reads only after sending ever sees it.
  */
 function closeLingering(res: ServerResponse): void {
   res.setHeader('connection', 'close');
   const socket = res.socket as (Socket & { destroySoon?: () => void }) | null;
+  const req = res.req as IncomingMessage;
   if (socket === null) return;
   // Node ends a `connection: close` response's socket through `destroySoon` (end, then destroy
-  // once written); this socket lingers instead.
+  // once written), right after the response; this socket first lets the body drain.
   socket.destroySoon = function lingeringDestroy(this: Socket) {
-    if (this.writable) this.end();
-    let received = 0;
-    const timer = setTimeout(() => this.destroy(), LINGER_MS);
-    timer.unref();
-    this.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > LINGER_BYTES) this.destroy();
-    });
-    this.once('end', () => this.destroy());
-    this.once('close', () => clearTimeout(timer));
-    this.resume();
+    const deadline = setTimeout(() => this.destroy(), LINGER_MS);
+    deadline.unref();
+    const halfClose = () => {
+      clearTimeout(deadline);
+      this.end();
+      setTimeout(() => this.destroy(), CLOSE_WAIT_MS).unref();
+    };
+    if (req.complete) halfClose();
+    else req.once('end', halfClose);
+    this.once('close', () => clearTimeout(deadline));
   };
 }
 
@@ -334,20 +366,33 @@ export function createNodeServer(handler: HttpHandler, options: NodeServerOption
     });
     if (open > settings.maxConnectionsPerAddress) socket.destroy();
   });
-  // Responses not finished yet: on shutdown they are told to close their connection.
+  // Responses not finished yet, and per open connection its responses not finished yet: on
+  // shutdown the responses are told to close their connection, and connections with none (fresh
+  // or idle) are closed at once.
   const unfinished = new Set<ServerResponse>();
+  const inFlight = new Map<Socket, number>();
+  server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
   drains.set(server, () => {
     for (const res of unfinished) if (!res.headersSent) res.shouldKeepAlive = false;
+    for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
   });
   const serveRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (closing.has(server)) res.shouldKeepAlive = false;
+    const socket = req.socket;
     unfinished.add(res);
-    res.once('close', () => unfinished.delete(res));
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      unfinished.delete(res);
+      if (inFlight.has(socket)) inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1);
+    });
     listener(req, res);
   };
   server.on('request', serveRequest);
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    awaitingContinue.add(req);
+    awaitingContinue.set(req, res);
     serveRequest(req, res);
   });
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {

@@ -207,6 +207,136 @@ describe('createHttpHandler: rate limit, base path, configuration', () => {
   });
 });
 
+describe('createHttpHandler: requests without valid credentials, per client address', () => {
+  const clock = { t: T0, now() { return this.t; } };
+  const limited = createHttpHandler({
+    engine: engine(),
+    apiKeys: [KEY_A],
+    clock,
+    unauthenticatedRateLimit: { requestsPerSecond: 1, burst: 3 },
+    clientAddress: (request) => request.headers.get('x-test-address') ?? undefined,
+  });
+  const from = (address: string, key: string | null, path = '/rules') =>
+    limited(new Request(`${ORIGIN}${path}`, { headers: { 'x-test-address': address, ...(key === null ? {} : { 'x-api-key': key }) } }));
+
+  it('answers 429 with Retry-After once an address has spent its burst of bad keys, and lets valid keys through', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await from('10.0.0.1', 'bad-key-0123456789abcdef')).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const refused = await from('10.0.0.1', null);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await from('10.0.0.1', KEY_A)).status).toBe(200);
+    // Another address has its own bucket; tokens come back with time.
+    expect((await from('10.0.0.2', 'bad-key-0123456789abcdef')).status).toBe(401);
+    clock.t += 1_000;
+    expect((await from('10.0.0.1', 'bad-key-0123456789abcdef')).status).toBe(401);
+  });
+
+  it('counts open routes and bad file-URL signatures too', async () => {
+    for (let i = 0; i < 3; i++) expect((await from('10.0.0.3', null, '/healthz')).status).toBe(200);
+    expect((await from('10.0.0.3', null, '/healthz')).status).toBe(429);
+    for (let i = 0; i < 3; i++) expect((await from('10.0.0.4', null, '/files/file-1?expires=1&signature=00')).status).toBe(401);
+    expect((await from('10.0.0.4', null, '/files/file-1?expires=1&signature=00')).status).toBe(429);
+  });
+
+  it('keeps at most a bounded number of address buckets', async () => {
+    const { createRateLimiter } = await import('../../src/http/rate-limit.js');
+    const limiter = createRateLimiter({ requestsPerSecond: 1, burst: 1 }, () => T0, 2);
+    expect(limiter.take('a')).toBe(0);
+    expect(limiter.take('a')).toBe(1);
+    limiter.take('b');
+    limiter.take('c'); // forgets 'a', the least recently used
+    expect(limiter.take('a')).toBe(0);
+  });
+});
+
+describe('createHttpHandler: uploads', () => {
+  const uploadEngine = engine();
+  const handler = createHttpHandler({ engine: uploadEngine, apiKeys: [KEY_A] });
+  const slotOf = async (fileSize: number) =>
+    (await json(await call(handler, 'POST', '/pre-signed-url', { body: { filename: 'evidence.pdf', fileSize } }))) as { url: string; key: string };
+  /** A body that records whether anything pulled from it. */
+  const watchedBody = (bytes: Uint8Array) => {
+    const watch = { pulled: false };
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          watch.pulled = true;
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { stream, watch };
+  };
+  const put = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    handler(new Request(`${ORIGIN}${url}`, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit));
+
+  it('checks the signature before reading a byte of the body', async () => {
+    const slot = await slotOf(5);
+    const { stream, watch } = watchedBody(new Uint8Array(5));
+    const forged = await put(slot.url.replace(/signature=[^&]+/, 'signature=00'), stream);
+    expect(forged.status).toBe(401);
+    expect(watch.pulled).toBe(false);
+  });
+
+  it('refuses an announced length above the slot before reading, and more bytes than the slot while reading', async () => {
+    const slot = await slotOf(5);
+    const { stream, watch } = watchedBody(new Uint8Array(6));
+    expect((await put(slot.url, stream, { 'content-length': '6' })).status).toBe(413);
+    expect(watch.pulled).toBe(false);
+    expect((await put(slot.url, new Uint8Array(6))).status).toBe(413);
+    expect((await put(slot.url, new Uint8Array([1, 2, 3]))).status).toBe(204);
+  });
+
+  it('stores a slot once: the same URL cannot replace the bytes of a file attached as evidence (409)', async () => {
+    const slot = await slotOf(3);
+    expect((await put(slot.url, new Uint8Array([1, 2, 3]))).status).toBe(204);
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-evidence', createdTimestamp: T0 } });
+    const comment = await call(handler, 'POST', '/users/u-evidence/comments', { body: { body: 'statement', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    expect(comment.status).toBe(201);
+    const again = await put(slot.url, new Uint8Array([9, 9, 9]));
+    expect(again.status).toBe(409);
+    expect((await json(again)).code).toBe('FILE_ALREADY_UPLOADED');
+    expect([...((await uploadEngine.repositories.files.getContent(slot.key)) ?? [])]).toEqual([1, 2, 3]);
+  });
+
+  it("refuses a comment whose file entry does not match the stored file's size, or names a file not uploaded yet", async () => {
+    const slot = await slotOf(3);
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-size', createdTimestamp: T0 } });
+    const early = await call(handler, 'POST', '/users/u-size/comments', { body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    expect(early.status).toBe(400);
+    expect((await json(early)).errors).toEqual([expect.objectContaining({ path: '/files/0/s3Key', code: 'not-uploaded' })]);
+    await put(slot.url, new Uint8Array([1, 2]));
+    const wrong = await call(handler, 'POST', '/users/u-size/comments', { body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    expect(wrong.status).toBe(400);
+    expect((await json(wrong)).errors).toEqual([expect.objectContaining({ path: '/files/0/size', code: 'size-mismatch' })]);
+  });
+});
+
+describe('createHttpHandler: ids', () => {
+  const handler = createHttpHandler({ engine: engine(), apiKeys: [KEY_A] });
+
+  it('an id of 256 astral characters (512 UTF-16 units) is stored and read back through its path', async () => {
+    const id = '\u{1F600}'.repeat(256);
+    const t = tx({ transactionId: id, timestamp: T0 });
+    expect((await call(handler, 'POST', '/transactions', { body: t })).status).toBe(201);
+    const got = await call(handler, 'GET', `/transactions/${encodeURIComponent(id)}`);
+    expect(got.status).toBe(200);
+    expect((await json(got)).transactionId).toBe(id);
+    const longer = await call(handler, 'POST', '/transactions', { body: tx({ transactionId: `${id}x`, timestamp: T0 }) });
+    expect(longer.status).toBe(400);
+  });
+
+  it('refuses an id with a lone surrogate at write, naming its path', async () => {
+    const response = await call(handler, 'POST', '/transactions', { raw: JSON.stringify(tx({ timestamp: T0 })).replace(/"transactionId":"[^"]*"/, '"transactionId":"t-\\ud800"') });
+    expect(response.status).toBe(400);
+    expect((await json(response)).errors).toEqual([expect.objectContaining({ path: '/transactionId', code: 'not-json' })]);
+  });
+});
+
 describe('tenants never see each other (SPEC §5.8)', () => {
   const a = engine();
   const b = engine();
