@@ -9,7 +9,7 @@ export const ERROR_CODES = {
   VALIDATION_FAILED: 400,
   /** A `ruleId` names no rule in the registry. */
   UNKNOWN_RULE: 400,
-  /** Instance `parameters` / `riskLevelParameters` do not match the rule's `parametersSchema`. */
+  /** Instance `parameters` / `riskLevelParameters` do not match the rule's `parametersSchema` or its own checks (e.g. an R-24 keyword too long once normalised). */
   INVALID_PARAMETERS: 400,
   /** Instance `filters` do not match the filters schema. */
   INVALID_FILTERS: 400,

@@ -1,5 +1,5 @@
 /** Entry of the `txmon` command (package `bin`): `txmon serve …`. See serve.ts. */
-import { exitOnSignals, loggerOf, serve, USAGE, UsageError } from './serve.js';
+import { exitOnSignals, loggerOf, serve, shutdownGraceOf, USAGE, UsageError } from './serve.js';
 
 async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -9,7 +9,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   try {
     const server = await serve(rest);
-    exitOnSignals(server, loggerOf(server));
+    exitOnSignals(server, loggerOf(server), shutdownGraceOf(server));
   } catch (error) {
     const message = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? (error as Error).message : `cannot start: ${(error as Error).message}`;
     process.stderr.write(`txmon: ${message}\n\n${USAGE}`);

@@ -27,11 +27,19 @@ export interface ServeLogger {
   drain(done: () => void): void;
 }
 const logs = new WeakMap<Server, ServeLogger>();
+const graces = new WeakMap<Server, number>();
 
 /** The logger of a server started by {@link serve}. */
 export function loggerOf(server: Server): ServeLogger {
   return logs.get(server) ?? { info: () => undefined, flushSync: () => undefined, drain: (done) => done() };
 }
+
+/** How long a server started by {@link serve} lets in-flight requests finish on shutdown (`--shutdown-grace-ms`). */
+export function shutdownGraceOf(server: Server): number {
+  return graces.get(server) ?? DEFAULT_SHUTDOWN_GRACE_MS;
+}
+
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key-file <file>] [--tenants <file.json>] [--limits <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
 
@@ -49,6 +57,7 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-
                   of the heap limit, shared among the tenants)
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
   --base-path     mount the API under this prefix, e.g. /v1
+  --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
 `;
 
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
@@ -112,12 +121,12 @@ function readTenants(file: string): TenantSpec[] {
 
 /**
  * Stops on SIGTERM/SIGINT: no new connections, idle keep-alive connections closed, in-flight
- * requests finished and answered with `connection: close` (at most 10 s), then `stopped` is
+ * requests finished and answered with `connection: close` (at most `graceMs`), then `stopped` is
  * logged and the process exits 0 — on every path, the forced one after 10 s included. A second
  * signal while stopping is logged and changes nothing. Installed by the command only (never by
  * {@link serve}).
  */
-export function exitOnSignals(server: Server, log: ServeLogger, graceMs = 10_000): void {
+export function exitOnSignals(server: Server, log: ServeLogger, graceMs = DEFAULT_SHUTDOWN_GRACE_MS): void {
   let stopping = false;
   const exit = (forced: boolean) => {
     log.info({ forced }, 'stopped');
@@ -160,6 +169,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       limits: { type: 'string' },
       'rate-limit': { type: 'string' },
       'base-path': { type: 'string', default: '' },
+      'shutdown-grace-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -176,6 +186,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const rawBase = values['base-path'] ?? '';
   if (rawBase !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(rawBase)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
   const basePath = rawBase.replace(/\/+$/, '');
+  const rawGrace = values['shutdown-grace-ms'];
+  if (rawGrace !== undefined && !/^[0-9]{1,7}$/.test(rawGrace)) throw new UsageError('--shutdown-grace-ms must be an integer 0–9999999');
+  const grace = rawGrace === undefined ? DEFAULT_SHUTDOWN_GRACE_MS : Number(rawGrace);
   const host = values.host ?? '127.0.0.1';
 
   // By default the log goes to standard output, written with writeSync and never blocking (D-141).
@@ -291,6 +304,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   }
   log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
   logs.set(server, log);
+  graces.set(server, grace);
   if (generated !== null) {
     process.stdout.write(
       `\nGenerated API key (shown once): ${generated}\nTry:\n  curl -s -H 'x-api-key: ${generated}' ${origin}/rules | head -c 300\n` +

@@ -3,6 +3,7 @@ import jsonLogic from 'json-logic-js';
 import { describe, expect } from 'vitest';
 import { TxmonError, isTxmonError } from '../../src/errors.js';
 import { LOGIC_LIMITS, LOGIC_OPERATORS, compileLogic } from '../../src/logic/index.js';
+import { containsText } from '../../src/logic/runtime.js';
 import type { CompileLogicOptions, LogicData } from '../../src/logic/index.js';
 
 const fcParams = process.env['FC_SEED'] === undefined ? {} : { seed: Number(process.env['FC_SEED']) };
@@ -386,4 +387,35 @@ describe('properties', () => {
     const compiled = compileLogic(expression, options);
     expect(compiled.evaluate(data)).toBe(compiled.evaluate(data));
   });
+});
+
+describe('containsText', () => {
+  // Periodic needles and haystacks (runs of one letter with one odd letter) are the inputs that
+  // make a naive or Boyer-Moore-Horspool search quadratic.
+  const periodic = fc
+    .tuple(fc.constantFrom('a', 'ab', 'aab', '\u0101', '\u{1F600}'), fc.integer({ min: 0, max: 80 }), fc.constantFrom('', 'b', 'c', 'a'), fc.integer({ min: 0, max: 80 }))
+    .map(([unit, before, odd, after]) => unit.repeat(before) + odd + unit.repeat(after));
+  const text = fc.oneof(periodic, fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 60 }));
+
+  test.prop([text, text], fcParams)('answers as String#indexOf does, for short and long needles', (haystack, needle) => {
+    expect(containsText(haystack, needle)).toBe(haystack.indexOf(needle) !== -1);
+    expect(containsText(haystack + needle + haystack, needle)).toBe(true);
+  });
+});
+
+describe('in over strings', () => {
+  test.prop([fc.integer({ min: 1, max: 4_000 }), fc.integer({ min: 33, max: 2_000 })], fcParams)(
+    'is charged the length of the haystack it reads: a budget below it stops the evaluation, one above lets it through',
+    (length, needleLength) => {
+      // A needle past the built-in search's length and a haystack of the needle's period: the
+      // input a quadratic search spends the most time on.
+      const haystack = 'a'.repeat(length);
+      const needle = 'a'.repeat(needleLength - 1) + 'b';
+      const logic = { in: [needle, { var: 'transaction.reference' }] };
+      const within = compileLogic({ '!': logic }, { basePath: '/logic', maxWork: length + needleLength + 10 });
+      expect(within.evaluate(tx({ reference: haystack }))).toBe(true);
+      const below = compileLogic({ '!': logic }, { basePath: '/logic', maxWork: length });
+      expect(below.evaluate(tx({ reference: haystack }))).toBe(false);
+    },
+  );
 });

@@ -144,7 +144,7 @@ function txBody(id = `rb-${++txSeq}`): { id: string; body: string } {
 }
 
 async function listen(options: Partial<HttpHandlerOptions> = {}, serverOptions: Parameters<typeof createServer>[0] = {}): Promise<{ server: Server; port: number; url: string }> {
-  const handler = createHttpHandler({ engine: createEngine(), apiKeys: [KEY], ...options } as HttpHandlerOptions);
+  const handler = createHttpHandler({ engine: createEngine(), apiKeys: [KEY], unauthenticatedRateLimit: null, ...options } as HttpHandlerOptions);
   const server = createServer(serverOptions, toNodeListener(handler));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as AddressInfo).port;
@@ -373,7 +373,7 @@ describe('D-142: responses are written in the check phase after they finish, in 
     };
     const finished: { tag: string; check: number }[] = [];
     const written: { tag: string; check: number }[] = [];
-    const base = createHttpHandler({ engine: createEngine(), apiKeys: [KEY] });
+    const base = createHttpHandler({ engine: createEngine(), apiKeys: [KEY], unauthenticatedRateLimit: null });
     const core = base[HANDLER_CORE];
     // The same handler, its core wrapped to see when each response is finished.
     const wrapped = Object.assign((r: Request) => base(r), {
@@ -721,7 +721,7 @@ afterEach(() => {
 
 function startCli(stdio: ('pipe' | 'ignore' | number)[], extra: string[] = []) {
   expect(existsSync(CLI), 'dist/cli.js is missing: run `npm run build`').toBe(true);
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--api-key', KEY, ...extra], { stdio: stdio as never });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...extra], { stdio: stdio as never, env: { ...process.env, TXMON_API_KEYS: KEY } });
   children.push(child);
   let out = '';
   let err = '';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { test as propTest, fc } from '@fast-check/vitest';
 import { TxmonError, isTxmonError } from '../../src/errors.js';
-import { FORBIDDEN_KEYS, SAFE_JSON_DEFAULTS, assertSafeJson, type SafeJsonOptions } from '../../src/validation/safe-json.js';
+import { FORBIDDEN_KEYS, SAFE_JSON_DEFAULTS, assertSafeJson, copySafeJson, copySafeJsonSized, measureJsonSize, type SafeJsonOptions } from '../../src/validation/safe-json.js';
 
 const fcParams = process.env['FC_SEED'] === undefined ? {} : { seed: Number(process.env['FC_SEED']) };
 
@@ -143,5 +143,39 @@ describe('properties', () => {
       expect((error as TxmonError).status).toBe(400);
     }
     expect(fc.stringify(value)).toBe(before);
+  });
+});
+
+describe('well-formed text', () => {
+  const rows = [
+    { name: 'a lone high surrogate in a value', value: { a: 'x\ud800' }, path: '/a' },
+    { name: 'a lone low surrogate in an array item', value: { a: ['ok', '\udc00y'] }, path: '/a/1' },
+    { name: 'a lone surrogate in a key', value: { 'k\ud800': 1 }, path: '/k\ud800' },
+  ];
+  test.each(rows)('refuses $name (not-json, at its path), in assertSafeJson and copySafeJson', ({ value, path }) => {
+    expect(problemOf(value)).toEqual({ path, code: 'not-json' });
+    expect(() => copySafeJson(value)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ path, code: 'not-json' })] }));
+  });
+
+  test('accepts surrogate pairs (astral characters)', () => {
+    expect(problemOf({ a: '\u{1F600}\u{10FFFF}' })).toBeNull();
+  });
+});
+
+describe('measureJsonSize and copySafeJsonSized', () => {
+  test.each([
+    { name: 'a string counts its characters plus one', value: 'abc', size: 4 },
+    { name: 'numbers, booleans and null count one', value: [1, true, null], size: 4 },
+    { name: 'keys count their characters', value: { ab: 'c' }, size: 1 + 2 + 2 },
+    { name: 'undefined properties are not counted', value: { a: undefined, b: 1 }, size: 1 + 1 + 1 },
+  ])('$name', ({ value, size }) => {
+    expect(measureJsonSize(value)).toBe(size);
+  });
+
+  propTest.prop([fc.jsonValue()], fcParams)('copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text', (value) => {
+    const { copy, size } = copySafeJsonSized(value);
+    expect(copy).toEqual(value);
+    expect(size).toBe(measureJsonSize(value));
+    expect(size).toBeLessThanOrEqual(JSON.stringify(value).length);
   });
 });
