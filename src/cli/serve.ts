@@ -40,6 +40,8 @@ export function shutdownGraceOf(server: Server): number {
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** Heap bytes per byte the memory store counts, at most (measured with transactions of thousands of tiny fields; see docs/security.md). */
+const HEAP_PER_COUNTED_BYTE = 3;
 
 export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key-file <file>] [--tenants <file.json>] [--limits <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
 
@@ -53,8 +55,8 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-
   --tenants       JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"], "limits": {…}}, …]}: one
                   in-memory engine per tenant, each with its own limits (over --limits)
   --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
-                  maxRuleInstances, … see docs/security.md) and maxStoredBytes (default: a quarter
-                  of the heap limit, shared among the tenants)
+                  maxRuleInstances, … see docs/security.md) and maxStoredBytes (default: 256 MiB,
+                  or less so that all tenants together fit in a third of the heap)
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
   --base-path     mount the API under this prefix, e.g. /v1
   --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
@@ -256,8 +258,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   if ((values['api-key'] ?? []).length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
-  // The memory store's budget, unless configured: a quarter of the heap, shared among the tenants.
-  const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 4 / specs.length));
+  // The memory store's budget, unless configured: a third of the heap shared among the tenants,
+  // counted in the store's units (its heap use is up to about three times its count).
+  const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
   const storedBytes = (spec: TenantSpec) => spec.limits.maxStoredBytes ?? commonLimits.maxStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes);
   const engineLimits = (spec: TenantSpec): Partial<EngineLimits> => {
     const { maxStoredBytes: _common, ...common } = commonLimits;

@@ -50,7 +50,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = Object.freeze({
   maxCustomLogicInstances: 50,
   maxRuleInstanceSize: 262_144,
   maxParameterItems: 10_000,
-  maxLogicWork: 100_000,
+  maxLogicWork: 50_000,
   maxLists: 1_000,
   maxListItems: 100_000,
 });

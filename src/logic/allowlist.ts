@@ -78,5 +78,5 @@ export const LOGIC_LIMITS = Object.freeze({
    * counts as not hit. A unit costs at most a few nanoseconds whatever the data, so the default
    * bounds one evaluation to well under a millisecond.
    */
-  maxWork: 100_000,
+  maxWork: 50_000,
 });

@@ -26,7 +26,7 @@ describe('limits', () => {
       maxCustomLogicInstances: 50,
       maxRuleInstanceSize: 262_144,
       maxParameterItems: 10_000,
-      maxLogicWork: 100_000,
+      maxLogicWork: 50_000,
       maxLists: 1_000,
       maxListItems: 100_000,
     });
