@@ -36,13 +36,14 @@ export function renderErrorsDoc(source) {
     '|---|---|---|',
   ];
   for (const { code, status, text } of readErrorCodes(source)) out.push(`| \`${code}\` | ${status} | ${text ?? 'see code name'} |`);
+  const own = [...source.slice(source.indexOf('export const TXMON_DETAIL_CODES = ['), source.indexOf('] as const;', source.indexOf('TXMON_DETAIL_CODES = ['))).matchAll(/'([a-z-]+)'/g)].map((m) => m[1]);
   out.push(
     '',
-    'Detail codes (`details[].code`) name the violated constraint: ajv keywords (`required`, `type`,',
-    '`minimum`, `maximum`, `maxLength`, `enum`, `format`, `additionalProperties`, …) and txmon\'s own',
-    '(`forbidden-key`, `too-deep`, `not-json`, `read-only`, `immutable`, `transition`, `unknown-rule`,',
-    '`unknown-operator`, `unknown-variable`, `unknown-file-key`, `not-uploaded`, `size-mismatch`, `conflict`,',
-    '`unsupported`, `limit`). A `limit` detail\'s message names the limit and its value (see docs/security.md).',
+    'Detail codes (`details[].code`, type `DetailCode`) name the violated constraint: the ajv keyword for a',
+    'schema violation (`required`, `type`, `minimum`, `maximum`, `maxLength`, `enum`, `format`,',
+    '`additionalProperties`, …), or one of txmon\'s own (`TXMON_DETAIL_CODES`):',
+    own.map((c) => `\`${c}\``).sort().join(', ') + '.',
+    'A `limit` detail\'s message names the limit and its value (see docs/security.md).',
     '',
   );
   return out.join('\n');

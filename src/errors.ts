@@ -63,11 +63,78 @@ export const ERROR_CODES = {
 /** A stable, UPPER_SNAKE error code; part of the public API. */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * Detail codes txmon uses for what a JSON Schema cannot say (schema violations carry the ajv
+ * keyword instead: {@link SchemaKeyword}). Part of the public API, listed in docs/errors.md.
+ */
+export const TXMON_DETAIL_CODES = [
+  'conflict',
+  'duplicate',
+  'duplicate-key',
+  'exclusive',
+  'forbidden-key',
+  'immutable',
+  'limit',
+  'malformed-json',
+  'max-fuzzy-words',
+  'max-normalized-length',
+  'not-allowed',
+  'not-found',
+  'not-json',
+  'not-uploaded',
+  'range',
+  'read-only',
+  'reserved',
+  'size-mismatch',
+  'too-complex',
+  'too-deep',
+  'too-large',
+  'transition',
+  'unknown-file-key',
+  'unknown-operator',
+  'unknown-rule',
+  'unknown-variable',
+  'unsupported',
+  'dynamic-var',
+  'invalid-node',
+] as const;
+
+/** One of {@link TXMON_DETAIL_CODES}. */
+export type TxmonDetailCode = (typeof TXMON_DETAIL_CODES)[number];
+
+/** The ajv keyword a schema violation is reported under (`required`, `type`, `maxLength`, …). */
+export type SchemaKeyword =
+  | 'additionalProperties'
+  | 'const'
+  | 'enum'
+  | 'exclusiveMaximum'
+  | 'exclusiveMinimum'
+  | 'false-schema'
+  | 'format'
+  | 'maxItems'
+  | 'maxLength'
+  | 'maxProperties'
+  | 'maximum'
+  | 'minItems'
+  | 'minLength'
+  | 'minProperties'
+  | 'minimum'
+  | 'multipleOf'
+  | 'not'
+  | 'pattern'
+  | 'required'
+  | 'schema'
+  | 'type'
+  | 'uniqueItems';
+
+/** What a detail's `code` may be. */
+export type DetailCode = TxmonDetailCode | SchemaKeyword;
+
 /** One structured problem inside an error: where (JSON Pointer), what (code), and a message. */
 export interface ErrorDetail {
   /** JSON Pointer into the request, e.g. `/originAmountDetails/transactionAmount`; `''` for the whole body. */
   readonly path: string;
-  /** Machine-readable reason, e.g. `required`, `type`, `maximum`, `enum`, `forbidden-key`. */
+  /** Machine-readable reason: a {@link DetailCode} (a string on the wire). */
   readonly code: string;
   /** Human-readable reason; names the constraint, never the offending value. */
   readonly message: string;
@@ -116,12 +183,51 @@ export function isTxmonError(error: unknown): error is TxmonError {
   );
 }
 
-/** Shorthand for a 400 `VALIDATION_FAILED` with one detail. */
-export function validationError(path: string, code: string, message: string): TxmonError {
-  return new TxmonError('VALIDATION_FAILED', `Invalid request: ${path || 'body'} ${message}`, [{ path, code, message }]);
+/** The codes of errors about the request's content (400). */
+export type InvalidRequestCode = Extract<
+  ErrorCode,
+  'VALIDATION_FAILED' | 'INVALID_PARAMETERS' | 'INVALID_FILTERS' | 'INVALID_LOGIC' | 'READ_ONLY_FIELD' | 'IMMUTABLE_FIELD' | 'UNKNOWN_RULE' | 'UNKNOWN_FILE_KEY' | 'MALFORMED_JSON'
+>;
+
+/**
+ * A 400 about one part of the request: `code` (default `VALIDATION_FAILED`) with one detail at
+ * `path`. The message says what is wrong and where, e.g. `Invalid request: /ruleId names no rule`.
+ */
+export function invalidField(path: string, detailCode: DetailCode, message: string, code: InvalidRequestCode = 'VALIDATION_FAILED'): TxmonError {
+  return new TxmonError(code, `Invalid request: ${path || 'body'} ${message}`, [{ path, code: detailCode, message }]);
 }
 
-/** Shorthand for a 404 with the kind of thing and the id's field name (never its value). */
-export function notFound(code: Extract<ErrorCode, `${string}_NOT_FOUND`>, what: string): TxmonError {
-  return new TxmonError(code, `${what} not found`);
+/**
+ * A 400 with several details (e.g. every schema violation of a body), under `code`; the message
+ * names `what` and the first problem.
+ */
+export function invalidRequest(details: readonly ErrorDetail[], what = 'request', code: InvalidRequestCode = 'VALIDATION_FAILED'): TxmonError {
+  const first = details[0];
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  const message = first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path || 'body'} ${first.message}${more}`;
+  return new TxmonError(code, message, details);
+}
+
+/** A 404 naming the kind of thing missing (never its id, which may be personal data). */
+export function notFound(code: Extract<ErrorCode, `${string}_NOT_FOUND`>, what: string, path?: string): TxmonError {
+  return new TxmonError(code, `${what} not found`, path === undefined ? [] : [{ path, code: 'not-found', message: `names no ${what}` }]);
+}
+
+/** A 409: the request contradicts what is stored (`code` says how). */
+export function conflict(code: Extract<ErrorCode, 'TRANSACTION_ID_CONFLICT' | 'EVENT_ID_CONFLICT' | 'INVALID_STATE_TRANSITION' | 'CONCURRENT_UPDATE' | 'FILE_ALREADY_UPLOADED'>, message: string, path?: string, detail?: string): TxmonError {
+  return new TxmonError(code, message, path === undefined ? [] : [{ path, code: code === 'INVALID_STATE_TRANSITION' ? 'transition' : 'conflict', message: detail ?? message }]);
+}
+
+/** A host's configuration mistake (`INVALID_CONFIGURATION`): `call` names the function, `message` the option. */
+export function configurationError(call: string, message: string): TxmonError {
+  return new TxmonError('INVALID_CONFIGURATION', `${call}: ${message}`);
+}
+
+/**
+ * The refusal of a request that would pass limit `name` (value `max`): `LIMIT_EXCEEDED` with one
+ * `limit` detail at `path`; `what` says what was counted ("the rule instances", …).
+ */
+export function limitExceeded(name: string, max: number, what: string, path = ''): TxmonError {
+  const message = `${what} would exceed the limit ${name} (${max})`;
+  return new TxmonError('LIMIT_EXCEEDED', `Limit exceeded: ${message}`, [{ path, code: 'limit', message }]);
 }

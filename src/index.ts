@@ -154,8 +154,19 @@ export type { MemoryRepositoriesOptions } from './repositories/memory/index.js';
 export type * from './repositories/types.js';
 
 // Errors
-export { ERROR_CODES, TxmonError, isTxmonError } from './errors.js';
-export type { ErrorCode, ErrorDetail } from './errors.js';
+export {
+  ERROR_CODES,
+  TXMON_DETAIL_CODES,
+  TxmonError,
+  configurationError,
+  conflict,
+  invalidField,
+  invalidRequest,
+  isTxmonError,
+  limitExceeded,
+  notFound,
+} from './errors.js';
+export type { DetailCode, ErrorCode, ErrorDetail, InvalidRequestCode, SchemaKeyword, TxmonDetailCode } from './errors.js';
 export {
   AGGREGATION_FUNCTIONS,
   AGGREGATION_TRANSACTION_DIRECTIONS,

@@ -18,7 +18,7 @@ import type {
   TransactionEvent,
 } from '../domain/index.js';
 import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
-import { TxmonError, isTxmonError } from '../errors.js';
+import { TxmonError, isTxmonError, limitExceeded } from '../errors.js';
 import { compileLogic } from '../logic/index.js';
 import { createMemoryRepositories } from '../repositories/memory/index.js';
 import type {
@@ -72,7 +72,7 @@ import {
   type PreparedInstance,
 } from './evaluate.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
-import { DEFAULT_ENGINE_LIMITS, assertSizeWithin, limitExceeded, resolveEngineLimits, type EngineLimits } from './limits.js';
+import { DEFAULT_ENGINE_LIMITS, assertSizeWithin, resolveEngineLimits, type EngineLimits } from './limits.js';
 import { CUSTOM_RULE_ID, buildRuleInstance } from './rule-instances.js';
 import {
   DEFAULT_RISK_BANDS,

@@ -4,7 +4,8 @@
  * every transaction — so that no request can freeze or exhaust a process that serves others.
  * Every refusal is a `LIMIT_EXCEEDED` (400) whose message names the limit.
  */
-import { TxmonError } from '../errors.js';
+import { TxmonError, limitExceeded } from '../errors.js';
+
 
 /** Limits of one engine (one tenant); see {@link DEFAULT_ENGINE_LIMITS} for the defaults. */
 export interface EngineLimits {
@@ -71,15 +72,6 @@ export function resolveEngineLimits(overrides: Partial<EngineLimits> | undefined
     limits[name] = value as number;
   }
   return Object.freeze(limits) as unknown as EngineLimits;
-}
-
-/**
- * The refusal of a request that would pass limit `name`: `LIMIT_EXCEEDED` with one detail at `path`.
- * `what` says what is counted ("rule instances", "events of this transaction" …).
- */
-export function limitExceeded(name: keyof EngineLimits | string, max: number, what: string, path = ''): TxmonError {
-  const message = `${what} would exceed the limit ${name} (${max})`;
-  return new TxmonError('LIMIT_EXCEEDED', `Limit exceeded: ${message}`, [{ path, code: 'limit', message }]);
 }
 
 /**
