@@ -85,7 +85,7 @@ export {
 export type { RiskBands, RiskFactor, RiskParameter, TransactionRisk } from './engine/risk.js';
 export type { TransitionTable } from './engine/lifecycle.js';
 export { buildRuleInstance, CUSTOM_RULE_ID } from './engine/rule-instances.js';
-export { canonicalJson } from './engine/canonical.js';
+export { cloneJson, deepFreeze } from './domain/json.js';
 
 // Rules
 export { createRuleRegistry, LIBRARY_RULES } from './rules/registry.js';
@@ -101,17 +101,8 @@ export {
   SERIES_NAMES,
 } from './rules/series.js';
 export type { DerivedSeries, DerivedSeriesName, SeriesName } from './rules/series.js';
-export {
-  compileHistoricalFilters,
-  compileRuleFilters,
-  evaluateRuleFilters,
-  filterIdOf,
-  getRuleFiltersSchemaJson,
-  HISTORICAL_FILTER_KEYS,
-  RuleFiltersSchema,
-  validateRuleFilters,
-} from './rules/filters.js';
-export type { CompiledHistoricalFilters, FilterDecision, RuleFilters } from './rules/filters.js';
+export { compileHistoricalFilters, compileRuleFilters, evaluateRuleFilters, filterIdOf, validateRuleFilters } from './rules/filters.js';
+export type { CompiledHistoricalFilters, FilterDecision } from './rules/filters.js';
 export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,
@@ -137,8 +128,7 @@ export type {
   SeriesEntryRef,
 } from './aggregation/aggregate-store.js';
 export { createWindowIndex } from './aggregation/window-index.js';
-export { describeTimeWindow, TimeWindowSchema, windowStart } from './aggregation/time-window.js';
-export type { TimeWindow } from './aggregation/time-window.js';
+export { describeTimeWindow, windowStart } from './aggregation/time-window.js';
 
 // Custom logic
 export { compileLogic, LOGIC_OPERATORS } from './logic/index.js';
@@ -167,11 +157,5 @@ export {
   notFound,
 } from './errors.js';
 export type { DetailCode, ErrorCode, ErrorDetail, InvalidRequestCode, SchemaKeyword, TxmonDetailCode } from './errors.js';
-export {
-  AGGREGATION_FUNCTIONS,
-  AGGREGATION_TRANSACTION_DIRECTIONS,
-  AGGREGATION_USER_DIRECTIONS,
-  AggregationVariableSchema,
-  compileAggregationVariables,
-} from './rules/aggregation-variables.js';
-export type { AggregationVariable, CompiledAggregationVariable } from './rules/aggregation-variables.js';
+export { compileAggregationVariables } from './rules/aggregation-variables.js';
+export type { CompiledAggregationVariable } from './rules/aggregation-variables.js';

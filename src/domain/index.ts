@@ -4,3 +4,6 @@ export * from './codes.js';
 export * from './schemas/index.js';
 export * from './money.js';
 export * from './canonical-json.js';
+export * from './time.js';
+export * from './json.js';
+export * from './entities.js';

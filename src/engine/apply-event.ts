@@ -4,6 +4,7 @@ import { TxmonError, isTxmonError } from '../errors.js';
 import { TransactionSchema } from '../domain/index.js';
 import type { Transaction, TransactionEvent, TransactionState } from '../domain/index.js';
 import { createValidator } from '../validation/index.js';
+import { isJsonObject } from '../domain/json.js';
 import { DEFAULT_TRANSITIONS, isTransitionAllowed, type TransitionTable } from './lifecycle.js';
 
 /** Options of {@link applyTransactionEvent} and {@link foldTransactionEvents}. */
@@ -55,9 +56,6 @@ const PATCH_PATH = '/updatedTransactionAttributes';
 
 type JsonObject = Record<string, unknown>;
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** RFC 7396 merge of `patch` into a draft object: objects merge, arrays and scalars replace, `null` removes. */
 function mergeInto(target: JsonObject, patch: JsonObject): void {
@@ -65,9 +63,9 @@ function mergeInto(target: JsonObject, patch: JsonObject): void {
     const value = patch[key];
     if (value === null) {
       delete target[key];
-    } else if (isPlainObject(value)) {
+    } else if (isJsonObject(value)) {
       const current = target[key];
-      if (isPlainObject(current)) {
+      if (isJsonObject(current)) {
         mergeInto(current, value);
       } else {
         const fresh: JsonObject = {};

@@ -41,16 +41,10 @@ import type {
   UserType,
   UserUpdate,
 } from '../repositories/types.js';
-import {
-  compileHistoricalFilters,
-  compileRuleFilters,
-  getRuleFiltersSchemaJson,
-  hasActiveFilters,
-  whitelistListIds,
-  type RuleFilters,
-} from '../rules/filters.js';
+import { compileHistoricalFilters, compileRuleFilters, hasActiveFilters, whitelistListIds } from '../rules/filters.js';
+import { getRuleFiltersSchemaJson, type RuleFilters } from '../domain/schemas/rule-filters.js';
 import { compileAggregationVariables, createCustomLogicRule } from '../rules/aggregation-variables.js';
-import { createRuleRegistry, deepFreeze } from '../rules/registry.js';
+import { createRuleRegistry } from '../rules/registry.js';
 import {
   SERIES_NAMES,
   contributionRefsOf,
@@ -62,7 +56,8 @@ import {
 import type { AggregateNeed, AnyRuleDefinition, LookupNeed, MoneyContext, RuleDefinition, RuleUser, RuleView } from '../rules/types.js';
 import { appendPointer, copySafeJson, copySafeJsonSized, createValidator, measureJsonSize } from '../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from './apply-event.js';
-import { canonicalJson, cloneJson } from './canonical.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { cloneJson, deepFreeze } from '../domain/json.js';
 import {
   planRuleInstances,
   evaluateRuleInstances,

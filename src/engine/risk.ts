@@ -5,6 +5,7 @@ import { convertScaled, toScaled } from '../domain/money.js';
 import { TxmonError } from '../errors.js';
 import type { MoneyContext, RuleUser } from '../rules/types.js';
 import { collectSchemaErrors } from '../validation/index.js';
+import { DAY_MS } from '../domain/time.js';
 
 /**
  * The values of a transaction a risk factor can look at (DOMAIN.md §(e) transaction factors).
@@ -99,7 +100,6 @@ export function validateRiskConfiguration(factors: unknown, bands: unknown): voi
 }
 
 type Amounts = Transaction['originAmountDetails'];
-const DAY_MS = 86_400_000;
 
 function ageDays(user: RuleUser | null, at: number): number | undefined {
   const created = (user?.profile as { createdTimestamp?: unknown } | null)?.createdTimestamp;

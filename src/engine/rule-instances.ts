@@ -3,11 +3,13 @@ import type { RiskLevel, RuleAction, RuleInstanceRequest, TriggersOnHit } from '
 import { TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic } from '../logic/index.js';
 import { compileAggregationVariables } from '../rules/aggregation-variables.js';
+import type { AggregationVariable } from '../domain/index.js';
 import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js';
 import type { RuleRegistry } from '../rules/registry.js';
 import type { AnyRuleDefinition } from '../rules/types.js';
-import { compileHistoricalFilters, HISTORICAL_FILTER_KEYS, validateRuleFilters, type RuleFilters } from '../rules/filters.js';
-import { cloneJson } from './canonical.js';
+import { compileHistoricalFilters, validateRuleFilters } from '../rules/filters.js';
+import { HISTORICAL_FILTER_KEYS, type RuleFilters } from '../domain/schemas/rule-filters.js';
+import { cloneJson } from '../domain/json.js';
 import { copySafeJson, createValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../validation/index.js';
 
 /** `ruleId` of custom json-logic instances. */
@@ -77,7 +79,7 @@ export function buildRuleInstance(
       { path: '/logicAggregationVariables', code: 'not-allowed', message: 'is only allowed with logic' },
     ]);
   }
-  let variables: unknown[] | undefined;
+  let variables: AggregationVariable[] | undefined;
   if (isCustom) {
     if (request.ruleId !== undefined && request.ruleId !== CUSTOM_RULE_ID) {
       throw new TxmonError('VALIDATION_FAILED', 'Invalid request: give either ruleId or logic, not both', [
@@ -90,8 +92,8 @@ export function buildRuleInstance(
       ]);
     }
     logic = request.logic ?? prev?.logic;
-    variables = request.logicAggregationVariables ?? prev?.logicAggregationVariables;
-    const compiled = compileAggregationVariables(variables, '/logicAggregationVariables');
+    const compiled = compileAggregationVariables(request.logicAggregationVariables ?? prev?.logicAggregationVariables, '/logicAggregationVariables');
+    variables = compiled.map((v) => v.source);
     compileLogic(logic, { basePath: '/logic', aggregationVariableKeys: compiled.map((v) => v.key) });
     ruleId = CUSTOM_RULE_ID;
     parameters = {};

@@ -25,7 +25,7 @@ import {
   defineStringEnum,
 } from '../domain/index.js';
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
-import { getRuleFiltersSchemaJson } from '../rules/filters.js';
+import { getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 
 /** Options of {@link createOpenApiDocument}. */
 export interface OpenApiDocumentOptions {

@@ -8,7 +8,7 @@
  * On the 20-instance workload this halves the cost of serialising a response (13 µs → 6 µs).
  * It relies on the engine freezing its results deeply (a frozen result is never changed).
  */
-import { isPlainObject } from '../validation/safe-json.js';
+import { isPlainObject } from '../domain/json.js';
 
 const textOf = new WeakMap<object, string>();
 

@@ -1,5 +1,14 @@
 import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import type {
+  Alert,
+  Case,
+  Comment,
+  CommentTarget,
+  MonitoringResult,
+  RuleInstance,
+  StoredList,
+  UserType,
+  ListSummary,
   BusinessUser,
   CaseStatus,
   ListSubtype,
@@ -15,14 +24,6 @@ import type {
   TransactionEvent,
   TriggersOnHit,
 } from '../domain/index.js';
-
-/** What rule evaluation produced for a transaction or an event. */
-export interface MonitoringResult {
-  executedRules: ExecutedRuleResult[];
-  hitRules: HitRuleDetails[];
-  status: RuleAction;
-  riskScoreDetails?: RiskScoreDetails;
-}
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
 export interface StoredTransaction {
@@ -57,9 +58,6 @@ export interface StoredEvent {
   result: MonitoringResult;
 }
 
-/** `CONSUMER` or `BUSINESS`. */
-export type UserType = 'CONSUMER' | 'BUSINESS';
-
 /** A user as stored: the host's profile (when created) and txmon's risk state. */
 export interface StoredUser {
   userId: string;
@@ -74,36 +72,6 @@ export interface StoredUser {
   updatedAt: number;
 }
 
-/** A live, configured copy of a rule, or a custom json-logic rule. */
-export interface RuleInstance {
-  id: string;
-  type: 'TRANSACTION';
-  /** The rule (template) id, or `CUSTOM` for a custom json-logic instance. */
-  ruleId: string;
-  logic?: unknown;
-  logicAggregationVariables?: unknown[];
-  ruleNameAlias?: string;
-  ruleDescriptionAlias?: string;
-  parameters: Record<string, unknown>;
-  riskLevelParameters: Record<RiskLevel, Record<string, unknown>>;
-  action: RuleAction;
-  riskLevelActions: Record<RiskLevel, RuleAction>;
-  triggersOnHit?: TriggersOnHit;
-  riskLevelsTriggersOnHit: Record<RiskLevel, TriggersOnHit>;
-  filters: Record<string, unknown>;
-  alertCreationOnHit: boolean;
-  status: 'ACTIVE' | 'INACTIVE';
-  mode: 'LIVE' | 'SHADOW';
-  casePriority: 'P1' | 'P2' | 'P3' | 'P4';
-  nature: RuleNature;
-  labels: RuleLabel[];
-  checksFor: string[];
-  runCount: number;
-  hitCount: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
 /**
  * A rule instance as the repository keeps it: the instance without its counters, plus which of
  * the per-risk-level maps were derived from the plain fields (so an update of `parameters`
@@ -114,54 +82,6 @@ export interface StoredRuleInstance {
   derived: { riskLevelParameters: boolean; riskLevelActions: boolean; riskLevelsTriggersOnHit: boolean };
 }
 
-
-/** An alert: one rule instance's hits on one user, collected while it is open. */
-export interface Alert {
-  alertId: string;
-  caseId: string;
-  createdTimestamp: number;
-  updatedAt: number;
-  alertStatus: CaseStatus;
-  priority: 'P1' | 'P2' | 'P3' | 'P4';
-  userId: string;
-  direction: 'ORIGIN' | 'DESTINATION';
-  entityDetails: { type: 'TRANSACTION'; transactionIds: string[] };
-  ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
-}
-
-/** A case: the open alerts of one user. */
-export interface Case {
-  caseId: string;
-  createdTimestamp: number;
-  updatedAt: number;
-  caseStatus: CaseStatus;
-  priority: 'P1' | 'P2' | 'P3' | 'P4';
-  alertIds: string[];
-  entityDetails: { type: 'USER'; userId: string };
-}
-
-/** A file attached to a comment, as returned (with a download link). */
-export interface CommentFileLink {
-  s3Key: string;
-  filename: string;
-  size: number;
-  downloadLink: string;
-}
-
-/** A comment on a user, a case or an alert. */
-export interface Comment {
-  commentId: string;
-  body: string;
-  files: Omit<CommentFileLink, 'downloadLink'>[];
-  createdTimestamp: number;
-  updatedTimestamp: number;
-}
-
-/** What a comment is attached to. */
-export interface CommentTarget {
-  kind: 'user' | 'case' | 'alert';
-  id: string;
-}
 
 /** An upload slot issued by `createUpload`. */
 export interface FileRecord {
@@ -318,21 +238,6 @@ export interface AggregateRepository {
   replaceSeries(series: string, entries: readonly SeriesEntry[]): Promise<void>;
 }
 
-/** A list of values as stored (see `ListRequest`). Items are kept unique, in first-seen order. */
-export interface StoredList {
-  listId: string;
-  listType: 'BLACKLIST' | 'WHITELIST';
-  subtype: ListSubtype;
-  name?: string;
-  description?: string;
-  items: string[];
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** A list without its items, as `listLists` returns it. */
-export type ListSummary = Omit<StoredList, 'items'> & { itemCount: number };
-
 /** One value to look up in a list: found only when the list has this type and subtype and holds the value. */
 export interface ListProbe {
   readonly listType: 'BLACKLIST' | 'WHITELIST';
@@ -376,3 +281,5 @@ export interface Repositories {
   readonly lists: ListRepository;
   readonly flags: RepositoryFlags;
 }
+
+export type { Alert, Case, Comment, CommentFileLink, CommentTarget, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';

@@ -8,8 +8,15 @@
  * variables runs as a synthetic {@link RuleDefinition} ({@link createCustomLogicRule}): the engine
  * plans, queries and evaluates it like any library rule.
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { TIME_WINDOW_GRANULARITIES, windowStart } from '../aggregation/time-window.js';
+import { Type } from '@sinclair/typebox';
+import { windowStart } from '../aggregation/time-window.js';
+import {
+  AGGREGATION_FUNCTIONS,
+  AGGREGATION_TRANSACTION_DIRECTIONS,
+  AGGREGATION_USER_DIRECTIONS,
+  AggregationVariableSchema,
+  type AggregationVariable,
+} from '../domain/schemas/aggregation-variable.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
 import { canonicalJson, convertScaled, CurrencyCodeSchema, divideRounded, defineClosedObject, scaledToNumber, type Transaction } from '../domain/index.js';
 import { TxmonError, type ErrorDetail } from '../errors.js';
@@ -20,59 +27,6 @@ import { filterIdOf } from './filters.js';
 import { createDerivedSeries, userEntryValuesOf, type DerivedSeries, type UserSeriesName } from './series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from './types.js';
 
-/** The aggregate functions a variable can compute. */
-export const AGGREGATION_FUNCTIONS = ['COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'UNIQUE_COUNT'] as const;
-/** Whose history a variable reads. */
-export const AGGREGATION_USER_DIRECTIONS = ['SENDER', 'RECEIVER', 'SENDER_OR_RECEIVER'] as const;
-/** Which of that user's transactions a variable reads. */
-export const AGGREGATION_TRANSACTION_DIRECTIONS = ['SENDING', 'RECEIVING', 'SENDING_RECEIVING'] as const;
-
-const WindowPointSchema = defineClosedObject(
-  {
-    units: Type.Integer({ minimum: 0, maximum: 10_000, title: 'Units', description: 'How many granularity units back from the transaction time (0 = the transaction time)' }),
-    granularity: Type.Union(([...TIME_WINDOW_GRANULARITIES, 'now'] as const).map((g) => Type.Literal(g)), {
-      title: 'Granularity',
-      description: 'The unit; `now` is the transaction time itself',
-    }),
-    rollingBasis: Type.Optional(
-      Type.Boolean({
-        title: 'Rolling basis',
-        description:
-          'Default true: the point is exactly units × granularity before the transaction time (30 days = 30 × 24 h). false: calendar-aligned for day and longer, as for rule time windows (the start of the current UTC unit minus units − 1 units)',
-      }),
-    ),
-  },
-  { title: 'Window point', description: 'A point before the transaction time' },
-);
-
-/** One aggregation variable as the request gives it. */
-export const AggregationVariableSchema = defineClosedObject(
-  {
-    key: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', title: 'Key', description: 'Name the logic reads the value under (`agg.<key>`)' }),
-    aggregationFunc: Type.Union(AGGREGATION_FUNCTIONS.map((f) => Type.Literal(f)), { title: 'Function', description: 'What to compute over the window' }),
-    aggregationFieldKey: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, title: 'Field', description: 'Transaction field aggregated (see docs/rules.md for the supported fields); not used by COUNT' }),
-    ),
-    userDirection: Type.Union(AGGREGATION_USER_DIRECTIONS.map((d) => Type.Literal(d)), {
-      title: 'User',
-      description: 'SENDER or RECEIVER of the current transaction; SENDER_OR_RECEIVER evaluates the logic once per side (ORIGIN and DESTINATION hits)',
-    }),
-    transactionDirection: Type.Union(AGGREGATION_TRANSACTION_DIRECTIONS.map((d) => Type.Literal(d)), {
-      title: 'Transactions',
-      description: "The user's sent, received, or all transactions",
-    }),
-    timeWindow: defineClosedObject(
-      { start: WindowPointSchema, end: WindowPointSchema },
-      { title: 'Time window', description: 'From `start` (inclusive) to `end` (exclusive; inclusive when `end` is the transaction time)' },
-    ),
-    filtersLogic: Type.Optional(Type.Unknown({ title: 'Filter logic', description: 'json-logic over `transaction` (a past transaction): only those it accepts count' })),
-    baseCurrency: Type.Optional(CurrencyCodeSchema),
-    includeCurrentEntity: Type.Optional(Type.Boolean({ title: 'Include the current transaction', description: 'Default true' })),
-  },
-  { title: 'Aggregation variable' },
-);
-/** One aggregation variable as the request gives it. */
-export type AggregationVariable = Static<typeof AggregationVariableSchema>;
 
 type Side = 'origin' | 'destination';
 
@@ -109,6 +63,8 @@ function isAmountField(fieldKey: string, direction: (typeof AGGREGATION_TRANSACT
 
 /** A validated variable, ready to plan. */
 export interface CompiledAggregationVariable {
+  /** The variable as validated (what the instance stores). */
+  readonly source: AggregationVariable;
   readonly key: string;
   readonly func: (typeof AGGREGATION_FUNCTIONS)[number];
   readonly userDirection: (typeof AGGREGATION_USER_DIRECTIONS)[number];
@@ -210,6 +166,7 @@ export function compileAggregationVariables(variables: unknown, basePath: string
       }
     }
     out.push({
+      source: v,
       key: v.key,
       func: v.aggregationFunc,
       userDirection: v.userDirection,

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../domain/json.js';
 import { TxmonError } from '../errors.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
 import { r87HighRiskIpCountry } from './library/r-87-high-risk-ip-country.js';
@@ -43,14 +44,6 @@ import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
 import { r69MoneyFlowVolume } from './library/r-69-money-flow-volume.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
 
-/** Freezes a JSON-like value and everything in it (already frozen parts are left as they are). */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r1FirstTransaction,

@@ -5,7 +5,8 @@
  * comparisons in bigint, and the per-side check loop ({@link checkTwoPeriods}).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { TimeWindowSchema, describeTimeWindow, windowStart, type TimeWindow } from '../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../aggregation/time-window.js';
+import { TimeWindowSchema, type TimeWindow } from '../domain/schemas/time-window.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
 import { formatMoney, MONEY_SCALE, toScaled } from '../domain/money.js';
 import type { Transaction } from '../domain/index.js';

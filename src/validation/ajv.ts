@@ -3,6 +3,7 @@
  */
 import { Ajv } from 'ajv';
 import { COUNTRY_CODES, CURRENCY_CODES } from '../domain/codes.js';
+import { isCalendarDate } from '../domain/time.js';
 
 /** Name of the ajv format that accepts the codes of `COUNTRY_CODES`. */
 export const COUNTRY_CODE_FORMAT = 'country-code';
@@ -11,17 +12,6 @@ export const CURRENCY_CODE_FORMAT = 'currency-code';
 /** Name of the ajv format that accepts an existing calendar date `YYYY-MM-DD` (no 30 February). */
 export const CALENDAR_DATE_FORMAT = 'calendar-date';
 
-/** Whether `value` is `YYYY-MM-DD` naming a day that exists in the proleptic Gregorian calendar. */
-export function isCalendarDate(value: string): boolean {
-  const m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(value);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const date = new Date(Date.UTC(2000, month - 1, day));
-  date.setUTCFullYear(year);
-  return month >= 1 && month <= 12 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
 
 /**
  * Creates an ajv instance configured the way txmon needs it. Exported for tests and for hosts that

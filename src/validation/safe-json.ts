@@ -3,6 +3,7 @@
  * prototype-polluting keys, bounded depth and size. Iterative, so hostile nesting cannot overflow
  * the stack.
  */
+import { isPlainObject } from '../domain/json.js';
 import { TxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { appendPointer } from './pointer.js';
 
@@ -71,12 +72,6 @@ class SafeJsonProblem {
   ) {}
 }
 
-/** Whether an object is a plain object: prototype `Object.prototype` or `null` (also from another realm). */
-export function isPlainObject(value: object): boolean {
-  const proto: unknown = Object.getPrototypeOf(value);
-  // `Object.getPrototypeOf(proto) === null` also accepts plain objects from another realm.
-  return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
-}
 
 const NOT_WELL_FORMED = 'must be well-formed Unicode text (it holds a lone surrogate)';
 

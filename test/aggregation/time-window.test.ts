@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
 import { Ajv } from 'ajv';
-import {
-  TIME_WINDOW_GRANULARITIES,
-  TimeWindowSchema,
-  describeTimeWindow,
-  maxWindowSpanMs,
-  windowStart,
-  type TimeWindow,
-} from '../../src/aggregation/time-window.js';
+import { describeTimeWindow, maxWindowSpanMs, windowStart } from '../../src/aggregation/time-window.js';
+import { TIME_WINDOW_GRANULARITIES, TimeWindowSchema, type TimeWindow } from '../../src/domain/schemas/time-window.js';
 import { isTxmonError } from '../../src/errors.js';
 
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });

@@ -17,7 +17,7 @@ import {
 } from '../../src/domain/index.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import { createOpenApiDocument, ProblemSchema } from '../../src/http/openapi.js';
-import { RuleFiltersSchema } from '../../src/rules/filters.js';
+import { RuleFiltersSchema } from '../../src/domain/schemas/rule-filters.js';
 import { COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT, createAjv } from '../../src/validation/index.js';
 import { isTxmonError } from '../../src/errors.js';
 

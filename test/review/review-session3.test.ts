@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAggregateStore, computeAggregate, type AggregateQuery, type SeriesEntry } from '../../src/aggregation/aggregate-store.js';
 import { serve } from '../../src/cli/serve.js';
 import { createFixedRateProvider, formatMoney, toScaled } from '../../src/domain/money.js';
-import { cloneJson } from '../../src/engine/canonical.js';
+import { cloneJson } from '../../src/domain/json.js';
 import { hasDuplicateKey } from '../../src/http/handler.js';
 import { createHttpHandler, toNodeListener } from '../../src/http/index.js';
 import { createEngine, evaluateRuleInstances, planRuleInstances, type EvaluationInput, type PreparedInstance } from '../../src/index.js';
@@ -22,7 +22,7 @@ import { r1FirstTransaction } from '../../src/rules/library/r-1-first-transactio
 import { r2TransactionAmount } from '../../src/rules/library/r-2-transaction-amount.js';
 import { r69MoneyFlowVolume } from '../../src/rules/library/r-69-money-flow-volume.js';
 import { resolveThreshold } from '../../src/rules/parameters.js';
-import { deepFreeze } from '../../src/rules/registry.js';
+import { deepFreeze } from '../../src/domain/json.js';
 import type { RuleCheckContext, RuleHit } from '../../src/rules/types.js';
 import { copySafeJson } from '../../src/validation/safe-json.js';
 import { T0, fixedClock, sequentialIds, tx } from '../helpers.js';

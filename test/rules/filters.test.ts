@@ -3,18 +3,8 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { TRANSACTION_STATES, type Transaction } from '../../src/domain/index.js';
 import { isTxmonError } from '../../src/errors.js';
-import {
-  HISTORICAL_FILTER_KEYS,
-  TRANSACTION_FILTER_KEYS,
-  USER_FILTER_KEYS,
-  compileRuleFilters,
-  evaluateRuleFilters,
-  getRuleFiltersSchemaJson,
-  hasActiveFilters,
-  validateRuleFilters,
-  type FilterDecision,
-  type RuleFilters,
-} from '../../src/rules/filters.js';
+import { compileRuleFilters, evaluateRuleFilters, hasActiveFilters, validateRuleFilters, type FilterDecision } from '../../src/rules/filters.js';
+import { HISTORICAL_FILTER_KEYS, TRANSACTION_FILTER_KEYS, USER_FILTER_KEYS, getRuleFiltersSchemaJson, type RuleFilters } from '../../src/domain/schemas/rule-filters.js';
 import type { RuleUser } from '../../src/rules/types.js';
 
 if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });

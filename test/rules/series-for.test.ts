@@ -4,7 +4,8 @@ import { seriesReadBy } from '../../src/engine/create-engine.js';
 import { createFixedRateProvider } from '../../src/domain/money.js';
 import type { RuleInstance } from '../../src/repositories/types.js';
 import { sideSeries } from '../../src/rules/directions.js';
-import { LIBRARY_RULES, deepFreeze } from '../../src/rules/registry.js';
+import { LIBRARY_RULES } from '../../src/rules/registry.js';
+import { deepFreeze } from '../../src/domain/json.js';
 import type { AnyRuleDefinition } from '../../src/rules/types.js';
 import { transactionArbitrary } from '../arbitraries/index.js';
 

@@ -2,7 +2,7 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { createFixedRateProvider, toScaled } from '../../src/domain/money.js';
 import { reachesThreshold, resolveThreshold } from '../../src/rules/parameters.js';
-import { deepFreeze } from '../../src/rules/registry.js';
+import { deepFreeze } from '../../src/domain/json.js';
 
 /**
  * `reachesThreshold` is the allocation-free test the hot path runs on every transaction; it must

@@ -172,7 +172,8 @@ describe('measureJsonSize and copySafeJsonSized', () => {
     expect(measureJsonSize(value)).toBe(size);
   });
 
-  propTest.prop([fc.jsonValue()], fcParams)('copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text', (value) => {
+  const safeJsonValue = fc.jsonValue().filter((value) => problemOf(value) === null);
+  propTest.prop([safeJsonValue], fcParams)('copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text', (value) => {
     const { copy, size } = copySafeJsonSized(value);
     expect(copy).toEqual(value);
     expect(size).toBe(measureJsonSize(value));

@@ -7,3 +7,6 @@ export * from './comment.js';
 export * from './rule-instance.js';
 export * from './results.js';
 export * from './list.js';
+export * from './time-window.js';
+export * from './rule-filters.js';
+export * from './aggregation-variable.js';

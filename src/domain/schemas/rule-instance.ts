@@ -14,7 +14,9 @@ import {
   RULE_NATURES,
   USER_DIRECTIONS,
 } from '../enums.js';
+import { AggregationVariableSchema } from './aggregation-variable.js';
 import { IdSchema, SCHEMA_LIMITS, ShortTextSchema, TextSchema, defineClosedObject, defineFreeObject, defineStringEnum } from './common.js';
+import { RuleFiltersSchema } from './rule-filters.js';
 import { KycStatusSchema, UserStateSchema } from './user.js';
 
 /** A rule action (see `RULE_ACTIONS`). */
@@ -93,3 +95,38 @@ export const RuleInstanceRequestSchema = defineClosedObject({
 });
 /** A rule-instance request. */
 export type RuleInstanceRequest = Static<typeof RuleInstanceRequestSchema>;
+
+/**
+ * A rule instance as stored and returned (the create response of SPEC §3): every request field
+ * after defaults, the per-risk-level maps filled in, and the fields the service maintains.
+ */
+export const RuleInstanceSchema = defineClosedObject({
+  id: IdSchema,
+  type: Type.Literal('TRANSACTION'),
+  /** The rule (template) id, or `CUSTOM` for a custom json-logic instance. */
+  ruleId: IdSchema,
+  logic: Type.Optional(Type.Unknown({ description: 'A json-logic expression (custom instances)' })),
+  logicAggregationVariables: Type.Optional(Type.Array(AggregationVariableSchema, { maxItems: MAX_LOGIC_AGGREGATION_VARIABLES })),
+  ruleNameAlias: Type.Optional(ShortTextSchema),
+  ruleDescriptionAlias: Type.Optional(TextSchema),
+  parameters: defineFreeObject(),
+  riskLevelParameters: RiskLevelRecordSchema(defineFreeObject()),
+  action: RuleActionSchema,
+  riskLevelActions: RiskLevelRecordSchema(RuleActionSchema),
+  triggersOnHit: Type.Optional(TriggersOnHitSchema),
+  riskLevelsTriggersOnHit: RiskLevelRecordSchema(TriggersOnHitSchema),
+  filters: RuleFiltersSchema,
+  alertCreationOnHit: Type.Boolean(),
+  status: defineStringEnum(RULE_INSTANCE_STATUSES),
+  mode: defineStringEnum(RULE_INSTANCE_MODES),
+  casePriority: defineStringEnum(CASE_PRIORITIES),
+  nature: defineStringEnum(RULE_NATURES),
+  labels: Type.Array(defineStringEnum(RULE_LABELS)),
+  checksFor: Type.Array(Type.String()),
+  runCount: Type.Integer({ minimum: 0 }),
+  hitCount: Type.Integer({ minimum: 0 }),
+  createdAt: Type.Number(),
+  updatedAt: Type.Number(),
+});
+/** A live, configured copy of a rule, or a custom json-logic rule (see {@link RuleInstanceSchema}). */
+export type RuleInstance = Static<typeof RuleInstanceSchema>;

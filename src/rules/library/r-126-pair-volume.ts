@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { formatMoney } from '../../domain/money.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import { pairKey } from '../series.js';

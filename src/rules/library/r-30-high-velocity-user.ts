@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { createSideNames, planSides, receiverReads, senderReads, sumCounts, type SideRead, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
-import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
 import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
 import type { Transaction } from '../../domain/index.js';

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { paymentIdentifier } from '../series.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 

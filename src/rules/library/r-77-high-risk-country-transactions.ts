@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TimeWindowSchema, describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';

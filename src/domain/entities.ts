@@ -1,0 +1,85 @@
+/**
+ * The domain's entities: what txmon keeps and returns besides transactions and users — rule
+ * instances, monitoring results, alerts, cases, comments and lists. Every layer imports them from
+ * here; the repositories store them.
+ */
+import type { CaseStatus, RuleAction, RuleNature } from './enums.js';
+import type { ExecutedRuleResult, HitRuleDetails, RiskScoreDetails } from './schemas/results.js';
+import type { ListSubtype } from './schemas/list.js';
+
+export type { RuleInstance } from './schemas/rule-instance.js';
+
+/** What rule evaluation produced for a transaction or an event. */
+export interface MonitoringResult {
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
+  status: RuleAction;
+  riskScoreDetails?: RiskScoreDetails;
+}
+
+/** `CONSUMER` or `BUSINESS`. */
+export type UserType = 'CONSUMER' | 'BUSINESS';
+
+/** An alert: one rule instance's hits on one user, collected while it is open. */
+export interface Alert {
+  alertId: string;
+  caseId: string;
+  createdTimestamp: number;
+  updatedAt: number;
+  alertStatus: CaseStatus;
+  priority: 'P1' | 'P2' | 'P3' | 'P4';
+  userId: string;
+  direction: 'ORIGIN' | 'DESTINATION';
+  entityDetails: { type: 'TRANSACTION'; transactionIds: string[] };
+  ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
+}
+
+/** A case: the open alerts of one user. */
+export interface Case {
+  caseId: string;
+  createdTimestamp: number;
+  updatedAt: number;
+  caseStatus: CaseStatus;
+  priority: 'P1' | 'P2' | 'P3' | 'P4';
+  alertIds: string[];
+  entityDetails: { type: 'USER'; userId: string };
+}
+
+/** A file attached to a comment, as returned (with a download link). */
+export interface CommentFileLink {
+  s3Key: string;
+  filename: string;
+  size: number;
+  downloadLink: string;
+}
+
+/** A comment on a user, a case or an alert. */
+export interface Comment {
+  commentId: string;
+  body: string;
+  files: Omit<CommentFileLink, 'downloadLink'>[];
+  createdTimestamp: number;
+  updatedTimestamp: number;
+}
+
+/** What a comment is attached to. */
+export interface CommentTarget {
+  kind: 'user' | 'case' | 'alert';
+  id: string;
+}
+
+/** A list of values as stored (see `ListRequest`). Items are kept unique, in first-seen order. */
+export interface StoredList {
+  listId: string;
+  listType: 'BLACKLIST' | 'WHITELIST';
+  subtype: ListSubtype;
+  name?: string;
+  description?: string;
+  items: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A list without its items, as `listLists` returns it. */
+export type ListSummary = Omit<StoredList, 'items'> & { itemCount: number };
+
