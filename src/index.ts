@@ -71,18 +71,10 @@ export type {
   ResolvedSettings,
 } from './engine/evaluate.js';
 export { DEFAULT_TRANSITIONS, isTransitionAllowed } from './engine/lifecycle.js';
-export {
-  DEFAULT_RISK_BANDS,
-  RISK_PARAMETERS,
-  RiskFactorSchema,
-  computeTransactionRisk,
-  nextCraScore,
-  riskFactorLevel,
-  riskLevelScore,
-  scoreToRiskLevel,
-  validateRiskConfiguration,
-} from './engine/risk.js';
-export type { RiskBands, RiskFactor, RiskParameter, TransactionRisk } from './engine/risk.js';
+export { RISK_PARAMETERS, RiskFactorSchema, computeTransactionRisk, riskFactorLevel, validateRiskConfiguration } from './engine/risk.js';
+export { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel } from './domain/risk-score.js';
+export type { RiskFactor, RiskParameter, TransactionRisk } from './engine/risk.js';
+export type { RiskBands } from './domain/risk-score.js';
 export type { TransitionTable } from './engine/lifecycle.js';
 export { buildRuleInstance, CUSTOM_RULE_ID } from './engine/rule-instances.js';
 export { cloneJson, deepFreeze } from './domain/json.js';

@@ -6,6 +6,8 @@
 import type { CaseStatus, RuleAction, RuleNature } from './enums.js';
 import type { ExecutedRuleResult, HitRuleDetails, RiskScoreDetails } from './schemas/results.js';
 import type { ListSubtype } from './schemas/list.js';
+import type { BusinessUser, ConsumerUser } from './schemas/user.js';
+import type { RiskLevel } from './enums.js';
 
 export type { RuleInstance } from './schemas/rule-instance.js';
 
@@ -82,4 +84,18 @@ export interface StoredList {
 
 /** A list without its items, as `listLists` returns it. */
 export type ListSummary = Omit<StoredList, 'items'> & { itemCount: number };
+
+/** A user as stored: the host's profile (when created) and txmon's risk state. */
+export interface StoredUser {
+  userId: string;
+  /** `null` for a user only seen as a party of transactions. */
+  type: UserType | null;
+  profile: ConsumerUser | BusinessUser | null;
+  /** Dynamic customer risk (CRA) score 0–100, when computed. */
+  craScore: number | null;
+  craRiskLevel: RiskLevel | null;
+  /** Epoch ms of the first time txmon saw the user (created or in a transaction). */
+  firstSeenAt: number;
+  updatedAt: number;
+}
 

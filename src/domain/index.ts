@@ -7,3 +7,6 @@ export * from './canonical-json.js';
 export * from './time.js';
 export * from './json.js';
 export * from './entities.js';
+export * from './risk-score.js';
+export * from './case-policy.js';
+export * from './user-update.js';

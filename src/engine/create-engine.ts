@@ -69,16 +69,8 @@ import {
 import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
 import { DEFAULT_ENGINE_LIMITS, assertSizeWithin, resolveEngineLimits, type EngineLimits } from './limits.js';
 import { CUSTOM_RULE_ID, buildRuleInstance } from './rule-instances.js';
-import {
-  DEFAULT_RISK_BANDS,
-  computeTransactionRisk,
-  nextCraScore,
-  riskLevelScore,
-  scoreToRiskLevel,
-  validateRiskConfiguration,
-  type RiskBands,
-  type RiskFactor,
-} from './risk.js';
+import { computeTransactionRisk, validateRiskConfiguration, type RiskFactor } from './risk.js';
+import { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../domain/risk-score.js';
 import { createUrlSigner, randomSecret } from './url-signer.js';
 
 /** A source of time (epoch ms). Inject a fixed clock in tests. */

@@ -6,6 +6,7 @@ import { TxmonError } from '../errors.js';
 import type { MoneyContext, RuleUser } from '../rules/types.js';
 import { collectSchemaErrors } from '../validation/index.js';
 import { DAY_MS } from '../domain/time.js';
+import { DEFAULT_RISK_BANDS, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../domain/risk-score.js';
 
 /**
  * The values of a transaction a risk factor can look at (DOMAIN.md §(e) transaction factors).
@@ -60,23 +61,6 @@ export const RiskFactorSchema = Type.Object(
 );
 /** A transaction risk factor: which value, its weight, and how values map to risk levels. */
 export type RiskFactor = Static<typeof RiskFactorSchema>;
-
-/** Score bands: `[b0, b1, b2, b3, b4, b5]` — VERY_LOW is [b0, b1), …, VERY_HIGH is [b4, b5]. */
-export type RiskBands = readonly [number, number, number, number, number, number];
-/** SPEC §3 default bands: [0,20) [20,40) [40,60) [60,80) [80,100]. */
-export const DEFAULT_RISK_BANDS: RiskBands = Object.freeze([0, 20, 40, 60, 80, 100]) as RiskBands;
-
-/** The level of a score: below the first band → VERY_LOW, above the last → VERY_HIGH. */
-export function scoreToRiskLevel(score: number, bands: RiskBands = DEFAULT_RISK_BANDS): RiskLevel {
-  for (let i = 1; i < 5; i++) if (score < (bands[i] as number)) return RISK_LEVELS[i - 1] as RiskLevel;
-  return 'VERY_HIGH';
-}
-
-/** The score of a level: the midpoint of its band (DOMAIN.md §(e)). */
-export function riskLevelScore(level: RiskLevel, bands: RiskBands = DEFAULT_RISK_BANDS): number {
-  const i = RISK_LEVELS.indexOf(level);
-  return ((bands[i] as number) + (bands[i + 1] as number)) / 2;
-}
 
 /**
  * Checks risk factors and bands given to `createEngine`.
@@ -213,10 +197,3 @@ export function computeTransactionRisk(
   return { trsScore, trsRiskLevel: scoreToRiskLevel(trsScore, context.bands) };
 }
 
-/**
- * The next CRA (dynamic customer risk) score: the moving average of the old CRA and the TRS, or
- * the TRS for a user without one (DOMAIN.md §(e) `FORMULA_LEGACY_MOVING_AVG`, no KYC score). Two decimals.
- */
-export function nextCraScore(old: number | null, trs: number): number {
-  return Math.round((old === null ? trs : (old + trs) / 2) * 100) / 100;
-}

@@ -1,5 +1,8 @@
 import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import type {
+  AlertHit,
+  StoredUser,
+  UserUpdate,
   Alert,
   Case,
   Comment,
@@ -58,20 +61,6 @@ export interface StoredEvent {
   result: MonitoringResult;
 }
 
-/** A user as stored: the host's profile (when created) and txmon's risk state. */
-export interface StoredUser {
-  userId: string;
-  /** `null` for a user only seen as a party of transactions. */
-  type: UserType | null;
-  profile: ConsumerUser | BusinessUser | null;
-  /** Dynamic customer risk (CRA) score 0–100, when computed. */
-  craScore: number | null;
-  craRiskLevel: RiskLevel | null;
-  /** Epoch ms of the first time txmon saw the user (created or in a transaction). */
-  firstSeenAt: number;
-  updatedAt: number;
-}
-
 /**
  * A rule instance as the repository keeps it: the instance without its counters, plus which of
  * the per-risk-level maps were derived from the plain fields (so an update of `parameters`
@@ -94,37 +83,6 @@ export interface FileRecord {
   uploaded: boolean;
   /** The number of bytes stored, once `uploaded`. */
   size?: number;
-}
-
-/** One hit that should land in an alert: appended to the open alert of (instance, user) or a new one. */
-export interface AlertHit {
-  instanceId: string;
-  userId: string;
-  direction: 'ORIGIN' | 'DESTINATION';
-  transactionId: string;
-  priority: 'P1' | 'P2' | 'P3' | 'P4';
-  ruleDetails: Alert['ruleDetails'];
-  /** Ids to use if a new alert / case has to be created. */
-  newAlertId: string;
-  newCaseId: string;
-}
-
-/** A change to a user's stored risk or state, from risk scoring or `triggersOnHit`. */
-export interface UserUpdate {
-  userId: string;
-  craScore?: number;
-  craRiskLevel?: RiskLevel;
-  /**
-   * A transaction risk score to fold into the user's CRA, applied atomically by the repository:
-   * `craScore = nextCraScore(craScore, craObservation)` (moving average) and
-   * `craRiskLevel = scoreToRiskLevel(craScore, craBands)` — so concurrent transactions of one user
-   * never lose an update.
-   */
-  craObservation?: number;
-  /** The score bands for `craObservation` (default SPEC §3 bands). */
-  craBands?: readonly [number, number, number, number, number, number];
-  userStateDetails?: { state: string; reason?: string; description?: string };
-  kycStatusDetails?: { status: string; reason?: string; description?: string };
 }
 
 /**
@@ -283,3 +241,6 @@ export interface Repositories {
 }
 
 export type { Alert, Case, Comment, CommentFileLink, CommentTarget, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
+export type { StoredUser } from '../domain/entities.js';
+export type { AlertHit } from '../domain/case-policy.js';
+export type { UserUpdate } from '../domain/user-update.js';

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import type { Arbitrary, Parameters } from 'fast-check';
 import type { SeriesEntry } from '../aggregation/aggregate-store.js';
-import type { RiskLevel } from '../domain/index.js';
+import { applyUserUpdate, decideAlertHit, seenUser, type RiskLevel } from '../domain/index.js';
 import { isTxmonError } from '../errors.js';
 import type {
   Alert,
@@ -121,55 +121,33 @@ function createModel() {
   const openCase = new Map<string, string>();
   const entries = new Map<string, Map<string, SeriesEntry>>();
 
-  function ensureUser(id: string, now: number): StoredUser {
-    let u = users.get(id);
-    if (!u) {
-      u = { userId: id, type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
-      users.set(id, u);
-    }
-    return u;
+  function ensureUser(id: string, now: number): void {
+    if (!users.has(id)) users.set(id, seenUser(id, now));
   }
 
+  /** The case policy, applied with plain data structures (linear scans are fine in a model). */
   function applyHit(hit: AlertHit, now: number): void {
     const key = `${hit.instanceId}\u0000${hit.userId}`;
-    const open = alerts.get(openAlert.get(key) ?? '');
-    if (open) {
-      if (!open.entityDetails.transactionIds.includes(hit.transactionId)) open.entityDetails.transactionIds.push(hit.transactionId);
-      open.updatedAt = now;
-      const c = cases.get(open.caseId);
-      if (c) c.updatedAt = now;
+    const change = decideAlertHit(hit, alerts.get(openAlert.get(key) ?? '') ?? null, cases.get(openCase.get(hit.userId) ?? '') ?? null, now);
+    if (change.kind === 'append') {
+      const alert = alerts.get(change.alertId) as Alert;
+      if (!alert.entityDetails.transactionIds.includes(change.transactionId)) alert.entityDetails.transactionIds.push(change.transactionId);
+      alert.updatedAt = change.at;
+      const c = cases.get(change.caseId);
+      if (c) c.updatedAt = change.at;
       return;
     }
-    let theCase = cases.get(openCase.get(hit.userId) ?? '');
-    if (!theCase) {
-      theCase = {
-        caseId: hit.newCaseId,
-        createdTimestamp: now,
-        updatedAt: now,
-        caseStatus: 'OPEN',
-        priority: hit.priority,
-        alertIds: [],
-        entityDetails: { type: 'USER', userId: hit.userId },
-      };
-      cases.set(theCase.caseId, theCase);
-      openCase.set(hit.userId, theCase.caseId);
+    if (change.caseIsNew) {
+      cases.set(change.case.caseId, structuredClone(change.case));
+      openCase.set(hit.userId, change.case.caseId);
+    } else {
+      const c = cases.get(change.caseId) as Case;
+      c.alertIds.push(change.alert.alertId);
+      c.updatedAt = change.at;
+      c.priority = change.casePriority;
     }
-    alerts.set(hit.newAlertId, {
-      alertId: hit.newAlertId,
-      caseId: theCase.caseId,
-      createdTimestamp: now,
-      updatedAt: now,
-      alertStatus: 'OPEN',
-      priority: hit.priority,
-      userId: hit.userId,
-      direction: hit.direction,
-      entityDetails: { type: 'TRANSACTION', transactionIds: [hit.transactionId] },
-      ruleDetails: structuredClone(hit.ruleDetails),
-    });
-    openAlert.set(key, hit.newAlertId);
-    theCase.alertIds.push(hit.newAlertId);
-    theCase.updatedAt = now;
-    if (hit.priority < theCase.priority) theCase.priority = hit.priority;
+    alerts.set(change.alert.alertId, structuredClone(change.alert));
+    openAlert.set(key, change.alert.alertId);
   }
 
   return {
@@ -210,19 +188,7 @@ function createModel() {
       }
       for (const hit of outcome.alertHits) applyHit(hit, outcome.now);
       for (const u of outcome.seenUserIds) ensureUser(u, outcome.now);
-      for (const upd of outcome.userUpdates) {
-        const u = ensureUser(upd.userId, outcome.now);
-        if (upd.craScore !== undefined) u.craScore = upd.craScore;
-        if (upd.craRiskLevel !== undefined) u.craRiskLevel = upd.craRiskLevel;
-        if (u.profile && (upd.userStateDetails || upd.kycStatusDetails)) {
-          u.profile = {
-            ...u.profile,
-            ...(upd.userStateDetails ? { userStateDetails: upd.userStateDetails } : {}),
-            ...(upd.kycStatusDetails ? { kycStatusDetails: upd.kycStatusDetails } : {}),
-          } as StoredUser['profile'];
-        }
-        u.updatedAt = outcome.now;
-      }
+      for (const update of outcome.userUpdates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, outcome.now));
     },
     putInstance(stored: StoredRuleInstance): void {
       const current = instances.get(stored.instance.id);

@@ -1,5 +1,5 @@
 import { createAggregateStore, type SeriesEntry } from '../../aggregation/aggregate-store.js';
-import { DEFAULT_RISK_BANDS, nextCraScore, scoreToRiskLevel } from '../../engine/risk.js';
+import { applyUserUpdate, decideAlertHit, seenUser, type AlertHit } from '../../domain/index.js';
 import { TxmonError } from '../../errors.js';
 import { measureJsonSize } from '../../validation/index.js';
 import type {
@@ -18,7 +18,6 @@ import type {
   TransactionOutcome,
 } from '../types.js';
 
-const OPEN_STATUSES = new Set(['OPEN', 'REOPENED', 'IN_REVIEW', 'ESCALATED', 'IN_PROGRESS', 'ON_HOLD']);
 
 /** Options of {@link createMemoryRepositories}. */
 export interface MemoryRepositoriesOptions {
@@ -74,6 +73,8 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const comments = new Map<string, Comment[]>();
   const alerts = new Map<string, Alert>();
   const openAlertByInstanceUser = new Map<string, string>();
+  /** Per alert, the transaction ids it lists: an appended hit is checked in constant time. */
+  const transactionsOfAlert = new Map<string, Set<string>>();
   const cases = new Map<string, Case>();
   const openCaseByUser = new Map<string, string>();
   const files = new Map<string, FileRecord>();
@@ -90,61 +91,40 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     return { ...stored.instance, runCount: c?.runs ?? 0, hitCount: c?.hits ?? 0 } as RuleInstance;
   }
 
-  function applyAlertHit(hit: TransactionOutcome['alertHits'][number], now: number): void {
+  /** Stores where a hit lands, as the domain's case policy decides. */
+  function applyAlertHit(hit: AlertHit, now: number): void {
     const key = `${hit.instanceId}\u0000${hit.userId}`;
-    const openId = openAlertByInstanceUser.get(key);
-    const open = openId === undefined ? undefined : alerts.get(openId);
-    if (open && OPEN_STATUSES.has(open.alertStatus)) {
-      if (!open.entityDetails.transactionIds.includes(hit.transactionId)) {
-        open.entityDetails.transactionIds.push(hit.transactionId);
+    const openAlert = alerts.get(openAlertByInstanceUser.get(key) ?? '') ?? null;
+    const userCase = cases.get(openCaseByUser.get(hit.userId) ?? '') ?? null;
+    const change = decideAlertHit(hit, openAlert, userCase, now);
+    if (change.kind === 'append') {
+      const alert = alerts.get(change.alertId) as Alert;
+      const listed = transactionsOfAlert.get(change.alertId) as Set<string>;
+      if (!listed.has(change.transactionId)) {
+        listed.add(change.transactionId);
+        alert.entityDetails.transactionIds.push(change.transactionId);
       }
-      open.updatedAt = now;
-      const c = cases.get(open.caseId);
-      if (c) c.updatedAt = now;
+      alert.updatedAt = change.at;
+      const c = cases.get(change.caseId);
+      if (c) c.updatedAt = change.at;
       return;
     }
-    const caseId = openCaseByUser.get(hit.userId);
-    let theCase = caseId === undefined ? undefined : cases.get(caseId);
-    if (!theCase || !OPEN_STATUSES.has(theCase.caseStatus)) {
-      theCase = {
-        caseId: hit.newCaseId,
-        createdTimestamp: now,
-        updatedAt: now,
-        caseStatus: 'OPEN',
-        priority: hit.priority,
-        alertIds: [],
-        entityDetails: { type: 'USER', userId: hit.userId },
-      };
-      cases.set(theCase.caseId, theCase);
-      openCaseByUser.set(hit.userId, theCase.caseId);
+    if (change.caseIsNew) {
+      cases.set(change.case.caseId, change.case);
+      openCaseByUser.set(hit.userId, change.case.caseId);
+    } else {
+      const c = cases.get(change.caseId) as Case;
+      c.alertIds.push(change.alert.alertId);
+      c.updatedAt = change.at;
+      c.priority = change.casePriority;
     }
-    const alert: Alert = {
-      alertId: hit.newAlertId,
-      caseId: theCase.caseId,
-      createdTimestamp: now,
-      updatedAt: now,
-      alertStatus: 'OPEN',
-      priority: hit.priority,
-      userId: hit.userId,
-      direction: hit.direction,
-      entityDetails: { type: 'TRANSACTION', transactionIds: [hit.transactionId] },
-      ruleDetails: { ...hit.ruleDetails },
-    };
-    alerts.set(alert.alertId, alert);
-    openAlertByInstanceUser.set(key, alert.alertId);
-    theCase.alertIds.push(alert.alertId);
-    theCase.updatedAt = now;
-    // A stricter priority on a new alert raises the case's priority (P1 is the most urgent).
-    if (hit.priority < theCase.priority) theCase.priority = hit.priority;
+    alerts.set(change.alert.alertId, change.alert);
+    transactionsOfAlert.set(change.alert.alertId, new Set(change.alert.entityDetails.transactionIds));
+    openAlertByInstanceUser.set(key, change.alert.alertId);
   }
 
-  function ensureUser(userId: string, now: number): StoredUser {
-    let u = users.get(userId);
-    if (!u) {
-      u = { userId, type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
-      users.set(userId, u);
-    }
-    return u;
+  function ensureUser(userId: string, now: number): void {
+    if (!users.has(userId)) users.set(userId, seenUser(userId, now));
   }
 
   const repositories: Repositories = {
@@ -198,23 +178,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         if (outcome.counters.length > 0) instanceListCache = null;
         for (const hit of outcome.alertHits) applyAlertHit(hit, outcome.now);
         for (const userId of outcome.seenUserIds) ensureUser(userId, outcome.now);
-        for (const upd of outcome.userUpdates) {
-          const u = ensureUser(upd.userId, outcome.now);
-          if (upd.craScore !== undefined) u.craScore = upd.craScore;
-          if (upd.craRiskLevel !== undefined) u.craRiskLevel = upd.craRiskLevel;
-          if (upd.craObservation !== undefined) {
-            u.craScore = nextCraScore(u.craScore, upd.craObservation);
-            u.craRiskLevel = scoreToRiskLevel(u.craScore, upd.craBands ?? DEFAULT_RISK_BANDS);
-          }
-          if (u.profile && (upd.userStateDetails || upd.kycStatusDetails)) {
-            u.profile = {
-              ...u.profile,
-              ...(upd.userStateDetails ? { userStateDetails: upd.userStateDetails } : {}),
-              ...(upd.kycStatusDetails ? { kycStatusDetails: upd.kycStatusDetails } : {}),
-            } as StoredUser['profile'];
-          }
-          u.updatedAt = outcome.now;
-        }
+        for (const update of outcome.userUpdates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, outcome.now));
         newest = Math.max(newest, outcome.transaction.transaction.timestamp);
         writes += 1;
         if (options.aggregateRetentionMs !== undefined && writes % 10_000 === 0) {
