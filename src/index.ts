@@ -15,12 +15,12 @@
  */
 
 // Engine
-export { createEngine } from './engine/create-engine.js';
+export { createEngine } from './default-engine.js';
+export type { EngineOptions } from './engine/options.js';
 export type {
   Clock,
   CommentView,
   Engine,
-  EngineOptions,
   IdGenerator,
   IdKind,
   SignedFileAccess,
@@ -32,7 +32,7 @@ export type {
   UploadSlot,
   UserMonitoringResult,
   UserView,
-} from './engine/create-engine.js';
+} from './engine/types.js';
 export { DEFAULT_ENGINE_LIMITS } from './engine/limits.js';
 export type { EngineLimits } from './engine/limits.js';
 

@@ -11,12 +11,13 @@ import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
-import { createEngine } from '../engine/create-engine.js';
+import { createEngine } from '../default-engine.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
-import { HANDLER_CORE, createHttpHandler, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/handler.js';
+import { createHttpHandler } from '../http/handler.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
-import { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { createOpenApiDocument } from '../http/openapi.js';
+import { HANDLER_CORE, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
+import { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { createBatchedWriter, createFdSink, formatRequestLine } from './request-log.js';
 
 /** What the command logs through: pino's `info`, and a synchronous flush before the process exits. */
@@ -155,11 +156,26 @@ export function exitOnSignals(server: Server, log: ServeLogger, graceMs = DEFAUL
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/** The command line of `txmon serve`, checked. */
+interface ServeArgs {
+  readonly port: number;
+  readonly host: string;
+  /** Requests per second per API key; `null` for no limit. */
+  readonly rate: number | null;
+  /** Without trailing slashes. */
+  readonly basePath: string;
+  readonly graceMs: number;
+  readonly apiKeys: readonly string[];
+  readonly apiKeyFile: string | undefined;
+  readonly tenantsFile: string | undefined;
+  readonly limitsFile: string | undefined;
+}
+
 /**
- * Starts `txmon serve`; resolves with the listening server (for tests) once it listens.
- * @param logTo where the request log goes (default standard output).
+ * Parses and checks the command line (`--help` prints the usage and exits).
+ * @throws UsageError for a value out of range; Node's `ERR_PARSE_ARGS_*` errors for unknown options.
  */
-export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<Server> {
+function parseServeArgs(argv: readonly string[]): ServeArgs {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -187,16 +203,41 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   if (rate !== null && !(Number.isFinite(rate) && rate > 0)) throw new UsageError('--rate-limit must be a positive number');
   const rawBase = values['base-path'] ?? '';
   if (rawBase !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(rawBase)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
-  const basePath = rawBase.replace(/\/+$/, '');
   const rawGrace = values['shutdown-grace-ms'];
   if (rawGrace !== undefined && !/^[0-9]{1,7}$/.test(rawGrace)) throw new UsageError('--shutdown-grace-ms must be an integer 0–9999999');
-  const grace = rawGrace === undefined ? DEFAULT_SHUTDOWN_GRACE_MS : Number(rawGrace);
-  const host = values.host ?? '127.0.0.1';
+  return {
+    port,
+    host: values.host ?? '127.0.0.1',
+    rate,
+    basePath: rawBase.replace(/\/+$/, ''),
+    graceMs: rawGrace === undefined ? DEFAULT_SHUTDOWN_GRACE_MS : Number(rawGrace),
+    apiKeys: values['api-key'] ?? [],
+    apiKeyFile: values['api-key-file'],
+    tenantsFile: values.tenants,
+    limitsFile: values.limits,
+  };
+}
 
-  // By default the log goes to standard output, written with writeSync and never blocking (D-141).
-  // Request lines are formatted as pino would and gathered: one write(2) every 25 ms, or right after
-  // a batch of responses (D-142) once 16 KB are waiting, not one per request. Lifecycle lines (serving, shutting down, stopped) are
-  // formatted by pino and written after the gathered request lines.
+/** Where the command's log goes: lifecycle lines through pino, request lines gathered. */
+interface ServeLogging {
+  readonly log: ServeLogger;
+  /** Logs one formatted request line. */
+  readonly logRequest: (line: string) => void;
+  /** To call right after each batch of responses (writes the gathered lines once 16 KB wait). */
+  readonly afterResponses: (() => void) | undefined;
+  /** pino's `time` field for now. */
+  readonly time: () => string;
+}
+
+/**
+ * The command's logging. By default it goes to standard output, written with `writeSync` and never
+ * blocking, so a slow reader of the log never stalls the server. Request lines are formatted as
+ * pino would and gathered: one write(2) every 25 ms, or right after a batch of responses once
+ * 16 KB are waiting, not one per request. Lifecycle lines (serving, shutting down, stopped) are
+ * formatted by pino and written after the gathered request lines. A test's collector (`logTo`)
+ * gets each line at once.
+ */
+function createServeLogging(logTo: { write(line: string): void } | undefined): ServeLogging {
   const time = isoTimeCachedPerMs();
   let reported = false;
   const onLogError = (error: unknown) => {
@@ -235,39 +276,56 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
       attempt();
     },
   };
-  // A test's collector gets each line at once.
   const logRequest = requests === null ? (line: string) => void out.write(line) : requests.write;
-  const specs: TenantSpec[] = values.tenants !== undefined ? readTenants(values.tenants) : [];
-  const commonLimits = values.limits === undefined ? {} : parseLimits(readJsonFile(values.limits, '--limits'), '--limits');
-  const keyFile = values['api-key-file'] ?? env.TXMON_API_KEY_FILE;
-  let generated: string | null = null;
-  if (specs.length === 0) {
-    const keys = [
-      ...(keyFile === undefined ? [] : readKeyFile(keyFile, values['api-key-file'] === undefined ? 'TXMON_API_KEY_FILE' : '--api-key-file')),
-      ...(env.TXMON_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
-      ...(values['api-key'] ?? []),
-    ];
-    if (keys.length === 0) {
-      generated = `txm_${randomBytes(24).toString('base64url')}`;
-      keys.push(generated);
-    }
-    specs.push({ id: 'default', apiKeys: keys, limits: {} });
-  } else if ((values['api-key'] ?? []).length > 0 || values['api-key-file'] !== undefined) {
-    throw new UsageError('give either --api-key/--api-key-file or --tenants, not both');
-  }
-  if ((values['api-key'] ?? []).length > 0) {
-    process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
-  }
-  // The memory store's budget, unless configured: a third of the heap shared among the tenants,
-  // counted in the store's units (its heap use is up to about three times its count).
-  const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
-  const storedBytes = (spec: TenantSpec) => spec.limits.maxStoredBytes ?? commonLimits.maxStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes);
-  const engineLimits = (spec: TenantSpec): Partial<EngineLimits> => {
-    const { maxStoredBytes: _common, ...common } = commonLimits;
-    const { maxStoredBytes: _own, ...own } = spec.limits;
-    return { ...common, ...own };
-  };
+  return { log, logRequest, afterResponses: requests?.flushIfLarge, time };
+}
 
+/**
+ * The tenants to serve: those of `--tenants`, or else the default tenant with the keys of
+ * `--api-key-file` / `TXMON_API_KEY_FILE`, `TXMON_API_KEYS` and `--api-key` — or a key generated
+ * here (returned, to be shown once) when none is given.
+ * @throws UsageError for keys given both ways.
+ */
+function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.ProcessEnv): { specs: TenantSpec[]; generated: string | null } {
+  if (fromFile.length > 0) {
+    if (args.apiKeys.length > 0 || args.apiKeyFile !== undefined) throw new UsageError('give either --api-key/--api-key-file or --tenants, not both');
+    return { specs: fromFile, generated: null };
+  }
+  const keyFile = args.apiKeyFile ?? env.TXMON_API_KEY_FILE;
+  const keys = [
+    ...(keyFile === undefined ? [] : readKeyFile(keyFile, args.apiKeyFile === undefined ? 'TXMON_API_KEY_FILE' : '--api-key-file')),
+    ...(env.TXMON_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+    ...args.apiKeys,
+  ];
+  const generated = keys.length === 0 ? `txm_${randomBytes(24).toString('base64url')}` : null;
+  if (generated !== null) keys.push(generated);
+  return { specs: [{ id: 'default', apiKeys: keys, limits: {} }], generated };
+}
+
+/**
+ * One in-memory engine per tenant, with its limits over the common ones. The memory store's
+ * budget, unless configured, is a third of the heap shared among the tenants, counted in the
+ * store's units (its heap use is up to about three times its count).
+ */
+function createTenants(specs: readonly TenantSpec[], common: TenantLimits, origin: string, single: boolean): HttpTenant[] {
+  const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
+  const { maxStoredBytes: commonStoredBytes, ...commonEngineLimits } = common;
+  return specs.map((spec) => {
+    const { maxStoredBytes, ...own } = spec.limits;
+    return {
+      id: spec.id,
+      apiKeys: spec.apiKeys,
+      engine: createEngine({
+        publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
+        repositories: createMemoryRepositories({ maxStoredBytes: maxStoredBytes ?? commonStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes) }),
+        limits: { ...commonEngineLimits, ...own },
+      }),
+    };
+  });
+}
+
+/** A server listening on `port` and `host` with a handler set later, once the address is known. */
+async function listenWithLateHandler(args: ServeArgs, afterResponses: (() => void) | undefined): Promise<{ server: Server; setHandler(handler: TxmonHttpHandler): void }> {
   // The engines need the address the server listens on (for file URLs), known once it listens: the
   // server starts with a handler that delegates to the real one, set in the same turn as `listen`
   // completes (so before any request can be read).
@@ -275,48 +333,61 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const delegate = Object.assign((request: Request) => (handler as TxmonHttpHandler)(request), {
     [HANDLER_CORE]: (request: CoreRequest) => (handler as TxmonHttpHandler)[HANDLER_CORE](request),
   });
-  const server = createNodeServer(delegate, requests === null ? {} : { afterResponses: requests.flushIfLarge });
+  const server = createNodeServer(delegate, afterResponses === undefined ? {} : { afterResponses });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(args.port, args.host, () => resolve());
   });
+  return { server, setHandler: (h) => (handler = h) };
+}
+
+/**
+ * Starts `txmon serve`; resolves with the listening server (for tests) once it listens.
+ * @param logTo where the request log goes (default standard output).
+ */
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<Server> {
+  const args = parseServeArgs(argv);
+  const { log, logRequest, afterResponses, time } = createServeLogging(logTo);
+  const fromFile = args.tenantsFile === undefined ? [] : readTenants(args.tenantsFile);
+  const commonLimits = args.limitsFile === undefined ? {} : parseLimits(readJsonFile(args.limitsFile, '--limits'), '--limits');
+  const { specs, generated } = tenantSpecs(args, fromFile, env);
+  if (args.apiKeys.length > 0) {
+    process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
+  }
+  const { server, setHandler } = await listenWithLateHandler(args, afterResponses);
   const address = server.address();
-  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${basePath}`;
-  const single = values.tenants === undefined;
-  const tenants: HttpTenant[] = specs.map((spec) => ({
-    id: spec.id,
-    apiKeys: spec.apiKeys,
-    engine: createEngine({
-      publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
-      repositories: createMemoryRepositories({ maxStoredBytes: storedBytes(spec) }),
-      limits: engineLimits(spec),
-    }),
-  }));
+  const actualPort = typeof address === 'object' && address !== null ? address.port : args.port;
+  const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
+  const single = args.tenantsFile === undefined;
+  const tenants = createTenants(specs, commonLimits, origin, single);
   try {
-    handler = createHttpHandler({
-      ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
-      basePath,
-      rateLimit: rate === null ? null : { requestsPerSecond: rate },
-      openApi: () => createOpenApiDocument({ basePath, serverUrl: origin.slice(0, origin.length - basePath.length) }),
-      onRequest: (entry) => logRequest(formatRequestLine(entry, time())),
-    });
+    setHandler(
+      createHttpHandler({
+        ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
+        basePath: args.basePath,
+        rateLimit: args.rate === null ? null : { requestsPerSecond: args.rate },
+        openApi: () => createOpenApiDocument({ basePath: args.basePath, serverUrl: origin.slice(0, origin.length - args.basePath.length) }),
+        onRequest: (entry) => logRequest(formatRequestLine(entry, time())),
+      }),
+    );
   } catch (error) {
     server.close();
     throw new UsageError((error as Error).message);
   }
   log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
   logs.set(server, log);
-  graces.set(server, grace);
-  if (generated !== null) {
-    process.stdout.write(
-      `\nGenerated API key (shown once): ${generated}\nTry:\n  curl -s -H 'x-api-key: ${generated}' ${origin}/rules | head -c 300\n` +
-        `  curl -s -X POST -H 'x-api-key: ${generated}' -H 'content-type: application/json' ${origin}/transactions \\\n` +
-        `    -d '{"type":"TRANSFER","transactionId":"t-1","timestamp":${Date.now()},"originUserId":"u-1","originAmountDetails":{"transactionAmount":100,"transactionCurrency":"EUR"}}'\n\n`,
-    );
-  }
-
+  graces.set(server, args.graceMs);
+  if (generated !== null) printGeneratedKey(generated, origin);
   return server;
+}
+
+/** Shows a generated key once, with two commands to try it. */
+function printGeneratedKey(key: string, origin: string): void {
+  process.stdout.write(
+    `\nGenerated API key (shown once): ${key}\nTry:\n  curl -s -H 'x-api-key: ${key}' ${origin}/rules | head -c 300\n` +
+      `  curl -s -X POST -H 'x-api-key: ${key}' -H 'content-type: application/json' ${origin}/transactions \\\n` +
+      `    -d '{"type":"TRANSFER","transactionId":"t-1","timestamp":${Date.now()},"originUserId":"u-1","originAmountDetails":{"transactionAmount":100,"transactionCurrency":"EUR"}}'\n\n`,
+  );
 }
 
 /**

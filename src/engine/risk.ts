@@ -6,7 +6,9 @@ import { TxmonError } from '../errors.js';
 import type { MoneyContext, RuleUser } from '../rules/types.js';
 import { collectSchemaErrors } from '../validation/index.js';
 import { DAY_MS } from '../domain/time.js';
-import { DEFAULT_RISK_BANDS, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../domain/risk-score.js';
+import { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../domain/risk-score.js';
+import type { RiskScoreDetails, StoredUser } from '../domain/index.js';
+import type { UserUpdate } from '../domain/user-update.js';
 
 /**
  * The values of a transaction a risk factor can look at (DOMAIN.md §(e) transaction factors).
@@ -197,3 +199,58 @@ export function computeTransactionRisk(
   return { trsScore, trsRiskLevel: scoreToRiskLevel(trsScore, context.bands) };
 }
 
+
+/** What {@link riskScoreDetailsOf} reads besides the transaction. */
+export interface RiskScoringInput {
+  readonly factors: readonly RiskFactor[];
+  readonly bands: RiskBands;
+  readonly money: MoneyContext;
+  readonly originUser: RuleUser | null;
+  readonly destinationUser: RuleUser | null;
+  /** The stored users (their CRA and manual risk level). */
+  readonly originStored: StoredUser | null | undefined;
+  readonly destinationStored: StoredUser | null | undefined;
+  /** Whether the transaction is being created: only then does its TRS move the users' CRA. */
+  readonly isCreate: boolean;
+}
+
+/**
+ * `riskScoreDetails` (SPEC §3) and the CRA observations to store: the TRS of the configured
+ * factors, and each user's CRA — moved by the TRS on a transaction's creation (events report it,
+ * so one transaction moves a CRA once); a user with a manual `riskLevel` keeps it (score = its
+ * band's midpoint). Risk never depends on rule instances, so shadow instances cannot change it
+ * (SPEC §5.7). Pure.
+ */
+export function riskScoreDetailsOf(transaction: Transaction, input: RiskScoringInput): { details: RiskScoreDetails | undefined; observations: UserUpdate[] } {
+  const { factors, bands } = input;
+  const trs = factors.length > 0 ? computeTransactionRisk(transaction, factors, { money: input.money, originUser: input.originUser, destinationUser: input.destinationUser, bands }) : null;
+  const details: RiskScoreDetails = {};
+  const observations: UserUpdate[] = [];
+  if (trs) {
+    details.trsScore = trs.trsScore;
+    details.trsRiskLevel = trs.trsRiskLevel;
+  }
+  const side = (userId: string | undefined, stored: StoredUser | null | undefined) => {
+    if (!userId) return null;
+    const manual = (stored?.profile as { riskLevel?: RiskLevel } | null | undefined)?.riskLevel;
+    if (manual) return { score: riskLevelScore(manual, bands), level: manual };
+    let score = stored?.craScore ?? null;
+    if (trs && input.isCreate) {
+      score = nextCraScore(score, trs.trsScore);
+      observations.push({ userId, craObservation: trs.trsScore, craBands: bands });
+    }
+    return score === null ? null : { score, level: scoreToRiskLevel(score, bands) };
+  };
+  const origin = side(transaction.originUserId, input.originStored);
+  const selfTransfer = transaction.destinationUserId === transaction.originUserId;
+  const destination = selfTransfer ? origin : side(transaction.destinationUserId, input.destinationStored);
+  if (origin) {
+    details.originUserCraRiskScore = origin.score;
+    details.originUserCraRiskLevel = origin.level;
+  }
+  if (destination) {
+    details.destinationUserCraRiskScore = destination.score;
+    details.destinationUserCraRiskLevel = destination.level;
+  }
+  return { details: Object.keys(details).length > 0 ? details : undefined, observations };
+}

@@ -18,7 +18,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryRepositories, createEngine, type Repositories } from '../../src/index.js';
-import { seriesReadBy } from '../../src/engine/create-engine.js';
+import { seriesReadBy } from '../../src/engine/instances/prepare-instance.js';
 import { currencyExponent } from '../../src/domain/codes.js';
 import { RISK_LEVELS } from '../../src/domain/enums.js';
 import { toScaled } from '../../src/domain/money.js';

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { seriesReadBy } from '../../src/engine/create-engine.js';
+import { seriesReadBy } from '../../src/engine/instances/prepare-instance.js';
 import { createFixedRateProvider } from '../../src/domain/money.js';
 import type { RuleInstance } from '../../src/repositories/types.js';
 import { sideSeries } from '../../src/rules/directions.js';

@@ -1,0 +1,127 @@
+/**
+ * The options of `createEngine`, their defaults, and the settings every service of one engine
+ * shares once they are checked.
+ */
+import type { RiskLevel } from '../domain/index.js';
+import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
+import { DEFAULT_RISK_BANDS, type RiskBands } from '../domain/risk-score.js';
+import { configurationError } from '../errors.js';
+import type { Repositories } from '../repositories/types.js';
+import { createRuleRegistry, type RuleRegistry } from '../rules/registry.js';
+import { SERIES_NAMES, type SeriesName } from '../rules/series.js';
+import type { AnyRuleDefinition, MoneyContext } from '../rules/types.js';
+import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
+import { resolveEngineLimits, type EngineLimits } from './limits.js';
+import { validateRiskConfiguration, type RiskFactor } from './risk.js';
+import type { Clock, IdGenerator } from './types.js';
+import { createUrlSigner, randomSecret, type UrlSigner } from './url-signer.js';
+
+/** Options of `createEngine`; every one is optional. */
+export interface EngineOptions {
+  /** Persistence; default: the memory repositories (`createMemoryRepositories()`). */
+  readonly repositories?: Repositories;
+  /** Default: `Date.now`. */
+  readonly clock?: Clock;
+  /** Default: random UUIDs (alerts `A-…`, cases `C-…`). */
+  readonly ids?: IdGenerator;
+  /** Extra rules (templates) beside the library; ids must not clash. */
+  readonly rules?: readonly AnyRuleDefinition[];
+  /** Transaction lifecycle table; default {@link DEFAULT_TRANSITIONS}. */
+  readonly transitions?: TransitionTable;
+  /** Risk level for users without one, used to pick parameters and actions. Default `VERY_HIGH`. */
+  readonly defaultRiskLevel?: RiskLevel;
+  /** Currency in which windowed sums are kept. Default `USD`. */
+  readonly baseCurrency?: string;
+  /**
+   * Aggregate series kept even when no active instance reads them (`'all'` = every built-in
+   * series). By default a series is kept only while an active instance reads it, and filled from
+   * the stored transactions when an instance starts reading it: keep series here to make that
+   * fill unnecessary, e.g. when instances come and go over a long history.
+   */
+  readonly maintainSeries?: 'all' | readonly SeriesName[];
+  /** Currency conversion; default the fixed, dated table of `createFixedRateProvider()`. */
+  readonly rates?: RateProvider;
+  /** Largest `fileSize` accepted by `createUpload`. Default 100,000,000 bytes. */
+  readonly maxUploadBytes?: number;
+  /** Lifetime of upload and download URLs. Default 15 minutes. */
+  readonly urlTtlMs?: number;
+  /** Prefix of upload/download URLs, e.g. `https://txmon.example.com/v1`. Default `''` (relative). */
+  readonly publicBaseUrl?: string;
+  /** Secret for URL signatures (≥ 16 bytes). Default: 32 random bytes per engine. */
+  readonly urlSigningSecret?: Uint8Array;
+  /**
+   * Transaction risk factors (weighted average → `riskScoreDetails.trsScore`). Default: none, so
+   * results carry no TRS and CRAs do not move until the host configures its risk model.
+   */
+  readonly riskFactors?: readonly RiskFactor[];
+  /** Score bands of the five risk levels; default [0,20) [20,40) [40,60) [60,80) [80,100]. */
+  readonly riskBands?: RiskBands;
+  /** What clients may make this engine hold or compute; each absent limit keeps its default (`DEFAULT_ENGINE_LIMITS`). */
+  readonly limits?: Partial<EngineLimits>;
+}
+
+/** The checked settings of one engine, shared by its services. */
+export interface EngineSettings {
+  readonly repositories: Repositories;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly registry: RuleRegistry;
+  readonly transitions: TransitionTable;
+  readonly defaultRiskLevel: RiskLevel;
+  readonly money: MoneyContext;
+  readonly limits: EngineLimits;
+  /** Series kept whatever the instances read. */
+  readonly maintainedSeries: readonly SeriesName[];
+  readonly riskFactors: readonly RiskFactor[];
+  readonly riskBands: RiskBands;
+  readonly files: { readonly maxUploadBytes: number; readonly urlTtlMs: number; readonly publicBaseUrl: string; readonly signer: UrlSigner };
+}
+
+/** Random UUIDs; alerts and cases get the `A-` and `C-` prefixes. */
+function defaultIds(): IdGenerator {
+  return {
+    next(kind) {
+      const uuid = globalThis.crypto.randomUUID();
+      if (kind === 'alert') return `A-${uuid}`;
+      if (kind === 'case') return `C-${uuid}`;
+      return uuid;
+    },
+  };
+}
+
+/**
+ * The settings of an engine over `repositories`, from its options and their defaults.
+ * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, a short signing secret, an
+ *   unknown maintained series, bad risk factors or bands, or a bad limit.
+ */
+export function resolveEngineSettings(options: EngineOptions, repositories: Repositories): EngineSettings {
+  if (options.urlSigningSecret !== undefined && options.urlSigningSecret.length < 16) {
+    throw configurationError('createEngine', 'urlSigningSecret must have at least 16 bytes');
+  }
+  const maintainedSeries: readonly SeriesName[] = options.maintainSeries === 'all' ? SERIES_NAMES : [...new Set(options.maintainSeries ?? [])];
+  for (const name of maintainedSeries) {
+    if (!(SERIES_NAMES as readonly string[]).includes(name)) throw configurationError('createEngine', 'maintainSeries names an unknown series');
+  }
+  const riskFactors = options.riskFactors ?? [];
+  const riskBands = options.riskBands ?? DEFAULT_RISK_BANDS;
+  validateRiskConfiguration(riskFactors, riskBands);
+  return {
+    repositories,
+    clock: options.clock ?? { now: () => Date.now() },
+    ids: options.ids ?? defaultIds(),
+    registry: createRuleRegistry(options.rules ?? []),
+    transitions: options.transitions ?? DEFAULT_TRANSITIONS,
+    defaultRiskLevel: options.defaultRiskLevel ?? 'VERY_HIGH',
+    money: { rates: options.rates ?? createFixedRateProvider(), baseCurrency: options.baseCurrency ?? 'USD' },
+    limits: resolveEngineLimits(options.limits),
+    maintainedSeries,
+    riskFactors,
+    riskBands,
+    files: {
+      maxUploadBytes: options.maxUploadBytes ?? 100_000_000,
+      urlTtlMs: options.urlTtlMs ?? 15 * 60 * 1000,
+      publicBaseUrl: (options.publicBaseUrl ?? '').replace(/\/+$/, ''),
+      signer: createUrlSigner(options.urlSigningSecret ?? randomSecret()),
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The hot path: one transaction (new, or updated by an event) evaluated against the active
+ * instances — users and lists read, aggregates queried, the pure pipeline run — and everything its
+ * outcome writes, ready for the repositories' one atomic `saveOutcome`.
+ */
+import type { SeriesEntry } from '../../aggregation/aggregate-store.js';
+import type { MonitoringResult, StoredUser } from '../../domain/entities.js';
+import type { RiskLevel, Transaction } from '../../domain/index.js';
+import type { Repositories, TransactionOutcome } from '../../repositories/types.js';
+import { contributionRefsOf, contributionsOf } from '../../rules/series.js';
+import type { AggregateNeed, LookupNeed, RuleUser } from '../../rules/types.js';
+import { evaluateRuleInstances, mergeCurrentContribution, planRuleInstances, type EvaluationInput, type InstanceOutcome } from '../evaluate.js';
+import type { InstanceSet } from '../instances/instance-set.js';
+import type { EngineSettings } from '../options.js';
+import { ruleOutcomeWrites } from '../pipeline/outcome.js';
+import { riskScoreDetailsOf } from '../risk.js';
+
+/** What evaluating a transaction decides: its result and everything the outcome writes but the transaction itself. */
+export type Evaluation = Pick<TransactionOutcome, 'aggregates' | 'counters' | 'alertHits' | 'seenUserIds' | 'userUpdates'> & {
+  readonly result: MonitoringResult;
+};
+
+/** Evaluates transactions; see {@link createTransactionEvaluator}. */
+export type TransactionEvaluator = (transaction: Transaction, previous: Transaction | null) => Promise<Evaluation>;
+
+/** A stored user as rules read it (with the whitelists that hold it, when the filters ask). */
+function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySet<string>): RuleUser | null {
+  if (!user) return null;
+  const manual = (user.profile as { riskLevel?: RiskLevel } | null)?.riskLevel;
+  const view: RuleUser = {
+    userId: user.userId,
+    type: user.type,
+    profile: user.profile as Record<string, unknown> | null,
+    riskLevel: manual ?? user.craRiskLevel ?? null,
+    craScore: user.craScore,
+  };
+  return whitelists === undefined ? view : { ...view, whitelists };
+}
+
+function ignore(): void {}
+
+/** For each side's user, the ids of the whitelists (WHITELIST, USER_ID) among `listIds` that hold it. */
+async function whitelistsOf(repositories: Repositories, listIds: readonly string[], origin: string | undefined, destination: string | undefined) {
+  const originSet = new Set<string>();
+  const destinationSet = new Set<string>();
+  const probes = [origin, destination].map((userId) => ({ listType: 'WHITELIST' as const, subtype: 'USER_ID' as const, value: userId ?? '' }));
+  for (const listId of listIds) {
+    const [o, d] = await repositories.lists.lookup(listId, probes);
+    if (origin && o === true) originSet.add(listId);
+    if (destination && d === true) destinationSet.add(listId);
+  }
+  return [originSet, destinationSet] as const;
+}
+
+/** Answers list lookups, one repository call per list, in the order of `lookups`. */
+async function answerLookups(repositories: Repositories, lookups: readonly LookupNeed[]): Promise<boolean[]> {
+  const byList = new Map<string, number[]>();
+  lookups.forEach((l, i) => {
+    const positions = byList.get(l.listId);
+    if (positions) positions.push(i);
+    else byList.set(l.listId, [i]);
+  });
+  const answers: boolean[] = new Array<boolean>(lookups.length).fill(false);
+  for (const [listId, positions] of byList) {
+    const found = await repositories.lists.lookup(
+      listId,
+      positions.map((i) => {
+        const l = lookups[i] as LookupNeed;
+        return { listType: l.listType, subtype: l.subtype, value: l.value };
+      }),
+    );
+    positions.forEach((position, j) => {
+      answers[position] = found[j] === true;
+    });
+  }
+  return answers;
+}
+
+/** The evaluator of one engine. */
+export function createTransactionEvaluator(settings: EngineSettings, instances: InstanceSet): TransactionEvaluator {
+  const { repositories, money, registry } = settings;
+  const ruleNameOf = (o: InstanceOutcome) => o.instance.ruleNameAlias ?? registry.get(o.instance.ruleId)?.name ?? 'Custom rule';
+
+  return async function evaluate(transaction, previous) {
+    // Both reads start before either is awaited (a database adapter serves them concurrently);
+    // no Promise.all: on the memory repositories it costs more than the reads. The users' read is
+    // handled at once, so a failure is rethrown below, never an unhandled rejection meanwhile.
+    const usersRead = Promise.resolve(repositories.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']));
+    usersRead.catch(ignore);
+    const state = await instances.active();
+    const users = await usersRead;
+    const originStored = transaction.originUserId ? users[0] : null;
+    const destinationStored = transaction.destinationUserId ? users[1] : null;
+    // List-backed whitelists named by the active filters are looked up before the filters run.
+    let originLists: ReadonlySet<string> | undefined;
+    let destinationLists: ReadonlySet<string> | undefined;
+    if (state.whitelistIds.length > 0) {
+      [originLists, destinationLists] = await whitelistsOf(repositories, state.whitelistIds, transaction.originUserId, transaction.destinationUserId);
+    }
+    const input: EvaluationInput = {
+      transaction,
+      instances: state.active,
+      originUser: toRuleUser(originStored, originLists),
+      destinationUser: toRuleUser(destinationStored, destinationLists),
+      money,
+      defaultRiskLevel: settings.defaultRiskLevel,
+    };
+    const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
+    if (!state.values && current.length > 0) instances.noteEntriesWithoutValues();
+    const plan = planRuleInstances(input);
+    const needs = plan.needs;
+    // Needs are valid queries (they exclude this transaction): the values come back aligned with
+    // them, and this transaction's current contribution is merged in place.
+    const values = needs.length > 0 ? await repositories.aggregates.query(needs) : [];
+    for (let i = 0; i < needs.length; i++) values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
+    const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(repositories, plan.lookups) : undefined);
+    const writes = ruleOutcomeWrites(transaction, evaluation.outcomes, { origin: originStored, destination: destinationStored }, ruleNameOf, settings.ids);
+    const result: MonitoringResult = { executedRules: evaluation.executedRules, hitRules: evaluation.hitRules, status: evaluation.status };
+    const risk = riskScoreDetailsOf(transaction, {
+      factors: settings.riskFactors,
+      bands: settings.riskBands,
+      money,
+      originUser: input.originUser,
+      destinationUser: input.destinationUser,
+      originStored,
+      destinationStored,
+      isCreate: previous === null,
+    });
+    if (risk.details) result.riskScoreDetails = risk.details;
+    for (const observation of risk.observations) writes.userUpdates.push(observation);
+    const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
+    return { result, aggregates: { remove, add: current as SeriesEntry[] }, ...writes };
+  };
+}

@@ -1,0 +1,104 @@
+/** Rule instances (`/rule-instances`) and the rules they are made from (`GET /rules`, `GET /rule-filters-schema`). */
+import type { RuleInstance } from '../../domain/entities.js';
+import { getRuleFiltersSchemaJson } from '../../domain/schemas/rule-filters.js';
+import { cloneJson } from '../../domain/json.js';
+import { limitExceeded, notFound } from '../../errors.js';
+import type { StoredRuleInstance } from '../../repositories/types.js';
+import { appendPointer, copySafeJsonSized } from '../../validation/index.js';
+import type { InstanceSet } from '../instances/instance-set.js';
+import { assertSizeWithin } from '../limits.js';
+import type { EngineSettings } from '../options.js';
+import { buildRuleInstance } from '../rule-instances.js';
+import type { Engine } from '../types.js';
+import { assertId } from './assert-id.js';
+
+type RuleInstanceMethods = Pick<
+  Engine,
+  'createRuleInstance' | 'getRuleInstance' | 'listRuleInstances' | 'updateRuleInstance' | 'deleteRuleInstance' | 'listRules' | 'getRule' | 'getRuleFiltersSchema'
+>;
+
+/**
+ * Refuses any array inside `value` (checked JSON) with more than `max` items: `LIMIT_EXCEEDED`
+ * (`maxParameterItems`) at the array's path.
+ */
+function assertListsWithin(value: unknown, path: string, max: number): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    if (value.length > max) throw limitExceeded('maxParameterItems', max, 'the items of this list', path);
+    value.forEach((item, i) => assertListsWithin(item, `${path}/${i}`, max));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) assertListsWithin(item, appendPointer(path, key), max);
+}
+
+/** The rule-instance and rule endpoints of one engine. */
+export function createRuleInstanceService(settings: EngineSettings, instances: InstanceSet): RuleInstanceMethods {
+  const { repositories: repos, registry, limits, clock } = settings;
+
+  /**
+   * Builds a rule instance from a request (see {@link buildRuleInstance}) within the limits: the
+   * request within `maxRuleInstanceSize`, each list in its parameters within `maxParameterItems`.
+   */
+  function buildLimited(input: unknown, existing: StoredRuleInstance | null, id: string): StoredRuleInstance {
+    const { copy: request, size } = copySafeJsonSized(input);
+    const stored = buildRuleInstance(request, existing, { registry, now: clock.now(), id });
+    assertSizeWithin(size, limits.maxRuleInstanceSize, 'maxRuleInstanceSize', 'the rule instance');
+    // The lists the client sent (a rule's defaults are within any limit a host would set).
+    if (typeof request === 'object' && request !== null) {
+      const { parameters, riskLevelParameters } = request as { parameters?: unknown; riskLevelParameters?: unknown };
+      assertListsWithin(parameters, '/parameters', limits.maxParameterItems);
+      if (typeof riskLevelParameters === 'object' && riskLevelParameters !== null) {
+        for (const [level, value] of Object.entries(riskLevelParameters)) assertListsWithin(value, `/riskLevelParameters/${level}`, limits.maxParameterItems);
+      }
+    }
+    return stored;
+  }
+
+  return {
+    async createRuleInstance(input) {
+      // Built before the writer gate: a bad request never waits for transactions in flight.
+      const stored = buildLimited(input, null, settings.ids.next('ruleInstance'));
+      return instances.write(() => stored);
+    },
+
+    async getRuleInstance(id) {
+      assertId(id, 'rule instance id');
+      const instance = await repos.ruleInstances.get(id);
+      if (!instance) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+      return cloneJson(instance);
+    },
+
+    async listRuleInstances(): Promise<RuleInstance[]> {
+      return cloneJson(await repos.ruleInstances.list());
+    },
+
+    async updateRuleInstance(id, input) {
+      assertId(id, 'rule instance id');
+      return instances.write(async () => {
+        const existing = await repos.ruleInstances.getStored(id);
+        if (!existing) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+        return buildLimited(input, existing, id);
+      });
+    },
+
+    async deleteRuleInstance(id) {
+      assertId(id, 'rule instance id');
+      if (!(await instances.remove(id))) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+    },
+
+    async listRules() {
+      return registry.list().map((r) => registry.view(r));
+    },
+
+    async getRule(ruleId) {
+      assertId(ruleId, 'ruleId');
+      const rule = registry.get(ruleId);
+      if (!rule) throw notFound('RULE_NOT_FOUND', 'rule');
+      return registry.view(rule);
+    },
+
+    async getRuleFiltersSchema() {
+      return getRuleFiltersSchemaJson();
+    },
+  };
+}

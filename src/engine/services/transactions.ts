@@ -1,0 +1,223 @@
+/**
+ * Transactions and their events (`POST /transactions`, `POST /events/transaction` and their
+ * reads): idempotent replays, per-user serialisation, optimistic retries, late events re-folded
+ * in timestamp order, and one atomic outcome per call.
+ */
+import { canonicalJson } from '../../domain/canonical-json.js';
+import type { MonitoringResult } from '../../domain/entities.js';
+import { TransactionEventSchema, TransactionSchema, type Transaction, type TransactionEvent } from '../../domain/index.js';
+import { cloneJson } from '../../domain/json.js';
+import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
+import type { StoredEvent, StoredTransaction } from '../../repositories/types.js';
+import { copySafeJsonSized, createValidator, measureJsonSize } from '../../validation/index.js';
+import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../apply-event.js';
+import type { KeyedLock } from '../concurrency/keyed-lock.js';
+import type { WriterGate } from '../concurrency/writer-gate.js';
+import { assertSizeWithin } from '../limits.js';
+import type { EngineSettings } from '../options.js';
+import type { Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
+import { assertId } from './assert-id.js';
+import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js';
+
+// Inputs pass copySafeJson (the JSON safety check and a deep copy in one pass) first, so these
+// validators skip their own check.
+const validateTransaction = createValidator(TransactionSchema, { what: 'transaction', safeJson: false });
+const validateEvent = createValidator(TransactionEventSchema, { what: 'transaction event', safeJson: false });
+
+/** How often a write that lost a race with another writer of the same transaction is tried again. */
+const MAX_RETRIES = 5;
+
+/**
+ * The lock keys of work on a transaction: the transaction and each of its users, sorted. Per-user
+ * keys make concurrent transactions of one user evaluate one after the other, so each sees the
+ * others in its windows (a split payment cannot slip under a volume rule by arriving in parallel).
+ */
+export function lockKeysOf(transactionId: string, originUserId: string | undefined, destinationUserId: string | undefined): string[] {
+  // 't' < 'u': the transaction key always sorts first, so only the user keys need ordering.
+  const keys = [`t\u0000${transactionId}`];
+  const origin = originUserId ? `u\u0000${originUserId}` : null;
+  const destination = destinationUserId && destinationUserId !== originUserId ? `u\u0000${destinationUserId}` : null;
+  if (origin !== null && destination !== null) {
+    if (origin < destination) keys.push(origin, destination);
+    else keys.push(destination, origin);
+  } else if (origin !== null) keys.push(origin);
+  else if (destination !== null) keys.push(destination);
+  return keys;
+}
+
+async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (isTxmonError(error) && error.code === 'CONCURRENT_UPDATE' && attempt < MAX_RETRIES) continue;
+      throw error;
+    }
+  }
+}
+
+/** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
+function resultOf(result: MonitoringResult): MonitoringResult {
+  if (result.riskScoreDetails) {
+    return { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status, riskScoreDetails: { ...result.riskScoreDetails } };
+  }
+  return { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
+}
+
+function createResponse(stored: StoredTransaction): TransactionMonitoringResult {
+  const r = stored.createResult;
+  const out: TransactionMonitoringResult = { transactionId: stored.transaction.transactionId, executedRules: r.executedRules, hitRules: r.hitRules, status: r.status };
+  if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
+  return out;
+}
+
+function eventResponse(stored: StoredEvent): TransactionEventMonitoringResult {
+  const r = stored.result;
+  const out: TransactionEventMonitoringResult = {
+    eventId: stored.eventId,
+    transaction: cloneJson(stored.transaction),
+    executedRules: r.executedRules,
+    hitRules: r.hitRules,
+    status: r.status,
+  };
+  if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
+  return out;
+}
+
+/** What the transaction service runs on. */
+export interface TransactionServiceContext {
+  readonly settings: EngineSettings;
+  readonly evaluate: TransactionEvaluator;
+  readonly withLocks: KeyedLock;
+  readonly gate: WriterGate;
+}
+
+type TransactionMethods = Pick<Engine, 'createTransaction' | 'getTransaction' | 'createTransactionEvent' | 'getTransactionEvent'>;
+
+/** The transaction and event endpoints of one engine. */
+export function createTransactionService(context: TransactionServiceContext): TransactionMethods {
+  const { settings, evaluate, withLocks, gate } = context;
+  const { repositories: repos, limits, transitions } = settings;
+
+  /** The outcome a create or an event writes in one step. */
+  const outcomeOf = (transaction: StoredTransaction, expectedVersion: number | null, event: StoredEvent | null, out: Evaluation) => ({
+    transaction,
+    expectedVersion,
+    event,
+    aggregates: out.aggregates,
+    counters: out.counters,
+    alertHits: out.alertHits,
+    seenUserIds: out.seenUserIds,
+    userUpdates: out.userUpdates,
+    now: settings.clock.now(),
+  });
+
+  /** Creates a transaction that is not stored yet, or answers a replay of the same payload again. */
+  async function createOnce(request: Transaction): Promise<TransactionMonitoringResult> {
+    const existing = await repos.transactions.getTransaction(request.transactionId);
+    if (existing) {
+      if (canonicalJson(existing.request) === canonicalJson(request)) return createResponse(existing);
+      throw conflict('TRANSACTION_ID_CONFLICT', 'A transaction with this transactionId exists with a different payload', '/transactionId', 'exists with a different payload');
+    }
+    const transaction = initialTransaction(request);
+    const out = await evaluate(transaction, null);
+    const stored: StoredTransaction = { transaction, request, createResult: out.result, latestResult: out.result, eventCount: 0, lastEventTimestamp: null, version: 1 };
+    await repos.transactions.saveOutcome(outcomeOf(stored, null, null, out));
+    return createResponse(stored);
+  }
+
+  /** The transaction after `event`: applied on top, or — for a late event — the history re-folded in (timestamp, arrival) order. */
+  async function transactionAfter(stored: StoredTransaction, event: TransactionEvent & { eventId: string }): Promise<Transaction> {
+    if (stored.lastEventTimestamp === null || event.timestamp >= stored.lastEventTimestamp) return applyTransactionEvent(stored.transaction, event, { transitions });
+    const history = await repos.transactions.listEvents(stored.transaction.transactionId);
+    const sequence = history.map((e) => ({ event: e.event, arrival: e.arrival }));
+    sequence.push({ event, arrival: stored.eventCount });
+    return foldTransactionEvents(initialTransaction(stored.request), sequence, { transitions });
+  }
+
+  /**
+   * Applies an event under the locks `keys`; returns the lock keys it needs instead when they
+   * differ (the transaction was created, with its users, after the keys were chosen).
+   */
+  async function applyEventOnce(request: TransactionEvent, clientEventId: boolean, keys: readonly string[]): Promise<TransactionEventMonitoringResult | string[]> {
+    if (request.eventId !== undefined) {
+      const existing = await repos.transactions.getEvent(request.eventId);
+      if (existing) {
+        if (existing.clientEventId && canonicalJson(existing.event) === canonicalJson(request)) return eventResponse(existing);
+        throw conflict('EVENT_ID_CONFLICT', 'An event with this eventId exists with a different payload', '/eventId', 'exists with a different payload');
+      }
+    }
+    const stored = await repos.transactions.getTransaction(request.transactionId);
+    if (!stored) throw notFound('TRANSACTION_NOT_FOUND', 'transaction', '/transactionId');
+    const needed = lockKeysOf(request.transactionId, stored.transaction.originUserId, stored.transaction.destinationUserId);
+    if (needed.length !== keys.length) return needed;
+    if (stored.eventCount + 1 > limits.maxEventsPerTransaction) {
+      throw limitExceeded('maxEventsPerTransaction', limits.maxEventsPerTransaction, 'the events of this transaction', '/transactionId');
+    }
+    // `request` is this call's own copy, so the generated id can be set on it.
+    if (request.eventId === undefined) request.eventId = settings.ids.next('event');
+    const event = request as typeof request & { eventId: string };
+    const transaction = await transactionAfter(stored, event);
+    if (measureJsonSize(transaction) > limits.maxTransactionSize) {
+      throw limitExceeded('maxTransactionSize', limits.maxTransactionSize, 'the transaction after this event', '/updatedTransactionAttributes');
+    }
+    const out = await evaluate(transaction, stored.transaction);
+    const storedEvent: StoredEvent = { eventId: event.eventId, transactionId: request.transactionId, event, clientEventId, arrival: stored.eventCount, transaction, result: out.result };
+    const next: StoredTransaction = {
+      transaction,
+      request: stored.request,
+      createResult: stored.createResult,
+      latestResult: out.result,
+      eventCount: stored.eventCount + 1,
+      lastEventTimestamp: Math.max(stored.lastEventTimestamp ?? Number.NEGATIVE_INFINITY, event.timestamp),
+      version: stored.version + 1,
+    };
+    await repos.transactions.saveOutcome(outcomeOf(next, stored.version, storedEvent, out));
+    return eventResponse(storedEvent);
+  }
+
+  return {
+    async createTransaction(input) {
+      const { copy, size } = copySafeJsonSized(input);
+      const request = validateTransaction(copy);
+      assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
+      assertNoReservedFields(request);
+      const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
+      return gate.shared(() => withLocks(keys, () => withRetries(() => createOnce(request))));
+    },
+
+    async getTransaction(transactionId) {
+      assertId(transactionId, 'transactionId');
+      const stored = await repos.transactions.getTransaction(transactionId);
+      if (!stored) throw notFound('TRANSACTION_NOT_FOUND', 'transaction');
+      return { ...cloneJson(stored.transaction), ...resultOf(stored.latestResult) };
+    },
+
+    async createTransactionEvent(input) {
+      const { copy, size } = copySafeJsonSized(input);
+      const request = validateEvent(copy);
+      assertSizeWithin(size, limits.maxEventSize, 'maxEventSize', 'the transaction event');
+      const clientEventId = request.eventId !== undefined;
+      return gate.shared(async () => {
+        // The users are known once the transaction is read: read it, lock the transaction and its
+        // users, and read again inside (user ids never change; a transaction created in between
+        // makes one more round with its users' keys).
+        const peek = await repos.transactions.getTransaction(request.transactionId);
+        let keys = lockKeysOf(request.transactionId, peek?.transaction.originUserId, peek?.transaction.destinationUserId);
+        for (;;) {
+          const held = keys;
+          const result = await withLocks(held, () => withRetries(() => applyEventOnce(request, clientEventId, held)));
+          if (!Array.isArray(result)) return result;
+          keys = result;
+        }
+      });
+    },
+
+    async getTransactionEvent(eventId) {
+      assertId(eventId, 'eventId');
+      const stored = await repos.transactions.getEvent(eventId);
+      if (!stored) throw notFound('EVENT_NOT_FOUND', 'transaction event');
+      return { ...cloneJson(stored.event), ...resultOf(stored.result) };
+    },
+  };
+}
