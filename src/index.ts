@@ -45,8 +45,8 @@ export {
   initialTransaction,
   orderEvents,
   IMMUTABLE_TRANSACTION_FIELDS,
-} from './engine/apply-event.js';
-export type { ApplyEventOptions, SequencedEvent } from './engine/apply-event.js';
+} from './engine/pipeline/apply-event.js';
+export type { ApplyEventOptions, SequencedEvent } from './engine/pipeline/apply-event.js';
 export {
   ACTION_SEVERITY,
   aggregateNeedKey,
@@ -58,7 +58,7 @@ export {
   renderDescription,
   resolveSettings,
   selectRiskLevel,
-} from './engine/evaluate.js';
+} from './engine/pipeline/index.js';
 export type {
   AggregateSnapshot,
   EvaluationInput,
@@ -69,14 +69,14 @@ export type {
   InstanceOutcome,
   PreparedInstance,
   ResolvedSettings,
-} from './engine/evaluate.js';
-export { DEFAULT_TRANSITIONS, isTransitionAllowed } from './engine/lifecycle.js';
-export { RISK_PARAMETERS, RiskFactorSchema, computeTransactionRisk, riskFactorLevel, validateRiskConfiguration } from './engine/risk.js';
+} from './engine/pipeline/index.js';
+export { DEFAULT_TRANSITIONS, isTransitionAllowed } from './engine/pipeline/lifecycle.js';
+export { RISK_PARAMETERS, RiskFactorSchema, computeTransactionRisk, riskFactorLevel, validateRiskConfiguration } from './engine/pipeline/risk.js';
 export { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel } from './domain/risk-score.js';
-export type { RiskFactor, RiskParameter, TransactionRisk } from './engine/risk.js';
+export type { RiskFactor, RiskParameter, TransactionRisk } from './engine/pipeline/risk.js';
 export type { RiskBands } from './domain/risk-score.js';
-export type { TransitionTable } from './engine/lifecycle.js';
-export { buildRuleInstance, CUSTOM_RULE_ID } from './engine/rule-instances.js';
+export type { TransitionTable } from './engine/pipeline/lifecycle.js';
+export { buildRuleInstance, CUSTOM_RULE_ID } from './engine/instances/build-rule-instance.js';
 export { cloneJson, deepFreeze } from './domain/json.js';
 
 // Rules

@@ -14,7 +14,7 @@
  * index to bigints for good. Held ids are a Set while there are at most 64 (an entry is then found
  * by a scan back from the newest one: updated and excluded entries are almost always recent) and
  * a Map id → timestamp beyond. Nothing per entry is an object of its own, so keeping an entry
- * costs a few array slots and no allocation that survives the call (D-140).
+ * costs a few array slots and no allocation that survives the call.
  *
  * | operation | cost |
  * |---|---|

@@ -10,11 +10,11 @@ import type { Repositories } from '../repositories/types.js';
 import { createRuleRegistry, type RuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, type SeriesName } from '../rules/series.js';
 import type { AnyRuleDefinition, MoneyContext } from '../rules/types.js';
-import { DEFAULT_TRANSITIONS, type TransitionTable } from './lifecycle.js';
+import { DEFAULT_TRANSITIONS, type TransitionTable } from './pipeline/lifecycle.js';
 import { resolveEngineLimits, type EngineLimits } from './limits.js';
-import { validateRiskConfiguration, type RiskFactor } from './risk.js';
+import { validateRiskConfiguration, type RiskFactor } from './pipeline/risk.js';
 import type { Clock, IdGenerator } from './types.js';
-import { createUrlSigner, randomSecret, type UrlSigner } from './url-signer.js';
+import { createUrlSigner, randomSecret, type UrlSigner } from './services/url-signer.js';
 
 /** Options of `createEngine`; every one is optional. */
 export interface EngineOptions {

@@ -39,7 +39,7 @@ import type {
   TransactionState,
   TransactionUpdatePatch,
 } from '../domain/index.js';
-import { DEFAULT_TRANSITIONS, type TransitionTable } from '../engine/lifecycle.js';
+import { DEFAULT_TRANSITIONS, type TransitionTable } from '../engine/pipeline/lifecycle.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

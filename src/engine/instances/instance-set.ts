@@ -11,9 +11,9 @@ import type { Repositories, StoredRuleInstance } from '../../repositories/types.
 import { whitelistListIds } from '../../rules/filters.js';
 import type { DerivedSeries, SeriesName } from '../../rules/series.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
-import type { PreparedInstance } from '../evaluate.js';
+import { createEvaluatorCache, type EvaluatorCache, type PreparedInstance } from '../pipeline/index.js';
 import type { EngineLimits } from '../limits.js';
-import { CUSTOM_RULE_ID } from '../rule-instances.js';
+import { CUSTOM_RULE_ID } from './build-rule-instance.js';
 import { prepareActiveInstances, type PrepareContext } from './prepare-instance.js';
 import type { SeriesCatalog } from './series-catalog.js';
 
@@ -29,6 +29,8 @@ export interface ActiveInstances {
   readonly whitelistIds: readonly string[];
   /** Whether user-series entries carry their values (some active instance reads them). */
   readonly values: boolean;
+  /** What the pipeline keeps between evaluations of these instances. */
+  readonly cache: EvaluatorCache;
 }
 
 /** See {@link createInstanceSet}. */
@@ -86,7 +88,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
     await catalog.fill(wanted);
     const kept = catalog.kept();
     const whitelistIds = [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters)))];
-    const state: ActiveInstances = { revision, active, series: kept.bases, derived: kept.derived, whitelistIds, values: wanted.values };
+    const state: ActiveInstances = { revision, active, series: kept.bases, derived: kept.derived, whitelistIds, values: wanted.values, cache: createEvaluatorCache() };
     prepared = state;
     return state;
   }

@@ -10,8 +10,8 @@ import { compileHistoricalFilters, compileRuleFilters, hasActiveFilters } from '
 import type { RuleRegistry } from '../../rules/registry.js';
 import { createDerivedSeries, type DerivedSeries, type SeriesName } from '../../rules/series.js';
 import type { AnyRuleDefinition, RuleDefinition } from '../../rules/types.js';
-import type { PreparedInstance } from '../evaluate.js';
-import { CUSTOM_RULE_ID } from '../rule-instances.js';
+import type { PreparedInstance } from '../pipeline/index.js';
+import { CUSTOM_RULE_ID } from './build-rule-instance.js';
 
 /** The series a set of prepared instances reads. */
 export interface SeriesWanted {

@@ -8,7 +8,7 @@ import type { StoredUser } from '../../domain/entities.js';
 import type { Transaction } from '../../domain/index.js';
 import type { UserUpdate } from '../../domain/user-update.js';
 import type { TransactionOutcome } from '../../repositories/types.js';
-import type { InstanceOutcome } from '../evaluate.js';
+import type { InstanceOutcome } from './evaluate.js';
 import type { IdGenerator } from '../types.js';
 
 /** The parts of a {@link TransactionOutcome} that rule outcomes decide. */

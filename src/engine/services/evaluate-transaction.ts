@@ -9,11 +9,11 @@ import type { RiskLevel, Transaction } from '../../domain/index.js';
 import type { Repositories, TransactionOutcome } from '../../repositories/types.js';
 import { contributionRefsOf, contributionsOf } from '../../rules/series.js';
 import type { AggregateNeed, LookupNeed, RuleUser } from '../../rules/types.js';
-import { evaluateRuleInstances, mergeCurrentContribution, planRuleInstances, type EvaluationInput, type InstanceOutcome } from '../evaluate.js';
+import { evaluateRuleInstances, mergeCurrentContribution, planRuleInstances, type EvaluationInput, type InstanceOutcome } from '../pipeline/index.js';
 import type { InstanceSet } from '../instances/instance-set.js';
 import type { EngineSettings } from '../options.js';
 import { ruleOutcomeWrites } from '../pipeline/outcome.js';
-import { riskScoreDetailsOf } from '../risk.js';
+import { riskScoreDetailsOf } from '../pipeline/risk.js';
 
 /** What evaluating a transaction decides: its result and everything the outcome writes but the transaction itself. */
 export type Evaluation = Pick<TransactionOutcome, 'aggregates' | 'counters' | 'alertHits' | 'seenUserIds' | 'userUpdates'> & {
@@ -104,6 +104,7 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
       destinationUser: toRuleUser(destinationStored, destinationLists),
       money,
       defaultRiskLevel: settings.defaultRiskLevel,
+      cache: state.cache,
     };
     const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
     if (!state.values && current.length > 0) instances.noteEntriesWithoutValues();

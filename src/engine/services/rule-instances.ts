@@ -8,7 +8,7 @@ import { appendPointer, copySafeJsonSized } from '../../validation/index.js';
 import type { InstanceSet } from '../instances/instance-set.js';
 import { assertSizeWithin } from '../limits.js';
 import type { EngineSettings } from '../options.js';
-import { buildRuleInstance } from '../rule-instances.js';
+import { buildRuleInstance } from '../instances/build-rule-instance.js';
 import type { Engine } from '../types.js';
 import { assertId } from './assert-id.js';
 

@@ -10,7 +10,7 @@ import { cloneJson } from '../../domain/json.js';
 import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
 import type { StoredEvent, StoredTransaction } from '../../repositories/types.js';
 import { copySafeJsonSized, createValidator, measureJsonSize } from '../../validation/index.js';
-import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../apply-event.js';
+import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
 import { assertSizeWithin } from '../limits.js';

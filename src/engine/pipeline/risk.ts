@@ -1,14 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RISK_LEVELS } from '../domain/index.js';
-import type { RiskLevel, Transaction } from '../domain/index.js';
-import { convertScaled, toScaled } from '../domain/money.js';
-import { TxmonError } from '../errors.js';
-import type { MoneyContext, RuleUser } from '../rules/types.js';
-import { collectSchemaErrors } from '../validation/index.js';
-import { DAY_MS } from '../domain/time.js';
-import { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../domain/risk-score.js';
-import type { RiskScoreDetails, StoredUser } from '../domain/index.js';
-import type { UserUpdate } from '../domain/user-update.js';
+import { RISK_LEVELS } from '../../domain/index.js';
+import type { RiskLevel, Transaction } from '../../domain/index.js';
+import { convertScaled, toScaled } from '../../domain/money.js';
+import { TxmonError } from '../../errors.js';
+import type { MoneyContext, RuleUser } from '../../rules/types.js';
+import { collectSchemaErrors } from '../../validation/index.js';
+import { DAY_MS } from '../../domain/time.js';
+import { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../../domain/risk-score.js';
+import type { RiskScoreDetails, StoredUser } from '../../domain/index.js';
+import type { UserUpdate } from '../../domain/user-update.js';
 
 /**
  * The values of a transaction a risk factor can look at (DOMAIN.md §(e) transaction factors).

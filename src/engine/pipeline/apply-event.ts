@@ -1,10 +1,10 @@
 import { Immer } from 'immer';
 import type { Draft } from 'immer';
-import { TxmonError, isTxmonError } from '../errors.js';
-import { TransactionSchema } from '../domain/index.js';
-import type { Transaction, TransactionEvent, TransactionState } from '../domain/index.js';
-import { createValidator } from '../validation/index.js';
-import { isJsonObject } from '../domain/json.js';
+import { TxmonError, isTxmonError } from '../../errors.js';
+import { TransactionSchema } from '../../domain/index.js';
+import type { Transaction, TransactionEvent, TransactionState } from '../../domain/index.js';
+import { createValidator } from '../../validation/index.js';
+import { isJsonObject } from '../../domain/json.js';
 import { DEFAULT_TRANSITIONS, isTransitionAllowed, type TransitionTable } from './lifecycle.js';
 
 /** Options of {@link applyTransactionEvent} and {@link foldTransactionEvents}. */

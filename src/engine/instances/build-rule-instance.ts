@@ -1,16 +1,16 @@
-import { RISK_LEVELS, RuleInstanceRequestSchema, RULE_INSTANCE_READ_ONLY_FIELDS } from '../domain/index.js';
-import type { RiskLevel, RuleAction, RuleInstanceRequest, TriggersOnHit } from '../domain/index.js';
-import { TxmonError, type ErrorDetail } from '../errors.js';
-import { compileLogic } from '../logic/index.js';
-import { compileAggregationVariables } from '../rules/aggregation-variables.js';
-import type { AggregationVariable } from '../domain/index.js';
-import type { RuleInstance, StoredRuleInstance } from '../repositories/types.js';
-import type { RuleRegistry } from '../rules/registry.js';
-import type { AnyRuleDefinition } from '../rules/types.js';
-import { compileHistoricalFilters, validateRuleFilters } from '../rules/filters.js';
-import { HISTORICAL_FILTER_KEYS, type RuleFilters } from '../domain/schemas/rule-filters.js';
-import { cloneJson } from '../domain/json.js';
-import { copySafeJson, createValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../validation/index.js';
+import { RISK_LEVELS, RuleInstanceRequestSchema, RULE_INSTANCE_READ_ONLY_FIELDS } from '../../domain/index.js';
+import type { RiskLevel, RuleAction, RuleInstanceRequest, TriggersOnHit } from '../../domain/index.js';
+import { TxmonError, type ErrorDetail } from '../../errors.js';
+import { compileLogic } from '../../logic/index.js';
+import { compileAggregationVariables } from '../../rules/aggregation-variables.js';
+import type { AggregationVariable } from '../../domain/index.js';
+import type { RuleInstance, StoredRuleInstance } from '../../repositories/types.js';
+import type { RuleRegistry } from '../../rules/registry.js';
+import type { AnyRuleDefinition } from '../../rules/types.js';
+import { compileHistoricalFilters, validateRuleFilters } from '../../rules/filters.js';
+import { HISTORICAL_FILTER_KEYS, type RuleFilters } from '../../domain/schemas/rule-filters.js';
+import { cloneJson } from '../../domain/json.js';
+import { copySafeJson, createValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../../validation/index.js';
 
 /** `ruleId` of custom json-logic instances. */
 export const CUSTOM_RULE_ID = 'CUSTOM';
@@ -157,7 +157,7 @@ export function buildRuleInstance(
     }
     derivedParameters = false;
   } else if (existing && !existing.derived.riskLevelParameters && (request.ruleId === undefined || request.ruleId === existing.instance.ruleId)) {
-    // D-21: an explicit per-level map is kept when only the plain field changes; a new rule resets it
+    // An explicit per-level map is kept when only the plain field changes; a new rule resets it
     // (its parameter schema differs).
     riskLevelParameters = existing.instance.riskLevelParameters;
     derivedParameters = false;
@@ -196,7 +196,7 @@ export function buildRuleInstance(
   validateRuleFilters(filters);
   const historical = compileHistoricalFilters(filters as RuleFilters);
   if (historical !== null && (isCustom || (context.registry.get(ruleId)?.series.length ?? 0) === 0)) {
-    // D-115: a historical filter on a rule that reads no history would be silently ignored.
+    // A historical filter on a rule that reads no history would be silently ignored: refused.
     const key = HISTORICAL_FILTER_KEYS.find((k) => filters[k] !== undefined && historical.canonical.includes(`"${k}"`)) ?? 'paymentMethodsHistorical';
     const path = `/filters/${key}`;
     throw new TxmonError('INVALID_FILTERS', `Invalid filters: ${path} has no effect: ${isCustom ? 'custom logic reads no history (use the filter logic of an aggregation variable)' : 'this rule reads no history'}`, [

@@ -1,5 +1,5 @@
-import { TRANSACTION_STATES } from '../domain/index.js';
-import type { TransactionState } from '../domain/index.js';
+import { TRANSACTION_STATES } from '../../domain/index.js';
+import type { TransactionState } from '../../domain/index.js';
 
 /** Allowed moves: for each state, the states an event may move the transaction to. */
 export type TransitionTable = Readonly<Record<TransactionState, readonly TransactionState[]>>;

@@ -1,0 +1,307 @@
+/**
+ * Evaluating one planned transaction (pure and deterministic): every running instance's rule check
+ * or custom logic, with its aggregates and list answers, into the executed and hit rules of the
+ * interface's wire shape, the overall `status`, and each instance's outcome.
+ */
+import type { AggregateValue } from '../../aggregation/aggregate-store.js';
+import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleHitDirection, RuleLabel, Transaction, TriggersOnHit } from '../../domain/index.js';
+import type { RuleInstance } from '../../domain/entities.js';
+import type { AggregateNeed, LookupNeed, MoneyContext, RuleCheckContext, RuleHit, RuleUser } from '../../rules/types.js';
+import { describeHits } from './describe.js';
+import { sameElements, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
+import { aggregateNeedKey, planOf, type AggregateSnapshot, type EvaluationInput, type EvaluationPlan, type InstancePlan, type PreparedInstance } from './plan.js';
+import { ACTION_SEVERITY } from './settings.js';
+
+/** The outcome of one instance, for counters, alerts and triggers. */
+export interface InstanceOutcome {
+  readonly instance: RuleInstance;
+  readonly hit: boolean;
+  readonly hitDirections: readonly RuleHitDirection[];
+  readonly action: RuleAction;
+  readonly riskLevel: RiskLevel;
+  readonly isShadow: boolean;
+  readonly ruleDescription: string;
+  readonly triggersOnHit: TriggersOnHit | undefined;
+  /** The instance's counter increment for this run (`runs: 1`, `hits` 1 or 0); frozen and shared. */
+  readonly counter: CounterIncrement;
+}
+
+/** One instance's run and hit counts to add (see `TransactionOutcome.counters`). */
+export interface CounterIncrement {
+  readonly instanceId: string;
+  readonly runs: number;
+  readonly hits: number;
+}
+
+/**
+ * Result of {@link evaluateRuleInstances}, in the wire shape plus per-instance outcomes. The rule
+ * result objects and both arrays are deeply frozen (shared safely between the stored result and
+ * every response; a not-hit result object is even shared across transactions).
+ */
+export interface EvaluationResult {
+  readonly executedRules: ExecutedRuleResult[];
+  readonly hitRules: HitRuleDetails[];
+  readonly status: RuleAction;
+  readonly outcomes: InstanceOutcome[];
+}
+
+const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
+  count: 0,
+  amountCount: 0,
+  distinct: 0,
+  countIn: 0,
+});
+
+function valueFor(need: AggregateNeed, snapshot: ReadonlyMap<AggregateNeed | string, AggregateValue>): AggregateValue {
+  const v = snapshot.get(need) ?? snapshot.get(aggregateNeedKey(need));
+  if (v !== undefined) return v;
+  return emptyValue(need);
+}
+
+function emptyValue(need: AggregateNeed): AggregateValue {
+  if (need.fn === 'sum') return 0n;
+  return EMPTY_VALUE[need.fn] ?? null;
+}
+
+/**
+ * Runs every given instance against the transaction and returns the executed and hit rules in
+ * the wire shape of the interface (DOMAIN.md §(a)) with the overall `status`: the most severe
+ * action among live (non-shadow) hits, `ALLOW` when none hit. Pure and deterministic.
+ *
+ * @param aggregates values for {@link collectAggregateNeeds}, already including the current
+ *   transaction where a need says so (see {@link mergeCurrentContribution}).
+ * @example
+ * ```ts
+ * const needs = collectAggregateNeeds(input);
+ * const snapshot = new Map(needs.map((n) => [n, computeFromHistory(n)]));
+ * const { executedRules, hitRules, status } = evaluateRuleInstances(input, snapshot);
+ * ```
+ */
+export function evaluateRuleInstances(
+  inputOrPlan: EvaluationInput | EvaluationPlan,
+  aggregates: AggregateSnapshot,
+  lookupAnswers: readonly boolean[] = NO_ANSWERS,
+): EvaluationResult {
+  const plan = planOf(inputOrPlan);
+  const { transaction, originUser, destinationUser, money } = plan.input;
+  const planned = plan.instances;
+  // Every planned instance adds exactly one executed rule and one outcome: sized up front.
+  const executedRules: ExecutedRuleResult[] = new Array<ExecutedRuleResult>(planned.length);
+  const hitRules: HitRuleDetails[] = [];
+  const outcomes: InstanceOutcome[] = new Array<InstanceOutcome>(planned.length);
+  let status: RuleAction = 'ALLOW';
+  const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
+  // What custom logic reads: the same for every custom instance of this evaluation.
+  let logicData: LogicData | undefined;
+  // One check context per evaluation, its per-instance fields set before each check: every rule
+  // reads it during its call only (the RuleCheckContext contract), so no context per instance.
+  let context: MutableCheckContext | undefined;
+  for (let i = 0; i < planned.length; i++) {
+    const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset, cache, slot } = planned[i] as InstancePlan;
+    const { instance, rule, logic } = prepared;
+    let hits: readonly RuleHit[];
+    let template: string;
+    if (rule) {
+      const values: Record<string, AggregateValue> = needs.length === 0 ? NO_VALUES : {};
+      for (let j = 0; j < needs.length; j++) {
+        const need = needs[j] as AggregateNeed;
+        values[need.name] = aligned
+          ? (aligned[offset + j] ?? emptyValue(need))
+          : valueFor(need, aggregates as ReadonlyMap<AggregateNeed | string, AggregateValue>);
+      }
+      let found: Record<string, boolean> | undefined;
+      if (lookups.length > 0) {
+        found = {};
+        for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
+      }
+      context ??= { transaction, parameters: undefined, originUser, destinationUser, aggregates: NO_VALUES, money, currentCounts: true, lookups: undefined };
+      context.parameters = settings.parameters;
+      context.aggregates = values;
+      context.currentCounts = currentCounts;
+      context.lookups = found;
+      hits = rule.check(context as RuleCheckContext<unknown>);
+      template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
+    } else if (logic) {
+      logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
+      const hit = logic.evaluate(logicData);
+      hits = hit ? sidesOf(transaction) : NO_HITS;
+      template = instance.ruleDescriptionAlias ?? 'Custom rule logic matched the transaction.';
+    } else {
+      hits = NO_HITS;
+      template = '';
+    }
+    if (hits.length > 0 && decision && (!decision.origin || !decision.destination)) {
+      hits = hits.filter((h) => (h.direction === 'ORIGIN' ? decision.origin : decision.destination));
+    }
+    const isShadow = instance.mode === 'SHADOW';
+    if (hits.length === 0) {
+      // Immutable and the same for every transaction at this level: built once, shared.
+      executedRules[i] = slot.notHitExecuted ??= notHitResult(prepared, settings.action, plan.shared);
+      outcomes[i] = slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level);
+      continue;
+    }
+    // One of three frozen meta objects, shared by every hit (a response serialises it from cache).
+    const ruleHitMeta = hitMetaOf(hits);
+    const directions = ruleHitMeta.hitDirections;
+    const ruleDescription = describeHits(template, hits, plan.shared.templates);
+    const labels = frozenLabels(instance, plan.shared);
+    // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
+    executedRules[i] = Object.freeze({
+        ruleInstanceId: instance.id,
+        ruleId: instance.ruleId,
+        ruleName: ruleNameOf(prepared),
+        ruleDescription,
+        ruleAction: settings.action,
+        ruleHit: true,
+        ruleHitMeta,
+        nature: instance.nature,
+        labels,
+        isShadow,
+      }) as ExecutedRuleResult;
+    hitRules.push(
+      Object.freeze({
+        ruleInstanceId: instance.id,
+        ruleId: instance.ruleId,
+        ruleName: ruleNameOf(prepared),
+        ruleDescription,
+        ruleAction: settings.action,
+        ruleHitMeta,
+        nature: instance.nature,
+        labels,
+        isShadow,
+      }) as HitRuleDetails,
+    );
+    if (!isShadow && ACTION_SEVERITY[settings.action] > ACTION_SEVERITY[status]) status = settings.action;
+    outcomes[i] = {
+      instance,
+      hit: true,
+      hitDirections: directions,
+      action: settings.action,
+      riskLevel: plan.level,
+      isShadow,
+      ruleDescription,
+      triggersOnHit: settings.triggersOnHit,
+      counter: cache.counters[1],
+    };
+  }
+  let executed: readonly ExecutedRuleResult[];
+  if (hitRules.length > 0) {
+    executed = Object.freeze(executedRules);
+  } else {
+    // No hit: every entry is a shared not-hit result; reuse the last such list when equal.
+    const last = plan.shared.lastMissList;
+    executed = last !== null && sameElements(last, executedRules) ? last : (plan.shared.lastMissList = Object.freeze(executedRules));
+  }
+  return {
+    executedRules: executed as ExecutedRuleResult[],
+    // Most transactions hit nothing: one shared frozen empty list.
+    hitRules: (hitRules.length === 0 ? NO_HIT_RULES : Object.freeze(hitRules)) as HitRuleDetails[],
+    status,
+    outcomes,
+  };
+}
+
+/** A rule check's context, mutable so that library rules can share one per evaluation. */
+interface MutableCheckContext {
+  readonly transaction: Transaction;
+  parameters: unknown;
+  readonly originUser: RuleUser | null;
+  readonly destinationUser: RuleUser | null;
+  aggregates: Readonly<Record<string, AggregateValue>>;
+  readonly money: MoneyContext;
+  currentCounts: boolean;
+  lookups: Readonly<Record<string, boolean>> | undefined;
+}
+
+/** The data a custom instance's logic reads (`var` paths start at these names). */
+interface LogicData {
+  readonly transaction: Transaction;
+  readonly originUser: Record<string, unknown> | null;
+  readonly destinationUser: Record<string, unknown> | null;
+  readonly agg: Record<string, unknown>;
+}
+
+const NO_HITS: readonly RuleHit[] = Object.freeze([]);
+const NO_ANSWERS: readonly boolean[] = Object.freeze([]);
+const NO_HIT_RULES: readonly HitRuleDetails[] = Object.freeze([]);
+const NO_VALUES: Record<string, AggregateValue> = Object.freeze({}) as Record<string, AggregateValue>;
+const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);
+
+function ruleNameOf(prepared: PreparedInstance): string {
+  return prepared.instance.ruleNameAlias ?? prepared.rule?.name ?? 'Custom rule';
+}
+
+/** The instance's labels, frozen once per cache and shared by every result of the instance. */
+function frozenLabels(instance: RuleInstance, cache: EvaluatorCache): readonly RuleLabel[] {
+  let labels = cache.labels.get(instance);
+  if (!labels) {
+    labels = Object.freeze([...instance.labels]);
+    cache.labels.set(instance, labels);
+  }
+  return labels;
+}
+
+/** The frozen not-hit outcome of an instance at a level. */
+function notHitOutcome(cache: InstanceCache, slot: LevelSlot, level: RiskLevel): InstanceOutcome {
+  const { instance } = cache.prepared;
+  return Object.freeze({
+    instance,
+    hit: false,
+    hitDirections: NO_DIRECTIONS,
+    action: slot.settings.action,
+    riskLevel: level,
+    isShadow: instance.mode === 'SHADOW',
+    ruleDescription: notHitDescription(cache.prepared),
+    triggersOnHit: slot.settings.triggersOnHit,
+    counter: cache.counters[0],
+  });
+}
+
+function notHitDescription(prepared: PreparedInstance): string {
+  return prepared.rule?.description ?? prepared.instance.ruleDescriptionAlias ?? 'Custom json-logic rule.';
+}
+
+/** The frozen not-hit result of an instance with an action. */
+function notHitResult(prepared: PreparedInstance, action: RuleAction, cache: EvaluatorCache): ExecutedRuleResult {
+  const { instance } = prepared;
+  return Object.freeze({
+    ruleInstanceId: instance.id,
+    ruleId: instance.ruleId,
+    ruleName: ruleNameOf(prepared),
+    ruleDescription: notHitDescription(prepared),
+    ruleAction: action,
+    ruleHit: false,
+    nature: instance.nature,
+    labels: frozenLabels(instance, cache),
+    isShadow: instance.mode === 'SHADOW',
+  }) as ExecutedRuleResult;
+}
+
+function sidesOf(transaction: Transaction): RuleHit[] {
+  const hits: RuleHit[] = [];
+  if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN' });
+  if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION' });
+  return hits;
+}
+
+const META_ORIGIN = Object.freeze({ hitDirections: Object.freeze(['ORIGIN'] as RuleHitDirection[]) });
+const META_DESTINATION = Object.freeze({ hitDirections: Object.freeze(['DESTINATION'] as RuleHitDirection[]) });
+const META_BOTH = Object.freeze({ hitDirections: Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]) });
+
+/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first. */
+function hitMetaOf(hits: readonly RuleHit[]): { readonly hitDirections: readonly RuleHitDirection[] } {
+  let origin = false;
+  let destination = false;
+  for (let i = 0; i < hits.length; i++) {
+    if ((hits[i] as RuleHit).direction === 'ORIGIN') origin = true;
+    else destination = true;
+  }
+  return origin ? (destination ? META_BOTH : META_ORIGIN) : META_DESTINATION;
+}
+
+/** The most severe of the given actions; `ALLOW` for none. */
+export function mostSevereAction(actions: Iterable<RuleAction>): RuleAction {
+  let status: RuleAction = 'ALLOW';
+  for (const a of actions) if (ACTION_SEVERITY[a] > ACTION_SEVERITY[status]) status = a;
+  return status;
+}

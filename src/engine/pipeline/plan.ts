@@ -1,0 +1,185 @@
+/**
+ * Planning one evaluation (pure): the risk level, the instances whose filters let them run, their
+ * settings at that level, and the aggregates and list lookups their rules need.
+ */
+import type { AggregateValue } from '../../aggregation/aggregate-store.js';
+import type { RiskLevel, Transaction } from '../../domain/index.js';
+import type { RuleInstance } from '../../domain/entities.js';
+import type { CompiledLogic } from '../../logic/index.js';
+import type { FilterDecision } from '../../rules/filters.js';
+import type { AggregateNeed, LookupNeed, MoneyContext, RuleDefinition, RuleUser } from '../../rules/types.js';
+import { cachesOf, createEvaluatorCache, newCache, slotOf, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
+import { selectRiskLevel, type ResolvedSettings } from './settings.js';
+
+/** A compiled instance filter (see `compileRuleFilters`). */
+export type InstanceFilter = (context: {
+  transaction: Transaction;
+  originUser: RuleUser | null;
+  destinationUser: RuleUser | null;
+}) => FilterDecision;
+
+/** A rule instance ready to run: the stored instance with its rule or its compiled custom logic. */
+export interface PreparedInstance {
+  readonly instance: RuleInstance;
+  /** The rule (template); `null` for a custom json-logic instance. */
+  readonly rule: RuleDefinition<unknown> | null;
+  /** The compiled logic of a custom instance; `null` for a library rule. */
+  readonly logic: CompiledLogic | null;
+  /** The instance's compiled filters; `null` when it has none. */
+  readonly filter: InstanceFilter | null;
+  /**
+   * With historical filters: base series → the derived (filtered) series the instance reads
+   * instead. The planner renames the series of the rule's needs accordingly.
+   */
+  readonly seriesMap?: ReadonlyMap<string, string> | null;
+  /**
+   * With historical filters: whether a transaction passes them. The current transaction counts in
+   * the instance's aggregates only when it does.
+   */
+  readonly historical?: ((transaction: Transaction) => boolean) | null;
+}
+
+/** The key under which an aggregate value is found in an {@link AggregateSnapshot}. */
+export function aggregateNeedKey(need: AggregateNeed): string {
+  return `${need.series}\u0000${need.key ?? ''}\u0000${need.start}\u0000${need.end}\u0000${need.fn}\u0000${need.field ?? ''}\u0000${need.includeCurrent ? 1 : 0}`;
+}
+
+/**
+ * Aggregate values: an array aligned with {@link collectAggregateNeeds} / `plan.needs` (the fast
+ * form the engine uses), or a map keyed by the need objects or by {@link aggregateNeedKey}.
+ */
+export type AggregateSnapshot = ReadonlyMap<AggregateNeed | string, AggregateValue> | readonly AggregateValue[];
+
+/** Input shared by {@link collectAggregateNeeds} and {@link evaluateRuleInstances}. */
+export interface EvaluationInput {
+  readonly transaction: Transaction;
+  readonly instances: readonly PreparedInstance[];
+  readonly originUser: RuleUser | null;
+  readonly destinationUser: RuleUser | null;
+  readonly money: MoneyContext;
+  /** Risk level for users without one (SPEC §3 default `VERY_HIGH`). */
+  readonly defaultRiskLevel: RiskLevel;
+  /**
+   * What is kept between evaluations of the same `instances` (see `EvaluatorCache`); without it,
+   * this evaluation uses a fresh one.
+   */
+  readonly cache?: EvaluatorCache;
+}
+
+/** Per-instance plan for one evaluation: settings by risk level, filter decision and needs. */
+export interface InstancePlan {
+  readonly prepared: PreparedInstance;
+  readonly settings: ResolvedSettings;
+  /** `null` when the instance has no filters. */
+  readonly decision: FilterDecision | null;
+  readonly needs: readonly AggregateNeed[];
+  /** Index of this instance's first need in {@link EvaluationPlan.needs}. */
+  readonly offset: number;
+  /** Whether the current transaction passes the instance's historical filters (true without any). */
+  readonly currentCounts: boolean;
+  /** The rule's list lookups for this transaction. */
+  readonly lookups: readonly LookupNeed[];
+  /** Index of this instance's first lookup in {@link EvaluationPlan.lookups}. */
+  readonly lookupOffset: number;
+  /** The instance's cache (counters) and its slot for this level (shared results). */
+  readonly cache: InstanceCache;
+  readonly slot: LevelSlot;
+}
+
+/**
+ * What {@link planRuleInstances} decided for one transaction: the risk level, and for every
+ * instance that runs (filters passed) its settings and aggregate needs.
+ */
+export interface EvaluationPlan {
+  readonly kind: 'plan';
+  readonly input: EvaluationInput;
+  readonly level: RiskLevel;
+  readonly instances: readonly InstancePlan[];
+  /** Every need of every running instance, in instance order (what {@link collectAggregateNeeds} returns). */
+  readonly needs: readonly AggregateNeed[];
+  /** Every list lookup of every running instance, in instance order (answers go to {@link evaluateRuleInstances}). */
+  readonly lookups: readonly LookupNeed[];
+  /** What is kept between evaluations of the same instances. */
+  readonly shared: EvaluatorCache;
+}
+
+const NO_NEEDS: readonly AggregateNeed[] = Object.freeze([]);
+const NO_LOOKUPS: readonly LookupNeed[] = Object.freeze([]);
+
+/**
+ * Plans one evaluation: picks the risk level, runs the instance filters, resolves parameters and
+ * actions, and asks each rule which aggregates it needs. Pure. {@link collectAggregateNeeds} and
+ * {@link evaluateRuleInstances} accept the plan (or the input, and plan it themselves).
+ */
+export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
+  const level = selectRiskLevel(input.transaction, input.originUser, input.destinationUser, input.defaultRiskLevel);
+  const list = input.instances;
+  // At most one plan per instance: sized up front, trimmed at the end (filtered-out instances).
+  const instances: InstancePlan[] = new Array<InstancePlan>(list.length);
+  let planned = 0;
+  const all: AggregateNeed[] = [];
+  const allLookups: LookupNeed[] = [];
+  const shared = input.cache ?? createEvaluatorCache();
+  const caches = cachesOf(shared, list);
+  // Indexed loops on the hot path: no iterator objects.
+  for (let i = 0; i < list.length; i++) {
+    const prepared = list[i] as PreparedInstance;
+    let cache = caches[i] as InstanceCache;
+    if (cache.prepared !== prepared || cache.instance !== prepared.instance) {
+      // The list was changed in place (a caller's own array): start this position afresh.
+      cache = newCache(prepared);
+      caches[i] = cache;
+    }
+    const slot = slotOf(cache, level);
+    if (slot.simple !== null) {
+      instances[planned++] = slot.simple;
+      continue;
+    }
+    const decision = prepared.filter ? prepared.filter(input) : null;
+    // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
+    if (decision && !decision.run) continue;
+    const settings = slot.settings;
+    const rule = prepared.rule;
+    let needs = rule !== null && rule.aggregates !== undefined ? rule.aggregates({ transaction: input.transaction, parameters: settings.parameters }) : NO_NEEDS;
+    const map = prepared.seriesMap;
+    const currentCounts = prepared.historical ? prepared.historical(input.transaction) : true;
+    if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map, currentCounts));
+    const lookups = rule !== null && rule.lookups !== undefined ? rule.lookups({ transaction: input.transaction, parameters: settings.parameters }) : NO_LOOKUPS;
+    const plan: InstancePlan = { prepared, settings, decision, needs, offset: all.length, currentCounts, lookups, lookupOffset: allLookups.length, cache, slot };
+    if (!prepared.filter && !prepared.historical && rule?.aggregates === undefined && rule?.lookups === undefined) {
+      // Nothing in this plan depends on the transaction: kept for the next one at this level.
+      slot.simple = Object.freeze(plan);
+    }
+    instances[planned++] = plan;
+    for (let j = 0; j < needs.length; j++) all.push(needs[j] as AggregateNeed);
+    for (let j = 0; j < lookups.length; j++) allLookups.push(lookups[j] as LookupNeed);
+  }
+  if (planned < instances.length) instances.length = planned;
+  return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups, shared };
+}
+
+/**
+ * The need reading the derived series its base series maps to (a copy; the need is not changed).
+ * When the current transaction fails the historical filters, its own value is not counted either.
+ */
+function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>, currentCounts: boolean): AggregateNeed {
+  const series = map.get(need.series) ?? need.series;
+  const copy = { ...need, series } as AggregateNeed & { includeValue?: string };
+  if (!currentCounts) delete copy.includeValue;
+  return copy;
+}
+
+export function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {
+  return (inputOrPlan as EvaluationPlan).kind === 'plan' ? (inputOrPlan as EvaluationPlan) : planRuleInstances(inputOrPlan as EvaluationInput);
+}
+
+/**
+ * Every windowed aggregate the active instances need for this transaction, in instance order.
+ * The caller computes them (over stored history, excluding this transaction's earlier
+ * contribution) and passes them back to {@link evaluateRuleInstances}, keyed by these objects.
+ * (Needs are not de-duplicated: building a key per need costs more than the rare duplicate query.)
+ */
+export function collectAggregateNeeds(input: EvaluationInput | EvaluationPlan): AggregateNeed[] {
+  return [...planOf(input).needs];
+}
+
