@@ -2,8 +2,10 @@
  * `txmon/http`: the interface document's HTTP API over txmon engines — a WHATWG fetch handler
  * ({@link createHttpHandler}) and its `node:http` adapter ({@link toNodeListener}).
  */
-export { createHttpHandler, HANDLER_CORE, problemOf, renderProblem } from './handler.js';
-export type { CoreRequest, CoreResponse, HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry, TxmonHttpHandler } from './handler.js';
+export { createHttpHandler } from './handler.js';
+export { problemOf, renderProblem } from './problem.js';
+export { HANDLER_CORE } from './types.js';
+export type { CoreRequest, CoreResponse, HttpHandler, HttpHandlerOptions, HttpTenant, RequestLogEntry, TxmonHttpHandler } from './types.js';
 export { createNodeServer, DEFAULT_NODE_SERVER_OPTIONS, drainAndClose, toNodeListener, type NodeListenerOptions, type NodeServerOptions } from './node.js';
 export { createOpenApiDocument, ProblemSchema } from './openapi.js';
 export type { OpenApiDocumentOptions, Problem } from './openapi.js';

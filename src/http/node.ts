@@ -1,18 +1,26 @@
+/**
+ * The `node:http` transport: a request listener for a handler ({@link toNodeListener}) and a server
+ * with the limits a server facing untrusted clients needs ({@link createNodeServer}).
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { TxmonError } from '../errors.js';
-import { HANDLER_CORE, problemOf, type CoreRequest, type CoreResponse, type HttpHandler, type TxmonHttpHandler } from './handler.js';
+import { configurationError, invalidRequest, TxmonError } from '../errors.js';
+import { payloadTooLarge } from './body.js';
+import { problemOf } from './problem.js';
+import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpHandler, type TxmonHttpHandler } from './types.js';
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
   /**
-   * Called right after each batch of responses is written (D-142), e.g. to write the request-log
-   * lines of those requests: a log write then never delays a response. Only the native path of a
+   * Called right after each batch of responses is written, e.g. to write the request-log lines of
+   * those requests: a log write then never delays a response. Only the native path of a
    * `createHttpHandler` handler batches; errors thrown here are ignored.
    */
   readonly afterResponses?: () => void;
 }
+
+type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Adapts a fetch-style {@link HttpHandler} to a `node:http` request listener (and so to Express,
@@ -20,7 +28,7 @@ export interface NodeListenerOptions {
  * natively — no `Request`/`Response` objects or web streams per request; any other fetch handler
  * goes through `Request`/`Response`. The handler enforces the size limits while the body streams in.
  * Responses of a `createHttpHandler` handler finished during one event-loop turn are sent together
- * at its end (D-142).
+ * at its end, so that a client pipelining requests wakes once per burst, not once per response.
  *
  * @example
  * ```ts
@@ -28,32 +36,30 @@ export interface NodeListenerOptions {
  * createServer(toNodeListener(createHttpHandler({ engine, apiKeys: [key] }))).listen(8080);
  * ```
  */
-export function toNodeListener(handler: HttpHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(handler: HttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const core = (handler as Partial<TxmonHttpHandler>)[HANDLER_CORE];
-  if (core) {
-    const send = createResponseBatcher(options.afterResponses);
-    return (req, res) => {
-      core(nodeRequest(req)).then(
-        (response) => send(res, response),
-        () => send(res, problemOf(new Error('internal'))),
-      );
-    };
-  }
+  return core ? coreListener(core, options.afterResponses) : fetchListener(handler);
+}
+
+/** Serves a handler's core straight from Node's request and response objects. */
+function coreListener(core: (request: CoreRequest) => Promise<CoreResponse>, afterResponses: (() => void) | undefined): NodeListener {
+  const send = createResponseBatcher(afterResponses);
+  return (req, res) => {
+    core(nodeRequest(req)).then(
+      (response) => send(res, response),
+      () => send(res, problemOf(new Error('internal'))),
+    );
+  };
+}
+
+/** Serves any fetch handler through a `Request` and its `Response`. */
+function fetchListener(handler: HttpHandler): NodeListener {
   return (req, res) => {
     let request: Request;
     try {
-      const method = (req.method ?? 'GET').toUpperCase();
-      const headers = new Headers();
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const hasBody = method !== 'GET' && method !== 'HEAD';
-      request = new Request(url, {
-        method,
-        headers,
-        ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
-      } as RequestInit);
+      request = fetchRequest(req);
     } catch {
-      writeCore(res, problemOf(new TxmonError('VALIDATION_FAILED', 'The request line or headers are invalid')));
+      writeCore(res, problemOf(invalidRequest([], 'request line or headers')));
       return;
     }
     handler(request).then(
@@ -63,6 +69,20 @@ export function toNodeListener(handler: HttpHandler, options: NodeListenerOption
   };
 }
 
+/** A fetch `Request` of a Node request; throws when its line or headers make none. */
+function fetchRequest(req: IncomingMessage): Request {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
 /**
  * Requests that came through the server's `checkContinue` event: their client waits for
  * `100 Continue` before sending the body, which is sent only when the handler starts reading it —
@@ -70,6 +90,7 @@ export function toNodeListener(handler: HttpHandler, options: NodeListenerOption
  */
 const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>();
 
+/** The core's view of a Node request. */
 function nodeRequest(req: IncomingMessage): CoreRequest {
   return {
     method: req.method ?? 'GET',
@@ -88,14 +109,15 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
   };
 }
 
-function tooLarge(limit: number): TxmonError {
-  return new TxmonError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+/** The refusal of a body whose client stopped sending before its end. */
+function bodyCutOff(): TxmonError {
+  return invalidRequest([], 'request body: it was cut off');
 }
 
 /** Refuses a body whose announced length passes `limit` before a byte is read (or `100 Continue` sent); else sends the `100 Continue` a client may wait for. */
 function startBody(req: IncomingMessage, limit: number): void {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (Number.isFinite(declared) && declared > limit) throw payloadTooLarge(limit);
   const res = awaitingContinue.get(req);
   if (res !== undefined) {
     awaitingContinue.delete(req);
@@ -116,7 +138,7 @@ async function* streamNodeBody(req: IncomingMessage, limit: number): AsyncIterab
       const chunk = await nextChunk(req);
       if (chunk === null) return;
       size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
+      if (size > limit) throw payloadTooLarge(limit);
       yield chunk;
     }
   } finally {
@@ -138,7 +160,7 @@ function nextChunk(req: IncomingMessage): Promise<Buffer | null> {
       const chunk = req.read() as Buffer | null;
       if (chunk !== null) resolve(chunk);
       else if (req.complete) resolve(null);
-      else if (req.destroyed || req.readableEnded) reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
+      else if (req.destroyed || req.readableEnded) reject(bodyCutOff());
       else nextChunk(req).then(resolve, reject);
     };
     req.on('readable', settle);
@@ -167,7 +189,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
         // The rest keeps flowing into this (now ignoring) listener: dropped as it arrives.
         failed = true;
         chunks.length = 0;
-        reject(tooLarge(limit));
+        reject(payloadTooLarge(limit));
         return;
       }
       chunks.push(chunk);
@@ -178,20 +200,20 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
     req.on('error', () => {
       if (!failed) {
         failed = true;
-        reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
+        reject(bodyCutOff());
       }
     });
     req.on('close', () => {
       if (!failed && !req.complete) {
         failed = true;
-        reject(new TxmonError('VALIDATION_FAILED', 'The request body was cut off'));
+        reject(bodyCutOff());
       }
     });
   });
 }
 
 /**
- * Sends responses at the end of the event-loop turn that produced them (D-142): the responses
+ * Sends responses at the end of the event-loop turn that produced them: the responses
  * finished while one turn's requests are served are written back to back from a `setImmediate`
  * callback, in the order they finished, instead of one by one between the requests. The client
  * (or proxy) then wakes once per burst rather than once per response, and the server serves its
@@ -221,6 +243,7 @@ function createResponseBatcher(afterResponses: (() => void) | undefined): (res: 
   };
 }
 
+/** Writes a core response, its length in the head. */
 function writeCore(res: ServerResponse, response: CoreResponse): void {
   try {
     // A body the handler did not read (refused before reading, or past its limit) is not read to
@@ -245,6 +268,7 @@ function writeCore(res: ServerResponse, response: CoreResponse): void {
   }
 }
 
+/** Whether a request announces a body (a length other than 0, or a transfer coding). */
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
@@ -284,6 +308,7 @@ function closeLingering(res: ServerResponse): void {
   };
 }
 
+/** Writes a fetch `Response`. */
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   try {
     res.statusCode = response.status;
@@ -337,12 +362,7 @@ export const DEFAULT_NODE_SERVER_OPTIONS = Object.freeze({
  * ```
  */
 export function createNodeServer(handler: HttpHandler, options: NodeServerOptions = {}): Server {
-  const settings = { ...DEFAULT_NODE_SERVER_OPTIONS, ...definedOnly(options) };
-  for (const [name, value] of Object.entries(settings)) {
-    if (name in DEFAULT_NODE_SERVER_OPTIONS && !(Number.isSafeInteger(value) && (value as number) > 0)) {
-      throw new TxmonError('INVALID_CONFIGURATION', `createNodeServer: ${name} must be a positive integer`);
-    }
-  }
+  const settings = serverSettings(options);
   const listener = toNodeListener(handler, options.afterResponses === undefined ? {} : { afterResponses: options.afterResponses });
   const server = createServer({
     headersTimeout: settings.headersTimeoutMs,
@@ -354,6 +374,37 @@ export function createNodeServer(handler: HttpHandler, options: NodeServerOption
   });
   server.maxConnections = settings.maxConnections;
   server.setTimeout(settings.idleTimeoutMs);
+  capConnectionsPerAddress(server, settings.maxConnectionsPerAddress);
+  const serveRequest = trackInFlight(server, listener);
+  server.on('request', serveRequest);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.set(req, res);
+    serveRequest(req, res);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket));
+  return server;
+}
+
+/**
+ * The options with their defaults.
+ * @throws TxmonError `INVALID_CONFIGURATION` for a value that is not a positive integer.
+ */
+function serverSettings(options: NodeServerOptions): Record<keyof typeof DEFAULT_NODE_SERVER_OPTIONS, number> {
+  const settings = { ...DEFAULT_NODE_SERVER_OPTIONS, ...definedOnly(options) };
+  for (const [name, value] of Object.entries(settings)) {
+    if (name in DEFAULT_NODE_SERVER_OPTIONS && !(Number.isSafeInteger(value) && (value as number) > 0)) {
+      throw configurationError('createNodeServer', `${name} must be a positive integer`);
+    }
+  }
+  return settings;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Closes each new connection from an address that already has `max` open. */
+function capConnectionsPerAddress(server: Server, max: number): void {
   const perAddress = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
@@ -364,11 +415,16 @@ export function createNodeServer(handler: HttpHandler, options: NodeServerOption
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
-    if (open > settings.maxConnectionsPerAddress) socket.destroy();
+    if (open > max) socket.destroy();
   });
-  // Responses not finished yet, and per open connection its responses not finished yet: on
-  // shutdown the responses are told to close their connection, and connections with none (fresh
-  // or idle) are closed at once.
+}
+
+/**
+ * Keeps count of the responses not finished yet, in all and per open connection, so that
+ * {@link drainAndClose} can tell them to close their connection and close the connections with
+ * none (fresh or idle) at once. Returns the request listener that counts.
+ */
+function trackInFlight(server: Server, listener: NodeListener): NodeListener {
   const unfinished = new Set<ServerResponse>();
   const inFlight = new Map<Socket, number>();
   server.on('connection', (socket: Socket) => {
@@ -379,7 +435,7 @@ export function createNodeServer(handler: HttpHandler, options: NodeServerOption
     for (const res of unfinished) if (!res.headersSent) res.shouldKeepAlive = false;
     for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
   });
-  const serveRequest = (req: IncomingMessage, res: ServerResponse) => {
+  return (req, res) => {
     if (closing.has(server)) res.shouldKeepAlive = false;
     const socket = req.socket;
     unfinished.add(res);
@@ -390,24 +446,16 @@ export function createNodeServer(handler: HttpHandler, options: NodeServerOption
     });
     listener(req, res);
   };
-  server.on('request', serveRequest);
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    awaitingContinue.set(req, res);
-    serveRequest(req, res);
-  });
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    const problem = problemOf(new TxmonError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
-    const body = problem.body as string;
-    socket.end(
-      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: ${problem.headers['content-type']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `allow: GET, HEAD, POST, PUT, DELETE\r\nconnection: close\r\n\r\n${body}`,
-    );
-  });
-  return server;
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** Answers `CONNECT` with a 405 problem and closes (`node:http` would drop the connection without a status). */
+function refuseConnect(socket: Socket): void {
+  const problem = problemOf(new TxmonError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed'));
+  const body = problem.body as string;
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: ${problem.headers['content-type']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `allow: GET, HEAD, POST, PUT, DELETE\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Servers made by {@link createNodeServer} that are shutting down. */

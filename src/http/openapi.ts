@@ -24,6 +24,7 @@ import {
   defineOpenObject,
   defineStringEnum,
 } from '../domain/index.js';
+import { cloneJson } from '../domain/json.js';
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
 import { getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 
@@ -106,9 +107,9 @@ const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const BINARY_MEDIA_TYPE = 'application/octet-stream';
 const API_KEY_SCHEME = 'ApiKeyAuth';
 
-/** JSON form of a TypeBox schema: `JSON.stringify` drops TypeBox's symbol-keyed markers. */
+/** JSON form of a TypeBox schema: the copy drops TypeBox's symbol-keyed markers. */
 function toJsonSchema(schema: TSchema): JsonObject {
-  return JSON.parse(JSON.stringify(schema)) as JsonObject;
+  return cloneJson(schema) as unknown as JsonObject;
 }
 
 function refSchema(name: string): JsonObject {
@@ -575,7 +576,7 @@ function buildParameters(route: RouteSpec): JsonObject[] {
     description: PATH_PARAMETER_DESCRIPTIONS[name] ?? name,
     schema: name === 'key' ? { ...FILE_KEY_PARAMETER_SCHEMA } : toJsonSchema(IdSchema),
   }));
-  if (route.access === 'signed-url') parameters.push(...SIGNED_URL_QUERY_PARAMETERS.map((parameter) => structuredClone(parameter)));
+  if (route.access === 'signed-url') parameters.push(...SIGNED_URL_QUERY_PARAMETERS.map((parameter) => cloneJson(parameter)));
   return parameters;
 }
 
@@ -584,7 +585,7 @@ function buildSuccessResponse(route: RouteSpec): JsonObject {
     return { description: route.description, content: { [BINARY_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: BINARY_MEDIA_TYPE } } } };
   }
   if (route.response === undefined) return { description: route.description };
-  return { description: route.description, content: { [JSON_MEDIA_TYPE]: { schema: structuredClone(route.response) } } };
+  return { description: route.description, content: { [JSON_MEDIA_TYPE]: { schema: cloneJson(route.response) } } };
 }
 
 function buildOperation(route: RouteSpec): JsonObject {

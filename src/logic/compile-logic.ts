@@ -20,8 +20,9 @@
  * JSON Pointer tokens (`/` becomes `~1`), so `{"and":[…, {">":[{"var":"x"}, 1]}]}` has its `var` at
  * `/logic/and/1/>/0`.
  */
-import { TxmonError } from '../errors.js';
-import type { ErrorDetail } from '../errors.js';
+import { isPlainObject } from '../domain/json.js';
+import { invalidField, invalidRequest, TxmonError } from '../errors.js';
+import type { DetailCode, ErrorDetail } from '../errors.js';
 import { FORBIDDEN_PATH_SEGMENTS, LOGIC_LIMITS, LOGIC_OPERATORS, LOGIC_ROOTS } from './allowlist.js';
 import type { LogicRoot } from './allowlist.js';
 import {
@@ -143,9 +144,7 @@ const UNUSED: Compiled = { evaluate: returnUndefined, json: null, literal: true 
 export function compileLogic(expression: unknown, options: CompileLogicOptions): CompiledLogic {
   const maxWork = options.maxWork ?? LOGIC_LIMITS.maxWork;
   if (typeof options.basePath !== 'string' || !(Number.isSafeInteger(maxWork) && maxWork > 0)) {
-    throw new TxmonError('VALIDATION_FAILED', 'compileLogic: invalid options', [
-      { path: '', code: 'type', message: 'basePath must be a string and maxWork a positive integer' },
-    ]);
+    throw invalidField('', 'type', 'basePath must be a string and maxWork a positive integer');
   }
   const walk: Walk = {
     basePath: options.basePath,
@@ -158,11 +157,7 @@ export function compileLogic(expression: unknown, options: CompileLogicOptions):
   };
   const compiled = compileValue(expression, '', 0, 'root', walk);
   if (walk.details.length > 0) {
-    throw new TxmonError(
-      'INVALID_LOGIC',
-      `Invalid logic at ${options.basePath || 'the document root'}: ${walk.details.length} problem(s)`,
-      walk.details,
-    );
+    throw invalidRequest(walk.details, 'logic', 'INVALID_LOGIC');
   }
   const root = compiled.evaluate;
   return Object.freeze({
@@ -180,7 +175,7 @@ export function compileLogic(expression: unknown, options: CompileLogicOptions):
   });
 }
 
-function report(walk: Walk, pointer: string, code: string, message: string): void {
+function report(walk: Walk, pointer: string, code: DetailCode, message: string): void {
   if (walk.details.length < MAX_DETAILS) walk.details.push({ path: walk.basePath + pointer, code, message });
 }
 
@@ -223,9 +218,9 @@ function readArrayElements(value: readonly unknown[], pointer: string, walk: Wal
   return out;
 }
 
-function isPlainObject(value: object): boolean {
-  const proto: unknown = Object.getPrototypeOf(value);
-  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(value).length === 0;
+/** Whether an object is a JSON object: a plain object with no symbol keys (JSON has none). */
+function isJsonNode(value: object): boolean {
+  return isPlainObject(value) && Object.getOwnPropertySymbols(value).length === 0;
 }
 
 function compileValue(value: unknown, pointer: string, depth: number, scope: Scope, walk: Walk): Compiled {
@@ -270,7 +265,7 @@ function compileArray(value: readonly unknown[], pointer: string, depth: number,
 }
 
 function compileOperator(value: object, pointer: string, depth: number, scope: Scope, walk: Walk): Compiled {
-  if (!isPlainObject(value)) {
+  if (!isJsonNode(value)) {
     report(walk, pointer, 'invalid-node', 'the expression must be JSON');
     return UNUSED;
   }
@@ -377,7 +372,7 @@ function checkPath(
 function compileLiteral(value: unknown, pointer: string, depth: number, walk: Walk): Compiled {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     if (!enterNode(walk, pointer, depth)) return UNUSED;
-    const oneKey = isPlainObject(value) && Object.keys(value).length === 1;
+    const oneKey = isJsonNode(value) && Object.keys(value).length === 1;
     report(
       walk,
       pointer,

@@ -4,7 +4,7 @@
  * the stack.
  */
 import { isPlainObject } from '../domain/json.js';
-import { TxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { TxmonError, type DetailCode, type ErrorDetail, type InvalidRequestCode } from '../errors.js';
 import { appendPointer } from './pointer.js';
 
 /** Keys rejected at any depth: they can reach `Object.prototype` through naive merges (CWE-1321). */
@@ -56,7 +56,7 @@ export interface SafeJsonOptions {
   /** JSON Pointer prefixed to every detail path (default `''`). */
   readonly basePath?: string;
   /** Error code thrown (default `VALIDATION_FAILED`). */
-  readonly code?: ErrorCode;
+  readonly code?: InvalidRequestCode;
   /** What the input is, for the error message (default `request`). */
   readonly what?: string;
 }
@@ -65,7 +65,7 @@ type Container = Record<string, unknown> | unknown[];
 
 class SafeJsonProblem {
   constructor(
-    readonly code: string,
+    readonly code: DetailCode,
     readonly message: string,
     readonly depth: number,
     readonly includeCurrentKey: boolean,
@@ -204,7 +204,7 @@ export function assertSafeJson(value: unknown, options: SafeJsonOptions = {}): v
   }
 }
 
-function throwProblem(options: SafeJsonOptions, path: string, code: string, message: string, cause?: unknown): never {
+function throwProblem(options: SafeJsonOptions, path: string, code: DetailCode, message: string, cause?: unknown): never {
   const detail: ErrorDetail = { path, code, message };
   throw new TxmonError(
     options.code ?? 'VALIDATION_FAILED',

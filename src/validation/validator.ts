@@ -4,7 +4,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
-import { TxmonError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { invalidRequest, TxmonError, type ErrorDetail, type InvalidRequestCode } from '../errors.js';
 import { ajv } from './ajv.js';
 import { mapAjvErrors } from './ajv-errors.js';
 import { assertSafeJson } from './safe-json.js';
@@ -12,7 +12,7 @@ import { assertSafeJson } from './safe-json.js';
 /** Options of {@link createValidator}. */
 export interface ValidatorOptions {
   /** Error code thrown on failure (default `VALIDATION_FAILED`). */
-  readonly code?: ErrorCode;
+  readonly code?: InvalidRequestCode;
   /** JSON Pointer prefixed to every detail path (default `''`, the whole body). */
   readonly basePath?: string;
   /** What the input is, for the error message (default `request`). */
@@ -34,7 +34,7 @@ export interface SchemaCheckOptions {
   /** JSON Pointer prefixed to every detail path, e.g. `/parameters`. */
   readonly basePath: string;
   /** Error code thrown on failure, e.g. `INVALID_PARAMETERS`. */
-  readonly code: ErrorCode;
+  readonly code: InvalidRequestCode;
   /** What is validated, for the error message, e.g. `parameters`. */
   readonly what: string;
 }
@@ -64,15 +64,6 @@ function detailsOf(validate: ValidateFunction, basePath: string): ErrorDetail[] 
   return details.length > 0 ? details : [{ path: basePath, code: 'schema', message: 'does not match its schema' }];
 }
 
-function buildError(code: ErrorCode, what: string, details: readonly ErrorDetail[]): TxmonError {
-  const first = details[0];
-  const summary =
-    first === undefined
-      ? 'does not match its schema'
-      : `${first.path === '' ? 'body' : first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`;
-  return new TxmonError(code, `Invalid ${what}: ${summary}`, details);
-}
-
 /**
  * Compiles a TypeBox (or plain JSON) schema once and returns a validator for it. The validator
  * first runs {@link assertSafeJson} (unless `safeJson: false`), then ajv; on success it returns the
@@ -97,7 +88,7 @@ export function createValidator<S extends TSchema>(schema: S, options: Validator
   return (input: unknown): Static<S> => {
     if (safeJson) assertSafeJson(input, safeJsonOptions);
     if (validate(input)) return input as Static<S>;
-    throw buildError(code, what, detailsOf(validate, basePath));
+    throw invalidRequest(detailsOf(validate, basePath), what, code);
   };
 }
 
@@ -125,5 +116,5 @@ export function collectSchemaErrors(schema: object, value: unknown, basePath = '
  */
 export function validateAgainstSchema(schema: object, value: unknown, options: SchemaCheckOptions): void {
   const details = collectSchemaErrors(schema, value, options.basePath);
-  if (details.length > 0) throw buildError(options.code, options.what, details);
+  if (details.length > 0) throw invalidRequest(details, options.what, options.code);
 }

@@ -20,7 +20,7 @@ import {
   type Transaction,
   type TransactionEvent,
 } from '../domain/schemas/index.js';
-import { TxmonError, type ErrorDetail } from '../errors.js';
+import { invalidRequest, type ErrorDetail } from '../errors.js';
 import { appendPointer } from './pointer.js';
 import { assertSafeJson } from './safe-json.js';
 import { createValidator, type Validator } from './validator.js';
@@ -91,7 +91,7 @@ export function validateRuleInstanceRequest(input: unknown): RuleInstanceRequest
       }
     }
     if (details.length > 0) {
-      throw new TxmonError('READ_ONLY_FIELD', `Invalid rule instance: ${details.map((d) => d.path).join(', ')} cannot be set`, details);
+      throw invalidRequest(details, 'rule instance', 'READ_ONLY_FIELD');
     }
   }
   return validateRuleInstanceShape(input);

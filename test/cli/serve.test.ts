@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -120,112 +119,45 @@ describe('txmon serve (in process)', () => {
   });
 });
 
-describe('txmon serve (the built command)', () => {
-  const cli = join(import.meta.dirname, '../../dist/cli.js');
+describe('txmon serve (in process): options that once broke it', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+  });
+  function tenantsFile(content: unknown): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'txmon-')), 'tenants.json');
+    writeFileSync(file, JSON.stringify(content));
+    return file;
+  }
 
-  it('prints a generated key once, logs one line per request without payload values, and exits 0 on SIGTERM after in-flight requests', async () => {
-    expect(existsSync(cli), 'dist/cli.js is missing: run `npm run build` (npm test builds first)').toBe(true);
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TXMON_API_KEYS: '' } });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 10_000);
-      const check = setInterval(() => {
-        if (out.includes('Generated API key')) {
-          clearInterval(check);
-          clearTimeout(timer);
-          resolve();
-        }
-      }, 20);
-    });
-    const key = /Generated API key \(shown once\): (\S+)/.exec(out)?.[1] as string;
-    const url = /"url":"([^"]+)"/.exec(out)?.[1] as string;
-    const secret = 'very-secret-reference-text';
-    const r = await fetch(`${url}/transactions`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify(tx({ timestamp: T0, reference: secret })),
-    });
-    expect(r.status).toBe(201);
-    // An upload whose body is still streaming when SIGTERM arrives must complete.
-    const slot = (await (
-      await fetch(`${url}/pre-signed-url`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'a.txt', fileSize: 10 }) })
-    ).json()) as { url: string };
-    let push!: (chunk: string | null) => void;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
-      },
-    });
-    const inFlight = fetch(slot.url, { method: 'PUT', body, duplex: 'half' } as RequestInit);
-    push('hello');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    push('world');
-    push(null);
-    expect((await inFlight).status).toBe(204);
-    expect(await exited).toBe(0);
-    const lines = out.split('\n').filter((l) => l.includes('"msg":"request"'));
-    expect(lines.length).toBeGreaterThanOrEqual(3);
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ method: 'POST', route: '/transactions', status: 201, tenant: 'default' });
-    // Every line carries its ISO time (formatted once per millisecond), within the test's span.
-    for (const line of lines) {
-      const time = (JSON.parse(line) as { time: string }).time;
-      expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
-    }
-    expect(out).not.toContain(secret);
-    expect(out.split(key).length - 1).toBe(3); // the key line and the two curl examples, nothing else
-    expect(lastJsonLine(out)).toMatchObject({ msg: 'stopped', forced: false });
-  }, 30_000);
-
-  it('logs stopped and exits 0 when in-flight requests outlast the grace period, and a second signal changes nothing', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--shutdown-grace-ms', '300'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TXMON_API_KEYS: KEY },
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await waitFor(() => out.includes('"url"'));
-    const url = /"url":"([^"]+)"/.exec(out)?.[1] as string;
-    // A request whose body never ends stays in flight past the grace period.
-    const stalled = fetch(`${url}/transactions`, {
+  it('with --tenants and --base-path ending in "/", the signed upload URL it hands out works', async () => {
+    const file = tenantsFile({ tenants: [{ id: 'acme', apiKeys: [KEY] }] });
+    const server = await serve(['--port', '0', '--tenants', file, '--base-path', '/v1/'], {}, { write: () => undefined });
+    servers.push(server);
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const created = await fetch(`${origin}/v1/pre-signed-url`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-      body: new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"type":')) }),
-      duplex: 'half',
-    } as RequestInit).catch(() => 'cut');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(await stalled).toBe('cut');
-    expect(out).toContain('"msg":"already shutting down"');
-    expect(lastJsonLine(out)).toMatchObject({ msg: 'stopped', forced: true });
-  }, 30_000);
-});
-
-function lastJsonLine(out: string): Record<string, unknown> {
-  const lines = out.split('\n').filter((l) => l.startsWith('{'));
-  return JSON.parse(lines[lines.length - 1] as string) as Record<string, unknown>;
-}
-
-function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (condition()) resolve();
-      else if (Date.now() - started > ms) reject(new Error('condition not met in time'));
-      else setTimeout(tick, 20);
-    };
-    tick();
+      body: JSON.stringify({ filename: 'a.txt', fileSize: 3 }),
+    });
+    expect(created.status).toBe(200);
+    const slot = (await created.json()) as { url: string };
+    const upload = await fetch(slot.url, { method: 'PUT', body: 'abc' });
+    expect(upload.status, slot.url).toBe(204);
   });
-}
+
+  it('an empty --port is refused, not turned into port 0 (a random port)', async () => {
+    const started = serve(['--port', '', '--api-key', KEY], {}, { write: () => undefined });
+    const server = await started.catch(() => null);
+    if (server !== null) servers.push(server);
+    expect(server, `listening on ${server ? (server.address() as AddressInfo).port : ''}`).toBeNull();
+  });
+
+  const badFiles = [
+    { name: 'a null tenant entry', content: { tenants: [null] } },
+    { name: 'a JSON null file', content: null },
+  ];
+  it.each(badFiles)('--tenants with $name is a usage error naming --tenants, not a TypeError', async ({ content }) => {
+    await expect(serve(['--port', '0', '--tenants', tenantsFile(content)], {}, { write: () => undefined })).rejects.toThrow(/--tenants/);
+  });
+});

@@ -103,3 +103,29 @@ describe('formatMoney', () => {
     },
   );
 });
+
+describe('formatMoney against scaledToDecimal', () => {
+  const reference = (value: bigint, currency: string): string => {
+    const [whole, fraction = ''] = scaledToDecimal(value).split('.');
+    return `${whole}.${fraction.padEnd(Math.max(2, fraction.length), '0')} ${currency}`;
+  };
+  const LIMIT = BigInt(Number.MAX_SAFE_INTEGER);
+  const UNIT = 100_000_000n;
+
+  fcTest.prop([fc.bigInt({ min: 0n, max: LIMIT / UNIT + 1n }), fc.integer({ min: -3, max: 3 }), fc.boolean()], { numRuns: 2000 })(
+    'k·1e8 + d (d in −3..3), both signs, up to and past 2^53',
+    (k, d, negative) => {
+      const v = k * UNIT + BigInt(d);
+      const value = negative ? -v : v;
+      expect(formatMoney(value, 'EUR')).toBe(reference(value, 'EUR'));
+    },
+  );
+
+  it('at the boundaries of a double: 2^53, one unit, zero and its sign', () => {
+    for (const value of [0n, -0n, 1n, -1n, UNIT - 1n, UNIT, UNIT + 1n, -UNIT, LIMIT, -LIMIT, LIMIT - 1n, LIMIT + 1n, -LIMIT - 1n, 2n ** 53n, -(2n ** 53n), 2n ** 64n, (LIMIT / UNIT) * UNIT, (LIMIT / UNIT) * UNIT - 1n]) {
+      expect(formatMoney(value, 'JPY')).toBe(reference(value, 'JPY'));
+    }
+    expect(formatMoney(-0n, 'EUR')).toBe('0.00 EUR');
+    expect(formatMoney(-1_000_000n, 'EUR')).toBe('-0.01 EUR');
+  });
+});

@@ -14,10 +14,10 @@ import { createAggregateStore, computeAggregate, type AggregateQuery, type Serie
 import { serve } from '../../src/cli/serve.js';
 import { createFixedRateProvider, formatMoney, toScaled } from '../../src/domain/money.js';
 import { cloneJson } from '../../src/domain/json.js';
-import { hasDuplicateKey } from '../../src/http/handler.js';
+import { hasDuplicateKey } from '../../src/http/body.js';
 import { createHttpHandler, toNodeListener } from '../../src/http/index.js';
 import { createEngine, evaluateRuleInstances, planRuleInstances, type EvaluationInput, type PreparedInstance } from '../../src/index.js';
-import { receiverReads, senderReads, sumAmounts, sumCounts, createSideNames, type SideRead } from '../../src/rules/directions.js';
+import { receiverReads, senderReads, sumAmounts, sumCounts, createSideNames, type SideRead } from '../../src/rules/kits/directions.js';
 import { r1FirstTransaction } from '../../src/rules/library/r-1-first-transaction.js';
 import { r2TransactionAmount } from '../../src/rules/library/r-2-transaction-amount.js';
 import { r69MoneyFlowVolume } from '../../src/rules/library/r-69-money-flow-volume.js';

@@ -6,7 +6,7 @@ import type { RuleInstance } from '../../domain/entities.js';
 import { deepFreeze, cloneJson } from '../../domain/json.js';
 import { compileLogic } from '../../logic/index.js';
 import { compileAggregationVariables, createCustomLogicRule } from '../../rules/aggregation-variables.js';
-import { compileHistoricalFilters, compileRuleFilters, hasActiveFilters } from '../../rules/filters.js';
+import { compileHistoricalFilters, compileRuleFilters } from '../../rules/filters.js';
 import type { RuleRegistry } from '../../rules/registry.js';
 import { createDerivedSeries, type DerivedSeries, type SeriesName } from '../../rules/series.js';
 import type { AnyRuleDefinition, RuleDefinition } from '../../rules/types.js';
@@ -62,9 +62,15 @@ export function seriesReadBy(rule: AnyRuleDefinition | null, instance: RuleInsta
   return rule.series.filter((series) => read.has(series));
 }
 
+/** The instance's compiled filters, or `null` when none has an effect. */
+function filterOf(instance: RuleInstance): PreparedInstance['filter'] {
+  const compiled = compileRuleFilters(instance.filters);
+  return compiled.active ? compiled : null;
+}
+
 /** A custom json-logic instance, ready; its series join `wanted`. */
 function prepareCustom(instance: RuleInstance, wanted: SeriesWanted, context: PrepareContext): PreparedInstance {
-  const filter = hasActiveFilters(instance.filters) ? compileRuleFilters(instance.filters) : null;
+  const filter = filterOf(instance);
   const variables = compileAggregationVariables(instance.logicAggregationVariables, '/logicAggregationVariables');
   const logic = compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: variables.map((v) => v.key), maxWork: context.maxLogicWork });
   if (variables.length === 0) return { instance, rule: null, logic, filter, seriesMap: null };
@@ -92,7 +98,7 @@ function prepareCustom(instance: RuleInstance, wanted: SeriesWanted, context: Pr
 export function prepareInstance(stored: RuleInstance, wanted: SeriesWanted, context: PrepareContext): PreparedInstance {
   const instance = withFrozenParameters(stored);
   if (instance.ruleId === CUSTOM_RULE_ID) return prepareCustom(instance, wanted, context);
-  const filter = hasActiveFilters(instance.filters) ? compileRuleFilters(instance.filters) : null;
+  const filter = filterOf(instance);
   const rule = context.registry.get(instance.ruleId) ?? null;
   if (rule !== null && rule.series.length > 0 && rule.readsEntryValues !== false) wanted.values = true;
   const historical = rule && rule.series.length > 0 ? compileHistoricalFilters(instance.filters) : null;

@@ -93,9 +93,6 @@ export function evaluateRuleInstances(
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
   // What custom logic reads: the same for every custom instance of this evaluation.
   let logicData: LogicData | undefined;
-  // One check context per evaluation, its per-instance fields set before each check: every rule
-  // reads it during its call only (the RuleCheckContext contract), so no context per instance.
-  let context: MutableCheckContext | undefined;
   for (let i = 0; i < planned.length; i++) {
     const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset, cache, slot } = planned[i] as InstancePlan;
     const { instance, rule, logic } = prepared;
@@ -114,12 +111,9 @@ export function evaluateRuleInstances(
         found = {};
         for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
       }
-      context ??= { transaction, parameters: undefined, originUser, destinationUser, aggregates: NO_VALUES, money, currentCounts: true, lookups: undefined };
-      context.parameters = settings.parameters;
-      context.aggregates = values;
-      context.currentCounts = currentCounts;
-      context.lookups = found;
-      hits = rule.check(context as RuleCheckContext<unknown>);
+      // Each check gets a context of its own, which the rule may keep (a host's spy or log does).
+      const context: RuleCheckContext<unknown> = { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts };
+      hits = rule.check(found === undefined ? context : { ...context, lookups: found });
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
       logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
@@ -201,17 +195,6 @@ export function evaluateRuleInstances(
   };
 }
 
-/** A rule check's context, mutable so that library rules can share one per evaluation. */
-interface MutableCheckContext {
-  readonly transaction: Transaction;
-  parameters: unknown;
-  readonly originUser: RuleUser | null;
-  readonly destinationUser: RuleUser | null;
-  aggregates: Readonly<Record<string, AggregateValue>>;
-  readonly money: MoneyContext;
-  currentCounts: boolean;
-  lookups: Readonly<Record<string, boolean>> | undefined;
-}
 
 /** The data a custom instance's logic reads (`var` paths start at these names). */
 interface LogicData {

@@ -1,0 +1,149 @@
+/**
+ * The route table of the interface document's API: path pattern → method → action on the
+ * tenant's engine. Routes are authenticated by API key unless marked `signed-url` (the file URLs
+ * the engine signs) or `public` (`/healthz`).
+ */
+import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
+import { TxmonError } from '../errors.js';
+import { JSON_TYPE } from './body.js';
+import { stringifyBody } from './response-json.js';
+import type { CoreResponse } from './types.js';
+
+/** Path parameters, decoded, by name. */
+export type Params = Readonly<Record<string, string>>;
+
+/** What an action can read of its request. */
+export interface ActionContext {
+  readonly engine: Engine;
+  readonly params: Params;
+  readonly url: URL;
+  /** The JSON body, within the body limit. */
+  body(): Promise<unknown>;
+  /** The body as a stream of chunks, within the upload limit. */
+  stream(): AsyncIterable<Uint8Array>;
+  /** The body's announced length (`content-length`), when given. */
+  declaredLength(): number | undefined;
+}
+
+/** What an action answers: a JSON `body`, raw `bytes`, or nothing (204). */
+export interface ActionResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly bytes?: Uint8Array;
+  readonly contentType?: string;
+}
+
+export type Action = (context: ActionContext) => Promise<ActionResult>;
+
+/** How a route's requests prove who they are. */
+export type RouteAccess = 'api-key' | 'signed-url' | 'public';
+
+export interface Route {
+  readonly pattern: string;
+  /** `pattern` split at `/`, without the leading empty segment. */
+  readonly segments: readonly string[];
+  readonly methods: Readonly<Record<string, Action>>;
+  readonly access: RouteAccess;
+}
+
+const ok = (body: unknown): ActionResult => ({ status: 200, body });
+const created = (body: unknown): ActionResult => ({ status: 201, body });
+const noContent = (): ActionResult => ({ status: 204 });
+
+/** The API's routes; `openApi` makes the document served at `/openapi.json`. */
+export function createRoutes(openApi: () => Record<string, unknown>): Route[] {
+  const table: [string, Record<string, Action>, RouteAccess?][] = [
+    ['/healthz', { GET: async () => ok({ status: 'ok' }) }, 'public'],
+    ['/openapi.json', { GET: async () => ok(openApi()) }],
+    ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body())) }],
+    ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(param(c, 'transactionId'))) }],
+    ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body())) }],
+    ['/events/transaction/{eventId}', { GET: async (c) => ok(await c.engine.getTransactionEvent(param(c, 'eventId'))) }],
+    ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'CONSUMER' })) }],
+    ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'BUSINESS' })) }],
+    ['/consumer/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'CONSUMER' })) }],
+    ['/business/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'BUSINESS' })) }],
+    ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())) }],
+    ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())) }],
+    ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())) }],
+    [
+      '/rule-instances',
+      {
+        POST: async (c) => ok(await c.engine.createRuleInstance(await c.body())),
+        GET: async (c) => ok(await c.engine.listRuleInstances()),
+      },
+    ],
+    [
+      '/rule-instances/{ruleInstanceId}',
+      {
+        GET: async (c) => ok(await c.engine.getRuleInstance(param(c, 'ruleInstanceId'))),
+        POST: async (c) => ok(await c.engine.updateRuleInstance(param(c, 'ruleInstanceId'), await c.body())),
+        DELETE: async (c) => (await c.engine.deleteRuleInstance(param(c, 'ruleInstanceId')), noContent()),
+      },
+    ],
+    ['/rules', { GET: async (c) => ok(await c.engine.listRules()) }],
+    ['/rules/{ruleId}', { GET: async (c) => ok(await c.engine.getRule(param(c, 'ruleId'))) }],
+    ['/rule-filters-schema', { GET: async (c) => ok(await c.engine.getRuleFiltersSchema()) }],
+    ['/pre-signed-url', { POST: async (c) => ok(await c.engine.createUpload(await c.body())) }],
+    ['/alerts/{alertId}', { GET: async (c) => ok(await c.engine.getAlert(param(c, 'alertId'))) }],
+    ['/cases/{caseId}', { GET: async (c) => ok(await c.engine.getCase(param(c, 'caseId'))) }],
+    ['/lists', { GET: async (c) => ok(await c.engine.listLists()) }],
+    [
+      '/lists/{listId}',
+      {
+        GET: async (c) => ok(await c.engine.getList(param(c, 'listId'))),
+        PUT: async (c) => ok(await c.engine.putList(param(c, 'listId'), await c.body())),
+        DELETE: async (c) => (await c.engine.deleteList(param(c, 'listId')), noContent()),
+      },
+    ],
+    ['/uploads/{key}', { PUT: putUpload }, 'signed-url'],
+    ['/files/{key}', { GET: getFile }, 'signed-url'],
+  ];
+  return table.map(([pattern, methods, access = 'api-key']) => ({ pattern, segments: pattern.split('/').slice(1), methods, access }));
+}
+
+/** The action of `method` on `route` (`HEAD` is `GET` without the body, RFC 9110 §9.3.2), if any. */
+export function actionOf(route: Route, method: string): Action | undefined {
+  return route.methods[method === 'HEAD' ? 'GET' : method];
+}
+
+/** The `Allow` header of a route: its methods, and `HEAD` where it has `GET`. */
+export function allowOf(route: Route): string {
+  const allowed = Object.keys(route.methods);
+  return (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': JSON_TYPE });
+
+/** The response of an action's result; no body for `HEAD`. */
+export function responseOf(result: ActionResult, method: string): CoreResponse {
+  if (result.status === 204) return { status: 204, headers: {}, body: null };
+  const head = method === 'HEAD';
+  if (result.bytes) return { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: head ? null : result.bytes };
+  return { status: result.status, headers: JSON_HEADERS, body: head ? null : stringifyBody(result.body) };
+}
+
+function param(c: ActionContext, name: string): string {
+  return c.params[name] as string;
+}
+
+/** The signature is checked before the first byte is read; the bytes then stream to the store. */
+async function putUpload(c: ActionContext): Promise<ActionResult> {
+  const declared = c.declaredLength();
+  await c.engine.putUploadContent(signedAccess(c), c.stream(), declared === undefined ? {} : { declaredBytes: declared });
+  return noContent();
+}
+
+async function getFile(c: ActionContext): Promise<ActionResult> {
+  const file = await c.engine.getFileContent(signedAccess(c));
+  return { status: 200, bytes: file.bytes, contentType: 'application/octet-stream' };
+}
+
+function signedAccess(c: ActionContext): SignedFileAccess {
+  const expires = Number(c.url.searchParams.get('expires'));
+  const signature = c.url.searchParams.get('signature') ?? '';
+  if (!Number.isSafeInteger(expires) || signature === '') {
+    throw new TxmonError('UNAUTHORIZED', 'The file URL is invalid or expired');
+  }
+  return { key: param(c, 'key'), expiresAt: expires, signature };
+}

@@ -1,0 +1,100 @@
+/**
+ * The public types of `txmon/http`: the handler's options, what its request log receives, and the
+ * transport-neutral core that `toNodeListener` serves without `Request`/`Response` objects.
+ */
+import type { Engine } from '../engine/create-engine.js';
+import type { RateLimit } from './rate-limit.js';
+
+/** One tenant: its API keys and its own engine (its own repositories). */
+export interface HttpTenant {
+  /** Tenant id (used in the path of signed upload and download URLs: `/t/<id>/…`). */
+  readonly id: string;
+  /** The raw keys; only their SHA-256 hashes are kept. */
+  readonly apiKeys: readonly string[];
+  readonly engine: Engine;
+}
+
+/** Options of `createHttpHandler`. */
+export interface HttpHandlerOptions {
+  /** Single-tenant shorthand: this engine with `apiKeys`. */
+  readonly engine?: Engine;
+  readonly apiKeys?: readonly string[];
+  /** Several tenants (instead of `engine` + `apiKeys`). */
+  readonly tenants?: readonly HttpTenant[];
+  /** Prefix the API is mounted under, e.g. `/v1`. Default `''`. */
+  readonly basePath?: string;
+  /** Largest request body in bytes (JSON and uploads). Default 1 MiB for JSON, `maxUploadBytes` for uploads. */
+  readonly maxBodyBytes?: number;
+  /** Largest upload body in bytes (the engine also checks the announced `fileSize`). Default 100 MB. */
+  readonly maxUploadBytes?: number;
+  /** Requests per second per API key (token bucket, burst = 2 × rate). `null`/absent: no limit. */
+  readonly rateLimit?: RateLimit | null;
+  /**
+   * Requests per second per client address that carry no valid credentials (a missing or unknown
+   * API key, a bad file-URL signature) or go to an open route (`/healthz`): past it they are
+   * answered 429 with `Retry-After`. Default 10 per second, burst 50; `null`: no limit. Needs the
+   * client address: the Node transport knows it; a fetch handler gets it from `clientAddress`.
+   */
+  readonly unauthenticatedRateLimit?: RateLimit | null;
+  /** The client address of a fetch `Request` (e.g. from the platform's connection info), for `unauthenticatedRateLimit`. */
+  readonly clientAddress?: (request: Request) => string | undefined;
+  /** Clock for the rate limiter. Default `Date.now`. */
+  readonly clock?: { now(): number };
+  /** The OpenAPI document served at `/openapi.json`. Default: `createOpenApiDocument` for `basePath`. */
+  readonly openApi?: () => Record<string, unknown>;
+  /** Called once per request after the response is built (no payload values are passed); errors it throws are ignored. */
+  readonly onRequest?: (entry: RequestLogEntry) => void;
+}
+
+/** What {@link HttpHandlerOptions.onRequest} receives: no body, no key, no query values. */
+export interface RequestLogEntry {
+  readonly method: string;
+  /** The route pattern (e.g. `/transactions/{transactionId}`), never the raw path with ids. */
+  readonly route: string;
+  readonly status: number;
+  readonly tenant: string | null;
+  readonly durationMs: number;
+  readonly code?: string;
+}
+
+/** A fetch-style handler. */
+export type HttpHandler = (request: Request) => Promise<Response>;
+
+/** A request as the transport-neutral core reads it (built from a `Request` or a Node request). */
+export interface CoreRequest {
+  readonly method: string;
+  /** Path and query, e.g. `/transactions/t-1?x=1` (an absolute URL works too). */
+  readonly url: string;
+  /** Every value of the header `name` (given in lower case) joined with `, `; `null` when absent. */
+  header(name: string): string | null;
+  /** The body, at most `limit` bytes (`PAYLOAD_TOO_LARGE` past it). */
+  readBody(limit: number): Promise<Uint8Array>;
+  /**
+   * The body as it arrives, at most `limit` bytes (`PAYLOAD_TOO_LARGE` past it); nothing is read
+   * (and no `100 Continue` sent) until it is iterated.
+   */
+  streamBody(limit: number): AsyncIterable<Uint8Array>;
+  /** The client's address, when the transport knows it (for {@link HttpHandlerOptions.unauthenticatedRateLimit}). */
+  readonly remoteAddress?: string | undefined;
+  /**
+   * The client connection the request came on (a Node socket), when the transport knows it. The
+   * handler remembers, per connection, the last API key it verified there, so that a keep-alive
+   * client does not pay a SHA-256 per request: a later request on the same connection presenting
+   * the same key (compared in constant time) skips the hash. Held weakly: the memo goes with the
+   * connection.
+   */
+  readonly connection?: object;
+}
+
+/** A response of the core. */
+export interface CoreResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array | null;
+}
+
+/** The core of a handler made by `createHttpHandler`, for transports that skip `Request`/`Response` (see `toNodeListener`). */
+export const HANDLER_CORE: unique symbol = Symbol.for('txmon.http.core');
+
+/** A handler made by `createHttpHandler`: fetch-style, with its core attached. */
+export type TxmonHttpHandler = HttpHandler & { readonly [HANDLER_CORE]: (request: CoreRequest) => Promise<CoreResponse> };

@@ -1,0 +1,232 @@
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpHandler } from '../../src/http/index.js';
+import { actionOf, allowOf, createRoutes } from '../../src/http/routes.js';
+import { T0, tx } from '../helpers.js';
+import { createCaller, httpTestEngine, json, ORIGIN } from './fixtures.js';
+import { headerOf, listenOn, sendRaw, statusOf } from './raw-http.js';
+
+const KEY_A = 'key-a-0123456789abcdef';
+const call = createCaller(KEY_A);
+
+describe('actionOf and allowOf', () => {
+  const routes = createRoutes(() => ({}));
+  const route = (pattern: string) => routes.find((r) => r.pattern === pattern) ?? expect.fail(pattern);
+
+  it('HEAD takes the GET action; a method the route lacks has none', () => {
+    expect(actionOf(route('/rules'), 'HEAD')).toBe(actionOf(route('/rules'), 'GET'));
+    expect(actionOf(route('/rules'), 'DELETE')).toBeUndefined();
+    expect(actionOf(route('/transactions'), 'HEAD')).toBeUndefined();
+  });
+
+  it('Allow lists the route\'s methods, and HEAD where it has GET', () => {
+    expect(allowOf(route('/rule-instances/{ruleInstanceId}'))).toBe('GET, POST, DELETE, HEAD');
+    expect(allowOf(route('/transactions'))).toBe('POST');
+  });
+
+  it('only /healthz is public and only the file routes are signed', () => {
+    expect(routes.filter((r) => r.access === 'public').map((r) => r.pattern)).toEqual(['/healthz']);
+    expect(routes.filter((r) => r.access === 'signed-url').map((r) => r.pattern)).toEqual(['/uploads/{key}', '/files/{key}']);
+  });
+});
+
+describe('createRoutes: every route of the interface document answers through createHttpHandler', () => {
+  const routesEngine = httpTestEngine();
+  const handler = createHttpHandler({ engine: routesEngine, apiKeys: [KEY_A] });
+
+  it('POST /transactions → 201 with the monitoring result; GET returns it', async () => {
+    const t = tx({ timestamp: T0 });
+    const created = await call(handler, 'POST', '/transactions', { body: t });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('content-type')).toBe('application/json');
+    expect(await json(created)).toMatchObject({ transactionId: t.transactionId, status: 'ALLOW', executedRules: [], hitRules: [] });
+    const got = await call(handler, 'GET', `/transactions/${encodeURIComponent(t.transactionId as string)}`);
+    expect(got.status).toBe(200);
+    expect(await json(got)).toMatchObject({ transactionId: t.transactionId, type: 'TRANSFER' });
+  });
+
+  it('POST /events/transaction → 201; GET /events/transaction/{eventId}', async () => {
+    const t = tx({ timestamp: T0 });
+    await call(handler, 'POST', '/transactions', { body: t });
+    const ev = await call(handler, 'POST', '/events/transaction', { body: { transactionId: t.transactionId, eventId: 'ev-1', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' } });
+    expect(ev.status).toBe(201);
+    expect((await call(handler, 'GET', '/events/transaction/ev-1')).status).toBe(200);
+  });
+
+  it('users: POST /consumer/users and /business/users, GET each', async () => {
+    const consumer = await call(handler, 'POST', '/consumer/users', { body: { userId: 'c-1', createdTimestamp: T0 } });
+    expect(consumer.status).toBe(200);
+    expect((await call(handler, 'GET', '/consumer/users/c-1')).status).toBe(200);
+    const business = await call(handler, 'POST', '/business/users', {
+      body: { userId: 'b-1', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'Acme GmbH' } } },
+    });
+    expect(business.status).toBe(200);
+    expect((await call(handler, 'GET', '/business/users/b-1')).status).toBe(200);
+  });
+
+  it('rule instances: create (200), list, get, update (POST), delete (204), then 404', async () => {
+    const created = await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1000 } } } });
+    expect(created.status).toBe(200);
+    const { id } = (await json(created)) as { id: string };
+    expect(((await json(await call(handler, 'GET', '/rule-instances'))) as unknown as unknown[]).length).toBeGreaterThan(0);
+    expect((await call(handler, 'GET', `/rule-instances/${id}`)).status).toBe(200);
+    const updated = await call(handler, 'POST', `/rule-instances/${id}`, { body: { action: 'BLOCK' } });
+    expect(await json(updated)).toMatchObject({ id, action: 'BLOCK' });
+    expect((await call(handler, 'DELETE', `/rule-instances/${id}`)).status).toBe(204);
+    expect((await call(handler, 'GET', `/rule-instances/${id}`)).status).toBe(404);
+  });
+
+  it('rules, one rule and the filters schema', async () => {
+    expect(((await json(await call(handler, 'GET', '/rules'))) as unknown as unknown[]).length).toBeGreaterThan(30);
+    expect(await json(await call(handler, 'GET', '/rules/R-2'))).toMatchObject({ id: 'R-2' });
+    expect(await json(await call(handler, 'GET', '/rule-filters-schema'))).toMatchObject({ type: 'object' });
+  });
+
+  it('alerts and cases from a hit, comments on user, case and alert (201)', async () => {
+    await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 } }, alertCreationOnHit: true } });
+    const hit = await json(await call(handler, 'POST', '/transactions', { body: tx({ timestamp: T0, originUserId: 'hit-user' }) }));
+    expect(hit.status).toBe('SUSPEND');
+    // The API has no alert listing route: the ids come from the engine.
+    const [alert] = await routesEngine.listAlerts();
+    const alerts = { alertId: alert?.alertId as string, caseId: alert?.caseId as string };
+    expect(alerts.alertId).toBeTruthy();
+    expect((await call(handler, 'GET', `/alerts/${alerts.alertId}`)).status).toBe(200);
+    expect((await call(handler, 'GET', `/cases/${alerts.caseId}`)).status).toBe(200);
+    expect((await call(handler, 'POST', `/alerts/${alerts.alertId}/comments`, { body: { body: 'checked' } })).status).toBe(201);
+    expect((await call(handler, 'POST', `/cases/${alerts.caseId}/comments`, { body: { body: 'checked' } })).status).toBe(201);
+    expect((await call(handler, 'POST', '/users/hit-user/comments', { body: { body: 'called the customer' } })).status).toBe(201);
+  });
+
+  it('uploads: POST /pre-signed-url, PUT the signed url, attach to a comment, GET the download link', async () => {
+    const slot = (await json(await call(handler, 'POST', '/pre-signed-url', { body: { filename: 'id.pdf', fileSize: 5 } }))) as { url: string; key: string };
+    const put = await handler(new Request(`${ORIGIN}${slot.url}`, { method: 'PUT', body: 'hello', headers: { 'content-type': 'application/octet-stream' } }));
+    expect(put.status).toBe(204);
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-up', createdTimestamp: T0 } });
+    const comment = (await json(await call(handler, 'POST', '/users/u-up/comments', { body: { body: 'KYC doc', files: [{ s3Key: slot.key, filename: 'id.pdf', size: 5 }] } }))) as {
+      files: { downloadLink: string }[];
+    };
+    const link = comment.files[0]?.downloadLink as string;
+    const download = await handler(new Request(`${ORIGIN}${link}`));
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('hello');
+    const tampered = await handler(new Request(`${ORIGIN}${link.replace(/signature=[^&]+/, 'signature=00')}`));
+    expect(tampered.status).toBe(401);
+  });
+
+  it('lists: PUT, GET, GET all, DELETE', async () => {
+    expect((await call(handler, 'PUT', '/lists/bl-1', { body: { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] } })).status).toBe(200);
+    expect(await json(await call(handler, 'GET', '/lists/bl-1'))).toMatchObject({ items: ['x'] });
+    expect((await call(handler, 'GET', '/lists')).status).toBe(200);
+    expect((await call(handler, 'DELETE', '/lists/bl-1')).status).toBe(204);
+    expect((await call(handler, 'GET', '/lists/bl-1')).status).toBe(404);
+  });
+});
+
+describe('createHttpHandler: methods', () => {
+  const handler = createHttpHandler({ engine: httpTestEngine(), apiKeys: [KEY_A], maxBodyBytes: 2048, rateLimit: null });
+
+  it('405 names the allowed methods in Allow', async () => {
+    expect((await call(handler, 'PUT', '/rule-instances/x')).headers.get('allow')).toBe('GET, POST, DELETE, HEAD');
+  });
+});
+
+describe('methods over node:http and fetch', () => {
+  const handler = createHttpHandler({ engine: httpTestEngine(), apiKeys: [KEY_A] });
+  let server: Server;
+  let port: number;
+  beforeAll(async () => ({ server, port } = await listenOn(handler)));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('HEAD on a GET route (/healthz, /rules) is served like GET without a body, not 405', async () => {
+    const health = await sendRaw(port, 'HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(statusOf(health)).toBe(200);
+    const viaFetch = await handler(new Request('http://x/rules', { method: 'HEAD', headers: { 'x-api-key': KEY_A } }));
+    expect(viaFetch.status).toBe(200);
+  });
+
+  it('OPTIONS on a route is 405 with Allow', async () => {
+    const response = await sendRaw(port, `OPTIONS /rule-instances HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(response)).toBe(405);
+    expect(headerOf(response, 'allow')).toBe('POST, GET, HEAD');
+  });
+
+  it('a 204 has no content-type and no body on both paths', async () => {
+    const putList = () =>
+      handler(new Request('http://x/lists/none', { method: 'PUT', headers: { 'x-api-key': KEY_A, 'content-type': 'application/json' }, body: JSON.stringify({ listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] }) }));
+    expect((await putList()).status).toBe(200);
+    const viaNode = await sendRaw(port, `DELETE /lists/none HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY_A}\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(viaNode)).toBe(204);
+    expect(headerOf(viaNode, 'content-type')).toBeNull();
+    expect(viaNode.split('\r\n\r\n')[1]).toBe('');
+    expect((await putList()).status).toBe(200);
+    const viaFetch = await handler(new Request('http://x/lists/none', { method: 'DELETE', headers: { 'x-api-key': KEY_A } }));
+    expect(viaFetch.status).toBe(204);
+    expect(viaFetch.headers.get('content-type')).toBeNull();
+    expect(await viaFetch.text()).toBe('');
+  });
+});
+
+describe('createRoutes: the signed upload route', () => {
+  const uploadEngine = httpTestEngine();
+  const handler = createHttpHandler({ engine: uploadEngine, apiKeys: [KEY_A] });
+  const slotOf = async (fileSize: number) =>
+    (await json(await call(handler, 'POST', '/pre-signed-url', { body: { filename: 'evidence.pdf', fileSize } }))) as { url: string; key: string };
+  /** A body that records whether anything pulled from it. */
+  const watchedBody = (bytes: Uint8Array) => {
+    const watch = { pulled: false };
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          watch.pulled = true;
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { stream, watch };
+  };
+  const put = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    handler(new Request(`${ORIGIN}${url}`, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit));
+
+  it('checks the signature before reading a byte of the body', async () => {
+    const slot = await slotOf(5);
+    const { stream, watch } = watchedBody(new Uint8Array(5));
+    const forged = await put(slot.url.replace(/signature=[^&]+/, 'signature=00'), stream);
+    expect(forged.status).toBe(401);
+    expect(watch.pulled).toBe(false);
+  });
+
+  it('refuses an announced length above the slot before reading, and more bytes than the slot while reading', async () => {
+    const slot = await slotOf(5);
+    const { stream, watch } = watchedBody(new Uint8Array(6));
+    expect((await put(slot.url, stream, { 'content-length': '6' })).status).toBe(413);
+    expect(watch.pulled).toBe(false);
+    expect((await put(slot.url, new Uint8Array(6))).status).toBe(413);
+    expect((await put(slot.url, new Uint8Array([1, 2, 3]))).status).toBe(204);
+  });
+
+  it('stores a slot once: the same URL cannot replace the bytes of a file attached as evidence (409)', async () => {
+    const slot = await slotOf(3);
+    expect((await put(slot.url, new Uint8Array([1, 2, 3]))).status).toBe(204);
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-evidence', createdTimestamp: T0 } });
+    const comment = await call(handler, 'POST', '/users/u-evidence/comments', { body: { body: 'statement', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    expect(comment.status).toBe(201);
+    const again = await put(slot.url, new Uint8Array([9, 9, 9]));
+    expect(again.status).toBe(409);
+    expect((await json(again)).code).toBe('FILE_ALREADY_UPLOADED');
+    expect([...((await uploadEngine.repositories.files.getContent(slot.key)) ?? [])]).toEqual([1, 2, 3]);
+  });
+
+  it("refuses a comment whose file entry does not match the stored file's size, or names a file not uploaded yet", async () => {
+    const slot = await slotOf(3);
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-size', createdTimestamp: T0 } });
+    const early = await call(handler, 'POST', '/users/u-size/comments', { body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    expect(early.status).toBe(400);
+    expect((await json(early)).errors).toEqual([expect.objectContaining({ path: '/files/0/s3Key', code: 'not-uploaded' })]);
+    await put(slot.url, new Uint8Array([1, 2]));
+    const wrong = await call(handler, 'POST', '/users/u-size/comments', { body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    expect(wrong.status).toBe(400);
+    expect((await json(wrong)).errors).toEqual([expect.objectContaining({ path: '/files/0/size', code: 'size-mismatch' })]);
+  });
+});
