@@ -8,7 +8,7 @@ import type { Repositories } from '../repositories/types.js';
 import { createKeyedLock } from './concurrency/keyed-lock.js';
 import { createWriterGate } from './concurrency/writer-gate.js';
 import { createInstanceSet } from './instances/instance-set.js';
-import { createSeriesCatalog } from './instances/series-catalog.js';
+import { createSeriesCatalog, createSharedSeriesCatalog } from './instances/series-catalog.js';
 import { resolveEngineSettings, type EngineOptions } from './options.js';
 import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService } from './services/comments-and-files.js';
@@ -35,7 +35,7 @@ export function assembleEngine(repositories: Repositories, options: EngineOption
   const gate = createWriterGate();
   const instances = createInstanceSet({
     repositories,
-    catalog: createSeriesCatalog(repositories, settings.money),
+    catalog: repositories.flags.sharedAcrossProcesses ? createSharedSeriesCatalog(settings.money) : createSeriesCatalog(settings.money),
     gate,
     limits: settings.limits,
     maintainedSeries: settings.maintainedSeries,

@@ -219,12 +219,24 @@ export interface ListRepository {
   lookup(listId: string, probes: readonly ListProbe[]): Promise<boolean[]>;
 }
 
-/** Optional capabilities of a repository set, declared rather than guessed. */
+/** Capabilities of a repository set, declared rather than guessed; the engine reads them. */
 export interface RepositoryFlags {
-  /** Writes of {@link TransactionRepository.saveOutcome} are atomic across processes. */
-  readonly atomicOutcome: boolean;
-  /** Data survives a restart. */
+  /** Data survives a restart of the process. */
   readonly durable: boolean;
+  /**
+   * Several engine processes may use the store at once. The repositories then provide
+   * {@link Repositories.runExclusive}, and the engine runs every transaction, event and rule-instance
+   * write as one exclusive unit of work through it — so N processes answer exactly what one
+   * answers — and keeps every built-in aggregate series, with entry values, at all times (a series
+   * filled on demand in one process could miss what another process writes meanwhile).
+   */
+  readonly sharedAcrossProcesses: boolean;
+}
+
+/** Options of {@link Repositories.runExclusive}. */
+export interface ExclusiveUnitOptions {
+  /** Keys held shared: any number of units may hold one at once, but none while a unit holds it exclusively. */
+  readonly sharedKeys?: readonly string[];
 }
 
 /** The persistence a txmon engine runs on. */
@@ -238,6 +250,14 @@ export interface Repositories {
   readonly aggregates: AggregateRepository;
   readonly lists: ListRepository;
   readonly flags: RepositoryFlags;
+  /**
+   * Runs `work` as one unit: all its reads and writes go through the repositories it receives and
+   * commit together (or not at all when it throws), while it holds `keys` exclusively — against
+   * every other unit of every process on the same store — and `options.sharedKeys` shared. Keys
+   * are taken in a fixed order, so units never deadlock. Required when
+   * `flags.sharedAcrossProcesses`; absent otherwise.
+   */
+  runExclusive?<T>(keys: readonly string[], work: (repositories: Repositories) => Promise<T>, options?: ExclusiveUnitOptions): Promise<T>;
 }
 
 export type { Alert, Case, Comment, CommentFileLink, CommentTarget, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';

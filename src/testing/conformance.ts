@@ -137,10 +137,11 @@ function storedUser(userId: string, extra: Partial<StoredUser> = {}): StoredUser
 
 const CASES: readonly { name: string; body: CaseBody }[] = [
   {
-    name: 'flags declares atomicOutcome and durable as booleans',
+    name: 'flags declares durable and sharedAcrossProcesses as booleans, and a shared store provides runExclusive',
     async body(repos) {
-      assertTrue(typeof repos.flags?.atomicOutcome === 'boolean', 'flags.atomicOutcome must be a boolean');
       assertTrue(typeof repos.flags?.durable === 'boolean', 'flags.durable must be a boolean');
+      assertTrue(typeof repos.flags?.sharedAcrossProcesses === 'boolean', 'flags.sharedAcrossProcesses must be a boolean');
+      assertTrue(!repos.flags.sharedAcrossProcesses || typeof repos.runExclusive === 'function', 'a store shared across processes must provide runExclusive');
     },
   },
   {

@@ -10,6 +10,7 @@ import { limitExceeded } from '../../errors.js';
 import type { Repositories, StoredRuleInstance } from '../../repositories/types.js';
 import { whitelistListIds } from '../../rules/filters.js';
 import type { DerivedSeries, SeriesName } from '../../rules/series.js';
+import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
 import { createEvaluatorCache, type EvaluatorCache, type PreparedInstance } from '../pipeline/index.js';
 import type { EngineLimits } from '../limits.js';
@@ -35,14 +36,18 @@ export interface ActiveInstances {
 
 /** See {@link createInstanceSet}. */
 export interface InstanceSet {
-  /** The active instances of the stored revision (prepared once per revision; concurrent callers share one refresh). */
-  active(): Promise<ActiveInstances>;
+  /**
+   * The active instances of the revision stored in `repositories` (default: the engine's), prepared
+   * once per revision; concurrent callers share one refresh. Inside a unit of work, pass the unit's
+   * repositories, so the revision read is the one the unit sees.
+   */
+  active(repositories?: Repositories): Promise<ActiveInstances>;
   /**
    * Creates or replaces an instance under the writer gate: `build` makes the stored instance (it may
    * read the stored one); the counts are checked, the series filled, then it is stored. Returns the
    * stored instance with its counters.
    */
-  write(build: () => Promise<StoredRuleInstance> | StoredRuleInstance): Promise<RuleInstance>;
+  write(build: (repositories: Repositories) => Promise<StoredRuleInstance> | StoredRuleInstance): Promise<RuleInstance>;
   /** Deletes an instance under the writer gate; whether it existed. */
   remove(id: string): Promise<boolean>;
   /** Entries were written without their values: a later value reader needs a refill first. */
@@ -80,32 +85,38 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
    * engine's own writes fill before they store, so here a fill only happens when the instances
    * changed elsewhere (another engine on the same repositories) or after a restart.
    */
-  async function refresh(revision: number): Promise<ActiveInstances> {
+  async function refresh(revision: number, repos: Repositories): Promise<ActiveInstances> {
     // Another engine may have written entries without values meanwhile: a value reader refills.
     if (revision !== ownRevision) catalog.distrustValues();
-    const { active, wanted } = prepareActiveInstances(await repositories.ruleInstances.list(), context.maintainedSeries, context);
-    await catalog.drop(wanted);
-    await catalog.fill(wanted);
+    const { active, wanted } = prepareActiveInstances(await repos.ruleInstances.list(), context.maintainedSeries, context);
+    await catalog.onRefresh(wanted, repos);
     const kept = catalog.kept();
     const whitelistIds = [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters)))];
-    const state: ActiveInstances = { revision, active, series: kept.bases, derived: kept.derived, whitelistIds, values: wanted.values, cache: createEvaluatorCache() };
+    // On a shared store every entry carries its values (see `RepositoryFlags.sharedAcrossProcesses`).
+    const values = wanted.values || repos.flags.sharedAcrossProcesses;
+    const state: ActiveInstances = { revision, active, series: kept.bases, derived: kept.derived, whitelistIds, values, cache: createEvaluatorCache() };
     prepared = state;
     return state;
   }
 
-  async function active(): Promise<ActiveInstances> {
-    const revision = await repositories.ruleInstances.revision();
+  async function active(repos: Repositories = repositories): Promise<ActiveInstances> {
+    const revision = await repos.ruleInstances.revision();
     if (prepared && prepared.revision === revision) return prepared;
-    refreshing ??= refresh(revision).finally(() => {
+    // Outside a unit, concurrent callers share one refresh; inside one, the unit's view is used.
+    if (repos !== repositories) return refresh(revision, repos);
+    refreshing ??= refresh(revision, repos).finally(() => {
       refreshing = null;
     });
     return refreshing;
   }
 
-  /** Runs an instance write under the gate, then refreshes (best effort: a failing refresh is retried by the next call). */
-  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs an instance write under the gate — as one exclusive unit of a shared store, holding the
+   * rule instances' key — then refreshes (best effort: a failing refresh is retried by the next call).
+   */
+  async function exclusive<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
     return gate.exclusive(async () => {
-      const result = await fn();
+      const result = await inStoreUnit(repositories, [RULE_INSTANCES_KEY], fn);
       await active().catch(() => undefined);
       return result;
     });
@@ -114,20 +125,21 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
   return {
     active,
     write(build) {
-      return exclusive(async () => {
+      return exclusive(async (repos) => {
         // Another engine on the same repositories may have changed the instances (and dropped
         // series this engine still believes it holds).
-        await active();
-        const stored = await build();
+        await active(repos);
+        const stored = await build(repos);
         const id = stored.instance.id;
-        const list = await repositories.ruleInstances.list();
+        const list = await repos.ruleInstances.list();
         const current = list.find((i) => i.id === id);
         assertInstanceCounts(list, stored.instance, context.limits);
         const next: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
         const after = current ? list.map((i) => (i.id === id ? next : i)) : [...list, next];
-        await catalog.fill(prepareActiveInstances(after, context.maintainedSeries, context).wanted);
+        const wantedBefore = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
+        await catalog.beforeWrite(wantedBefore, prepareActiveInstances(after, context.maintainedSeries, context).wanted, repos);
         try {
-          await repositories.ruleInstances.put(stored);
+          await repos.ruleInstances.put(stored);
         } catch (error) {
           // The series were filled for instances that were not stored: the next call re-prepares
           // from the stored instances (dropping series they do not read), and trusts no values.
@@ -135,14 +147,21 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
           catalog.distrustValues();
           throw error;
         }
-        ownRevision = await repositories.ruleInstances.revision();
-        return cloneJson((await repositories.ruleInstances.get(id)) as RuleInstance);
+        ownRevision = await repos.ruleInstances.revision();
+        return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
       });
     },
     remove(id) {
-      return exclusive(async () => {
-        const existed = await repositories.ruleInstances.delete(id);
-        if (existed) ownRevision = await repositories.ruleInstances.revision();
+      return exclusive(async (repos) => {
+        const list = await repos.ruleInstances.list();
+        const existed = await repos.ruleInstances.delete(id);
+        if (existed) {
+          const before = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
+          const after = prepareActiveInstances(list.filter((i) => i.id !== id), context.maintainedSeries, context).wanted;
+          // On a shared store a derived series no instance reads is dropped with the instance.
+          if (repos.flags.sharedAcrossProcesses) await catalog.beforeWrite(before, after, repos);
+          ownRevision = await repos.ruleInstances.revision();
+        }
         return existed;
       });
     },

@@ -6,7 +6,7 @@
  */
 import type { SeriesEntry } from '../../aggregation/aggregate-store.js';
 import type { Repositories } from '../../repositories/types.js';
-import { contributionsOf, type DerivedSeries, type SeriesName } from '../../rules/series.js';
+import { SERIES_NAMES, contributionsOf, type DerivedSeries, type SeriesName } from '../../rules/series.js';
 import type { MoneyContext } from '../../rules/types.js';
 import type { SeriesWanted } from './prepare-instance.js';
 
@@ -16,12 +16,15 @@ export interface KeptSeries {
   readonly derived: readonly DerivedSeries[];
 }
 
-/** See {@link createSeriesCatalog}. */
+/** See {@link createSeriesCatalog} and {@link createSharedSeriesCatalog}. */
 export interface SeriesCatalog {
-  /** Fills, in one scan of the stored transactions, the wanted series not held yet (all of them when values became wanted and some held entries may lack them). */
-  fill(wanted: SeriesWanted): Promise<void>;
-  /** Drops the held series that `wanted` does not name. */
-  drop(wanted: SeriesWanted): Promise<void>;
+  /** Brings the held series in line with the active instances just prepared (`wanted` is what they read). */
+  onRefresh(wanted: SeriesWanted, repositories: Repositories): Promise<void>;
+  /**
+   * Before a rule-instance write stores: fills the series the instances after it read that are not
+   * held (`before` and `after`: what the active instances read before and after the write).
+   */
+  beforeWrite(before: SeriesWanted, after: SeriesWanted, repositories: Repositories): Promise<void>;
   /** The series held now (a snapshot). */
   kept(): KeptSeries;
   /**
@@ -31,11 +34,23 @@ export interface SeriesCatalog {
   distrustValues(): void;
 }
 
+/** Fills `bases` and `derived` from every stored transaction, in one scan. */
+async function fillFromHistory(repositories: Repositories, money: MoneyContext, bases: ReadonlySet<SeriesName>, derived: readonly DerivedSeries[], values: boolean): Promise<void> {
+  if (bases.size === 0 && derived.length === 0) return;
+  const filled = new Map<string, SeriesEntry[]>();
+  for (const name of [...bases, ...derived.map((d) => d.name)]) filled.set(name, []);
+  for await (const transaction of repositories.transactions.scanTransactions()) {
+    for (const entry of contributionsOf(transaction, bases, money, derived, values)) filled.get(entry.series)?.push(entry);
+  }
+  for (const [name, entries] of filled) await repositories.aggregates.replaceSeries(name, entries);
+}
+
 /**
- * A catalogue of the series `repositories` hold for one engine. It trusts, conservatively, that
- * every held entry carries its values (distinct counts read them) only while that is certain.
+ * The catalogue of a store one process uses: the series it holds are those the active instances
+ * read, filled on demand. It trusts, conservatively, that every held entry carries its values
+ * (distinct counts read them) only while that is certain.
  */
-export function createSeriesCatalog(repositories: Repositories, money: MoneyContext): SeriesCatalog {
+export function createSeriesCatalog(money: MoneyContext): SeriesCatalog {
   const bases = new Set<SeriesName>();
   const derived = new Map<string, DerivedSeries>();
   let entriesHaveValues = true;
@@ -47,29 +62,22 @@ export function createSeriesCatalog(repositories: Repositories, money: MoneyCont
     return true;
   };
 
-  return {
-    async fill(wanted) {
+  async function fill(wanted: SeriesWanted, repositories: Repositories): Promise<void> {
       // Entries held without values cannot answer a value read: when values become wanted, every
       // wanted series is filled afresh.
       const refill = wanted.values && !entriesHaveValues;
       const newBases = new Set([...wanted.bases].filter((b) => refill || !bases.has(b)));
       const newDerived = [...wanted.derived.values()].filter((d) => refill || !derived.has(d.name));
-      if (newBases.size > 0 || newDerived.length > 0) {
-        const filled = new Map<string, SeriesEntry[]>();
-        for (const name of [...newBases, ...newDerived.map((d) => d.name)]) filled.set(name, []);
-        for await (const transaction of repositories.transactions.scanTransactions()) {
-          for (const entry of contributionsOf(transaction, newBases, money, newDerived, wanted.values)) filled.get(entry.series)?.push(entry);
-        }
-        for (const [name, entries] of filled) await repositories.aggregates.replaceSeries(name, entries);
-        for (const b of newBases) bases.add(b);
-        for (const d of newDerived) derived.set(d.name, d);
-      }
+      await fillFromHistory(repositories, money, newBases, newDerived, wanted.values);
+      for (const b of newBases) bases.add(b);
+      for (const d of newDerived) derived.set(d.name, d);
       // After a refill every wanted series has its values; a series held beyond them was not
       // refilled and may lack them, so the trust comes back only when no such series is held.
       if (!wanted.values) entriesHaveValues = false;
       else if (refill) entriesHaveValues = keptOnly(newBases, newDerived, wanted);
-    },
-    async drop(wanted) {
+  }
+
+  async function drop(wanted: SeriesWanted, repositories: Repositories): Promise<void> {
       for (const base of [...bases]) {
         if (wanted.bases.has(base)) continue;
         await repositories.aggregates.replaceSeries(base, []);
@@ -80,12 +88,53 @@ export function createSeriesCatalog(repositories: Repositories, money: MoneyCont
         await repositories.aggregates.replaceSeries(name, []);
         derived.delete(name);
       }
+  }
+
+  return {
+    async onRefresh(wanted, repositories) {
+      await drop(wanted, repositories);
+      await fill(wanted, repositories);
+    },
+    beforeWrite(_before, after, repositories) {
+      // Series no longer read are dropped by the refresh that follows the write.
+      return fill(after, repositories);
     },
     kept() {
       return { bases: new Set(bases), derived: [...derived.values()] };
     },
     distrustValues() {
       entriesHaveValues = false;
+    },
+  };
+}
+
+/**
+ * The catalogue of a store shared across processes: every built-in series is held at all times,
+ * with entry values, so no process ever fills one while another writes to it. A derived series
+ * (historical filters) is filled by the rule-instance write that makes an active instance read it
+ * and dropped by the one that makes no active instance read it any more — inside that write's
+ * exclusive unit, so every process sees the series exactly when it sees the instances that read
+ * it. A write changes only what the instances before and after it differ in; a process that
+ * prepares the instances of a revision another process wrote changes nothing.
+ */
+export function createSharedSeriesCatalog(money: MoneyContext): SeriesCatalog {
+  const bases: ReadonlySet<SeriesName> = new Set(SERIES_NAMES);
+  /** The derived series of the instances this process prepared last. */
+  let derived: ReadonlyMap<string, DerivedSeries> = new Map();
+  return {
+    async onRefresh(wanted) {
+      derived = new Map(wanted.derived);
+    },
+    async beforeWrite(before, after, repositories) {
+      const added = [...after.derived.values()].filter((d) => !before.derived.has(d.name));
+      await fillFromHistory(repositories, money, new Set(), added, true);
+      for (const name of before.derived.keys()) if (!after.derived.has(name)) await repositories.aggregates.replaceSeries(name, []);
+    },
+    kept() {
+      return { bases, derived: [...derived.values()] };
+    },
+    distrustValues() {
+      // Entries always carry their values here.
     },
   };
 }

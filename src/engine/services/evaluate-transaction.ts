@@ -20,8 +20,11 @@ export type Evaluation = Pick<TransactionOutcome, 'aggregates' | 'counters' | 'a
   readonly result: MonitoringResult;
 };
 
-/** Evaluates transactions; see {@link createTransactionEvaluator}. */
-export type TransactionEvaluator = (transaction: Transaction, previous: Transaction | null) => Promise<Evaluation>;
+/**
+ * Evaluates a transaction (`previous`: its state before an event, `null` on creation), reading
+ * through `repositories` (the unit of work's, on a shared store); see {@link createTransactionEvaluator}.
+ */
+export type TransactionEvaluator = (transaction: Transaction, previous: Transaction | null, repositories: Repositories) => Promise<Evaluation>;
 
 /** A stored user as rules read it (with the whitelists that hold it, when the filters ask). */
 function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySet<string>): RuleUser | null {
@@ -78,16 +81,16 @@ async function answerLookups(repositories: Repositories, lookups: readonly Looku
 
 /** The evaluator of one engine. */
 export function createTransactionEvaluator(settings: EngineSettings, instances: InstanceSet): TransactionEvaluator {
-  const { repositories, money, registry } = settings;
+  const { money, registry } = settings;
   const ruleNameOf = (o: InstanceOutcome) => o.instance.ruleNameAlias ?? registry.get(o.instance.ruleId)?.name ?? 'Custom rule';
 
-  return async function evaluate(transaction, previous) {
+  return async function evaluate(transaction, previous, repositories) {
     // Both reads start before either is awaited (a database adapter serves them concurrently);
     // no Promise.all: on the memory repositories it costs more than the reads. The users' read is
     // handled at once, so a failure is rethrown below, never an unhandled rejection meanwhile.
     const usersRead = Promise.resolve(repositories.users.getUsers([transaction.originUserId ?? '', transaction.destinationUserId ?? '']));
     usersRead.catch(ignore);
-    const state = await instances.active();
+    const state = await instances.active(repositories);
     const users = await usersRead;
     const originStored = transaction.originUserId ? users[0] : null;
     const destinationStored = transaction.destinationUserId ? users[1] : null;

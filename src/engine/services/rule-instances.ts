@@ -74,8 +74,8 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
 
     async updateRuleInstance(id, input) {
       assertId(id, 'rule instance id');
-      return instances.write(async () => {
-        const existing = await repos.ruleInstances.getStored(id);
+      return instances.write(async (unit) => {
+        const existing = await unit.ruleInstances.getStored(id);
         if (!existing) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
         return buildLimited(input, existing, id);
       });

@@ -8,7 +8,8 @@ import type { MonitoringResult } from '../../domain/entities.js';
 import { TransactionEventSchema, TransactionSchema, type Transaction, type TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
 import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
-import type { StoredEvent, StoredTransaction } from '../../repositories/types.js';
+import type { Repositories, StoredEvent, StoredTransaction } from '../../repositories/types.js';
+import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import { copySafeJsonSized, createValidator, measureJsonSize } from '../../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
@@ -97,7 +98,14 @@ type TransactionMethods = Pick<Engine, 'createTransaction' | 'getTransaction' | 
 /** The transaction and event endpoints of one engine. */
 export function createTransactionService(context: TransactionServiceContext): TransactionMethods {
   const { settings, evaluate, withLocks, gate } = context;
-  const { repositories: repos, limits, transitions } = settings;
+  const { repositories: store, limits, transitions } = settings;
+
+  /**
+   * Runs `work` holding the transaction's and its users' keys: the in-process lock, then — on a
+   * store shared across processes — one unit of the store (retried whole on a concurrent update).
+   */
+  const locked = <T>(keys: readonly string[], work: (repos: Repositories) => Promise<T>): Promise<T> =>
+    withLocks(keys, () => withRetries(() => inStoreUnit(store, keys, work, [RULE_INSTANCES_KEY])));
 
   /** The outcome a create or an event writes in one step. */
   const outcomeOf = (transaction: StoredTransaction, expectedVersion: number | null, event: StoredEvent | null, out: Evaluation) => ({
@@ -113,21 +121,21 @@ export function createTransactionService(context: TransactionServiceContext): Tr
   });
 
   /** Creates a transaction that is not stored yet, or answers a replay of the same payload again. */
-  async function createOnce(request: Transaction): Promise<TransactionMonitoringResult> {
+  async function createOnce(repos: Repositories, request: Transaction): Promise<TransactionMonitoringResult> {
     const existing = await repos.transactions.getTransaction(request.transactionId);
     if (existing) {
       if (canonicalJson(existing.request) === canonicalJson(request)) return createResponse(existing);
       throw conflict('TRANSACTION_ID_CONFLICT', 'A transaction with this transactionId exists with a different payload', '/transactionId', 'exists with a different payload');
     }
     const transaction = initialTransaction(request);
-    const out = await evaluate(transaction, null);
+    const out = await evaluate(transaction, null, repos);
     const stored: StoredTransaction = { transaction, request, createResult: out.result, latestResult: out.result, eventCount: 0, lastEventTimestamp: null, version: 1 };
     await repos.transactions.saveOutcome(outcomeOf(stored, null, null, out));
     return createResponse(stored);
   }
 
   /** The transaction after `event`: applied on top, or — for a late event — the history re-folded in (timestamp, arrival) order. */
-  async function transactionAfter(stored: StoredTransaction, event: TransactionEvent & { eventId: string }): Promise<Transaction> {
+  async function transactionAfter(repos: Repositories, stored: StoredTransaction, event: TransactionEvent & { eventId: string }): Promise<Transaction> {
     if (stored.lastEventTimestamp === null || event.timestamp >= stored.lastEventTimestamp) return applyTransactionEvent(stored.transaction, event, { transitions });
     const history = await repos.transactions.listEvents(stored.transaction.transactionId);
     const sequence = history.map((e) => ({ event: e.event, arrival: e.arrival }));
@@ -139,7 +147,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
    * Applies an event under the locks `keys`; returns the lock keys it needs instead when they
    * differ (the transaction was created, with its users, after the keys were chosen).
    */
-  async function applyEventOnce(request: TransactionEvent, clientEventId: boolean, keys: readonly string[]): Promise<TransactionEventMonitoringResult | string[]> {
+  async function applyEventOnce(repos: Repositories, request: TransactionEvent, clientEventId: boolean, keys: readonly string[]): Promise<TransactionEventMonitoringResult | string[]> {
     if (request.eventId !== undefined) {
       const existing = await repos.transactions.getEvent(request.eventId);
       if (existing) {
@@ -157,11 +165,11 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     // `request` is this call's own copy, so the generated id can be set on it.
     if (request.eventId === undefined) request.eventId = settings.ids.next('event');
     const event = request as typeof request & { eventId: string };
-    const transaction = await transactionAfter(stored, event);
+    const transaction = await transactionAfter(repos, stored, event);
     if (measureJsonSize(transaction) > limits.maxTransactionSize) {
       throw limitExceeded('maxTransactionSize', limits.maxTransactionSize, 'the transaction after this event', '/updatedTransactionAttributes');
     }
-    const out = await evaluate(transaction, stored.transaction);
+    const out = await evaluate(transaction, stored.transaction, repos);
     const storedEvent: StoredEvent = { eventId: event.eventId, transactionId: request.transactionId, event, clientEventId, arrival: stored.eventCount, transaction, result: out.result };
     const next: StoredTransaction = {
       transaction,
@@ -183,12 +191,12 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
       assertNoReservedFields(request);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
-      return gate.shared(() => withLocks(keys, () => withRetries(() => createOnce(request))));
+      return gate.shared(() => locked(keys, (repos) => createOnce(repos, request)));
     },
 
     async getTransaction(transactionId) {
       assertId(transactionId, 'transactionId');
-      const stored = await repos.transactions.getTransaction(transactionId);
+      const stored = await store.transactions.getTransaction(transactionId);
       if (!stored) throw notFound('TRANSACTION_NOT_FOUND', 'transaction');
       return { ...cloneJson(stored.transaction), ...resultOf(stored.latestResult) };
     },
@@ -202,11 +210,11 @@ export function createTransactionService(context: TransactionServiceContext): Tr
         // The users are known once the transaction is read: read it, lock the transaction and its
         // users, and read again inside (user ids never change; a transaction created in between
         // makes one more round with its users' keys).
-        const peek = await repos.transactions.getTransaction(request.transactionId);
+        const peek = await store.transactions.getTransaction(request.transactionId);
         let keys = lockKeysOf(request.transactionId, peek?.transaction.originUserId, peek?.transaction.destinationUserId);
         for (;;) {
           const held = keys;
-          const result = await withLocks(held, () => withRetries(() => applyEventOnce(request, clientEventId, held)));
+          const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held));
           if (!Array.isArray(result)) return result;
           keys = result;
         }
@@ -215,7 +223,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
 
     async getTransactionEvent(eventId) {
       assertId(eventId, 'eventId');
-      const stored = await repos.transactions.getEvent(eventId);
+      const stored = await store.transactions.getEvent(eventId);
       if (!stored) throw notFound('EVENT_NOT_FOUND', 'transaction event');
       return { ...cloneJson(stored.event), ...resultOf(stored.result) };
     },

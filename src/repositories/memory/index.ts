@@ -128,7 +128,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   }
 
   const repositories: Repositories = {
-    flags: { atomicOutcome: true, durable: false },
+    flags: { durable: false, sharedAcrossProcesses: false },
     transactions: {
       async getTransaction(id) {
         return transactions.get(id) ?? null;
