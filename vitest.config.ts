@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'threads',
     testTimeout: 60_000,
+    // FC_SEED=<n> pins every fast-check property of the run to seed <n>.
+    setupFiles: ['test/setup/fast-check.ts'],
     // The JSON report feeds scripts/test-summary.mjs, which prints the closing "N passed, N failed" line.
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },

@@ -20,12 +20,3 @@ export {
   type Validator,
   type ValidatorOptions,
 } from './validator.js';
-export {
-  validateBusinessUser,
-  validateCommentRequest,
-  validateConsumerUser,
-  validatePresignedUrlRequest,
-  validateRuleInstanceRequest,
-  validateTransaction,
-  validateTransactionEvent,
-} from './validators.js';

@@ -12,8 +12,6 @@ import {
 import { windowStart } from '../../src/aggregation/time-window.js';
 import { isTxmonError, type TxmonError } from '../../src/errors.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 const T0 = 1_700_000_000_000;
 const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn', 'sumIn', 'lastAmountCount', 'lastMin', 'lastMax'];
 
@@ -231,6 +229,97 @@ describe('queryMany', () => {
         { ...q, fn: 'lastMax', limit: 3 },
       ]),
     ).toEqual([250n, 1, 100n, 250n]);
+  });
+});
+
+describe('query: the last-N functions at boundaries', () => {
+  const store = createAggregateStore();
+  const e = (id: string, timestamp: number, amount: bigint | null): SeriesEntry => ({ series: 's', key: 'k', id, timestamp, amount });
+  store.apply([], [e('a', 1, 10n), e('b', 2, 20n), e('c', 2, null), e('d', 3, 40n)]);
+  const q = { series: 's', key: 'k', start: Number.NEGATIVE_INFINITY, end: 3 };
+  const rows: { name: string; input: Record<string, unknown>; expected: unknown }[] = [
+    { name: 'limit larger than the history counts what exists', input: { fn: 'lastAmountCount', limit: 99 }, expected: 3 },
+    { name: 'excludeId = the last entry: the one before takes its place', input: { fn: 'lastMax', limit: 1, excludeId: 'd' }, expected: null },
+    { name: 'equal timestamps are ordered by id (c after b)', input: { fn: 'lastMin', limit: 2, excludeId: 'd' }, expected: 20n },
+    { name: 'excludeId outside the window changes nothing', input: { fn: 'lastAmountCount', limit: 2, end: 2, excludeId: 'd' }, expected: 1 },
+    { name: 'limit 0 is empty', input: { fn: 'lastMin', limit: 0 }, expected: null },
+  ];
+  it.each(rows)('$name', ({ input, expected }) => {
+    expect(store.query({ ...q, ...input } as never)).toBe(expected);
+  });
+});
+
+describe('queryMany: a batch that throws or is re-entered', () => {
+  const entries: SeriesEntry[] = [];
+  for (let k = 0; k < 12; k++) {
+    for (let i = 0; i < 5; i++) entries.push({ series: 'user-sending', key: `u${k}`, id: `t${k}-${i}`, timestamp: 1000 + i * 10 + k, amount: BigInt((k + 1) * 100 + i) });
+  }
+  const q = (key: string, fn: AggregateQuery['fn'] = 'sum'): AggregateQuery => ({ series: 'user-sending', key, start: 0, end: 10_000, fn }) as AggregateQuery;
+
+  it('a batch that throws half-way does not change the answers of later batches (also after writes)', () => {
+    const store = createAggregateStore();
+    store.apply([], entries);
+    const bad = { series: 'user-sending', key: 'u1', start: 0, end: 10, fn: 'bogus' } as unknown as AggregateQuery;
+    expect(() => store.queryMany([q('u0'), q('u1'), bad, q('u2')])).toThrow();
+    // A write between batches: u1 gets a new entry, u0 disappears.
+    const added: SeriesEntry = { series: 'user-sending', key: 'u1', id: 'new', timestamp: 2000, amount: 7n };
+    store.apply(entries.filter((e) => e.key === 'u0'), [added]);
+    const all = [...entries.filter((e) => e.key !== 'u0'), added];
+    const batch = [q('u0'), q('u1'), q('u2'), q('u1', 'count'), q('u0', 'count')];
+    expect(store.queryMany(batch)).toEqual(batch.map((x) => computeAggregate(all, x)));
+  });
+
+  it('a re-entrant batch (a query whose key getter runs another batch) still answers every query right', () => {
+    const store = createAggregateStore();
+    store.apply([], entries);
+    let inner: unknown[] | null = null;
+    const reentrant = {
+      series: 'user-sending',
+      get key() {
+        if (inner === null) inner = store.queryMany([q('u9'), q('u10'), q('u11'), q('u3')]);
+        return 'u4';
+      },
+      start: 0,
+      end: 10_000,
+      fn: 'sum',
+    } as unknown as AggregateQuery;
+    const batch = [q('u0'), q('u1'), reentrant, q('u0'), q('u1'), q('u3'), q('u4'), q('u9'), q('u5'), q('u6'), q('u7'), q('u8'), q('u2')];
+    const got = store.queryMany(batch);
+    const keys = ['u0', 'u1', 'u4', 'u0', 'u1', 'u3', 'u4', 'u9', 'u5', 'u6', 'u7', 'u8', 'u2'];
+    expect(got).toEqual(keys.map((k) => computeAggregate(entries, q(k))));
+    expect(inner).toEqual(['u9', 'u10', 'u11', 'u3'].map((k) => computeAggregate(entries, q(k))));
+  });
+
+  describe('regressions', () => {
+    it('a batch re-entered while it records a (series, key) pair answers a later query with that query’s own series index', () => {
+      // A batch that starts while another records a (series, key) pair (here from a getter; any
+      // synchronous call back into the store) must not disturb the first batch's bookkeeping: were
+      // it shared, (user-receiving, u4) could be answered from the cached index of (user-sending, u4).
+      const store = createAggregateStore();
+      const receiving: SeriesEntry[] = [
+        { series: 'user-receiving', key: 'u4', id: 'r1', timestamp: 1000, amount: 1n },
+        { series: 'user-receiving', key: 'u5', id: 'r2', timestamp: 1000, amount: 2n },
+      ];
+      store.apply([], [...entries, ...receiving]);
+      const at = (series: string, key: string): AggregateQuery => ({ series, key, start: 0, end: 10_000, fn: 'sum' }) as AggregateQuery;
+      let reads = 0;
+      const reentrant = {
+        series: 'user-sending',
+        get key() {
+          reads += 1;
+          // 1st read: the cache scan (one cached pair), 2nd: the index lookup, 3rd: the push.
+          if (reads === 3) store.queryMany([at('user-receiving', 'zz')]);
+          return 'u4';
+        },
+        start: 0,
+        end: 10_000,
+        fn: 'sum',
+      } as unknown as AggregateQuery;
+      const batch = [at('user-sending', 'u0'), reentrant, at('user-receiving', 'u5'), at('user-receiving', 'u4')];
+      const got = store.queryMany(batch);
+      const all = [...entries, ...receiving];
+      expect(got).toEqual([at('user-sending', 'u0'), at('user-sending', 'u4'), at('user-receiving', 'u5'), at('user-receiving', 'u4')].map((x) => computeAggregate(all, x)));
+    });
   });
 });
 

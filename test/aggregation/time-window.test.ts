@@ -5,8 +5,6 @@ import { describeTimeWindow, maxWindowSpanMs, windowStart } from '../../src/aggr
 import { TIME_WINDOW_GRANULARITIES, TimeWindowSchema, type TimeWindow } from '../../src/domain/schemas/time-window.js';
 import { isTxmonError } from '../../src/errors.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 const DAY = 86_400_000;
 const utc = (iso: string): number => new Date(iso).getTime();
 

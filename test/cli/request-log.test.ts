@@ -10,8 +10,6 @@ import { createHttpHandler, toNodeListener, type RequestLogEntry } from '../../s
 import { createEngine } from '../../src/index.js';
 import { pipelined, rawRequestOf, type RawRequest } from '../http/raw-http.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 /** What pino itself writes for the entry, with the options `txmon serve` uses. */
 function pinoLine(entry: RequestLogEntry, time: string): string {
   const lines: string[] = [];

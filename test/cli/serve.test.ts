@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import pino from 'pino';
 import { serve } from '../../src/cli/serve.js';
 import { T0, tx } from '../helpers.js';
 
@@ -119,7 +120,7 @@ describe('txmon serve (in process)', () => {
   });
 });
 
-describe('txmon serve (in process): options that once broke it', () => {
+describe('txmon serve (in process): edge cases of the options', () => {
   const servers: Server[] = [];
   afterEach(async () => {
     for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
@@ -159,5 +160,35 @@ describe('txmon serve (in process): options that once broke it', () => {
   ];
   it.each(badFiles)('--tenants with $name is a usage error naming --tenants, not a TypeError', async ({ content }) => {
     await expect(serve(['--port', '0', '--tenants', tenantsFile(content)], {}, { write: () => undefined })).rejects.toThrow(/--tenants/);
+  });
+});
+
+describe('txmon serve (in process): the time of request-log lines', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('each line’s time is exactly pino’s isoTime for the Date.now() of that line, also across ms changes and clock steps back', async () => {
+    const lines: string[] = [];
+    let now = Date.UTC(2025, 0, 1, 0, 0, 0, 999);
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const server = await serve(['--port', '0', '--api-key', KEY], {}, { write: (line: string) => void lines.push(line) });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const times: number[] = [now];
+      for (const next of [now, now + 1, now + 1, now - 5_000, 253402300800000, 0, now]) {
+        now = next;
+        times.push(next);
+        expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+      }
+      const parsed = lines.map((l) => JSON.parse(l) as { time: string; msg: string });
+      const requestTimes = parsed.filter((p) => p.msg === 'request').map((p) => p.time);
+      const expected = times.slice(1).map((t) => {
+        now = t;
+        return (JSON.parse(`{${pino.stdTimeFunctions.isoTime().slice(1)}}`) as { time: string }).time;
+      });
+      expect(requestTimes).toEqual(expected);
+      expect(parsed[0]?.time).toBe(new Date(times[0] as number).toISOString());
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

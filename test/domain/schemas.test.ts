@@ -582,7 +582,7 @@ describe('RuleInstanceRequestSchema', () => {
         riskLevelParameters: levels({ transactionAmountThreshold: { EUR: 5000 } }),
         action: 'SUSPEND',
         riskLevelActions: levels('FLAG'),
-        triggersOnHit: { usersToCheck: 'ORIGIN', userStateDetails: { state: 'SUSPENDED', reason: 'review' } },
+        triggersOnHit: { usersToCheck: 'ORIGIN', userStateDetails: { state: 'SUSPENDED', reason: 'pending checks' } },
         riskLevelsTriggersOnHit: levels({ kycStatusDetails: { status: 'MANUAL_REVIEW', reason: 'edd', description: 'd' } }),
         status: 'ACTIVE',
         mode: 'SHADOW',

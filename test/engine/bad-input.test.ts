@@ -9,8 +9,6 @@ import { fc, test } from '@fast-check/vitest';
 import { ERROR_CODES, SERIES_NAMES, isTxmonError, type Engine } from '../../src/index.js';
 import { T0, testEngine } from '../helpers.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 /** A value that must never appear in an error message or detail (SPEC §4: never echo input). */
 const MARKER = 'S3CRET-MARKER-7731';
 /** A 1 MB string that starts with the marker. */

@@ -9,8 +9,6 @@ import {
 } from '../arbitraries/index.js';
 import { testEngine } from '../helpers.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 /** Laws of the engine, driven by the same arbitraries `txmon/testing` ships to hosts. */
 describe('properties', () => {
   test.prop([fc.array(ruleInstanceRequestArbitrary(), { maxLength: 6 }), fc.array(consumerUserArbitrary(), { maxLength: 4 }), transactionsArbitrary({ maxLength: 25 })], {

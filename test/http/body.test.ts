@@ -101,6 +101,62 @@ describe('createHttpHandler: JSON bodies', () => {
   });
 });
 
+/** A reference check: the keys of each open object in a Set. */
+function setBasedHasDuplicateKey(text: string): boolean {
+  const stack: (Set<string> | null)[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) stack.push(new Set());
+    else if (c === 0x5b) stack.push(null);
+    else if (c === 0x7d || c === 0x5d) stack.pop();
+    else if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i += 1; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) {
+          escaped = true;
+          i += 1;
+        } else if (d === 0x22) {
+          break;
+        }
+      }
+      const keys = stack[stack.length - 1];
+      if (!keys) continue;
+      let j = i + 1;
+      while (j < text.length && (text[j] === ' ' || text[j] === '\n' || text[j] === '\r' || text[j] === '\t')) j++;
+      if (text[j] !== ':') continue;
+      const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      if (keys.has(key)) return true;
+      keys.add(key);
+    }
+  }
+  return false;
+}
+
+/** JSON text of a string with some characters written as \uXXXX or short escapes. */
+function spelled(s: string, mask: number): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const hex = c.toString(16).padStart(4, '0');
+    if ((mask >> i % 30) & 1) out += `\\u${(mask >> 30) & 1 ? hex.toUpperCase() : hex}`;
+    else out += JSON.stringify(s[i]).slice(1, -1);
+  }
+  return `${out}"`;
+}
+
+const wsArb = fc.constantFrom('', ' ', '\n', '\t\r ', '  \n');
+const keyArb = fc.oneof(fc.constantFrom('', 'a', '__proto__', 'constructor', '":', '\\', '"', 'é', '😀', '0', '00', '1', '4294967295', 'length', 'toString'), fc.string({ maxLength: 4 }));
+/** Random JSON text with objects whose keys are spelled variously, sometimes the same key twice. */
+const textArb: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constantFrom('1', 'null', '"x\\":y"', '"{\\"a\\":1}"', '":"', '[]', '{}'), tie('object'), tie('array')),
+  array: fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${(items as string[]).join(',')}]`),
+  object: fc
+    .array(fc.tuple(keyArb, fc.nat(), wsArb, wsArb, tie('value')), { maxLength: 4 })
+    .map((entries) => `{${(entries as [string, number, string, string, string][]).map(([k, mask, w1, w2, v]) => `${w1}${spelled(k, mask)}${w2}:${w1}${v}${w2}`).join(',')}}`),
+})).value as fc.Arbitrary<string>;
+
 describe('hasDuplicateKey', () => {
   const rows: { name: string; text: string; expected: boolean }[] = [
     { name: 'no duplicates', text: '{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}', expected: false },
@@ -140,5 +196,42 @@ describe('hasDuplicateKey', () => {
     expect(r.status).toBe(400);
     expect((await json(r)).errors).toEqual([{ path: '', code: 'duplicate-key', message: 'has an object with a duplicate key' }]);
     expect((await call(handler, 'GET', `/transactions/${t.transactionId}`)).status).toBe(404);
+  });
+
+  test.prop([textArb], { numRuns: 3000 })('agrees with the set-based check on any valid JSON text', (text) => {
+    JSON.parse(text); // valid
+    expect(hasDuplicateKey(text)).toBe(setBasedHasDuplicateKey(text));
+  });
+
+  const spellings: { text: string; expected: boolean }[] = [
+    { text: '{"__proto__":1,"a":2}', expected: false },
+    { text: '{"__proto__":{"x":1},"\\u005f_proto__":{"x":1}}', expected: true },
+    { text: '{"":1,"\\u0000":2}', expected: false },
+    { text: '{"":1,"":2}', expected: true },
+    { text: '{"\\"":1,"\\u0022":2}', expected: true },
+    { text: '{"\\/":1,"/":2}', expected: true },
+    { text: '{"\\ud83d\\ude00":1,"😀":2}', expected: true },
+    { text: '{"\\ud800":1,"\\udc00":2}', expected: false },
+    { text: '{"a":"\\\\","b":"\\\\\\":"}', expected: false },
+    { text: '{"1":1,"01":2,"1.0":3}', expected: false },
+    { text: '{"a":{"a":{"a":1}},"b":[{"a":1,"b":2}]}', expected: false },
+    { text: '{"x":{"a":1,"a":1},"x":{"a":1}}', expected: true },
+    { text: '"\\"a\\":1"', expected: false },
+  ];
+  it.each(spellings)('$text → $expected', ({ text, expected }) => {
+    expect(hasDuplicateKey(text)).toBe(expected);
+    expect(setBasedHasDuplicateKey(text)).toBe(expected);
+  });
+
+  it('with Object.prototype polluted (enumerable), counts only own keys', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      expect(hasDuplicateKey('{"a":1,"b":{"c":[{"d":1}]}}')).toBe(false);
+      expect(hasDuplicateKey('{"polluted":1}')).toBe(false);
+      expect(hasDuplicateKey('{"a":1,"a":2}')).toBe(true);
+    } finally {
+      delete proto.polluted;
+    }
   });
 });

@@ -22,7 +22,7 @@ import {
   type NodeServerOptions,
 } from '../../src/http/index.js';
 import { createEngine } from '../../src/index.js';
-import { T0, testEngine, tx } from '../helpers.js';
+import { T0, fixedClock, sequentialIds, testEngine, tx } from '../helpers.js';
 import { httpTestEngine } from './fixtures.js';
 import {
   exchange,
@@ -40,8 +40,6 @@ import {
   type RawRequest,
   type RawResponse,
 } from './raw-http.js';
-
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const KEY = 'node-key-0123456789abcdef';
 
@@ -885,5 +883,92 @@ describe('drainAndClose', () => {
       expect(c.state.error).toBeNull();
     }
     await until(() => done);
+  });
+});
+
+/**
+ * One keep-alive connection: each request is sent after the previous response was read in full,
+ * framed by its content-length in bytes. A wrong length shows as a timeout (too long) or as
+ * garbage before the next status line (too short).
+ */
+function keepAlive(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let buffered = Buffer.alloc(0);
+  let waiting: (() => void) | null = null;
+  socket.on('data', (d: Buffer) => {
+    buffered = Buffer.concat([buffered, d]);
+    waiting?.();
+  });
+  const frame = (): { status: number; body: string } | null => {
+    const headEnd = buffered.indexOf('\r\n\r\n', 0, 'latin1');
+    if (headEnd < 0) return null;
+    const head = buffered.subarray(0, headEnd).toString('latin1');
+    if (!head.startsWith('HTTP/1.1 ')) throw new Error(`bad framing: ${JSON.stringify(buffered.subarray(0, 60).toString('utf8'))}`);
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (buffered.length < headEnd + 4 + length) return null;
+    const body = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
+    buffered = buffered.subarray(headEnd + 4 + length);
+    return { status: Number(head.slice(9, 12)), body };
+  };
+  return {
+    send(request: string): Promise<{ status: number; body: string }> {
+      socket.write(request);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no complete response; have ${JSON.stringify(buffered.toString('utf8').slice(0, 200))}`)), 2_000);
+        waiting = () => {
+          try {
+            const f = frame();
+            if (f === null) return;
+            clearTimeout(timer);
+            waiting = null;
+            resolve(f);
+          } catch (error) {
+            clearTimeout(timer);
+            reject(error as Error);
+          }
+        };
+        waiting();
+      });
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+describe('toNodeListener: multi-byte response bodies and content-length', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+  });
+
+  it('responses with multi-byte text (aliases, descriptions, ids) keep keep-alive framing intact', async () => {
+    const engine = createEngine({ clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(3) });
+    await engine.createRuleInstance({
+      ruleId: 'R-2',
+      parameters: { transactionAmountThreshold: { EUR: 1 } },
+      ruleNameAlias: 'Überweisung zu groß 🚀 — 大額',
+      ruleDescriptionAlias: 'Betrag {{amount}} ≥ {{threshold}} ✓ 😀',
+    } as never);
+    const server = createServer(toNodeListener(createHttpHandler({ engine, apiKeys: [KEY], unauthenticatedRateLimit: null })));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    const post = (id: string) => {
+      const body = JSON.stringify(tx({ transactionId: id, timestamp: T0, reference: 'ü€😀' }));
+      return `POST /transactions HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`;
+    const connection = keepAlive(port);
+    try {
+      const responses = [];
+      for (const request of [post('tx-é-1'), get('/transactions/tx-%C3%A9-1'), post('tx-😀-2'), get('/rule-instances'), get('/nope-%C3%BC'), get('/transactions/tx-%F0%9F%98%80-2')]) {
+        responses.push(await connection.send(request));
+      }
+      expect(responses.map((r) => r.status)).toEqual([201, 200, 201, 200, 404, 200]);
+      for (const r of responses) expect(() => JSON.parse(r.body)).not.toThrow();
+      expect(responses[0]?.body).toContain('Überweisung zu groß 🚀 — 大額');
+      expect(responses[0]?.body).toContain('✓ 😀');
+    } finally {
+      connection.close();
+    }
   });
 });

@@ -3,8 +3,6 @@ import { fc, test } from '@fast-check/vitest';
 import { stringifyBody } from '../../src/http/response-json.js';
 import { createEngine } from '../../src/index.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 const notHit = Object.freeze({ ruleInstanceId: 'r1', ruleId: 'R-2', ruleName: 'n', ruleDescription: 'd', ruleAction: 'FLAG', ruleHit: false, nature: 'AML', labels: Object.freeze([]), isShadow: false });
 
 describe('stringifyBody', () => {

@@ -6,7 +6,6 @@ import { LOGIC_LIMITS, LOGIC_OPERATORS, compileLogic } from '../../src/logic/ind
 import { containsText } from '../../src/logic/runtime.js';
 import type { CompileLogicOptions, LogicData } from '../../src/logic/index.js';
 
-const fcParams = process.env['FC_SEED'] === undefined ? {} : { seed: Number(process.env['FC_SEED']) };
 const AMOUNT = 'transaction.originAmountDetails.transactionAmount';
 const options: CompileLogicOptions = { basePath: '/logic', aggregationVariableKeys: ['count24h', 'sum24h'] };
 
@@ -348,7 +347,7 @@ function oracle(expression: unknown, data: LogicData): boolean {
 }
 
 describe('properties', () => {
-  test.prop([fc.oneof(fc.jsonValue(), operatorShaped, fc.anything({ withNullPrototype: true, withBoxedValues: true, withSparseArray: true, withMap: true }))], fcParams)(
+  test.prop([fc.oneof(fc.jsonValue(), operatorShaped, fc.anything({ withNullPrototype: true, withBoxedValues: true, withSparseArray: true, withMap: true }))])(
     'compileLogic either returns or throws INVALID_LOGIC with paths under basePath',
     (expression) => {
       try {
@@ -360,7 +359,7 @@ describe('properties', () => {
     },
   );
 
-  test.prop([fc.oneof(expressions, operatorShaped), logicData], fcParams)(
+  test.prop([fc.oneof(expressions, operatorShaped), logicData])(
     'evaluate returns a boolean, never throws and never mutates the data',
     (expression, data) => {
       let compiled;
@@ -375,7 +374,7 @@ describe('properties', () => {
     },
   );
 
-  test.prop([expressions, logicData], { ...fcParams, numRuns: 1000 })(
+  test.prop([expressions, logicData], { numRuns: 1000 })(
     'evaluate agrees with json-logic-js apply truthiness (a throw counting as false)',
     (expression, data) => {
       const compiled = compileLogic(expression, options);
@@ -383,7 +382,7 @@ describe('properties', () => {
     },
   );
 
-  test.prop([expressions, logicData], fcParams)('evaluate is deterministic', (expression, data) => {
+  test.prop([expressions, logicData])('evaluate is deterministic', (expression, data) => {
     const compiled = compileLogic(expression, options);
     expect(compiled.evaluate(data)).toBe(compiled.evaluate(data));
   });
@@ -397,14 +396,14 @@ describe('containsText', () => {
     .map(([unit, before, odd, after]) => unit.repeat(before) + odd + unit.repeat(after));
   const text = fc.oneof(periodic, fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 60 }));
 
-  test.prop([text, text], fcParams)('answers as String#indexOf does, for short and long needles', (haystack, needle) => {
+  test.prop([text, text])('answers as String#indexOf does, for short and long needles', (haystack, needle) => {
     expect(containsText(haystack, needle)).toBe(haystack.indexOf(needle) !== -1);
     expect(containsText(haystack + needle + haystack, needle)).toBe(true);
   });
 });
 
 describe('in over strings', () => {
-  test.prop([fc.integer({ min: 1, max: 4_000 }), fc.integer({ min: 33, max: 2_000 })], fcParams)(
+  test.prop([fc.integer({ min: 1, max: 4_000 }), fc.integer({ min: 33, max: 2_000 })])(
     'is charged the length of the haystack it reads: a budget below it stops the evaluation, one above lets it through',
     (length, needleLength) => {
       // A needle past the built-in search's length and a haystack of the needle's period: the

@@ -1,9 +1,6 @@
 import { describe, it } from 'vitest';
-import { fc } from '@fast-check/vitest';
 import { createMemoryRepositories } from '../../src/index.js';
 import { checkRepositoriesAgainstModel, describeRepositoryConformance } from '../../src/testing/index.js';
-
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 describeRepositoryConformance('createMemoryRepositories', () => createMemoryRepositories(), { describe, it });
 

@@ -3,8 +3,6 @@ import { test as propTest, fc } from '@fast-check/vitest';
 import { TxmonError, isTxmonError } from '../../src/errors.js';
 import { FORBIDDEN_KEYS, SAFE_JSON_DEFAULTS, assertSafeJson, copySafeJson, copySafeJsonSized, measureJsonSize, type SafeJsonOptions } from '../../src/validation/safe-json.js';
 
-const fcParams = process.env['FC_SEED'] === undefined ? {} : { seed: Number(process.env['FC_SEED']) };
-
 /** The single detail of the thrown error, or `null` when the value passed. */
 function problemOf(value: unknown, options?: SafeJsonOptions): { path: string; code: string } | null {
   try {
@@ -128,13 +126,13 @@ describe('assertSafeJson', () => {
 });
 
 describe('properties', () => {
-  propTest.prop([fc.jsonValue({ maxDepth: 10 })], fcParams)('accepts every JSON value without forbidden keys', (value) => {
+  propTest.prop([fc.jsonValue({ maxDepth: 10 })])('accepts every JSON value without forbidden keys', (value) => {
     const text = JSON.stringify(value);
     fc.pre(!/"(__proto__|constructor|prototype)":/.test(text));
     expect(() => assertSafeJson(value)).not.toThrow();
   });
 
-  propTest.prop([fc.anything()], fcParams)('either passes or throws a 400 TxmonError, and never mutates', (value) => {
+  propTest.prop([fc.anything()])('either passes or throws a 400 TxmonError, and never mutates', (value) => {
     const before = fc.stringify(value);
     try {
       assertSafeJson(value);
@@ -173,10 +171,35 @@ describe('measureJsonSize and copySafeJsonSized', () => {
   });
 
   const safeJsonValue = fc.jsonValue().filter((value) => problemOf(value) === null);
-  propTest.prop([safeJsonValue], fcParams)('copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text', (value) => {
+  propTest.prop([safeJsonValue])('copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text', (value) => {
     const { copy, size } = copySafeJsonSized(value);
     expect(copy).toEqual(value);
     expect(size).toBe(measureJsonSize(value));
     expect(size).toBeLessThanOrEqual(JSON.stringify(value).length);
+  });
+});
+
+describe('copySafeJson', () => {
+  test('with an enumerable Object.prototype property (pollution), the copy does not pick it up and keeps an own key of that name', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      const safe = copySafeJson({ a: 1, b: { c: 2 } }) as Record<string, unknown>;
+      expect(Object.keys(safe)).toEqual(['a', 'b']);
+      expect(Object.hasOwn(safe.b as object, 'polluted')).toBe(false);
+      expect(copySafeJson(JSON.parse('{"polluted":5}'))).toEqual({ polluted: 5 });
+    } finally {
+      delete proto.polluted;
+    }
+  });
+
+  test('refuses an own "__proto__" key from JSON.parse, at any depth, and keeps integer-key order', () => {
+    expect(() => copySafeJson(JSON.parse('{"__proto__":{"admin":true}}'))).toThrow(/forbidden key/);
+    expect(() => copySafeJson(JSON.parse('{"a":[{"b":{"__proto__":1}}]}'))).toThrow(/forbidden key/);
+    expect(() => copySafeJson(JSON.parse('{"constructor":{"prototype":{}}}'))).toThrow(/forbidden key/);
+    const copy = copySafeJson(JSON.parse('{"b":1,"2":2,"a":3,"1":4}')) as object;
+    expect(Object.keys(copy)).toEqual(['1', '2', 'b', 'a']);
+    const nullProto = Object.assign(Object.create(null) as object, { z: 1, y: 2 });
+    expect(Object.keys(copySafeJson(nullProto) as object)).toEqual(['z', 'y']);
   });
 });

@@ -55,7 +55,7 @@ export type TriggersOnHit = Static<typeof TriggersOnHitSchema>;
 
 /**
  * Fields the service maintains. A request naming any of them is rejected with `READ_ONLY_FIELD`
- * (checked by `validateRuleInstanceRequest` before the schema, so the caller gets that specific
+ * (checked by `buildRuleInstance` before the schema, so the caller gets that specific
  * code instead of a generic `additionalProperties` error).
  */
 export const RULE_INSTANCE_READ_ONLY_FIELDS = ['id', 'runCount', 'hitCount', 'createdAt', 'updatedAt'] as const;

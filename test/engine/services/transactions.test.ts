@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DAY, T0, errorOf, testEngine, tx } from '../helpers.js';
+import { T0, errorOf, testEngine, tx } from '../../helpers.js';
 
-// Regressions for the findings of the independent review (see docs/decisions.md D-50, D-21, D-93).
-
-describe('createTransaction under concurrency', () => {
+describe('createTransaction and createTransactionEvent under concurrency', () => {
   it('evaluates concurrent transactions of one user one after the other (a split payment cannot evade R-69 or R-1)', async () => {
     const run = async (parallel: boolean) => {
       const { engine } = testEngine();
@@ -90,64 +88,26 @@ describe('createTransaction under concurrency', () => {
   });
 });
 
-describe('rule instances do not alias stored state', () => {
-  it('a caller changing a returned instance or its nested defaults changes nothing stored', async () => {
+describe('createTransactionEvent after a list change', () => {
+  it('an event after a list change re-evaluates with the new list; replays (create and event) return what was stored', async () => {
     const { engine } = testEngine();
-    const created = await engine.createRuleInstance({ ruleId: 'R-30' });
-    (created.parameters.timeWindow as { granularity: string }).granularity = 'year';
-    created.parameters.transactionsLimit = 1;
-    const stored = await engine.getRuleInstance(created.id);
-    expect(stored.parameters).toMatchObject({ transactionsLimit: 100, timeWindow: { granularity: 'day' } });
-    expect((await testEngine().engine.getRule('R-30')).defaultParameters).toMatchObject({ timeWindow: { granularity: 'day' } });
-  });
-
-  it('an update of parameters or action keeps explicit per-risk-level maps (D-21)', async () => {
-    const { engine } = testEngine();
-    const levels = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'] as const;
-    const ri = await engine.createRuleInstance({
-      ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(levels.map((l) => [l, { transactionAmountThreshold: { USD: l === 'VERY_HIGH' ? 1000 : 20000 } }])),
-      riskLevelActions: Object.fromEntries(levels.map((l) => [l, l === 'VERY_HIGH' ? 'BLOCK' : 'FLAG'])),
-    });
-    const up = await engine.updateRuleInstance(ri.id, { parameters: { transactionAmountThreshold: { USD: 9000 } }, action: 'FLAG' });
-    expect(up.parameters).toEqual({ transactionAmountThreshold: { USD: 9000 } });
-    expect(up.riskLevelParameters.VERY_HIGH).toEqual({ transactionAmountThreshold: { USD: 1000 } });
-    expect(up.riskLevelActions.VERY_HIGH).toBe('BLOCK');
-  });
-
-  it('keeps logicAggregationVariables (never dropped) and refuses an incomplete one with its path', async () => {
-    const { engine } = testEngine();
-    const e = await errorOf(() =>
-      engine.createRuleInstance({ logic: { '==': [1, 1] }, logicAggregationVariables: [{ key: 'x' }] }),
-    );
-    expect(e.code).toBe('INVALID_LOGIC');
-    expect(e.details[0]?.path.startsWith('/logicAggregationVariables/0')).toBe(true);
-    expect(await engine.listRuleInstances()).toEqual([]);
-    const variable = {
-      key: 'x',
-      aggregationFunc: 'COUNT',
-      userDirection: 'SENDER',
-      transactionDirection: 'SENDING',
-      timeWindow: { start: { units: 1, granularity: 'day' }, end: { units: 0, granularity: 'now' } },
-    };
-    const created = await engine.createRuleInstance({ logic: { '>': [{ var: 'agg.x' }, 1] }, logicAggregationVariables: [variable] });
-    expect(created.logicAggregationVariables).toEqual([variable]);
-    expect((await engine.getRuleInstance(created.id)).logicAggregationVariables).toEqual([variable]);
+    await engine.putList('bl', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['carol'] });
+    await engine.createRuleInstance({ ruleId: 'R-132', parameters: { blacklistId: 'bl' } });
+    const t = tx();
+    const created = await engine.createTransaction(t);
+    expect(created.status).toBe('ALLOW');
+    await engine.putList('bl', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['alice'] });
+    const ev = { transactionId: t.transactionId, eventId: 'e-1', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' };
+    const after = await engine.createTransactionEvent(ev);
+    expect(after.status).toBe('BLOCK');
+    await engine.putList('bl', { listType: 'BLACKLIST', subtype: 'USER_ID', items: [] });
+    expect((await engine.createTransaction(t)).status).toBe('ALLOW');
+    expect((await engine.createTransactionEvent(ev)).status).toBe('BLOCK');
+    expect((await engine.getTransaction(t.transactionId as string)).status).toBe('BLOCK');
   });
 });
 
-describe('users', () => {
-  it('createUser keeps the CRA a transaction gave the user', async () => {
-    const factor = { id: 'c', parameter: 'originCountry' as const, weight: 1, mapping: [{ values: ['IR'], riskLevel: 'VERY_HIGH' as const }] };
-    const { engine } = testEngine({ riskFactors: [factor] });
-    await engine.createTransaction(tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'IR' } }));
-    const r = await engine.createUser({ userId: 'alice', createdTimestamp: T0 - DAY });
-    expect(r.riskScoreDetails).toEqual({ craRiskScore: 90, craRiskLevel: 'VERY_HIGH' });
-    expect((await engine.getUser('alice')).riskScoreDetails).toEqual({ craRiskScore: 90, craRiskLevel: 'VERY_HIGH' });
-  });
-});
-
-describe('reserved result fields', () => {
+describe('reserved result fields in requests', () => {
   const fields = ['status', 'executedRules', 'hitRules', 'riskScoreDetails'];
   for (const field of fields) {
     it(`rejects a transaction carrying "${field}" with 400 at /${field}, and an event patch carrying it`, async () => {

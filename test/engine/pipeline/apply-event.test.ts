@@ -11,8 +11,8 @@ import {
   type TransactionEvent,
   type TransactionState,
   type TransitionTable,
-} from '../../src/index.js';
-import { T0 } from '../helpers.js';
+} from '../../../src/index.js';
+import { T0 } from '../../helpers.js';
 
 function base(overrides: Partial<Transaction> & Record<string, unknown> = {}): Transaction {
   return {

@@ -1,16 +1,10 @@
-import { fc, test } from '@fast-check/vitest';
+import { test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  computeTransactionRisk,
-  createFixedRateProvider,
-  nextCraScore,
-  riskLevelScore,
-  scoreToRiskLevel,
-  type RiskFactor,
-  type Transaction,
-} from '../../src/index.js';
-import { transactionsArbitrary } from '../arbitraries/index.js';
-import { DAY, T0, errorOf, testEngine, tx } from '../helpers.js';
+import { computeTransactionRisk, type RiskFactor } from '../../../src/engine/pipeline/risk.js';
+import { createFixedRateProvider } from '../../../src/domain/money.js';
+import type { Transaction } from '../../../src/domain/index.js';
+import { transactionsArbitrary } from '../../arbitraries/index.js';
+import { DAY, T0, errorOf, testEngine, tx } from '../../helpers.js';
 
 const money = { rates: createFixedRateProvider(), baseCurrency: 'USD' };
 
@@ -37,25 +31,6 @@ const AMOUNT: RiskFactor = {
 
 const base = (overrides: Partial<Transaction> = {}): Transaction =>
   ({ type: 'TRANSFER', transactionId: 't', timestamp: T0, ...overrides }) as Transaction;
-
-describe('scoreToRiskLevel', () => {
-  const rows = [
-    { name: 'zero is VERY_LOW', score: 0, expected: 'VERY_LOW' },
-    { name: 'just below 20 is VERY_LOW', score: 19.99, expected: 'VERY_LOW' },
-    { name: 'exactly 20 is LOW', score: 20, expected: 'LOW' },
-    { name: 'exactly 60 is HIGH', score: 60, expected: 'HIGH' },
-    { name: 'just below 80 is HIGH', score: 79.99, expected: 'HIGH' },
-    { name: 'exactly 80 is VERY_HIGH', score: 80, expected: 'VERY_HIGH' },
-    { name: '100 (inclusive upper bound) is VERY_HIGH', score: 100, expected: 'VERY_HIGH' },
-    { name: 'below the first band is VERY_LOW', score: -5, expected: 'VERY_LOW' },
-    { name: 'above the last band is VERY_HIGH', score: 150, expected: 'VERY_HIGH' },
-  ];
-  for (const row of rows) it(row.name, () => expect(scoreToRiskLevel(row.score)).toBe(row.expected));
-
-  it('maps each level to the midpoint of its band', () => {
-    expect(['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'].map((l) => riskLevelScore(l as never))).toEqual([10, 30, 50, 70, 90]);
-  });
-});
 
 describe('computeTransactionRisk', () => {
   const context = { money, originUser: null, destinationUser: null };
@@ -105,13 +80,6 @@ describe('computeTransactionRisk', () => {
     const t = base({ originUserId: 'u' });
     expect(computeTransactionRisk(t, [age], { ...context, originUser: user(T0 - 29 * DAY) })?.trsRiskLevel).toBe('HIGH');
     expect(computeTransactionRisk(t, [age], { ...context, originUser: user(T0 - 30 * DAY) })?.trsRiskLevel).toBe('LOW');
-  });
-});
-
-describe('nextCraScore', () => {
-  it('is the TRS for a user without a CRA and the moving average otherwise', () => {
-    expect(nextCraScore(null, 70)).toBe(70);
-    expect(nextCraScore(70, 10)).toBe(40);
   });
 });
 

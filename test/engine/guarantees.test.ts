@@ -41,8 +41,6 @@ import {
 } from '../../src/index.js';
 import { DAY, HOUR, T0, testEngine } from '../helpers.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 /* ------------------------------------------------------------------------------------------------
  * Shared arbitraries and helpers
  * ---------------------------------------------------------------------------------------------- */

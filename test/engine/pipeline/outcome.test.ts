@@ -1,5 +1,6 @@
+/** The user updates a hit's `triggersOnHit` asks for (src/engine/pipeline/outcome.ts), as the engine applies them. */
 import { describe, expect, it } from 'vitest';
-import { DAY, T0, testEngine, tx } from '../helpers.js';
+import { DAY, T0, testEngine, tx } from '../../helpers.js';
 
 const LEVELS = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'] as const;
 
@@ -15,7 +16,7 @@ const stateOf = async (engine: Awaited<ReturnType<typeof withUsers>>, id: string
   return [u.userStateDetails?.state, u.kycStatusDetails?.status];
 };
 
-describe('triggersOnHit', () => {
+describe('ruleOutcomeWrites: triggersOnHit updates, through the engine', () => {
   const rows = [
     { name: 'ORIGIN changes only the sender', usersToCheck: 'ORIGIN', alice: 'SUSPENDED', bob: 'ACTIVE' },
     { name: 'DESTINATION changes only the receiver', usersToCheck: 'DESTINATION', alice: 'ACTIVE', bob: 'SUSPENDED' },
