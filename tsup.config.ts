@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 // one could delete the other's output.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', http: 'src/http/index.ts' },
+    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', http: 'src/http/index.ts', postgres: 'src/postgres/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: false,
@@ -12,7 +12,7 @@ export default defineConfig([
     target: 'node20',
     splitting: false,
     treeshake: true,
-    external: ['fast-check'],
+    external: ['fast-check', 'pg', '@electric-sql/pglite'],
   },
   {
     // The `txmon` command (package `bin`).
@@ -24,5 +24,6 @@ export default defineConfig([
     target: 'node20',
     splitting: false,
     banner: { js: '#!/usr/bin/env node' },
+    external: ['pg', '@electric-sql/pglite'],
   },
 ]);

@@ -1,6 +1,7 @@
 /**
- * The `txmon` command. `txmon serve` serves the interface document's HTTP API on the embedded
- * in-memory engine: one default tenant (`--api-key-file`, `TXMON_API_KEYS`, `--api-key`, or a
+ * The `txmon` command. `txmon serve` serves the interface document's HTTP API on txmon engines
+ * over a store (`--store`: PGlite files by default, PostgreSQL, or memory): one default tenant
+ * (`--api-key-file`, `TXMON_API_KEYS`, `--api-key`, or a
  * generated key printed once), or the tenants of `--tenants <file.json>`. One structured log line
  * per request (pino's format), no payload values; SIGTERM/SIGINT stop accepting connections and
  * finish in-flight requests.
@@ -17,7 +18,8 @@ import { createHttpHandler } from '../http/handler.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
 import { HANDLER_CORE, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
-import { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
+import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
+import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, schemaOf, type OpenStore, type StoreSpec } from './stores.js';
 import { createBatchedWriter, createFdSink, formatRequestLine } from './request-log.js';
 
 /** What the command logs through: pino's `info`, and a synchronous flush before the process exits. */
@@ -28,6 +30,22 @@ export interface ServeLogger {
   drain(done: () => void): void;
 }
 const logs = new WeakMap<Server, ServeLogger>();
+/** Per server, how to close its tenants' stores once it stopped serving. */
+const closers = new WeakMap<Server, () => Promise<void>>();
+
+/** Closes the stores of a server started by {@link serve} (after it stopped serving). */
+export function closeStoresOf(server: Server): Promise<void> {
+  return closers.get(server)?.() ?? Promise.resolve();
+}
+
+/** A `--store` / `TXMON_STORE` value, or the usage error that names it. */
+function parseStoreArgument(value: string): StoreSpec {
+  try {
+    return parseStore(value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
 const graces = new WeakMap<Server, number>();
 
 /** The logger of a server started by {@link serve}. */
@@ -44,7 +62,7 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Heap bytes per byte the memory store counts, at most (measured with transactions of thousands of tiny fields; see docs/security.md). */
 const HEAP_PER_COUNTED_BYTE = 3;
 
-export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-key-file <file>] [--tenants <file.json>] [--limits <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
+export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--store memory|pglite:<dir>|postgres://…] [--api-key-file <file>] [--tenants <file.json>] [--limits <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
 
   --port          port to listen on (default 8080; 0 picks a free one)
   --host          address to bind (default 127.0.0.1)
@@ -54,10 +72,14 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--api-
   --api-key       an API key on the command line (repeatable). Other users of the machine can read
                   it in the process list: prefer --api-key-file or TXMON_API_KEYS.
   --tenants       JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"], "limits": {…}}, …]}: one
-                  in-memory engine per tenant, each with its own limits (over --limits)
+                  engine per tenant, each with its own store (a PGlite subdirectory, a PostgreSQL
+                  schema txmon_<id>, or memory) and its own limits (over --limits)
   --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
-                  maxRuleInstances, … see docs/security.md) and maxStoredBytes (default: 256 MiB,
-                  or less so that all tenants together fit in a third of the heap)
+                  maxRuleInstances, … see docs/security.md) and, for --store memory, maxStoredBytes
+                  (default: 256 MiB, or less so that all tenants together fit in a third of the heap)
+  --store         where the data is kept (also TXMON_STORE): pglite:<dir> (default pglite:./txmon-data,
+                  kept across restarts), postgres://user:password@host/db (several processes may
+                  share it), or memory (thrown away on exit)
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
   --base-path     mount the API under this prefix, e.g. /v1
   --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
@@ -124,16 +146,23 @@ function readTenants(file: string): TenantSpec[] {
 
 /**
  * Stops on SIGTERM/SIGINT: no new connections, idle keep-alive connections closed, in-flight
- * requests finished and answered with `connection: close` (at most `graceMs`), then `stopped` is
- * logged and the process exits 0 — on every path, the forced one after 10 s included. A second
+ * requests finished and answered with `connection: close` (at most `graceMs`), the tenants' stores
+ * closed, then `stopped` is logged and the process exits 0 — on every path, the forced one after
+ * `graceMs` included. A second
  * signal while stopping is logged and changes nothing. Installed by the command only (never by
  * {@link serve}).
  */
 export function exitOnSignals(server: Server, log: ServeLogger, graceMs = DEFAULT_SHUTDOWN_GRACE_MS): void {
   let stopping = false;
+  let exiting = false;
   const exit = (forced: boolean) => {
-    log.info({ forced }, 'stopped');
-    log.drain(() => process.exit(0));
+    if (exiting) return;
+    exiting = true;
+    // The stores close after the last response: a pool's connections, PGlite's files.
+    void closeStoresOf(server).finally(() => {
+      log.info({ forced }, 'stopped');
+      log.drain(() => process.exit(0));
+    });
   };
   const stop = (signal: string) => {
     if (stopping) {
@@ -169,6 +198,8 @@ interface ServeArgs {
   readonly apiKeyFile: string | undefined;
   readonly tenantsFile: string | undefined;
   readonly limitsFile: string | undefined;
+  /** `--store` as given (`TXMON_STORE` and the default apply later). */
+  readonly store: string | undefined;
 }
 
 /**
@@ -188,6 +219,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       'rate-limit': { type: 'string' },
       'base-path': { type: 'string', default: '' },
       'shutdown-grace-ms': { type: 'string' },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -215,6 +247,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     apiKeyFile: values['api-key-file'],
     tenantsFile: values.tenants,
     limitsFile: values.limits,
+    store: values.store,
   };
 }
 
@@ -303,25 +336,43 @@ function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.Proces
 }
 
 /**
- * One in-memory engine per tenant, with its limits over the common ones. The memory store's
+ * One engine per tenant on its own store, with its limits over the common ones. A memory store's
  * budget, unless configured, is a third of the heap shared among the tenants, counted in the
  * store's units (its heap use is up to about three times its count).
  */
-function createTenants(specs: readonly TenantSpec[], common: TenantLimits, origin: string, single: boolean): HttpTenant[] {
+async function createTenants(specs: readonly TenantSpec[], common: TenantLimits, store: StoreSpec, origin: string, single: boolean): Promise<{ tenants: HttpTenant[]; stores: OpenStore[] }> {
   const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
   const { maxStoredBytes: commonStoredBytes, ...commonEngineLimits } = common;
-  return specs.map((spec) => {
-    const { maxStoredBytes, ...own } = spec.limits;
-    return {
-      id: spec.id,
-      apiKeys: spec.apiKeys,
-      engine: createEngine({
-        publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
-        repositories: createMemoryRepositories({ maxStoredBytes: maxStoredBytes ?? commonStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes) }),
-        limits: { ...commonEngineLimits, ...own },
-      }),
-    };
-  });
+  if (store.kind === 'postgres' && !single && new Set(specs.map((spec) => schemaOf(spec.id))).size < specs.length) {
+    throw new UsageError('--tenants: two tenant ids map to the same PostgreSQL schema (ids are lower-cased, other characters than a-z 0-9 _ become _)');
+  }
+  const tenants: HttpTenant[] = [];
+  const stores: OpenStore[] = [];
+  try {
+    for (const spec of specs) {
+      const { maxStoredBytes, ...own } = spec.limits;
+      const opened = await openStore(store, spec.id, single, { maxStoredBytes: maxStoredBytes ?? commonStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes) });
+      stores.push(opened);
+      tenants.push({
+        id: spec.id,
+        apiKeys: spec.apiKeys,
+        engine: createEngine({
+          publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
+          repositories: opened.repositories,
+          limits: { ...commonEngineLimits, ...own },
+        }),
+      });
+    }
+  } catch (error) {
+    await closeStores(stores);
+    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
+  }
+  return { tenants, stores };
+}
+
+/** Closes every store (a pool's connections, PGlite's files); failures are ignored, the process is ending. */
+async function closeStores(stores: readonly OpenStore[]): Promise<void> {
+  for (const store of stores) await store.close().catch(() => undefined);
 }
 
 /** A server listening on `port` and `host` with a handler set later, once the address is known. */
@@ -359,7 +410,16 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const actualPort = typeof address === 'object' && address !== null ? address.port : args.port;
   const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
   const single = args.tenantsFile === undefined;
-  const tenants = createTenants(specs, commonLimits, origin, single);
+  const storeSpec = parseStoreArgument(args.store ?? env.TXMON_STORE ?? DEFAULT_STORE);
+  let opened: { tenants: HttpTenant[]; stores: OpenStore[] };
+  try {
+    opened = await createTenants(specs, commonLimits, storeSpec, origin, single);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const { tenants, stores } = opened;
+  closers.set(server, () => closeStores(stores));
   try {
     setHandler(
       createHttpHandler({
@@ -372,9 +432,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     );
   } catch (error) {
     server.close();
+    await closeStores(stores);
     throw new UsageError((error as Error).message);
   }
-  log.info({ url: origin, tenants: tenants.map((t) => t.id) }, 'txmon serving');
+  log.info({ url: origin, tenants: tenants.map((t) => t.id), store: describeStore(storeSpec) }, 'txmon serving');
   logs.set(server, log);
   graces.set(server, args.graceMs);
   if (generated !== null) printGeneratedKey(generated, origin);

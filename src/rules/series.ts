@@ -61,9 +61,12 @@ export function paymentIdentifier(details: Transaction['originPaymentDetails']):
   return undefined;
 }
 
-/** The `user-pair` key of a sender and a receiver (NUL-separated: user ids cannot contain NUL in practice, and the pair is ordered). */
+/**
+ * The `user-pair` key of a sender and a receiver: the ordered pair as JSON, unambiguous whatever the
+ * ids hold and plain text any database stores.
+ */
 export function pairKey(originUserId: string, destinationUserId: string): string {
-  return `${originUserId}\u0000${destinationUserId}`;
+  return JSON.stringify([originUserId, destinationUserId]);
 }
 /** Name of a built-in series. */
 export type SeriesName = (typeof SERIES_NAMES)[number];

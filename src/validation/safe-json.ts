@@ -19,11 +19,13 @@ export const SAFE_JSON_DEFAULTS = Object.freeze({
 });
 
 /**
- * Whether a string is well-formed UTF-16 (no lone surrogate). A lone surrogate has no UTF-8 form:
- * a value holding one could be stored but never sent back intact, nor matched by an id in a URL.
+ * Whether a string is text txmon stores: well-formed UTF-16 (no lone surrogate) and no NUL
+ * character. A lone surrogate has no UTF-8 form: a value holding one could be stored but never sent
+ * back intact, nor matched by an id in a URL. A NUL has no place in an identifier or a name, and
+ * PostgreSQL cannot store it in text or JSON.
  */
 export function isWellFormedText(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+  return (text as string & { isWellFormed(): boolean }).isWellFormed() && !text.includes('\u0000');
 }
 
 /**
@@ -73,7 +75,7 @@ class SafeJsonProblem {
 }
 
 
-const NOT_WELL_FORMED = 'must be well-formed Unicode text (it holds a lone surrogate)';
+const NOT_WELL_FORMED = 'must be well-formed Unicode text without NUL characters';
 
 function describeLeaf(value: unknown): string | null {
   switch (typeof value) {

@@ -104,7 +104,7 @@ describe('request targets a client can send over node:http', () => {
   });
 
   const params = [
-    { name: '%00 in a path parameter', target: '/transactions/%00', status: 404, code: 'TRANSACTION_NOT_FOUND' },
+    { name: '%00 in a path parameter (no id holds NUL)', target: '/transactions/%00', status: 400, code: 'VALIDATION_FAILED' },
     { name: '%2F in a path parameter (decoded, one segment)', target: '/transactions/a%2Fb', status: 404, code: 'TRANSACTION_NOT_FOUND' },
     { name: 'malformed %E0 in a path parameter', target: '/transactions/%E0', status: 404, code: 'ROUTE_NOT_FOUND' },
     { name: '__proto__ in the query', target: '/rules?__proto__=1&constructor=2', status: 200, code: null },

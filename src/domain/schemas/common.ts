@@ -67,14 +67,15 @@ export function defineFreeObject(options?: SchemaOptions): TUnsafe<Record<string
 /**
  * A non-empty identifier: 1..{@link SCHEMA_LIMITS.ID_MAX_LENGTH} characters, counted as code points
  * (as JSON Schema counts `maxLength`). Like every string txmon accepts, it holds no lone surrogate
- * (refused before any schema runs), so an id can always be read back through a URL path.
+ * and no NUL (refused before any schema runs), so an id can always be read back through a URL path
+ * and stored in any database.
  * {@link isIdText} applies the same rule to ids read from a path.
  */
 export const IdSchema = Type.String({ minLength: 1, maxLength: SCHEMA_LIMITS.ID_MAX_LENGTH });
 
 /** Whether `text` is a valid id under {@link IdSchema}'s rule. */
 export function isIdText(text: string): boolean {
-  if (text.length === 0 || !(text as string & { isWellFormed(): boolean }).isWellFormed()) return false;
+  if (text.length === 0 || text.includes('\u0000') || !(text as string & { isWellFormed(): boolean }).isWellFormed()) return false;
   if (text.length <= SCHEMA_LIMITS.ID_MAX_LENGTH) return true;
   // Longer in UTF-16 units: astral characters count once.
   let codePoints = 0;

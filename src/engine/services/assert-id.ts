@@ -3,11 +3,12 @@ import { invalidField } from '../../errors.js';
 
 /**
  * An id read from a path or an argument, under the same rule as an id in a body (`IdSchema`):
- * 1 to {@link SCHEMA_LIMITS.ID_MAX_LENGTH} characters counted as code points, well-formed text.
+ * 1 to {@link SCHEMA_LIMITS.ID_MAX_LENGTH} characters counted as code points, well-formed text
+ * without NUL.
  * @throws TxmonError `VALIDATION_FAILED` naming `what`
  */
 export function assertId(value: unknown, what: string): asserts value is string {
   if (typeof value !== 'string' || !isIdText(value)) {
-    throw invalidField('', 'type', `${what} must be 1 to ${SCHEMA_LIMITS.ID_MAX_LENGTH} characters of well-formed text`);
+    throw invalidField('', 'type', `${what} must be 1 to ${SCHEMA_LIMITS.ID_MAX_LENGTH} characters of well-formed text without NUL`);
   }
 }

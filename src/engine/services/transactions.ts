@@ -35,9 +35,9 @@ const MAX_RETRIES = 5;
  */
 export function lockKeysOf(transactionId: string, originUserId: string | undefined, destinationUserId: string | undefined): string[] {
   // 't' < 'u': the transaction key always sorts first, so only the user keys need ordering.
-  const keys = [`t\u0000${transactionId}`];
-  const origin = originUserId ? `u\u0000${originUserId}` : null;
-  const destination = destinationUserId && destinationUserId !== originUserId ? `u\u0000${destinationUserId}` : null;
+  const keys = [`t:${transactionId}`];
+  const origin = originUserId ? `u:${originUserId}` : null;
+  const destination = destinationUserId && destinationUserId !== originUserId ? `u:${destinationUserId}` : null;
   if (origin !== null && destination !== null) {
     if (origin < destination) keys.push(origin, destination);
     else keys.push(destination, origin);

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileHistoricalFilters, createEngine, createMemoryRepositories, type EngineOptions, type Repositories } from '../../../src/index.js';
 import { HOUR, T0, fixedClock, testEngine, tx } from '../../helpers.js';
+import { pairKey } from '../../../src/rules/series.js';
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 type Outcome = Parameters<Repositories['transactions']['saveOutcome']>[0];
@@ -185,7 +186,7 @@ describe('createInstanceSet: engines sharing repositories', () => {
     // An event first: the refill happens before the removal of t1's stored contribution.
     await second.createTransactionEvent({ transactionId: t1.transactionId, timestamp: T0 - HOUR, transactionState: 'SUCCESSFUL' });
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(2);
-    expect(await repositories.aggregates.entries('user-pair', 'alice\u0000bob')).toHaveLength(2);
+    expect(await repositories.aggregates.entries('user-pair', pairKey('alice', 'bob'))).toHaveLength(2);
     const r = await second.createTransaction(tx({ timestamp: T0 }));
     expect(new Set(hitRuleIds(r))).toEqual(new Set(['R-30']));
     expect(r.hitRules).toHaveLength(2);

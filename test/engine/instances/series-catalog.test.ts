@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileHistoricalFilters, createMemoryRepositories } from '../../../src/index.js';
 import { transactionsArbitrary } from '../../arbitraries/index.js';
 import { DAY, HOUR, T0, testEngine, tx } from '../../helpers.js';
+import { pairKey } from '../../../src/rules/series.js';
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 const WINDOW = { units: 30, granularity: 'day', rollingBasis: true };
@@ -99,7 +100,7 @@ describe('createSeriesCatalog: a series is kept while an instance reads it', () 
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
     const instance = await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 1 } });
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(1);
-    expect(await repositories.aggregates.entries('user-pair', 'alice\u0000bob')).toHaveLength(0);
+    expect(await repositories.aggregates.entries('user-pair', pairKey('alice', 'bob'))).toHaveLength(0);
     await engine.deleteRuleInstance(instance.id);
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
   });
@@ -108,7 +109,7 @@ describe('createSeriesCatalog: a series is kept while an instance reads it', () 
     const repositories = createMemoryRepositories();
     const { engine } = testEngine({ repositories, maintainSeries: ['user-pair'] });
     await engine.createTransaction(tx({ timestamp: T0 }));
-    expect(await repositories.aggregates.entries('user-pair', 'alice\u0000bob')).toHaveLength(1);
+    expect(await repositories.aggregates.entries('user-pair', pairKey('alice', 'bob'))).toHaveLength(1);
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
     expect(() => testEngine({ maintainSeries: ['user-nope' as never] })).toThrow(/maintainSeries/);
   });
