@@ -19,7 +19,7 @@ import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
 import { HANDLER_CORE, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
-import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, schemaOf, type OpenStore, type StoreSpec } from './stores.js';
+import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, type OpenStore, type StoreSpec } from './stores.js';
 import { createBatchedWriter, createFdSink, formatRequestLine } from './request-log.js';
 
 /** What the command logs through: pino's `info`, and a synchronous flush before the process exits. */
@@ -343,9 +343,6 @@ function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.Proces
 async function createTenants(specs: readonly TenantSpec[], common: TenantLimits, store: StoreSpec, origin: string, single: boolean): Promise<{ tenants: HttpTenant[]; stores: OpenStore[] }> {
   const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
   const { maxStoredBytes: commonStoredBytes, ...commonEngineLimits } = common;
-  if (store.kind === 'postgres' && !single && new Set(specs.map((spec) => schemaOf(spec.id))).size < specs.length) {
-    throw new UsageError('--tenants: two tenant ids map to the same PostgreSQL schema (ids are lower-cased, other characters than a-z 0-9 _ become _)');
-  }
   const tenants: HttpTenant[] = [];
   const stores: OpenStore[] = [];
   try {
@@ -410,7 +407,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const actualPort = typeof address === 'object' && address !== null ? address.port : args.port;
   const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
   const single = args.tenantsFile === undefined;
-  const storeSpec = parseStoreArgument(args.store ?? env.TXMON_STORE ?? DEFAULT_STORE);
+  const storeSpec = parseStoreArgument(args.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
   let opened: { tenants: HttpTenant[]; stores: OpenStore[] };
   try {
     opened = await createTenants(specs, commonLimits, storeSpec, origin, single);

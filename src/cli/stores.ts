@@ -1,8 +1,10 @@
 /**
  * Where `txmon serve` keeps its tenants' data (`--store`, `TXMON_STORE`): in memory (thrown away on
  * exit), in PGlite files under a directory (the default, `./txmon-data`), or on a PostgreSQL
- * server. Each tenant gets its own store: a memory store, a PGlite directory, or a schema.
+ * server. Each tenant gets its own store: a memory store, a PGlite directory `<dir>/<tenant id>`
+ * (the single tenant of a server without `--tenants` is `default`), or a schema.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createMemoryRepositories } from '../repositories/memory/index.js';
@@ -41,9 +43,18 @@ export interface OpenStore {
   close(): Promise<void>;
 }
 
-/** The schema of a tenant on a PostgreSQL server (the single, default tenant uses the connection's own). */
+/** PostgreSQL truncates identifiers to 63 bytes. */
+const MAX_IDENTIFIER_LENGTH = 63;
+
+/**
+ * The schema of a tenant on a PostgreSQL server (the single, default tenant uses the connection's
+ * own): `txmon_<id>`, quoted so that case is kept; an id too long for an identifier keeps its first
+ * 40 characters and gains a hash of the whole, so two tenants never share a schema.
+ */
 export function schemaOf(tenantId: string): string {
-  return `txmon_${tenantId.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+  const name = `txmon_${tenantId}`;
+  if (name.length <= MAX_IDENTIFIER_LENGTH) return name;
+  return `txmon_${tenantId.slice(0, 40)}_${createHash('sha256').update(tenantId).digest('hex').slice(0, 16)}`;
 }
 
 async function importOptional<T>(name: string): Promise<T> {
@@ -55,14 +66,15 @@ async function importOptional<T>(name: string): Promise<T> {
 }
 
 /**
- * Opens (and migrates) the store of one tenant. `single`: the only, default tenant, which uses the
- * PGlite directory or the connection's schema itself; otherwise a subdirectory or a schema per tenant.
+ * Opens (and migrates) the store of one tenant: its PGlite directory, or its schema on the server.
+ * `single`: the only tenant of a server without tenants, which uses the connection's own schema.
+ * Tenant ids are `[A-Za-z0-9_-]`, safe in a path and, quoted, in an identifier.
  */
 export async function openStore(spec: StoreSpec, tenantId: string, single: boolean, memory: { maxStoredBytes: number }): Promise<OpenStore> {
   if (spec.kind === 'memory') return { repositories: createMemoryRepositories({ maxStoredBytes: memory.maxStoredBytes }), close: async () => undefined };
   if (spec.kind === 'pglite') {
     const { PGlite } = await importOptional<{ PGlite: new (dir: string) => PostgresClient & { close(): Promise<void> } }>('@electric-sql/pglite');
-    const dir = single ? spec.dir : join(spec.dir, tenantId);
+    const dir = join(spec.dir, tenantId);
     mkdirSync(dir, { recursive: true });
     const client = new PGlite(dir);
     await migrate(client);
@@ -78,7 +90,7 @@ export async function openStore(spec: StoreSpec, tenantId: string, single: boole
       await setup.end();
     }
   }
-  const pool = new pg.default.Pool({ connectionString: spec.url, ...(schema === null ? {} : { options: `-c search_path=${schema}` }) });
+  const pool = new pg.default.Pool({ connectionString: spec.url, ...(schema === null ? {} : { options: `-c search_path="${schema}"` }) });
   // A connection the server closes while idle is replaced by the pool; nothing to report.
   pool.on('error', () => undefined);
   await migrate(pool);

@@ -18,7 +18,7 @@ const logLines: string[] = [];
 const logTo = { write: (line: string) => void logLines.push(line) };
 
 async function start(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const server = await serve(['--port', '0', ...args], env, logTo);
+  const server = await serve(['--port', '0', '--store', 'memory', ...args], env, logTo);
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
@@ -133,7 +133,7 @@ describe('txmon serve (in process): edge cases of the options', () => {
 
   it('with --tenants and --base-path ending in "/", the signed upload URL it hands out works', async () => {
     const file = tenantsFile({ tenants: [{ id: 'acme', apiKeys: [KEY] }] });
-    const server = await serve(['--port', '0', '--tenants', file, '--base-path', '/v1/'], {}, { write: () => undefined });
+    const server = await serve(['--port', '0', '--store', 'memory', '--tenants', file, '--base-path', '/v1/'], {}, { write: () => undefined });
     servers.push(server);
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const created = await fetch(`${origin}/v1/pre-signed-url`, {
@@ -148,7 +148,7 @@ describe('txmon serve (in process): edge cases of the options', () => {
   });
 
   it('an empty --port is refused, not turned into port 0 (a random port)', async () => {
-    const started = serve(['--port', '', '--api-key', KEY], {}, { write: () => undefined });
+    const started = serve(['--port', '', '--store', 'memory', '--api-key', KEY], {}, { write: () => undefined });
     const server = await started.catch(() => null);
     if (server !== null) servers.push(server);
     expect(server, `listening on ${server ? (server.address() as AddressInfo).port : ''}`).toBeNull();
@@ -159,7 +159,7 @@ describe('txmon serve (in process): edge cases of the options', () => {
     { name: 'a JSON null file', content: null },
   ];
   it.each(badFiles)('--tenants with $name is a usage error naming --tenants, not a TypeError', async ({ content }) => {
-    await expect(serve(['--port', '0', '--tenants', tenantsFile(content)], {}, { write: () => undefined })).rejects.toThrow(/--tenants/);
+    await expect(serve(['--port', '0', '--store', 'memory', '--tenants', tenantsFile(content)], {}, { write: () => undefined })).rejects.toThrow(/--tenants/);
   });
 });
 
@@ -170,7 +170,7 @@ describe('txmon serve (in process): the time of request-log lines', () => {
     const lines: string[] = [];
     let now = Date.UTC(2025, 0, 1, 0, 0, 0, 999);
     vi.spyOn(Date, 'now').mockImplementation(() => now);
-    const server = await serve(['--port', '0', '--api-key', KEY], {}, { write: (line: string) => void lines.push(line) });
+    const server = await serve(['--port', '0', '--store', 'memory', '--api-key', KEY], {}, { write: (line: string) => void lines.push(line) });
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const times: number[] = [now];

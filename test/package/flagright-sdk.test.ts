@@ -45,7 +45,7 @@ async function startServer(args: readonly string[]): Promise<RunningServer> {
   if (!existsSync(CLI)) {
     throw new Error('dist/cli.js is missing: run `npm run build` first (npm test builds before running vitest)');
   }
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', 'memory', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TXMON_API_KEYS: '' },
   });

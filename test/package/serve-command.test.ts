@@ -3,8 +3,9 @@
  * and its request log on standard output. Needs `npm run build` first (`npm test` builds).
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelined, rawRequestOf, txBody, type RawRequest } from '../http/raw-http.js';
@@ -12,6 +13,11 @@ import { T0, tx } from '../helpers.js';
 
 const KEY = 'serve-command-key-0123456789';
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
+
+/** An empty working directory, where the default store (`./txmon-data`) is created. */
+function freshDirectory(): string {
+  return mkdtempSync(join(tmpdir(), 'txmon-serve-'));
+}
 
 /** A raw request with {@link KEY} unless `options.key` says otherwise (`null`: none). */
 function request(method: string, path: string, options: { key?: string | null; close?: boolean } = {}): RawRequest {
@@ -23,7 +29,7 @@ describe('txmon serve: lifecycle', () => {
 
   it('prints a generated key once, logs one line per request without payload values, and exits 0 on SIGTERM after in-flight requests', async () => {
     expect(existsSync(cli), 'dist/cli.js is missing: run `npm run build` (npm test builds first)').toBe(true);
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TXMON_API_KEYS: '' } });
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { cwd: freshDirectory(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TXMON_API_KEYS: '', TXMON_STORE: '' } });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -83,6 +89,7 @@ describe('txmon serve: lifecycle', () => {
 
   it('logs stopped and exits 0 when in-flight requests outlast the grace period, and a second signal changes nothing', async () => {
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--shutdown-grace-ms', '300'], {
+      cwd: freshDirectory(),
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TXMON_API_KEYS: KEY },
     });
@@ -137,7 +144,7 @@ afterEach(() => {
 
 function startCli(stdio: ('pipe' | 'ignore' | number)[], extra: string[] = []) {
   expect(existsSync(CLI), 'dist/cli.js is missing: run `npm run build`').toBe(true);
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...extra], { stdio: stdio as never, env: { ...process.env, TXMON_API_KEYS: KEY } });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', 'memory', ...extra], { stdio: stdio as never, env: { ...process.env, TXMON_API_KEYS: KEY } });
   children.push(child);
   let out = '';
   let err = '';
