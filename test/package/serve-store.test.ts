@@ -1,6 +1,5 @@
 /**
- * The built `txmon serve` on a durable store (PGlite files, and PostgreSQL when
- * `TXMON_TEST_POSTGRES_URL` names a server): data survives a restart, and a process killed with
+ * The built `txmon serve` on a durable store (PGlite files, and the run's PostgreSQL server): data survives a restart, and a process killed with
  * SIGKILL under load loses no acknowledged write — every acknowledged transaction reads back, every
  * request sent again is an idempotent replay, and the velocity counts are exact afterwards.
  * Needs `npm run build` first (`npm test` builds).
@@ -12,10 +11,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DAY, T0, tx } from '../helpers.js';
+import { POSTGRES_URL } from '../postgres/fixtures.js';
 
 const KEY = 'serve-store-key-0123456789';
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
-const POSTGRES_URL = process.env.TXMON_TEST_POSTGRES_URL;
 
 interface Server {
   readonly url: string;
@@ -75,28 +74,24 @@ interface StoreUnderTest {
 const databases: string[] = [];
 const stores: StoreUnderTest[] = [
   { name: 'PGlite files', store: async () => `pglite:${mkdtempSync(join(tmpdir(), 'txmon-store-'))}` },
-  ...(POSTGRES_URL === undefined
-    ? []
-    : [
-        {
-          name: 'PostgreSQL',
-          async store() {
-            const admin = new pg.Client({ connectionString: POSTGRES_URL });
-            await admin.connect();
-            const name = `txmon_serve_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
-            await admin.query(`CREATE DATABASE ${name}`);
-            await admin.end();
-            databases.push(name);
-            const url = new URL(POSTGRES_URL);
-            url.pathname = `/${name}`;
-            return url.toString();
-          },
-        },
-      ]),
+  {
+    name: 'PostgreSQL',
+    async store() {
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      const name = `txmon_serve_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      databases.push(name);
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+  },
 ];
 
 afterAll(async () => {
-  if (POSTGRES_URL === undefined || databases.length === 0) return;
+  if (databases.length === 0) return;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

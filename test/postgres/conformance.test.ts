@@ -1,13 +1,15 @@
 /**
- * The shared repository conformance suite and the model-based check, unchanged, on PGlite and —
- * when `TXMON_TEST_POSTGRES_URL` names a server (`.ci/run` starts one) — on PostgreSQL.
+ * The shared repository conformance suite and the model-based check, unchanged, on PGlite and on
+ * the run's PostgreSQL server.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { checkRepositoriesAgainstModel, describeRepositoryConformance } from '../../src/testing/index.js';
-import { POSTGRES_URL, pgliteDatabase, postgresDatabase, type TestDatabase } from './fixtures.js';
+import { pgliteDatabase, postgresDatabase, type TestDatabase } from './fixtures.js';
 
-const targets: { name: string; open: () => Promise<TestDatabase> }[] = [{ name: 'PGlite', open: pgliteDatabase }];
-if (POSTGRES_URL !== undefined) targets.push({ name: 'PostgreSQL', open: postgresDatabase });
+const targets: { name: string; open: () => Promise<TestDatabase> }[] = [
+  { name: 'PGlite', open: pgliteDatabase },
+  { name: 'PostgreSQL', open: postgresDatabase },
+];
 
 for (const target of targets) {
   describe(`createPostgresRepositories on ${target.name}`, () => {

@@ -1,9 +1,11 @@
 /**
- * Databases for the txmon/postgres tests: one PGlite (in memory) and, when `TXMON_TEST_POSTGRES_URL`
- * names a server, one real PostgreSQL database, each migrated once and emptied between uses.
+ * Databases for the txmon/postgres tests: one PGlite (in memory) and one real PostgreSQL database on
+ * the server the test run brings (`test/setup/postgres-server.ts`), each migrated once and emptied
+ * between uses.
  */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createPostgresRepositories, migrate, type PostgresClient } from '../../src/postgres/index.js';
 import type { Repositories } from '../../src/index.js';
 
@@ -56,8 +58,8 @@ export async function pgliteDatabase(): Promise<TestDatabase> {
   return prepared('PGlite', client, () => client.close());
 }
 
-/** The URL of the PostgreSQL server the tests may use (`TXMON_TEST_POSTGRES_URL`), or `undefined`. */
-export const POSTGRES_URL = process.env.TXMON_TEST_POSTGRES_URL;
+/** The URL of the run's PostgreSQL server (`TXMON_TEST_POSTGRES_URL`, or the one started for the run). */
+export const POSTGRES_URL: string = inject('postgresUrl');
 
 /** A fresh database on the PostgreSQL server of {@link POSTGRES_URL}, dropped by `close`. */
 export async function postgresDatabase(): Promise<TestDatabase> {
@@ -65,7 +67,7 @@ export async function postgresDatabase(): Promise<TestDatabase> {
   await admin.connect();
   const name = `txmon_test_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
   await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL as string);
+  const url = new URL(POSTGRES_URL);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 8 });
   // An idle connection closed by the server (the database dropped at the end) is not an error here.
