@@ -82,6 +82,8 @@ export { cloneJson, deepFreeze } from './domain/json.js';
 // Rules
 export { createRuleRegistry, LIBRARY_RULES } from './rules/registry.js';
 export type { RuleRegistry } from './rules/registry.js';
+export { defineRule } from './rules/define-rule.js';
+export type { RuleSpec } from './rules/define-rule.js';
 export {
   contributionRefsOf,
   contributionsOf,
@@ -93,8 +95,8 @@ export {
   SERIES_NAMES,
 } from './rules/series.js';
 export type { DerivedSeries, DerivedSeriesName, SeriesName } from './rules/series.js';
-export { compileHistoricalFilters, compileRuleFilters, evaluateRuleFilters, filterIdOf, validateRuleFilters } from './rules/filters.js';
-export type { CompiledHistoricalFilters, FilterDecision } from './rules/filters.js';
+export { compileHistoricalFilters, compileRuleFilters, evaluateRuleFilters, filterIdOf, validateRuleFilters } from './rules/filters/index.js';
+export type { CompiledHistoricalFilters, FilterDecision } from './rules/filters/index.js';
 export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,

@@ -5,7 +5,7 @@
  * instead of 250- and 500-value `enum`s: a `Set#has` is several times faster than ajv's linear
  * enum scan and gives one short error instead of a huge allowed-values list.
  *
- * Decisions (see the report / docs/decisions.md):
+ * Which codes are accepted, and why:
  * - Countries: the 249 assigned ISO 3166-1 alpha-2 codes, plus the user-assigned codes `XA`–`XZ`
  *   except `XX` (`XK` is the de-facto code for Kosovo; the others are used by card schemes and
  *   payment providers for "unknown" or supranational areas) and `N/A` ("not applicable"), because

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the HTTP interface, served at `GET /openapi.json`.
  *
  * Every body schema in `components.schemas` is the JSON form of the TypeBox schema the engine
- * validates with (one copy of each schema, in `src/domain` and `src/rules/filters.ts`); this file
+ * validates with (one copy of each schema, in `src/domain` and `src/rules/filters/`); this file
  * only adds the routes, the problem shape and the security scheme around them. OpenAPI 3.1 uses
  * JSON Schema 2020-12, so txmon's custom formats (`country-code`, `currency-code`) and
  * annotations (`ui:schema`, `x-pattern-message`) are legal as they are.

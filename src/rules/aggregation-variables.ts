@@ -18,12 +18,12 @@ import {
   type AggregationVariable,
 } from '../domain/schemas/aggregation-variable.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
-import { canonicalJson, convertScaled, CurrencyCodeSchema, divideRounded, defineClosedObject, scaledToNumber, type Transaction } from '../domain/index.js';
-import { TxmonError, type ErrorDetail } from '../errors.js';
+import { canonicalJson, convertScaled, divideRounded, scaledToNumber, type Transaction } from '../domain/index.js';
+import { invalidRequest, TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic, type CompiledLogic } from '../logic/index.js';
 import { collectSchemaErrors } from '../validation/index.js';
-import { getPreviousDouble } from './anomaly.js';
-import { filterIdOf } from './filters.js';
+import { getPreviousDouble } from './kits/anomaly.js';
+import { filterIdOf } from './filters/index.js';
 import { createDerivedSeries, userEntryValuesOf, type DerivedSeries, type UserSeriesName } from './series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from './types.js';
 
@@ -185,9 +185,7 @@ export function compileAggregationVariables(variables: unknown, basePath: string
 }
 
 function invalid(details: ErrorDetail[]): TxmonError {
-  const first = details[0] as ErrorDetail;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
-  return new TxmonError('INVALID_LOGIC', `Invalid aggregation variables: ${first.path} ${first.message}${more}`, details);
+  return invalidRequest(details, 'aggregation variables', 'INVALID_LOGIC');
 }
 
 /** The need names of one variable read for one side. */

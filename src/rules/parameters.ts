@@ -18,6 +18,7 @@ export function amountThresholdsSchema(options: { title?: string; description?: 
 }
 /** The plain thresholds schema (see {@link amountThresholdsSchema}). */
 export const AmountThresholdsSchema = amountThresholdsSchema();
+/** Amount thresholds by currency (see {@link amountThresholdsSchema}). */
 export type AmountThresholds = Static<typeof AmountThresholdsSchema>;
 
 /** Which of the sender's transactions count: sending only, sending and receiving, or none. */
@@ -30,7 +31,9 @@ export const CheckReceiverSchema = Type.Union([Type.Literal('receiving'), Type.L
   title: 'Check receiver',
   description: "Which of the receiver's transactions count: 'receiving' (received only), 'all' (sent and received) or 'none'.",
 });
+/** A `checkSender` parameter (see {@link CheckSenderSchema}). */
 export type CheckSender = Static<typeof CheckSenderSchema>;
+/** A `checkReceiver` parameter (see {@link CheckReceiverSchema}). */
 export type CheckReceiver = Static<typeof CheckReceiverSchema>;
 
 /** A money threshold resolved for one amount: both sides in the same currency, exact. */
@@ -135,7 +138,8 @@ interface RateBound {
 
 /**
  * `amount` converted into the map's first listed currency and rounded to its minor unit (a
- * converted amount is compared at that precision, D-12); `null` for an empty map or no rate.
+ * converted amount is compared as it would be stated in that currency, never with fractions of
+ * its smallest unit); `null` for an empty map or no rate.
  */
 function inFirstCurrency(parsed: ParsedThresholds, amount: bigint, currency: string, money: MoneyContext, at: number): bigint | null {
   if (parsed.first === null) return null;

@@ -1,49 +1,50 @@
-import { deepFreeze } from '../domain/json.js';
-import { TxmonError } from '../errors.js';
+import { cloneJson, deepFreeze } from '../domain/json.js';
+import { configurationError } from '../errors.js';
+import { prepareHostRule } from './define-rule.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
-import { r87HighRiskIpCountry } from './library/r-87-high-risk-ip-country.js';
-import { r88UnexpectedIpCountry } from './library/r-88-unexpected-ip-country.js';
-import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
-import { r7LowValueIncomingTransactions, r8LowValueOutgoingTransactions } from './library/r-7-r-8-low-value-transactions.js';
-import { r10ManyCounterpartiesOneUser } from './library/r-10-many-counterparties-one-user.js';
-import { r41OutflowInflowVolume } from './library/r-41-outflow-inflow-volume.js';
-import { r11TransactionAnomaly } from './library/r-11-transaction-anomaly.js';
-import { r12TransactionsFrequencyAnomaly } from './library/r-12-transactions-frequency-anomaly.js';
-import { r25AverageTransactionValueSpike } from './library/r-25-average-transaction-value-spike.js';
-import { r26RoundAmountAnomaly } from './library/r-26-round-amount-anomaly.js';
-import { r118AccountNameMismatch } from './library/r-118-account-name-mismatch.js';
-import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
-import { r117AmountPattern } from './library/r-117-amount-pattern.js';
-import { r124RoundTransactions } from './library/r-124-round-transactions.js';
-import { r125UnsuccessfulStateTransactions } from './library/r-125-unsuccessful-state-transactions.js';
-import { r130RoundTransactionsSameUser } from './library/r-130-round-transactions-same-user.js';
-import { r77HighRiskCountryTransactions } from './library/r-77-high-risk-country-transactions.js';
-import { r120AverageAmountExceedsPastPeriod } from './library/r-120-average-amount-exceeds-past-period.js';
-import { r121AverageDailyCountExceedsPastPeriod } from './library/r-121-average-daily-count-exceeds-past-period.js';
-import { r122AverageDailyAmountExceedsPastPeriod } from './library/r-122-average-daily-amount-exceeds-past-period.js';
-import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-exceed-past-period.js';
-import { r27TotalVolumeExceedsPastPeriod } from './library/r-27-total-volume-exceeds-past-period.js';
-import { r119PairVelocity } from './library/r-119-pair-velocity.js';
-import { r126PairVolume } from './library/r-126-pair-volume.js';
-import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payment-details.js';
-import { r22BlacklistedCardCountry } from './library/r-22-blacklisted-card-country.js';
-import { r24BlacklistedReference } from './library/r-24-blacklisted-reference.js';
+import { r2TransactionAmount } from './library/r-2-transaction-amount.js';
 import { r3NewCountry } from './library/r-3-new-country.js';
 import { r4NewCurrency } from './library/r-4-new-currency.js';
 import { r5DormantAccount } from './library/r-5-dormant-account.js';
+import { r6HighRiskCurrency } from './library/r-6-high-risk-currency.js';
+import { r7LowValueIncomingTransactions } from './library/r-7-low-value-incoming-transactions.js';
+import { r8LowValueOutgoingTransactions } from './library/r-8-low-value-outgoing-transactions.js';
+import { r9ManySendersOneCounterparty } from './library/r-9-many-senders-one-counterparty.js';
+import { r10ManyCounterpartiesOneUser } from './library/r-10-many-counterparties-one-user.js';
+import { r11TransactionAnomaly } from './library/r-11-transaction-anomaly.js';
+import { r12TransactionsFrequencyAnomaly } from './library/r-12-transactions-frequency-anomaly.js';
+import { r13BlacklistedWalletName } from './library/r-13-blacklisted-wallet-name.js';
+import { r14HighRiskCountry } from './library/r-14-high-risk-country.js';
+import { r22BlacklistedCardCountry } from './library/r-22-blacklisted-card-country.js';
+import { r24BlacklistedReference } from './library/r-24-blacklisted-reference.js';
+import { r25AverageTransactionValueSpike } from './library/r-25-average-transaction-value-spike.js';
+import { r26RoundAmountAnomaly } from './library/r-26-round-amount-anomaly.js';
+import { r27TotalVolumeExceedsPastPeriod } from './library/r-27-total-volume-exceeds-past-period.js';
+import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
+import { r41OutflowInflowVolume } from './library/r-41-outflow-inflow-volume.js';
 import { r52SameIpManyUsers } from './library/r-52-same-ip-many-users.js';
 import { r53SamePaymentIdentifierManyUsers } from './library/r-53-same-payment-identifier-many-users.js';
 import { r55SenderManyPaymentIdentifiers } from './library/r-55-sender-many-payment-identifiers.js';
-import { r9ManySendersOneCounterparty } from './library/r-9-many-senders-one-counterparty.js';
-import { r94PaymentIdentifierFrequency } from './library/r-94-payment-identifier-frequency.js';
-import { r6HighRiskCurrency } from './library/r-6-high-risk-currency.js';
-import { r123CounterpartyCountries } from './library/r-123-counterparty-countries.js';
-import { r14HighRiskCountry } from './library/r-14-high-risk-country.js';
-import { r2TransactionAmount } from './library/r-2-transaction-amount.js';
-import { r30HighVelocityUser } from './library/r-30-high-velocity-user.js';
 import { r69MoneyFlowVolume } from './library/r-69-money-flow-volume.js';
+import { r77HighRiskCountryTransactions } from './library/r-77-high-risk-country-transactions.js';
+import { r87HighRiskIpCountry } from './library/r-87-high-risk-ip-country.js';
+import { r88UnexpectedIpCountry } from './library/r-88-unexpected-ip-country.js';
+import { r94PaymentIdentifierFrequency } from './library/r-94-payment-identifier-frequency.js';
+import { r117AmountPattern } from './library/r-117-amount-pattern.js';
+import { r118AccountNameMismatch } from './library/r-118-account-name-mismatch.js';
+import { r119PairVelocity } from './library/r-119-pair-velocity.js';
+import { r120AverageAmountExceedsPastPeriod } from './library/r-120-average-amount-exceeds-past-period.js';
+import { r121AverageDailyCountExceedsPastPeriod } from './library/r-121-average-daily-count-exceeds-past-period.js';
+import { r122AverageDailyAmountExceedsPastPeriod } from './library/r-122-average-daily-amount-exceeds-past-period.js';
+import { r123CounterpartyCountries } from './library/r-123-counterparty-countries.js';
+import { r124RoundTransactions } from './library/r-124-round-transactions.js';
+import { r125UnsuccessfulStateTransactions } from './library/r-125-unsuccessful-state-transactions.js';
+import { r126PairVolume } from './library/r-126-pair-volume.js';
+import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payment-details.js';
+import { r130RoundTransactionsSameUser } from './library/r-130-round-transactions-same-user.js';
+import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-exceed-past-period.js';
+import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
-
 
 const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
   r1FirstTransaction,
@@ -106,16 +107,17 @@ export interface RuleRegistry {
 }
 
 /**
- * Builds the registry of rules an engine can instantiate.
- * @throws TxmonError `INVALID_CONFIGURATION` when two rules share an id.
+ * Builds the registry of rules an engine can instantiate: the library plus a host's own rules,
+ * each checked as `defineRule` checks a rule (and, in development, with its `aggregates` checked
+ * against the series it declares on every call).
+ * @throws TxmonError `INVALID_CONFIGURATION` when a host rule's declaration is wrong (the message
+ *   names the rule and the field) or two rules share an id.
  */
 export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): RuleRegistry {
   const byId = new Map<string, RuleDefinition<unknown>>();
-  for (const rule of [...LIBRARY_RULES, ...extra] as unknown as RuleDefinition<unknown>[]) {
-    if (typeof rule?.id !== 'string' || rule.id.length === 0 || typeof rule.check !== 'function') {
-      throw new TxmonError('INVALID_CONFIGURATION', 'createEngine: every rule needs an id and a check function');
-    }
-    if (byId.has(rule.id)) throw new TxmonError('INVALID_CONFIGURATION', `createEngine: duplicate rule id ${rule.id}`);
+  const rules = [...LIBRARY_RULES, ...extra.map(prepareHostRule)] as unknown as RuleDefinition<unknown>[];
+  for (const rule of rules) {
+    if (byId.has(rule.id)) throw configurationError('createEngine', `duplicate rule id ${rule.id}`);
     byId.set(rule.id, rule);
   }
   const list = [...byId.values()].sort(compareRuleIds);
@@ -129,7 +131,7 @@ export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): Ru
         v = toView(rule);
         views.set(rule, v);
       }
-      return JSON.parse(JSON.stringify(v)) as RuleView;
+      return cloneJson(v);
     },
   };
 }
@@ -150,9 +152,9 @@ function toView(rule: RuleDefinition<unknown>): RuleView {
     name: rule.name,
     description: rule.description,
     descriptionTemplate: rule.descriptionTemplate,
-    // JSON round trip drops TypeBox's symbol keys and leaves the plain JSON Schema.
-    parametersSchema: JSON.parse(JSON.stringify(rule.parametersSchema)) as unknown,
-    defaultParameters: JSON.parse(JSON.stringify(rule.defaultParameters ?? {})) as unknown,
+    // A JSON copy leaves out TypeBox's symbol keys: the plain JSON Schema.
+    parametersSchema: cloneJson(rule.parametersSchema) as unknown,
+    defaultParameters: cloneJson(rule.defaultParameters ?? {}) as unknown,
     defaultAction: rule.defaultAction,
     defaultNature: rule.defaultNature,
     labels: [...rule.labels],

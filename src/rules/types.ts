@@ -65,8 +65,8 @@ export interface MoneyContext {
 }
 
 /**
- * Input of a rule's pure check. A rule registered by a host gets a new context object on every
- * call; txmon's library rules share one per evaluation (they read it during the call only).
+ * Input of a rule's pure check: a new object on every call, which the rule may keep (its
+ * `aggregates` and `lookups` objects are its own too).
  */
 export interface RuleCheckContext<P> {
   readonly transaction: Transaction;
@@ -79,7 +79,8 @@ export interface RuleCheckContext<P> {
   /**
    * Whether the current transaction passes the instance's historical filters (true when it has
    * none). A rule that adds the current transaction to its aggregates itself (rather than through
-   * `includeCurrent`) must do so only when this is true (D-115). Absent = true.
+   * `includeCurrent`) must do so only when this is true: its aggregates count only the
+   * transactions the filters accept, and the current one is held to the same filters. Absent = true.
    */
   readonly currentCounts?: boolean;
   /** Answers of the rule's {@link LookupNeed}s by need name (`true` = found). Absent or `undefined` when it has none. */
@@ -101,7 +102,9 @@ export interface RulePlanContext<P> {
 
 /**
  * A rule (template): read-only, id `R-n`, turned into live rule instances by configuration.
- * The check is pure: everything it reads comes through the context.
+ * The check is pure: everything it reads comes through the context. Declare one with
+ * `defineRule` (src/rules/define-rule.ts), which checks the declaration; docs/writing-rules.md
+ * describes every field.
  */
 export interface RuleDefinition<P = Record<string, unknown>> {
   /** `R-n` for library rules; hosts may register their own ids. */
@@ -140,7 +143,9 @@ export interface RuleDefinition<P = Record<string, unknown>> {
    * with per-risk-level parameters, the union over every parameter set), so a rule whose
    * parameters choose its series (e.g. `checkSender: 'sending'` reads `user-sending`, never
    * `user-all`) does not make every transaction pay for series nobody reads. Every need that
-   * {@link aggregates} plans for these parameters must name one of these series.
+   * {@link aggregates} plans for these parameters must name one of these series: a need on another
+   * would read a series the engine does not keep. `defineRule` (and the registry, for a host's
+   * rule) makes such a plan throw in development; `checkRuleDeclaration` finds it in a test.
    */
   seriesFor?(parameters: P): readonly SeriesName[];
   /**

@@ -68,3 +68,4 @@ export {
   refsOf,
 } from './fixtures.js';
 export { assertEqual, findDifference } from './assert.js';
+export { checkRuleDeclaration, type RuleDeclarationCheckOptions } from './rule-declaration.js';

@@ -5,8 +5,6 @@ import { compileAggregationVariables } from '../../src/rules/aggregation-variabl
 import { ajv } from '../../src/validation/ajv.js';
 import { DAY, HOUR, T0, errorOf, testEngine, tx } from '../helpers.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 type Engine = ReturnType<typeof testEngine>['engine'];
 
 const LAST_DAY = { start: { units: 1, granularity: 'day', rollingBasis: true }, end: { units: 0, granularity: 'now' } };

@@ -12,8 +12,6 @@ import {
 } from '../../src/rules/bounded-levenshtein.js';
 import { hostileText } from '../arbitraries/hostile-text.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 /** Plain unbounded Levenshtein over code points, the textbook recurrence, as the oracle. */
 function levenshtein(a: CodePoints, b: CodePoints): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -33,8 +33,6 @@ import {
 } from '../arbitraries/index.js';
 import { testEngine } from '../helpers.js';
 
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
-
 const validateTransaction = createValidator(TransactionSchema);
 const validateEvent = createValidator(TransactionEventSchema);
 const validateConsumer = createValidator(ConsumerUserSchema);

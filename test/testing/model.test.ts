@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fc } from '@fast-check/vitest';
 import { createMemoryRepositories } from '../../src/index.js';
 import { checkRepositoriesAgainstModel } from '../../src/testing/index.js';
 import { FAULTY_REPOSITORIES, type FaultyRepositories } from './faulty-repositories.js';
-
-if (process.env.FC_SEED !== undefined) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 describe('checkRepositoriesAgainstModel', () => {
   it('resolves for the in-memory repositories and disposes every instance it created', async () => {

@@ -7,7 +7,7 @@ import type { AggregationVariable } from '../../domain/index.js';
 import type { RuleInstance, StoredRuleInstance } from '../../repositories/types.js';
 import type { RuleRegistry } from '../../rules/registry.js';
 import type { AnyRuleDefinition } from '../../rules/types.js';
-import { compileHistoricalFilters, validateRuleFilters } from '../../rules/filters.js';
+import { compileHistoricalFilters, validateRuleFilters } from '../../rules/filters/index.js';
 import { HISTORICAL_FILTER_KEYS, type RuleFilters } from '../../domain/schemas/rule-filters.js';
 import { cloneJson } from '../../domain/json.js';
 import { copySafeJson, createValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../../validation/index.js';

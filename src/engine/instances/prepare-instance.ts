@@ -6,7 +6,7 @@ import type { RuleInstance } from '../../domain/entities.js';
 import { deepFreeze, cloneJson } from '../../domain/json.js';
 import { compileLogic } from '../../logic/index.js';
 import { compileAggregationVariables, createCustomLogicRule } from '../../rules/aggregation-variables.js';
-import { compileHistoricalFilters, compileRuleFilters } from '../../rules/filters.js';
+import { compileHistoricalFilters, compileRuleFilters } from '../../rules/filters/index.js';
 import type { RuleRegistry } from '../../rules/registry.js';
 import { createDerivedSeries, type DerivedSeries, type SeriesName } from '../../rules/series.js';
 import type { AnyRuleDefinition, RuleDefinition } from '../../rules/types.js';

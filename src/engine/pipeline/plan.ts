@@ -6,7 +6,7 @@ import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import type { RiskLevel, Transaction } from '../../domain/index.js';
 import type { RuleInstance } from '../../domain/entities.js';
 import type { CompiledLogic } from '../../logic/index.js';
-import type { FilterDecision } from '../../rules/filters.js';
+import type { FilterDecision } from '../../rules/filters/index.js';
 import type { AggregateNeed, LookupNeed, MoneyContext, RuleDefinition, RuleUser } from '../../rules/types.js';
 import { cachesOf, createEvaluatorCache, newCache, slotOf, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
 import { selectRiskLevel, type ResolvedSettings } from './settings.js';

@@ -1,7 +1,8 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
+import { defineRule } from '../define-rule.js';
 import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -14,7 +15,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-1 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 const PRIOR = 'priorSending';
 
@@ -23,7 +23,7 @@ const PRIOR = 'priorSending';
  * up to and including this one, other than this transaction), optionally only above an amount.
  * New-relationship monitoring (FATF Recommendation 10, ongoing due diligence). Hits the sender.
  */
-export const r1FirstTransaction: RuleDefinition<Parameters> = {
+export const r1FirstTransaction = defineRule({
   id: 'R-1',
   name: 'First transaction of a user',
   description: 'First outgoing transaction of a user.',
@@ -32,8 +32,6 @@ export const r1FirstTransaction: RuleDefinition<Parameters> = {
   defaultParameters: {},
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['No. of transactions'],
   types: ['New activity'],
   typologies: ['Account takeover fraud', 'Money mules'],
@@ -66,4 +64,4 @@ export const r1FirstTransaction: RuleDefinition<Parameters> = {
     }
     return [{ direction: 'ORIGIN', vars: { amount } }];
   },
-};
+});

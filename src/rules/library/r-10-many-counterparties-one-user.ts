@@ -1,22 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import { describeSide } from '../kits/directions.js';
+import { distinctCountParametersSchema } from '../kits/distinct-count.js';
+import type { AggregateNeed, RuleHit } from '../types.js';
 
-const ParametersSchema = Type.Object(
-  {
-    sendersCount: Type.Integer({
-      minimum: 0,
-      maximum: 1_000_000,
-      title: 'Counterparties limit',
-      description:
-        'The rule hits a user when the number of distinct counterparties (users it sent to or received from) in the window, this transaction included, is greater than this.',
-    }),
-    timeWindow: TimeWindowSchema,
-  },
-  { additionalProperties: false, title: 'R-10 parameters' },
-);
+const ParametersSchema = distinctCountParametersSchema('R-10', {
+  parameter: 'sendersCount',
+  title: 'Counterparties limit',
+  description:
+    'The rule hits a user when the number of distinct counterparties (users it sent to or received from) in the window, this transaction included, is greater than this.',
+});
 type Parameters = Static<typeof ParametersSchema>;
 type Direction = 'ORIGIN' | 'DESTINATION';
 
@@ -63,7 +58,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
  * beneficiary known only by payment details) is not a counterparty. A user is never its own
  * counterparty (self-transfers add none).
  */
-export const r10ManyCounterpartiesOneUser: RuleDefinition<Parameters> = {
+export const r10ManyCounterpartiesOneUser = defineRule({
   id: 'R-10',
   name: 'Too many counterparties transacting with a single user',
   description: 'A user transacts with more distinct counterparties within a time window than allowed.',
@@ -75,8 +70,6 @@ export const r10ManyCounterpartiesOneUser: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['No. of counterparties'],
   types: ['Diversity'],
   typologies: ['Money mules', 'Hidden/unusual relationships', 'Scams'],
@@ -96,7 +89,7 @@ export const r10ManyCounterpartiesOneUser: RuleDefinition<Parameters> = {
       hits.push({
         direction,
         vars: {
-          side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+          side: describeSide(direction),
           count,
           window: describeTimeWindow(parameters.timeWindow),
           limit: parameters.sendersCount,
@@ -105,4 +98,4 @@ export const r10ManyCounterpartiesOneUser: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

@@ -1,5 +1,4 @@
-import { createAnomalyRule, type AnomalyParameters } from '../anomaly.js';
-import type { RuleDefinition } from '../types.js';
+import { defineAnomalyRule } from '../kits/anomaly.js';
 
 /**
  * R-11 Transaction anomaly: the sender's mean daily sending volume over the recent period is
@@ -7,7 +6,7 @@ import type { RuleDefinition } from '../types.js';
  * — a sudden, sustained rise in what an account sends (account takeover, money-mule activation,
  * the "unusual activity compared with the customer's profile" of FATF / FinCEN red flags).
  *
- * Exactly (see `src/rules/anomaly.ts`): UTC calendar days; the recent period is the 30 days
+ * Exactly (see `src/rules/kits/anomaly.ts`): UTC calendar days; the recent period is the 30 days
  * ending with this transaction's day (this transaction included, later ones of the day not);
  * the baseline is the 90 days before it. A day's value is the exact sum, in the base currency,
  * of the sender's `user-sending` amounts (amounts without a rate add nothing). Baseline days
@@ -18,7 +17,7 @@ import type { RuleDefinition } from '../types.js';
  * Cost: 91 needs per transaction with a sender (one `sum` per baseline day, one over the recent
  * period), each O(log n); 120 days of history must be retained.
  */
-export const r11TransactionAnomaly: RuleDefinition<AnomalyParameters> = createAnomalyRule({
+export const r11TransactionAnomaly = defineAnomalyRule({
   id: 'R-11',
   name: 'Transaction anomaly',
   description: "A user's average daily sending volume over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",

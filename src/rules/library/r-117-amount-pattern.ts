@@ -1,7 +1,8 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { currencyExponent } from '../../domain/codes.js';
 import { MONEY_SCALE, MONEY_SCALE_DIGITS, formatMoney, toScaled } from '../../domain/money.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -30,7 +31,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-117 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 /**
  * The exact decimal text of a scaled amount with at least the currency's minor-unit decimals
@@ -56,7 +56,7 @@ function renderAmount(scaled: bigint, currency: string): { whole: string; full: 
  * integer digits must end with the pattern's integer part (`'999.99'` and `'999'` both hit
  * `1999.50` and `999`, neither hits `998.99`).
  */
-export const r117AmountPattern: RuleDefinition<Parameters> = {
+export const r117AmountPattern = defineRule({
   id: 'R-117',
   name: 'Transaction amount matches a pattern',
   description: 'Origin transaction amount ends with a configured pattern.',
@@ -65,8 +65,6 @@ export const r117AmountPattern: RuleDefinition<Parameters> = {
   defaultParameters: { patterns: ['999.99'] },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction amount'],
   types: ['Anomaly detection'],
   typologies: ['Structuring', 'Card testing'],
@@ -81,4 +79,4 @@ export const r117AmountPattern: RuleDefinition<Parameters> = {
     if (pattern === undefined) return [];
     return [{ direction: 'ORIGIN', vars: { amount: formatMoney(scaled, details.transactionCurrency), pattern } }];
   },
-};
+});

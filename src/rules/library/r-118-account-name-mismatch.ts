@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from '../../domain/index.js';
 import { measureBoundedLevenshtein, type StepCounter } from '../bounded-levenshtein.js';
-import type { RuleCheckContext, RuleDefinition, RuleHit, RuleUser } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleCheckContext, RuleHit, RuleUser } from '../types.js';
 
 /**
  * Code points of a normalised name that are compared: the schema's limit on one name field. NFKD
@@ -247,7 +248,7 @@ export function findAccountNameMismatches(context: RuleCheckContext<Parameters>,
  * Cost: at most 4 distances between names of at most 256 code points per transaction, each
  * bit-parallel in ⌈256/32⌉ block steps per code point (see {@link findAccountNameMismatches}).
  */
-export const r118AccountNameMismatch: RuleDefinition<Parameters> = {
+export const r118AccountNameMismatch = defineRule({
   id: 'R-118',
   name: "Account name doesn't match user name",
   description: "The account holder's name on the payment method does not match the user's name (Levenshtein distance above the allowed percentage).",
@@ -256,8 +257,6 @@ export const r118AccountNameMismatch: RuleDefinition<Parameters> = {
   defaultParameters: { allowedDistancePercentage: 30, ignoreEmptyName: false },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Payment details', 'User details'],
   types: ['Identity mismatch'],
   typologies: ['Money mules', 'Account takeover fraud', 'Card fraud'],
@@ -265,4 +264,4 @@ export const r118AccountNameMismatch: RuleDefinition<Parameters> = {
   check(context): RuleHit[] {
     return findAccountNameMismatches(context);
   },
-};
+});

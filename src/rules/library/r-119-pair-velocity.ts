@@ -1,8 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
 import { pairKey } from '../series.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -16,7 +17,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-119 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 const COUNT = 'pairCount';
 
@@ -26,7 +26,7 @@ const COUNT = 'pairCount';
  * transfers within one relationship point at layering or a mule pair. Only transactions between two
  * users count (the `user-pair` series, ordered: A→B and B→A are different pairs). Hits both sides.
  */
-export const r119PairVelocity: RuleDefinition<Parameters> = {
+export const r119PairVelocity = defineRule({
   id: 'R-119',
   name: 'High velocity between the same parties',
   description: 'Too many transactions from the same sender to the same receiver within a time window.',
@@ -35,8 +35,6 @@ export const r119PairVelocity: RuleDefinition<Parameters> = {
   defaultParameters: { transactionsLimit: 100, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['No. of transactions'],
   types: ['Velocity'],
   typologies: ['Hidden/unusual relationships', 'Layering', 'Money mules'],
@@ -69,4 +67,4 @@ export const r119PairVelocity: RuleDefinition<Parameters> = {
       { direction: 'DESTINATION', vars },
     ];
   },
-};
+});

@@ -1,5 +1,4 @@
-import { createAnomalyRule, type AnomalyParameters } from '../anomaly.js';
-import type { RuleDefinition } from '../types.js';
+import { defineAnomalyRule } from '../kits/anomaly.js';
 
 /**
  * R-12 Transactions frequency anomaly: the sender's mean number of sent transactions per day
@@ -7,7 +6,7 @@ import type { RuleDefinition } from '../types.js';
  * those daily counts — a jump in how often an account sends (account takeover, mule activation,
  * card testing bursts).
  *
- * Exactly as R-11 (see `src/rules/anomaly.ts`), with a day's value the number of the sender's
+ * Exactly as R-11 (see `src/rules/kits/anomaly.ts`), with a day's value the number of the sender's
  * `user-sending` transactions that day: UTC calendar days; recent period = the 30 days ending
  * with this transaction's day (this transaction included); baseline = the 90 days before it,
  * counted from the first day with a transaction on (quiet days after it as 0); every recent day
@@ -15,7 +14,7 @@ import type { RuleDefinition } from '../types.js';
  *
  * Cost: 91 `count` needs per transaction with a sender, each O(log n); 120 days of history.
  */
-export const r12TransactionsFrequencyAnomaly: RuleDefinition<AnomalyParameters> = createAnomalyRule({
+export const r12TransactionsFrequencyAnomaly = defineAnomalyRule({
   id: 'R-12',
   name: 'Transactions frequency anomaly',
   description: "A user's average number of transactions sent per day over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",

@@ -1,27 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { MONEY_SCALE } from '../../domain/money.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
-import { checkTwoPeriods, createTwoPeriodNames, isRatioInRange, perDay, planTwoPeriods, twoPeriodParametersSchema } from '../two-periods.js';
-import { sideSeries } from '../directions.js';
-
-const ParametersSchema = twoPeriodParametersSchema({
-  id: 'R-121',
-  period2Description: 'The reference period, ending at this transaction; must start before period 1.',
-  multiplierThreshold: Type.Number({
-    minimum: 0,
-    maximum: 1_000_000,
-    title: 'Multiplier (%)',
-    description:
-      'A percentage: the rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2 (200 = twice).',
-  }),
-  valueThresholdPeriod1: {
-    title: 'Daily transactions range (period 1)',
-    description: 'No hit when the average number of transactions per day in period 1 is outside this range.',
-  },
-});
-type Parameters = Static<typeof ParametersSchema>;
-
-const NAMES = createTwoPeriodNames('r121');
+import { averageComparisonDefaults, defineTwoPeriodRule, isRatioInRange, perDay } from '../kits/two-periods.js';
 
 /** A count as 10^-8 units, so per-day counts share the exact comparisons of amounts. */
 function scaledCount(count: number): bigint {
@@ -44,44 +23,37 @@ function formatRate(num: bigint, den: bigint): string {
  * length 0, when period 2 does not start before period 1 or holds no transaction before it.
  * A velocity comparison for sudden bursts of activity (account takeover, mule activation).
  */
-export const r121AverageDailyCountExceedsPastPeriod: RuleDefinition<Parameters> = {
+export const r121AverageDailyCountExceedsPastPeriod = defineTwoPeriodRule({
   id: 'R-121',
   name: 'Average transactions number exceed past period average number',
   description: "A user's average number of transactions per day in a recent period is at or above a multiple of the daily average in a past reference period.",
   descriptionTemplate:
     '{{side}} made {{rate1}} transactions per day in {{period1}}, {{ratio}} of the {{rate2}} per day in {{period2}}, at or above {{multiplier}}%.',
-  parametersSchema: ParametersSchema,
-  defaultParameters: {
-    period1: { units: 1, granularity: 'day', rollingBasis: true },
-    period2: { units: 2, granularity: 'day', rollingBasis: true },
-    transactionsNumberThreshold2: { min: 5 },
-    multiplierThreshold: 200,
-    checkSender: 'sending',
-    checkReceiver: 'receiving',
+  multiplierThreshold: Type.Number({
+    minimum: 0,
+    maximum: 1_000_000,
+    title: 'Multiplier (%)',
+    description:
+      'A percentage: the rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2 (200 = twice).',
+  }),
+  valueThresholdPeriod1: {
+    title: 'Daily transactions range (period 1)',
+    description: 'No hit when the average number of transactions per day in period 1 is outside this range.',
   },
-  defaultAction: 'FLAG',
-  defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
+  defaultParameters: averageComparisonDefaults(200),
   checksFor: ['No. of transactions'],
   types: ['Velocity comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
-  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
-  readsEntryValues: false,
-  aggregates({ transaction, parameters }) {
-    return planTwoPeriods(transaction, parameters, NAMES, false);
-  },
-  check({ transaction, parameters, aggregates }): RuleHit[] {
-    return checkTwoPeriods(transaction, parameters, aggregates, NAMES, parameters.multiplierThreshold, {
-      compare(period1, period2) {
-        if (period1.lengthMs <= 0n || period2.lengthMs <= 0n || period2.count <= 0) return null;
-        const stat1 = perDay(scaledCount(period1.count), period1.lengthMs);
-        if (!isRatioInRange(stat1, parameters.valueThresholdPeriod1)) return null;
-        return { stat1, stat2: perDay(scaledCount(period2.count), period2.lengthMs) };
-      },
-      vars: ['rate1', 'rate2'],
-      format: (stat) => formatRate(stat.num, stat.den),
-    });
-  },
-};
+  readsVolumes: false,
+  percentOf: (parameters) => parameters.multiplierThreshold,
+  comparisonOf: (parameters) => ({
+    compare(period1, period2) {
+      if (period1.lengthMs <= 0n || period2.lengthMs <= 0n || period2.count <= 0) return null;
+      const stat1 = perDay(scaledCount(period1.count), period1.lengthMs);
+      if (!isRatioInRange(stat1, parameters.valueThresholdPeriod1)) return null;
+      return { stat1, stat2: perDay(scaledCount(period2.count), period2.lengthMs) };
+    },
+    vars: ['rate1', 'rate2'],
+    format: (stat) => formatRate(stat.num, stat.den),
+  }),
+});

@@ -1,31 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
-import {
-  checkTwoPeriods,
-  createTwoPeriodNames,
-  createVolumeComparison,
-  moneyMultiplierSchema,
-  perDay,
-  planTwoPeriods,
-  twoPeriodParametersSchema,
-} from '../two-periods.js';
-import { sideSeries } from '../directions.js';
-
-const ParametersSchema = twoPeriodParametersSchema({
-  id: 'R-122',
-  period2Description: 'The reference period, ending at this transaction; must start before period 1.',
-  multiplierThreshold: moneyMultiplierSchema(
-    'The rule hits when the average daily volume of period 1 is at or above this percentage of the average daily volume of period 2 (200 = twice).',
-  ),
-  valueThresholdPeriod1: {
-    title: 'Average daily volume range (period 1)',
-    description:
-      'No hit when the average daily volume of period 1, in the multiplier currency (volume rounded to its minor unit, then divided by the days of period 1), is outside this range.',
-  },
-});
-type Parameters = Static<typeof ParametersSchema>;
-
-const NAMES = createTwoPeriodNames('r122');
+import { averageComparisonDefaults, defineVolumeTwoPeriodRule, perDay } from '../kits/two-periods.js';
 
 /**
  * R-122 Average daily transaction amount exceed past period average: the user's volume per day in
@@ -38,39 +11,25 @@ const NAMES = createTwoPeriodNames('r122');
  * calendar window at exactly 00:00 UTC), when period 2's volume is zero, when period 2 does not
  * start before period 1 or holds no transaction before it. Targets sudden volume surges.
  */
-export const r122AverageDailyAmountExceedsPastPeriod: RuleDefinition<Parameters> = {
+export const r122AverageDailyAmountExceedsPastPeriod = defineVolumeTwoPeriodRule({
   id: 'R-122',
   name: 'Average daily transaction amount exceed past period average',
   description: "A user's average daily transaction volume in a recent period is at or above a multiple of the daily average in a past reference period.",
   descriptionTemplate: '{{side}} daily volume in {{period1}} ({{average1}} per day) is {{ratio}} of the daily volume in {{period2}} ({{average2}} per day), at or above {{multiplier}}%.',
-  parametersSchema: ParametersSchema,
-  defaultParameters: {
-    period1: { units: 1, granularity: 'day', rollingBasis: true },
-    period2: { units: 2, granularity: 'day', rollingBasis: true },
-    transactionsNumberThreshold2: { min: 5 },
-    multiplierThreshold: { currency: 'USD', value: 200 },
-    checkSender: 'sending',
-    checkReceiver: 'receiving',
+  multiplierDescription:
+    'The rule hits when the average daily volume of period 1 is at or above this percentage of the average daily volume of period 2 (200 = twice).',
+  valueThresholdPeriod1: {
+    title: 'Average daily volume range (period 1)',
+    description:
+      'No hit when the average daily volume of period 1, in the multiplier currency (volume rounded to its minor unit, then divided by the days of period 1), is outside this range.',
   },
-  defaultAction: 'FLAG',
-  defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
+  defaultParameters: averageComparisonDefaults({ currency: 'USD', value: 200 }),
   checksFor: ['Transaction volume'],
   types: ['Anomaly detection', 'Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
-  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
-  readsEntryValues: false,
-  aggregates({ transaction, parameters }) {
-    return planTwoPeriods(transaction, parameters, NAMES, true);
+  statistic: {
+    vars: ['average1', 'average2'],
+    isComparable: (period1, period2) => period1.lengthMs > 0n && period2.lengthMs > 0n && period2.sum > 0n,
+    toStat: (volume, period) => perDay(volume, period.lengthMs),
   },
-  check({ transaction, parameters, aggregates, money }): RuleHit[] {
-    const comparison = createVolumeComparison(parameters, money, transaction.timestamp, {
-      vars: ['average1', 'average2'],
-      isComparable: (period1, period2) => period1.lengthMs > 0n && period2.lengthMs > 0n && period2.sum > 0n,
-      toStat: (volume, period) => perDay(volume, period.lengthMs),
-    });
-    return checkTwoPeriods(transaction, parameters, aggregates, NAMES, parameters.multiplierThreshold.value, comparison);
-  },
-};
+});

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, receiverReads, senderReads, type SideRead, sideSeries } from '../directions.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
+import { createSideNames, describeSide, receiverReads, senderReads, sideSeries, USER_SERIES, type SideRead } from '../kits/directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import type { AggregateNeed, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -68,7 +69,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
  * The counterparty country of a sent transaction is its destination country, of a received one
  * its origin country (`originAmountDetails.country` / `destinationAmountDetails.country`).
  */
-export const r123CounterpartyCountries: RuleDefinition<Parameters> = {
+export const r123CounterpartyCountries = defineRule({
   id: 'R-123',
   name: 'Too many counterparty countries',
   description: "A user's counterparties are in more distinct countries within a time window than allowed.",
@@ -82,12 +83,10 @@ export const r123CounterpartyCountries: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Counterparty country'],
   types: ['Diversity'],
   typologies: ['Layering', 'Hidden/unusual relationships'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
+  series: USER_SERIES,
   seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
@@ -105,7 +104,7 @@ export const r123CounterpartyCountries: RuleDefinition<Parameters> = {
         hits.push({
           direction,
           vars: {
-            side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+            side: describeSide(direction),
             count,
             window: describeTimeWindow(parameters.timeWindow),
             limit: parameters.transactionsLimit,
@@ -117,4 +116,4 @@ export const r123CounterpartyCountries: RuleDefinition<Parameters> = {
     side('DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
     return hits;
   },
-};
+});

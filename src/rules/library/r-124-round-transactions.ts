@@ -1,10 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
-import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
+import { defineRule } from '../define-rule.js';
+import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES } from '../kits/directions.js';
+import { isShareAbovePercent, planSideCounts, ROUND_ENTRIES, sumSideCounts } from '../kits/side-counts.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import { isShareAbovePercent, planSideCounts, ROUND_ENTRIES, sumSideCounts } from '../side-counts.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -27,7 +28,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-124 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 const NAMES = createSideNames('round');
 
@@ -42,7 +42,7 @@ const NAMES = createSideNames('round');
  * the comparison is exact (`round × 100 > limit × total` on scaled integers); any transaction of a
  * user over the percentage hits, round or not.
  */
-export const r124RoundTransactions: RuleDefinition<Parameters> = {
+export const r124RoundTransactions = defineRule({
   id: 'R-124',
   name: 'Too many round transactions',
   description: "A high share of a user's transactions within a time window have round amounts (multiples of 100).",
@@ -57,12 +57,10 @@ export const r124RoundTransactions: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction amount', 'No. of transactions'],
   types: ['Anomaly detection'],
   typologies: ['Structuring', 'Trade-based money laundering'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
+  series: USER_SERIES,
   seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     const start = windowStart(transaction.timestamp, parameters.timeWindow);
@@ -92,4 +90,4 @@ export const r124RoundTransactions: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

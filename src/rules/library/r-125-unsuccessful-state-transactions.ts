@@ -1,11 +1,12 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { TRANSACTION_STATES } from '../../domain/enums.js';
-import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
+import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES } from '../kits/directions.js';
+import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../kits/side-counts.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../side-counts.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -40,7 +41,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-125 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 const NAMES = createSideNames('state');
 
@@ -57,7 +57,7 @@ const NAMES = createSideNames('state');
  * (`inStates × 100 > threshold × total` on scaled integers); any transaction of a user over the
  * percentage hits; an empty state list never hits.
  */
-export const r125UnsuccessfulStateTransactions: RuleDefinition<Parameters> = {
+export const r125UnsuccessfulStateTransactions = defineRule({
   id: 'R-125',
   name: 'High percentage of unsuccesful state transactions',
   description: "A high share of a user's transactions within a time window end in unsuccessful states (e.g. refunded).",
@@ -73,12 +73,10 @@ export const r125UnsuccessfulStateTransactions: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction state', 'No. of transactions'],
   types: ['Anomaly detection'],
   typologies: ['Refund abuse', 'Card testing'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
+  series: USER_SERIES,
   seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   aggregates({ transaction, parameters }) {
     if (parameters.transactionStates.length === 0) return [];
@@ -111,4 +109,4 @@ export const r125UnsuccessfulStateTransactions: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import type { Transaction } from '../../domain/index.js';
 import { formatMoney } from '../../domain/money.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import { pairKey } from '../series.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
-import type { Transaction } from '../../domain/index.js';
+import type { AggregateNeed, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -54,7 +55,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
  * the threshold (≥; same exact-money rules as R-69). With `transactionsLimit`, the pair must also
  * have made more than that many transactions (strict `>`). Hits both sides.
  */
-export const r126PairVolume: RuleDefinition<Parameters> = {
+export const r126PairVolume = defineRule({
   id: 'R-126',
   name: 'High volume between the same parties',
   description: 'The volume from the same sender to the same receiver within a time window is at or above a threshold.',
@@ -63,8 +64,6 @@ export const r126PairVolume: RuleDefinition<Parameters> = {
   defaultParameters: { transactionVolumeThreshold: { USD: 10000 }, timeWindow: { units: 1, granularity: 'hour', rollingBasis: true } },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction volume'],
   types: ['Volume'],
   typologies: ['Hidden/unusual relationships', 'Layering'],
@@ -92,4 +91,4 @@ export const r126PairVolume: RuleDefinition<Parameters> = {
       { direction: 'DESTINATION', vars },
     ];
   },
-};
+});

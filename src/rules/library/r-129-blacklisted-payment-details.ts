@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { PaymentDetails } from '../../domain/index.js';
 import type { StepCounter } from '../bounded-levenshtein.js';
-import type { RuleCheckContext, RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleCheckContext, RuleHit } from '../types.js';
 
 /** Max entries of each blacklist. */
 const MAX_ENTRIES = 10_000;
@@ -310,7 +311,7 @@ export function findBlacklistedPaymentDetails(context: RuleCheckContext<Paramete
  * cards, its first name on card) selects, plus the card entries without a name (see
  * {@link findBlacklistedPaymentDetails}).
  */
-export const r129BlacklistedPaymentDetails: RuleDefinition<Parameters> = {
+export const r129BlacklistedPaymentDetails = defineRule({
   id: 'R-129',
   name: 'Blacklisted payment details',
   description: 'Origin or destination payment details are on a blacklist.',
@@ -323,8 +324,6 @@ export const r129BlacklistedPaymentDetails: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Payment details'],
   types: ['Blacklist'],
   typologies: ['Account takeover', 'Money mules', 'Card fraud'],
@@ -332,4 +331,4 @@ export const r129BlacklistedPaymentDetails: RuleDefinition<Parameters> = {
   check(context): RuleHit[] {
     return findBlacklistedPaymentDetails(context);
   },
-};
+});

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -61,7 +62,7 @@ function blacklistedNames(parameters: Parameters): ReadonlyMap<string, string> {
  * wallet name once (NFC emits at most 3 code points per character, UAX #15; the name is at most
  * 256 characters) and looks it up once, whatever the list's length.
  */
-export const r13BlacklistedWalletName: RuleDefinition<Parameters> = {
+export const r13BlacklistedWalletName = defineRule({
   id: 'R-13',
   name: "Blacklisted receiver's wallet name",
   description:
@@ -71,8 +72,6 @@ export const r13BlacklistedWalletName: RuleDefinition<Parameters> = {
   defaultParameters: { merchantNames: [] },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ["Receiver's wallet name"],
   types: ['Merchant monitoring'],
   typologies: ['Scams', 'Fraudulent merchants'],
@@ -85,4 +84,4 @@ export const r13BlacklistedWalletName: RuleDefinition<Parameters> = {
     const entry = names.get(normalizeName(details.name));
     return entry === undefined ? [] : [{ direction: 'DESTINATION', vars: { merchantName: entry } }];
   },
-};
+});

@@ -1,45 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { toScaled } from '../../domain/money.js';
-import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
-import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import { planSideCounts, ROUND_ENTRIES, sumSideCounts, type SideCount } from '../side-counts.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { defineMatchingCountRule, ROUND_ENTRIES } from '../kits/side-counts.js';
 
-const ParametersSchema = Type.Object(
-  {
-    timeWindow: TimeWindowSchema,
-    transactionsLimit: Type.Integer({
-      minimum: 0,
-      maximum: 1_000_000,
-      title: 'Transactions limit',
-      description:
-        "The rule hits when the user's round transactions (the user's side amount is a whole, non-zero multiple of 100 in its own currency) in the window, this one included, are more than this. Only a round transaction hits.",
-    }),
-    checkSender: CheckSenderSchema,
-    checkReceiver: CheckReceiverSchema,
-    initialTransactions: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 1_000_000,
-        title: 'Initial transactions',
-        description:
-          "When set, a side only hits once its user has at least this many transactions of all time (in the side's series, round or not, this one included).",
-      }),
-    ),
-  },
-  { additionalProperties: false, title: 'R-130 parameters' },
-);
-type Parameters = Static<typeof ParametersSchema>;
-type Direction = 'ORIGIN' | 'DESTINATION';
-
-const NAMES = createSideNames('roundsame');
 const HUNDRED = toScaled(100);
 
 /** Whether the side's own amount (as the series keeps it: own side, else the other) is round. */
-function isRound(transaction: Transaction, direction: Direction): boolean {
+function isRound(transaction: Transaction, direction: 'ORIGIN' | 'DESTINATION'): boolean {
   const own =
     direction === 'ORIGIN'
       ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails)
@@ -67,51 +33,26 @@ function isRound(transaction: Transaction, direction: Direction): boolean {
  * - `initialTransactions`: the user's all-time count in the side's series, this transaction
  *   included, must be at least this much.
  */
-export const r130RoundTransactionsSameUser: RuleDefinition<Parameters> = {
+export const r130RoundTransactionsSameUser = defineMatchingCountRule({
   id: 'R-130',
   name: 'Too many round transactions to the same user',
   description: 'A user is party to more round-amount transactions (multiples of 100) within a time window than allowed.',
   descriptionTemplate: '{{side}} had {{count}} round-amount transactions in {{window}}, more than the limit of {{limit}}.',
-  parametersSchema: ParametersSchema,
+  limitDescription:
+    "The rule hits when the user's round transactions (the user's side amount is a whole, non-zero multiple of 100 in its own currency) in the window, this one included, are more than this. Only a round transaction hits.",
+  initialTransactionsDescription:
+    "When set, a side only hits once its user has at least this many transactions of all time (in the side's series, round or not, this one included).",
+  parameters: {},
   defaultParameters: {
     timeWindow: { units: 7, granularity: 'day', rollingBasis: true },
     transactionsLimit: 10,
     checkSender: 'none',
     checkReceiver: 'receiving',
   },
-  defaultAction: 'FLAG',
-  defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction amount', 'No. of transactions'],
   types: ['Velocity', 'Anomaly detection'],
   typologies: ['Structuring', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
-  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
-  aggregates({ transaction, parameters }) {
-    const start = windowStart(transaction.timestamp, parameters.timeWindow);
-    const counts: SideCount[] = [{ suffix: 'round', start, fn: 'countIn', countIn: ROUND_ENTRIES }];
-    if (parameters.initialTransactions !== undefined) counts.push({ suffix: 'allTime', start: Number.NEGATIVE_INFINITY, fn: 'count' });
-    return planSideCounts(transaction, parameters, NAMES, (direction) => (isRound(transaction, direction) ? counts : null));
-  },
-  check({ transaction, parameters, aggregates }): RuleHit[] {
-    const hits: RuleHit[] = [];
-    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const reads = getSideReads(transaction, parameters, NAMES, direction);
-      if (!reads || !isRound(transaction, direction)) continue;
-      const count = sumSideCounts(aggregates, reads, 'round');
-      if (parameters.initialTransactions !== undefined && sumSideCounts(aggregates, reads, 'allTime') < parameters.initialTransactions) continue;
-      if (count <= parameters.transactionsLimit) continue;
-      hits.push({
-        direction,
-        vars: {
-          side: describeSide(direction),
-          count,
-          window: describeTimeWindow(parameters.timeWindow),
-          limit: parameters.transactionsLimit,
-        },
-      });
-    }
-    return hits;
-  },
-};
+  matches: (transaction, direction) => isRound(transaction, direction),
+  countsOf: (_, start) => [{ suffix: 'round', start, fn: 'countIn', countIn: ROUND_ENTRIES }],
+  countOf: (sum) => sum('round'),
+});

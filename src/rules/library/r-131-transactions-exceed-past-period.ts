@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, describeSide, getSideReads, planSides, sumCounts, sideSeries } from '../directions.js';
+import { defineRule } from '../define-rule.js';
+import { createSideNames, describeSide, getSideReads, planSides, sideSeries, sumCounts, USER_SERIES, type SideChecks } from '../kits/directions.js';
+import { periodSchema } from '../kits/two-periods.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
-import { periodSchema } from '../two-periods.js';
+import type { AggregateNeed, RuleHit } from '../types.js';
 
 const minCountSchema = (title: string, description: string) =>
   Type.Integer({ minimum: 0, maximum: 1_000_000_000, title, description });
@@ -47,23 +48,25 @@ const WINDOW2 = createSideNames('r131w2');
 const HISTORY = createSideNames('r131h');
 const ALL_TRANSACTIONS = { checkSender: 'all', checkReceiver: 'all' } as const;
 
+/** Whether `initialTransactions` asks for the all-time count. */
+function readsHistory(parameters: Parameters): parameters is Parameters & { initialTransactions: number } {
+  return parameters.initialTransactions !== undefined && parameters.initialTransactions > 0;
+}
+
+/** The side checks of the all-time count: every transaction (sent and received) of each checked side's user. */
+function historyChecks(parameters: Parameters): SideChecks {
+  return { checkSender: parameters.checkSender === 'none' ? 'none' : 'all', checkReceiver: parameters.checkReceiver === 'none' ? 'none' : 'all' };
+}
+
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
   const { checkSender, checkReceiver } = parameters;
   const needs: AggregateNeed[] = [];
   planSides(transaction, checkSender, checkReceiver, WINDOW1, { start: windowStart(end, parameters.timeWindow1), end }, 'count', true, needs);
   planSides(transaction, checkSender, checkReceiver, WINDOW2, { start: windowStart(end, parameters.timeWindow2), end }, 'count', true, needs);
-  if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
-    planSides(
-      transaction,
-      checkSender === 'none' ? 'none' : 'all',
-      checkReceiver === 'none' ? 'none' : 'all',
-      HISTORY,
-      { start: Number.NEGATIVE_INFINITY, end },
-      'count',
-      true,
-      needs,
-    );
+  if (readsHistory(parameters)) {
+    const history = historyChecks(parameters);
+    planSides(transaction, history.checkSender, history.checkReceiver, HISTORY, { start: Number.NEGATIVE_INFINITY, end }, 'count', true, needs);
   }
   return needs;
 }
@@ -78,7 +81,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
  * (all-time sent and received transactions of that user, this one included). A velocity
  * comparison for sudden bursts (account takeover, mule activation).
  */
-export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
+export const r131TransactionsExceedPastPeriod = defineRule({
   id: 'R-131',
   name: 'Transactions exceed past period',
   description:
@@ -94,17 +97,16 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['No. of transactions'],
   types: ['Velocity comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
+  series: USER_SERIES,
   // The all-time count of `initialTransactions` reads `user-all` for every checked side.
-  seriesFor: (p) =>
-    p.initialTransactions !== undefined && p.initialTransactions > 0
-      ? [...new Set([...sideSeries(p.checkSender, p.checkReceiver), ...sideSeries(p.checkSender === 'none' ? 'none' : 'all', p.checkReceiver === 'none' ? 'none' : 'all')])]
-      : sideSeries(p.checkSender, p.checkReceiver),
+  seriesFor(p) {
+    if (!readsHistory(p)) return sideSeries(p.checkSender, p.checkReceiver);
+    const history = historyChecks(p);
+    return [...new Set([...sideSeries(p.checkSender, p.checkReceiver), ...sideSeries(history.checkSender, history.checkReceiver)])];
+  },
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     return plan(transaction, parameters);
@@ -119,7 +121,7 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
       const w1 = getSideReads(transaction, parameters, WINDOW1, direction);
       const w2 = getSideReads(transaction, parameters, WINDOW2, direction);
       if (!w1 || !w2) continue;
-      if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+      if (readsHistory(parameters)) {
         const history = getSideReads(transaction, ALL_TRANSACTIONS, HISTORY, direction);
         if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) continue;
       }
@@ -143,4 +145,4 @@ export const r131TransactionsExceedPastPeriod: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCHEMA_LIMITS, type ListSubtype, type Transaction } from '../../domain/index.js';
-import type { LookupNeed, RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { LookupNeed, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -69,7 +70,7 @@ const SIDES: readonly Side[] = ['origin', 'destination'];
  * unknown list, a WHITELIST, or a list of subtype STRING / CUSTOM never hits. Default action BLOCK.
  * Lists live in the list repository (`engine.putList`; in memory by default).
  */
-export const r132BlacklistedTransactionValue: RuleDefinition<Parameters> = {
+export const r132BlacklistedTransactionValue = defineRule({
   id: 'R-132',
   name: 'Blacklist transaction related value',
   description: 'A value of the transaction (user id, card fingerprint, IBAN, account number, IP address, device id …) is on a blacklist.',
@@ -78,8 +79,6 @@ export const r132BlacklistedTransactionValue: RuleDefinition<Parameters> = {
   defaultParameters: {} as Parameters,
   defaultAction: 'BLOCK',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Blacklist'],
   types: ['Blacklist'],
   typologies: ['Internal blacklists'],
@@ -104,7 +103,7 @@ export const r132BlacklistedTransactionValue: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});
 
 const WHAT: Readonly<Record<ListSubtype, string>> = {
   USER_ID: 'user id',

@@ -1,5 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { Type } from '@sinclair/typebox';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -13,14 +14,13 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-14 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 /**
  * R-14 High risk country: the origin or destination country (`originAmountDetails.country`,
  * `destinationAmountDetails.country`) is on the list — e.g. the FATF "call for action" and EU
  * high-risk third-country lists (Regulation (EU) 2016/1675).
  */
-export const r14HighRiskCountry: RuleDefinition<Parameters> = {
+export const r14HighRiskCountry = defineRule({
   id: 'R-14',
   name: 'High risk country',
   description: 'Origin or destination country of the transaction is a high-risk country.',
@@ -29,8 +29,6 @@ export const r14HighRiskCountry: RuleDefinition<Parameters> = {
   defaultParameters: { highRiskCountries: ['RU', 'SY', 'RO', 'UA'] },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction country'],
   types: ['Risk exposure'],
   typologies: ['High risk transactions', 'Terrorist financing'],
@@ -48,4 +46,4 @@ export const r14HighRiskCountry: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

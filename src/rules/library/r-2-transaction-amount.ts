@@ -1,13 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
+import { defineRule } from '../define-rule.js';
 import { amountThresholdsSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   { transactionAmountThreshold: amountThresholdsSchema({ minProperties: 1 }) },
   { additionalProperties: false, title: 'R-2 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 const NO_HITS: readonly RuleHit[] = Object.freeze([]);
 
 /**
@@ -15,7 +15,7 @@ const NO_HITS: readonly RuleHit[] = Object.freeze([]);
  * single-transaction reporting trigger of most AML regimes (e.g. EU AMLD occasional-transaction
  * thresholds). Hits both sides.
  */
-export const r2TransactionAmount: RuleDefinition<Parameters> = {
+export const r2TransactionAmount = defineRule({
   id: 'R-2',
   name: 'Transaction amount too high',
   description: 'Transaction amount is at or above a threshold.',
@@ -24,8 +24,6 @@ export const r2TransactionAmount: RuleDefinition<Parameters> = {
   defaultParameters: { transactionAmountThreshold: { USD: 10000 } },
   defaultAction: 'SUSPEND',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction amount'],
   types: ['Risk exposure'],
   typologies: ['High risk transactions'],
@@ -48,4 +46,4 @@ export const r2TransactionAmount: RuleDefinition<Parameters> = {
       { direction: 'DESTINATION', vars },
     ];
   },
-};
+});

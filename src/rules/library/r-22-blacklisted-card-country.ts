@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { PaymentDetails } from '../../domain/index.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -43,7 +44,7 @@ function cardIssuedCountryOf(details: PaymentDetails | undefined): string | unde
  * exactly (the schemas only accept upper-case codes). Default list: RU, YE, IR, KP, VE, CU, BY, SY,
  * AF (the nine countries DOMAIN.md names before its "…").
  */
-export const r22BlacklistedCardCountry: RuleDefinition<Parameters> = {
+export const r22BlacklistedCardCountry = defineRule({
   id: 'R-22',
   name: 'Blacklisted card-issued country',
   description: 'A card used in the transaction (origin or destination) was issued in a blacklisted country.',
@@ -52,8 +53,6 @@ export const r22BlacklistedCardCountry: RuleDefinition<Parameters> = {
   defaultParameters: { blacklistedCountries: ['RU', 'YE', 'IR', 'KP', 'VE', 'CU', 'BY', 'SY', 'AF'] },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Card issued country'],
   types: ['Risk exposure'],
   typologies: ['High risk transactions', 'Sanctions evasion'],
@@ -71,4 +70,4 @@ export const r22BlacklistedCardCountry: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

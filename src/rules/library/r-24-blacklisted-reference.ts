@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ErrorDetail } from '../../errors.js';
 import { measurePatternDistance, prepareLevenshteinPattern, toCodePoints, type LevenshteinPattern, type StepCounter } from '../bounded-levenshtein.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 /** Max keywords of one instance. */
 const MAX_KEYWORDS = 1000;
@@ -314,7 +315,7 @@ export function findBlacklistedKeyword(reference: string, parameters: Parameters
  * {@link findBlacklistedKeyword} documents (about 10.5 million steps at the largest parameters the
  * limits allow), whatever the reference holds.
  */
-export const r24BlacklistedReference: RuleDefinition<Parameters> = {
+export const r24BlacklistedReference = defineRule({
   id: 'R-24',
   name: 'Blacklisted Tx reference field',
   description: 'Transaction reference contains a blacklisted keyword.',
@@ -323,8 +324,6 @@ export const r24BlacklistedReference: RuleDefinition<Parameters> = {
   defaultParameters: { keywords: ['taliban', 'isis', 'bomb', 'drugs', 'weapons', 'terror', 'gun', 'explosives'] },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction reference'],
   types: ['Blacklist'],
   typologies: ['Terrorist financing', 'Illicit goods'],
@@ -341,4 +340,4 @@ export const r24BlacklistedReference: RuleDefinition<Parameters> = {
       { direction: 'DESTINATION', vars },
     ];
   },
-};
+});

@@ -1,5 +1,4 @@
-import { createAnomalyRule, type AnomalyParameters } from '../anomaly.js';
-import type { RuleDefinition } from '../types.js';
+import { defineAnomalyRule } from '../kits/anomaly.js';
 
 /**
  * R-25 Average transaction value spike: the mean, over the recent period's days, of the sender's
@@ -7,7 +6,7 @@ import type { RuleDefinition } from '../types.js';
  * deviations — the account suddenly sends larger payments than it used to (account takeover,
  * authorised push-payment scams, card fraud cash-out).
  *
- * Exactly (see `src/rules/anomaly.ts`): UTC calendar days; recent period = the 30 days ending
+ * Exactly (see `src/rules/kits/anomaly.ts`): UTC calendar days; recent period = the 30 days ending
  * with this transaction's day (this transaction included), baseline = the 90 days before it. A
  * day's value is the exact average amount, in the base currency, of the sender's `user-sending`
  * transactions that day that have an amount (sum / amount count, a bigint rational); a day
@@ -18,7 +17,7 @@ import type { RuleDefinition } from '../types.js';
  * Cost: 240 needs per transaction with a sender (a `sum` and an `amountCount` per day over 120
  * days), each O(log n); 120 days of history.
  */
-export const r25AverageTransactionValueSpike: RuleDefinition<AnomalyParameters> = createAnomalyRule({
+export const r25AverageTransactionValueSpike = defineAnomalyRule({
   id: 'R-25',
   name: 'Average transaction value spike',
   description: "A user's average daily transaction amount over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",

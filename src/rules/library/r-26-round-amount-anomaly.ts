@@ -1,6 +1,5 @@
-import { createAnomalyRule, type AnomalyParameters } from '../anomaly.js';
-import { ROUND_ENTRIES } from '../side-counts.js';
-import type { RuleDefinition } from '../types.js';
+import { defineAnomalyRule } from '../kits/anomaly.js';
+import { ROUND_ENTRIES } from '../kits/side-counts.js';
 
 /**
  * R-26 Round-amount anomaly: the mean, over the recent period's days, of the daily share of the
@@ -8,7 +7,7 @@ import type { RuleDefinition } from '../types.js';
  * standard deviations — a shift towards round sums, a structuring and fabricated-invoice
  * indicator (FATF trade-based money-laundering red flags; FinCEN structuring guidance).
  *
- * Exactly (see `src/rules/anomaly.ts`): UTC calendar days; recent period = the 30 days ending
+ * Exactly (see `src/rules/kits/anomaly.ts`): UTC calendar days; recent period = the 30 days ending
  * with this transaction's day (this transaction included), baseline = the 90 days before it. A
  * day's value is round / all of the sender's `user-sending` transactions that day (a bigint
  * rational; round = the sender's amount is a whole, non-zero multiple of 100 in its own currency,
@@ -19,7 +18,7 @@ import type { RuleDefinition } from '../types.js';
  * days); `count` is O(log n), `countIn` scans days under 32 transactions and otherwise rebuilds a
  * value tally of the day; 120 days of history.
  */
-export const r26RoundAmountAnomaly: RuleDefinition<AnomalyParameters> = createAnomalyRule({
+export const r26RoundAmountAnomaly = defineAnomalyRule({
   id: 'R-26',
   name: 'Round-amount anomaly',
   description: "A user's average daily share of round-amount transactions (multiples of 100) over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",

@@ -1,29 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
-import {
-  checkTwoPeriods,
-  createTwoPeriodNames,
-  createVolumeComparison,
-  moneyMultiplierSchema,
-  planTwoPeriods,
-  twoPeriodParametersSchema,
-} from '../two-periods.js';
-import { sideSeries } from '../directions.js';
-
-const ParametersSchema = twoPeriodParametersSchema({
-  id: 'R-27',
-  period2Description: 'The reference period, ending at this transaction; should be longer than period 1.',
-  multiplierThreshold: moneyMultiplierSchema(
-    'The rule hits when the volume of period 1 is at or above this percentage of the volume of period 2 (500 = five times).',
-  ),
-  valueThresholdPeriod1: {
-    title: 'Volume range (period 1)',
-    description: 'No hit when the volume of period 1, in the multiplier currency (rounded to its minor unit), is outside this range.',
-  },
-});
-type Parameters = Static<typeof ParametersSchema>;
-
-const NAMES = createTwoPeriodNames('r27');
+import { defineVolumeTwoPeriodRule } from '../kits/two-periods.js';
 
 /**
  * R-27 Total transaction volume exceed past period total transaction volume: the user's volume
@@ -35,12 +10,17 @@ const NAMES = createTwoPeriodNames('r27');
  * contains period 1, so only multipliers up to 100 % can hit. Targets sudden volume spikes
  * (account takeover, mule activation).
  */
-export const r27TotalVolumeExceedsPastPeriod: RuleDefinition<Parameters> = {
+export const r27TotalVolumeExceedsPastPeriod = defineVolumeTwoPeriodRule({
   id: 'R-27',
   name: 'Total transaction volume exceed past period total transaction volume',
   description: "A user's transaction volume in a recent period is at or above a multiple of the volume in a past reference period.",
   descriptionTemplate: '{{side}} volume in {{period1}} ({{volume1}}) is {{ratio}} of the volume in {{period2}} ({{volume2}}), at or above {{multiplier}}%.',
-  parametersSchema: ParametersSchema,
+  period2Description: 'The reference period, ending at this transaction; should be longer than period 1.',
+  multiplierDescription: 'The rule hits when the volume of period 1 is at or above this percentage of the volume of period 2 (500 = five times).',
+  valueThresholdPeriod1: {
+    title: 'Volume range (period 1)',
+    description: 'No hit when the volume of period 1, in the multiplier currency (rounded to its minor unit), is outside this range.',
+  },
   defaultParameters: {
     period1: { units: 7, granularity: 'day', rollingBasis: true },
     period2: { units: 30, granularity: 'day', rollingBasis: true },
@@ -51,25 +31,12 @@ export const r27TotalVolumeExceedsPastPeriod: RuleDefinition<Parameters> = {
     // 100 % of a period 2 that contains it, so the default 500 % could never hit.
     excludePeriod1: true,
   },
-  defaultAction: 'FLAG',
-  defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction volume'],
   types: ['Volume comparison'],
   typologies: ['Unusual behaviour', 'Account takeover fraud', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
-  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
-  readsEntryValues: false,
-  aggregates({ transaction, parameters }) {
-    return planTwoPeriods(transaction, parameters, NAMES, true);
+  statistic: {
+    vars: ['volume1', 'volume2'],
+    isComparable: (_, period2) => period2.sum > 0n,
+    toStat: (volume) => ({ num: volume, den: 1n }),
   },
-  check({ transaction, parameters, aggregates, money }): RuleHit[] {
-    const comparison = createVolumeComparison(parameters, money, transaction.timestamp, {
-      vars: ['volume1', 'volume2'],
-      isComparable: (_, period2) => period2.sum > 0n,
-      toStat: (volume) => ({ num: volume, den: 1n }),
-    });
-    return checkTwoPeriods(transaction, parameters, aggregates, NAMES, parameters.multiplierThreshold.value, comparison);
-  },
-};
+});

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
-import { createSideNames, planSides, receiverReads, senderReads, sumCounts, type SideRead, sideSeries } from '../directions.js';
+import { defineRule } from '../define-rule.js';
+import { createSideNames, describeSide, planSides, receiverReads, senderReads, sideSeries, sumCounts, USER_SERIES, type SideRead } from '../kits/directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import type { AggregateValue } from '../../aggregation/aggregate-store.js';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -29,7 +30,7 @@ const NAMES = createSideNames('n');
  * than `transactionsLimit` (strict `>`), and the user has at least one earlier transaction in the
  * window. A classic velocity check against account takeover and mule activity.
  */
-export const r30HighVelocityUser: RuleDefinition<Parameters> = {
+export const r30HighVelocityUser = defineRule({
   id: 'R-30',
   name: 'High velocity user',
   description: 'A user makes more than the allowed number of transactions within a time window.',
@@ -43,12 +44,10 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['No. of transactions'],
   types: ['Velocity'],
   typologies: ['Account takeover fraud', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
+  series: USER_SERIES,
   seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
@@ -61,7 +60,7 @@ export const r30HighVelocityUser: RuleDefinition<Parameters> = {
     checkSide(hits, parameters, aggregates, 'DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
     return hits;
   },
-};
+});
 
 /** One side's check (a module function, not a closure per call: the hot path allocates nothing). */
 function checkSide(
@@ -78,7 +77,7 @@ function checkSide(
     hits.push({
       direction,
       vars: {
-        side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+        side: describeSide(direction),
         count,
         window: describeTimeWindow(parameters.timeWindow),
         limit: parameters.transactionsLimit,

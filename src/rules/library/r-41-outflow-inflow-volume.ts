@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
-import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
-import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
 import type { Transaction } from '../../domain/index.js';
+import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
+import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
 import { contributionsOf, type SeriesName } from '../series.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import type { AggregateNeed, RuleHit } from '../types.js';
 
 /** Largest accepted number of transaction types per list. */
 const MAX_TYPES = 100;
@@ -163,7 +164,7 @@ function numberOf(value: AggregateValue | undefined): number {
  * to the sender side and the inflow guard only to the receiver side), every guard set applies to
  * both sides: the verdict depends only on the user's window, not on which transaction arrives.
  */
-export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
+export const r41OutflowInflowVolume = defineRule({
   id: 'R-41',
   name: "Transaction's sending volume compared to receiving volume",
   description: "A user's outflow volume of some transaction types compared with its inflow volume of others within a time window.",
@@ -177,8 +178,6 @@ export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction volume'],
   types: ['Volume comparison'],
   typologies: ['Money mules', 'Layering', 'Acquiring fraud'],
@@ -188,7 +187,8 @@ export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
   },
   check({ transaction, parameters, aggregates, money, currentCounts }): RuleHit[] {
     const hits: RuleHit[] = [];
-    // With historical filters the current transaction is added only when it passes them (D-115).
+    // The aggregates count only the transactions the historical filters accept: the current one
+    // is added on the same terms.
     let current: ReturnType<typeof contributionsOf> | undefined = currentCounts === false ? [] : undefined;
     for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
       const user = selectSideUser(transaction, parameters, direction);
@@ -234,4 +234,4 @@ export const r41OutflowInflowVolume: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

@@ -1,5 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { Type } from '@sinclair/typebox';
+import { DAY_MS } from '../../domain/time.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -16,10 +18,8 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-5 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 const LATEST = 'latest';
-const DAY_MS = 86_400_000;
 
 /**
  * R-5 Dormant account: the sender's previous transaction (by timestamp, this one excluded) is more
@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
  * mules; EBA ML/TF risk factors). A user without an earlier transaction is new, not dormant: no hit.
  * Hits the sender.
  */
-export const r5DormantAccount: RuleDefinition<Parameters> = {
+export const r5DormantAccount = defineRule({
   id: 'R-5',
   name: 'Dormant account',
   description: "A user transacts again after a period of inactivity longer than the dormancy period.",
@@ -37,8 +37,6 @@ export const r5DormantAccount: RuleDefinition<Parameters> = {
   defaultParameters: { dormancyPeriodDays: 360, checkDirection: 'all' },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Account activity'],
   types: ['New activity'],
   typologies: ['Account takeover fraud', 'Money mules'],
@@ -66,4 +64,4 @@ export const r5DormantAccount: RuleDefinition<Parameters> = {
     if (gap <= parameters.dormancyPeriodDays * DAY_MS) return [];
     return [{ direction: 'ORIGIN', vars: { days: Math.floor(gap / DAY_MS), period: parameters.dormancyPeriodDays } }];
   },
-};
+});

@@ -1,4 +1,4 @@
-import { createDistinctUsersRule } from '../distinct-users.js';
+import { defineDistinctCountRule } from '../kits/distinct-count.js';
 import { paymentIdentifier } from '../series.js';
 
 /**
@@ -10,15 +10,26 @@ import { paymentIdentifier } from '../series.js';
  * No origin identifier → no aggregate and no hit; a transaction without a sender still counts the
  * identifier's earlier users.
  */
-export const r53SamePaymentIdentifierManyUsers = createDistinctUsersRule({
+export const r53SamePaymentIdentifierManyUsers = defineDistinctCountRule({
   id: 'R-53',
   name: 'Same unique sender payment identifier used by too many users',
   description: 'The same origin payment identifier is used by more distinct users within a time window than allowed.',
   descriptionTemplate: 'The sender payment identifier was used by {{count}} users in {{window}}, more than the limit of {{limit}}.',
-  thresholdDescription:
-    'The rule hits when the number of distinct senders that used the origin payment identifier in the window, this transaction included, is greater than this.',
+  limit: {
+    parameter: 'uniqueUsersCountThreshold',
+    title: 'Users limit',
+    description:
+      'The rule hits when the number of distinct senders that used the origin payment identifier in the window, this transaction included, is greater than this.',
+    default: 10,
+  },
+  defaultTimeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+  defaultNature: 'FRAUD',
   checksFor: ['Payment identifier', 'No. of users'],
   typologies: ['Synthetic identity fraud', 'Money mules', 'Account sharing'],
-  series: 'payment-origin',
-  keyOf: (transaction) => paymentIdentifier(transaction.originPaymentDetails),
+  series: ['payment-origin'],
+  readOf(transaction) {
+    const identifier = paymentIdentifier(transaction.originPaymentDetails);
+    return identifier ? { series: 'payment-origin', key: identifier, field: 'user', includeValue: transaction.originUserId } : null;
+  },
+  direction: 'ORIGIN',
 });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -37,7 +38,7 @@ function listedCurrencies(parameters: Parameters): ReadonlySet<string> {
  * the destination currency the receiver side. Codes are compared exactly: the schemas only accept
  * upper-case codes, on both the transaction and the parameters.
  */
-export const r6HighRiskCurrency: RuleDefinition<Parameters> = {
+export const r6HighRiskCurrency = defineRule({
   id: 'R-6',
   name: 'Transaction including a high risk currency',
   description: 'Origin or destination currency of the transaction is a high-risk currency.',
@@ -46,8 +47,6 @@ export const r6HighRiskCurrency: RuleDefinition<Parameters> = {
   defaultParameters: { highRiskCurrencies: ['AFN', 'BYN', 'KPW', 'LYD', 'RUB', 'SYP'] },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction currency'],
   types: ['Risk exposure'],
   typologies: ['High risk transactions', 'Sanctions evasion'],
@@ -65,4 +64,4 @@ export const r6HighRiskCurrency: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
-import { formatMoney } from '../../domain/money.js';
-import { createSideNames, planSides, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead, sideSeries } from '../directions.js';
-import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
-import type { Transaction } from '../../domain/index.js';
-import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import type { Transaction } from '../../domain/index.js';
+import { formatMoney } from '../../domain/money.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
+import { createSideNames, describeSide, planSides, receiverReads, senderReads, sideSeries, sumAmounts, sumCounts, USER_SERIES, type SideRead } from '../kits/directions.js';
+import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
+import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -54,7 +55,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
  * including this transaction and converted into the threshold currency, is at or above the
  * threshold (≥); an optional upper bound (inclusive) and a minimum transaction history narrow it.
  */
-export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
+export const r69MoneyFlowVolume = defineRule({
   id: 'R-69',
   name: 'Customer money flow is above the expected volume',
   description: "A user's transaction volume within a time window is at or above a threshold.",
@@ -68,12 +69,10 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction volume'],
   types: ['Volume'],
   typologies: ['Structuring', 'Layering', 'Money mules'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
+  series: USER_SERIES,
   seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
@@ -95,7 +94,7 @@ export const r69MoneyFlowVolume: RuleDefinition<Parameters> = {
     );
     return hits;
   },
-};
+});
 
 /** One side's check (a module function, not a closure per call: the hot path allocates nothing). */
 function checkSide(
@@ -124,7 +123,7 @@ function checkSide(
   hits.push({
     direction,
     vars: {
-      side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+      side: describeSide(direction),
       window: describeTimeWindow(parameters.timeWindow),
       volume: formatMoney(resolved.amount, resolved.currency),
       threshold: formatMoney(resolved.threshold, resolved.currency),

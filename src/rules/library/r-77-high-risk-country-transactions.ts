@@ -1,79 +1,16 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { Type } from '@sinclair/typebox';
 import type { Transaction } from '../../domain/index.js';
-import { createSideNames, describeSide, getSideReads, sideSeries } from '../directions.js';
-import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
-import { planSideCounts, sumSideCounts, type SideCount } from '../side-counts.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
-
-const ParametersSchema = Type.Object(
-  {
-    timeWindow: TimeWindowSchema,
-    transactionsLimit: Type.Integer({
-      minimum: 0,
-      maximum: 1_000_000,
-      title: 'Transactions limit',
-      description:
-        'The rule hits when the number of transactions with a high-risk counterparty country in the window, this one included, is greater than this.',
-    }),
-    highRiskCountries: Type.Array(Type.String({ format: 'country-code' }), {
-      title: 'High-risk countries',
-      description:
-        'ISO 3166-1 alpha-2 codes. The counterparty country of a transaction is the other side\'s country (the destination country of a sent transaction, the origin country of a received one). Empty: no country is high risk (unless the list is exclusive).',
-      maxItems: 300,
-      uniqueItems: true,
-    }),
-    highRiskCountriesExclusive: Type.Optional(
-      Type.Boolean({
-        title: 'Exclusive list',
-        description:
-          'When true the list is an allow-list: every country NOT listed is high risk, and so is a transaction without a counterparty country (it is not on the allow-list).',
-      }),
-    ),
-    checkSender: CheckSenderSchema,
-    checkReceiver: CheckReceiverSchema,
-    initialTransactions: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 1_000_000,
-        title: 'Initial transactions',
-        description:
-          "When set, a side only hits once its user has at least this many transactions of all time (in the side's series, this one included).",
-      }),
-    ),
-  },
-  { additionalProperties: false, title: 'R-77 parameters' },
-);
-type Parameters = Static<typeof ParametersSchema>;
-type Direction = 'ORIGIN' | 'DESTINATION';
-
-const NAMES = createSideNames('hrc');
-const FIELD = 'counterpartyCountry';
+import { defineMatchingCountRule, type SideCount } from '../kits/side-counts.js';
 
 /** The counterparty country of a side of this transaction: the other side's country. */
-function counterpartyCountry(transaction: Transaction, direction: Direction): string | undefined {
+function counterpartyCountry(transaction: Transaction, direction: 'ORIGIN' | 'DESTINATION'): string | undefined {
   return direction === 'ORIGIN' ? transaction.destinationAmountDetails?.country : transaction.originAmountDetails?.country;
 }
 
 /** Whether a counterparty country (possibly unknown) is high risk under the parameters. */
-function isHighRisk(country: string | undefined, parameters: Parameters): boolean {
+function isHighRisk(country: string | undefined, parameters: { highRiskCountries: readonly string[]; highRiskCountriesExclusive?: boolean }): boolean {
   const listed = country !== undefined && parameters.highRiskCountries.includes(country);
   return parameters.highRiskCountriesExclusive === true ? !listed : listed;
-}
-
-/**
- * The counts of a side: countries on the list in the window, all transactions in the window
- * (exclusive lists: high risk = not listed), all of all time (`initialTransactions`). Only the side
- * whose current transaction is itself high risk can hit: `null` (no needs) for the others.
- */
-function planCounts(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  const start = windowStart(transaction.timestamp, parameters.timeWindow);
-  const counts: SideCount[] = [{ suffix: 'listed', start, fn: 'countIn', countIn: { field: FIELD, values: parameters.highRiskCountries } }];
-  if (parameters.highRiskCountriesExclusive === true) counts.push({ suffix: 'total', start, fn: 'count' });
-  if (parameters.initialTransactions !== undefined) counts.push({ suffix: 'allTime', start: Number.NEGATIVE_INFINITY, fn: 'count' });
-  const highRisk = (direction: Direction) => isHighRisk(counterpartyCountry(transaction, direction), parameters);
-  return planSideCounts(transaction, parameters, NAMES, (direction) => (highRisk(direction) ? counts : null));
 }
 
 /**
@@ -93,13 +30,32 @@ function planCounts(transaction: Transaction, parameters: Parameters): Aggregate
  * - `initialTransactions`: the user's all-time count in the side's series, this transaction
  *   included, must be at least this much.
  */
-export const r77HighRiskCountryTransactions: RuleDefinition<Parameters> = {
+export const r77HighRiskCountryTransactions = defineMatchingCountRule({
   id: 'R-77',
   name: 'Too Many Transactions To High Risk Country',
   description: 'A user makes more than the allowed number of transactions with high-risk countries within a time window.',
   descriptionTemplate:
     '{{side}} made {{count}} transactions with high-risk counterparty countries in {{window}} (this one: {{country}}), more than the limit of {{limit}}.',
-  parametersSchema: ParametersSchema,
+  limitDescription:
+    'The rule hits when the number of transactions with a high-risk counterparty country in the window, this one included, is greater than this.',
+  initialTransactionsDescription:
+    "When set, a side only hits once its user has at least this many transactions of all time (in the side's series, this one included).",
+  parameters: {
+    highRiskCountries: Type.Array(Type.String({ format: 'country-code' }), {
+      title: 'High-risk countries',
+      description:
+        'ISO 3166-1 alpha-2 codes. The counterparty country of a transaction is the other side\'s country (the destination country of a sent transaction, the origin country of a received one). Empty: no country is high risk (unless the list is exclusive).',
+      maxItems: 300,
+      uniqueItems: true,
+    }),
+    highRiskCountriesExclusive: Type.Optional(
+      Type.Boolean({
+        title: 'Exclusive list',
+        description:
+          'When true the list is an allow-list: every country NOT listed is high risk, and so is a transaction without a counterparty country (it is not on the allow-list).',
+      }),
+    ),
+  },
   defaultParameters: {
     timeWindow: { units: 1, granularity: 'hour', rollingBasis: true },
     transactionsLimit: 2,
@@ -107,41 +63,16 @@ export const r77HighRiskCountryTransactions: RuleDefinition<Parameters> = {
     checkSender: 'all',
     checkReceiver: 'all',
   },
-  defaultAction: 'FLAG',
-  defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Transaction country', 'No. of transactions'],
   types: ['Velocity', 'Risk exposure'],
   typologies: ['High risk transactions', 'Terrorist financing'],
-  series: ['user-sending', 'user-receiving', 'user-all'],
-  seriesFor: (p) => sideSeries(p.checkSender, p.checkReceiver),
-  aggregates({ transaction, parameters }) {
-    return planCounts(transaction, parameters);
+  matches: (transaction, direction, parameters) => isHighRisk(counterpartyCountry(transaction, direction), parameters),
+  // Exclusive lists (high risk = not listed) also count all transactions, to subtract the listed.
+  countsOf(parameters, start) {
+    const counts: SideCount[] = [{ suffix: 'listed', start, fn: 'countIn', countIn: { field: 'counterpartyCountry', values: parameters.highRiskCountries } }];
+    if (parameters.highRiskCountriesExclusive === true) counts.push({ suffix: 'total', start, fn: 'count' });
+    return counts;
   },
-  check({ transaction, parameters, aggregates }): RuleHit[] {
-    const hits: RuleHit[] = [];
-    const exclusive = parameters.highRiskCountriesExclusive === true;
-    for (const direction of ['ORIGIN', 'DESTINATION'] as const) {
-      const reads = getSideReads(transaction, parameters, NAMES, direction);
-      const country = counterpartyCountry(transaction, direction);
-      if (!reads || !isHighRisk(country, parameters)) continue;
-      const listed = sumSideCounts(aggregates, reads, 'listed');
-      const count = exclusive ? sumSideCounts(aggregates, reads, 'total') - listed : listed;
-      if (parameters.initialTransactions !== undefined && sumSideCounts(aggregates, reads, 'allTime') < parameters.initialTransactions) continue;
-      if (count > parameters.transactionsLimit) {
-        hits.push({
-          direction,
-          vars: {
-            side: describeSide(direction),
-            count,
-            window: describeTimeWindow(parameters.timeWindow),
-            country: country ?? 'unknown',
-            limit: parameters.transactionsLimit,
-          },
-        });
-      }
-    }
-    return hits;
-  },
-};
+  countOf: (sum, parameters) => (parameters.highRiskCountriesExclusive === true ? sum('total') - sum('listed') : sum('listed')),
+  varsOf: (transaction, direction) => ({ country: counterpartyCountry(transaction, direction) ?? 'unknown' }),
+});

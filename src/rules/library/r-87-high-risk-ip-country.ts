@@ -1,5 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { RuleDefinition, RuleHit } from '../types.js';
+import { Type } from '@sinclair/typebox';
+import { defineRule } from '../define-rule.js';
+import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -14,7 +15,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-87 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 /**
  * R-87 High risk IP address countries: the country of a side's device IP address is on the list —
@@ -26,7 +26,7 @@ type Parameters = Static<typeof ParametersSchema>;
  * `destinationDeviceData.ipCountry` (DESTINATION). The engine does no geo-IP lookup of
  * `ipAddress`, so a transaction without `ipCountry` on a side does not hit that side.
  */
-export const r87HighRiskIpCountry: RuleDefinition<Parameters> = {
+export const r87HighRiskIpCountry = defineRule({
   id: 'R-87',
   name: 'High risk IP address countries',
   description: "The country of the sender's or receiver's device IP address is a high-risk country.",
@@ -35,8 +35,6 @@ export const r87HighRiskIpCountry: RuleDefinition<Parameters> = {
   defaultParameters: { highRiskCountries: ['RU', 'SY', 'RO', 'UA'] },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['IP address country'],
   types: ['Risk exposure'],
   typologies: ['High risk transactions', 'Account takeover fraud'],
@@ -54,4 +52,4 @@ export const r87HighRiskIpCountry: RuleDefinition<Parameters> = {
     }
     return hits;
   },
-};
+});

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { toScaled } from '../../domain/money.js';
+import { defineRule } from '../define-rule.js';
+import { getPreviousDouble } from '../kits/anomaly.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
-import { getPreviousDouble } from '../anomaly.js';
-import type { AggregateNeed, RuleCheckContext, RuleDefinition, RuleHit, RuleUser } from '../types.js';
+import type { AggregateNeed, RuleCheckContext, RuleHit, RuleUser } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -67,7 +68,7 @@ function meetsThreshold(parameters: Parameters, context: Pick<RuleCheckContext<P
  *   same instant does not count, whichever arrived first), this transaction excluded, with the instance's
  *   historical filters. A first transaction ever hits when its IP country is not an expected one.
  */
-export const r88UnexpectedIpCountry: RuleDefinition<Parameters> = {
+export const r88UnexpectedIpCountry = defineRule({
   id: 'R-88',
   name: 'Unexpected IP address for user',
   description:
@@ -78,8 +79,6 @@ export const r88UnexpectedIpCountry: RuleDefinition<Parameters> = {
   defaultParameters: {},
   defaultAction: 'FLAG',
   defaultNature: 'AML',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['IP address country', 'User details'],
   types: ['New activity'],
   typologies: ['Account takeover fraud', 'Unusual behaviour'],
@@ -116,4 +115,4 @@ export const r88UnexpectedIpCountry: RuleDefinition<Parameters> = {
     if (!meetsThreshold(parameters, context)) return [];
     return [{ direction: 'ORIGIN', vars: { country } }];
   },
-};
+});

@@ -1,10 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { Transaction } from '../../domain/index.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { defineRule } from '../define-rule.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { paymentIdentifier, type SeriesName } from '../series.js';
-import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import type { AggregateNeed, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
   {
@@ -20,7 +21,6 @@ const ParametersSchema = Type.Object(
   },
   { additionalProperties: false, title: 'R-94 parameters' },
 );
-type Parameters = Static<typeof ParametersSchema>;
 
 type Direction = 'ORIGIN' | 'DESTINATION';
 
@@ -49,7 +49,7 @@ const needName = (direction: Direction, series: SeriesName) => `${direction}:${s
  * checked. A side without an identifier asks for no aggregate and cannot hit. Rapid reuse of one
  * instrument is a card-testing, bust-out and mule-account signal.
  */
-export const r94PaymentIdentifierFrequency: RuleDefinition<Parameters> = {
+export const r94PaymentIdentifierFrequency = defineRule({
   id: 'R-94',
   name: 'Payment identifier used too frequently',
   description: 'A payment identifier appears in at least the allowed number of transactions within a time window.',
@@ -63,8 +63,6 @@ export const r94PaymentIdentifierFrequency: RuleDefinition<Parameters> = {
   },
   defaultAction: 'FLAG',
   defaultNature: 'FRAUD',
-  labels: [],
-  defaultCasePriority: 'P1',
   checksFor: ['Payment identifier', 'No. of transactions'],
   types: ['Velocity'],
   typologies: ['Card testing', 'Money mules', 'Bust-out fraud'],
@@ -112,4 +110,4 @@ export const r94PaymentIdentifierFrequency: RuleDefinition<Parameters> = {
     side('DESTINATION', parameters.checkReceiver);
     return hits;
   },
-};
+});

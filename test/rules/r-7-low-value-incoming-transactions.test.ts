@@ -1,0 +1,3 @@
+import { describeLowValueRule } from './kits/low-value-suite.js';
+
+describeLowValueRule('R-7');
