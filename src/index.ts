@@ -30,6 +30,7 @@ export type {
   TransactionWithRulesResult,
   UploadContentOptions,
   UploadSlot,
+  SeriesPruneResult,
   UserMonitoringResult,
   UserView,
 } from './engine/types.js';

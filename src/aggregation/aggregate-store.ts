@@ -117,12 +117,15 @@ export interface AggregateStore {
   /** The entries of one (series, key), ordered by (timestamp, id); a new array. For tests and brute force. */
   entries(series: string, key: string): readonly SeriesEntry[];
   /**
-   * Drops every entry older than `timestamp` in every series and key (keys left empty are
-   * forgotten). Queries whose `start` is at or after the highest horizon passed stay exact.
-   * Costs O(keys + dropped entries).
+   * Drops every entry older than `timestamp` in every key of `series`, or of every series held
+   * when `series` is not given (keys left empty are forgotten); returns how many. Queries whose
+   * `start` is at or after the highest horizon passed for their series stay exact. Costs
+   * O(keys + dropped entries).
    */
-  pruneBefore(timestamp: number): void;
-  /** Forgets every key and entry of `series`. */
+  pruneBefore(timestamp: number, series?: string): number;
+  /** Per series pruned since it was last filled whole: the highest horizon passed (see {@link AggregateStore.pruneBefore}). */
+  retainedFrom(): ReadonlyMap<string, number>;
+  /** Forgets every key and entry of `series` (and its prune horizon: what is added next is its whole history). */
   dropSeries(series: string): void;
 }
 
@@ -174,7 +177,8 @@ function copyEntry(entry: SeriesEntry): WindowEntry {
  */
 export function createAggregateStore(): AggregateStore {
   const bySeries = new Map<string, Map<string, Slot>>();
-  let horizon = -Infinity;
+  /** Per series, the highest prune horizon since it was last dropped. */
+  const horizons = new Map<string, number>();
   /** Answers queries on unknown keys; never written to. */
   const empty = createWindowIndex();
   // queryMany's per-batch lookup cache (see there).
@@ -188,7 +192,8 @@ export function createAggregateStore(): AggregateStore {
     const slot = keys?.get(key);
     if (slot === undefined || !isLight(slot)) return slot;
     const index = createWindowIndex();
-    if (horizon > -Infinity) index.pruneBefore(horizon);
+    const horizon = horizons.get(series);
+    if (horizon !== undefined) index.pruneBefore(horizon);
     for (const e of slot.entries) index.upsert(e);
     (keys as Map<string, Slot>).set(key, index);
     return index;
@@ -319,23 +324,35 @@ export function createAggregateStore(): AggregateStore {
 
     dropSeries(series) {
       bySeries.delete(series);
+      horizons.delete(series);
     },
 
-    pruneBefore(timestamp) {
-      if (!(timestamp > horizon)) return;
-      horizon = timestamp;
+    pruneBefore(timestamp, only) {
+      let dropped = 0;
+      // A named series keeps its horizon even when nothing of it is held yet.
+      if (only !== undefined && !bySeries.has(only) && timestamp > (horizons.get(only) ?? -Infinity)) horizons.set(only, timestamp);
       for (const [series, keys] of bySeries) {
+        if (only !== undefined && series !== only) continue;
+        if (!(timestamp > (horizons.get(series) ?? -Infinity))) continue;
+        horizons.set(series, timestamp);
         for (const [key, slot] of keys) {
           if (isLight(slot)) {
-            slot.entries = slot.entries.filter((e) => e.timestamp >= timestamp);
-            if (slot.entries.length === 0) keys.delete(key);
+            const kept = slot.entries.filter((e) => e.timestamp >= timestamp);
+            dropped += slot.entries.length - kept.length;
+            slot.entries = kept;
+            if (kept.length === 0) keys.delete(key);
             continue;
           }
-          slot.pruneBefore(timestamp);
+          dropped += slot.pruneBefore(timestamp);
           if (slot.size === 0) keys.delete(key);
         }
         if (keys.size === 0) bySeries.delete(series);
       }
+      return dropped;
+    },
+
+    retainedFrom() {
+      return new Map(horizons);
     },
   };
 }

@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { createEngine } from '../default-engine.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
 import { createHttpHandler } from '../http/handler.js';
+import { tenantsOf } from '../http/auth.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
 import { HANDLER_CORE, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
@@ -83,6 +84,8 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
   --base-path     mount the API under this prefix, e.g. /v1
   --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
+  --prune-every-hours  drop the windowed-aggregate entries no rule instance reads any more, every n
+                  hours (see txmon prune); default: never
 `;
 
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
@@ -91,7 +94,7 @@ export class UsageError extends Error {}
 /** What a tenant may store and compute: the engine's limits and the memory store's byte budget. */
 type TenantLimits = Partial<EngineLimits> & { maxStoredBytes?: number };
 
-interface TenantSpec {
+export interface TenantSpec {
   id: string;
   apiKeys: string[];
   limits: TenantLimits;
@@ -129,7 +132,7 @@ function readKeyFile(file: string, flag: string): string[] {
   return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-function readTenants(file: string): TenantSpec[] {
+export function readTenants(file: string): TenantSpec[] {
   const parsed = readJsonFile(file, '--tenants');
   const list = typeof parsed === 'object' && parsed !== null ? (parsed as { tenants?: unknown }).tenants : undefined;
   if (!Array.isArray(list) || list.length === 0) throw new UsageError('--tenants: the file must be {"tenants": [{"id", "apiKeys": [...]}, ...]}');
@@ -200,6 +203,8 @@ interface ServeArgs {
   readonly limitsFile: string | undefined;
   /** `--store` as given (`TXMON_STORE` and the default apply later). */
   readonly store: string | undefined;
+  /** `--prune-every-hours`: how often each tenant's series are pruned (`null`: never). */
+  readonly pruneEveryMs: number | null;
 }
 
 /**
@@ -220,6 +225,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
       'base-path': { type: 'string', default: '' },
       'shutdown-grace-ms': { type: 'string' },
       store: { type: 'string' },
+      'prune-every-hours': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -237,6 +243,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
   if (rawBase !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(rawBase)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
   const rawGrace = values['shutdown-grace-ms'];
   if (rawGrace !== undefined && !/^[0-9]{1,7}$/.test(rawGrace)) throw new UsageError('--shutdown-grace-ms must be an integer 0–9999999');
+  const rawPrune = values['prune-every-hours'];
+  if (rawPrune !== undefined && !(/^[0-9]{1,4}$/.test(rawPrune) && Number(rawPrune) >= 1)) throw new UsageError('--prune-every-hours must be an integer 1–9999');
   return {
     port,
     host: values.host ?? '127.0.0.1',
@@ -248,6 +256,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
     tenantsFile: values.tenants,
     limitsFile: values.limits,
     store: values.store,
+    pruneEveryMs: rawPrune === undefined ? null : Number(rawPrune) * 3_600_000,
   };
 }
 
@@ -367,6 +376,32 @@ async function createTenants(specs: readonly TenantSpec[], common: TenantLimits,
   return { tenants, stores };
 }
 
+/**
+ * Prunes every tenant's series every `everyMs` (one tenant at a time, never two runs at once),
+ * logging what each run dropped; returns what stops it.
+ */
+function schedulePrunes(tenants: readonly HttpTenant[], everyMs: number, log: ServeLogger): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void (async () => {
+      for (const tenant of tenants) {
+        try {
+          const { removed } = await tenant.engine.pruneSeries();
+          log.info({ tenant: tenant.id, removed }, 'pruned');
+        } catch (error) {
+          log.info({ tenant: tenant.id, error: (error as Error).message }, 'prune failed');
+        }
+      }
+    })().finally(() => {
+      running = false;
+    });
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** Closes every store (a pool's connections, PGlite's files); failures are ignored, the process is ending. */
 async function closeStores(stores: readonly OpenStore[]): Promise<void> {
   for (const store of stores) await store.close().catch(() => undefined);
@@ -389,6 +424,15 @@ async function listenWithLateHandler(args: ServeArgs, afterResponses: (() => voi
   return { server, setHandler: (h) => (handler = h) };
 }
 
+/** Refuses bad tenant ids or keys before anything is opened (the handler checks them the same way). */
+function checkTenantSpecs(specs: readonly TenantSpec[]): void {
+  try {
+    tenantsOf({ tenants: specs.map((spec) => ({ id: spec.id, apiKeys: spec.apiKeys, engine: undefined as never })) });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 /**
  * Starts `txmon serve`; resolves with the listening server (for tests) once it listens.
  * @param logTo where the request log goes (default standard output).
@@ -399,6 +443,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   const fromFile = args.tenantsFile === undefined ? [] : readTenants(args.tenantsFile);
   const commonLimits = args.limitsFile === undefined ? {} : parseLimits(readJsonFile(args.limitsFile, '--limits'), '--limits');
   const { specs, generated } = tenantSpecs(args, fromFile, env);
+  checkTenantSpecs(specs);
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
@@ -416,7 +461,11 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     throw error;
   }
   const { tenants, stores } = opened;
-  closers.set(server, () => closeStores(stores));
+  const stopPruning = args.pruneEveryMs === null ? () => undefined : schedulePrunes(tenants, args.pruneEveryMs, log);
+  closers.set(server, () => {
+    stopPruning();
+    return closeStores(stores);
+  });
   try {
     setHandler(
       createHttpHandler({

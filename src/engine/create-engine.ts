@@ -39,6 +39,8 @@ export function assembleEngine(repositories: Repositories, options: EngineOption
     gate,
     limits: settings.limits,
     maintainedSeries: settings.maintainedSeries,
+    clock: settings.clock,
+    lateArrivalMs: settings.lateArrivalMs,
     registry: settings.registry,
     maxLogicWork: settings.limits.maxLogicWork,
   });
@@ -51,5 +53,6 @@ export function assembleEngine(repositories: Repositories, options: EngineOption
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),
     ...createCaseService(settings),
+    pruneSeries: (options) => instances.prune(options?.dryRun === true),
   };
 }

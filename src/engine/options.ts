@@ -58,6 +58,11 @@ export interface EngineOptions {
   readonly riskBands?: RiskBands;
   /** What clients may make this engine hold or compute; each absent limit keeps its default (`DEFAULT_ENGINE_LIMITS`). */
   readonly limits?: Partial<EngineLimits>;
+  /**
+   * How much older than the clock a transaction may be and still see exact windows after
+   * {@link Engine.pruneSeries}: the margin a prune keeps beyond the longest window. Default 7 days.
+   */
+  readonly lateArrivalMs?: number;
 }
 
 /** The checked settings of one engine, shared by its services. */
@@ -74,8 +79,12 @@ export interface EngineSettings {
   readonly maintainedSeries: readonly SeriesName[];
   readonly riskFactors: readonly RiskFactor[];
   readonly riskBands: RiskBands;
+  readonly lateArrivalMs: number;
   readonly files: { readonly maxUploadBytes: number; readonly urlTtlMs: number; readonly publicBaseUrl: string; readonly signer: UrlSigner };
 }
+
+/** {@link EngineOptions.lateArrivalMs} by default: 7 days. */
+export const DEFAULT_LATE_ARRIVAL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Random UUIDs; alerts and cases get the `A-` and `C-` prefixes. */
 function defaultIds(): IdGenerator {
@@ -105,6 +114,8 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
   const riskFactors = options.riskFactors ?? [];
   const riskBands = options.riskBands ?? DEFAULT_RISK_BANDS;
   validateRiskConfiguration(riskFactors, riskBands);
+  const lateArrivalMs = options.lateArrivalMs ?? DEFAULT_LATE_ARRIVAL_MS;
+  if (!Number.isSafeInteger(lateArrivalMs) || lateArrivalMs < 0) throw configurationError('createEngine', 'lateArrivalMs must be a non-negative integer');
   return {
     repositories,
     clock: options.clock ?? { now: () => Date.now() },
@@ -117,6 +128,7 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
     maintainedSeries,
     riskFactors,
     riskBands,
+    lateArrivalMs,
     files: {
       maxUploadBytes: options.maxUploadBytes ?? 100_000_000,
       urlTtlMs: options.urlTtlMs ?? 15 * 60 * 1000,

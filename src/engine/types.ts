@@ -82,6 +82,19 @@ export interface SignedFileAccess {
   signature: string;
 }
 
+/** What {@link Engine.pruneSeries} did, per series held. */
+export interface SeriesPruneResult {
+  /** Whether this was a dry run (nothing dropped). */
+  readonly dryRun: boolean;
+  /** Entries dropped. */
+  readonly removed: number;
+  /**
+   * Every series held, with the horizon its entries were (or would be) pruned before; `null` for a
+   * series kept whole (read from the beginning, or kept for the host by `maintainSeries`).
+   */
+  readonly series: readonly { readonly name: string; readonly prunedBefore: number | null }[];
+}
+
 /** The txmon engine: every endpoint of the interface as an async method. */
 export interface Engine {
   createTransaction(input: unknown): Promise<TransactionMonitoringResult>;
@@ -128,6 +141,22 @@ export interface Engine {
   getAlert(alertId: string): Promise<Alert>;
   listCases(): Promise<Case[]>;
   getCase(caseId: string): Promise<Case>;
+  /**
+   * Retention: drops the windowed-aggregate entries no active instance can read any more — per
+   * series, those older than the clock minus `lateArrivalMs` minus the furthest back an instance
+   * reads it (a series no instance reads keeps `lateArrivalMs`; one read from the beginning, or
+   * maintained for the host, is kept whole). Transactions, events, alerts and cases are never
+   * pruned. Runs beside transactions; an instance that later reads further back refills the series
+   * from the stored transactions when it is written. Run it regularly (e.g. daily): each run then
+   * drops a day's entries.
+   *
+   * @example
+   * ```ts
+   * const { removed, series } = await engine.pruneSeries();
+   * const preview = await engine.pruneSeries({ dryRun: true }); // horizons only
+   * ```
+   */
+  pruneSeries(options?: { readonly dryRun?: boolean }): Promise<SeriesPruneResult>;
   /** The repositories the engine runs on (for hosts and tests). */
   readonly repositories: Repositories;
 }

@@ -145,6 +145,17 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 2,
+    name: 'series retention horizons',
+    sql: `
+-- Per series pruned since it was last filled whole: entries older than retained_from are gone.
+CREATE TABLE txmon_series_retention (
+  series text PRIMARY KEY,
+  retained_from double precision NOT NULL
+);
+`,
+  },
 ];
 
 /** The advisory lock key migrations take turns on. */

@@ -434,9 +434,32 @@ function aggregatesOf(sql: Sql, db: Database | null): AggregateRepository {
       assertEntries(entries, series, '');
       const replace = async (tx: Sql) => {
         await tx.query('DELETE FROM txmon_series_entries WHERE series = $1', [series]);
+        await tx.query('DELETE FROM txmon_series_retention WHERE series = $1', [series]);
         await applyEntries(tx, [], entries);
       };
       return db === null ? replace(sql) : db.transaction(replace);
+    },
+    prune(horizons) {
+      const series = [...horizons.keys()];
+      const at = series.map((s) => horizons.get(s) as number);
+      const prune = async (tx: Sql) => {
+        const rows = await tx.query<{ dropped: string }>(
+          `WITH h AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS h(series, horizon)),
+             kept AS (
+               INSERT INTO txmon_series_retention (series, retained_from) SELECT series, horizon FROM h
+               ON CONFLICT (series) DO UPDATE SET retained_from = GREATEST(txmon_series_retention.retained_from, excluded.retained_from)
+             ),
+             gone AS (DELETE FROM txmon_series_entries e USING h WHERE e.series = h.series AND e.ts < h.horizon RETURNING 1)
+           SELECT count(*) AS dropped FROM gone`,
+          [series, at],
+        );
+        return Number(rows[0]?.dropped ?? 0);
+      };
+      return db === null ? prune(sql) : db.transaction(prune);
+    },
+    async retainedFrom() {
+      const rows = await sql.query<{ series: string; retained_from: number }>('SELECT series, retained_from FROM txmon_series_retention');
+      return new Map(rows.map((r) => [r.series, Number(r.retained_from)]));
     },
   };
 }

@@ -188,8 +188,20 @@ export interface AggregateRepository {
   /** Every entry of one series key, ordered (for conformance tests and brute-force checks). */
   entries(series: string, key: string): Promise<readonly SeriesEntry[]>;
   /**
+   * Drops, for each series in `horizons`, every entry (of every key) whose timestamp is below the
+   * series' horizon, and records that horizon (see {@link AggregateRepository.retainedFrom});
+   * returns how many entries went. Only windowed entries go: transactions are kept.
+   */
+  prune(horizons: ReadonlyMap<string, number>): Promise<number>;
+  /**
+   * For each series pruned since it was last replaced whole, the highest horizon passed to
+   * {@link AggregateRepository.prune}: queries starting before it miss the pruned history.
+   */
+  retainedFrom(): Promise<ReadonlyMap<string, number>>;
+  /**
    * Atomically replaces every entry of `series` (all keys) with `entries` (each must name
-   * `series`); `[]` drops the series. Used to build and drop derived (filtered) series.
+   * `series`), and forgets its prune horizon; `[]` drops the series. Used to build and drop
+   * derived (filtered) series, and to refill a pruned series whole.
    * @throws TxmonError `VALIDATION_FAILED` when an entry names another series or has a non-finite
    *   timestamp (nothing changes then)
    */

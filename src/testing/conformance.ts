@@ -398,6 +398,27 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'prune drops entries below each series horizon in every key, records the highest horizon, and a replace forgets it',
+    async body(repos) {
+      const entry = (series: string, key: string, id: string, at: number): SeriesEntry => ({ series, key, id, timestamp: FIXTURE_T0 + at, amount: 1n });
+      const a = 'user-sending~p';
+      const b = 'user-receiving~p';
+      await repos.aggregates.replaceSeries(a, [entry(a, 'alice', 't-1', 0), entry(a, 'alice', 't-2', 10), entry(a, 'bob', 't-3', 5), entry(a, 'bob', 't-4', 20)]);
+      await repos.aggregates.replaceSeries(b, [entry(b, 'alice', 't-1', 0)]);
+      assertEqual(await repos.aggregates.retainedFrom(), new Map(), 'nothing pruned yet');
+      assertEqual(await repos.aggregates.prune(new Map([[a, FIXTURE_T0 + 10]])), 2, 'entries dropped (below the horizon, not at it)');
+      assertEqual((await repos.aggregates.entries(a, 'alice')).map((e) => e.id), ['t-2'], 'alice keeps the entry at the horizon');
+      assertEqual((await repos.aggregates.entries(a, 'bob')).map((e) => e.id), ['t-4'], 'every key is pruned');
+      assertEqual((await repos.aggregates.entries(b, 'alice')).map((e) => e.id), ['t-1'], 'a series not named is untouched');
+      assertEqual(await repos.aggregates.prune(new Map([[a, FIXTURE_T0]])), 0, 'a lower horizon drops nothing');
+      assertEqual(await repos.aggregates.retainedFrom(), new Map([[a, FIXTURE_T0 + 10]]), 'the highest horizon is kept');
+      const [answer] = await repos.aggregates.query([{ series: a, key: 'bob', start: FIXTURE_T0 + 10, end: FIXTURE_T0 + 30, fn: 'count' }]);
+      assertEqual(answer, 1, 'a query from the horizon on is exact');
+      await repos.aggregates.replaceSeries(a, [entry(a, 'alice', 't-1', 0)]);
+      assertEqual(await repos.aggregates.retainedFrom(), new Map(), 'a replaced series is whole again');
+    },
+  },
+  {
     name: 'lists: put/get/listLists/delete, and lookup answers by subtype and exact value, false for an unknown list',
     async body(repos) {
       const list = { listId: 'bl-1', listType: 'BLACKLIST' as const, subtype: 'USER_ID' as const, items: ['alice', 'bob'], createdAt: FIXTURE_T0, updatedAt: FIXTURE_T0 };

@@ -334,6 +334,28 @@ describe('pruneBefore', () => {
     expect(store.query({ series: 'origin', key: 'u1', start: T0 + 10, end: T0 + 20, fn: 'sum' })).toBe(250n);
   });
 
+  it('with a series, drops only that series, counts what it dropped and records its horizon', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    const before = store.entries('destination', 'u1').length;
+    expect(store.pruneBefore(T0 + 10, 'origin')).toBe(history.filter((e) => e.series === 'origin' && e.timestamp < T0 + 10).length);
+    expect(store.entries('destination', 'u1')).toHaveLength(before);
+    expect(store.retainedFrom()).toEqual(new Map([['origin', T0 + 10]]));
+    // A lower horizon drops nothing more and keeps the higher one.
+    expect(store.pruneBefore(T0, 'origin')).toBe(0);
+    expect(store.retainedFrom()).toEqual(new Map([['origin', T0 + 10]]));
+  });
+
+  it('dropping a series forgets its horizon: what is added next is its whole history', () => {
+    const store = createAggregateStore();
+    store.apply([], history);
+    store.pruneBefore(T0 + 10, 'origin');
+    store.dropSeries('origin');
+    expect(store.retainedFrom().has('origin')).toBe(false);
+    store.apply([], [{ series: 'origin', key: 'u1', id: 'old', timestamp: T0 - 1_000, amount: 1n }]);
+    expect(store.entries('origin', 'u1').map((e) => e.id)).toEqual(['old']);
+  });
+
   it('a key created after a prune still answers exactly', () => {
     const store = createAggregateStore();
     store.pruneBefore(T0);
@@ -402,7 +424,8 @@ describe('properties', () => {
     (ops) => {
       const store = createAggregateStore();
       const model = new Map<string, SeriesEntry>();
-      let horizon = -Infinity;
+      // Each series held keeps the highest horizon passed while it was held.
+      const horizons = new Map<string, number>();
       for (const op of ops) {
         if (op.kind === 'apply') {
           store.apply(op.remove, op.add);
@@ -410,9 +433,10 @@ describe('properties', () => {
           for (const entry of op.add) model.set(modelKey(entry), entry);
         } else if (op.kind === 'prune') {
           store.pruneBefore(op.at);
-          if (op.at > horizon) {
-            horizon = op.at;
-            for (const [k, e] of model) if (e.timestamp < op.at) model.delete(k);
+          for (const series of new Set([...model.values()].map((e) => e.series))) {
+            if (!(op.at > (horizons.get(series) ?? -Infinity))) continue;
+            horizons.set(series, op.at);
+            for (const [k, e] of model) if (e.series === series && e.timestamp < op.at) model.delete(k);
           }
         } else {
           const all = [...model.values()];

@@ -102,6 +102,7 @@ describe('txmon serve (in process)', () => {
     { name: 'an unknown option', args: ['--bogus'], message: /bogus/ },
     { name: 'a missing key file', args: ['--api-key-file', '/nonexistent/keys'], message: /--api-key-file/ },
     { name: 'a bad shutdown grace', args: ['--shutdown-grace-ms', 'soon'], message: /--shutdown-grace-ms/ },
+    { name: 'a prune interval of zero hours', args: ['--prune-every-hours', '0'], message: /--prune-every-hours/ },
   ];
   it.each(bad)('refuses $name', async ({ args, message }) => {
     await expect(serve(args, {}, logTo)).rejects.toThrow(message);

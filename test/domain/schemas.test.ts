@@ -557,7 +557,8 @@ describe('PresignedUrlRequestSchema', () => {
     { name: 'zero-byte file', input: { filename: 'empty.txt', fileSize: 0 }, expected: [] },
     { name: 'empty file name', input: { filename: '', fileSize: 1 }, expected: [{ path: '/filename', code: 'minLength' }] },
     { name: 'file name of 257 characters', input: { filename: long(257), fileSize: 1 }, expected: [{ path: '/filename', code: 'maxLength' }] },
-    { name: 'file name with a control character', input: { filename: 'a\u0000b', fileSize: 1 }, expected: [{ path: '/filename', code: 'pattern' }] },
+    { name: 'file name with a control character', input: { filename: 'a\u0001b', fileSize: 1 }, expected: [{ path: '/filename', code: 'pattern' }] },
+    { name: 'file name with a NUL character (no stored text holds one)', input: { filename: 'a\u0000b', fileSize: 1 }, expected: [{ path: '/filename', code: 'not-json' }] },
     { name: 'file size above the safe integer range', input: { filename: 'a', fileSize: 2 ** 53 }, expected: [{ path: '/fileSize', code: 'maximum' }] },
     { name: 'missing size', input: { filename: 'a' }, expected: [{ path: '/fileSize', code: 'required' }] },
   ];

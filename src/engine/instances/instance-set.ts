@@ -16,7 +16,9 @@ import { createEvaluatorCache, type EvaluatorCache, type PreparedInstance } from
 import type { EngineLimits } from '../limits.js';
 import { CUSTOM_RULE_ID } from './build-rule-instance.js';
 import { prepareActiveInstances, type PrepareContext } from './prepare-instance.js';
+import { retentionHorizons, seriesReach, seriesToRefill } from './lookback.js';
 import type { SeriesCatalog } from './series-catalog.js';
+import type { Clock, SeriesPruneResult } from '../types.js';
 
 /** The active instances as the engine runs them, for one revision of the stored instances. */
 export interface ActiveInstances {
@@ -50,6 +52,11 @@ export interface InstanceSet {
   write(build: (repositories: Repositories) => Promise<StoredRuleInstance> | StoredRuleInstance): Promise<RuleInstance>;
   /** Deletes an instance under the writer gate; whether it existed. */
   remove(id: string): Promise<boolean>;
+  /**
+   * Drops the series entries no active instance can read any more (see `retentionHorizons`),
+   * beside transactions in flight; instance writes wait for it. `dryRun`: only computes the horizons.
+   */
+  prune(dryRun: boolean): Promise<SeriesPruneResult>;
   /** Entries were written without their values: a later value reader needs a refill first. */
   noteEntriesWithoutValues(): void;
 }
@@ -61,6 +68,9 @@ export interface InstanceSetContext extends PrepareContext {
   readonly gate: WriterGate;
   readonly limits: EngineLimits;
   readonly maintainedSeries: readonly SeriesName[];
+  readonly clock: Clock;
+  /** How much older than the clock a transaction may be and still see exact windows after a prune. */
+  readonly lateArrivalMs: number;
 }
 
 /** Refuses an instance write that would pass `maxRuleInstances` or `maxCustomLogicInstances`. */
@@ -122,8 +132,30 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
     });
   }
 
+  /** Refills the series the `active` instances read further back than a prune left of them. */
+  async function refillPruned(active: readonly PreparedInstance[], repos: Repositories): Promise<void> {
+    const retained = await repos.aggregates.retainedFrom();
+    if (retained.size === 0) return;
+    const stale = seriesToRefill(seriesReach(active), retained, context.clock.now(), context.lateArrivalMs);
+    if (stale.length > 0) await catalog.refill(new Set(stale), repos);
+  }
+
+  function prune(dryRun: boolean): Promise<SeriesPruneResult> {
+    const work = async (repos: Repositories): Promise<SeriesPruneResult> => {
+      const state = await active(repos);
+      const kept = catalog.kept();
+      const horizons = retentionHorizons({ reach: seriesReach(state.active), held: kept, maintained: context.maintainedSeries, now: context.clock.now(), lateArrivalMs: context.lateArrivalMs });
+      const removed = dryRun ? 0 : await repos.aggregates.prune(horizons);
+      const names = [...kept.bases, ...kept.derived.map((d) => d.name)].sort();
+      return { dryRun, removed, series: names.map((name) => ({ name, prunedBefore: horizons.get(name) ?? null })) };
+    };
+    // Beside transactions (readers), never beside an instance write: one could start reading further back.
+    return gate.shared(() => inStoreUnit(repositories, [], work, [RULE_INSTANCES_KEY]));
+  }
+
   return {
     active,
+    prune,
     write(build) {
       return exclusive(async (repos) => {
         // Another engine on the same repositories may have changed the instances (and dropped
@@ -134,10 +166,12 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         const list = await repos.ruleInstances.list();
         const current = list.find((i) => i.id === id);
         assertInstanceCounts(list, stored.instance, context.limits);
-        const next: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
-        const after = current ? list.map((i) => (i.id === id ? next : i)) : [...list, next];
+        const written: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
+        const after = current ? list.map((i) => (i.id === id ? written : i)) : [...list, written];
         const wantedBefore = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
-        await catalog.beforeWrite(wantedBefore, prepareActiveInstances(after, context.maintainedSeries, context).wanted, repos);
+        const next = prepareActiveInstances(after, context.maintainedSeries, context);
+        await catalog.beforeWrite(wantedBefore, next.wanted, repos);
+        await refillPruned(next.active, repos);
         try {
           await repos.ruleInstances.put(stored);
         } catch (error) {

@@ -25,6 +25,11 @@ export interface SeriesCatalog {
    * held (`before` and `after`: what the active instances read before and after the write).
    */
   beforeWrite(before: SeriesWanted, after: SeriesWanted, repositories: Repositories): Promise<void>;
+  /**
+   * Refills the held series among `names` whole from the stored transactions (a prune left less
+   * of them than an instance now reads).
+   */
+  refill(names: ReadonlySet<string>, repositories: Repositories): Promise<void>;
   /** The series held now (a snapshot). */
   kept(): KeptSeries;
   /**
@@ -43,6 +48,12 @@ async function fillFromHistory(repositories: Repositories, money: MoneyContext, 
     for (const entry of contributionsOf(transaction, bases, money, derived, values)) filled.get(entry.series)?.push(entry);
   }
   for (const [name, entries] of filled) await repositories.aggregates.replaceSeries(name, entries);
+}
+
+/** Refills the series of `kept` named in `names` from every stored transaction, with entry values. */
+function refillKept(repositories: Repositories, money: MoneyContext, kept: KeptSeries, names: ReadonlySet<string>): Promise<void> {
+  const bases = new Set([...kept.bases].filter((base) => names.has(base)));
+  return fillFromHistory(repositories, money, bases, kept.derived.filter((d) => names.has(d.name)), true);
 }
 
 /**
@@ -99,6 +110,9 @@ export function createSeriesCatalog(money: MoneyContext): SeriesCatalog {
       // Series no longer read are dropped by the refresh that follows the write.
       return fill(after, repositories);
     },
+    refill(names, repositories) {
+      return refillKept(repositories, money, { bases, derived: [...derived.values()] }, names);
+    },
     kept() {
       return { bases: new Set(bases), derived: [...derived.values()] };
     },
@@ -129,6 +143,9 @@ export function createSharedSeriesCatalog(money: MoneyContext): SeriesCatalog {
       const added = [...after.derived.values()].filter((d) => !before.derived.has(d.name));
       await fillFromHistory(repositories, money, new Set(), added, true);
       for (const name of before.derived.keys()) if (!after.derived.has(name)) await repositories.aggregates.replaceSeries(name, []);
+    },
+    refill(names, repositories) {
+      return refillKept(repositories, money, { bases, derived: [...derived.values()] }, names);
     },
     kept() {
       return { bases, derived: [...derived.values()] };

@@ -27,11 +27,6 @@ export interface MemoryRepositoriesOptions {
    * The heap holds a small multiple of this count (see docs/security.md).
    */
   readonly maxStoredBytes?: number;
-  /**
-   * Drop aggregate entries older than this many ms before the newest transaction seen (checked
-   * every 10,000 writes). Absent: keep all history (exact for any window, memory grows).
-   */
-  readonly aggregateRetentionMs?: number;
 }
 
 /**
@@ -83,8 +78,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const uploading = new Set<string>();
   const aggregates = createAggregateStore();
   const lists = new Map<string, { stored: StoredList; set: Set<string> }>();
-  let writes = 0;
-  let newest = Number.NEGATIVE_INFINITY;
 
   function withCounters(stored: StoredRuleInstance): RuleInstance {
     const c = counters.get(stored.instance.id);
@@ -179,11 +172,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         for (const hit of outcome.alertHits) applyAlertHit(hit, outcome.now);
         for (const userId of outcome.seenUserIds) ensureUser(userId, outcome.now);
         for (const update of outcome.userUpdates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, outcome.now));
-        newest = Math.max(newest, outcome.transaction.transaction.timestamp);
-        writes += 1;
-        if (options.aggregateRetentionMs !== undefined && writes % 10_000 === 0) {
-          aggregates.pruneBefore(newest - options.aggregateRetentionMs);
-        }
       },
     },
     ruleInstances: {
@@ -341,6 +329,14 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
         }
         aggregates.dropSeries(series);
         aggregates.apply([], entries);
+      },
+      async prune(horizons) {
+        let dropped = 0;
+        for (const [series, horizon] of horizons) dropped += aggregates.pruneBefore(horizon, series);
+        return dropped;
+      },
+      async retainedFrom() {
+        return aggregates.retainedFrom();
       },
     },
     lists: {
