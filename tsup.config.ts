@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 // one could delete the other's output.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', http: 'src/http/index.ts', postgres: 'src/postgres/index.ts' },
+    entry: { index: 'src/index.ts', internals: 'src/internals.ts', testing: 'src/testing/index.ts', http: 'src/http/index.ts', postgres: 'src/postgres/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: false,

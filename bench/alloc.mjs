@@ -4,7 +4,7 @@
  * sampling heap profiler with collected objects kept (`includeObjectsCollectedByMinorGC` /
  * `…MajorGC`), so short-lived garbage counts too — what the scavenger has to sweep, not what stays.
  *
- *   node bench/alloc.mjs                      # engine, dist/index.js, 30,000 operations, top 25
+ *   node bench/alloc.mjs                      # engine, dist/internals.js, 30,000 operations, top 25
  *   node bench/alloc.mjs --subject baseline
  *   node bench/alloc.mjs --dist node_modules/.cache/other/index.js --ops 20000 --top 40
  *

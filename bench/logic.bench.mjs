@@ -20,7 +20,7 @@
  *   --seed N     workload seed (default 20250131)
  *   --rounds N   timed rounds (default 5); the median round is reported
  *   --passes N   passes over the transactions per (evaluator, expression) cell in a round (default 5)
- *   --dist PATH  the built ESM entry to load (default ../dist/index.js)
+ *   --dist PATH  the built ESM entry to load (default ../dist/internals.js)
  *
  * Timing: one warm-up round (not reported) after the verification pass, then `--rounds` rounds. In
  * a round every expression is timed for each evaluator, the evaluators in a rotated order (round r
@@ -47,7 +47,7 @@ function parseArgs(argv) {
     seed: WORKLOAD_DEFAULTS.seed,
     rounds: 5,
     passes: 5,
-    dist: path.resolve(BENCH_DIR, '../dist/index.js'),
+    dist: path.resolve(BENCH_DIR, '../dist/internals.js'),
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

@@ -26,7 +26,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  console.log('node bench/long-stream.mjs [--dist dist/index.js] [--ops 200000] [--segment 20000]');
+  console.log('node bench/long-stream.mjs [--dist dist/internals.js] [--ops 200000] [--segment 20000]');
   process.exit(0);
 }
 const total = Number(args.ops);

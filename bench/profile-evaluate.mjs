@@ -1,6 +1,6 @@
 // Profiles the pure evaluation stage alone (plan + evaluate, aggregates from a real engine run),
 // for `node --cpu-prof bench/profile-evaluate.mjs`. Not part of `npm run bench`.
-import { collectAggregateNeeds, createEngine, evaluateRuleInstances, createFixedRateProvider } from '../dist/index.js';
+import { collectAggregateNeeds, createEngine, evaluateRuleInstances, createFixedRateProvider } from '../dist/internals.js';
 import { createInstanceConfigs, generateWorkload } from './workload.mjs';
 
 const engine = createEngine({ ids: { next: (k) => `${k}-${Math.random()}` } });
@@ -13,7 +13,7 @@ const instances = (await engine.listRuleInstances()).map((instance) => ({ instan
 // Use the engine's own prepared instances through a private path: re-run through createTransaction is
 // what the bench does; here we only time evaluation with an empty snapshot (all values default).
 const prepared = await (async () => {
-  const { createRuleRegistry, compileLogic } = await import('../dist/index.js');
+  const { createRuleRegistry, compileLogic } = await import('../dist/internals.js');
   const reg = createRuleRegistry();
   return instances.map(({ instance }) => ({
     instance,

@@ -17,7 +17,7 @@
  *   --alerts             instances create alerts and cases on hits (default off; see README)
  *   --no-verify          skip the response-by-response comparison pass
  *   --no-breakdown       skip the per-stage breakdown
- *   --dist PATH          the built package to load (default ../dist/index.js)
+ *   --dist PATH          the built package to load (default ../dist/internals.js)
  *   --json PATH          where to write the results (default bench/results/latest.json; "-" for none)
  *   --profile            CPU-profile the timed engine round only (implies --engine-only --rounds 1
  *                        --no-breakdown --in-process), write the .cpuprofile to the temp dir and print
@@ -56,7 +56,7 @@ function parseArgs(argv) {
     alerts: false,
     verify: true,
     breakdown: true,
-    dist: path.resolve(BENCH_DIR, '../dist/index.js'),
+    dist: path.resolve(BENCH_DIR, '../dist/internals.js'),
     json: path.join(BENCH_DIR, 'results', 'latest.json'),
     profile: false,
     isolate: true,

@@ -2,9 +2,9 @@
  * Cost attribution and A/B of builds: the engine on the benchmark stream with a SUBSET of the 20
  * instances, for one or more builds, rounds alternating between the builds in one process.
  *
- *   node bench/subsets.mjs                                   # every subset below, dist/index.js
+ *   node bench/subsets.mjs                                   # every subset below, dist/internals.js
  *   node bench/subsets.mjs --subset none,stateful,16         # named subsets or instance numbers (1-based, '+'-joined)
- *   node bench/subsets.mjs --subset all --dist dist/index.js --dist node_modules/.cache/txmon-a/index.js
+ *   node bench/subsets.mjs --subset all --dist dist/internals.js --dist node_modules/.cache/txmon-a/index.js
  *
  * The difference between two subsets is what the extra instances cost per operation (e.g.
  * `none` → `17` is the first windowed instance: series upkeep plus the instance itself; `17` →

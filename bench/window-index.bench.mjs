@@ -1,6 +1,6 @@
 // Micro-benchmark of the windowed-aggregate store (src/aggregation/) against a naive scan.
 //
-//   node bench/window-index.bench.mjs                    # uses ../dist/index.js (npm run build first)
+//   node bench/window-index.bench.mjs                    # uses ../dist/internals.js (npm run build first)
 //   TXMON_AGG_MODULE=/tmp/aggbuild/aggregate-store.js node bench/window-index.bench.mjs
 //   BENCH_TIME_MS=500 node bench/window-index.bench.mjs  # time per task (default 1000)
 //
@@ -16,7 +16,7 @@ import { cpus } from 'node:os';
 
 const target = process.env.TXMON_AGG_MODULE
   ? pathToFileURL(resolve(process.env.TXMON_AGG_MODULE)).href
-  : new URL('../dist/index.js', import.meta.url).href;
+  : new URL('../dist/internals.js', import.meta.url).href;
 const mod = await import(target);
 if (typeof mod.createAggregateStore !== 'function') {
   console.error(`${target} does not export createAggregateStore; point TXMON_AGG_MODULE at a build that does.`);

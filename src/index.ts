@@ -17,12 +17,14 @@
 // Engine
 export { createEngine } from './default-engine.js';
 export type { EngineOptions } from './engine/options.js';
+export { DEFAULT_LATE_ARRIVAL_MS } from './engine/options.js';
 export type {
   Clock,
   CommentView,
   Engine,
   IdGenerator,
   IdKind,
+  SeriesPruneResult,
   SignedFileAccess,
   TransactionEventMonitoringResult,
   TransactionEventWithRulesResult,
@@ -30,75 +32,26 @@ export type {
   TransactionWithRulesResult,
   UploadContentOptions,
   UploadSlot,
-  SeriesPruneResult,
   UserMonitoringResult,
   UserView,
 } from './engine/types.js';
 export { DEFAULT_ENGINE_LIMITS } from './engine/limits.js';
 export type { EngineLimits } from './engine/limits.js';
-
-// Pure core
-export {
-  applyTransactionEvent,
-  assertNoReservedFields,
-  foldTransactionEvents,
-  RESERVED_TRANSACTION_FIELDS,
-  initialTransaction,
-  orderEvents,
-  IMMUTABLE_TRANSACTION_FIELDS,
-} from './engine/pipeline/apply-event.js';
-export type { ApplyEventOptions, SequencedEvent } from './engine/pipeline/apply-event.js';
-export {
-  ACTION_SEVERITY,
-  aggregateNeedKey,
-  collectAggregateNeeds,
-  evaluateRuleInstances,
-  mergeCurrentContribution,
-  mostSevereAction,
-  planRuleInstances,
-  renderDescription,
-  resolveSettings,
-  selectRiskLevel,
-} from './engine/pipeline/index.js';
-export type {
-  AggregateSnapshot,
-  EvaluationInput,
-  EvaluationPlan,
-  EvaluationResult,
-  InstancePlan,
-  InstanceFilter,
-  InstanceOutcome,
-  PreparedInstance,
-  ResolvedSettings,
-} from './engine/pipeline/index.js';
-export { DEFAULT_TRANSITIONS, isTransitionAllowed } from './engine/pipeline/lifecycle.js';
-export { RISK_PARAMETERS, RiskFactorSchema, computeTransactionRisk, riskFactorLevel, validateRiskConfiguration } from './engine/pipeline/risk.js';
-export { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel } from './domain/risk-score.js';
-export type { RiskFactor, RiskParameter, TransactionRisk } from './engine/pipeline/risk.js';
-export type { RiskBands } from './domain/risk-score.js';
+export { ACTION_SEVERITY } from './engine/pipeline/settings.js';
+export { DEFAULT_TRANSITIONS } from './engine/pipeline/lifecycle.js';
 export type { TransitionTable } from './engine/pipeline/lifecycle.js';
-export { buildRuleInstance, CUSTOM_RULE_ID } from './engine/instances/build-rule-instance.js';
-export { cloneJson, deepFreeze } from './domain/json.js';
+export { RISK_PARAMETERS, RiskFactorSchema } from './engine/pipeline/risk.js';
+export type { RiskFactor, RiskParameter } from './engine/pipeline/risk.js';
+export { CUSTOM_RULE_ID } from './engine/instances/build-rule-instance.js';
+export { LOGIC_OPERATORS } from './logic/index.js';
 
-// Rules
-export { createRuleRegistry, LIBRARY_RULES } from './rules/registry.js';
-export type { RuleRegistry } from './rules/registry.js';
+// Rule-authoring kit: declare a rule, read windowed aggregates and list lookups, answer hits
 export { defineRule } from './rules/define-rule.js';
 export type { RuleSpec } from './rules/define-rule.js';
-export {
-  contributionRefsOf,
-  contributionsOf,
-  createDerivedSeries,
-  derivedContributionsOf,
-  ENTRY_VALUE_FIELDS,
-  pairKey,
-  paymentIdentifier,
-  SERIES_NAMES,
-} from './rules/series.js';
-export type { DerivedSeries, DerivedSeriesName, SeriesName } from './rules/series.js';
-export { compileHistoricalFilters, compileRuleFilters, evaluateRuleFilters, filterIdOf, validateRuleFilters } from './rules/filters/index.js';
-export type { CompiledHistoricalFilters, FilterDecision } from './rules/filters/index.js';
-export { amountThresholdsSchema, AmountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';
+export { LIBRARY_RULES } from './rules/registry.js';
+export { pairKey, paymentIdentifier, SERIES_NAMES } from './rules/series.js';
+export type { DerivedSeriesName, SeriesName } from './rules/series.js';
+export { AmountThresholdsSchema, amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';
 export type {
   AggregateNeed,
   AnyRuleDefinition,
@@ -111,34 +64,25 @@ export type {
   RuleUser,
   RuleView,
 } from './rules/types.js';
-
-// Aggregation
-export { createAggregateStore, computeAggregate } from './aggregation/aggregate-store.js';
-export type {
-  AggregateFunction,
-  AggregateQuery,
-  AggregateStore,
-  AggregateValue,
-  SeriesEntry,
-  SeriesEntryRef,
-} from './aggregation/aggregate-store.js';
-export { createWindowIndex } from './aggregation/window-index.js';
+export type { AggregateFunction, AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from './aggregation/aggregate-store.js';
 export { describeTimeWindow, windowStart } from './aggregation/time-window.js';
 
-// Custom logic
-export { compileLogic, LOGIC_OPERATORS } from './logic/index.js';
-export type { CompiledLogic, LogicData } from './logic/index.js';
+// Domain: the wire format's enums, code tables, schemas and entities; exact money; risk bands
+export * from './domain/enums.js';
+export * from './domain/codes.js';
+export * from './domain/schemas/index.js';
+export * from './domain/entities.js';
+export * from './domain/money.js';
+export { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './domain/time.js';
+export { DEFAULT_RISK_BANDS } from './domain/risk-score.js';
+export type { RiskBands } from './domain/risk-score.js';
 
-// Domain, money and validation
-export * from './domain/index.js';
-export { assertSafeJson, createValidator, measureJsonSize, validateAgainstSchema } from './validation/index.js';
-
-// Repositories
+// Repositories: the port an adapter implements, and the memory adapter
 export { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from './repositories/memory/index.js';
 export type { MemoryRepositoriesOptions } from './repositories/memory/index.js';
 export type * from './repositories/types.js';
 
-// Errors
+// Errors: one table of codes, the error class and its constructors
 export {
   ERROR_CODES,
   TXMON_DETAIL_CODES,
@@ -152,5 +96,3 @@ export {
   notFound,
 } from './errors.js';
 export type { DetailCode, ErrorCode, ErrorDetail, InvalidRequestCode, SchemaKeyword, TxmonDetailCode } from './errors.js';
-export { compileAggregationVariables } from './rules/aggregation-variables.js';
-export type { CompiledAggregationVariable } from './rules/aggregation-variables.js';

@@ -31,7 +31,7 @@ import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } f
 type Side = 'origin' | 'destination';
 
 /**
- * The entry value field (see `ENTRY_VALUE_FIELDS`) a UNIQUE_COUNT field is kept under, or `null`
+ * The entry value field (see `EntryValueField`) a UNIQUE_COUNT field is kept under, or `null`
  * when entries do not keep it. Entries of the user-sending / user-receiving series carry the
  * sender's / receiver's side, so side-specific fields are told apart by whether they name the
  * user's own side; over SENDING_RECEIVING (entries of both sides) only `type` and

@@ -113,7 +113,7 @@ function amountInBase(details: AmountDetails, money: MoneyContext, at: number): 
  * - `threeDs`: `'1'` when this side paid by CARD with `3dsDone: true`, and then `threeDsType`: the type;
  * - `ipCountry`: this side's `DeviceData.ipCountry`.
  */
-export const ENTRY_VALUE_FIELDS = ['counterparty', 'counterpartyCountry', 'country', 'currency', 'state', 'type', 'round', 'paymentId', 'threeDs', 'threeDsType', 'ipCountry'] as const;
+export type EntryValueField = 'counterparty' | 'counterpartyCountry' | 'country' | 'currency' | 'state' | 'type' | 'round' | 'paymentId' | 'threeDs' | 'threeDsType' | 'ipCountry';
 
 const HUNDRED = 10_000_000_000n; // 100 in 10^-8 units
 
@@ -202,17 +202,7 @@ function withBases(series: ReadonlySet<SeriesName>, derived: readonly DerivedSer
   return out ?? series;
 }
 
-/**
- * The entries a transaction contributes to one derived series (none when it does not accept the
- * transaction): what a backfill of a new derived series adds per stored transaction.
- */
-export function derivedContributionsOf(transaction: Transaction, derived: DerivedSeries, money: MoneyContext): SeriesEntry[] {
-  if (!derived.accepts(transaction)) return [];
-  return contributionsOf(transaction, NO_SERIES, money, [derived]);
-}
-
 const NO_DERIVED: readonly DerivedSeries[] = Object.freeze([]);
-const NO_SERIES: ReadonlySet<SeriesName> = new Set();
 
 function baseContributionsOf(transaction: Transaction, series: ReadonlySet<SeriesName>, money: MoneyContext, withValues: boolean): SeriesEntry[] {
   const out: SeriesEntry[] = [];

@@ -290,7 +290,7 @@ describe('queryMany: a batch that throws or is re-entered', () => {
     expect(inner).toEqual(['u9', 'u10', 'u11', 'u3'].map((k) => computeAggregate(entries, q(k))));
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('a batch re-entered while it records a (series, key) pair answers a later query with that query’s own series index', () => {
       // A batch that starts while another records a (series, key) pair (here from a getter; any
       // synchronous call back into the store) must not disturb the first batch's bookkeeping: were

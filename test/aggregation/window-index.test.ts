@@ -1425,7 +1425,7 @@ describe('properties', () => {
   });
 });
 
-describe('regressions', () => {
+describe('edge cases', () => {
   describe('compaction keeps the number-form prefix sums exact', () => {
     // Compaction must leave the number-form prefix sums as they are (only their differences are
     // read). Prefix sums before the prune: 0, A, A, 0, −A (all within ±2^52). Pruning e0 and e1 (half

@@ -3,7 +3,7 @@
  * limit, accepts a request exactly at it, and leaves nothing half-written.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_LIMITS, createMemoryRepositories, measureJsonSize, type EngineLimits } from '../../src/index.js';
+import { DEFAULT_ENGINE_LIMITS, createMemoryRepositories, measureJsonSize, type EngineLimits } from '../../src/internals.js';
 import { T0, errorOf, testEngine, tx } from '../helpers.js';
 
 function limited(limits: Partial<EngineLimits>) {

@@ -171,7 +171,7 @@ describe('R-132 sides and list types', () => {
     expect(r.hitRules).toHaveLength(1);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('blacklistId accepts every list id putList accepts (a 230-character id)', async () => {
       const { engine } = testEngine();
       const id = 'L'.repeat(230);

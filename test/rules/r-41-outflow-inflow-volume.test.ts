@@ -412,7 +412,7 @@ describe('R-41 the current transaction and historical filters', () => {
     expect(ruleHits(result, 'R-41')).toEqual(['ORIGIN']);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('a current outflow that fails the historical filters is not added to the outflow', async () => {
       const { engine } = testEngine();
       await engine.createRuleInstance({ ruleId: 'R-41', filters: { paymentMethodsHistorical: ['CARD'] } });

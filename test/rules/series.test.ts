@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { contributionRefsOf, contributionsOf, createFixedRateProvider, paymentIdentifier, SERIES_NAMES } from '../../src/index.js';
-import type { Transaction } from '../../src/index.js';
+import { contributionRefsOf, contributionsOf, createFixedRateProvider, paymentIdentifier, SERIES_NAMES } from '../../src/internals.js';
+import type { Transaction } from '../../src/internals.js';
 import { userEntryValuesOf, type UserSeriesName } from '../../src/rules/series.js';
 import { transactionArbitrary } from '../arbitraries/index.js';
 

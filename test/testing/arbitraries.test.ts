@@ -13,7 +13,7 @@ import {
   validateAgainstSchema,
   type Transaction,
   type TransitionTable,
-} from '../../src/index.js';
+} from '../../src/internals.js';
 import {
   TESTING_CURRENCIES,
   TESTING_EPOCH_MS,

@@ -282,9 +282,4 @@ function hitMetaOf(hits: readonly RuleHit[]): { readonly hitDirections: readonly
   return origin ? (destination ? META_BOTH : META_ORIGIN) : META_DESTINATION;
 }
 
-/** The most severe of the given actions; `ALLOW` for none. */
-export function mostSevereAction(actions: Iterable<RuleAction>): RuleAction {
-  let status: RuleAction = 'ALLOW';
-  for (const a of actions) if (ACTION_SEVERITY[a] > ACTION_SEVERITY[status]) status = a;
-  return status;
-}
+

@@ -16,6 +16,6 @@ export {
   type PreparedInstance,
 } from './plan.js';
 export { mergeCurrentContribution } from './current-contribution.js';
-export { evaluateRuleInstances, mostSevereAction, type CounterIncrement, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
+export { evaluateRuleInstances, type CounterIncrement, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
 export { renderDescription } from './describe.js';
 export { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';

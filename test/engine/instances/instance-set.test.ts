@@ -6,7 +6,7 @@
  * (`maintainSeries: 'all'`) with the default on-demand engine: their answers must be equal.
  */
 import { describe, expect, it } from 'vitest';
-import { compileHistoricalFilters, createEngine, createMemoryRepositories, type EngineOptions, type Repositories } from '../../../src/index.js';
+import { compileHistoricalFilters, createEngine, createMemoryRepositories, type EngineOptions, type Repositories } from '../../../src/internals.js';
 import { HOUR, T0, fixedClock, testEngine, tx } from '../../helpers.js';
 import { pairKey } from '../../../src/rules/series.js';
 
@@ -206,7 +206,7 @@ describe('createInstanceSet: engines sharing repositories', () => {
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(3);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     // Which series hold their values is known per engine; the entries are shared by all of them.
     it('an engine that re-creates a value reader refills the entries another engine wrote without values', async () => {
       // Reference: one engine keeping every series with values.
@@ -289,7 +289,7 @@ describe('createInstanceSet: a failed instance write', () => {
     expect(b).toEqual(a);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('a failed update that refilled only the series the new version reads leaves no other kept series without values', async () => {
       const { failNextPut, both, onDemandRepositories } = flakyPair();
       // Counting only: user-sending / user-receiving / user-all are kept without values.
@@ -365,7 +365,7 @@ describe('createInstanceSet: writes under the writer gate', () => {
     expect(await engine.listRuleInstances()).toHaveLength(2);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('two rule-instance writes started together while a transaction is in flight both complete (neither waits forever for the drain)', async () => {
       const { repositories, holdSave } = createControlledRepositories();
       const { engine } = testEngine({ repositories });

@@ -3,7 +3,7 @@
  * (src/engine/instances/lookback.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { LIBRARY_RULES, compileHistoricalFilters, type PreparedInstance, type RuleInstance } from '../../../src/index.js';
+import { LIBRARY_RULES, compileHistoricalFilters, type PreparedInstance, type RuleInstance } from '../../../src/internals.js';
 import { retentionHorizons, seriesReach, seriesToRefill } from '../../../src/engine/instances/lookback.js';
 import { DAY, HOUR } from '../../helpers.js';
 

@@ -4,7 +4,7 @@ import { createEngine, createMemoryRepositories } from '../../../src/index.js';
 import { fixedClock, tx } from '../../helpers.js';
 
 describe('prepareInstance', () => {
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it("never freezes the repository's own instance objects (an adapter may change them)", async () => {
       const repositories = createMemoryRepositories();
       const engine = createEngine({ repositories, clock: fixedClock() });

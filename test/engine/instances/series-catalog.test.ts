@@ -7,7 +7,7 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileHistoricalFilters, createMemoryRepositories } from '../../../src/index.js';
+import { compileHistoricalFilters, createMemoryRepositories } from '../../../src/internals.js';
 import { transactionsArbitrary } from '../../arbitraries/index.js';
 import { DAY, HOUR, T0, testEngine, tx } from '../../helpers.js';
 import { pairKey } from '../../../src/rules/series.js';

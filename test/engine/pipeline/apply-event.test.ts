@@ -11,7 +11,7 @@ import {
   type TransactionEvent,
   type TransactionState,
   type TransitionTable,
-} from '../../../src/index.js';
+} from '../../../src/internals.js';
 import { T0 } from '../../helpers.js';
 
 function base(overrides: Partial<Transaction> & Record<string, unknown> = {}): Transaction {

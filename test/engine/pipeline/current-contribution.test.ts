@@ -50,7 +50,7 @@ describe('mergeCurrentContribution', () => {
   });
 });
 
-describe('regressions', () => {
+describe('edge cases', () => {
   it('a sumIn need with includeCurrent adds the current entry’s amount', () => {
     const need: AggregateNeed = { name: 'n', series: 'user-sending', key: 'alice', start: 0, end: T0, fn: 'sumIn', field: 'type', values: ['TRANSFER'], includeCurrent: true };
     const current: SeriesEntry[] = [{ series: 'user-sending', key: 'alice', id: 't', timestamp: T0, amount: 500n, values: { type: 'TRANSFER' } }];

@@ -1,13 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createEngine } from '../../../src/index.js';
 import { createFixedRateProvider } from '../../../src/domain/money.js';
-import { evaluateRuleInstances, mostSevereAction } from '../../../src/engine/pipeline/evaluate.js';
+import { evaluateRuleInstances } from '../../../src/engine/pipeline/evaluate.js';
+import { ACTION_SEVERITY } from '../../../src/engine/pipeline/settings.js';
 import { aggregateNeedKey, collectAggregateNeeds, planRuleInstances, type EvaluationInput, type PreparedInstance } from '../../../src/engine/pipeline/plan.js';
 import type { AggregateNeed, RiskLevel, RuleAction } from '../../../src/index.js';
 import { r2TransactionAmount } from '../../../src/rules/library/r-2-transaction-amount.js';
 import type { RuleCheckContext, RuleHit } from '../../../src/rules/types.js';
 import { T0, fixedClock, sequentialIds, tx } from '../../helpers.js';
 import { EMPTY, input, prepare, r14, transaction, user } from './fixtures.js';
+
+/** The most severe of `actions` (ALLOW for none): what a result's status must be. */
+const mostSevere = (actions: readonly RuleAction[]): RuleAction => actions.reduce<RuleAction>((m, a) => (ACTION_SEVERITY[a] > ACTION_SEVERITY[m] ? a : m), 'ALLOW');
 
 describe('evaluateRuleInstances', () => {
   const statusRows: { name: string; instances: () => PreparedInstance[]; status: RuleAction; hits: number }[] = [
@@ -25,7 +29,7 @@ describe('evaluateRuleInstances', () => {
       const out = evaluateRuleInstances(input(row.instances()), EMPTY);
       expect(out.status).toBe(row.status);
       expect(out.hitRules).toHaveLength(row.hits);
-      expect(out.status).toBe(mostSevereAction(out.hitRules.filter((h) => !h.isShadow).map((h) => h.ruleAction)));
+      expect(out.status).toBe(mostSevere(out.hitRules.filter((h) => !h.isShadow).map((h) => h.ruleAction)));
     });
   }
 
@@ -278,17 +282,7 @@ describe('evaluateRuleInstances: the ruleHitMeta shared between results', () => 
   });
 });
 
-describe('mostSevereAction', () => {
-  const rows: { name: string; input: RuleAction[]; expected: RuleAction }[] = [
-    { name: 'none → ALLOW', input: [], expected: 'ALLOW' },
-    { name: 'FLAG < SUSPEND', input: ['FLAG', 'SUSPEND'], expected: 'SUSPEND' },
-    { name: 'SUSPEND < BLOCK', input: ['BLOCK', 'SUSPEND'], expected: 'BLOCK' },
-    { name: 'ALLOW < FLAG', input: ['ALLOW', 'FLAG', 'ALLOW'], expected: 'FLAG' },
-  ];
-  for (const row of rows) it(row.name, () => expect(mostSevereAction(row.input)).toBe(row.expected));
-});
-
-describe('regressions', () => {
+describe('edge cases', () => {
   it('a prepared instance given a new instance object is evaluated afresh (no stale shared not-hit result)', () => {
     const base = {
       id: 'ri-1',

@@ -16,7 +16,7 @@ import {
   type RuleInstance,
   type RuleUser,
   type Transaction,
-} from '../../../src/index.js';
+} from '../../../src/internals.js';
 import { T0 } from '../../helpers.js';
 
 const registry = createRuleRegistry();

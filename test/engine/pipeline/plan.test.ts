@@ -116,7 +116,7 @@ describe('planRuleInstances through the engine: the current transaction and hist
     expect(ruleHits(await engine.createTransaction(ip('u-3', 'DEPOSIT', T0)), 'R-52')).toEqual(['ORIGIN']);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('R-52: a current transaction that fails the historical filters does not add its sender to the distinct count', async () => {
       const { engine } = testEngine();
       await engine.createRuleInstance({

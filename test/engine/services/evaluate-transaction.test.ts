@@ -4,7 +4,7 @@ import { createEngine, createMemoryRepositories, type Repositories } from '../..
 import { fixedClock, tx } from '../../helpers.js';
 
 describe('createTransactionEvaluator', () => {
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('a failing user read while the instances are still being read is an error of the call, not an unhandled rejection', async () => {
       const memory = createMemoryRepositories();
       const repositories: Repositories = {

@@ -70,7 +70,7 @@ describe('defineLowValueRule', () => {
     expect(hitsOf(result, 'R-8')).toEqual([]);
   });
 
-  describe('regressions', () => {
+  describe('edge cases', () => {
     it('a current transaction that fails the historical filters is not one of the "last N"', async () => {
       const { engine } = testEngine();
       await engine.createRuleInstance({
