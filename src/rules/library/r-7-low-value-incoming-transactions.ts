@@ -10,8 +10,8 @@ import { defineLowValueRule } from '../kits/low-value.js';
  * timestamp (a later-timestamped transaction that arrived earlier is not among them); a user with
  * fewer than `lowTransactionCount` transactions never hits; every amount, this one's included, is
  * judged by its stored base-currency amount against the range resolved as R-69 resolves
- * thresholds; an amount without a rate is never low-value. The look-back covers the retained
- * history only (a host's `aggregateRetentionMs` shortens it).
+ * thresholds; an amount without a rate is never low-value. The look-back is the whole history,
+ * so a retention prune keeps this rule's series whole.
  */
 export const r7LowValueIncomingTransactions = defineLowValueRule('DESTINATION', {
   id: 'R-7',
