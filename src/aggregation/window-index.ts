@@ -23,12 +23,15 @@
  * | `upsert` out of order, replacing an entry, `remove` | O(d): d = entries after the touched position (prefixes are recomputed from there); small in practice since late arrivals and updates are recent |
  * | the switch to bigints (once per index, when an amount or a prefix sum passes ±2^52) | O(n) |
  * | `min`, `max` | O(B + k/B), k = entries in the range, B = 64: block summaries of 64 entries, computed lazily on the first min/max query, so keys never asked for min/max pay nothing |
- * | `distinctCount` | ranges under 32 entries: a scan. Larger ranges: up to 4 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a cursor is rebuilt (O(k)) when moving it would cost more than rescanning or after a change before its end |
+ * | `distinctCount` | ranges under 32 entries: a scan. Larger ranges: up to 8 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a change of an entry (insert, replace, remove) updates every cursor in O(1) each, so an event on a recent transaction never makes the next count rescan its window; a cursor is rebuilt (O(k)) only when moving it would cost more than rescanning |
  * | `countIn` | as `distinctCount` (same cursors), plus O(\|values\|) |
  * | `sumIn` | as `countIn`; its cursors also keep a per-value sum of the amounts (a cursor with sums serves counts too, one without is not used for sums) |
  * | `lastAmountCount` | O(log n): the last `limit` entries are a position range, answered from the prefixes |
  * | `lastMin`, `lastMax` | as `min`, `max` over that position range: O(log n + B + limit/B) |
  * | `pruneBefore` | O(log n + pruned); storage is compacted (O(n)) only once at least half the arrays are pruned, so compaction is amortised O(1) per pruned entry |
+ *
+ * {@link WindowIndex.scanned} counts the entries read one by one (scans and cursor moves), so
+ * tests can bound that work without timing anything.
  *
  * Entries are stored as their fields (`get` and `entries` build new objects); `values` objects are
  * kept by reference and must not be mutated.
@@ -120,6 +123,12 @@ export interface WindowIndex {
    */
   distinctCount(start: number, end: number, field: string, excludeId?: string, includeValue?: string): number;
   /**
+   * Entries read one at a time over the index's life: by the scans of small ranges and the
+   * cursor moves and rebuilds of `distinctCount`, `countIn` and `sumIn`. A cost counter for tests
+   * and benchmarks (the O(log n) functions read none).
+   */
+  readonly scanned: number;
+  /**
    * Drops every entry with `timestamp < horizon` (a retention horizon); returns how many.
    * A horizon lower than an earlier one drops nothing more and leaves `retainedFrom` unchanged.
    */
@@ -130,8 +139,11 @@ export interface WindowIndex {
 const BLOCK = 64;
 /** Ranges smaller than this are scanned by `distinctCount` instead of using a cursor. */
 const CURSOR_MIN_RANGE = 32;
-/** Cursors kept per index (least recently used one is replaced). */
-const MAX_CURSORS = 4;
+/**
+ * Cursors kept per index (least recently used one is replaced): one per (field, window) a set of
+ * instances reads on one key, e.g. R-10 over 7 and 30 days, R-9, a UNIQUE_COUNT variable.
+ */
+const MAX_CURSORS = 8;
 
 interface DistinctCursor {
   readonly field: string;
@@ -191,6 +203,12 @@ function isPresent(amount: StoredAmount): amount is number | bigint {
   return amount !== null && amount === amount;
 }
 
+/** The non-empty string `values[field]`, else `undefined`. */
+function valueIn(values: Values | undefined, field: string): string | undefined {
+  const value = values?.[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 function toBigAmount(amount: number | bigint): bigint {
   return typeof amount === 'bigint' ? amount : BigInt(amount);
 }
@@ -229,6 +247,7 @@ class ArrayWindowIndex implements WindowIndex {
   private validBlocks = 0;
   private cursors: DistinctCursor[] = [];
   private clock = 0;
+  private scannedValue = 0;
   private prunedCountValue = 0;
   private retainedFromValue = -Infinity;
 
@@ -424,7 +443,7 @@ class ArrayWindowIndex implements WindowIndex {
     }
     const firstBlock = Math.floor(from / BLOCK);
     if (this.validBlocks > firstBlock) this.validBlocks = firstBlock;
-    if (this.cursors.some((cursor) => cursor.hi > from)) this.cursors = this.cursors.filter((cursor) => cursor.hi <= from);
+    // Cursors were kept in step by insertAt, removeAt and cursorsReplace.
   }
 
   /** Stores `amount` at position i (replacing) or inserted before i, in the current form. */
@@ -444,7 +463,74 @@ class ArrayWindowIndex implements WindowIndex {
     if (this.vals === null) this.vals = new Array<Values | undefined>(held).fill(undefined);
   }
 
+  /** Adds one entry's value (and amount) to a cursor's tally. */
+  private static tally(cursor: DistinctCursor, values: Values | undefined, amount: bigint | null): void {
+    const value = valueIn(values, cursor.field);
+    if (value === undefined) return;
+    cursor.counts.set(value, (cursor.counts.get(value) ?? 0) + 1);
+    if (cursor.sums !== null && amount !== null) cursor.sums.set(value, (cursor.sums.get(value) ?? 0n) + amount);
+  }
+
+  /** Takes one entry's value (and amount) out of a cursor's tally. */
+  private static untally(cursor: DistinctCursor, values: Values | undefined, amount: bigint | null): void {
+    const value = valueIn(values, cursor.field);
+    if (value === undefined) return;
+    const left = (cursor.counts.get(value) as number) - 1;
+    if (left === 0) {
+      cursor.counts.delete(value);
+      cursor.sums?.delete(value);
+    } else {
+      cursor.counts.set(value, left);
+      if (cursor.sums !== null && amount !== null) cursor.sums.set(value, (cursor.sums.get(value) as bigint) - amount);
+    }
+  }
+
+  /**
+   * Keeps the cursors in step with an entry inserted at `position`: those after it shift, one
+   * around it takes it in (one starting at it shifts: it keeps covering the same entries).
+   */
+  private cursorsInsert(position: number, values: Values | undefined, amount: bigint | null): void {
+    for (const cursor of this.cursors) {
+      if (position <= cursor.lo) {
+        cursor.lo += 1;
+        cursor.hi += 1;
+      } else if (position < cursor.hi) {
+        cursor.hi += 1;
+        ArrayWindowIndex.tally(cursor, values, amount);
+      }
+    }
+  }
+
+  /** Keeps the cursors in step with the entry at `position` about to be removed. */
+  private cursorsRemove(position: number): void {
+    if (this.cursors.length === 0) return;
+    const values = this.vals?.[position];
+    const amount = this.amountAt(position);
+    for (const cursor of this.cursors) {
+      if (position < cursor.lo) {
+        cursor.lo -= 1;
+        cursor.hi -= 1;
+      } else if (position < cursor.hi) {
+        cursor.hi -= 1;
+        ArrayWindowIndex.untally(cursor, values, amount);
+      }
+    }
+  }
+
+  /** Keeps the cursors covering `position` in step with its entry about to be replaced in place. */
+  private cursorsReplace(position: number, values: Values | undefined, amount: bigint | null): void {
+    if (this.cursors.length === 0) return;
+    const oldValues = this.vals?.[position];
+    const oldAmount = this.amountAt(position);
+    for (const cursor of this.cursors) {
+      if (position < cursor.lo || position >= cursor.hi) continue;
+      ArrayWindowIndex.untally(cursor, oldValues, oldAmount);
+      ArrayWindowIndex.tally(cursor, values, amount);
+    }
+  }
+
   private insertAt(position: number, id: string, timestamp: number, amount: bigint | null, values: Values | undefined): void {
+    this.cursorsInsert(position, values, amount);
     this.ts.splice(position, 0, timestamp);
     this.ids.splice(position, 0, id);
     this.putAmount(position, amount, true);
@@ -453,6 +539,7 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   private removeAt(position: number): void {
+    this.cursorsRemove(position);
     this.ts.splice(position, 1);
     this.ids.splice(position, 1);
     if (this.bigAmt !== null) this.bigAmt.splice(position, 1);
@@ -548,12 +635,12 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   private distinctValue(i: number, field: string): string | undefined {
-    const value = this.vals?.[i]?.[field];
-    return typeof value === 'string' && value !== '' ? value : undefined;
+    return valueIn(this.vals?.[i], field);
   }
 
   private moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
     const { counts, sums, field } = cursor;
+    this.scannedValue += Math.abs(lo - cursor.lo) + Math.abs(hi - cursor.hi);
     const add = (from: number, to: number): void => {
       for (let i = from; i < to; i++) {
         const value = this.distinctValue(i, field);
@@ -641,7 +728,11 @@ class ArrayWindowIndex implements WindowIndex {
     if (this.vals !== null) this.vals = this.vals.slice(head);
     this.head = 0;
     this.validBlocks = 0;
-    this.cursors = [];
+    // pruneBefore dropped the cursors over pruned positions; the others move with their entries.
+    for (const cursor of this.cursors) {
+      cursor.lo -= head;
+      cursor.hi -= head;
+    }
     this.changed();
   }
 
@@ -659,6 +750,9 @@ class ArrayWindowIndex implements WindowIndex {
   }
   get retainedFrom(): number {
     return this.retainedFromValue;
+  }
+  get scanned(): number {
+    return this.scannedValue;
   }
 
   upsert(entry: WindowEntry): void {
@@ -721,6 +815,7 @@ class ArrayWindowIndex implements WindowIndex {
         // The same entry again (an event that changed nothing this index keeps): nothing to do.
         return;
       }
+      this.cursorsReplace(old, values, amount);
       this.putAmount(old, amount, false);
       if (values !== undefined) this.keepValues(n);
       if (this.vals !== null) this.vals[old] = values;
@@ -808,6 +903,7 @@ class ArrayWindowIndex implements WindowIndex {
     if (hi <= lo || values.length === 0) return 0;
     const skip = this.excludedIn(lo, hi, excludeId);
     if (hi - lo < CURSOR_MIN_RANGE) {
+      this.scannedValue += hi - lo;
       let n = 0;
       for (let i = lo; i < hi; i++) {
         if (i === skip) continue;
@@ -835,6 +931,7 @@ class ArrayWindowIndex implements WindowIndex {
     if (hi <= lo || values.length === 0) return 0n;
     const skip = this.excludedIn(lo, hi, excludeId);
     if (hi - lo < CURSOR_MIN_RANGE) {
+      this.scannedValue += hi - lo;
       let total = 0n;
       for (let i = lo; i < hi; i++) {
         if (i === skip) continue;
@@ -895,6 +992,7 @@ class ArrayWindowIndex implements WindowIndex {
     const skip = this.excludedIn(lo, hi, excludeId);
     const excludedValue = skip < 0 ? undefined : this.distinctValue(skip, field);
     if (hi - lo < CURSOR_MIN_RANGE) {
+      this.scannedValue += hi - lo;
       const seen = new Set<string>();
       for (let i = lo; i < hi; i++) {
         if (i === skip) continue;

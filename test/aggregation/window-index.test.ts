@@ -695,6 +695,55 @@ describe('entry values created late, and cursors after edits', () => {
   });
 });
 
+describe('scanned (distinct-count work)', () => {
+  /** One user's history: `n` transactions 1 s apart, each with one of 40 counterparties, state CREATED. */
+  function history(n: number): WindowIndex {
+    const index = createWindowIndex();
+    for (let i = 0; i < n; i++) index.upsert({ id: `t${i}`, timestamp: T0 + i * 1000, amount: 100n, values: { counterparty: `c${i % 40}`, state: 'CREATED' } });
+    return index;
+  }
+
+  it('a create plus an event costs a few entries of cursor work, whatever the history (100,000 entries in the window)', () => {
+    const n = 100_000;
+    const index = history(n);
+    const window = (end: number) => [end - 30 * 86_400_000, end] as const;
+    // The first count fills the cursor once (every entry of the window).
+    let end = T0 + n * 1000;
+    expect(index.distinctCount(...window(end), 'counterparty', 'new', 'c1')).toBe(40);
+    expect(index.scanned).toBe(n);
+    for (let k = 0; k < 50; k++) {
+      const before = index.scanned;
+      const id = `new${k}`;
+      end += 1000;
+      // Create: the count for the new transaction, then its entry appended.
+      index.distinctCount(...window(end), 'counterparty', id, `x${k}`);
+      index.countIn(...window(end), 'counterparty', ['u'], id);
+      index.upsert({ id, timestamp: end, amount: 100n, values: { counterparty: `x${k}`, state: 'CREATED' } });
+      // Event: the count again (its own entry excluded), then the entry replaced with its new state.
+      index.distinctCount(...window(end), 'counterparty', id, `x${k}`);
+      index.upsert({ id, timestamp: end, amount: 150n, values: { counterparty: `x${k}`, state: 'SUCCESSFUL' } });
+      // An event on an older transaction inside the window, changing its counterparty.
+      const old = `t${n - 1 - k}`;
+      index.upsert({ id: old, timestamp: T0 + (n - 1 - k) * 1000, amount: 100n, values: { counterparty: 'c0', state: 'SUCCESSFUL' } });
+      expect(index.distinctCount(...window(end), 'counterparty', id, `x${k}`)).toBe(40 + k + 1);
+      expect(index.scanned - before).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it('an out-of-order insert, a move and a removal inside a window keep the cursor (no rescan)', () => {
+    const index = history(1000);
+    const end = T0 + 999_000;
+    index.distinctCount(T0, end, 'counterparty');
+    const filled = index.scanned;
+    index.upsert({ id: 'late', timestamp: T0 + 500_500, amount: 1n, values: { counterparty: 'late' } });
+    index.upsert({ id: 't10', timestamp: T0 + 700_500, amount: 1n, values: { counterparty: 'moved' } });
+    index.remove('t20');
+    expect(index.distinctCount(T0, end, 'counterparty')).toBe(42);
+    expect(index.countIn(T0, end, 'counterparty', ['c20', 'late'])).toBe(25);
+    expect(index.scanned).toBe(filled);
+  });
+});
+
 describe('entries and get', () => {
   it('return fresh objects with exact amounts in both forms', () => {
     const { index } = indexWithModel([
@@ -1278,7 +1327,7 @@ describe('properties', () => {
       }),
       { minLength: 1, maxLength: 16 },
     ),
-  ])('sumIn, countIn and distinct on one field over sliding long windows match a scan (cursors with and without sums shared, edits invalidate them)', (rows, queries) => {
+  ])('sumIn, countIn and distinct on one field over sliding long windows match a scan (cursors with and without sums shared, kept in step by edits)', (rows, queries) => {
     const model = new Map<string, WindowEntry>();
     rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
     const index = indexOf([...model.values()]);
@@ -1290,6 +1339,71 @@ describe('properties', () => {
         const entry = { ...(model.get(id) as WindowEntry), amount: q.edit.amount };
         model.set(id, entry);
         index.upsert(entry);
+      }
+      start += q.step;
+      const end = start + q.width;
+      const excludeId = `e${q.ex % rows.length}`;
+      const reference = toSeries(model.values());
+      const expected = computeAggregate(reference, { series: 's', key: 'k', start, end, fn: q.fn, field: 'cp', values: q.set, excludeId });
+      const actual =
+        q.fn === 'sumIn'
+          ? index.sumIn(start, end, 'cp', q.set, excludeId)
+          : q.fn === 'countIn'
+            ? index.countIn(start, end, 'cp', q.set, excludeId)
+            : index.distinctCount(start, end, 'cp', excludeId);
+      expect(actual, `${q.fn} [${start}, ${end}]`).toEqual(expected);
+    }
+  });
+
+  test.prop([
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.option(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), { nil: null })), { minLength: 70, maxLength: 300, size: 'max' }),
+    fc.array(
+      fc.record({
+        fn: fc.constantFrom('sumIn' as const, 'countIn' as const, 'distinct' as const),
+        width: fc.integer({ min: 0, max: 200 }),
+        step: fc.integer({ min: -20, max: 40 }),
+        ex: fc.nat(),
+        set: fc.subarray(['v1', 'v2', 'v5', 'v7', 'none']),
+        edit: fc.option(
+          fc.record({
+            kind: fc.constantFrom('values' as const, 'amount' as const, 'move' as const, 'insert' as const, 'remove' as const),
+            pick: fc.nat(),
+            t: fc.integer({ min: 0, max: 400 }),
+            cp: fc.constantFrom('v1', 'v2', 'v5', 'new', ''),
+            amount: fc.option(fc.bigInt({ min: -1000n, max: 1000n }), { nil: null }),
+          }),
+          { nil: undefined },
+        ),
+      }),
+      { minLength: 1, maxLength: 16 },
+    ),
+  ])('cursors kept in step with every edit (values, amount, move, out-of-order insert, removal) answer as a scan', (rows, queries) => {
+    const model = new Map<string, WindowEntry>();
+    rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
+    const index = indexOf([...model.values()]);
+    let start = T0;
+    let added = 0;
+    for (const q of queries) {
+      const e = q.edit;
+      if (e !== undefined) {
+        const ids = [...model.keys()];
+        const id = ids[e.pick % ids.length] as string;
+        const held = model.get(id) as WindowEntry;
+        if (e.kind === 'remove') {
+          model.delete(id);
+          index.remove(id);
+        } else {
+          const entry =
+            e.kind === 'insert'
+              ? { id: `n${added++}`, timestamp: T0 + e.t, amount: e.amount, values: { cp: e.cp } }
+              : e.kind === 'values'
+                ? { ...held, values: { cp: e.cp } }
+                : e.kind === 'amount'
+                  ? { ...held, amount: e.amount }
+                  : { ...held, timestamp: T0 + e.t, values: { cp: e.cp } };
+          model.set(entry.id, entry);
+          index.upsert(entry);
+        }
       }
       start += q.step;
       const end = start + q.width;
