@@ -9,7 +9,7 @@
 import { KindGuard, type Static, type TSchema } from '@sinclair/typebox';
 import { CASE_PRIORITIES, RULE_ACTIONS, RULE_LABELS, RULE_NATURES, isIdText, isPlainObject, type RuleLabel } from '../domain/index.js';
 import { configurationError, TxmonError } from '../errors.js';
-import { collectSchemaErrors, isWellFormedText } from '../validation/index.js';
+import { collectSchemaErrors, interpretSchema, isWellFormedText } from '../validation/index.js';
 import { SERIES_NAMES, type SeriesName } from './series.js';
 import type { AggregateNeed, AnyRuleDefinition, RuleDefinition, RulePlanContext } from './types.js';
 
@@ -95,8 +95,8 @@ export function isDevelopment(): boolean {
 /** Options of {@link assertRuleDeclaration}. */
 export interface RuleDeclarationAssertOptions {
   /**
-   * Also check that `parametersSchema` accepts `defaultParameters`. This compiles the schema
-   * (1–40 ms each), so {@link defineRule} does it in development only.
+   * Also check that `parametersSchema` accepts `defaultParameters`. This may compile the schema
+   * (1–40 ms each) when walking it cannot decide, so {@link defineRule} does it in development only.
    */
   readonly schema: boolean;
 }
@@ -156,7 +156,13 @@ export function assertRuleDeclaration(rule: unknown, call: string, options: Rule
     throw fail('defaultParameters', 'must be a plain object');
   }
   let complete = true;
-  if (options.schema) {
+  if (options.schema && interpretSchema(schema, defaults, { ignoreTopLevelRequired: true }) === 'accepted') {
+    // Accepted but for required parameters left out: decided without compiling the schema, which
+    // would cost every import of txmon tens of ms per library rule. ajv decides (and words the
+    // error) whenever the walk is not sure of acceptance.
+    const required = (schema as { required?: readonly string[] }).required ?? [];
+    complete = required.every((name) => (defaults as Record<string, unknown>)[name] !== undefined);
+  } else if (options.schema) {
     const errors = collectSchemaErrors(schema, defaults, '/defaultParameters');
     // A required parameter left out of the defaults has no default: every instance must give it.
     const missing = errors.filter((e) => e.code === 'required' && /^\/defaultParameters\/[^/]+$/.test(e.path));

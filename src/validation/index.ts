@@ -1,6 +1,7 @@
 /** Validation: the shared ajv instance, compiled validators, ajv error → detail mapping, JSON guard. */
 export { ajv, createAjv, COUNTRY_CODE_FORMAT, CURRENCY_CODE_FORMAT } from './ajv.js';
 export { mapAjvErrors, MAX_ERROR_DETAILS, PATTERN_MESSAGE_KEYWORD } from './ajv-errors.js';
+export { interpretSchema, type InterpretSchemaOptions, type SchemaVerdict } from './interpret-schema.js';
 export { appendPointer, escapePointerToken } from './pointer.js';
 export {
   assertSafeJson,
@@ -14,6 +15,7 @@ export {
 } from './safe-json.js';
 export {
   collectSchemaErrors,
+  createLazyValidator,
   createValidator,
   validateAgainstSchema,
   type SchemaCheckOptions,

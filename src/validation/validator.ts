@@ -1,6 +1,7 @@
 /**
- * Compiled validators over the shared ajv instance: static schemas through {@link createValidator},
- * dynamic ones (each rule's `parametersSchema`) through {@link validateAgainstSchema}.
+ * Compiled validators over the shared ajv instance: static schemas through {@link createValidator}
+ * (or {@link createLazyValidator} for a module's top level), dynamic ones (each rule's
+ * `parametersSchema`) through {@link validateAgainstSchema}.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
@@ -89,6 +90,28 @@ export function createValidator<S extends TSchema>(schema: S, options: Validator
     if (safeJson) assertSafeJson(input, safeJsonOptions);
     if (validate(input)) return input as Static<S>;
     throw invalidRequest(detailsOf(validate, basePath), what, code);
+  };
+}
+
+/**
+ * {@link createValidator} compiled on the first call instead of at creation: a module declares its
+ * validators at its top level without making every import of txmon pay ajv's compilation (from a
+ * few to over 100 ms per schema). The first call pays it once; calls after that cost what
+ * {@link createValidator}'s do. Errors are those of {@link createValidator}, `INTERNAL` for an
+ * invalid schema included (thrown by the first call).
+ *
+ * @example
+ * ```ts
+ * const parseTransaction = createLazyValidator(TransactionSchema, { what: 'transaction' });
+ * const tx = parseTransaction(JSON.parse(body)); // compiles TransactionSchema now, then validates
+ * ```
+ * @throws TxmonError as {@link createValidator}'s validator does.
+ */
+export function createLazyValidator<S extends TSchema>(schema: S, options: ValidatorOptions = {}): Validator<Static<S>> {
+  let validator: Validator<Static<S>> | undefined;
+  return (input: unknown): Static<S> => {
+    validator ??= createValidator(schema, options);
+    return validator(input);
   };
 }
 

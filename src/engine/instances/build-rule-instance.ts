@@ -10,12 +10,12 @@ import type { AnyRuleDefinition } from '../../rules/types.js';
 import { compileHistoricalFilters, validateRuleFilters } from '../../rules/filters/index.js';
 import { HISTORICAL_FILTER_KEYS, type RuleFilters } from '../../domain/schemas/rule-filters.js';
 import { cloneJson } from '../../domain/json.js';
-import { copySafeJson, createValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../../validation/index.js';
+import { copySafeJson, createLazyValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../../validation/index.js';
 
 /** `ruleId` of custom json-logic instances. */
 export const CUSTOM_RULE_ID = 'CUSTOM';
 
-const validateRequest = createValidator(RuleInstanceRequestSchema, { what: 'rule instance', safeJson: false });
+const validateRequest = createLazyValidator(RuleInstanceRequestSchema, { what: 'rule instance', safeJson: false });
 
 function perLevel<T>(value: T): Record<RiskLevel, T> {
   const out = {} as Record<RiskLevel, T>;

@@ -3,7 +3,7 @@ import type { Draft } from 'immer';
 import { TxmonError, isTxmonError } from '../../errors.js';
 import { TransactionSchema } from '../../domain/index.js';
 import type { Transaction, TransactionEvent, TransactionState } from '../../domain/index.js';
-import { createValidator } from '../../validation/index.js';
+import { createLazyValidator } from '../../validation/index.js';
 import { isJsonObject } from '../../domain/json.js';
 import { DEFAULT_TRANSITIONS, isTransitionAllowed, type TransitionTable } from './lifecycle.js';
 
@@ -51,7 +51,7 @@ export function assertNoReservedFields(value: unknown, basePath = ''): void {
 const immer = new Immer({ autoFreeze: false });
 
 // The merged transaction is re-validated; the input was already checked by assertSafeJson.
-const validateMerged = createValidator(TransactionSchema, { what: 'transaction event', safeJson: false });
+const validateMerged = createLazyValidator(TransactionSchema, { what: 'transaction event', safeJson: false });
 const PATCH_PATH = '/updatedTransactionAttributes';
 
 type JsonObject = Record<string, unknown>;

@@ -8,13 +8,13 @@ import type { Comment, CommentFileLink, CommentTarget } from '../../domain/entit
 import { CommentRequestSchema, PresignedUrlRequestSchema } from '../../domain/index.js';
 import { TxmonError, conflict, invalidField, notFound } from '../../errors.js';
 import type { FileRecord } from '../../repositories/types.js';
-import { copySafeJson, createValidator } from '../../validation/index.js';
+import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { EngineSettings } from '../options.js';
 import type { CommentView, Engine, SignedFileAccess } from '../types.js';
 import { assertId } from './assert-id.js';
 
-const validateComment = createValidator(CommentRequestSchema, { what: 'comment', safeJson: false });
-const validateUpload = createValidator(PresignedUrlRequestSchema, { what: 'upload request', safeJson: false });
+const validateComment = createLazyValidator(CommentRequestSchema, { what: 'comment', safeJson: false });
+const validateUpload = createLazyValidator(PresignedUrlRequestSchema, { what: 'upload request', safeJson: false });
 
 type CommentAndFileMethods = Pick<
   Engine,

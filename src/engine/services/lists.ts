@@ -3,12 +3,12 @@ import type { StoredList } from '../../domain/entities.js';
 import { ListRequestSchema } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
 import { limitExceeded, notFound } from '../../errors.js';
-import { copySafeJson, createValidator } from '../../validation/index.js';
+import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { EngineSettings } from '../options.js';
 import type { Engine } from '../types.js';
 import { assertId } from './assert-id.js';
 
-const validateListRequest = createValidator(ListRequestSchema, { what: 'list', safeJson: false });
+const validateListRequest = createLazyValidator(ListRequestSchema, { what: 'list', safeJson: false });
 
 /** The list endpoints of one engine. */
 export function createListService(settings: EngineSettings): Pick<Engine, 'putList' | 'getList' | 'listLists' | 'deleteList'> {

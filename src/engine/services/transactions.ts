@@ -10,7 +10,7 @@ import { cloneJson } from '../../domain/json.js';
 import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
 import type { Repositories, StoredEvent, StoredTransaction } from '../../repositories/types.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
-import { copySafeJsonSized, createValidator, measureJsonSize } from '../../validation/index.js';
+import { copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
@@ -22,8 +22,8 @@ import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js
 
 // Inputs pass copySafeJson (the JSON safety check and a deep copy in one pass) first, so these
 // validators skip their own check.
-const validateTransaction = createValidator(TransactionSchema, { what: 'transaction', safeJson: false });
-const validateEvent = createValidator(TransactionEventSchema, { what: 'transaction event', safeJson: false });
+const validateTransaction = createLazyValidator(TransactionSchema, { what: 'transaction', safeJson: false });
+const validateEvent = createLazyValidator(TransactionEventSchema, { what: 'transaction event', safeJson: false });
 
 /** How often a write that lost a race with another writer of the same transaction is tried again. */
 const MAX_RETRIES = 5;

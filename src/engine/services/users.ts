@@ -3,13 +3,13 @@ import type { StoredUser, UserType } from '../../domain/entities.js';
 import { BusinessUserSchema, ConsumerUserSchema } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
 import { invalidField, notFound } from '../../errors.js';
-import { copySafeJson, createValidator } from '../../validation/index.js';
+import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { EngineSettings } from '../options.js';
 import type { Engine, UserMonitoringResult, UserView } from '../types.js';
 import { assertId } from './assert-id.js';
 
-const validateConsumer = createValidator(ConsumerUserSchema, { what: 'consumer user', safeJson: false });
-const validateBusiness = createValidator(BusinessUserSchema, { what: 'business user', safeJson: false });
+const validateConsumer = createLazyValidator(ConsumerUserSchema, { what: 'consumer user', safeJson: false });
+const validateBusiness = createLazyValidator(BusinessUserSchema, { what: 'business user', safeJson: false });
 
 /** A stored user as returned: the profile, its type, and its risk when known. */
 export function userView(user: StoredUser): UserView {
