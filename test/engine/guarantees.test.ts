@@ -1,8 +1,9 @@
 /**
  * SPEC §5 guarantees 1–7 as fast-check properties, at the level of the pure functions and through
- * the engine. Set FC_SEED to replay a run.
+ * the engine on every repository adapter (memory, PGlite, PostgreSQL; `test/adapters.ts`). Set
+ * FC_SEED to replay a run.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import {
   ACTION_SEVERITY,
@@ -26,6 +27,7 @@ import {
   isTxmonError,
   type AggregateValue,
   type Engine,
+  type EngineOptions,
   type EvaluationInput,
   type InstanceFilter,
   type PreparedInstance,
@@ -38,7 +40,8 @@ import {
   type Transaction,
   type TransactionEvent,
   type TransactionState,
-} from '../../src/index.js';
+} from '../../src/internals.js';
+import { ADAPTER_TARGETS, scaledRuns, type AdapterDatabase } from '../adapters.js';
 import { DAY, HOUR, T0, testEngine } from '../helpers.js';
 
 /* ------------------------------------------------------------------------------------------------
@@ -513,394 +516,416 @@ describe('properties', () => {
     const actual = outcome(() => foldTransactionEvents(start, arrived.map((event, i) => ({ event, arrival: i }))));
     expect(actual).toEqual(expected);
   });
+});
 
-  test.prop([eventSequenceArb(enginePatchArb, 5).chain((events) => fc.tuple(fc.constant(events), permutationArb(events)))], { numRuns: 60 })(
-    'G2 (engine): in any arrival order each event is accepted exactly when the timestamp-ordered fold allows it, and the same accepted events give the same final transaction',
-    async ([inOrder, arrived]) => {
-      const created = {
-        type: 'TRANSFER',
-        transactionId: 'tx-p',
-        timestamp: T0,
-        originUserId: 'u1',
-        destinationUserId: 'u2',
-        originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR', country: 'DE' },
-        reference: 'r0',
+/**
+ * The engine-level guarantees hold on every repository adapter: each property runs on memory,
+ * PGlite and PostgreSQL (a database per target, emptied before every engine is built).
+ */
+for (const target of ADAPTER_TARGETS) {
+  describe(`properties on the ${target.name} repositories`, () => {
+    let db: AdapterDatabase;
+    /** A second store, for properties that run two engines side by side (G7). */
+    let other: AdapterDatabase;
+    // Starting PGlite (a WebAssembly PostgreSQL) and migrating takes seconds on a busy machine.
+    beforeAll(async () => {
+      [db, other] = await Promise.all([target.open(), target.open()]);
+    }, 120_000);
+    afterAll(async () => {
+      await Promise.all([db?.close(), other?.close()]);
+    }, 60_000);
+    /** A test engine (fixed clock, sequential ids) on fresh repositories of this target. */
+    const engineOn = async (options: EngineOptions = {}, store: () => AdapterDatabase = () => db) => testEngine({ repositories: await store().fresh(), ...options });
+    const runs = (numRuns: number) => scaledRuns(numRuns, target);
+
+    test.prop([eventSequenceArb(enginePatchArb, 5).chain((events) => fc.tuple(fc.constant(events), permutationArb(events)))], { numRuns: runs(60) })(
+      'G2 (engine): in any arrival order each event is accepted exactly when the timestamp-ordered fold allows it, and the same accepted events give the same final transaction',
+      async ([inOrder, arrived]) => {
+        const created = {
+          type: 'TRANSFER',
+          transactionId: 'tx-p',
+          timestamp: T0,
+          originUserId: 'u1',
+          destinationUserId: 'u2',
+          originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR', country: 'DE' },
+          reference: 'r0',
+        };
+        const start = initialTransaction(structuredClone(created) as Transaction);
+        const runs: { accepted: SequencedEvent[]; final: Record<string, unknown> }[] = [];
+        for (const order of [inOrder, arrived]) {
+          const { engine } = await engineOn();
+          await engine.createRuleInstance({ ruleId: 'R-14', parameters: { highRiskCountries: ['IR'] } });
+          await engine.createTransaction(created);
+          const accepted: SequencedEvent[] = [];
+          for (const e of order) {
+            const before = transactionPart((await engine.getTransaction('tx-p')) as unknown as Record<string, unknown>);
+            const candidate = [...accepted, { event: e, arrival: accepted.length }];
+            const expected = outcome(() => foldTransactionEvents(start, candidate));
+            const res = await trySend(engine, { kind: 'event', index: 0, body: e as unknown as Record<string, unknown> });
+            if (!expected.ok) {
+              // Rejected exactly as the ordered fold rejects it, and nothing changes.
+              expect(res).toEqual({ ok: false, code: expected.code });
+              expect(transactionPart((await engine.getTransaction('tx-p')) as unknown as Record<string, unknown>)).toEqual(before);
+              continue;
+            }
+            expect(res.ok).toBe(true);
+            accepted.push(candidate[candidate.length - 1] as SequencedEvent);
+            // The response carries the fold of every accepted event so far, in timestamp order.
+            expect((res as unknown as { value: { transaction: unknown } }).value.transaction).toEqual(expected.value);
+          }
+          const final = transactionPart((await engine.getTransaction('tx-p')) as unknown as Record<string, unknown>);
+          expect(final).toEqual(foldTransactionEvents(start, accepted));
+          runs.push({ accepted, final });
+        }
+        const [first, second] = runs as [(typeof runs)[number], (typeof runs)[number]];
+        const ids = (r: (typeof runs)[number]) => r.accepted.map((x) => x.event.eventId).sort();
+        if (JSON.stringify(ids(first)) === JSON.stringify(ids(second))) expect(second.final).toEqual(first.final);
+      },
+    );
+
+    /* ---- Guarantee 3: hitRules ⊆ executedRules; status = max severity over live hits ---- */
+
+    test.prop([fc.array(ruleConfigArb, { minLength: 1, maxLength: 6 }), scenarioArb(['USD', 'EUR'], true)], { numRuns: runs(40) })(
+      'G3: hitRules ⊆ executedRules (by ruleInstanceId), they agree, and status is the most severe live hit action',
+      async (configs, scenario) => {
+        const { engine } = await engineOn();
+        const instances = [];
+        for (const c of configs) instances.push(await engine.createRuleInstance(c));
+        const active = new Set(instances.filter((i) => i.status === 'ACTIVE').map((i) => i.id));
+        for (const op of scenario.ops) {
+          const res = await trySend(engine, op);
+          if (!res.ok) {
+            expect(res.code).toBe('INVALID_STATE_TRANSITION');
+            continue;
+          }
+          const r = res.value;
+          const executed = new Map(r.executedRules.map((e) => [e.ruleInstanceId, e]));
+          expect(executed.size).toBe(r.executedRules.length);
+          for (const id of executed.keys()) expect(active.has(id)).toBe(true);
+          for (const h of r.hitRules) {
+            const e = executed.get(h.ruleInstanceId);
+            expect(e).toBeDefined();
+            expect(e?.ruleHit).toBe(true);
+            expect([e?.ruleAction, e?.isShadow, e?.ruleHitMeta?.hitDirections]).toEqual([h.ruleAction, h.isShadow, h.ruleHitMeta?.hitDirections]);
+            expect(h.ruleHitMeta?.hitDirections?.length).toBeGreaterThan(0);
+          }
+          expect(r.executedRules.filter((e) => e.ruleHit).map((e) => e.ruleInstanceId)).toEqual(r.hitRules.map((h) => h.ruleInstanceId));
+          const live = r.hitRules.filter((h) => !h.isShadow).map((h) => ACTION_SEVERITY[h.ruleAction]);
+          expect(ACTION_SEVERITY[r.status]).toBe(Math.max(0, ...live));
+        }
+      },
+    );
+
+    /* ---- Guarantee 4: run/hit counters equal the evaluations and hits in the responses, under concurrency too ---- */
+
+    test.prop(
+      [
+        fc.array(ruleConfigArb, { minLength: 1, maxLength: 5 }),
+        scenarioArb(['USD', 'EUR'], false),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.array(fc.record({ target: fc.nat(), state: fc.constantFrom<TransactionState>('PROCESSING', 'SENT', 'SUCCESSFUL', 'DECLINED', 'REFUNDED'), at: fc.integer({ min: -5, max: 5 }) }), {
+          maxLength: 8,
+        }),
+      ],
+      { numRuns: runs(40) },
+    )('G4: runCount and hitCount equal the evaluations and hits observed, with requests fired concurrently', async (configs, scenario, duplicates, racing) => {
+      const { engine } = await engineOn({ maintainSeries: 'all' });
+      const ids: string[] = [];
+      for (const c of configs) ids.push((await engine.createRuleInstance(c)).id);
+      const creates = scenario.ops.filter((o) => o.kind === 'create');
+      // Creates, with some exact duplicates (idempotent replays), all at once.
+      const createBatch = [...creates, ...duplicates.map((d) => creates[d % creates.length] as Op)];
+      const createResults = await Promise.allSettled(createBatch.map((op) => send(engine, op)));
+      // Events on random transactions, some conflicting with each other, some late, some duplicated by eventId, all at once.
+      const events = racing.map((r, i) => ({
+        kind: 'event' as const,
+        index: r.target % creates.length,
+        body: {
+          transactionId: `tx-${(creates[r.target % creates.length] as Op).index}`,
+          eventId: `race-${i}`,
+          timestamp: EVENT_BASE + r.at,
+          transactionState: r.state,
+        },
+      }));
+      const eventBatch = [...events, ...events.slice(0, 2)];
+      const eventResults = await Promise.allSettled(eventBatch.map((op) => send(engine, op)));
+
+      const seen = new Map<string, Response>();
+      const tally = new Map<string, { runs: number; hits: number }>(ids.map((id) => [id, { runs: 0, hits: 0 }]));
+      const all = [...createResults.map((r, i) => ({ r, key: `c:${(createBatch[i] as Op).body.transactionId}` })), ...eventResults.map((r, i) => ({ r, key: `e:${(eventBatch[i] as Op).body.eventId}` }))];
+      for (const { r, key } of all) {
+        if (r.status === 'rejected') {
+          // The only legitimate failure here is a lifecycle conflict between racing events.
+          expect(isTxmonError(r.reason) && r.reason.code).toBe('INVALID_STATE_TRANSITION');
+          continue;
+        }
+        const earlier = seen.get(key);
+        if (earlier) {
+          expect(r.value).toEqual(earlier);
+          continue;
+        }
+        seen.set(key, r.value);
+        for (const e of r.value.executedRules) {
+          const t = tally.get(e.ruleInstanceId) as { runs: number; hits: number };
+          t.runs += 1;
+          if (e.ruleHit) t.hits += 1;
+        }
+      }
+      for (const id of ids) {
+        const inst = await engine.getRuleInstance(id);
+        expect({ id, runs: inst.runCount, hits: inst.hitCount }).toEqual({ id, ...tally.get(id) });
+      }
+      // After the concurrent writes, every stored transaction is in the aggregates exactly once per side.
+      const stored = await Promise.all(creates.map((o) => engine.getTransaction(o.body.transactionId as string)));
+      for (const user of USERS) {
+        for (const series of SERIES_NAMES) {
+          const entries = await engine.repositories.aggregates.entries(series, user);
+          const expected = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
+          expect(entries.map((e) => e.id).sort()).toEqual(expected.sort());
+        }
+      }
+    });
+
+    /* ---- Guarantee 5: windowed aggregates equal a brute-force recomputation ---- */
+
+    test.prop(
+      [
+        scenarioArb(['USD'], true, 10, 8),
+        fc.array(r30Arb, { minLength: 1, maxLength: 2 }),
+        fc.array(r69Arb, { minLength: 1, maxLength: 2 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(-1, 0, 1)), { minLength: 1, maxLength: 6 }),
+      ],
+      { numRuns: runs(60) },
+    )('G5: R-1/R-30/R-69 decisions and stored aggregates equal a brute-force recomputation, for any arrival order and updates', async (scenario, r30s, r69s, windows) => {
+      const { engine } = await engineOn({ maintainSeries: 'all' });
+      const r1Id = (await engine.createRuleInstance({ ruleId: 'R-1' })).id;
+      const r30Ids: { id: string; spec: R30Spec }[] = [];
+      const r69Ids: { id: string; spec: R69Spec }[] = [];
+      for (const s of r30s) r30Ids.push({ id: (await engine.createRuleInstance(r30Request(s))).id, spec: s });
+      for (const s of r69s) r69Ids.push({ id: (await engine.createRuleInstance(r69Request(s))).id, spec: s });
+
+      // The model: each transaction's parties, timestamp, current amount (in cents, USD), and the
+      // events accepted so far (whose fold, by the separately tested pure function, decides acceptance).
+      type ModelTx = { origin: string | undefined; destination: string | undefined; at: number; cents: number; initial: Transaction; accepted: SequencedEvent[] };
+      const model = new Map<string, ModelTx>();
+      const sideEntries = (user: string, series: 'user-sending' | 'user-receiving', start: number, end: number) =>
+        [...model.values()].filter((t) => (series === 'user-sending' ? t.origin : t.destination) === user && t.at >= start && t.at <= end);
+      const sideList = (user: string, own: 'user-sending' | 'user-receiving', all: boolean, start: number, end: number) => {
+        const other = own === 'user-sending' ? 'user-receiving' : 'user-sending';
+        // A self-transfer is one of the user's transactions, counted once (the user-all series).
+        return [...new Set([...sideEntries(user, own, start, end), ...(all ? sideEntries(user, other, start, end) : [])])];
       };
-      const start = initialTransaction(structuredClone(created) as Transaction);
-      const runs: { accepted: SequencedEvent[]; final: Record<string, unknown> }[] = [];
-      for (const order of [inOrder, arrived]) {
-        const { engine } = testEngine();
-        await engine.createRuleInstance({ ruleId: 'R-14', parameters: { highRiskCountries: ['IR'] } });
-        await engine.createTransaction(created);
-        const accepted: SequencedEvent[] = [];
-        for (const e of order) {
-          const before = transactionPart((await engine.getTransaction('tx-p')) as unknown as Record<string, unknown>);
-          const candidate = [...accepted, { event: e, arrival: accepted.length }];
-          const expected = outcome(() => foldTransactionEvents(start, candidate));
-          const res = await trySend(engine, { kind: 'event', index: 0, body: e as unknown as Record<string, unknown> });
-          if (!expected.ok) {
-            // Rejected exactly as the ordered fold rejects it, and nothing changes.
-            expect(res).toEqual({ ok: false, code: expected.code });
-            expect(transactionPart((await engine.getTransaction('tx-p')) as unknown as Record<string, unknown>)).toEqual(before);
+
+      for (const op of scenario.ops) {
+        const id = op.body.transactionId as string;
+        let r: Response;
+        if (op.kind === 'create') {
+          const spec = scenario.txs[op.index] as TxSpec;
+          const initial = initialTransaction(structuredClone(op.body) as unknown as Transaction);
+          model.set(id, { origin: spec.origin, destination: spec.destination, at: BASE + spec.at, cents: spec.cents, initial, accepted: [] });
+          r = await send(engine, op);
+        } else {
+          const m = model.get(id) as ModelTx;
+          const candidate = [...m.accepted, { event: structuredClone(op.body) as unknown as TransactionEvent, arrival: m.accepted.length }];
+          const folded = outcome(() => foldTransactionEvents(m.initial, candidate));
+          const res = await trySend(engine, op);
+          if (!folded.ok) {
+            // A late event that breaks the lifecycle once ordered: rejected, nothing changes.
+            expect(res).toEqual({ ok: false, code: folded.code });
             continue;
           }
           expect(res.ok).toBe(true);
-          accepted.push(candidate[candidate.length - 1] as SequencedEvent);
-          // The response carries the fold of every accepted event so far, in timestamp order.
-          expect((res as unknown as { value: { transaction: unknown } }).value.transaction).toEqual(expected.value);
+          r = (res as { value: Response }).value;
+          m.accepted = candidate;
+          m.cents = Math.round(((folded.value as Transaction).originAmountDetails?.transactionAmount ?? 0) * 100);
         }
-        const final = transactionPart((await engine.getTransaction('tx-p')) as unknown as Record<string, unknown>);
-        expect(final).toEqual(foldTransactionEvents(start, accepted));
-        runs.push({ accepted, final });
-      }
-      const [first, second] = runs as [(typeof runs)[number], (typeof runs)[number]];
-      const ids = (r: (typeof runs)[number]) => r.accepted.map((x) => x.event.eventId).sort();
-      if (JSON.stringify(ids(first)) === JSON.stringify(ids(second))) expect(second.final).toEqual(first.final);
-    },
-  );
+        const tx = model.get(id) as ModelTx;
 
-  /* ---- Guarantee 3: hitRules ⊆ executedRules; status = max severity over live hits ---- */
-
-  test.prop([fc.array(ruleConfigArb, { minLength: 1, maxLength: 6 }), scenarioArb(['USD', 'EUR'], true)], { numRuns: 40 })(
-    'G3: hitRules ⊆ executedRules (by ruleInstanceId), they agree, and status is the most severe live hit action',
-    async (configs, scenario) => {
-      const { engine } = testEngine();
-      const instances = [];
-      for (const c of configs) instances.push(await engine.createRuleInstance(c));
-      const active = new Set(instances.filter((i) => i.status === 'ACTIVE').map((i) => i.id));
-      for (const op of scenario.ops) {
-        const res = await trySend(engine, op);
-        if (!res.ok) {
-          expect(res.code).toBe('INVALID_STATE_TRANSITION');
-          continue;
+        {
+          // R-1: no other sending transaction of the sender up to and including this timestamp.
+          const expected =
+            tx.origin !== undefined && ![...model.entries()].some(([other, t]) => other !== id && t.origin === tx.origin && t.at <= tx.at) ? ['ORIGIN'] : [];
+          const e = r.executedRules.find((x) => x.ruleInstanceId === r1Id);
+          expect({ rule: 'R-1', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-1', op: op.body, directions: expected });
         }
-        const r = res.value;
-        const executed = new Map(r.executedRules.map((e) => [e.ruleInstanceId, e]));
-        expect(executed.size).toBe(r.executedRules.length);
-        for (const id of executed.keys()) expect(active.has(id)).toBe(true);
-        for (const h of r.hitRules) {
-          const e = executed.get(h.ruleInstanceId);
-          expect(e).toBeDefined();
-          expect(e?.ruleHit).toBe(true);
-          expect([e?.ruleAction, e?.isShadow, e?.ruleHitMeta?.hitDirections]).toEqual([h.ruleAction, h.isShadow, h.ruleHitMeta?.hitDirections]);
-          expect(h.ruleHitMeta?.hitDirections?.length).toBeGreaterThan(0);
+
+        for (const { id: instanceId, spec } of r30Ids) {
+          const start = windowStartOf(spec.window, tx.at);
+          const expected: string[] = [];
+          if (tx.origin !== undefined && spec.checkSender !== 'none') {
+            const n = sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at).length;
+            if (n > spec.limit && n >= 2) expected.push('ORIGIN');
+          }
+          if (tx.destination !== undefined && spec.checkReceiver !== 'none') {
+            const n = sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at).length;
+            if (n > spec.limit && n >= 2) expected.push('DESTINATION');
+          }
+          const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
+          expect({ rule: 'R-30', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-30', op: op.body, directions: expected });
         }
-        expect(r.executedRules.filter((e) => e.ruleHit).map((e) => e.ruleInstanceId)).toEqual(r.hitRules.map((h) => h.ruleInstanceId));
-        const live = r.hitRules.filter((h) => !h.isShadow).map((h) => ACTION_SEVERITY[h.ruleAction]);
-        expect(ACTION_SEVERITY[r.status]).toBe(Math.max(0, ...live));
-      }
-    },
-  );
-
-  /* ---- Guarantee 4: run/hit counters equal the evaluations and hits in the responses, under concurrency too ---- */
-
-  test.prop(
-    [
-      fc.array(ruleConfigArb, { minLength: 1, maxLength: 5 }),
-      scenarioArb(['USD', 'EUR'], false),
-      fc.array(fc.nat(), { maxLength: 4 }),
-      fc.array(fc.record({ target: fc.nat(), state: fc.constantFrom<TransactionState>('PROCESSING', 'SENT', 'SUCCESSFUL', 'DECLINED', 'REFUNDED'), at: fc.integer({ min: -5, max: 5 }) }), {
-        maxLength: 8,
-      }),
-    ],
-    { numRuns: 40 },
-  )('G4: runCount and hitCount equal the evaluations and hits observed, with requests fired concurrently', async (configs, scenario, duplicates, racing) => {
-    const { engine } = testEngine({ maintainSeries: 'all' });
-    const ids: string[] = [];
-    for (const c of configs) ids.push((await engine.createRuleInstance(c)).id);
-    const creates = scenario.ops.filter((o) => o.kind === 'create');
-    // Creates, with some exact duplicates (idempotent replays), all at once.
-    const createBatch = [...creates, ...duplicates.map((d) => creates[d % creates.length] as Op)];
-    const createResults = await Promise.allSettled(createBatch.map((op) => send(engine, op)));
-    // Events on random transactions, some conflicting with each other, some late, some duplicated by eventId, all at once.
-    const events = racing.map((r, i) => ({
-      kind: 'event' as const,
-      index: r.target % creates.length,
-      body: {
-        transactionId: `tx-${(creates[r.target % creates.length] as Op).index}`,
-        eventId: `race-${i}`,
-        timestamp: EVENT_BASE + r.at,
-        transactionState: r.state,
-      },
-    }));
-    const eventBatch = [...events, ...events.slice(0, 2)];
-    const eventResults = await Promise.allSettled(eventBatch.map((op) => send(engine, op)));
-
-    const seen = new Map<string, Response>();
-    const tally = new Map<string, { runs: number; hits: number }>(ids.map((id) => [id, { runs: 0, hits: 0 }]));
-    const all = [...createResults.map((r, i) => ({ r, key: `c:${(createBatch[i] as Op).body.transactionId}` })), ...eventResults.map((r, i) => ({ r, key: `e:${(eventBatch[i] as Op).body.eventId}` }))];
-    for (const { r, key } of all) {
-      if (r.status === 'rejected') {
-        // The only legitimate failure here is a lifecycle conflict between racing events.
-        expect(isTxmonError(r.reason) && r.reason.code).toBe('INVALID_STATE_TRANSITION');
-        continue;
-      }
-      const earlier = seen.get(key);
-      if (earlier) {
-        expect(r.value).toEqual(earlier);
-        continue;
-      }
-      seen.set(key, r.value);
-      for (const e of r.value.executedRules) {
-        const t = tally.get(e.ruleInstanceId) as { runs: number; hits: number };
-        t.runs += 1;
-        if (e.ruleHit) t.hits += 1;
-      }
-    }
-    for (const id of ids) {
-      const inst = await engine.getRuleInstance(id);
-      expect({ id, runs: inst.runCount, hits: inst.hitCount }).toEqual({ id, ...tally.get(id) });
-    }
-    // After the concurrent writes, every stored transaction is in the aggregates exactly once per side.
-    const stored = await Promise.all(creates.map((o) => engine.getTransaction(o.body.transactionId as string)));
-    for (const user of USERS) {
-      for (const series of SERIES_NAMES) {
-        const entries = await engine.repositories.aggregates.entries(series, user);
-        const expected = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
-        expect(entries.map((e) => e.id).sort()).toEqual(expected.sort());
-      }
-    }
-  });
-
-  /* ---- Guarantee 5: windowed aggregates equal a brute-force recomputation ---- */
-
-  test.prop(
-    [
-      scenarioArb(['USD'], true, 10, 8),
-      fc.array(r30Arb, { minLength: 1, maxLength: 2 }),
-      fc.array(r69Arb, { minLength: 1, maxLength: 2 }),
-      fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(-1, 0, 1)), { minLength: 1, maxLength: 6 }),
-    ],
-    { numRuns: 60 },
-  )('G5: R-1/R-30/R-69 decisions and stored aggregates equal a brute-force recomputation, for any arrival order and updates', async (scenario, r30s, r69s, windows) => {
-    const { engine } = testEngine({ maintainSeries: 'all' });
-    const r1Id = (await engine.createRuleInstance({ ruleId: 'R-1' })).id;
-    const r30Ids: { id: string; spec: R30Spec }[] = [];
-    const r69Ids: { id: string; spec: R69Spec }[] = [];
-    for (const s of r30s) r30Ids.push({ id: (await engine.createRuleInstance(r30Request(s))).id, spec: s });
-    for (const s of r69s) r69Ids.push({ id: (await engine.createRuleInstance(r69Request(s))).id, spec: s });
-
-    // The model: each transaction's parties, timestamp, current amount (in cents, USD), and the
-    // events accepted so far (whose fold, by the separately tested pure function, decides acceptance).
-    type ModelTx = { origin: string | undefined; destination: string | undefined; at: number; cents: number; initial: Transaction; accepted: SequencedEvent[] };
-    const model = new Map<string, ModelTx>();
-    const sideEntries = (user: string, series: 'user-sending' | 'user-receiving', start: number, end: number) =>
-      [...model.values()].filter((t) => (series === 'user-sending' ? t.origin : t.destination) === user && t.at >= start && t.at <= end);
-    const sideList = (user: string, own: 'user-sending' | 'user-receiving', all: boolean, start: number, end: number) => {
-      const other = own === 'user-sending' ? 'user-receiving' : 'user-sending';
-      // A self-transfer is one of the user's transactions, counted once (the user-all series).
-      return [...new Set([...sideEntries(user, own, start, end), ...(all ? sideEntries(user, other, start, end) : [])])];
-    };
-
-    for (const op of scenario.ops) {
-      const id = op.body.transactionId as string;
-      let r: Response;
-      if (op.kind === 'create') {
-        const spec = scenario.txs[op.index] as TxSpec;
-        const initial = initialTransaction(structuredClone(op.body) as unknown as Transaction);
-        model.set(id, { origin: spec.origin, destination: spec.destination, at: BASE + spec.at, cents: spec.cents, initial, accepted: [] });
-        r = await send(engine, op);
-      } else {
-        const m = model.get(id) as ModelTx;
-        const candidate = [...m.accepted, { event: structuredClone(op.body) as unknown as TransactionEvent, arrival: m.accepted.length }];
-        const folded = outcome(() => foldTransactionEvents(m.initial, candidate));
-        const res = await trySend(engine, op);
-        if (!folded.ok) {
-          // A late event that breaks the lifecycle once ordered: rejected, nothing changes.
-          expect(res).toEqual({ ok: false, code: folded.code });
-          continue;
+        for (const { id: instanceId, spec } of r69Ids) {
+          const start = windowStartOf(spec.window, tx.at);
+          const hits = (total: number) => total >= spec.thresholdCents && (spec.upperCents === undefined || total <= spec.upperCents);
+          const expected: string[] = [];
+          const sum = (list: { cents: number }[]) => list.reduce((s, t) => s + t.cents, 0);
+          if (tx.origin !== undefined && spec.checkSender !== 'none' && hits(sum(sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at)))) {
+            expected.push('ORIGIN');
+          }
+          if (
+            tx.destination !== undefined &&
+            spec.checkReceiver !== 'none' &&
+            hits(sum(sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at)))
+          ) {
+            expected.push('DESTINATION');
+          }
+          const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
+          expect({ rule: 'R-69', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-69', op: op.body, directions: expected });
         }
-        expect(res.ok).toBe(true);
-        r = (res as { value: Response }).value;
-        m.accepted = candidate;
-        m.cents = Math.round(((folded.value as Transaction).originAmountDetails?.transactionAmount ?? 0) * 100);
-      }
-      const tx = model.get(id) as ModelTx;
-
-      {
-        // R-1: no other sending transaction of the sender up to and including this timestamp.
-        const expected =
-          tx.origin !== undefined && ![...model.entries()].some(([other, t]) => other !== id && t.origin === tx.origin && t.at <= tx.at) ? ['ORIGIN'] : [];
-        const e = r.executedRules.find((x) => x.ruleInstanceId === r1Id);
-        expect({ rule: 'R-1', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-1', op: op.body, directions: expected });
       }
 
-      for (const { id: instanceId, spec } of r30Ids) {
-        const start = windowStartOf(spec.window, tx.at);
-        const expected: string[] = [];
-        if (tx.origin !== undefined && spec.checkSender !== 'none') {
-          const n = sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at).length;
-          if (n > spec.limit && n >= 2) expected.push('ORIGIN');
-        }
-        if (tx.destination !== undefined && spec.checkReceiver !== 'none') {
-          const n = sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at).length;
-          if (n > spec.limit && n >= 2) expected.push('DESTINATION');
-        }
-        const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
-        expect({ rule: 'R-30', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-30', op: op.body, directions: expected });
+      // The stored transactions are the model, and the aggregates are a brute-force scan of them.
+      const stored = await Promise.all([...model.keys()].map((id) => engine.getTransaction(id)));
+      for (const t of stored) {
+        const m = model.get(t.transactionId);
+        expect([t.originUserId, t.destinationUserId, t.timestamp, Math.round((t.originAmountDetails?.transactionAmount ?? -1) * 100)]).toEqual([
+          m?.origin,
+          m?.destination,
+          m?.at,
+          m?.cents,
+        ]);
       }
-      for (const { id: instanceId, spec } of r69Ids) {
-        const start = windowStartOf(spec.window, tx.at);
-        const hits = (total: number) => total >= spec.thresholdCents && (spec.upperCents === undefined || total <= spec.upperCents);
-        const expected: string[] = [];
-        const sum = (list: { cents: number }[]) => list.reduce((s, t) => s + t.cents, 0);
-        if (tx.origin !== undefined && spec.checkSender !== 'none' && hits(sum(sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at)))) {
-          expected.push('ORIGIN');
+      const stamps = [...model.values()].map((t) => t.at).sort((x, y) => x - y);
+      for (const [i, j, d] of windows) {
+        const a = (stamps[i % stamps.length] as number) + d;
+        const b = (stamps[j % stamps.length] as number) + d;
+        const [start, end] = a <= b ? [a, b] : [b, a];
+        for (const user of USERS) {
+          for (const series of SERIES_NAMES) {
+            const inside = stored.filter((t) => inSeries(series, t, user) && t.timestamp >= start && t.timestamp <= end);
+            const scaled = inside.map((t) => BigInt(Math.round((t.originAmountDetails?.transactionAmount ?? 0) * 100)) * 1_000_000n);
+            const expected = [
+              inside.length,
+              scaled.reduce((s, x) => s + x, 0n),
+              scaled.length === 0 ? null : scaled.reduce((m, x) => (x < m ? x : m)),
+              scaled.length === 0 ? null : scaled.reduce((m, x) => (x > m ? x : m)),
+            ];
+            const q = { series, key: user, start, end };
+            const actual = await engine.repositories.aggregates.query([
+              { ...q, fn: 'count' },
+              { ...q, fn: 'sum' },
+              { ...q, fn: 'min' },
+              { ...q, fn: 'max' },
+            ]);
+            expect({ user, series, start, end, actual }).toEqual({ user, series, start, end, actual: expected });
+          }
         }
-        if (
-          tx.destination !== undefined &&
-          spec.checkReceiver !== 'none' &&
-          hits(sum(sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at)))
-        ) {
-          expected.push('DESTINATION');
-        }
-        const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
-        expect({ rule: 'R-69', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-69', op: op.body, directions: expected });
       }
-    }
-
-    // The stored transactions are the model, and the aggregates are a brute-force scan of them.
-    const stored = await Promise.all([...model.keys()].map((id) => engine.getTransaction(id)));
-    for (const t of stored) {
-      const m = model.get(t.transactionId);
-      expect([t.originUserId, t.destinationUserId, t.timestamp, Math.round((t.originAmountDetails?.transactionAmount ?? -1) * 100)]).toEqual([
-        m?.origin,
-        m?.destination,
-        m?.at,
-        m?.cents,
-      ]);
-    }
-    const stamps = [...model.values()].map((t) => t.at).sort((x, y) => x - y);
-    for (const [i, j, d] of windows) {
-      const a = (stamps[i % stamps.length] as number) + d;
-      const b = (stamps[j % stamps.length] as number) + d;
-      const [start, end] = a <= b ? [a, b] : [b, a];
+      // Every stored transaction has exactly one entry per series it belongs to.
       for (const user of USERS) {
         for (const series of SERIES_NAMES) {
-          const inside = stored.filter((t) => inSeries(series, t, user) && t.timestamp >= start && t.timestamp <= end);
-          const scaled = inside.map((t) => BigInt(Math.round((t.originAmountDetails?.transactionAmount ?? 0) * 100)) * 1_000_000n);
-          const expected = [
-            inside.length,
-            scaled.reduce((s, x) => s + x, 0n),
-            scaled.length === 0 ? null : scaled.reduce((m, x) => (x < m ? x : m)),
-            scaled.length === 0 ? null : scaled.reduce((m, x) => (x > m ? x : m)),
-          ];
-          const q = { series, key: user, start, end };
-          const actual = await engine.repositories.aggregates.query([
-            { ...q, fn: 'count' },
-            { ...q, fn: 'sum' },
-            { ...q, fn: 'min' },
-            { ...q, fn: 'max' },
-          ]);
-          expect({ user, series, start, end, actual }).toEqual({ user, series, start, end, actual: expected });
+          const entries = await engine.repositories.aggregates.entries(series, user);
+          const expectedIds = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
+          expect(entries.map((e) => e.id).sort()).toEqual(expectedIds.sort());
         }
       }
-    }
-    // Every stored transaction has exactly one entry per series it belongs to.
-    for (const user of USERS) {
-      for (const series of SERIES_NAMES) {
-        const entries = await engine.repositories.aggregates.entries(series, user);
-        const expectedIds = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
-        expect(entries.map((e) => e.id).sort()).toEqual(expectedIds.sort());
+    });
+
+    /* ---- Guarantee 6: replaying an eventId (or transactionId) with the same payload changes nothing ---- */
+
+    test.prop([fc.array(ruleConfigArb, { minLength: 1, maxLength: 4 }), scenarioArb(['USD', 'EUR'], true), fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 6 })], {
+      numRuns: runs(40),
+    })('G6: a replay returns the stored response and leaves counters, alerts, cases, transactions and aggregates unchanged', async (configs, scenario, replays) => {
+      const { engine, clock } = await engineOn();
+      for (const c of configs) await engine.createRuleInstance(c);
+      const responses: Awaited<ReturnType<typeof trySend>>[] = [];
+      for (const op of scenario.ops) responses.push(await trySend(engine, op));
+      const txIds = scenario.ops.filter((o) => o.kind === 'create').map((o) => o.body.transactionId as string);
+      const state = async () => ({
+        instances: await engine.listRuleInstances(),
+        alerts: await engine.listAlerts(),
+        cases: await engine.listCases(),
+        transactions: await Promise.all(txIds.map((id) => engine.getTransaction(id))),
+        events: await Promise.all(txIds.map((id) => engine.repositories.transactions.listEvents(id))),
+        aggregates: await Promise.all(USERS.flatMap((u) => SERIES_NAMES.map((s) => engine.repositories.aggregates.entries(s, u)))),
+      });
+      const before = await state();
+      clock.advance(60_000);
+      for (const [k, reorder] of replays) {
+        const i = k % scenario.ops.length;
+        const op = scenario.ops[i] as Op;
+        // Only accepted requests are stored, so only they can be replayed.
+        if (!responses[i]?.ok) continue;
+        // The same payload, optionally with its keys in another order (canonical JSON makes them equal).
+        const body = reorder ? Object.fromEntries(Object.entries(structuredClone(op.body)).reverse()) : structuredClone(op.body);
+        expect(await trySend(engine, { ...op, body })).toEqual(responses[i]);
       }
-    }
-  });
-
-  /* ---- Guarantee 6: replaying an eventId (or transactionId) with the same payload changes nothing ---- */
-
-  test.prop([fc.array(ruleConfigArb, { minLength: 1, maxLength: 4 }), scenarioArb(['USD', 'EUR'], true), fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 6 })], {
-    numRuns: 40,
-  })('G6: a replay returns the stored response and leaves counters, alerts, cases, transactions and aggregates unchanged', async (configs, scenario, replays) => {
-    const { engine, clock } = testEngine();
-    for (const c of configs) await engine.createRuleInstance(c);
-    const responses: Awaited<ReturnType<typeof trySend>>[] = [];
-    for (const op of scenario.ops) responses.push(await trySend(engine, op));
-    const txIds = scenario.ops.filter((o) => o.kind === 'create').map((o) => o.body.transactionId as string);
-    const state = async () => ({
-      instances: await engine.listRuleInstances(),
-      alerts: await engine.listAlerts(),
-      cases: await engine.listCases(),
-      transactions: await Promise.all(txIds.map((id) => engine.getTransaction(id))),
-      events: await Promise.all(txIds.map((id) => engine.repositories.transactions.listEvents(id))),
-      aggregates: await Promise.all(USERS.flatMap((u) => SERIES_NAMES.map((s) => engine.repositories.aggregates.entries(s, u)))),
+      expect(await state()).toEqual(before);
     });
-    const before = await state();
-    clock.advance(60_000);
-    for (const [k, reorder] of replays) {
-      const i = k % scenario.ops.length;
-      const op = scenario.ops[i] as Op;
-      // Only accepted requests are stored, so only they can be replayed.
-      if (!responses[i]?.ok) continue;
-      // The same payload, optionally with its keys in another order (canonical JSON makes them equal).
-      const body = reorder ? Object.fromEntries(Object.entries(structuredClone(op.body)).reverse()) : structuredClone(op.body);
-      expect(await trySend(engine, { ...op, body })).toEqual(responses[i]);
-    }
-    expect(await state()).toEqual(before);
-  });
 
-  /* ---- Guarantee 7: shadow instances never change status, alerts, cases or user state ---- */
+    /* ---- Guarantee 7: shadow instances never change status, alerts, cases or user state ---- */
 
-  test.prop(
-    [
-      fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'LIVE', status: 'ACTIVE' })), { maxLength: 3 }),
-      fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'SHADOW', status: 'ACTIVE' })), { minLength: 1, maxLength: 4 }),
-      scenarioArb(['USD', 'EUR'], true),
-    ],
-    { numRuns: 40 },
-  )('G7: adding shadow instances never changes status, live results, alerts, cases or users', async (live, shadow, scenario) => {
-    const plain = testEngine().engine;
-    const withShadow = testEngine().engine;
-    for (const e of [plain, withShadow]) {
-      for (const u of USERS) await e.createUser({ userId: u, createdTimestamp: BASE - DAY, userStateDetails: { state: 'ACTIVE' } });
-      for (const c of live) await e.createRuleInstance(c);
-    }
-    for (const c of shadow) await withShadow.createRuleInstance(c);
-    const liveOnly = (r: Response) => ({
-      status: r.status,
-      riskScoreDetails: (r as { riskScoreDetails?: unknown }).riskScoreDetails,
-      executedRules: r.executedRules.filter((x) => !x.isShadow),
-      hitRules: r.hitRules.filter((x) => !x.isShadow),
+    test.prop(
+      [
+        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'LIVE', status: 'ACTIVE' })), { maxLength: 3 }),
+        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'SHADOW', status: 'ACTIVE' })), { minLength: 1, maxLength: 4 }),
+        scenarioArb(['USD', 'EUR'], true),
+      ],
+      { numRuns: runs(40) },
+    )('G7: adding shadow instances never changes status, live results, alerts, cases or users', async (live, shadow, scenario) => {
+      const plain = (await engineOn()).engine;
+      const withShadow = (await engineOn({}, () => other)).engine;
+      for (const e of [plain, withShadow]) {
+        for (const u of USERS) await e.createUser({ userId: u, createdTimestamp: BASE - DAY, userStateDetails: { state: 'ACTIVE' } });
+        for (const c of live) await e.createRuleInstance(c);
+      }
+      for (const c of shadow) await withShadow.createRuleInstance(c);
+      const liveOnly = (r: Response) => ({
+        status: r.status,
+        riskScoreDetails: (r as { riskScoreDetails?: unknown }).riskScoreDetails,
+        executedRules: r.executedRules.filter((x) => !x.isShadow),
+        hitRules: r.hitRules.filter((x) => !x.isShadow),
+      });
+      for (const op of scenario.ops) {
+        const a = await trySend(plain, op);
+        const b = await trySend(withShadow, op);
+        expect(b.ok ? { ok: true, value: liveOnly(b.value) } : b).toEqual(a.ok ? { ok: true, value: liveOnly(a.value) } : a);
+      }
+      expect(await withShadow.listAlerts()).toEqual(await plain.listAlerts());
+      expect(await withShadow.listCases()).toEqual(await plain.listCases());
+      for (const u of USERS) expect(await withShadow.getUser(u)).toEqual(await plain.getUser(u));
+      for (const op of scenario.ops.filter((o) => o.kind === 'create')) {
+        const id = op.body.transactionId as string;
+        const a = (await plain.getTransaction(id)) as unknown as Response & Record<string, unknown>;
+        const b = (await withShadow.getTransaction(id)) as unknown as Response & Record<string, unknown>;
+        expect({ ...transactionPart(b), ...liveOnly(b) }).toEqual({ ...transactionPart(a), ...liveOnly(a) });
+      }
     });
-    for (const op of scenario.ops) {
-      const a = await trySend(plain, op);
-      const b = await trySend(withShadow, op);
-      expect(b.ok ? { ok: true, value: liveOnly(b.value) } : b).toEqual(a.ok ? { ok: true, value: liveOnly(a.value) } : a);
-    }
-    expect(await withShadow.listAlerts()).toEqual(await plain.listAlerts());
-    expect(await withShadow.listCases()).toEqual(await plain.listCases());
-    for (const u of USERS) expect(await withShadow.getUser(u)).toEqual(await plain.getUser(u));
-    for (const op of scenario.ops.filter((o) => o.kind === 'create')) {
-      const id = op.body.transactionId as string;
-      const a = (await plain.getTransaction(id)) as unknown as Response & Record<string, unknown>;
-      const b = (await withShadow.getTransaction(id)) as unknown as Response & Record<string, unknown>;
-      expect({ ...transactionPart(b), ...liveOnly(b) }).toEqual({ ...transactionPart(a), ...liveOnly(a) });
-    }
-  });
-});
 
-describe('createTransactionEvent under concurrency', () => {
-  it('the same eventId sent concurrently for two transactions is stored once; the other call is a 409 conflict', async () => {
-    const { engine } = testEngine();
-    for (const id of ['tx-a', 'tx-b']) {
-      await engine.createTransaction({ type: 'TRANSFER', transactionId: id, timestamp: T0, originUserId: 'u1' });
-    }
-    const results = await Promise.allSettled(
-      ['tx-a', 'tx-b'].map((id) => engine.createTransactionEvent({ transactionId: id, eventId: 'shared', timestamp: T0 + 1, transactionState: 'SENT' })),
-    );
-    const codes = results.map((r) => (r.status === 'fulfilled' ? 'ok' : isTxmonError(r.reason) ? r.reason.code : String(r.reason))).sort();
-    expect(codes).toEqual(['EVENT_ID_CONFLICT', 'ok']);
-    const states = [(await engine.getTransaction('tx-a')).transactionState, (await engine.getTransaction('tx-b')).transactionState].sort();
-    expect(states).toEqual(['CREATED', 'SENT']);
-  });
+    describe('createTransactionEvent under concurrency', () => {
+      it('the same eventId sent concurrently for two transactions is stored once; the other call is a 409 conflict', async () => {
+        const { engine } = await engineOn();
+        for (const id of ['tx-a', 'tx-b']) {
+          await engine.createTransaction({ type: 'TRANSFER', transactionId: id, timestamp: T0, originUserId: 'u1' });
+        }
+        const results = await Promise.allSettled(
+          ['tx-a', 'tx-b'].map((id) => engine.createTransactionEvent({ transactionId: id, eventId: 'shared', timestamp: T0 + 1, transactionState: 'SENT' })),
+        );
+        const codes = results.map((r) => (r.status === 'fulfilled' ? 'ok' : isTxmonError(r.reason) ? r.reason.code : String(r.reason))).sort();
+        expect(codes).toEqual(['EVENT_ID_CONFLICT', 'ok']);
+        const states = [(await engine.getTransaction('tx-a')).transactionState, (await engine.getTransaction('tx-b')).transactionState].sort();
+        expect(states).toEqual(['CREATED', 'SENT']);
+      });
 
-  it('the same new transaction sent concurrently is created once; every caller gets the same response', async () => {
-    const { engine } = testEngine();
-    const ri = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1 } } });
-    const body = { type: 'TRANSFER', transactionId: 'tx-same', timestamp: T0, originUserId: 'u1', originAmountDetails: { transactionAmount: 5, transactionCurrency: 'USD' } };
-    const results = await Promise.all(Array.from({ length: 5 }, () => engine.createTransaction(structuredClone(body))));
-    for (const r of results) expect(r).toEqual(results[0]);
-    const inst = await engine.getRuleInstance(ri.id);
-    expect([inst.runCount, inst.hitCount]).toEqual([1, 1]);
-    expect((await engine.listAlerts()).map((a) => a.entityDetails.transactionIds)).toEqual([['tx-same']]);
+      it('the same new transaction sent concurrently is created once; every caller gets the same response', async () => {
+        const { engine } = await engineOn();
+        const ri = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1 } } });
+        const body = { type: 'TRANSFER', transactionId: 'tx-same', timestamp: T0, originUserId: 'u1', originAmountDetails: { transactionAmount: 5, transactionCurrency: 'USD' } };
+        const results = await Promise.all(Array.from({ length: 5 }, () => engine.createTransaction(structuredClone(body))));
+        for (const r of results) expect(r).toEqual(results[0]);
+        const inst = await engine.getRuleInstance(ri.id);
+        expect([inst.runCount, inst.hitCount]).toEqual([1, 1]);
+        expect((await engine.listAlerts()).map((a) => a.entityDetails.transactionIds)).toEqual([['tx-same']]);
+      });
+    });
   });
-});
+}
