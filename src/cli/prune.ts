@@ -7,21 +7,10 @@
 import { parseArgs } from 'node:util';
 import { createEngine } from '../default-engine.js';
 import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, type StoreSpec } from './stores.js';
-import { readTenants, UsageError } from './serve.js';
+import { readTenants } from './serve.js';
+import { PRUNE_USAGE, UsageError } from './usage.js';
 
-export const PRUNE_USAGE = `Usage: txmon prune [--store pglite:<dir>|postgres://…] [--tenants <file.json>] [--late-arrival-ms <n>] [--dry-run]
-
-  Drops the windowed-aggregate entries no active rule instance can read any more: per series,
-  those older than now minus the furthest back an instance reads it minus the late-arrival margin.
-  Transactions, events, alerts and cases are kept. Prints one JSON line per tenant.
-
-  --store            the store to prune (also TXMON_STORE; default pglite:./txmon-data). A PGlite
-                     directory must not be in use by a running server.
-  --tenants          the tenants file of the server: prunes each tenant's store
-  --late-arrival-ms  how much older than now a transaction may be and still see exact windows
-                     (default 604800000, 7 days; use the server's value)
-  --dry-run          print the horizons without dropping anything
-`;
+export { PRUNE_USAGE } from './usage.js';
 
 interface PruneArgs {
   readonly store: StoreSpec;

@@ -39,6 +39,33 @@ export function formatRequestLine(entry: RequestLogEntry, time: string): string 
   );
 }
 
+/** A field value of a lifecycle line. */
+export type LogValue = string | number | boolean | null | readonly LogValue[];
+
+/**
+ * A lifecycle line of `txmon serve` (serving, shutting down, pruned, stopped…), newline included:
+ * the text pino 10 writes for `pino({ base: null, timestamp }).info(fields, msg)` — level 30, time,
+ * the fields in their order (undefined ones left out), msg — save for strings holding a lone
+ * surrogate, which are escaped as `JSON.stringify` does (pino writes them raw, as in
+ * {@link formatRequestLine}). txmon writes these few lines itself, so the command needs no logger
+ * package (see docs/decisions.md).
+ *
+ * @example
+ * ```ts
+ * formatLogLine({ signal: 'SIGTERM' }, 'shutting down', ',"time":"2026-11-22T09:00:00.000Z"');
+ * // '{"level":30,"time":"2026-11-22T09:00:00.000Z","signal":"SIGTERM","msg":"shutting down"}\n'
+ * ```
+ */
+export function formatLogLine(fields: Readonly<Record<string, LogValue | undefined>>, msg: string, time: string): string {
+  let line = `{"level":30${time}`;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    line += `,${JSON.stringify(key)}:${typeof value === 'number' ? numberText(value) : JSON.stringify(value)}`;
+  }
+  return `${line},"msg":${JSON.stringify(msg)}}\n`;
+}
+
 /** A writer that gathers lines and writes them out together. */
 export interface BatchedWriter {
   /** Queues a line; it is written by a flush, at the latest when the batch's timer fires. */

@@ -11,7 +11,6 @@ import { readFileSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
-import { pino } from 'pino';
 import { createEngine } from '../default-engine.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
 import { createHttpHandler } from '../http/handler.js';
@@ -21,11 +20,14 @@ import { createOpenApiDocument } from '../http/openapi.js';
 import { HANDLER_CORE, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, type OpenStore, type StoreSpec } from './stores.js';
-import { createBatchedWriter, createFdSink, formatRequestLine } from './request-log.js';
+import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, type LogValue } from './request-log.js';
+import { USAGE, UsageError } from './usage.js';
 
-/** What the command logs through: pino's `info`, and a synchronous flush before the process exits. */
+export { USAGE, UsageError } from './usage.js';
+
+/** What the command logs through: `info` (a line in pino's format), and a synchronous flush before the process exits. */
 export interface ServeLogger {
-  info(obj: unknown, msg?: string): void;
+  info(fields: Readonly<Record<string, LogValue | undefined>>, msg: string): void;
   flushSync(): void;
   /** Writes out every pending request line, then calls `done`. */
   drain(done: () => void): void;
@@ -63,33 +65,6 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Heap bytes per byte the memory store counts, at most (measured with transactions of thousands of tiny fields; see docs/security.md). */
 const HEAP_PER_COUNTED_BYTE = 3;
 
-export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--store memory|pglite:<dir>|postgres://…] [--api-key-file <file>] [--tenants <file.json>] [--limits <file.json>] [--rate-limit <requests/s per key>] [--base-path <prefix>]
-
-  --port          port to listen on (default 8080; 0 picks a free one)
-  --host          address to bind (default 127.0.0.1)
-  --api-key-file  a file with the API keys of the default tenant, one per line (also TXMON_API_KEY_FILE,
-                  or the keys themselves in TXMON_API_KEYS, comma-separated). With no key at all,
-                  one is generated and printed once.
-  --api-key       an API key on the command line (repeatable). Other users of the machine can read
-                  it in the process list: prefer --api-key-file or TXMON_API_KEYS.
-  --tenants       JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"], "limits": {…}}, …]}: one
-                  engine per tenant, each with its own store (a PGlite subdirectory, a PostgreSQL
-                  schema txmon_<id>, or memory) and its own limits (over --limits)
-  --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
-                  maxRuleInstances, … see docs/security.md) and, for --store memory, maxStoredBytes
-                  (default: 256 MiB, or less so that all tenants together fit in a third of the heap)
-  --store         where the data is kept (also TXMON_STORE): pglite:<dir> (default pglite:./txmon-data,
-                  kept across restarts), postgres://user:password@host/db (several processes may
-                  share it), or memory (thrown away on exit)
-  --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
-  --base-path     mount the API under this prefix, e.g. /v1
-  --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
-  --prune-every-hours  drop the windowed-aggregate entries no rule instance reads any more, every n
-                  hours (see txmon prune); default: never
-`;
-
-/** Thrown for bad command-line input: printed with the usage, exit code 2. */
-export class UsageError extends Error {}
 
 /** What a tenant may store and compute: the engine's limits and the memory store's byte budget. */
 type TenantLimits = Partial<EngineLimits> & { maxStoredBytes?: number };
@@ -260,14 +235,14 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
   };
 }
 
-/** Where the command's log goes: lifecycle lines through pino, request lines gathered. */
+/** Where the command's log goes: lifecycle lines at once, request lines gathered. */
 interface ServeLogging {
   readonly log: ServeLogger;
   /** Logs one formatted request line. */
   readonly logRequest: (line: string) => void;
   /** To call right after each batch of responses (writes the gathered lines once 16 KB wait). */
   readonly afterResponses: (() => void) | undefined;
-  /** pino's `time` field for now. */
+  /** The `time` field (pino's isoTime) for now. */
   readonly time: () => string;
 }
 
@@ -275,8 +250,8 @@ interface ServeLogging {
  * The command's logging. By default it goes to standard output, written with `writeSync` and never
  * blocking, so a slow reader of the log never stalls the server. Request lines are formatted as
  * pino would and gathered: one write(2) every 25 ms, or right after a batch of responses once
- * 16 KB are waiting, not one per request. Lifecycle lines (serving, shutting down, stopped) are
- * formatted by pino and written after the gathered request lines. A test's collector (`logTo`)
+ * 16 KB are waiting, not one per request. Lifecycle lines (serving, shutting down, stopped), in
+ * pino's format too, are written after the gathered request lines. A test's collector (`logTo`)
  * gets each line at once.
  */
 function createServeLogging(logTo: { write(line: string): void } | undefined): ServeLogging {
@@ -300,9 +275,8 @@ function createServeLogging(logTo: { write(line: string): void } | undefined): S
       stdout?.write(line);
     },
   };
-  const lifecycleLogger = pino({ base: null, timestamp: time }, out);
   const log: ServeLogger = {
-    info: (obj, msg) => lifecycleLogger.info(obj, msg),
+    info: (fields, msg) => void out.write(formatLogLine(fields, msg, time())),
     flushSync: () => {
       requests?.flush();
       stdout?.flush();

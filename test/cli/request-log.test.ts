@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { pino } from 'pino';
-import { createBatchedWriter, createFdSink, formatRequestLine } from '../../src/cli/request-log.js';
+import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, type LogValue } from '../../src/cli/request-log.js';
 import { createHttpHandler, toNodeListener, type RequestLogEntry } from '../../src/http/index.js';
 import { createEngine } from '../../src/index.js';
 import { pipelined, rawRequestOf, type RawRequest } from '../http/raw-http.js';
@@ -49,6 +49,31 @@ describe('formatRequestLine', () => {
     );
     expect(formatRequestLine({ method: 'GET', route: '/rules', status: 401, tenant: null, durationMs: 0, code: 'UNAUTHORIZED' }, time)).toBe(
       '{"level":30,"time":"2026-11-22T09:00:00.000Z","method":"GET","route":"/rules","status":401,"tenant":null,"durationMs":0,"code":"UNAUTHORIZED","msg":"request"}\n',
+    );
+  });
+});
+
+describe('formatLogLine', () => {
+  /** What pino itself writes for the lifecycle line, with the options `txmon serve` used to give it. */
+  function pinoLifecycleLine(fields: Record<string, LogValue | undefined>, msg: string, time: string): string {
+    const lines: string[] = [];
+    pino({ base: null, timestamp: () => time }, { write: (line: string) => void lines.push(line) }).info(fields, msg);
+    return lines[0] as string;
+  }
+  const value: fc.Arbitrary<LogValue | undefined> = fc.oneof(anyText, anyNumber, fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(anyText, { maxLength: 3 }));
+  const key = fc.oneof(fc.constantFrom('url', 'tenants', 'store', 'signal', 'forced', 'tenant', 'removed', 'error'), anyText);
+
+  test.prop([fc.dictionary(key, value, { maxKeys: 5 }), anyText, fc.constantFrom(',"time":"2026-11-22T09:00:00.000Z"', '')])(
+    'writes exactly the line pino writes for the same fields and message',
+    (fields, msg, time) => {
+      expect(formatLogLine(fields, msg, time)).toBe(pinoLifecycleLine(fields, msg, time));
+    },
+  );
+
+  it('writes the serving line with the fields in their order, then msg', () => {
+    const line = formatLogLine({ url: 'http://127.0.0.1:8080', tenants: ['default'], store: 'pglite:./txmon-data' }, 'txmon serving', ',"time":"2026-11-22T09:00:00.000Z"');
+    expect(line).toBe(
+      '{"level":30,"time":"2026-11-22T09:00:00.000Z","url":"http://127.0.0.1:8080","tenants":["default"],"store":"pglite:./txmon-data","msg":"txmon serving"}\n',
     );
   });
 });
