@@ -1,9 +1,19 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'threads',
+    // Test files of one worker share the modules they import instead of each importing and
+    // evaluating src/ again: on 2 cores the run's "import" time falls from ~250 s to ~13 s. Safe
+    // because no test relies on a fresh module: spies and stubbed variables are restored after
+    // each test, and the engine keeps no module-global state between engines.
+    isolate: false,
+    // Vitest's default is one worker less than the cores, so a single one on 2 cores; many files
+    // wait on child processes, PostgreSQL and timers, so two keep both cores busy (~110 s instead
+    // of ~205 s for the whole suite here).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     // FC_SEED=<n> pins every fast-check property of the run to seed <n>.
     setupFiles: ['test/setup/fast-check.ts'],
