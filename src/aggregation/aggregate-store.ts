@@ -65,22 +65,22 @@ export interface AggregateQuery {
   readonly end: number;
   readonly fn: AggregateFunction;
   /** The `values` field read by `distinct`, `countIn` and `sumIn`; required for them, ignored otherwise. */
-  readonly field?: string;
+  readonly field?: string | undefined;
   /** An entry id to leave out (e.g. the current transaction, when it must not count). */
-  readonly excludeId?: string;
+  readonly excludeId?: string | undefined;
   /**
    * For `distinct`: a value to count as present in the window too (the current transaction's own
    * value, whose new version is not stored yet). Ignored for the other functions.
    */
-  readonly includeValue?: string;
+  readonly includeValue?: string | undefined;
   /** For `countIn` / `sumIn`: count (sum) the entries whose `values[field]` is one of these. */
-  readonly values?: readonly string[];
+  readonly values?: readonly string[] | undefined;
   /**
    * For `lastAmountCount` / `lastMin` / `lastMax` (required): how many of the latest entries of
    * the window to look at, a non-negative integer. The window's entries other than `excludeId` are
    * taken in (timestamp, id) order from its end.
    */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
 }
 
 /**

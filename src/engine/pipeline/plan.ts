@@ -163,10 +163,21 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
  * When the current transaction fails the historical filters, its own value is not counted either.
  */
 function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>, currentCounts: boolean): AggregateNeed {
-  const series = map.get(need.series) ?? need.series;
-  const copy = { ...need, series } as AggregateNeed & { includeValue?: string };
-  if (!currentCounts) delete copy.includeValue;
-  return copy;
+  // Field by field in the order of `createNeed` (rules/kits/need.ts), never a spread: see there.
+  return {
+    name: need.name,
+    series: (map.get(need.series) ?? need.series) as AggregateNeed['series'],
+    key: need.key,
+    start: need.start,
+    end: need.end,
+    fn: need.fn,
+    field: need.field,
+    excludeId: need.excludeId,
+    includeCurrent: need.includeCurrent,
+    includeValue: currentCounts ? need.includeValue : undefined,
+    values: need.values,
+    limit: need.limit,
+  };
 }
 
 export function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): EvaluationPlan {

@@ -27,6 +27,7 @@ import type { Transaction } from '../../domain/index.js';
 import { MONEY_SCALE } from '../../domain/money.js';
 import { DAY_MS } from '../../domain/time.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from './need.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
 /** Days of the recent period (the current transaction's day and the 29 before it). */
@@ -119,18 +120,7 @@ export function planDayNeeds(
   if (!key) return out;
   for (let i = 0; i < ranges.length; i++) {
     const range = ranges[i] as DayRange;
-    const need: AggregateNeed = {
-      name: names[i] as string,
-      series: 'user-sending',
-      key,
-      start: range.start,
-      end: range.end,
-      fn,
-      excludeId: transaction.transactionId,
-      includeCurrent: true,
-      ...(countIn ? { field: countIn.field, values: countIn.values } : {}),
-    };
-    out.push(need);
+    out.push(createNeed(names[i] as string, 'user-sending', key, range.start, range.end, fn, transaction.transactionId, true, countIn));
   }
   return out;
 }

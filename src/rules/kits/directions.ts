@@ -3,6 +3,7 @@ import type { Transaction } from '../../domain/index.js';
 import type { CheckReceiver, CheckSender } from '../parameters.js';
 import type { SeriesName } from '../series.js';
 import type { AggregateNeed } from '../types.js';
+import { createNeed } from './need.js';
 
 type Side = 'ORIGIN' | 'DESTINATION';
 
@@ -96,14 +97,14 @@ export function planSides(
   if (sender) {
     for (let i = 0; i < sender.length; i++) {
       const r = sender[i] as SideRead;
-      out.push({ name: r.name, series: r.series, key: transaction.originUserId as string, start: window.start, end: window.end, fn, excludeId: transaction.transactionId, includeCurrent });
+      out.push(createNeed(r.name, r.series, transaction.originUserId as string, window.start, window.end, fn, transaction.transactionId, includeCurrent));
     }
   }
   const receiver = receiverReads(transaction, checkReceiver, names);
   if (receiver) {
     for (let i = 0; i < receiver.length; i++) {
       const r = receiver[i] as SideRead;
-      out.push({ name: r.name, series: r.series, key: transaction.destinationUserId as string, start: window.start, end: window.end, fn, excludeId: transaction.transactionId, includeCurrent });
+      out.push(createNeed(r.name, r.series, transaction.destinationUserId as string, window.start, window.end, fn, transaction.transactionId, includeCurrent));
     }
   }
   return out;

@@ -8,6 +8,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { RuleNature, Transaction } from '../../domain/index.js';
 import { TimeWindowSchema, type TimeWindow } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from './need.js';
 import type { SeriesName } from '../series.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
@@ -88,20 +89,8 @@ export function defineDistinctCountRule<K extends string>(spec: DistinctCountRul
       const read = spec.readOf(transaction);
       if (read === null) return [];
       const end = transaction.timestamp;
-      return [
-        {
-          name: NEED,
-          series: read.series,
-          key: read.key,
-          start: windowStart(end, windowOf(parameters)),
-          end,
-          fn: 'distinct',
-          field: read.field,
-          excludeId: transaction.transactionId,
-          includeCurrent: false,
-          ...(read.includeValue ? { includeValue: read.includeValue } : {}),
-        },
-      ];
+      const includeValue = read.includeValue ? read.includeValue : undefined;
+      return [createNeed(NEED, read.series, read.key, windowStart(end, windowOf(parameters)), end, 'distinct', transaction.transactionId, false, { field: read.field, includeValue })];
     },
     check({ parameters, aggregates }): RuleHit[] {
       const count = aggregates[NEED];

@@ -9,6 +9,7 @@ import { currencyExponent } from '../../domain/codes.js';
 import type { Transaction } from '../../domain/index.js';
 import { convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from './need.js';
 import { contributionsOf, type SeriesName } from '../series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
 
@@ -160,20 +161,14 @@ export function defineLowValueRule(direction: 'ORIGIN' | 'DESTINATION', meta: Lo
       const key = side.userOf(transaction);
       const limit = parameters.lowTransactionCount - 1;
       if (!key || limit < 1) return [];
-      const base = {
-        series: side.series,
-        key,
-        start: Number.NEGATIVE_INFINITY,
-        end: transaction.timestamp,
-        limit,
-        excludeId: transaction.transactionId,
-        // The last-N functions cannot merge the current transaction: the check judges it itself.
-        includeCurrent: false,
-      } as const;
+      const at = transaction.timestamp;
+      const id = transaction.transactionId;
+      const extras = { limit };
+      // The last-N functions cannot merge the current transaction: the check judges it itself.
       return [
-        { ...base, name: names.count, fn: 'lastAmountCount' },
-        { ...base, name: names.min, fn: 'lastMin' },
-        { ...base, name: names.max, fn: 'lastMax' },
+        createNeed(names.count, side.series, key, Number.NEGATIVE_INFINITY, at, 'lastAmountCount', id, false, extras),
+        createNeed(names.min, side.series, key, Number.NEGATIVE_INFINITY, at, 'lastMin', id, false, extras),
+        createNeed(names.max, side.series, key, Number.NEGATIVE_INFINITY, at, 'lastMax', id, false, extras),
       ];
     },
     check({ transaction, parameters, aggregates, money, currentCounts }): RuleHit[] {

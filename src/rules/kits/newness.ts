@@ -10,6 +10,7 @@ import type { Transaction } from '../../domain/index.js';
 import { defineRule, needNamePrefix } from '../define-rule.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 import { describeSide } from './directions.js';
+import { createNeed } from './need.js';
 
 /** Parameters of a new-value rule: how much history makes a user established. */
 export function newValueParametersSchema(id: string) {
@@ -89,16 +90,10 @@ export function defineNewValueRule(spec: NewValueRuleSpec): RuleDefinition<NewVa
       const needs: AggregateNeed[] = [];
       for (const side of sides(transaction)) {
         if (!side.userId || side.value === undefined) continue;
-        const base = {
-          series: side.series,
-          key: side.userId,
-          start: Number.NEGATIVE_INFINITY,
-          end: transaction.timestamp,
-          excludeId: transaction.transactionId,
-          includeCurrent: false,
-        };
-        needs.push({ ...base, name: side.past, fn: 'count' });
-        needs.push({ ...base, name: side.seen, fn: 'countIn', field: spec.field, values: [side.value] });
+        const at = transaction.timestamp;
+        const id = transaction.transactionId;
+        needs.push(createNeed(side.past, side.series, side.userId, Number.NEGATIVE_INFINITY, at, 'count', id, false));
+        needs.push(createNeed(side.seen, side.series, side.userId, Number.NEGATIVE_INFINITY, at, 'countIn', id, false, { field: spec.field, values: [side.value] }));
       }
       return needs;
     },

@@ -14,6 +14,7 @@ import { TimeWindowSchema, type TimeWindow } from '../../domain/schemas/time-win
 import { defineRule, needNamePrefix } from '../define-rule.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { createNeed } from './need.js';
 import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES, type SideChecks, type SideNames, type SideRead } from './directions.js';
 
 /** One count a side needs per read (the window ends at the current transaction and includes it). */
@@ -56,17 +57,7 @@ export function planSideCounts(
     const key = (direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId) as string;
     for (const r of reads) {
       for (const c of counts) {
-        needs.push({
-          series: r.series,
-          key,
-          start: c.start,
-          end,
-          excludeId: transaction.transactionId,
-          includeCurrent: true,
-          name: countName(r, c.suffix),
-          fn: c.fn,
-          ...(c.countIn ? { field: c.countIn.field, values: c.countIn.values } : {}),
-        });
+        needs.push(createNeed(countName(r, c.suffix), r.series, key, c.start, end, c.fn, transaction.transactionId, true, c.countIn));
       }
     }
   }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
@@ -39,18 +40,7 @@ export const r1FirstTransaction = defineRule({
   readsEntryValues: false,
   aggregates({ transaction }) {
     if (!transaction.originUserId) return [];
-    return [
-      {
-        name: PRIOR,
-        series: 'user-sending',
-        key: transaction.originUserId,
-        start: Number.NEGATIVE_INFINITY,
-        end: transaction.timestamp,
-        fn: 'count',
-        excludeId: transaction.transactionId,
-        includeCurrent: false,
-      },
-    ];
+    return [createNeed(PRIOR, 'user-sending', transaction.originUserId, Number.NEGATIVE_INFINITY, transaction.timestamp, 'count', transaction.transactionId, false)];
   },
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
     if (!transaction.originUserId) return [];

@@ -4,6 +4,7 @@ import type { Transaction } from '../../domain/index.js';
 import { defineRule } from '../define-rule.js';
 import { describeSide } from '../kits/directions.js';
 import { distinctCountParametersSchema } from '../kits/distinct-count.js';
+import { createNeed } from '../kits/need.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
 const ParametersSchema = distinctCountParametersSchema('R-10', {
@@ -34,12 +35,12 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
   for (const direction of SIDES) {
     const { user, counterparty } = readSide(transaction, direction);
     if (!user) continue;
-    const base = { series: 'user-all', key: user, start, end, field: 'counterparty', excludeId: transaction.transactionId, includeCurrent: false } as const;
+    const id = transaction.transactionId;
     // The current counterparty (not stored yet) is passed as present; never the user itself.
-    const current = counterparty && counterparty !== user ? { includeValue: counterparty } : {};
-    needs.push({ ...base, ...current, name: NAMES[direction].distinct, fn: 'distinct' });
+    const includeValue = counterparty && counterparty !== user ? counterparty : undefined;
+    needs.push(createNeed(NAMES[direction].distinct, 'user-all', user, start, end, 'distinct', id, false, { field: 'counterparty', includeValue }));
     // Earlier self-transfers filed the user as its own counterparty: found here, taken out in check.
-    needs.push({ ...base, name: NAMES[direction].self, fn: 'countIn', values: [user] });
+    needs.push(createNeed(NAMES[direction].self, 'user-all', user, start, end, 'countIn', id, false, { field: 'counterparty', values: [user] }));
   }
   return needs;
 }

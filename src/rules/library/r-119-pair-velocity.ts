@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { pairKey } from '../series.js';
 import type { RuleHit } from '../types.js';
 
@@ -44,18 +45,7 @@ export const r119PairVelocity = defineRule({
     const { originUserId, destinationUserId } = transaction;
     if (!originUserId || !destinationUserId) return [];
     const end = transaction.timestamp;
-    return [
-      {
-        name: COUNT,
-        series: 'user-pair',
-        key: pairKey(originUserId, destinationUserId),
-        start: windowStart(end, parameters.timeWindow),
-        end,
-        fn: 'count',
-        excludeId: transaction.transactionId,
-        includeCurrent: true,
-      },
-    ];
+    return [createNeed(COUNT, 'user-pair', pairKey(originUserId, destinationUserId), windowStart(end, parameters.timeWindow), end, 'count', transaction.transactionId, true)];
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const count = aggregates[COUNT];

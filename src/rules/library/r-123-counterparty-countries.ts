@@ -3,6 +3,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { createSideNames, describeSide, receiverReads, senderReads, sideSeries, USER_SERIES, type SideRead } from '../kits/directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
@@ -40,21 +41,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
     // A distinct count cannot add the current transaction afterwards (whether its country is new
     // depends on the window), so the store counts its country as present (`includeValue`).
     const country = counterpartyCountry(transaction, direction);
-    for (const r of reads) {
-      const need: AggregateNeed = {
-        name: r.name,
-        series: r.series,
-        key: userId,
-        start,
-        end,
-        fn: 'distinct',
-        field: FIELD,
-        excludeId: transaction.transactionId,
-        includeCurrent: false,
-        ...(country === undefined ? {} : { includeValue: country }),
-      };
-      needs.push(need);
-    }
+    for (const r of reads) needs.push(createNeed(r.name, r.series, userId, start, end, 'distinct', transaction.transactionId, false, { field: FIELD, includeValue: country }));
   };
   add('ORIGIN', transaction.originUserId, senderReads(transaction, parameters.checkSender, NAMES));
   add('DESTINATION', transaction.destinationUserId, receiverReads(transaction, parameters.checkReceiver, NAMES));

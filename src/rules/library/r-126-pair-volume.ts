@@ -4,6 +4,7 @@ import type { Transaction } from '../../domain/index.js';
 import { formatMoney } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import { pairKey } from '../series.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
@@ -36,16 +37,11 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
   const { originUserId, destinationUserId } = transaction;
   if (!originUserId || !destinationUserId) return [];
   const end = transaction.timestamp;
-  const base = {
-    series: 'user-pair' as const,
-    key: pairKey(originUserId, destinationUserId),
-    start: windowStart(end, parameters.timeWindow),
-    end,
-    excludeId: transaction.transactionId,
-    includeCurrent: true,
-  };
-  const needs: AggregateNeed[] = [{ ...base, name: SUM, fn: 'sum' }];
-  if (parameters.transactionsLimit !== undefined) needs.push({ ...base, name: COUNT, fn: 'count' });
+  const key = pairKey(originUserId, destinationUserId);
+  const start = windowStart(end, parameters.timeWindow);
+  const id = transaction.transactionId;
+  const needs: AggregateNeed[] = [createNeed(SUM, 'user-pair', key, start, end, 'sum', id, true)];
+  if (parameters.transactionsLimit !== undefined) needs.push(createNeed(COUNT, 'user-pair', key, start, end, 'count', id, true));
   return needs;
 }
 

@@ -6,6 +6,7 @@ import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
 import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { contributionsOf, type SeriesName } from '../series.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -117,18 +118,22 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
     if (!user) continue;
     const names = NAMES[direction];
     // sumIn cannot merge the current transaction, so neither do the counts: check adds it to both.
-    const common = { key: user, start, end, field: 'type', excludeId: transaction.transactionId, includeCurrent: false } as const;
-    const out = { ...common, series: 'user-sending', values: parameters.outflowTransactionTypes } as const;
-    const inflow = { ...common, series: 'user-receiving', values: parameters.inflowTransactionTypes } as const;
+    const id = transaction.transactionId;
+    const out = { field: 'type', values: parameters.outflowTransactionTypes };
+    const inflow = { field: 'type', values: parameters.inflowTransactionTypes };
     needs.push(
-      { ...out, name: names.outSum, fn: 'sumIn' },
-      { ...out, name: names.outCount, fn: 'countIn' },
-      { ...inflow, name: names.inSum, fn: 'sumIn' },
-      { ...inflow, name: names.inCount, fn: 'countIn' },
+      createNeed(names.outSum, 'user-sending', user, start, end, 'sumIn', id, false, out),
+      createNeed(names.outCount, 'user-sending', user, start, end, 'countIn', id, false, out),
+      createNeed(names.inSum, 'user-receiving', user, start, end, 'sumIn', id, false, inflow),
+      createNeed(names.inCount, 'user-receiving', user, start, end, 'countIn', id, false, inflow),
     );
     // 3DS-done transactions of the listed types: their `threeDsType` is their type.
-    if (parameters.outflow3dsDonePercentageThreshold) needs.push({ ...out, name: names.outThreeDs, fn: 'countIn', field: THREE_DS_TYPE });
-    if (parameters.inflow3dsDonePercentageThreshold) needs.push({ ...inflow, name: names.inThreeDs, fn: 'countIn', field: THREE_DS_TYPE });
+    if (parameters.outflow3dsDonePercentageThreshold) {
+      needs.push(createNeed(names.outThreeDs, 'user-sending', user, start, end, 'countIn', id, false, { field: THREE_DS_TYPE, values: parameters.outflowTransactionTypes }));
+    }
+    if (parameters.inflow3dsDonePercentageThreshold) {
+      needs.push(createNeed(names.inThreeDs, 'user-receiving', user, start, end, 'countIn', id, false, { field: THREE_DS_TYPE, values: parameters.inflowTransactionTypes }));
+    }
   }
   return needs;
 }

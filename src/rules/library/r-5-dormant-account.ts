@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DAY_MS } from '../../domain/time.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -44,18 +45,8 @@ export const r5DormantAccount = defineRule({
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     if (!transaction.originUserId) return [];
-    return [
-      {
-        name: LATEST,
-        series: parameters.checkDirection === 'all' ? 'user-all' : 'user-sending',
-        key: transaction.originUserId,
-        start: Number.NEGATIVE_INFINITY,
-        end: transaction.timestamp,
-        fn: 'latest',
-        excludeId: transaction.transactionId,
-        includeCurrent: false,
-      },
-    ];
+    const series = parameters.checkDirection === 'all' ? 'user-all' : 'user-sending';
+    return [createNeed(LATEST, series, transaction.originUserId, Number.NEGATIVE_INFINITY, transaction.timestamp, 'latest', transaction.transactionId, false)];
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const previous = aggregates[LATEST];

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { getPreviousDouble } from '../kits/anomaly.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import type { AggregateNeed, RuleCheckContext, RuleHit, RuleUser } from '../types.js';
@@ -87,22 +88,10 @@ export const r88UnexpectedIpCountry = defineRule({
     const user = transaction.originUserId;
     const country = transaction.originDeviceData?.ipCountry;
     if (!user || country === undefined) return [];
-    return [
-      {
-        name: SEEN,
-        series: 'user-sending',
-        key: user,
-        start: Number.NEGATIVE_INFINITY,
-        // Strictly earlier: transactions at the same instant never make each other "known", so the
-        // decision does not depend on which of them arrived first.
-        end: getPreviousDouble(transaction.timestamp),
-        fn: 'countIn',
-        field: 'ipCountry',
-        values: [country],
-        excludeId: transaction.transactionId,
-        includeCurrent: false,
-      },
-    ];
+    // Ending strictly earlier: transactions at the same instant never make each other "known", so
+    // the decision does not depend on which of them arrived first.
+    const end = getPreviousDouble(transaction.timestamp);
+    return [createNeed(SEEN, 'user-sending', user, Number.NEGATIVE_INFINITY, end, 'countIn', transaction.transactionId, false, { field: 'ipCountry', values: [country] })];
   },
   check(context): RuleHit[] {
     const { transaction, parameters, originUser, aggregates } = context;

@@ -3,6 +3,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createNeed } from '../kits/need.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { paymentIdentifier, type SeriesName } from '../series.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
@@ -76,7 +77,7 @@ export const r94PaymentIdentifierFrequency = defineRule({
       const key = identifierOf(transaction, direction);
       if (key === undefined) return;
       for (const series of seriesOf(direction, check)) {
-        needs.push({ name: needName(direction, series), series, key, start, end, fn: 'count', excludeId: transaction.transactionId, includeCurrent: true });
+        needs.push(createNeed(needName(direction, series), series, key, start, end, 'count', transaction.transactionId, true));
       }
     };
     add('ORIGIN', parameters.checkSender);
