@@ -40,8 +40,8 @@ for (const [i, t] of ['TRANSFER', 'WITHDRAWAL', 'DEPOSIT', 'EXTERNAL_PAYMENT', '
 for (const c of ['EUR', 'USD', 'GBP']) extra.push({ logic: { and: [{ '==': [{ var: 'transaction.originAmountDetails.transactionCurrency' }, c] }, { '>=': [amount, 9000] }] }, ruleNameAlias: `Large ${c}` });
 while (extra.length < 80) extra.push({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1000 + extra.length * 250 } } });
 
-// Alerts off, as in the standard workload (alert and case upkeep is measured separately with run.mjs --alerts).
-const configs = [...createInstanceConfigs().map((c) => c.request), ...extra.slice(0, 80).map((c) => ({ ...c, alertCreationOnHit: false }))];
+// Every instance with the engine's defaults: alerts and cases on.
+const configs = [...createInstanceConfigs().map((c) => c.request), ...extra.slice(0, 80)];
 const { operations } = generateWorkload({ operations: Number(args.ops) });
 
 async function run() {

@@ -1,31 +1,33 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the hot-path benchmark. Runs the same deterministic stream of transactions and
- * events through the engine (memory repositories, 20 live instances) and through the hand-written
- * baseline, checks that both give the same answers, then times both in alternating rounds and
- * prints throughput, latency percentiles and the ratio engine / baseline.
+ * `npm run bench`: the engine against the hand-written baseline on four workloads (today's stream,
+ * dense, AML, long; see bench/workloads.mjs), instances with the engine's defaults (alerts and
+ * cases on). Per workload: a verification pass (every response, the counters, the alerts and the
+ * cases must be equal), timed rounds (each subject in a child process of its own, the order
+ * alternating), the table and the ratio; the long workload is reported in segments, the AML one
+ * with each windowed rule's cost per operation. Then the summary against the targets.
  *
  * Options (all optional):
- *   --ops N              operations per run (default 50000)
- *   --rounds N           timed rounds, each running engine and baseline once (default 3)
- *   --seed N             workload seed (default 20250131)
- *   --engine-only        time the engine only (no verification, no baseline), e.g. for --cpu-prof
- *                        (Node flags reach the timed runs' child processes: each writes its own
- *                        profile; with --in-process there is one)
+ *   --workload LIST      comma-separated: today, dense, aml, long (default all four)
+ *   --ops N              operations per run (default per workload: 50,000; long 1,000,000)
+ *   --rounds N           timed rounds per workload (default 3; long 1)
+ *   --seed N             workload seed (default per workload)
+ *   --engine-only        time the engine only (no verification, no baseline)
  *   --baseline-only      time the baseline only
- *   --baseline-logic L   custom rules in the baseline: json-logic-js (default) or inline
- *   --alerts             instances create alerts and cases on hits (default off; see README)
- *   --no-verify          skip the response-by-response comparison pass
- *   --no-breakdown       skip the per-stage breakdown
+ *   --baseline-logic L   custom logic in the baseline: inline (default, plain JavaScript) or
+ *                        json-logic-js (then the ratio is against that)
+ *   --no-comparison      skip the labelled json-logic-js baseline run of the today workload
+ *   --no-rules           skip the AML per-rule costs
+ *   --rule-rounds N      rounds of the AML per-rule costs (default 1)
+ *   --alerts off         instances with alertCreationOnHit false (the configuration of the figures
+ *                        before issue 16; the baseline keeps no alerts then either)
+ *   --no-verify          skip the verification pass
  *   --dist PATH          the built package to load (default ../dist/internals.js)
- *   --json PATH          where to write the results (default bench/results/latest.json; "-" for none)
- *   --profile            CPU-profile the timed engine round only (implies --engine-only --rounds 1
- *                        --no-breakdown --in-process), write the .cpuprofile to the temp dir and print
- *                        the top self-time and inclusive-time functions (mapped to src/ through the
- *                        source map)
- *   --in-process         time every subject in this process instead of one child process per timed
- *                        run (faster; a subject kept alive by V8 can then skew the next run, which
- *                        the run detects and reports)
+ *   --json PATH          where to write the results (default bench/results/latest.json; "-": none)
+ *   --profile            CPU-profile the timed engine run of each workload (default workload:
+ *                        today; implies --engine-only --rounds 1 --in-process --no-rules), print the
+ *                        top functions mapped to src/ through the source map
+ *   --in-process         time every subject in this process instead of one child process per run
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -39,23 +41,27 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createBaseline } from './baseline.mjs';
 import { summarizeProfile, formatProfileSummary } from './profile-summary.mjs';
-import { createInstanceConfigs, generateWorkload, WORKLOAD_DEFAULTS } from './workload.mjs';
+import { DEFAULT_WORKLOADS, WORKLOADS, windowedInstances } from './workloads.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const TARGETS = { ratio: 0.5, ratioGoal: 0.8, p99Us: 200, longDrift: 1.2 };
 
 // ---- options --------------------------------------------------------------------------------
 
 function parseArgs(argv) {
   const o = {
-    ops: WORKLOAD_DEFAULTS.operations,
-    rounds: 3,
-    seed: WORKLOAD_DEFAULTS.seed,
+    workloads: null,
+    ops: null,
+    rounds: null,
+    seed: null,
     engineOnly: false,
     baselineOnly: false,
-    baselineLogic: 'json-logic-js',
-    alerts: false,
+    baselineLogic: 'inline',
+    comparison: true,
+    rules: true,
+    ruleRounds: 1,
+    alerts: true,
     verify: true,
-    breakdown: true,
     dist: path.resolve(BENCH_DIR, '../dist/internals.js'),
     json: path.join(BENCH_DIR, 'results', 'latest.json'),
     profile: false,
@@ -70,39 +76,52 @@ function parseArgs(argv) {
       return v;
     };
     switch (a) {
+      case '--workload': o.workloads = value().split(','); break;
       case '--ops': o.ops = Number(value()); break;
       case '--rounds': o.rounds = Number(value()); break;
       case '--seed': o.seed = Number(value()); break;
       case '--engine-only': o.engineOnly = true; break;
       case '--baseline-only': o.baselineOnly = true; break;
       case '--baseline-logic': o.baselineLogic = value(); break;
-      case '--alerts': o.alerts = true; break;
+      case '--no-comparison': o.comparison = false; break;
+      case '--no-rules': o.rules = false; break;
+      case '--rule-rounds': o.ruleRounds = Number(value()); break;
+      case '--alerts': o.alerts = value() !== 'off'; break;
       case '--no-verify': o.verify = false; break;
-      case '--no-breakdown': o.breakdown = false; break;
       case '--dist': o.dist = path.resolve(value()); break;
       case '--json': o.json = value(); break;
       case '--profile': o.profile = true; break;
       case '--in-process': o.isolate = false; break;
-      // Internal: the child process of one isolated timed run (see runIsolated).
+      // Internal: the child process of one isolated run (see runIsolated).
       case '--child': o.child = value(); break;
       default: throw new Error(`unknown option ${a} (see the header of bench/run.mjs)`);
     }
   }
-  if (!(o.ops > 0 && Number.isInteger(o.ops))) throw new Error('--ops must be a positive integer');
-  if (!(o.rounds > 0 && Number.isInteger(o.rounds))) throw new Error('--rounds must be a positive integer');
-  if (!['json-logic-js', 'inline'].includes(o.baselineLogic)) throw new Error('--baseline-logic must be json-logic-js or inline');
+  o.workloads ??= o.profile ? ['today'] : DEFAULT_WORKLOADS;
+  for (const w of o.workloads) if (!WORKLOADS[w]) throw new Error(`unknown workload ${w} (${Object.keys(WORKLOADS).join(', ')})`);
+  for (const [name, v] of [['--ops', o.ops], ['--rounds', o.rounds], ['--rule-rounds', o.ruleRounds]]) {
+    if (v !== null && !(v > 0 && Number.isInteger(v))) throw new Error(`${name} must be a positive integer`);
+  }
+  if (!['json-logic-js', 'inline'].includes(o.baselineLogic)) throw new Error('--baseline-logic must be inline or json-logic-js');
   if (o.engineOnly && o.baselineOnly) throw new Error('--engine-only and --baseline-only exclude each other');
   if (o.profile) {
     if (o.baselineOnly) throw new Error('--profile profiles the engine; drop --baseline-only');
     o.engineOnly = true;
     o.rounds = 1;
-    o.breakdown = false;
     o.isolate = false;
+    o.rules = false;
     if (!argv.includes('--json')) o.json = '-';
   }
-  if (o.engineOnly || o.baselineOnly) o.verify = false;
-  if (o.child !== null && o.child !== 'engine' && o.child !== 'baseline') throw new Error('--child must be engine or baseline');
+  if (o.engineOnly || o.baselineOnly) {
+    o.verify = false;
+    o.comparison = false;
+  }
   return o;
+}
+
+/** The settings of one workload under the options. */
+function settingsOf(w, o) {
+  return { ops: o.ops ?? w.operations, rounds: o.rounds ?? w.rounds, seed: o.seed ?? w.seed, segment: w.segment };
 }
 
 /** A full garbage collection (between runs, never inside a timed loop). */
@@ -113,6 +132,22 @@ function exposeGc() {
   if (typeof globalThis.gc === 'function') return globalThis.gc;
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc');
+}
+
+/** Live heap in MB (after whatever GC last ran). */
+const liveHeapMb = () => process.memoryUsage().heapUsed / 2 ** 20;
+
+/**
+ * Waits until the live heap is back under `limitMb`: full GCs 50 ms apart, at most ~2 s (a
+ * subject just let go of can stay reachable for a moment).
+ */
+async function settleHeap(limitMb) {
+  await new Promise((resolve) => setImmediate(resolve));
+  gcNow();
+  for (let tries = 0; tries < 40 && liveHeapMb() > limitMb; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gcNow();
+  }
 }
 
 // ---- statistics -----------------------------------------------------------------------------
@@ -142,7 +177,7 @@ function median(values) {
   return s[Math.floor((s.length - 1) / 2)];
 }
 
-// ---- the two subjects ---------------------------------------------------------------------
+// ---- the subjects ---------------------------------------------------------------------------
 
 function sequentialIds() {
   const counters = new Map();
@@ -155,38 +190,56 @@ function sequentialIds() {
   };
 }
 
-async function createEngineSubject(pkg, configs) {
-  let engine = pkg.createEngine({ ids: sequentialIds() });
+/** The engine as a host creates it: defaults everywhere, the memory repositories' budget raised where the workload needs it. */
+async function createEngineSubject(pkg, w, configs, clock) {
+  const options = { ids: sequentialIds() };
+  if (w.maxStoredBytes !== null) options.repositories = pkg.createMemoryRepositories({ maxStoredBytes: w.maxStoredBytes });
+  if (clock !== undefined) options.clock = { now: clock };
+  let engine = pkg.createEngine(options);
   for (const { id, request } of configs) {
     const created = await engine.createRuleInstance(request);
     if (created.id !== id) throw new Error(`expected instance id ${id}, got ${created.id}`);
   }
   return {
     name: 'engine',
-    engine,
     createTransaction: (p) => engine.createTransaction(p),
     createTransactionEvent: (p) => engine.createTransactionEvent(p),
     async counters() {
       return (await engine.listRuleInstances()).map((i) => ({ id: i.id, runs: i.runCount, hits: i.hitCount }));
     },
-    /** Lets go of the engine (the harness calls it after a timed run). */
+    listAlerts: () => engine.listAlerts(),
+    listCases: () => engine.listCases(),
     dispose() {
       engine = null;
     },
   };
 }
 
-function createBaselineSubject(pkg, configs, logic) {
-  const baseline = createBaseline(pkg, configs, { logic });
+function createBaselineSubject(pkg, configs, logic, clock) {
+  const baseline = createBaseline(pkg, configs, { logic, ...(clock !== undefined ? { clock } : {}) });
   return {
-    name: 'baseline',
+    name: logic === 'inline' ? 'baseline' : 'baseline-jl',
     createTransaction: baseline.createTransaction,
     createTransactionEvent: baseline.createTransactionEvent,
-    async counters() {
-      return baseline.counters();
-    },
+    counters: async () => baseline.counters(),
+    listAlerts: async () => baseline.listAlerts(),
+    listCases: async () => baseline.listCases(),
     dispose: baseline.dispose,
   };
+}
+
+/** Subject names: `engine`, `baseline` (the --baseline-logic one) and `baseline-jl` (json-logic-js). */
+function createSubject(name, pkg, w, configs, o, clock) {
+  if (name === 'engine') return createEngineSubject(pkg, w, configs, clock);
+  return createBaselineSubject(pkg, configs, name === 'baseline-jl' ? 'json-logic-js' : o.baselineLogic, clock);
+}
+
+/** What the alerts and cases add up to: counts, and the transactions listed in the alerts. */
+async function alertTotals(subject) {
+  const alerts = await subject.listAlerts();
+  let listed = 0;
+  for (const a of alerts) listed += a.entityDetails.transactionIds.length;
+  return { alerts: alerts.length, listed, cases: (await subject.listCases()).length };
 }
 
 // ---- verification: the same answer for every operation ------------------------------------
@@ -201,49 +254,70 @@ async function outcomeOf(subject, op) {
 }
 
 /** The first place two JSON-like values differ, as `{ path, a, b }`, or null when deep-equal. */
-function firstDifference(a, b, path = '') {
+function firstDifference(a, b, at = '') {
   if (isDeepStrictEqual(a, b)) return null;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
-    return { path: path || '/', a, b };
-  }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) {
-    const d = firstDifference(a[k], b[k], `${path}/${k}`);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return { path: at || '/', a, b };
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const d = firstDifference(a[k], b[k], `${at}/${k}`);
     if (d) return d;
   }
-  return { path: path || '/', a, b };
+  return { path: at || '/', a, b };
 }
 
-async function verify(pkg, configs, operations, logic) {
-  const engine = await createEngineSubject(pkg, configs);
-  const baseline = createBaselineSubject(pkg, configs, logic);
+/**
+ * Both subjects over the first `verifyOps` operations, side by side: every response deep-equal,
+ * then the counters, the alerts and the cases (both stamped by one fixed clock).
+ */
+async function verify(pkg, w, s, o) {
+  const configs = w.configs({ alerts: o.alerts });
+  const clock = () => 1_750_000_000_000;
+  const engine = await createSubject('engine', pkg, w, configs, o, clock);
+  const baseline = await createSubject('baseline', pkg, w, configs, o, clock);
+  const stream = w.stream({ seed: s.seed, operations: Math.min(s.ops, w.verifyOps) });
   let mismatches = 0;
   let errors = 0;
+  let n = 0;
   const started = process.hrtime.bigint();
-  for (let i = 0; i < operations.length; i++) {
-    const op = operations[i];
+  for (const op of stream) {
     const a = await outcomeOf(engine, op);
     const b = await outcomeOf(baseline, op);
     if (!a.ok) errors += 1;
-    const same = a.ok === b.ok && (a.ok ? isDeepStrictEqual(a.value, b.value) : a.code === b.code);
-    if (!same) {
+    if (!(a.ok === b.ok && (a.ok ? isDeepStrictEqual(a.value, b.value) : a.code === b.code))) {
       mismatches += 1;
       if (mismatches <= 3) {
         const d = firstDifference(a.ok ? a.value : { error: a.code }, b.ok ? b.value : { error: b.code });
-        console.error(`  MISMATCH at operation ${i} (${op.kind} ${op.payload.transactionId}), first at ${d?.path}:`);
+        console.error(`  MISMATCH at operation ${n} (${op.kind} ${op.payload.transactionId}), first at ${d?.path}:`);
         console.error(`    engine:   ${JSON.stringify(d?.a)}`);
         console.error(`    baseline: ${JSON.stringify(d?.b)}`);
       }
     }
+    n += 1;
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const counters = { engine: await engine.counters(), baseline: await baseline.counters() };
-  return { operations: operations.length, mismatches, errors, seconds, counters };
+  const alerts = [await engine.listAlerts(), await baseline.listAlerts()];
+  const cases = [await engine.listCases(), await baseline.listCases()];
+  const alertDiff = firstDifference(alerts[0], alerts[1]);
+  const caseDiff = firstDifference(cases[0], cases[1]);
+  if (alertDiff) console.error(`  alerts differ at ${alertDiff.path}: engine ${JSON.stringify(alertDiff.a)}, baseline ${JSON.stringify(alertDiff.b)}`);
+  if (caseDiff) console.error(`  cases differ at ${caseDiff.path}: engine ${JSON.stringify(caseDiff.a)}, baseline ${JSON.stringify(caseDiff.b)}`);
+  return {
+    operations: n,
+    mismatches,
+    errors,
+    seconds: Math.round(seconds * 10) / 10,
+    countersEqual: isDeepStrictEqual(counters.engine, counters.baseline),
+    alerts: alerts[0].length,
+    cases: cases[0].length,
+    alertsEqual: alertDiff === null,
+    casesEqual: caseDiff === null,
+    counters,
+  };
 }
 
 // ---- timed runs ---------------------------------------------------------------------------
 
-/** Sums the duration of garbage collections (perf_hooks 'gc' entries) between start and stop. */
+/** Sums the duration of garbage collections (perf_hooks 'gc' entries) while observing. */
 function createGcMeter() {
   let totalMs = 0;
   let count = 0;
@@ -255,142 +329,222 @@ function createGcMeter() {
   });
   observer.observe({ entryTypes: ['gc'] });
   return {
-    /** Lets pending entries arrive, disconnects and returns the totals. */
-    async stop() {
+    /** Lets pending entries arrive; the totals so far. */
+    async read() {
       // GC entries are queued from native code and delivered on a later turn of the event loop.
       for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      return { ms: totalMs, count };
+    },
+    stop() {
       observer.disconnect();
-      return { ms: Math.round(totalMs), count };
     },
   };
 }
 
-async function timedRun(subject, operations, kinds, profiler = null) {
-  const n = operations.length;
-  const latencies = new Float64Array(n);
-  let errors = 0;
-  if (profiler) await profiler.start();
-  const heapBeforeRunMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
-  const gcMeter = createGcMeter();
-  const cpu0 = process.cpuUsage();
-  const started = process.hrtime.bigint();
+/** The next `n` operations of an iterator, as an array (untimed), with their kinds. */
+function take(iterator, n) {
+  const ops = [];
   for (let i = 0; i < n; i++) {
-    const op = operations[i];
-    const t0 = process.hrtime.bigint();
-    try {
-      if (kinds[i] === 0) await subject.createTransaction(op.payload);
-      else await subject.createTransactionEvent(op.payload);
-    } catch {
-      errors += 1;
-    }
-    latencies[i] = Number(process.hrtime.bigint() - t0);
+    const next = iterator.next();
+    if (next.done) break;
+    ops.push(next.value);
   }
-  const totalNs = Number(process.hrtime.bigint() - started);
+  return { ops, kinds: Uint8Array.from(ops, (op) => (op.kind === 'transaction' ? 0 : 1)) };
+}
+
+/**
+ * Feeds `subject` the whole stream, one awaited call per operation, a segment at a time (each
+ * segment's payloads are made before its clock starts). Returns throughput, latencies, GC and
+ * heap, per segment and overall.
+ */
+async function timedRun(subject, w, s, profiler = null) {
+  const stats = {};
+  const iterator = w.stream({ seed: s.seed, operations: s.ops }, stats)[Symbol.iterator]();
+  const segmentSize = s.segment ?? s.ops;
+  const latencies = new Float64Array(s.ops);
+  const kindsAll = new Uint8Array(s.ops);
+  const segments = [];
+  let n = 0;
+  let errors = 0;
+  let totalNs = 0;
+  const gcMeter = createGcMeter();
+  let gcBefore = { ms: 0, count: 0 };
+  const heapBeforeRunMb = Math.round(liveHeapMb());
+  if (profiler) await profiler.start();
+  const cpu0 = process.cpuUsage();
+  for (;;) {
+    let { ops, kinds } = take(iterator, segmentSize);
+    if (ops.length === 0) break;
+    const from = n;
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < ops.length; i++) {
+      const t0 = process.hrtime.bigint();
+      try {
+        if (kinds[i] === 0) await subject.createTransaction(ops[i].payload);
+        else await subject.createTransactionEvent(ops[i].payload);
+      } catch {
+        errors += 1;
+      }
+      latencies[n] = Number(process.hrtime.bigint() - t0);
+      kindsAll[n] = kinds[i];
+      n += 1;
+    }
+    const ns = Number(process.hrtime.bigint() - started);
+    totalNs += ns;
+    ops = null;
+    kinds = null;
+    const gc = await gcMeter.read();
+    segments.push({
+      from,
+      to: n,
+      usPerOp: Math.round(ns / 10 / (n - from)) / 100,
+      gcUsPerOp: Math.round(((gc.ms - gcBefore.ms) * 100_000) / (n - from)) / 100,
+      p99Us: latencyStats(latencies.subarray(from, n)).p99Us,
+      heapMb: Math.round(liveHeapMb()),
+    });
+    gcBefore = gc;
+  }
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const gcTime = await gcMeter.stop();
   const profileFile = profiler ? await profiler.stop() : null;
-  const heapAfterRunMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+  const gc = await gcMeter.read();
+  gcMeter.stop();
   gcNow();
-  const retainedHeapMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+  const retainedHeapMb = liveHeapMb();
   const tx = [];
   const ev = [];
-  for (let i = 0; i < n; i++) (kinds[i] === 0 ? tx : ev).push(latencies[i]);
+  for (let i = 0; i < n; i++) (kindsAll[i] === 0 ? tx : ev).push(latencies[i]);
   return {
     subject: subject.name,
     operations: n,
+    transactions: stats.transactions,
     errors,
     seconds: Math.round(totalNs / 1e6) / 1e3,
     opsPerSec: Math.round(n / (totalNs / 1e9)),
     cpuSeconds: Math.round(cpuSeconds * 1000) / 1000,
     opsPerCpuSec: Math.round(n / cpuSeconds),
-    latency: latencyStats(latencies),
-    transactions: latencyStats(tx),
-    events: latencyStats(ev),
-    gcMs: gcTime.ms,
-    gcCount: gcTime.count,
-    gcShare: Math.round((gcTime.ms / (totalNs / 1e6)) * 1000) / 1000,
+    latency: latencyStats(latencies.subarray(0, n)),
+    transactionLatency: latencyStats(tx),
+    eventLatency: latencyStats(ev),
+    gcMs: Math.round(gc.ms),
+    gcCount: gc.count,
+    gcShare: Math.round((gc.ms / (totalNs / 1e6)) * 1000) / 1000,
     heapBeforeRunMb,
-    heapAfterRunMb,
-    retainedHeapMb,
+    retainedHeapMb: Math.round(retainedHeapMb),
+    segments,
     profileFile,
     counters: await subject.counters(),
+    alertTotals: await alertTotals(subject),
   };
 }
 
-// ---- breakdown: the engine's exported pure stages in a micro-loop -----------------------------
-
-function createStageClock(names) {
-  const totals = new Map(names.map((n) => [n, 0n]));
-  return {
-    add(name, since) {
-      const now = process.hrtime.bigint();
-      totals.set(name, totals.get(name) + (now - since));
-      return now;
-    },
-    totals,
-  };
-}
-
-async function breakdown(pkg, configs, operations) {
-  const probe = await createEngineSubject(pkg, configs);
-  const stored = await probe.engine.listRuleInstances();
-  const registry = pkg.createRuleRegistry();
-  const instances = stored.map((instance) => ({
-    instance,
-    rule: instance.ruleId === 'CUSTOM' ? null : registry.get(instance.ruleId),
-    logic: instance.ruleId === 'CUSTOM' ? pkg.compileLogic(instance.logic, { basePath: '/logic', aggregationVariableKeys: [] }) : null,
-    filter: null,
-  }));
-  const money = { rates: pkg.createFixedRateProvider(), baseCurrency: 'USD' };
-  // The series the engine keeps for these instances (D-125): those their rules read.
-  const allSeries = new Set(instances.flatMap((i) => i.rule?.series ?? []));
-  const validate = pkg.createValidator(pkg.TransactionSchema, { what: 'transaction' });
-  const payloads = operations.filter((o) => o.kind === 'transaction').map((o) => o.payload);
-  const stages = ['assertSafeJson', 'validate (ajv + safe-json)', 'contributionsOf', 'collectAggregateNeeds', 'aggregate queries', 'snapshot + merge', 'evaluateRuleInstances', 'aggregate apply'];
-
-  const pass = () => {
-    const store = pkg.createAggregateStore();
-    const clock = createStageClock(stages);
-    for (const payload of payloads) {
-      let t = process.hrtime.bigint();
-      pkg.assertSafeJson(payload);
-      t = clock.add(stages[0], t);
-      const transaction = validate(payload);
-      t = clock.add(stages[1], t);
-      const current = pkg.contributionsOf(transaction, allSeries, money);
-      t = clock.add(stages[2], t);
-      const input = { transaction, instances, originUser: null, destinationUser: null, money, defaultRiskLevel: 'VERY_HIGH' };
-      const needs = pkg.collectAggregateNeeds(input);
-      t = clock.add(stages[3], t);
-      const queries = [];
-      for (const need of needs) {
-        if (need.key === null) continue;
-        const q = { series: need.series, key: need.key, start: need.start, end: need.end, fn: need.fn, excludeId: transaction.transactionId };
-        if (need.field !== undefined) q.field = need.field;
-        queries.push(q);
+/**
+ * One timed run of subject `name` on a fresh subject: an untimed pass over the first `warmupOps`
+ * operations on a throw-away subject (JIT warm-up), the heap back to the clean state, a fresh
+ * subject created and a full GC, then {@link timedRun}. Also the heap the subject retains after a
+ * full GC, per stored transaction.
+ */
+async function timeFresh(name, pkg, w, s, o, profiler = null) {
+  const configs = w.configs({ alerts: o.alerts });
+  gcNow();
+  const cleanMb = liveHeapMb();
+  {
+    const warm = await createSubject(name, pkg, w, configs, o);
+    const { ops, kinds } = take(w.stream({ seed: s.seed, operations: Math.min(s.ops, w.warmupOps) })[Symbol.iterator](), Infinity);
+    for (let i = 0; i < ops.length; i++) {
+      try {
+        if (kinds[i] === 0) await warm.createTransaction(ops[i].payload);
+        else await warm.createTransactionEvent(ops[i].payload);
+      } catch {
+        // Rejected operations are part of the stream (the same for both subjects).
       }
-      const values = store.queryMany(queries);
-      t = clock.add(stages[4], t);
-      const snapshot = new Map();
-      let qi = 0;
-      for (const need of needs) {
-        if (need.key === null) continue;
-        snapshot.set(pkg.aggregateNeedKey(need), pkg.mergeCurrentContribution(need, values[qi++] ?? null, current));
-      }
-      t = clock.add(stages[5], t);
-      pkg.evaluateRuleInstances(input, snapshot);
-      t = clock.add(stages[6], t);
-      store.apply([], current);
-      clock.add(stages[7], t);
     }
-    return clock.totals;
+    warm.dispose?.();
+  }
+  await settleHeap(cleanMb + 10);
+  const baseMb = liveHeapMb();
+  const subject = await createSubject(name, pkg, w, configs, o);
+  gcNow();
+  const result = await timedRun(subject, w, s, profiler);
+  result.bytesPerTransaction = Math.round(((result.retainedHeapMb - baseMb) * 2 ** 20) / Math.max(1, result.transactions));
+  subject.dispose?.();
+  return result;
+}
+
+/**
+ * The AML workload's per-rule costs: the engine with the stateless instances alone (`none`), then
+ * with each windowed instance beside them, over the whole stream, the runs alternating round by
+ * round in this process; each rule's cost is its run's µs per operation minus `none`'s.
+ */
+async function ruleCosts(pkg, w, s, o, rounds) {
+  const configs = w.configs({ alerts: o.alerts });
+  const windowed = windowedInstances(configs);
+  const stateless = configs.map((_, i) => i).filter((i) => !windowed.includes(i));
+  const { ops, kinds } = take(w.stream({ seed: s.seed, operations: s.ops })[Symbol.iterator](), Infinity);
+  const subsets = [{ name: 'none', indexes: stateless }, ...windowed.map((i) => ({ name: `${configs[i].id} ${configs[i].request.ruleId ?? 'CUSTOM'} ${configs[i].request.ruleNameAlias ?? ''}`.trim(), indexes: [...stateless, i].sort((a, b) => a - b) }))];
+  const once = async (indexes) => {
+    // Ids follow the instances' positions in `configs`, whatever the subset.
+    const engine = pkg.createEngine({ ids: sequentialIds() });
+    for (const i of indexes) await engine.createRuleInstance(configs[i].request);
+    gcNow();
+    const cpu0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ops.length; i++) {
+      try {
+        if (kinds[i] === 0) await engine.createTransaction(ops[i].payload);
+        else await engine.createTransactionEvent(ops[i].payload);
+      } catch {
+        // As in the timed runs.
+      }
+    }
+    const wall = Number(process.hrtime.bigint() - t0) / 1000 / ops.length;
+    const cpu = process.cpuUsage(cpu0);
+    return { wall, cpu: (cpu.user + cpu.system) / ops.length };
   };
-  pass(); // warm-up
-  const totals = pass();
-  const out = {};
-  for (const [name, ns] of totals) out[name] = Math.round(Number(ns) / payloads.length / 10) / 100;
-  return { transactions: payloads.length, meanUsPerTransaction: out };
+  await once(configs.map((_, i) => i)); // JIT warm-up with every instance
+  const samples = subsets.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    const order = subsets.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) samples[i].push(await once(subsets[i].indexes));
+  }
+  const none = median(samples[0].map((x) => x.wall));
+  const noneCpu = median(samples[0].map((x) => x.cpu));
+  return subsets.map((subset, i) => ({
+    name: subset.name,
+    usPerOp: Math.round(median(samples[i].map((x) => x.wall)) * 100) / 100,
+    costUs: i === 0 ? 0 : Math.round((median(samples[i].map((x) => x.wall)) - none) * 100) / 100,
+    cpuCostUs: i === 0 ? 0 : Math.round((median(samples[i].map((x) => x.cpu)) - noneCpu) * 100) / 100,
+  }));
+}
+
+// ---- child processes --------------------------------------------------------------------------
+
+/** Prefix of the child's result line (anything else it prints is ignored). */
+const RESULT_MARK = 'txmon-bench-result ';
+
+/**
+ * One run of `name` (a subject, or `rules`) on `workload` in a child process of its own, so that
+ * no other subject (nor anything V8 keeps of one) shares its heap.
+ */
+function runIsolated(name, workload, o) {
+  const s = settingsOf(WORKLOADS[workload], o);
+  const args = [fileURLToPath(import.meta.url), '--child', name, '--workload', workload, '--ops', String(s.ops), '--seed', String(s.seed), '--dist', o.dist, '--baseline-logic', o.baselineLogic, '--rule-rounds', String(o.ruleRounds)];
+  if (!o.alerts) args.push('--alerts', 'off');
+  // The parent's Node flags (heap sizes, --cpu-prof …) apply to the timed run too.
+  const out = execFileSync(process.execPath, [...process.execArgv, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (line === undefined) throw new Error(`the ${name} child printed no result`);
+  return JSON.parse(line.slice(RESULT_MARK.length));
+}
+
+async function childMain(o) {
+  gcNow = exposeGc();
+  const pkg = await import(pathToFileURL(o.dist).href);
+  const w = WORKLOADS[o.workloads[0]];
+  const s = settingsOf(w, o);
+  const result = o.child === 'rules' ? await ruleCosts(pkg, w, s, o, o.ruleRounds) : await timeFresh(o.child, pkg, w, s, o);
+  process.stdout.write(`${RESULT_MARK}${JSON.stringify(result)}\n`);
 }
 
 // ---- output -------------------------------------------------------------------------------
@@ -401,8 +555,8 @@ function pad(s, n, right = false) {
 }
 
 function printTable(rows) {
-  const header = ['subject', 'ops/s', 'ops/cpu-s', 'mean µs', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs', 'tx p50/p99', 'event p50/p99', 'GC %', 'heap MB'];
-  const widths = [10, 8, 9, 8, 8, 8, 9, 9, 16, 16, 5, 8];
+  const header = ['subject', 'ops/s', 'ops/cpu-s', 'mean µs', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs', 'tx p50/p99', 'event p50/p99', 'GC %', 'heap MB', 'B/tx'];
+  const widths = [12, 8, 9, 8, 8, 8, 9, 9, 16, 16, 5, 8, 7];
   console.log(header.map((h, i) => pad(h, widths[i], i > 0)).join('  '));
   for (const r of rows) {
     const cells = [
@@ -414,12 +568,25 @@ function printTable(rows) {
       r.latency.p99Us,
       r.latency.p999Us,
       r.latency.maxUs,
-      `${r.transactions.p50Us}/${r.transactions.p99Us}`,
-      `${r.events.p50Us}/${r.events.p99Us}`,
+      `${r.transactionLatency.p50Us}/${r.transactionLatency.p99Us}`,
+      `${r.eventLatency.p50Us}/${r.eventLatency.p99Us}`,
       Math.round(r.gcShare * 100),
       r.retainedHeapMb,
+      r.bytesPerTransaction,
     ];
     console.log(cells.map((c, i) => pad(c, widths[i], i > 0)).join('  '));
+  }
+}
+
+function printSegments(rows) {
+  console.log(`${pad('segment', 18)} ${rows.map((r) => pad(`${r.subject} µs/op  GC µs/op  p99 µs  heap MB`, 40, true)).join('  ')}`);
+  const segments = rows[0].segments;
+  for (let i = 0; i < segments.length; i++) {
+    const cells = rows.map((r) => {
+      const g = r.segments[i];
+      return pad(`${g.usPerOp.toFixed(2)}  ${pad(g.gcUsPerOp.toFixed(2), 8, true)}  ${pad(g.p99Us, 6, true)}  ${pad(g.heapMb, 7, true)}`, 40, true);
+    });
+    console.log(`${pad(`${segments[i].from}–${segments[i].to}`, 18)} ${cells.join('  ')}`);
   }
 }
 
@@ -435,18 +602,13 @@ function printCounters(configs, engine, baseline) {
   }
 }
 
-function sameCounters(a, b) {
-  return isDeepStrictEqual(a, b);
-}
-
 // ---- profile mode -------------------------------------------------------------------------
 
 /** A CPU profiler on this process (node:inspector), so only the timed section is sampled. */
 function createProfiler() {
   const session = new Session();
   session.connect();
-  const post = (method, params = {}) =>
-    new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  const post = (method, params = {}) => new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
   return {
     async start() {
       await post('Profiler.enable');
@@ -466,78 +628,106 @@ function createProfiler() {
 
 // ---- main ---------------------------------------------------------------------------------
 
-/** Live heap in MB (after whatever GC last ran). */
-const liveHeapMb = () => process.memoryUsage().heapUsed / 2 ** 20;
+async function runWorkload(pkg, w, o) {
+  const s = settingsOf(w, o);
+  const configs = w.configs({ alerts: o.alerts });
+  const out = { name: w.name, title: w.title, instances: w.instances, settings: s, verification: null, rounds: [], median: {}, ratio: null, comparison: null, ruleCosts: null };
+  console.log(`\n=== ${w.title}; ${s.ops} operations${s.segment ? ` in segments of ${s.segment}` : ''}, seed ${s.seed}`);
+  console.log(`instances: ${w.instances}; alerts ${o.alerts ? 'on (the default)' : 'off'}`);
 
-/**
- * Waits until the live heap is back under `limitMb`: full GCs 50 ms apart, at most ~2 s. A
- * subject just disposed can stay reachable for a moment (it was seen to survive a GC right after
- * its run and to be gone after a 100 ms pause), and its 100–200 MB would otherwise be marked by
- * every GC of the next timed run.
- */
-async function settleHeap(limitMb) {
-  await new Promise((resolve) => setImmediate(resolve));
-  gcNow();
-  for (let tries = 0; tries < 40 && liveHeapMb() > limitMb; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    gcNow();
+  if (o.verify) {
+    const v = await verify(pkg, w, s, o);
+    out.verification = { ...v, counters: undefined };
+    const ok = v.mismatches === 0 && v.countersEqual && v.alertsEqual && v.casesEqual;
+    console.log(
+      `verification: ${v.operations} operations, ${v.mismatches} mismatches, ${v.errors} rejected operations (same on both), counters ${v.countersEqual ? 'equal' : 'DIFFERENT'}, ` +
+        `${v.alerts} alerts ${v.alertsEqual ? 'equal' : 'DIFFERENT'}, ${v.cases} cases ${v.casesEqual ? 'equal' : 'DIFFERENT'} (${v.seconds} s)`,
+    );
+    if (!ok) {
+      printCounters(configs, v.counters.engine, v.counters.baseline);
+      console.error('verification FAILED: the comparison would not be honest; fix the baseline or the engine first.');
+      process.exitCode = 1;
+      return out;
+    }
   }
+
+  const subjects = o.engineOnly ? ['engine'] : o.baselineOnly ? ['baseline'] : ['engine', 'baseline'];
+  const profiler = o.profile ? createProfiler() : null;
+  for (let round = 1; round <= s.rounds; round++) {
+    const order = round % 2 === 1 ? subjects : [...subjects].reverse();
+    const row = {};
+    for (const name of order) row[name] = o.isolate ? runIsolated(name, w.name, o) : await timeFresh(name, pkg, w, s, o, name === 'engine' ? profiler : null);
+    out.rounds.push(row);
+    console.log(`round ${round}: ${subjects.map((n) => `${n} ${row[n].opsPerSec} ops/s (p99 ${row[n].latency.p99Us} µs)`).join('; ')}`);
+  }
+  for (const name of subjects) {
+    const m = median(out.rounds.map((r) => r[name].opsPerSec));
+    out.median[name] = out.rounds.find((r) => r[name].opsPerSec === m)[name];
+  }
+  if (o.comparison && w.name === 'today') {
+    out.comparison = o.isolate ? runIsolated('baseline-jl', w.name, o) : await timeFresh('baseline-jl', pkg, w, s, o);
+  }
+  const rows = subjects.map((n) => out.median[n]);
+  if (out.comparison) rows.push(out.comparison);
+  console.log(`median of ${s.rounds} round(s) (latency per awaited call, µs; heap after a full GC, subject alive; B/tx: that heap over the stored transactions, workload excluded):`);
+  printTable(rows);
+  if (out.comparison) console.log('(baseline-jl: the same baseline with its custom rules through json-logic-js, one run — a comparison only)');
+  if (s.segment) printSegments(subjects.map((n) => out.median[n]));
+
+  const e = out.median.engine;
+  const b = out.median.baseline;
+  if (e && b) {
+    out.ratio = Math.round((e.opsPerSec / b.opsPerSec) * 1000) / 1000;
+    out.cpuRatio = Math.round((e.opsPerCpuSec / b.opsPerCpuSec) * 1000) / 1000;
+    out.countersEqual = out.rounds.every((r) => isDeepStrictEqual(r.engine.counters, r.baseline.counters));
+    out.alertsEqual = out.rounds.every((r) => isDeepStrictEqual(r.engine.alertTotals, r.baseline.alertTotals));
+    console.log(
+      `ratio engine / baseline: ${out.ratio.toFixed(3)}x wall clock, ${out.cpuRatio.toFixed(3)}x per CPU-second; ` +
+        `hits per instance ${out.countersEqual ? 'equal' : 'DIFFERENT'} in every timed run; alerts ${e.alertTotals.alerts} (${e.alertTotals.listed} transactions listed), cases ${e.alertTotals.cases}: ${out.alertsEqual ? 'equal' : 'DIFFERENT'}`,
+    );
+    if (!out.countersEqual || !out.alertsEqual) {
+      printCounters(configs, e.counters, b.counters);
+      process.exitCode = 1;
+    }
+  }
+  if (e && e.segments.length > 1) {
+    out.drift = Math.round((e.segments[e.segments.length - 1].usPerOp / e.segments[0].usPerOp) * 1000) / 1000;
+    console.log(`engine µs/op, last segment / first: ${out.drift.toFixed(3)}`);
+  }
+  if (o.rules && w.name === 'aml') {
+    console.log(`\nper-rule cost (engine, ${o.ruleRounds} round(s), whole stream): each windowed instance beside the ${configs.length - windowedInstances(configs).length} stateless ones, minus those alone`);
+    out.ruleCosts = o.isolate ? runIsolated('rules', w.name, o) : await ruleCosts(pkg, w, s, o, o.ruleRounds);
+    console.log(`${pad('instance', 44)} ${pad('µs/op', 8, true)} ${pad('cost µs/op', 11, true)} ${pad('cpu µs/op', 10, true)}`);
+    for (const r of out.ruleCosts) console.log(`${pad(r.name, 44)} ${pad(r.usPerOp.toFixed(2), 8, true)} ${pad(r.costUs.toFixed(2), 11, true)} ${pad(r.cpuCostUs.toFixed(2), 10, true)}`);
+  }
+  if (o.profile && e?.profileFile) {
+    console.log(`\nCPU profile of the timed engine run: ${e.profileFile}`);
+    console.log(formatProfileSummary(summarizeProfile(e.profileFile, { top: 25 })));
+  }
+  return out;
 }
 
-/**
- * One timed run of `name` in a child process of its own, so that no other subject (nor anything
- * V8 keeps of one) shares its heap: the child builds the same workload, runs the whole stream once
- * on a throw-away subject (JIT warm-up), then times a fresh subject exactly as in-process rounds do.
- */
-function runIsolated(name, o) {
-  const args = [fileURLToPath(import.meta.url), '--child', name, '--ops', String(o.ops), '--seed', String(o.seed), '--dist', o.dist, '--baseline-logic', o.baselineLogic];
-  if (o.alerts) args.push('--alerts');
-  // The parent's Node flags (heap sizes, --cpu-prof …) apply to the timed run too.
-  const out = execFileSync(process.execPath, [...process.execArgv, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
-  if (line === undefined) throw new Error(`the ${name} child printed no result`);
-  return JSON.parse(line.slice(RESULT_MARK.length));
-}
-
-/** Prefix of the child's result line (anything else it prints is ignored). */
-const RESULT_MARK = 'txmon-bench-result ';
-
-/** The child side of {@link runIsolated}: prints the timed run's results as one JSON line. */
-async function childMain(o) {
-  const gc = exposeGc();
-  gcNow = gc;
-  const pkg = await import(pathToFileURL(o.dist).href);
-  const { operations } = generateWorkload({ seed: o.seed, operations: o.ops });
-  const kinds = Uint8Array.from(operations, (op) => (op.kind === 'transaction' ? 0 : 1));
-  const configs = createInstanceConfigs({ alerts: o.alerts });
-  gc();
-  const cleanMb = liveHeapMb();
-  const run = () => timeFresh(o.child, { pkg, configs, logic: o.baselineLogic, operations, kinds, cleanMb });
-  await run(); // JIT warm-up on a throw-away subject
-  process.stdout.write(`${RESULT_MARK}${JSON.stringify(await run())}\n`);
-}
-
-/**
- * Times a fresh subject `name` over the whole stream: waits until the live heap is back to
- * `cleanMb` (the workload's), creates the subject (not timed), runs a full GC, times it, and
- * disposes it. The subject lives in this call's frame only, so nothing else holds it afterwards.
- */
-async function timeFresh(name, { pkg, configs, logic, operations, kinds, cleanMb, profiler = null }) {
-  await settleHeap(cleanMb + 20);
-  const subject = name === 'engine' ? await createEngineSubject(pkg, configs) : createBaselineSubject(pkg, configs, logic);
-  gcNow();
-  const result = await timedRun(subject, operations, kinds, profiler);
-  subject.dispose?.();
-  return result;
+function printSummary(results) {
+  const met = (ok) => (ok ? 'met' : 'NOT met');
+  console.log(`\n=== summary (targets: engine ≥ ${TARGETS.ratio}x the baseline, goal ${TARGETS.ratioGoal}x; p99 ≤ ${TARGETS.p99Us} µs; long: last segment ≤ ${TARGETS.longDrift}x the first)`);
+  console.log(`${pad('workload', 9)} ${pad('engine ops/s', 13, true)} ${pad('baseline ops/s', 15, true)} ${pad('ratio', 7, true)} ${pad('p99 µs', 8, true)} ${pad('B/tx', 7, true)}  targets`);
+  for (const r of results) {
+    const e = r.median.engine;
+    const b = r.median.baseline;
+    if (!e) continue;
+    const checks = [];
+    if (r.ratio !== null) checks.push(`ratio ${met(r.ratio >= TARGETS.ratio)}${r.ratio >= TARGETS.ratioGoal ? ' (goal met)' : ''}`);
+    checks.push(`p99 ${met(e.latency.p99Us <= TARGETS.p99Us)}`);
+    if (r.drift !== undefined) checks.push(`drift ${r.drift.toFixed(2)} ${met(r.drift <= TARGETS.longDrift)}`);
+    console.log(`${pad(r.name, 9)} ${pad(e.opsPerSec, 13, true)} ${pad(b?.opsPerSec ?? '-', 15, true)} ${pad(r.ratio?.toFixed(2) ?? '-', 7, true)} ${pad(e.latency.p99Us, 8, true)} ${pad(e.bytesPerTransaction, 7, true)}  ${checks.join(', ')}`);
+  }
 }
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.child !== null) return childMain(o);
-  const gc = exposeGc();
-  gcNow = gc;
+  gcNow = exposeGc();
   const pkg = await import(pathToFileURL(o.dist).href);
-
   const env = {
     date: new Date().toISOString(),
     node: process.version,
@@ -549,141 +739,22 @@ async function main() {
     loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
     dist: path.relative(process.cwd(), o.dist) || o.dist,
   };
-  console.log(`txmon hot-path benchmark — ${env.date}`);
+  console.log(`txmon benchmark — ${env.date}`);
   console.log(`node ${env.node} (V8 ${env.v8}), ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB, ${env.platform}`);
   console.log(`load average at start: ${env.loadAverage.join(' ')} (other processes on the machine add noise)`);
-
+  console.log(`baseline: hand-written, custom logic ${o.baselineLogic === 'inline' ? 'as plain JavaScript' : 'through json-logic-js'}; timed runs ${o.isolate ? 'each in a child process of its own' : 'in this process'}`);
   const started = Date.now();
-  const { operations, stats } = generateWorkload({ seed: o.seed, operations: o.ops });
-  const kinds = Uint8Array.from(operations, (op) => (op.kind === 'transaction' ? 0 : 1));
-  const configs = createInstanceConfigs({ alerts: o.alerts });
-  gc();
-  // The live heap of the workload alone: every timed run should start on it (settleHeap).
-  const cleanMb = liveHeapMb();
-  console.log(
-    `workload: ${stats.operations} operations = ${stats.transactions} transactions + ${stats.events} events (${stats.amountUpdates} amount updates), ` +
-      `${stats.users} users, ${Math.round(stats.simulatedSeconds / 360) / 10} h simulated; seed ${o.seed}`,
-  );
-  if (o.alerts && !o.engineOnly) console.log('note: --alerts makes the engine create alerts and cases, which the baseline does not: the ratio is then not like-for-like');
-  console.log(`instances: ${configs.length} live (15 stateless: R-2 ×5, R-14 ×4, custom ×6; 5 windowed: R-1, R-30 1h/1d, R-69 1d/calendar month); alerts ${o.alerts ? 'on' : 'off'}; baseline logic: ${o.baselineLogic}`);
-
-  console.log(
-    o.isolate
-      ? 'timed runs: each in a child process of its own (same workload; one untimed pass on a throw-away subject first, then a fresh subject timed)'
-      : 'timed runs: in this process, each subject created, timed and disposed in turn',
-  );
-  const results = { env, options: { ...o, json: undefined }, workload: stats, verification: null, rounds: [], median: {}, ratio: null, breakdown: null };
-
-  // 1. Verification pass (also the JIT warm-up of both subjects).
-  if (o.verify) {
-    console.log('\nverification: every response of the engine and the baseline must be deep-equal …');
-    const v = await verify(pkg, configs, operations, o.baselineLogic);
-    results.verification = { operations: v.operations, mismatches: v.mismatches, errors: v.errors, seconds: Math.round(v.seconds * 10) / 10 };
-    const countersEqual = sameCounters(v.counters.engine, v.counters.baseline);
-    console.log(`  ${v.operations} operations, ${v.mismatches} mismatches, ${v.errors} rejected operations (same on both), counters ${countersEqual ? 'equal' : 'DIFFERENT'} (${results.verification.seconds} s)`);
-    if (v.mismatches > 0 || !countersEqual) {
-      printCounters(configs, v.counters.engine, v.counters.baseline);
-      console.error('verification FAILED: the comparison would not be honest; fix the baseline or the engine first.');
-      process.exitCode = 1;
-      return;
-    }
-  } else if (!o.isolate) {
-    // Warm-up without comparison: a shorter run of each subject on the same stream.
-    const warm = operations.slice(0, Math.min(operations.length, 10_000));
-    const warmKinds = kinds.subarray(0, warm.length);
-    if (!o.baselineOnly) await timedRun(await createEngineSubject(pkg, configs), warm, warmKinds);
-    if (!o.engineOnly) await timedRun(createBaselineSubject(pkg, configs, o.baselineLogic), warm, warmKinds);
+  const results = [];
+  for (const name of o.workloads) {
+    results.push(await runWorkload(pkg, WORKLOADS[name], o));
+    if (process.exitCode === 1) break;
   }
-
-  /** A new subject of `name`, timed over the whole stream after a full GC (heap: the workload only). */
-  const timeFreshSubject = (name) =>
-    timeFresh(name, { pkg, configs, logic: o.baselineLogic, operations, kinds, cleanMb, profiler: o.profile && name === 'engine' ? createProfiler() : null });
-
-  // 2. Timed rounds, alternating which subject goes first.
-  const subjects = o.engineOnly ? ['engine'] : o.baselineOnly ? ['baseline'] : ['engine', 'baseline'];
-  for (let round = 1; round <= o.rounds; round++) {
-    const order = round % 2 === 1 ? subjects : [...subjects].reverse();
-    const row = {};
-    for (const name of order) {
-      // The subject lives in its own async frame and drops its state after its run: a subject
-      // still alive during the next subject's timed run (as a local of this loop, or through
-      // V8 keeping a closure reachable) gave that run 108–215 MB of foreign live heap to mark.
-      // Default: each timed run in a child process of its own (runIsolated).
-      row[name] = o.isolate ? runIsolated(name, o) : await timeFreshSubject(name);
-    }
-    gc();
-    results.rounds.push(row);
-    console.log(`round ${round}: ${subjects.map((s) => `${s} ${row[s].opsPerSec} ops/s, ${row[s].opsPerCpuSec} ops/cpu-s (p99 ${row[s].latency.p99Us} µs)`).join('; ')}`);
-  }
-  // Every timed run should start on the workload's heap alone (see timeFreshSubject).
-  const startHeaps = results.rounds.flatMap((r) => subjects.map((s) => r[s].heapBeforeRunMb));
-  const cleanHeap = Math.min(...startHeaps);
-  results.rounds.forEach((r, i) => {
-    for (const s of subjects) {
-      if (r[s].heapBeforeRunMb > cleanHeap + 20) console.warn(`warning: round ${i + 1}, ${s} started with ${r[s].heapBeforeRunMb} MB live (others ${cleanHeap} MB): a previous subject was still alive`);
-    }
-  });
-  for (const name of subjects) {
-    const m = median(results.rounds.map((r) => r[name].opsPerSec));
-    results.median[name] = results.rounds.find((r) => r[name].opsPerSec === m)[name];
-  }
-
-  console.log(`\nmedian of ${o.rounds} round(s), ${o.ops} operations each (latency per awaited call, µs):`);
-  printTable(subjects.map((s) => results.median[s]));
-  if (results.median.engine && results.median.baseline) {
-    const e = results.median.engine;
-    const b = results.median.baseline;
-    results.ratio = Math.round((e.opsPerSec / b.opsPerSec) * 1000) / 1000;
-    results.cpuRatio = Math.round((e.opsPerCpuSec / b.opsPerCpuSec) * 1000) / 1000;
-    console.log(`\nratio engine / baseline (throughput): ${results.ratio.toFixed(3)}x wall clock, ${results.cpuRatio.toFixed(3)}x per CPU-second`);
-    const met = (ok) => (ok ? 'met' : 'NOT met');
-    console.log(
-      `targets: engine ≥ 40000 ops/s per core: ${met(e.opsPerSec >= 40_000)} (${e.opsPerSec} wall, ${e.opsPerCpuSec} per CPU-s); ` +
-        `p99 ≤ 100 µs: ${met(e.latency.p99Us <= 100)} (${e.latency.p99Us}); ≥ 0.8x baseline: ${met(results.ratio >= 0.8)} (${results.ratio})`,
-    );
-    console.log('\nhit counts of the timed runs (must be equal):');
-    printCounters(configs, e.counters, b.counters);
-    const equal = sameCounters(e.counters, b.counters);
-    results.countersEqual = equal;
-    console.log(`runs and hits per instance: ${equal ? 'EQUAL' : 'DIFFERENT'}`);
-    if (!equal) process.exitCode = 1;
-  } else {
-    const only = results.median[subjects[0]];
-    console.log('\nhit counts:');
-    printCounters(configs, subjects[0] === 'engine' ? only.counters : null, subjects[0] === 'baseline' ? only.counters : null);
-  }
-  const errorsSeen = subjects.some((s) => results.median[s].errors > 0);
-  if (errorsSeen) console.log(`note: rejected operations in the timed runs: ${subjects.map((s) => `${s} ${results.median[s].errors}`).join(', ')}`);
-
-  // 3. Breakdown of the engine's pure stages.
-  if (o.breakdown && !o.baselineOnly) {
-    gc();
-    results.breakdown = await breakdown(pkg, configs, operations);
-    const stages = results.breakdown.meanUsPerTransaction;
-    const engineTx = results.median.engine.transactions.meanUs;
-    let sum = 0;
-    console.log(`\nbreakdown: mean µs per transaction of the engine's exported stages, in a micro-loop over the ${results.breakdown.transactions} transactions:`);
-    for (const [name, us] of Object.entries(stages)) {
-      sum += us;
-      console.log(`  ${pad(name, 28)} ${pad(us.toFixed(2), 7, true)} µs  ${pad(((us / engineTx) * 100).toFixed(1), 5, true)} %`);
-    }
-    const rest = Math.max(0, engineTx - sum);
-    results.breakdown.restUs = Math.round(rest * 100) / 100;
-    console.log(`  ${pad('rest of createTransaction', 28)} ${pad(rest.toFixed(2), 7, true)} µs  ${pad(((rest / engineTx) * 100).toFixed(1), 5, true)} %  (timed mean ${engineTx} µs − stages: clone, locks, async, repositories, result copies)`);
-  }
-
-  if (o.profile) {
-    const file = results.median.engine.profileFile;
-    console.log(`\nCPU profile of the timed engine run: ${file}`);
-    console.log(formatProfileSummary(summarizeProfile(file, { top: 25 })));
-  }
-
+  printSummary(results);
   const seconds = Math.round((Date.now() - started) / 100) / 10;
-  results.totalSeconds = seconds;
   console.log(`\ntotal ${seconds} s`);
   if (o.json !== '-') {
     mkdirSync(path.dirname(path.resolve(o.json)), { recursive: true });
-    writeFileSync(path.resolve(o.json), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(path.resolve(o.json), `${JSON.stringify({ env, options: { ...o, json: undefined }, workloads: results, totalSeconds: seconds }, null, 2)}\n`);
     console.log(`results written to ${path.relative(process.cwd(), path.resolve(o.json))}`);
   }
 }

@@ -292,73 +292,114 @@ function planEvents(rand, transaction) {
  */
 
 /**
- * Generates the stream: transactions with increasing timestamps, ~30% of them followed (a few
- * operations later) by 1–2 events. Deterministic in `seed`. Payloads are JSON round-tripped, as
- * a server would pass parsed request bodies.
+ * The stream, one operation at a time: transactions with increasing timestamps, ~30% of them
+ * followed (a few operations later) by 1–2 events. Deterministic in `seed`. Each payload is JSON
+ * round-tripped, as a server would pass a parsed request body (shared hidden classes per shape, no
+ * objects shared between operations). Lazy, so a long stream never sits in memory whole; `stats`
+ * (filled as it goes) counts what was yielded.
+ *
+ * @param {WorkloadOptions} [options]
+ * @param {Record<string, number>} [stats]
+ * @returns {Generator<Operation>}
+ */
+export function* streamWorkload(options = {}, stats = {}) {
+  const o = { ...WORKLOAD_DEFAULTS, ...options };
+  const rand = createPrng(o.seed);
+  const population = createUsers(rand, o.users);
+  /** Pending events, each due at an operation index. */
+  const pending = [];
+  let clock = o.startTime;
+  Object.assign(stats, { operations: 0, transactions: 0, events: 0, amountUpdates: 0, users: o.users, simulatedSeconds: 0 });
+  while (stats.operations < o.operations) {
+    const due = pending.findIndex((p) => p.due <= stats.operations);
+    if (due >= 0) {
+      const [p] = pending.splice(due, 1);
+      stats.operations += 1;
+      stats.events += 1;
+      if (p.event.updatedTransactionAttributes) stats.amountUpdates += 1;
+      yield { kind: 'event', payload: JSON.parse(JSON.stringify(p.event)) };
+      continue;
+    }
+    clock += Math.max(1, Math.round(-Math.log(1 - rand()) * o.meanGapMs));
+    const tx = createTransaction(rand, population, stats.transactions, clock);
+    stats.operations += 1;
+    stats.transactions += 1;
+    stats.simulatedSeconds = Math.round((clock - o.startTime) / 1000);
+    if (rand() < o.eventShare) {
+      let at = stats.operations;
+      for (const event of planEvents(rand, tx)) {
+        at += 1 + Math.floor(rand() * 25);
+        pending.push({ due: at, event });
+      }
+    }
+    yield { kind: 'transaction', payload: JSON.parse(JSON.stringify(tx)) };
+  }
+}
+
+/**
+ * The whole stream of {@link streamWorkload} as an array, with its statistics.
  *
  * @param {WorkloadOptions} [options]
  * @returns {{ operations: Operation[], stats: Record<string, number> }}
  */
 export function generateWorkload(options = {}) {
-  const o = { ...WORKLOAD_DEFAULTS, ...options };
-  const rand = createPrng(o.seed);
-  const population = createUsers(rand, o.users);
-  /** @type {Operation[]} */
-  const operations = [];
-  /** Pending events, each due at an operation index. */
-  let pending = [];
-  let clock = o.startTime;
-  let transactions = 0;
-  let events = 0;
-  let amountUpdates = 0;
-  while (operations.length < o.operations) {
-    const due = pending.findIndex((p) => p.due <= operations.length);
-    if (due >= 0) {
-      const [p] = pending.splice(due, 1);
-      operations.push({ kind: 'event', payload: p.event });
-      events += 1;
-      if (p.event.updatedTransactionAttributes) amountUpdates += 1;
-      continue;
-    }
-    clock += Math.max(1, Math.round(-Math.log(1 - rand()) * o.meanGapMs));
-    const tx = createTransaction(rand, population, transactions, clock);
-    operations.push({ kind: 'transaction', payload: tx });
-    transactions += 1;
-    if (rand() < o.eventShare) {
-      let due = operations.length;
-      for (const event of planEvents(rand, tx)) {
-        due += 1 + Math.floor(rand() * 25);
-        pending.push({ due, event });
-      }
-    }
-  }
-  pending = [];
-  // Bodies as a server hands them over: fresh from JSON.parse (shared hidden classes per shape,
-  // no objects shared between operations).
-  for (const op of operations) op.payload = JSON.parse(JSON.stringify(op.payload));
-  return {
-    operations,
-    stats: {
-      operations: operations.length,
-      transactions,
-      events,
-      amountUpdates,
-      users: o.users,
-      simulatedSeconds: Math.round((clock - o.startTime) / 1000),
-    },
-  };
+  const stats = {};
+  const operations = [...streamWorkload(options, stats)];
+  return { operations, stats };
 }
 
 /**
  * The 20 rule instances of the benchmark (engine request bodies, `POST /rule-instances`), each
  * with the id the engine will give it (`RI-1` … `RI-20`, from the benchmark's id generator).
- * 15 stateless (R-2, R-14, custom json-logic), 5 windowed (R-1, R-30 ×2, R-69 ×2).
+ * 15 stateless (R-2, R-14, custom json-logic), 5 windowed (R-1, R-30 ×2, R-69 ×2). Every other
+ * setting is the engine's default: `alertCreationOnHit` (true), actions, natures, case priorities.
  *
- * @param {{ alerts?: boolean }} [options] `alerts`: create alerts and cases on hits (default false).
+ * @param {{ alerts?: boolean }} [options] `alerts: false` sets `alertCreationOnHit: false` on every
+ *   instance (the configuration of the figures before issue 16); by default the request leaves it out.
  * @returns {{ id: string, request: Record<string, unknown> }[]}
  */
 export function createInstanceConfigs(options = {}) {
-  const alertCreationOnHit = options.alerts === true;
+  return numbered([...statelessRequests(), ...TODAY_WINDOWED], options);
+}
+
+/** Gives the requests their ids (`RI-1` …) and, with `alerts: false`, turns alert creation off. */
+export function numbered(requests, options = {}) {
+  const off = options.alerts === false ? { alertCreationOnHit: false } : {};
+  return requests.map((request, i) => ({ id: `RI-${i + 1}`, request: { ...request, ...off } }));
+}
+
+const TODAY_WINDOWED = [
+  { ruleId: 'R-1' },
+  { ruleId: 'R-30', parameters: { transactionsLimit: 20, timeWindow: { units: 1, granularity: 'hour' } }, ruleNameAlias: 'Velocity 1 hour' },
+  { ruleId: 'R-30', parameters: { transactionsLimit: 60, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 1 day' },
+  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 30000 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } },
+  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: 35000 }, timeWindow: { units: 1, granularity: 'month' } }, ruleNameAlias: 'Monthly volume' },
+];
+
+/**
+ * The dense workload's 22 instances: the 15 stateless ones of {@link createInstanceConfigs}, R-1,
+ * and velocity and volume rules over windows up to 30 days with limits that a few hundred users
+ * with weeks of history pass often (R-30 1 hour / 1 day / 30 days, R-69 1 day / 30 days /
+ * calendar month).
+ */
+export function createDenseInstanceConfigs(options = {}) {
+  return numbered(
+    [
+      ...statelessRequests(),
+      { ruleId: 'R-1' },
+      { ruleId: 'R-30', parameters: { transactionsLimit: 3, timeWindow: { units: 1, granularity: 'hour' } }, ruleNameAlias: 'Velocity 1 hour' },
+      { ruleId: 'R-30', parameters: { transactionsLimit: 10, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 1 day' },
+      { ruleId: 'R-30', parameters: { transactionsLimit: 150, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 30 days' },
+      { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 5000 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } },
+      { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 40000 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Volume 30 days' },
+      { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: 30000 }, timeWindow: { units: 1, granularity: 'month' } }, ruleNameAlias: 'Monthly volume' },
+    ],
+    options,
+  );
+}
+
+/** The 15 stateless requests shared by the today and dense workloads (R-2 ×5, R-14 ×4, custom ×6). */
+function statelessRequests() {
   const amountVar = { var: 'transaction.originAmountDetails.transactionAmount' };
   const requests = [
     // ---- stateless: R-2 amount thresholds --------------------------------------------------
@@ -418,12 +459,6 @@ export function createInstanceConfigs(options = {}) {
       ruleNameAlias: 'Large GBP transaction',
       action: 'SUSPEND',
     },
-    // ---- windowed ---------------------------------------------------------------------------
-    { ruleId: 'R-1' },
-    { ruleId: 'R-30', parameters: { transactionsLimit: 20, timeWindow: { units: 1, granularity: 'hour' } }, ruleNameAlias: 'Velocity 1 hour' },
-    { ruleId: 'R-30', parameters: { transactionsLimit: 60, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 1 day' },
-    { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 30000 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } },
-    { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: 35000 }, timeWindow: { units: 1, granularity: 'month' } }, ruleNameAlias: 'Monthly volume' },
   ];
-  return requests.map((request, i) => ({ id: `RI-${i + 1}`, request: { ...request, alertCreationOnHit } }));
+  return requests;
 }
