@@ -1,4 +1,8 @@
 import { createEngine, isTxmonError, type EngineOptions } from '../src/index.js';
+import type { TransactionInput } from '../src/engine/types.js';
+
+export type { CommentInput, ListInput, RuleInstanceInput, TransactionEventInput, TransactionInput, UploadInput, UserInput } from '../src/engine/types.js';
+export type { RiskLevel } from '../src/domain/index.js';
 
 /** A settable clock. */
 export function fixedClock(start = Date.UTC(2025, 0, 15, 12, 0, 0)) {
@@ -38,8 +42,11 @@ export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 
 let seq = 0;
-/** A valid transaction with overrides. */
-export function tx(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+/**
+ * A valid transaction with overrides. Typed as the engine's input; the overrides are not checked
+ * (tests override with wrong values on purpose), so a wrong one fails at run time, as it should.
+ */
+export function tx(overrides: Record<string, unknown> = {}): TransactionInput {
   seq += 1;
   return {
     type: 'TRANSFER',
@@ -50,7 +57,7 @@ export function tx(overrides: Record<string, unknown> = {}): Record<string, unkn
     originAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'DE' },
     destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'FR' },
     ...overrides,
-  };
+  } as TransactionInput;
 }
 
 /** Runs `fn` and returns the TxmonError it throws (fails the test when it does not throw one). */

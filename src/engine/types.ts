@@ -2,15 +2,89 @@
  * What the engine is to its callers: the `Engine` interface (every endpoint of the interface
  * document as an async method), the shapes it answers with, and the clock and id ports it runs on.
  */
-import type { BusinessUser, ConsumerUser, RiskLevel, Transaction, TransactionEvent } from '../domain/index.js';
+import type {
+  BusinessUser,
+  CommentRequest,
+  ConsumerUser,
+  ListRequest,
+  PresignedUrlRequest,
+  RiskLevel,
+  RuleInstanceRequest,
+  Transaction,
+  TransactionEvent,
+} from '../domain/index.js';
 import type { Alert, Case, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
 import type { Repositories } from '../repositories/types.js';
+import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 
 /** A source of time (epoch ms). Inject a fixed clock in tests. */
 export interface Clock {
   now(): number;
 }
+
+/*
+ * What the engine's methods take: the types of the wire format's request schemas, so a typed host
+ * gets completion and its mistakes at compile time. Every input is still checked at run time, as
+ * a request from the HTTP API is: a caller without types (JavaScript, a cast, parsed JSON) gets a
+ * 4xx TxmonError naming the field, never a crash. The schemas keep fields they do not name (SPEC
+ * §3); pass such fields in an object that is not a fresh literal (or cast), since TypeScript
+ * refuses unknown properties in literals.
+ */
+
+/** What {@link Engine.createTransaction} takes: a transaction (`TransactionSchema`). */
+export type TransactionInput = Transaction;
+
+/** What {@link Engine.createTransactionEvent} takes: a transaction event (`TransactionEventSchema`). */
+export type TransactionEventInput = TransactionEvent;
+
+/** What {@link Engine.createUser} takes: a consumer (`ConsumerUserSchema`) or business user (`BusinessUserSchema`). */
+export type UserInput = ConsumerUser | BusinessUser;
+
+/** What the comment methods take (`CommentRequestSchema`). */
+export type CommentInput = CommentRequest;
+
+/** What {@link Engine.createUpload} takes (`PresignedUrlRequestSchema`). */
+export type UploadInput = PresignedUrlRequest;
+
+/** What {@link Engine.putList} takes: the whole list (`ListRequestSchema`). */
+export type ListInput = ListRequest;
+
+type RuleInstanceFields = Omit<RuleInstanceRequest, 'ruleId' | 'parameters' | 'riskLevelParameters'>;
+
+/**
+ * A rule-instance request for library rule `K`, its parameters typed by the rule's
+ * `parametersSchema`: a partial set, laid over the rule's defaults (`riskLevelParameters` too, per
+ * level).
+ */
+export type LibraryRuleInstanceInput<K extends LibraryRuleId = LibraryRuleId> = {
+  [Id in K]: RuleInstanceFields & {
+    ruleId: Id;
+    parameters?: Partial<LibraryRuleParameters[Id]>;
+    riskLevelParameters?: Record<RiskLevel, Partial<LibraryRuleParameters[Id]>>;
+  };
+}[K];
+
+/**
+ * What {@link Engine.createRuleInstance} and {@link Engine.updateRuleInstance} take
+ * (`RuleInstanceRequestSchema`): a library rule's instance with typed parameters, or any other
+ * request — a host rule's id (`createEngine({ rules })`), custom `logic`, an update that leaves
+ * `ruleId` out. Editors complete the library's rule ids and, once one is chosen, its parameters.
+ *
+ * @example
+ * ```ts
+ * await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10_000 } } });
+ * await engine.createRuleInstance({ ruleId: 'ACME-1', parameters: { limit: 3 } }); // a host rule
+ * ```
+ */
+export type RuleInstanceInput =
+  | LibraryRuleInstanceInput
+  | (RuleInstanceFields & {
+      // `string & {}` keeps the library ids offered for completion next to any other id.
+      ruleId?: LibraryRuleId | (string & {});
+      parameters?: Record<string, unknown>;
+      riskLevelParameters?: Record<RiskLevel, Record<string, unknown>>;
+    });
 
 /** Kinds of ids the engine generates. */
 export type IdKind = 'event' | 'ruleInstance' | 'alert' | 'case' | 'comment' | 'file';
@@ -97,19 +171,19 @@ export interface SeriesPruneResult {
 
 /** The txmon engine: every endpoint of the interface as an async method. */
 export interface Engine {
-  createTransaction(input: unknown): Promise<TransactionMonitoringResult>;
+  createTransaction(input: TransactionInput): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
-  createTransactionEvent(input: unknown): Promise<TransactionEventMonitoringResult>;
+  createTransactionEvent(input: TransactionEventInput): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
-  createUser(input: unknown, options?: { type?: UserType }): Promise<UserMonitoringResult>;
+  createUser(input: UserInput, options?: { type?: UserType }): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
-  createUserComment(userId: string, input: unknown): Promise<CommentView>;
-  createCaseComment(caseId: string, input: unknown): Promise<CommentView>;
-  createAlertComment(alertId: string, input: unknown): Promise<CommentView>;
-  createRuleInstance(input: unknown): Promise<RuleInstance>;
+  createUserComment(userId: string, input: CommentInput): Promise<CommentView>;
+  createCaseComment(caseId: string, input: CommentInput): Promise<CommentView>;
+  createAlertComment(alertId: string, input: CommentInput): Promise<CommentView>;
+  createRuleInstance(input: RuleInstanceInput): Promise<RuleInstance>;
   getRuleInstance(id: string): Promise<RuleInstance>;
   listRuleInstances(): Promise<RuleInstance[]>;
-  updateRuleInstance(id: string, input: unknown): Promise<RuleInstance>;
+  updateRuleInstance(id: string, input: RuleInstanceInput): Promise<RuleInstance>;
   deleteRuleInstance(id: string): Promise<void>;
   listRules(): Promise<RuleView[]>;
   getRule(ruleId: string): Promise<RuleView>;
@@ -119,14 +193,14 @@ export interface Engine {
    * `whitelistUsers.listIds` filter look values up in. Items are de-duplicated.
    * @throws TxmonError `VALIDATION_FAILED` naming the path (`/items/3`, `/subtype` …)
    */
-  putList(listId: string, input: unknown): Promise<StoredList>;
+  putList(listId: string, input: ListInput): Promise<StoredList>;
   /** @throws TxmonError `LIST_NOT_FOUND` */
   getList(listId: string): Promise<StoredList>;
   /** Every list, without items. */
   listLists(): Promise<ListSummary[]>;
   /** @throws TxmonError `LIST_NOT_FOUND` */
   deleteList(listId: string): Promise<void>;
-  createUpload(input: unknown): Promise<UploadSlot>;
+  createUpload(input: UploadInput): Promise<UploadSlot>;
   /**
    * Stores the bytes of an upload slot (the embedded upload URL's target), once. The signature is
    * checked before a byte of `content` is read; an iterable is consumed chunk by chunk, so the

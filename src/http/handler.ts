@@ -82,7 +82,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       engine,
       params,
       url,
-      body: () => readJsonBody(request, maxBody),
+      body: <T>() => readJsonBody(request, maxBody) as Promise<T>,
       stream: () => request.streamBody(maxUpload),
       declaredLength: () => declaredLength(request.header('content-length')),
     };

@@ -17,8 +17,11 @@ export interface ActionContext {
   readonly engine: Engine;
   readonly params: Params;
   readonly url: URL;
-  /** The JSON body, within the body limit. */
-  body(): Promise<unknown>;
+  /**
+   * The JSON body, within the body limit, typed as the engine method it is passed to takes it:
+   * unchecked here, the engine checks it (as it checks any caller's input).
+   */
+  body<T>(): Promise<T>;
   /** The body as a stream of chunks, within the upload limit. */
   stream(): AsyncIterable<Uint8Array>;
   /** The body's announced length (`content-length`), when given. */

@@ -46,51 +46,70 @@ import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-e
 import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
 
-const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze([
-  r1FirstTransaction,
-  r2TransactionAmount,
-  r3NewCountry,
-  r4NewCurrency,
-  r5DormantAccount,
-  r6HighRiskCurrency,
-  r7LowValueIncomingTransactions,
-  r8LowValueOutgoingTransactions,
-  r9ManySendersOneCounterparty,
-  r10ManyCounterpartiesOneUser,
-  r11TransactionAnomaly,
-  r12TransactionsFrequencyAnomaly,
-  r13BlacklistedWalletName,
-  r14HighRiskCountry,
-  r22BlacklistedCardCountry,
-  r24BlacklistedReference,
-  r25AverageTransactionValueSpike,
-  r26RoundAmountAnomaly,
-  r27TotalVolumeExceedsPastPeriod,
-  r30HighVelocityUser,
-  r41OutflowInflowVolume,
-  r52SameIpManyUsers,
-  r53SamePaymentIdentifierManyUsers,
-  r55SenderManyPaymentIdentifiers,
-  r69MoneyFlowVolume,
-  r77HighRiskCountryTransactions,
-  r87HighRiskIpCountry,
-  r88UnexpectedIpCountry,
-  r94PaymentIdentifierFrequency,
-  r117AmountPattern,
-  r118AccountNameMismatch,
-  r119PairVelocity,
-  r120AverageAmountExceedsPastPeriod,
-  r121AverageDailyCountExceedsPastPeriod,
-  r122AverageDailyAmountExceedsPastPeriod,
-  r123CounterpartyCountries,
-  r124RoundTransactions,
-  r125UnsuccessfulStateTransactions,
-  r126PairVolume,
-  r129BlacklistedPaymentDetails,
-  r130RoundTransactionsSameUser,
-  r131TransactionsExceedPastPeriod,
-  r132BlacklistedTransactionValue,
-]);
+/**
+ * The library's rules by id, in id order. Keyed by the literal ids so that the ids and each rule's
+ * parameters are types ({@link LibraryRuleId}, {@link LibraryRuleParameters}); a test checks each
+ * key is its rule's id.
+ */
+const LIBRARY_BY_ID = {
+  'R-1': r1FirstTransaction,
+  'R-2': r2TransactionAmount,
+  'R-3': r3NewCountry,
+  'R-4': r4NewCurrency,
+  'R-5': r5DormantAccount,
+  'R-6': r6HighRiskCurrency,
+  'R-7': r7LowValueIncomingTransactions,
+  'R-8': r8LowValueOutgoingTransactions,
+  'R-9': r9ManySendersOneCounterparty,
+  'R-10': r10ManyCounterpartiesOneUser,
+  'R-11': r11TransactionAnomaly,
+  'R-12': r12TransactionsFrequencyAnomaly,
+  'R-13': r13BlacklistedWalletName,
+  'R-14': r14HighRiskCountry,
+  'R-22': r22BlacklistedCardCountry,
+  'R-24': r24BlacklistedReference,
+  'R-25': r25AverageTransactionValueSpike,
+  'R-26': r26RoundAmountAnomaly,
+  'R-27': r27TotalVolumeExceedsPastPeriod,
+  'R-30': r30HighVelocityUser,
+  'R-41': r41OutflowInflowVolume,
+  'R-52': r52SameIpManyUsers,
+  'R-53': r53SamePaymentIdentifierManyUsers,
+  'R-55': r55SenderManyPaymentIdentifiers,
+  'R-69': r69MoneyFlowVolume,
+  'R-77': r77HighRiskCountryTransactions,
+  'R-87': r87HighRiskIpCountry,
+  'R-88': r88UnexpectedIpCountry,
+  'R-94': r94PaymentIdentifierFrequency,
+  'R-117': r117AmountPattern,
+  'R-118': r118AccountNameMismatch,
+  'R-119': r119PairVelocity,
+  'R-120': r120AverageAmountExceedsPastPeriod,
+  'R-121': r121AverageDailyCountExceedsPastPeriod,
+  'R-122': r122AverageDailyAmountExceedsPastPeriod,
+  'R-123': r123CounterpartyCountries,
+  'R-124': r124RoundTransactions,
+  'R-125': r125UnsuccessfulStateTransactions,
+  'R-126': r126PairVolume,
+  'R-129': r129BlacklistedPaymentDetails,
+  'R-130': r130RoundTransactionsSameUser,
+  'R-131': r131TransactionsExceedPastPeriod,
+  'R-132': r132BlacklistedTransactionValue,
+} as const;
+
+/** Id of a rule the library ships: `'R-1' | 'R-2' | …`. */
+export type LibraryRuleId = keyof typeof LIBRARY_BY_ID;
+
+/** The parameters a rule takes, from its `parametersSchema`. */
+export type RuleParametersOf<R> = R extends RuleDefinition<infer P> ? P : never;
+
+/** The parameters of each library rule, by id (what its `parametersSchema` describes). */
+export type LibraryRuleParameters = { [K in LibraryRuleId]: RuleParametersOf<(typeof LIBRARY_BY_ID)[K]> };
+
+/** The ids of the rules the library ships, in id order. */
+export const LIBRARY_RULE_IDS: readonly LibraryRuleId[] = Object.freeze(Object.keys(LIBRARY_BY_ID) as LibraryRuleId[]);
+
+const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze(Object.values(LIBRARY_BY_ID));
 
 // Templates are read-only: their defaults are frozen so no instance or caller can change them.
 for (const rule of LIBRARY) deepFreeze(rule.defaultParameters);

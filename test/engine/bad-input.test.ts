@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { ERROR_CODES, SERIES_NAMES, isTxmonError, type Engine } from '../../src/index.js';
-import { T0, testEngine } from '../helpers.js';
+import { T0, testEngine, type TransactionInput, type UserInput } from '../helpers.js';
 
 /** A value that must never appear in an error message or detail (SPEC §4: never echo input). */
 const MARKER = 'S3CRET-MARKER-7731';
@@ -95,7 +95,7 @@ async function stateOf(f: Fixture) {
   };
 }
 
-function validTx(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+function validTx(overrides: Record<string, unknown> = {}): TransactionInput {
   return {
     type: 'TRANSFER',
     transactionId: 't-bad',
@@ -104,15 +104,15 @@ function validTx(overrides: Record<string, unknown> = {}): Record<string, unknow
     destinationUserId: 'bob',
     originAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'DE' },
     ...overrides,
-  };
+  } as TransactionInput;
 }
 
 function validEvent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { transactionId: 'seed', eventId: 'ev-bad', timestamp: T0 + 2, transactionState: 'SENT', ...overrides };
 }
 
-function validUser(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { userId: 'u-bad', createdTimestamp: T0, ...overrides };
+function validUser(overrides: Record<string, unknown> = {}): UserInput {
+  return { userId: 'u-bad', createdTimestamp: T0, ...overrides } as UserInput;
 }
 
 interface Row {
@@ -194,7 +194,7 @@ const loose = <T>(v: unknown) => v as T;
  * ---------------------------------------------------------------------------------------------- */
 
 describe('createTransaction', () => {
-  const call = (f: Fixture, body: unknown) => f.engine.createTransaction(body);
+  const call = (f: Fixture, body: unknown) => f.engine.createTransaction(body as never);
   rejects([
     ...nonObjectBodies(call),
     { name: 'an empty object', call: (f) => call(f, {}), code: 'VALIDATION_FAILED', path: '/transactionId' },
@@ -263,7 +263,7 @@ describe('createTransaction', () => {
 });
 
 describe('createTransactionEvent', () => {
-  const call = (f: Fixture, body: unknown) => f.engine.createTransactionEvent(body);
+  const call = (f: Fixture, body: unknown) => f.engine.createTransactionEvent(body as never);
   rejects([
     ...nonObjectBodies(call),
     { name: 'an empty object', call: (f) => call(f, {}), code: 'VALIDATION_FAILED', path: '/transactionState' },
@@ -303,7 +303,7 @@ describe('createTransactionEvent', () => {
 });
 
 describe('createUser', () => {
-  const call = (f: Fixture, body: unknown) => f.engine.createUser(body);
+  const call = (f: Fixture, body: unknown) => f.engine.createUser(body as never);
   rejects([
     ...nonObjectBodies(call),
     { name: 'an empty object', call: (f) => call(f, {}), code: 'VALIDATION_FAILED', path: '/userId' },
@@ -353,9 +353,9 @@ describe('getters by id', () => {
 
 describe('comments', () => {
   const kinds = [
-    { name: 'createUserComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createUserComment(loose(id), body), target: (_: Fixture) => 'alice', code: 'USER_NOT_FOUND' as const },
-    { name: 'createCaseComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createCaseComment(loose(id), body), target: (f: Fixture) => f.caseId, code: 'CASE_NOT_FOUND' as const },
-    { name: 'createAlertComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createAlertComment(loose(id), body), target: (f: Fixture) => f.alertId, code: 'ALERT_NOT_FOUND' as const },
+    { name: 'createUserComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createUserComment(loose(id), body as never), target: (_: Fixture) => 'alice', code: 'USER_NOT_FOUND' as const },
+    { name: 'createCaseComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createCaseComment(loose(id), body as never), target: (f: Fixture) => f.caseId, code: 'CASE_NOT_FOUND' as const },
+    { name: 'createAlertComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createAlertComment(loose(id), body as never), target: (f: Fixture) => f.alertId, code: 'ALERT_NOT_FOUND' as const },
   ];
   for (const k of kinds) {
     describe(k.name, () => {
@@ -463,7 +463,7 @@ describe('createRuleInstance and updateRuleInstance', () => {
 
   describe('createRuleInstance', () => {
     rejects([
-      ...nonObjectBodies((f, body) => f.engine.createRuleInstance(body)),
+      ...nonObjectBodies((f, body) => f.engine.createRuleInstance(body as never)),
       { name: 'an empty object (no ruleId, no logic)', call: (f) => f.engine.createRuleInstance({}), code: 'VALIDATION_FAILED', path: '/ruleId' },
       // A body naming neither ruleId nor logic gets ruleId R-2; custom-logic bodies are sent as they are.
       ...bodies.map((b) => ({
@@ -482,14 +482,14 @@ describe('createRuleInstance and updateRuleInstance', () => {
     rejects([
       ...badIds((f, id) => f.engine.updateRuleInstance(loose(id), { action: 'BLOCK' })),
       ...unknownIds((f, id) => f.engine.updateRuleInstance(id, { action: 'BLOCK' }), 'RULE_INSTANCE_NOT_FOUND'),
-      ...nonObjectBodies((f, body) => f.engine.updateRuleInstance(f.instanceId, body)),
+      ...nonObjectBodies((f, body) => f.engine.updateRuleInstance(f.instanceId, body as never)),
       ...bodies.map((b) => ({ name: b.name, call: (f: Fixture) => f.engine.updateRuleInstance(f.instanceId, b.body()), code: b.code, path: b.path })),
     ]);
   });
 });
 
 describe('createUpload', () => {
-  const call = (f: Fixture, body: unknown) => f.engine.createUpload(body);
+  const call = (f: Fixture, body: unknown) => f.engine.createUpload(body as never);
   rejects([
     ...nonObjectBodies(call),
     { name: 'an empty object', call: (f) => call(f, {}), code: 'VALIDATION_FAILED', path: '/filename' },
@@ -645,17 +645,17 @@ interface FuzzTarget {
 }
 
 const fuzzTargets: FuzzTarget[] = [
-  { name: 'createTransaction', valid: () => validTx({ transactionId: 'fz', tags: [{ key: 'a', value: 'b' }], metadata: { a: 1 } }), call: (f, x) => f.engine.createTransaction(x) },
+  { name: 'createTransaction', valid: () => validTx({ transactionId: 'fz', tags: [{ key: 'a', value: 'b' }], metadata: { a: 1 } }), call: (f, x) => f.engine.createTransaction(x as never) },
   {
     name: 'createTransactionEvent',
     valid: () => validEvent({ eventId: 'fz-ev', updatedTransactionAttributes: { reference: 'r', tags: [{ key: 'a', value: 'b' }], originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' } }, metaData: { batteryLevel: 5 } }),
-    call: (f, x) => f.engine.createTransactionEvent(x),
+    call: (f, x) => f.engine.createTransactionEvent(x as never),
   },
-  { name: 'createUser', valid: () => validUser({ userId: 'fz-user', userDetails: { name: { firstName: 'A' } }, tags: [{ key: 'a', value: 'b' }] }), call: (f, x) => f.engine.createUser(x) },
-  { name: 'createUser (business)', valid: () => validUser({ userId: 'fz-biz', legalEntity: { companyGeneralDetails: { legalName: 'ACME' } } }), call: (f, x) => f.engine.createUser(x, { type: 'BUSINESS' }) },
-  { name: 'createUserComment', valid: (f) => ({ body: 'b', files: [{ s3Key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createUserComment('alice', x) },
-  { name: 'createCaseComment', valid: (f) => ({ body: 'b', files: [{ key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createCaseComment(f.caseId, x) },
-  { name: 'createAlertComment', valid: () => ({ body: 'b', createdTimestamp: T0 }), call: (f, x) => f.engine.createAlertComment(f.alertId, x) },
+  { name: 'createUser', valid: () => validUser({ userId: 'fz-user', userDetails: { name: { firstName: 'A' } }, tags: [{ key: 'a', value: 'b' }] }), call: (f, x) => f.engine.createUser(x as never) },
+  { name: 'createUser (business)', valid: () => validUser({ userId: 'fz-biz', legalEntity: { companyGeneralDetails: { legalName: 'ACME' } } }), call: (f, x) => f.engine.createUser(x as never, { type: 'BUSINESS' }) },
+  { name: 'createUserComment', valid: (f) => ({ body: 'b', files: [{ s3Key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createUserComment('alice', x as never) },
+  { name: 'createCaseComment', valid: (f) => ({ body: 'b', files: [{ key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createCaseComment(f.caseId, x as never) },
+  { name: 'createAlertComment', valid: () => ({ body: 'b', createdTimestamp: T0 }), call: (f, x) => f.engine.createAlertComment(f.alertId, x as never) },
   {
     name: 'createRuleInstance',
     valid: () => ({
@@ -665,19 +665,19 @@ const fuzzTargets: FuzzTarget[] = [
       triggersOnHit: { usersToCheck: 'ALL', userStateDetails: { state: 'BLOCKED', reason: 'r' } },
       mode: 'SHADOW',
     }),
-    call: (f, x) => f.engine.createRuleInstance(x),
+    call: (f, x) => f.engine.createRuleInstance(x as never),
   },
   {
     name: 'createRuleInstance (custom logic)',
     valid: () => ({ logic: { and: [{ '>': [{ var: 'transaction.originAmountDetails.transactionAmount' }, 5] }, { in: ['a', ['a', 'b']] }] }, action: 'BLOCK' }),
-    call: (f, x) => f.engine.createRuleInstance(x),
+    call: (f, x) => f.engine.createRuleInstance(x as never),
   },
   {
     name: 'updateRuleInstance',
     valid: () => ({ parameters: { transactionAmountThreshold: { EUR: 5, USD: 7 } }, action: 'FLAG', labels: [] }),
-    call: (f, x) => f.engine.updateRuleInstance(f.instanceId, x),
+    call: (f, x) => f.engine.updateRuleInstance(f.instanceId, x as never),
   },
-  { name: 'createUpload', valid: () => ({ filename: 'a.txt', fileSize: 10 }), call: (f, x) => f.engine.createUpload(x) },
+  { name: 'createUpload', valid: () => ({ filename: 'a.txt', fileSize: 10 }), call: (f, x) => f.engine.createUpload(x as never) },
 ];
 
 const idTargets: { name: string; call: (f: Fixture, id: unknown) => Promise<unknown> }[] = [

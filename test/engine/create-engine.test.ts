@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY, HOUR, T0, errorOf, testEngine, tx } from '../helpers.js';
+import { DAY, HOUR, T0, errorOf, testEngine, tx, type CommentInput, type RiskLevel, type TransactionEventInput } from '../helpers.js';
 
 describe('createEngine', () => {
   it('answers ALLOW with empty rule lists when no instance exists', async () => {
@@ -181,7 +181,7 @@ describe('createTransactionEvent', () => {
     const ri = await engine.createRuleInstance({ ruleId: 'R-14' });
     const t = tx();
     await engine.createTransaction(t);
-    const ev = { transactionId: t.transactionId, timestamp: T0 + 1, transactionState: 'SENT', eventId: 'e-9' };
+    const ev: TransactionEventInput = { transactionId: t.transactionId, timestamp: T0 + 1, transactionState: 'SENT', eventId: 'e-9' };
     const first = await engine.createTransactionEvent(ev);
     const again = await engine.createTransactionEvent({ ...ev });
     expect(again).toEqual(first);
@@ -329,7 +329,7 @@ describe('rule instances', () => {
     const levels = { VERY_LOW: 50000, LOW: 50000, MEDIUM: 10000, HIGH: 1000, VERY_HIGH: 1000 };
     await engine.createRuleInstance({
       ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { transactionAmountThreshold: { EUR: v } }])),
+      riskLevelParameters: Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { transactionAmountThreshold: { EUR: v } }])) as Record<RiskLevel, { transactionAmountThreshold: { EUR: number } }>,
       riskLevelActions: { VERY_LOW: 'FLAG', LOW: 'FLAG', MEDIUM: 'FLAG', HIGH: 'BLOCK', VERY_HIGH: 'BLOCK' },
     });
     const low = await engine.createTransaction(tx({ originAmountDetails: { transactionAmount: 20000, transactionCurrency: 'EUR' } }));
@@ -450,7 +450,7 @@ describe('comments and uploads', () => {
       await engine.createTransaction(tx());
       const call =
         row.call === 'user' ? engine.createUserComment : row.call === 'case' ? engine.createCaseComment : engine.createAlertComment;
-      const e = await errorOf(() => call(row.id, row.body));
+      const e = await errorOf(() => call(row.id, row.body as CommentInput));
       expect(e.code).toBe(row.code);
     });
   }

@@ -387,7 +387,7 @@ function planOps(txs: readonly TxSpec[], createKeys: readonly number[], updates:
 type Response = { executedRules: { ruleInstanceId: string; ruleHit: boolean; isShadow?: boolean; ruleAction: RuleAction; ruleHitMeta?: { hitDirections?: string[] } }[]; hitRules: { ruleInstanceId: string; isShadow?: boolean; ruleAction: RuleAction; ruleHitMeta?: { hitDirections?: string[] } }[]; status: RuleAction };
 
 async function send(engine: Engine, op: Op): Promise<Response> {
-  return (op.kind === 'create' ? engine.createTransaction(op.body) : engine.createTransactionEvent(op.body)) as unknown as Promise<Response>;
+  return (op.kind === 'create' ? engine.createTransaction(op.body as never) : engine.createTransactionEvent(op.body as never)) as unknown as Promise<Response>;
 }
 
 /** Sends and returns the response, or the code of the TxmonError (any other error fails the test). */
@@ -866,8 +866,8 @@ for (const target of ADAPTER_TARGETS) {
 
     test.prop(
       [
-        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'LIVE', status: 'ACTIVE' })), { maxLength: 3 }),
-        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'SHADOW', status: 'ACTIVE' })), { minLength: 1, maxLength: 4 }),
+        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'LIVE' as const, status: 'ACTIVE' as const })), { maxLength: 3 }),
+        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'SHADOW' as const, status: 'ACTIVE' as const })), { minLength: 1, maxLength: 4 }),
         scenarioArb(['USD', 'EUR'], true),
       ],
       { numRuns: runs(40) },

@@ -4,14 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_LIMITS, createMemoryRepositories, measureJsonSize, type EngineLimits } from '../../src/internals.js';
-import { T0, errorOf, testEngine, tx } from '../helpers.js';
+import { T0, errorOf, testEngine, tx, type RiskLevel, type TransactionInput } from '../helpers.js';
 
 function limited(limits: Partial<EngineLimits>) {
   return testEngine({ limits }).engine;
 }
 
 /** A transaction whose size (as the limits count it) is exactly `size`, padded through `reference`. */
-function transactionOfSize(size: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+function transactionOfSize(size: number, overrides: Record<string, unknown> = {}): TransactionInput {
   const base = tx({ timestamp: T0, reference: '', ...overrides });
   return { ...base, reference: 'r'.repeat(size - measureJsonSize(base)) };
 }
@@ -123,7 +123,7 @@ describe('limits', () => {
       const e = await errorOf(() => engine.createRuleInstance({ ruleId: 'R-24', parameters: { keywords: ['a1', 'b2', 'c3', 'd4'] } }));
       expect(e.code).toBe('LIMIT_EXCEEDED');
       expect(e.details[0]).toMatchObject({ path: '/parameters/keywords', code: 'limit' });
-      const levels = Object.fromEntries(['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'].map((l) => [l, { keywords: l === 'HIGH' ? ['a1', 'b2', 'c3', 'd4'] : ['a1'] }]));
+      const levels = Object.fromEntries(['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'].map((l) => [l, { keywords: l === 'HIGH' ? ['a1', 'b2', 'c3', 'd4'] : ['a1'] }])) as Record<RiskLevel, { keywords: string[] }>;
       const e2 = await errorOf(() => engine.createRuleInstance({ ruleId: 'R-24', riskLevelParameters: levels }));
       expect(e2.details[0]).toMatchObject({ path: '/riskLevelParameters/HIGH/keywords', code: 'limit' });
     });

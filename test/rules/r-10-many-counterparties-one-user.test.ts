@@ -1,12 +1,12 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
 let n = 0;
 /** `sender` pays `receiver` (either may be absent: a user-less side is paid by / pays a card). */
-function pay(at: number, sender: string | undefined, receiver: string | undefined) {
+function pay(at: number, sender: string | undefined, receiver: string | undefined): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

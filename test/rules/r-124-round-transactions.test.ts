@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r124RoundTransactions } from '../../src/rules/library/r-124-round-transactions.js';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
@@ -13,7 +13,7 @@ interface Tx {
   origin?: string;
   destination?: string;
 }
-function build(t: Tx): Record<string, unknown> {
+function build(t: Tx): TransactionInput {
   n += 1;
   const details = { transactionAmount: t.amount ?? 100, transactionCurrency: t.currency ?? 'EUR', country: 'DE' };
   return {

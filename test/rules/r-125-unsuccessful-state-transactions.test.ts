@@ -1,7 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r125UnsuccessfulStateTransactions } from '../../src/rules/library/r-125-unsuccessful-state-transactions.js';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import type { TransactionState } from '../../src/domain/enums.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
@@ -12,7 +13,7 @@ interface Tx {
   origin?: string;
   destination?: string;
 }
-function build(t: Tx): Record<string, unknown> {
+function build(t: Tx): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',
@@ -20,7 +21,7 @@ function build(t: Tx): Record<string, unknown> {
     timestamp: t.at,
     originUserId: t.origin ?? 'alice',
     destinationUserId: t.destination ?? `shop-${n}`,
-    ...(t.state === undefined ? {} : { transactionState: t.state }),
+    ...(t.state === undefined ? {} : { transactionState: t.state as TransactionState }),
     originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR', country: 'DE' },
   };
 }

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r130RoundTransactionsSameUser } from '../../src/rules/library/r-130-round-transactions-same-user.js';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
@@ -14,7 +14,7 @@ interface Tx {
   destination?: string;
 }
 /** By default a new sender pays bob. */
-function build(t: Tx): Record<string, unknown> {
+function build(t: Tx): TransactionInput {
   n += 1;
   const details = { transactionAmount: t.amount ?? 100, transactionCurrency: t.currency ?? 'EUR', country: 'DE' };
   return {

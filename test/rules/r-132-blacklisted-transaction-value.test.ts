@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { T0, errorOf, testEngine, tx } from '../helpers.js';
+import { T0, errorOf, testEngine, tx, type ListInput } from '../helpers.js';
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 
@@ -8,7 +8,7 @@ const CARD = { method: 'CARD', cardFingerprint: 'fp-123' };
 const IBAN = { method: 'IBAN', IBAN: 'DE89370400440532013000', BIC: 'COBADEFFXXX' };
 const SWIFT = { method: 'SWIFT', accountNumber: '998877', swiftCode: 'BARCGB22' };
 
-async function engineWith(subtype: string, items: string[]): Promise<Engine> {
+async function engineWith(subtype: ListInput['subtype'], items: string[]): Promise<Engine> {
   const { engine } = testEngine();
   await engine.putList('bl-1', { listType: 'BLACKLIST', subtype, items });
   await engine.createRuleInstance({ ruleId: 'R-132', parameters: { blacklistId: 'bl-1' } });
@@ -21,7 +21,7 @@ async function hitsOf(engine: Engine, overrides: Record<string, unknown>) {
 }
 
 describe('R-132 Blacklist transaction related value', () => {
-  const rows: { name: string; subtype: string; items: string[]; transaction: Record<string, unknown>; directions: string[] }[] = [
+  const rows: { name: string; subtype: ListInput['subtype']; items: string[]; transaction: Record<string, unknown>; directions: string[] }[] = [
     { name: 'sender user id listed → ORIGIN', subtype: 'USER_ID', items: ['alice'], transaction: {}, directions: ['ORIGIN'] },
     { name: 'receiver user id listed → DESTINATION', subtype: 'USER_ID', items: ['bob'], transaction: {}, directions: ['DESTINATION'] },
     { name: 'both user ids listed → both', subtype: 'USER_ID', items: ['alice', 'bob'], transaction: {}, directions: ['ORIGIN', 'DESTINATION'] },
@@ -69,7 +69,7 @@ describe('R-132 Blacklist transaction related value', () => {
     { name: 'unknown parameter', parameters: { blacklistId: 'x', listId: 'y' }, path: '/parameters/listId' },
   ];
   it.each(badParameters)('refuses $name (INVALID_PARAMETERS naming the path)', async ({ parameters, path }) => {
-    const error = await errorOf(() => testEngine().engine.createRuleInstance({ ruleId: 'R-132', parameters }));
+    const error = await errorOf(() => testEngine().engine.createRuleInstance({ ruleId: 'R-132', parameters: parameters as never }));
     expect(error.code).toBe('INVALID_PARAMETERS');
     expect(error.details.map((d) => d.path)).toContain(path);
   });
@@ -106,7 +106,7 @@ describe('engine lists (putList, getList, listLists, deleteList)', () => {
   ];
   it.each(bad)('refuses $name (400 VALIDATION_FAILED naming the path; nothing stored)', async ({ input, path }) => {
     const { engine } = testEngine();
-    const error = await errorOf(() => engine.putList('l-1', input));
+    const error = await errorOf(() => engine.putList('l-1', input as never));
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.status).toBe(400);
     expect(error.details.map((d) => d.path)).toContain(path);
@@ -140,7 +140,7 @@ describe('whitelistUsers.listIds filter (list-backed whitelists)', () => {
     expect(await directionsOf(engine)).toEqual([]);
   });
 
-  const ignored: { name: string; list: Record<string, unknown> }[] = [
+  const ignored: { name: string; list: ListInput }[] = [
     { name: 'a BLACKLIST with that id', list: { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['alice', 'bob'] } },
     { name: 'a whitelist of another subtype', list: { listType: 'WHITELIST', subtype: 'IBAN_NUMBER', items: ['alice', 'bob'] } },
   ];
@@ -157,7 +157,7 @@ const ruleHits = (r: { hitRules: { ruleId?: string; ruleHitMeta?: { hitDirection
   r.hitRules.filter((h) => h.ruleId === id).flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
 
 describe('R-132 sides and list types', () => {
-  async function r132Engine(items: string[], listType = 'BLACKLIST', subtype = 'USER_ID') {
+  async function r132Engine(items: string[], listType: ListInput['listType'] = 'BLACKLIST', subtype: ListInput['subtype'] = 'USER_ID') {
     const { engine } = testEngine();
     await engine.putList('bl', { listType, subtype, items });
     await engine.createRuleInstance({ ruleId: 'R-132', parameters: { blacklistId: 'bl' } });

@@ -1,8 +1,9 @@
 import { describeDistinctUsersRule } from './kits/distinct-users-suite.js';
+import type { TransactionInput } from '../helpers.js';
 
 let n = 0;
 /** `user` pays from IP `ip` (no IP → no device data). */
-function pay(at: number, user: string | undefined, ip: string | undefined) {
+function pay(at: number, user: string | undefined, ip: string | undefined): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

@@ -1,8 +1,9 @@
 import { describeDistinctUsersRule } from './kits/distinct-users-suite.js';
+import type { TransactionInput } from '../helpers.js';
 
 let n = 0;
 /** `user` pays with card `card` (no card → no origin identifier). */
-function pay(at: number, user: string | undefined, card: string | undefined) {
+function pay(at: number, user: string | undefined, card: string | undefined): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

@@ -1,13 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r55SenderManyPaymentIdentifiers as rule } from '../../src/rules/library/r-55-sender-many-payment-identifiers.js';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
 let n = 0;
 /** `user` pays with card `card` (no card → no origin identifier; no user → no sender). */
-function pay(at: number, user: string | undefined, card: string | undefined) {
+function pay(at: number, user: string | undefined, card: string | undefined): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

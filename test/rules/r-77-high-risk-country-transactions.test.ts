@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r77HighRiskCountryTransactions } from '../../src/rules/library/r-77-high-risk-country-transactions.js';
-import { DAY, HOUR, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, HOUR, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
@@ -15,7 +15,7 @@ interface Tx {
   origin?: string;
   destination?: string;
 }
-function build(t: Tx): Record<string, unknown> {
+function build(t: Tx): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { createFixedRateProvider } from '../../src/index.js';
-import { DAY, T0, errorOf, testEngine, tx } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, tx, type TransactionInput } from '../helpers.js';
 
 /** 0.8 EUR per USD; no other currency has a rate. */
 const RATES = createFixedRateProvider({ USD: '1', EUR: '0.8' });
@@ -43,7 +43,7 @@ interface Step {
 }
 
 let n = 0;
-function build(s: Step): Record<string, unknown> {
+function build(s: Step): TransactionInput {
   n += 1;
   const amount = { transactionAmount: s.amount ?? 100, transactionCurrency: s.currency ?? 'EUR' };
   const sender = s.sender === undefined ? 'alice' : s.sender;

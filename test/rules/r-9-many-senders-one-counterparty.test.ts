@@ -1,13 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r9ManySendersOneCounterparty as rule } from '../../src/rules/library/r-9-many-senders-one-counterparty.js';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
 let n = 0;
 /** `sender` pays `receiver` (a user), or the card `card` of a user-less beneficiary when `receiver` is undefined. */
-function pay(at: number, sender: string | undefined, receiver: string | undefined, card?: string) {
+function pay(at: number, sender: string | undefined, receiver: string | undefined, card?: string): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

@@ -1,13 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { r94PaymentIdentifierFrequency as rule } from '../../src/rules/library/r-94-payment-identifier-frequency.js';
-import { DAY, T0, errorOf, testEngine } from '../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;
 
 let n = 0;
 /** A payment from card `from` to card `to` (undefined → no identifier on that side). */
-function pay(at: number, from: string | undefined, to: string | undefined) {
+function pay(at: number, from: string | undefined, to: string | undefined): TransactionInput {
   n += 1;
   return {
     type: 'TRANSFER',

@@ -21,7 +21,7 @@ import type { RuleInstance } from '../../src/repositories/types.js';
 import { createRuleRegistry, LIBRARY_RULES } from '../../src/rules/registry.js';
 import type { AnyRuleDefinition, RuleDefinition } from '../../src/rules/types.js';
 import { TESTING_EPOCH_MS, transactionArbitrary, transactionsArbitrary } from '../arbitraries/index.js';
-import { DAY, HOUR, T0, errorOf, fixedClock, testEngine, tx } from '../helpers.js';
+import { DAY, HOUR, T0, errorOf, fixedClock, testEngine, tx, type RiskLevel, type TransactionEventInput } from '../helpers.js';
 
 const RULE_IDS = ['R-27', 'R-30', 'R-69', 'R-77', 'R-120', 'R-121', 'R-122', 'R-123', 'R-124', 'R-125', 'R-130', 'R-131'] as const;
 type RuleId = (typeof RULE_IDS)[number];
@@ -341,7 +341,7 @@ describe('an engine keeping only the series its instances read answers as one ke
   )('instances, updates, deletes, status changes, events and risk levels in any order', async (initial, levels, transactions, controls) => {
     const { all } = trio();
     for (const [i, level] of levels.entries()) {
-      const user = { userId: users[i], createdTimestamp: TESTING_EPOCH_MS - DAY, ...(level ? { riskLevel: level } : {}) };
+      const user = { userId: users[i] as string, createdTimestamp: TESTING_EPOCH_MS - DAY, ...(level ? { riskLevel: level } : {}) };
       await all((e) => e.createUser(user));
     }
     const ids: string[] = [];
@@ -387,7 +387,7 @@ describe('an engine keeping only the series its instances read answers as one ke
           case 'event': {
             if (done.length === 0) break;
             eventTime += HOUR;
-            const event: Record<string, unknown> = { transactionId: done[op.target % done.length], timestamp: eventTime, transactionState: op.state };
+            const event = { transactionId: done[op.target % done.length], timestamp: eventTime, transactionState: op.state } as TransactionEventInput;
             if (op.amount !== null) {
               event.updatedTransactionAttributes = {
                 originAmountDetails: { transactionAmount: op.amount, transactionCurrency: 'EUR' },
@@ -398,7 +398,7 @@ describe('an engine keeping only the series its instances read answers as one ke
             break;
           }
           case 'user':
-            await all((e) => e.createUser({ userId: users[op.user], createdTimestamp: TESTING_EPOCH_MS - DAY, riskLevel: op.level }));
+            await all((e) => e.createUser({ userId: users[op.user] as string, createdTimestamp: TESTING_EPOCH_MS - DAY, riskLevel: op.level }));
             break;
         }
       }
@@ -429,7 +429,7 @@ describe('in production, a host rule whose seriesFor names too few series answer
     const kept = testEngine({ maintainSeries: 'all', rules: [broken] }).engine;
     const onDemand = testEngine({ rules: [broken] }).engine;
     for (const e of [kept, onDemand]) {
-      if (level) await e.createUser({ userId: 'alice', createdTimestamp: T0 - DAY, riskLevel: level });
+      if (level) await e.createUser({ userId: 'alice', createdTimestamp: T0 - DAY, riskLevel: level as RiskLevel });
       await e.createRuleInstance(request);
     }
     let differ = false;

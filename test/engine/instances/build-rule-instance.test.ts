@@ -1,6 +1,6 @@
 /** Building the stored instance from a create or update request (src/engine/instances/build-rule-instance.ts), through the engine. */
 import { describe, expect, it } from 'vitest';
-import { errorOf, testEngine } from '../../helpers.js';
+import { errorOf, testEngine, type RiskLevel } from '../../helpers.js';
 
 describe('buildRuleInstance: update semantics', () => {
   it('an update of parameters or action keeps explicit per-risk-level maps', async () => {
@@ -8,8 +8,8 @@ describe('buildRuleInstance: update semantics', () => {
     const levels = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'] as const;
     const ri = await engine.createRuleInstance({
       ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(levels.map((l) => [l, { transactionAmountThreshold: { USD: l === 'VERY_HIGH' ? 1000 : 20000 } }])),
-      riskLevelActions: Object.fromEntries(levels.map((l) => [l, l === 'VERY_HIGH' ? 'BLOCK' : 'FLAG'])),
+      riskLevelParameters: Object.fromEntries(levels.map((l) => [l, { transactionAmountThreshold: { USD: l === 'VERY_HIGH' ? 1000 : 20000 } }])) as Record<RiskLevel, { transactionAmountThreshold: { USD: number } }>,
+      riskLevelActions: Object.fromEntries(levels.map((l) => [l, l === 'VERY_HIGH' ? 'BLOCK' : 'FLAG'])) as Record<RiskLevel, 'BLOCK' | 'FLAG'>,
     });
     const up = await engine.updateRuleInstance(ri.id, { parameters: { transactionAmountThreshold: { USD: 9000 } }, action: 'FLAG' });
     expect(up.parameters).toEqual({ transactionAmountThreshold: { USD: 9000 } });

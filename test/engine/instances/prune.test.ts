@@ -7,7 +7,7 @@ import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRepositories, type Repositories } from '../../../src/index.js';
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from '../../postgres/fixtures.js';
-import { DAY, HOUR, T0, testEngine } from '../../helpers.js';
+import { DAY, HOUR, T0, testEngine, type TransactionInput } from '../../helpers.js';
 
 const LATE_MS = 12 * HOUR;
 const USERS = ['u1', 'u2', 'u3'];
@@ -90,7 +90,7 @@ describe.each(targets)('pruneSeries on $name', (target) => {
           originUserId: USERS[step.from],
           destinationUserId: USERS[step.to],
           originAmountDetails: { transactionAmount: step.amount, transactionCurrency: 'EUR', country: 'DE' },
-        };
+        } as TransactionInput;
         expect(await a.engine.createTransaction(body)).toEqual(await b.engine.createTransaction(body));
       }
       expect(await a.engine.listRuleInstances()).toEqual(await b.engine.listRuleInstances());

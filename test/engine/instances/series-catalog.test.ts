@@ -9,8 +9,9 @@ import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileHistoricalFilters, createMemoryRepositories } from '../../../src/internals.js';
 import { transactionsArbitrary } from '../../arbitraries/index.js';
-import { DAY, HOUR, T0, testEngine, tx } from '../../helpers.js';
+import { DAY, HOUR, T0, testEngine, tx, type TransactionEventInput, type TransactionInput } from '../../helpers.js';
 import { pairKey } from '../../../src/rules/series.js';
+import type { TransactionState } from '../../../src/domain/enums.js';
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 const WINDOW = { units: 30, granularity: 'day', rollingBasis: true };
@@ -386,7 +387,7 @@ describe('createSeriesCatalog: derived (filtered) series', () => {
     const payload = tx({ timestamp: T0 - HOUR, transactionState: 'SUCCESSFUL' });
     await engine.createTransaction(payload);
     await engine.createTransaction(payload);
-    const event = { eventId: 'ev-1', transactionId: payload.transactionId, timestamp: T0, transactionState: 'SUCCESSFUL' };
+    const event: TransactionEventInput = { eventId: 'ev-1', transactionId: payload.transactionId, timestamp: T0, transactionState: 'SUCCESSFUL' };
     await engine.createTransactionEvent(event);
     await engine.createTransactionEvent(event);
     expect(await repositories.aggregates.entries(derivedName('user-sending', { transactionStatesHistorical: ['SUCCESSFUL'] }), 'alice')).toHaveLength(1);
@@ -465,7 +466,7 @@ const denseTransactions = fc
 
 type Op =
   | { kind: 'tx'; i: number }
-  | { kind: 'event'; target: number; state: string; amount: number | null }
+  | { kind: 'event'; target: number; state: TransactionState; amount: number | null }
   | { kind: 'create'; menu: number }
   | { kind: 'update'; target: number; change: number; menu: number }
   | { kind: 'delete'; target: number };
@@ -487,7 +488,7 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
 );
 
 /** Applies `op` to an engine; `ids` are the instance ids and transaction ids known (shared shape). */
-async function apply(e: Engine, op: Op, transactions: Record<string, unknown>[], state: { instances: string[]; txIds: string[]; next: number; eventAt: number }) {
+async function apply(e: Engine, op: Op, transactions: TransactionInput[], state: { instances: string[]; txIds: string[]; next: number; eventAt: number }) {
   switch (op.kind) {
     case 'tx': {
       const t = transactions[state.next % Math.max(transactions.length, 1)];
@@ -497,7 +498,7 @@ async function apply(e: Engine, op: Op, transactions: Record<string, unknown>[],
     case 'event': {
       if (state.txIds.length === 0) return 'none';
       const id = state.txIds[op.target % state.txIds.length] as string;
-      const event: Record<string, unknown> = { transactionId: id, timestamp: state.eventAt, transactionState: op.state };
+      const event: TransactionEventInput = { transactionId: id, timestamp: state.eventAt, transactionState: op.state };
       if (op.amount !== null) {
         event.updatedTransactionAttributes = { originAmountDetails: { transactionAmount: op.amount, transactionCurrency: 'USD' } };
       }
@@ -579,7 +580,7 @@ describe('properties', () => {
     for (const id of ['R-10', 'R-123', 'R-125', 'CUSTOM']) expect(readerHits[id] ?? 0).toBeGreaterThan(0);
   });
   test.prop(
-    [fc.oneof(denseTransactions, transactionsArbitrary({ maxLength: 16, userIds: ['u-1', 'u-2', 'u-3'] })) as fc.Arbitrary<Record<string, unknown>[]>, fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), fc.subarray(VALUE_MENU.map((_, i) => i), { maxLength: 6 })],
+    [fc.oneof(denseTransactions, transactionsArbitrary({ maxLength: 16, userIds: ['u-1', 'u-2', 'u-3'] })) as fc.Arbitrary<TransactionInput[]>, fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), fc.subarray(VALUE_MENU.map((_, i) => i), { maxLength: 6 })],
     { numRuns: 300 },
   )('instance writes, transactions and events in any order: answers equal an always-kept engine’s', async (transactions, ops, initial) => {
     const kept = testEngine({ maintainSeries: 'all' }).engine;

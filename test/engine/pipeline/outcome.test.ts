@@ -1,6 +1,7 @@
 /** The user updates a hit's `triggersOnHit` asks for (src/engine/pipeline/outcome.ts), as the engine applies them. */
 import { describe, expect, it } from 'vitest';
-import { DAY, T0, testEngine, tx } from '../../helpers.js';
+import { DAY, T0, testEngine, tx, type RiskLevel } from '../../helpers.js';
+import type { TriggersOnHit } from '../../../src/domain/index.js';
 
 const LEVELS = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'] as const;
 
@@ -74,7 +75,7 @@ describe('ruleOutcomeWrites: triggersOnHit updates, through the engine', () => {
       parameters: { transactionAmountThreshold: { EUR: 10 } },
       riskLevelsTriggersOnHit: Object.fromEntries(
         LEVELS.map((l) => [l, l === 'LOW' ? {} : { usersToCheck: 'ORIGIN', userStateDetails: { state: 'BLOCKED', reason: 'High risk sender' } }]),
-      ),
+      ) as Record<RiskLevel, TriggersOnHit>,
     });
     await engine.createTransaction(tx({ originUserId: 'carol' }));
     await engine.createTransaction(tx());

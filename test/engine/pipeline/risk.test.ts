@@ -4,7 +4,7 @@ import { computeTransactionRisk, type RiskFactor } from '../../../src/engine/pip
 import { createFixedRateProvider } from '../../../src/domain/money.js';
 import type { Transaction } from '../../../src/domain/index.js';
 import { transactionsArbitrary } from '../../arbitraries/index.js';
-import { DAY, T0, errorOf, testEngine, tx } from '../../helpers.js';
+import { DAY, T0, errorOf, testEngine, tx, type RiskLevel } from '../../helpers.js';
 
 const money = { rates: createFixedRateProvider(), baseCurrency: 'USD' };
 
@@ -118,7 +118,7 @@ describe('createEngine with risk factors', () => {
     const thresholds = { VERY_LOW: 50000, LOW: 50000, MEDIUM: 50000, HIGH: 50000, VERY_HIGH: 100 };
     await engine.createRuleInstance({
       ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(Object.entries(thresholds).map(([l, v]) => [l, { transactionAmountThreshold: { EUR: v } }])),
+      riskLevelParameters: Object.fromEntries(Object.entries(thresholds).map(([l, v]) => [l, { transactionAmountThreshold: { EUR: v } }])) as Record<RiskLevel, { transactionAmountThreshold: { EUR: number } }>,
     });
     const amount = { transactionAmount: 1000, transactionCurrency: 'EUR' };
     // No CRA yet: the default level VERY_LOW applies (threshold 50000).

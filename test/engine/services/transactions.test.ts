@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { T0, errorOf, testEngine, tx } from '../../helpers.js';
+import { T0, errorOf, testEngine, tx, type TransactionEventInput } from '../../helpers.js';
 
 describe('createTransaction and createTransactionEvent under concurrency', () => {
   it('evaluates concurrent transactions of one user one after the other (a split payment cannot evade R-69 or R-1)', async () => {
@@ -48,7 +48,7 @@ describe('createTransaction and createTransactionEvent under concurrency', () =>
           originAmountDetails: { transactionAmount: 700 + i, transactionCurrency: 'USD' },
         }),
       );
-      const events = Array.from({ length: 60 }, (_, i) => ({
+      const events = Array.from({ length: 60 }, (_, i): TransactionEventInput => ({
         transactionId: `many-${(i * 7) % 150}`,
         eventId: `many-event-${i}`,
         timestamp: T0 + 1000 + i,
@@ -97,7 +97,7 @@ describe('createTransactionEvent after a list change', () => {
     const created = await engine.createTransaction(t);
     expect(created.status).toBe('ALLOW');
     await engine.putList('bl', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['alice'] });
-    const ev = { transactionId: t.transactionId, eventId: 'e-1', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' };
+    const ev: TransactionEventInput = { transactionId: t.transactionId, eventId: 'e-1', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' };
     const after = await engine.createTransactionEvent(ev);
     expect(after.status).toBe('BLOCK');
     await engine.putList('bl', { listType: 'BLACKLIST', subtype: 'USER_ID', items: [] });

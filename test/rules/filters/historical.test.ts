@@ -269,7 +269,7 @@ describe('properties', () => {
       } else if (ids.length > 0) {
         t += 1;
         try {
-          await engine.createTransactionEvent({ transactionId: ids[op.target % ids.length], timestamp: t, transactionState: op.state });
+          await engine.createTransactionEvent({ transactionId: ids[op.target % ids.length] as string, timestamp: t, transactionState: op.state });
         } catch {
           // A transition the lifecycle table refuses changes nothing.
         }

@@ -5,14 +5,14 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { DAY, T0, errorOf, testEngine } from '../../helpers.js';
+import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../../helpers.js';
 
 /** How a rule's transactions carry the shared key, and how its tests name it. */
 export interface DistinctUsersRuleCase {
   readonly ruleId: string;
   readonly title: string;
   /** A transaction `user` (none: sender-less) makes with `key` (none: the transaction has no key). */
-  pay(at: number, user: string | undefined, key: string | undefined): { readonly transactionId: string } & Record<string, unknown>;
+  pay(at: number, user: string | undefined, key: string | undefined): TransactionInput;
   /** Two keys. */
   readonly keys: readonly [string, string];
   /** The key in test names: `IP`, `identifier`. */

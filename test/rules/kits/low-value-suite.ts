@@ -3,7 +3,7 @@
  * runs {@link describeLowValueRule}. Not a test file.
  */
 import { describe, expect, it } from 'vitest';
-import { T0, errorOf, testEngine } from '../../helpers.js';
+import { T0, errorOf, testEngine, type TransactionInput } from '../../helpers.js';
 
 export const engineFor = () => testEngine().engine;
 
@@ -17,7 +17,7 @@ let n = 0;
  * for R-7 bob RECEIVES `amount` (destination amount) from `other`. The other side's amount is a
  * far-out-of-range 5 USD, so a rule reading the wrong side's amount fails.
  */
-export function txOf(rule: RuleId, at: number, amount: number, currency = 'USD', other = 'carol') {
+export function txOf(rule: RuleId, at: number, amount: number, currency = 'USD', other = 'carol'): TransactionInput {
   n += 1;
   const own = { transactionAmount: amount, transactionCurrency: currency };
   const far = { transactionAmount: 5, transactionCurrency: 'USD' };
@@ -179,7 +179,7 @@ export function describeLowValueRule(ruleId: RuleId): void {
       const engine = await engineWith(ruleId, { lowTransactionCount: 1 });
       const t = txOf(ruleId, T0, 995) as Record<string, unknown>;
       delete t[ruleId === 'R-7' ? 'destinationUserId' : 'originUserId'];
-      expect(hitsOf(await engine.createTransaction(t), ruleId)).toEqual([]);
+      expect(hitsOf(await engine.createTransaction(t as TransactionInput), ruleId)).toEqual([]);
     });
 
     it('an event raising a past amount out of range removes it from the low-value history, one lowering it back restores it', async () => {
