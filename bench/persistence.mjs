@@ -145,13 +145,28 @@ function machineCpu() {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; null when it is not visible. */
+function processCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+/** Linux's USER_HZ (`getconf CLK_TCK`), 100 on every mainstream kernel. */
+const CLOCK_TICKS = 100;
+
 /**
  * Samples pg_stat_activity of one database every few milliseconds: backend-milliseconds spent
- * waiting on a heavyweight lock (advisory, row, transaction id), by wait event, and busy.
+ * waiting on a heavyweight lock (advisory, row, transaction id), by wait event, and busy; and, when
+ * the server runs on this machine, the CPU time of the database's backends (from /proc).
  */
 function startLockSampler(url, database) {
   const client = new pg.Client({ connectionString: url });
   const waitedMs = new Map();
+  const cpuAtFirstSight = new Map();
   let activeMs = 0;
   let running = true;
   const done = (async () => {
@@ -160,8 +175,8 @@ function startLockSampler(url, database) {
     while (running) {
       const rows = (
         await client.query(
-          `SELECT coalesce(wait_event_type, '') AS type, coalesce(wait_event, '') AS event, count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid() GROUP BY 1, 2`,
+          `SELECT pid, coalesce(wait_event_type, '') AS type, coalesce(wait_event, '') AS event, state FROM pg_stat_activity
+             WHERE datname = $1 AND pid <> pg_backend_pid()`,
           [database],
         )
       ).rows;
@@ -169,8 +184,10 @@ function startLockSampler(url, database) {
       const dt = now - t;
       t = now;
       for (const r of rows) {
-        activeMs += r.n * dt;
-        if (r.type === 'Lock') waitedMs.set(r.event, (waitedMs.get(r.event) ?? 0) + r.n * dt);
+        if (!cpuAtFirstSight.has(r.pid)) cpuAtFirstSight.set(r.pid, processCpuSeconds(r.pid));
+        if (r.state !== 'active') continue;
+        activeMs += dt;
+        if (r.type === 'Lock') waitedMs.set(r.event, (waitedMs.get(r.event) ?? 0) + dt);
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -180,7 +197,16 @@ function startLockSampler(url, database) {
     async stop() {
       running = false;
       await done;
-      return { waitedMs: Object.fromEntries(waitedMs), activeMs };
+      let serverCpuSeconds = 0;
+      for (const [pid, first] of cpuAtFirstSight) {
+        const last = processCpuSeconds(pid);
+        if (first === null || last === null) {
+          serverCpuSeconds = null;
+          break;
+        }
+        serverCpuSeconds += last - first;
+      }
+      return { waitedMs: Object.fromEntries(waitedMs), activeMs, serverCpuSeconds };
     },
   };
 }
@@ -325,6 +351,7 @@ function postgresProcessesSubject(build, configs, clients, databases, processes,
       const database = await databases.create();
       // The instances are created once, by a setup engine here; the processes read them.
       const setupPool = new pg.Pool({ connectionString: database.url, max: 1 });
+      setupPool.on('error', () => undefined);
       await build.postgres.migrate(setupPool);
       const setup = build.txmon.createEngine({ repositories: build.postgres.createPostgresRepositories({ client: setupPool }), ids: sequentialIds() });
       await createInstances(setup, configs);
@@ -422,6 +449,9 @@ async function measure(subject, operations, plan, warmOps, warmPlan, reference, 
     lockWaitMsPerCall: locks ? Object.values(locks.waitedMs).reduce((a, b) => a + b, 0) / n : null,
     lockWaitByEvent: locks ? Object.fromEntries(Object.entries(locks.waitedMs).map(([k, v]) => [k, v / n])) : null,
     activeBackends: locks ? locks.activeMs / (seconds * 1000) : null,
+    serverCpuMsPerCall: locks?.serverCpuSeconds != null ? (locks.serverCpuSeconds * 1000) / n : null,
+    engineCpuMsPerCall: ((ownCpu.user + ownCpu.system) / 1e6 + run.cpuSeconds()) * 1000 / n,
+    engineSystemCpuShare: run.cpuSeconds() > 0 ? null : ownCpu.system / (ownCpu.user + ownCpu.system),
     machineCpuBusy: busy,
     benchCpuSeconds: (ownCpu.user + ownCpu.system) / 1e6,
     childCpuSeconds: run.cpuSeconds(),
@@ -493,7 +523,7 @@ try {
     console.log(
       `${r.store} × ${r.processes}: ${Math.round(r.callsPerSecond)} calls/s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms, ` +
         `round trips/call ${fmt(r.roundTripsPerCall)}, SQL ms/call ${fmt(r.sqlMsPerCall)}, lock wait ms/call ${fmt(r.lockWaitMsPerCall, 3)}, ` +
-        `machine CPU ${fmt(r.machineCpuBusy * 100, 0)} % — ${r.verified ? 'verified' : `NOT VERIFIED (${r.mismatchCount} answers differ)`}`,
+        `machine CPU ${fmt(r.machineCpuBusy * 100, 0)} %, engine CPU ms/call ${fmt(r.engineCpuMsPerCall, 3)} (${fmt(r.engineSystemCpuShare === null ? null : r.engineSystemCpuShare * 100, 0)} % system), server CPU ms/call ${fmt(r.serverCpuMsPerCall, 3)} — ${r.verified ? 'verified' : `NOT VERIFIED (${r.mismatchCount} answers differ)`}`,
     );
     if (!r.verified) {
       for (const m of r.mismatches) console.log(`  op ${m.i} (${m.kind} ${m.id}): got "${m.got}", expected "${m.expected}"`);

@@ -8,7 +8,7 @@
  */
 import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import { TxmonError } from '../errors.js';
-import type { Sql } from './client.js';
+import { prepared, type Sql } from './client.js';
 
 /** One row of `txmon_series_entries` as read. */
 interface EntryRow {
@@ -103,39 +103,110 @@ async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue>
   return amounts.reduce<bigint | null>((a, b) => (a === null || (wantMax ? b > a : b < a) ? b : a), null);
 }
 
-/** Answers `queries` in order: the scalar ones in one statement, each "last N" one in its own. */
+/** The functions {@link WINDOWS_SQL} answers: every one a pass over the window computes. */
+const WINDOW_FUNCTIONS = new Set(['count', 'sum', 'amountCount', 'min', 'max', 'latest']);
+
+/**
+ * One pass per distinct window (series, key, start, end, excluded id), whatever the functions asked
+ * of it: `txmon_window_aggregates` (migration 3) computes the count, sum, amount count, min, max and
+ * latest timestamp together, as text. Further "special" subqueries are appended with UNION ALL.
+ */
+const WINDOWS_SQL = prepared('SELECT * FROM txmon_window_aggregates($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])');
+
+/** A row of {@link WINDOWS_SQL}, or of a special subquery (its value in `n`). */
+interface WindowRow {
+  i: number;
+  n: string | null;
+  s: string | null;
+  c: string | null;
+  lo: string | null;
+  hi: string | null;
+  l: string | null;
+}
+
+/** The text of `fn`'s value in a row of {@link WINDOWS_SQL}. */
+function windowText(fn: string, row: WindowRow): string | null {
+  switch (fn) {
+    case 'count':
+      return row.n;
+    case 'sum':
+      return row.s;
+    case 'amountCount':
+      return row.c;
+    case 'min':
+      return row.lo;
+    case 'max':
+      return row.hi;
+    default:
+      return row.l;
+  }
+}
+
+/**
+ * Answers `queries` in order, in one statement: one pass per distinct window for the common
+ * functions, one subquery each for `distinct`, `countIn` and `sumIn`; each "last N" query in its own.
+ */
 export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery[]): Promise<AggregateValue[]> {
   queries.forEach(assertQuery);
   const answers: AggregateValue[] = new Array<AggregateValue>(queries.length).fill(null);
-  const parts: string[] = [];
+  // Distinct windows, in first-asked order; each query's window (1-based, as WITH ORDINALITY counts).
+  const windows = new Map<string, number>();
+  const columns: [string[], string[], string[], string[], (string | null)[]] = [[], [], [], [], []];
+  const windowOf: number[] = new Array<number>(queries.length).fill(0);
+  const special: string[] = [];
   const params: unknown[] = [];
-  const scalar: number[] = [];
   for (let i = 0; i < queries.length; i++) {
     const q = queries[i] as AggregateQuery;
     if (LAST_FUNCTIONS.has(q.fn)) {
       answers[i] = await lastEntries(sql, q);
       continue;
     }
-    // Only the parameters a function's SQL reads are sent (an unread one has no type to infer).
+    if (WINDOW_FUNCTIONS.has(q.fn)) {
+      // Timestamps as text: String() of a number is exact, and '-Infinity' is a float8.
+      const start = String(q.start);
+      const end = String(q.end);
+      const exclude = q.excludeId ?? null;
+      const key = JSON.stringify([q.series, q.key, start, end, exclude]);
+      let at = windows.get(key);
+      if (at === undefined) {
+        columns[0].push(q.series);
+        columns[1].push(q.key);
+        columns[2].push(start);
+        columns[3].push(end);
+        columns[4].push(exclude);
+        at = columns[0].length;
+        windows.set(key, at);
+      }
+      windowOf[i] = at;
+      continue;
+    }
+    // Only the parameters a function's SQL reads are sent (an unread one has no type to infer);
+    // they are numbered after the five arrays of WINDOWS_SQL.
     const own = paramsOf(q);
     const renumbered = new Map<number, number>();
     const text = (SCALAR_SQL[q.fn] as string).replace(/\$(\d)/g, (_m, n: string) => {
       let at = renumbered.get(Number(n));
       if (at === undefined) {
         params.push(own[Number(n) - 1]);
-        at = params.length;
+        at = params.length + 5;
         renumbered.set(Number(n), at);
       }
       return `$${at}`;
     });
-    parts.push(`SELECT ${scalar.length}::int AS i, (${text}) AS v`);
-    scalar.push(i);
+    special.push(`SELECT ${-(i + 1)}::int, (${text}), NULL::text, NULL::text, NULL::text, NULL::text, NULL::text`);
   }
-  if (parts.length > 0) {
-    const rows = await sql.query<{ i: number; v: string | null }>(parts.join(' UNION ALL '), params);
+  if (windows.size > 0 || special.length > 0) {
+    const text = special.length === 0 ? WINDOWS_SQL : [WINDOWS_SQL, ...special].join(' UNION ALL ');
+    const rows = await sql.query<WindowRow>(text, [...columns, ...params]);
+    const byWindow = new Map<number, WindowRow>();
     for (const row of rows) {
-      const position = scalar[row.i] as number;
-      answers[position] = valueOf((queries[position] as AggregateQuery).fn, row.v);
+      if (row.i > 0) byWindow.set(row.i, row);
+      else answers[-row.i - 1] = valueOf((queries[-row.i - 1] as AggregateQuery).fn, row.n);
+    }
+    for (let i = 0; i < queries.length; i++) {
+      if (windowOf[i] === 0) continue;
+      const fn = (queries[i] as AggregateQuery).fn;
+      answers[i] = valueOf(fn, windowText(fn, byWindow.get(windowOf[i] as number) as WindowRow));
     }
   }
   return answers;
@@ -156,6 +227,16 @@ export function assertEntries(entries: readonly SeriesEntry[], series: string | 
       ]);
     }
   }
+}
+
+/**
+ * The rows of `add` for `txmon_save_outcome`, `[series, key, id, ts, amount, values]` (amount as
+ * text, exact); the last of several entries with one (series, key, id) wins, as in the memory store.
+ */
+export function entryRowsOf(add: readonly SeriesEntry[]): unknown[][] {
+  const last = new Map<string, SeriesEntry>();
+  for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
+  return [...last.values()].map((e) => [e.series, e.key, e.id, e.timestamp, e.amount === null ? null : e.amount.toString(), e.values ?? null]);
 }
 
 /** Removes `remove`, then inserts or replaces `add` (two statements; none when empty). */

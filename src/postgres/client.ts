@@ -2,18 +2,29 @@
  * One SQL dialect over two clients: a node-postgres `Pool` (or anything with its `query` and
  * `connect`) and a PGlite instance. txmon imports neither package; it talks to what it is given.
  */
-import { configurationError } from '../errors.js';
+import { configurationError, TxmonError } from '../errors.js';
+
+/** A statement node-postgres prepares once per connection under `name` (see {@link prepared}). */
+export interface PgQueryConfig {
+  readonly name: string;
+  readonly text: string;
+  readonly values: unknown[];
+}
 
 /** What txmon needs of a node-postgres `Pool`. */
 export interface PgPoolLike {
-  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(text: string | PgQueryConfig, params?: unknown[]): Promise<{ rows: unknown[] }>;
   connect(): Promise<PgPoolClientLike>;
   end?(): Promise<void>;
 }
 
-/** What txmon needs of a node-postgres pool client. */
+/**
+ * What txmon needs of a node-postgres pool client: `query` with `$n` parameters, with a
+ * {@link PgQueryConfig}, and — without parameters — several statements in one call (their results
+ * as an array, as node-postgres answers a multi-statement simple query).
+ */
 export interface PgPoolClientLike {
-  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(text: string | PgQueryConfig, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(error?: Error | boolean): void;
 }
 
@@ -28,6 +39,12 @@ export interface PGliteLike {
 /** A client `txmon/postgres` accepts: a `pg` Pool or a PGlite instance. */
 export type PostgresClient = PgPoolLike | PGliteLike;
 
+/** One statement and its parameters. */
+export interface Statement {
+  readonly text: string;
+  readonly params: readonly unknown[];
+}
+
 /** Statements on one connection (or the pool). */
 export interface Sql {
   /** One statement with `$n` parameters; its rows. */
@@ -36,10 +53,84 @@ export interface Sql {
   execute(text: string): Promise<void>;
 }
 
+/** Statements of a unit (see {@link Database.unit}). */
+export interface UnitSql extends Sql {
+  /**
+   * Runs `statement` later, without waiting for it now: before the unit's next statement, or with
+   * its COMMIT (in one round trip where the client allows). Its error, if any, fails the unit then.
+   */
+  defer(statement: Statement): void;
+}
+
 /** The database: statements, and transactions on one connection. */
 export interface Database extends Sql {
   /** Runs `fn` inside BEGIN … COMMIT on one connection; ROLLBACK when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` as a transaction that starts with `first` and ends with what `fn` deferred: on a `pg`
+   * Pool, BEGIN travels with `first` and COMMIT with the deferred statement, one round trip each
+   * (the two statements are sent as text, their parameters inlined as literals); on PGlite (no
+   * network) they are plain statements of `transaction`. ROLLBACK when anything fails.
+   */
+  unit<T>(first: Statement, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T>;
+}
+
+/** The SQLSTATE of a database error (`pg` and PGlite both set `code`), if it has one. */
+export function sqlStateOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.length === 5 ? code : undefined;
+}
+
+/**
+ * A deadlock (40P01) or serialization failure (40001) means the transaction lost a race and can be
+ * run again: it becomes `CONCURRENT_UPDATE`, which the engine retries (and a client may too).
+ */
+function retryableAs(error: unknown): unknown {
+  const state = sqlStateOf(error);
+  if (state === '40P01' || state === '40001') return new TxmonError('CONCURRENT_UPDATE', 'The database transaction lost a race with another one; try again', [], { cause: error });
+  return error;
+}
+
+/** Statement texts node-postgres prepares once per connection, by name. */
+const PREPARED = new Map<string, string>();
+
+/**
+ * Marks `text` (a fixed statement) to be prepared once per connection on a `pg` Pool, so the
+ * server parses and plans it once; returns it unchanged. PGlite runs it as any statement.
+ */
+export function prepared(text: string): string {
+  if (!PREPARED.has(text)) PREPARED.set(text, `txmon_${PREPARED.size + 1}`);
+  return text;
+}
+
+/** What node-postgres is asked for `text` and `params`: a prepared statement's config (its values inside), or the text and values. */
+function pgQueryOf(text: string, params: readonly unknown[]): [string | PgQueryConfig, unknown[] | undefined] {
+  const name = PREPARED.get(text);
+  return name === undefined ? [text, [...params]] : [{ name, text, values: [...params] }, undefined];
+}
+
+/**
+ * A parameter as an SQL literal: strings as escape strings (`E'…'`: backslashes and quotes doubled,
+ * so nothing in them is read as SQL), arrays as `ARRAY[…]`, numbers as written by JavaScript.
+ * The statements inlined this way carry a cast on each parameter (`$1::text[]`), which types them.
+ * @throws TxmonError `INVALID_CONFIGURATION` for a NUL character or a value of another kind (never
+ *   reached from txmon's statements: the engine refuses NUL in every string)
+ */
+function literalOf(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw configurationError('txmon/postgres', 'a statement parameter contains a NUL character');
+    return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  }
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `ARRAY[${value.map(literalOf).join(', ')}]`;
+  throw configurationError('txmon/postgres', 'a statement parameter has no literal form');
+}
+
+/** `statement` with its parameters inlined as literals (for a multi-statement simple query). */
+function inlined(statement: Statement): string {
+  return statement.text.replace(/\$(\d+)/g, (_m, n: string) => literalOf(statement.params[Number(n) - 1]));
 }
 
 function isPGlite(client: PostgresClient): client is PGliteLike {
@@ -50,59 +141,126 @@ function isPgPool(client: PostgresClient): client is PgPoolLike {
   return typeof (client as PgPoolLike).connect === 'function' && typeof (client as PgPoolLike).query === 'function';
 }
 
+/** A unit's deferred statements, run before its next statement or at its end. */
+function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
+  let pending: Statement[] = [];
+  const take = () => {
+    const out = pending;
+    pending = [];
+    return out;
+  };
+  const flush = async () => {
+    for (const s of take()) await sql.query(s.text, s.params);
+  };
+  return {
+    unit: {
+      async query<R>(text: string, params: readonly unknown[] = []) {
+        await flush();
+        return sql.query<R>(text, params);
+      },
+      async execute(text) {
+        await flush();
+        await sql.execute(text);
+      },
+      defer(statement) {
+        pending.push(statement);
+      },
+    },
+    take,
+  };
+}
+
+/** The {@link Database} over a PGlite instance: `unit` is a plain transaction (no round trips to save). */
+function pgliteDatabase(client: PGliteLike): Database {
+  type Queryable = { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(text: string): Promise<unknown> };
+  const sqlOf = (q: Queryable): Sql => ({
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      return (await q.query(text, [...params])).rows as R[];
+    },
+    async execute(text) {
+      await q.exec(text);
+    },
+  });
+  const transaction = async <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => {
+    try {
+      return await client.transaction((tx) => fn(sqlOf(tx)));
+    } catch (error) {
+      throw retryableAs(error);
+    }
+  };
+  return {
+    ...sqlOf(client),
+    transaction,
+    unit(first, fn) {
+      return transaction(async (tx) => {
+        const rows = await tx.query(first.text, first.params);
+        const { unit, take } = deferring(tx);
+        const result = await fn(unit, rows);
+        for (const s of take()) await tx.query(s.text, s.params);
+        return result;
+      });
+    },
+  };
+}
+
+/** The {@link Database} over a `pg` Pool. */
+function pgDatabase(client: PgPoolLike): Database {
+  const sqlOf = (q: PgPoolLike | PgPoolClientLike): Sql => ({
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      const [query, values] = pgQueryOf(text, params);
+      return (await q.query(query, values)).rows as R[];
+    },
+    async execute(text) {
+      await q.query(text);
+    },
+  });
+  /** Runs `fn` on one connection of the pool; `end` is ROLLBACK on failure (the connection is dropped when that fails too). */
+  const onConnection = async <T>(fn: (connection: PgPoolClientLike) => Promise<T>): Promise<T> => {
+    const connection = await client.connect();
+    let broken = false;
+    try {
+      return await fn(connection);
+    } catch (error) {
+      try {
+        await connection.query('ROLLBACK');
+      } catch {
+        // The connection is unusable: it is dropped from the pool below.
+        broken = true;
+      }
+      throw retryableAs(error);
+    } finally {
+      connection.release(broken);
+    }
+  };
+  return {
+    ...sqlOf(client),
+    transaction(fn) {
+      return onConnection(async (connection) => {
+        await connection.query('BEGIN');
+        const result = await fn(sqlOf(connection));
+        await connection.query('COMMIT');
+        return result;
+      });
+    },
+    unit(first, fn) {
+      return onConnection(async (connection) => {
+        // One simple query of two statements: node-postgres answers with one result per statement.
+        const started = (await connection.query(`BEGIN; ${inlined(first)}`)) as unknown as { rows: unknown[] }[];
+        const { unit, take } = deferring(sqlOf(connection));
+        const result = await fn(unit, (started[1]?.rows ?? []) as Record<string, unknown>[]);
+        await connection.query([...take().map(inlined), 'COMMIT'].join('; '));
+        return result;
+      });
+    },
+  };
+}
+
 /**
  * The {@link Database} over `client`.
  * @throws TxmonError `INVALID_CONFIGURATION` when `client` is neither a `pg` Pool nor a PGlite instance
  */
 export function databaseOf(client: PostgresClient): Database {
-  if (isPGlite(client)) {
-    const sqlOf = (q: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(text: string): Promise<unknown> }): Sql => ({
-      async query<R>(text: string, params: readonly unknown[] = []) {
-        return (await q.query(text, [...params])).rows as R[];
-      },
-      async execute(text) {
-        await q.exec(text);
-      },
-    });
-    return { ...sqlOf(client), transaction: (fn) => client.transaction((tx) => fn(sqlOf(tx))) };
-  }
-  if (isPgPool(client)) {
-    return {
-      async query<R>(text: string, params: readonly unknown[] = []) {
-        return (await client.query(text, [...params])).rows as R[];
-      },
-      async transaction(fn) {
-        const connection = await client.connect();
-        const tx: Sql = {
-          async query<R>(text: string, params: readonly unknown[] = []) {
-            return (await connection.query(text, [...params])).rows as R[];
-          },
-          async execute(text) {
-            await connection.query(text);
-          },
-        };
-        let broken = false;
-        try {
-          await connection.query('BEGIN');
-          const result = await fn(tx);
-          await connection.query('COMMIT');
-          return result;
-        } catch (error) {
-          try {
-            await connection.query('ROLLBACK');
-          } catch {
-            // The connection is unusable: it is dropped from the pool below.
-            broken = true;
-          }
-          throw error;
-        } finally {
-          connection.release(broken);
-        }
-      },
-      async execute(text) {
-        await client.query(text);
-      },
-    };
-  }
+  if (isPGlite(client)) return pgliteDatabase(client);
+  if (isPgPool(client)) return pgDatabase(client);
   throw configurationError('txmon/postgres', 'client must be a pg Pool or a PGlite instance');
 }

@@ -5,6 +5,216 @@
  */
 import { databaseOf, type PostgresClient } from './client.js';
 
+/**
+ * Migration 3: a unit of work in few round trips and few statements. `txmon_unit_start` takes a
+ * unit's locks and then reads what the unit reads first; `txmon_window_aggregates` answers the
+ * common windowed aggregates; `txmon_outcome_reads` reads what the alert and user policies need;
+ * `txmon_save_outcome` writes a whole transaction outcome from one JSON document. Their statements
+ * run with generic plans (planned once per session: a custom plan per call, the default for
+ * statements with parameters, costs more than it saves here), and each read runs in a snapshot
+ * taken after the locks before it are held. Run and hit counters move to per-unit shards, so
+ * concurrent units never wait on each other's counter rows.
+ */
+const UNIT_FUNCTIONS_SQL = `
+-- A transaction's body and latest result are stored only when they differ from their source: the
+-- body and result of its current event (the last one saved with it), or, before any event, its
+-- request and create result. NULL means "as the source"; readers coalesce.
+ALTER TABLE txmon_transactions ADD COLUMN current_event_id text;
+ALTER TABLE txmon_transactions ALTER COLUMN body DROP NOT NULL;
+ALTER TABLE txmon_transactions ALTER COLUMN latest_result DROP NOT NULL;
+-- Documents stored and returned whole, never looked into by SQL, are json (text kept as written:
+-- no conversion to and from jsonb's binary form on every write and read).
+ALTER TABLE txmon_transactions ALTER COLUMN body TYPE json, ALTER COLUMN request TYPE json,
+  ALTER COLUMN create_result TYPE json, ALTER COLUMN latest_result TYPE json;
+ALTER TABLE txmon_events ALTER COLUMN event TYPE json, ALTER COLUMN body TYPE json, ALTER COLUMN result TYPE json;
+
+-- Run and hit counts of the rule instances, added to shards: a unit claims a shard no other open
+-- database transaction holds (a try-lock, so it never waits) and adds its counts to that shard's
+-- one row: the counts of each instance seq, seqs ascending. Reads add the shards to the instance's
+-- own columns. Counts belong to an instance's seq, one incarnation of an id (a deleted and
+-- re-created instance starts at zero).
+CREATE TABLE txmon_instance_counters (
+  shard integer PRIMARY KEY,
+  seqs bigint[] NOT NULL,
+  runs bigint[] NOT NULL,
+  hits bigint[] NOT NULL
+);
+
+-- The counter shard of the current database transaction: the first of 64, from one chosen by the
+-- backend, that no other transaction holds (held until commit). With more than 64 transactions at
+-- once the backend's own shard is shared: the later transaction then waits for the earlier one.
+CREATE FUNCTION txmon_counter_shard() RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  shards CONSTANT integer := 64;
+  first integer := pg_backend_pid() % shards;
+BEGIN
+  FOR i IN 0 .. shards - 1 LOOP
+    IF pg_try_advisory_xact_lock(7340271, (first + i) % shards) THEN
+      RETURN (first + i) % shards;
+    END IF;
+  END LOOP;
+  RETURN first;
+END $$;
+
+-- Takes a unit's locks, as txmon_lock does (the shared ones, then the exclusive ones in ascending
+-- order of their 64-bit keys) in one statement, then reads: the rule-instance revision ('r'), the
+-- transaction ('t'), the event ('e') and the users ('u').
+CREATE FUNCTION txmon_unit_start(p_shared text[], p_exclusive text[], p_transaction_id text, p_event_id text, p_user_ids text[])
+RETURNS TABLE (r_kind text, r_id text, r_n1 bigint, r_n2 bigint, r_ts double precision, r_flag boolean, r_d1 json, r_d2 json, r_d3 json, r_d4 json)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  PERFORM CASE WHEN k.shared THEN pg_advisory_xact_lock_shared(k.h) ELSE pg_advisory_xact_lock(k.h) END
+    FROM (SELECT true AS shared, hashtextextended(n, 0) AS h FROM unnest(p_shared) AS n
+          UNION SELECT false, hashtextextended(n, 0) FROM unnest(p_exclusive) AS n
+          ORDER BY 1 DESC, 2) AS k;
+  RETURN QUERY
+    SELECT 'r'::text, NULL::text, m.value, NULL::bigint, NULL::double precision, NULL::boolean, NULL::json, NULL::json, NULL::json, NULL::json
+      FROM txmon_meta m WHERE m.name = 'rule_instance_revision'
+    UNION ALL
+    SELECT 't', t.transaction_id, t.version::bigint, t.event_count::bigint, t.last_event_timestamp, NULL,
+        coalesce(t.body, c.body, t.request), t.request, t.create_result, coalesce(t.latest_result, c.result, t.create_result)
+      FROM txmon_transactions t LEFT JOIN txmon_events c ON c.event_id = t.current_event_id WHERE t.transaction_id = p_transaction_id
+    UNION ALL
+    SELECT 'e', e.event_id, e.arrival::bigint, NULL, NULL, e.client_event_id, e.event, e.body, e.result, to_json(e.transaction_id)
+      FROM txmon_events e WHERE e.event_id = p_event_id
+    UNION ALL
+    SELECT 'u', u.user_id, NULL, NULL, NULL, NULL, u.record::json, NULL, NULL, NULL
+      FROM txmon_users u WHERE u.user_id = ANY(p_user_ids);
+END $$;
+
+-- The common aggregates of windows (series, key, start, end, excluded id), one index range scan
+-- each: count, sum, count of amounts, min, max and latest timestamp, as text (exact). Timestamps
+-- come as text ('-Infinity' included).
+CREATE FUNCTION txmon_window_aggregates(p_series text[], p_keys text[], p_starts text[], p_ends text[], p_excludes text[])
+RETURNS TABLE (i integer, n text, s text, c text, lo text, hi text, l text)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  RETURN QUERY
+    SELECT q.i::integer, a.n::text, a.s::text, a.c::text, a.lo::text, a.hi::text, a.l::text
+      FROM unnest(p_series, p_keys, p_starts, p_ends, p_excludes) WITH ORDINALITY AS q(series, key, lo_ts, hi_ts, exclude, i)
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS n, coalesce(sum(e.amount), 0) AS s, count(e.amount) AS c, min(e.amount) AS lo, max(e.amount) AS hi, max(e.ts) AS l
+          FROM txmon_series_entries e
+          WHERE e.series = q.series AND e.key = q.key AND e.ts >= q.lo_ts::double precision AND e.ts <= q.hi_ts::double precision
+            AND (q.exclude IS NULL OR e.id <> q.exclude)
+      ) AS a;
+END $$;
+
+-- What the alert and user policies of one outcome read, after locking each user they touch (keys
+-- 'txmon:outcome:<user id>', so concurrent outcomes of a user decide one after the other, also
+-- outside the engine's units): the last alert of each (instance, user) pair ('a'), the last case
+-- of each user ('c'), and the records of the users to update ('u'). One index probe per pair and
+-- per user (LATERAL … LIMIT 1), whatever the size of the tables.
+CREATE FUNCTION txmon_outcome_reads(p_locked_users text[], p_alert_instances text[], p_alert_users text[], p_case_users text[], p_update_users text[])
+RETURNS TABLE (r_kind text, r_instance_id text, r_user_id text, r_doc jsonb)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(k.h)
+    FROM (SELECT DISTINCT hashtextextended('txmon:outcome:' || u, 0) AS h FROM unnest(p_locked_users) AS u ORDER BY 1) AS k;
+  RETURN QUERY
+    SELECT 'a'::text, p.instance_id, p.user_id, a.alert
+      FROM unnest(p_alert_instances, p_alert_users) AS p(instance_id, user_id)
+      CROSS JOIN LATERAL (SELECT x.alert FROM txmon_alerts x WHERE x.instance_id = p.instance_id AND x.user_id = p.user_id ORDER BY x.seq DESC LIMIT 1) AS a
+    UNION ALL
+    SELECT 'c'::text, NULL::text, p.user_id, c."case"
+      FROM unnest(p_case_users) AS p(user_id)
+      CROSS JOIN LATERAL (SELECT x."case" FROM txmon_cases x WHERE x.user_id = p.user_id ORDER BY x.seq DESC LIMIT 1) AS c
+    UNION ALL
+    SELECT 'u'::text, NULL::text, u.user_id, u.record FROM txmon_users u WHERE u.user_id = ANY(p_update_users);
+END $$;
+
+-- Writes a whole transaction outcome (the document of saveOutcome in repositories.ts, and the
+-- stored documents beside it): the transaction (version-checked) and its event, the series
+-- entries, the counters, the alerts and cases, and the users. On an update, a NULL request or
+-- create result is the one stored. SQLSTATE TX409 when the transaction's version or the event id
+-- was taken meanwhile; nothing is written then (the unit rolls back).
+CREATE FUNCTION txmon_save_outcome(doc jsonb, p_body json, p_request json, p_create_result json, p_latest_result json,
+  p_event json, p_event_body json, p_event_result json)
+RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  t jsonb := doc->'transaction';
+  e jsonb := doc->'event';
+  a jsonb := doc->'alerts';
+  r jsonb;
+  written integer;
+  v_shard integer;
+BEGIN
+  IF jsonb_typeof(doc->'expectedVersion') = 'number' THEN
+    UPDATE txmon_transactions SET version = (t->>'version')::integer, event_count = (t->>'eventCount')::integer,
+        last_event_timestamp = (t->>'lastEventTimestamp')::double precision, current_event_id = t->>'currentEventId', body = p_body,
+        request = coalesce(p_request, request), create_result = coalesce(p_create_result, create_result), latest_result = p_latest_result
+      WHERE transaction_id = t->>'id' AND version = (doc->>'expectedVersion')::integer;
+  ELSE
+    INSERT INTO txmon_transactions (transaction_id, version, event_count, last_event_timestamp, current_event_id, body, request, create_result, latest_result)
+      VALUES (t->>'id', (t->>'version')::integer, (t->>'eventCount')::integer, (t->>'lastEventTimestamp')::double precision,
+        t->>'currentEventId', p_body, p_request, p_create_result, p_latest_result)
+      ON CONFLICT (transaction_id) DO NOTHING;
+  END IF;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written = 0 THEN
+    RAISE EXCEPTION 'transaction' USING ERRCODE = 'TX409';
+  END IF;
+  IF jsonb_typeof(e) = 'object' THEN
+    INSERT INTO txmon_events (event_id, transaction_id, arrival, client_event_id, event, body, result)
+      VALUES (e->>'eventId', e->>'transactionId', (e->>'arrival')::integer, (e->>'clientEventId')::boolean, p_event, p_event_body, p_event_result)
+      ON CONFLICT (event_id) DO NOTHING;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    IF written = 0 THEN
+      RAISE EXCEPTION 'event id' USING ERRCODE = 'TX409';
+    END IF;
+  END IF;
+
+  -- One primary-key delete per entry (a join could choose to scan the whole table).
+  FOR r IN SELECT x.value FROM jsonb_array_elements(doc->'remove') AS x LOOP
+    DELETE FROM txmon_series_entries WHERE series = r->>0 AND key = r->>1 AND id = r->>2;
+  END LOOP;
+  IF jsonb_array_length(doc->'add') > 0 THEN
+    INSERT INTO txmon_series_entries (series, key, id, ts, amount, vals)
+      SELECT x->>0, x->>1, x->>2, (x->>3)::double precision, (x->>4)::numeric, nullif(x->5, 'null'::jsonb) FROM jsonb_array_elements(doc->'add') AS x
+      ON CONFLICT (series, key, id) DO UPDATE SET ts = excluded.ts, amount = excluded.amount, vals = excluded.vals;
+  END IF;
+
+  -- The counts of the instances that exist, added to this transaction's shard (one row).
+  IF jsonb_array_length(doc->'counters') > 0 THEN
+    v_shard := txmon_counter_shard();
+    INSERT INTO txmon_instance_counters AS k (shard, seqs, runs, hits)
+      SELECT v_shard, coalesce(array_agg(x.seq ORDER BY x.seq), '{}'), coalesce(array_agg(x.runs ORDER BY x.seq), '{}'), coalesce(array_agg(x.hits ORDER BY x.seq), '{}')
+        FROM (SELECT r.seq, (c->>1)::bigint AS runs, (c->>2)::bigint AS hits FROM jsonb_array_elements(doc->'counters') AS c JOIN txmon_rule_instances r ON r.id = c->>0) AS x
+      ON CONFLICT (shard) DO UPDATE SET (seqs, runs, hits) = (
+        SELECT coalesce(array_agg(g.seq ORDER BY g.seq), '{}'), coalesce(array_agg(g.runs ORDER BY g.seq), '{}'), coalesce(array_agg(g.hits ORDER BY g.seq), '{}')
+          FROM (SELECT u.seq, sum(u.runs)::bigint AS runs, sum(u.hits)::bigint AS hits
+                  FROM (SELECT * FROM unnest(k.seqs, k.runs, k.hits) UNION ALL SELECT * FROM unnest(excluded.seqs, excluded.runs, excluded.hits)) AS u(seq, runs, hits)
+                  GROUP BY u.seq) AS g);
+  END IF;
+
+  -- Alerts and cases, as decided in order by the case policy and folded per row (see alertWritesOf).
+  IF jsonb_typeof(a) = 'object' THEN
+    WITH
+      new_cases AS (INSERT INTO txmon_cases (case_id, user_id, "case")
+        SELECT y.x->>0, y.x->>1, y.x->2 FROM jsonb_array_elements(a->'newCases') WITH ORDINALITY AS y(x, n) ORDER BY y.n),
+      case_updates AS (UPDATE txmon_cases c SET "case" = c."case" || (a->'casePatches'->c.case_id)
+        WHERE c.case_id = ANY(ARRAY(SELECT jsonb_object_keys(a->'casePatches')))),
+      case_alerts AS (INSERT INTO txmon_case_alerts (case_id, alert_id)
+        SELECT y.x->>0, y.x->>1 FROM jsonb_array_elements(a->'caseAlerts') WITH ORDINALITY AS y(x, n) ORDER BY y.n),
+      new_alerts AS (INSERT INTO txmon_alerts (alert_id, instance_id, user_id, alert)
+        SELECT y.x->>0, y.x->>1, y.x->>2, y.x->3 FROM jsonb_array_elements(a->'newAlerts') WITH ORDINALITY AS y(x, n) ORDER BY y.n),
+      alert_updates AS (UPDATE txmon_alerts t SET alert = jsonb_set(t.alert, '{updatedAt}', a->'alertUpdates'->t.alert_id)
+        WHERE t.alert_id = ANY(ARRAY(SELECT jsonb_object_keys(a->'alertUpdates'))))
+    INSERT INTO txmon_alert_transactions (alert_id, transaction_id)
+      SELECT y.x->>0, y.x->>1 FROM jsonb_array_elements(a->'alertTransactions') WITH ORDINALITY AS y(x, n) ORDER BY y.n
+      ON CONFLICT DO NOTHING;
+  END IF;
+
+  IF jsonb_array_length(doc->'seen') > 0 THEN
+    INSERT INTO txmon_users (user_id, record) SELECT u->>0, u->1 FROM jsonb_array_elements(doc->'seen') AS u ON CONFLICT (user_id) DO NOTHING;
+  END IF;
+  IF jsonb_array_length(doc->'users') > 0 THEN
+    INSERT INTO txmon_users (user_id, record) SELECT u->>0, u->1 FROM jsonb_array_elements(doc->'users') AS u
+      ON CONFLICT (user_id) DO UPDATE SET record = excluded.record;
+  END IF;
+END $$;
+`;
+
 /** One step of the schema. Never edit a released step: add the next one. */
 interface Migration {
   readonly version: number;
@@ -155,6 +365,11 @@ CREATE TABLE txmon_series_retention (
   retained_from double precision NOT NULL
 );
 `,
+  },
+  {
+    version: 3,
+    name: 'units in few round trips, sharded instance counters',
+    sql: UNIT_FUNCTIONS_SQL,
   },
 ];
 

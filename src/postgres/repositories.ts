@@ -12,6 +12,7 @@ import type {
   AggregateRepository,
   CaseRepository,
   CommentRepository,
+  ExclusiveUnitOptions,
   FileRecord,
   FileRepository,
   ListRepository,
@@ -24,8 +25,8 @@ import type {
   TransactionRepository,
   UserRepository,
 } from '../repositories/types.js';
-import { applyEntries, assertEntries, entriesOf, queryAggregates } from './aggregates.js';
-import { databaseOf, type Database, type PostgresClient, type Sql } from './client.js';
+import { applyEntries, assertEntries, entriesOf, entryRowsOf, queryAggregates } from './aggregates.js';
+import { databaseOf, prepared, sqlStateOf, type Database, type PostgresClient, type Sql, type Statement, type UnitSql } from './client.js';
 
 /** Options of {@link createPostgresRepositories}. */
 export interface PostgresRepositoriesOptions {
@@ -33,12 +34,24 @@ export interface PostgresRepositoriesOptions {
   readonly client: PostgresClient;
 }
 
-const concurrentUpdate = (what: string) => new TxmonError('CONCURRENT_UPDATE', `The ${what} was changed concurrently`);
+const concurrentUpdate = (what: string, cause?: unknown) => new TxmonError('CONCURRENT_UPDATE', `The ${what} was changed concurrently`, [], { cause });
 const json = (value: unknown): string => JSON.stringify(value);
+/** Whether two JSON values serialize alike (one object is always alike itself). */
+const sameJson = (a: unknown, b: unknown): boolean => a === b || json(a) === json(b);
+/**
+ * A stored transaction's row keeps `body` and `latest_result` only when they differ from their
+ * source: the current event's (`current_event_id`) body and result, or — before any event — the
+ * request and the create result. These read them whole.
+ */
+const TRANSACTION_BODY = 'coalesce(t.body, e.body, t.request)';
+const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, ${TRANSACTION_BODY} AS body, t.request, t.create_result,
+  coalesce(t.latest_result, e.result, t.create_result) AS latest_result`;
+const TRANSACTION_FROM = 'txmon_transactions t LEFT JOIN txmon_events e ON e.event_id = t.current_event_id';
+const GET_TRANSACTION_SQL = prepared(`SELECT ${TRANSACTION_COLUMNS} FROM ${TRANSACTION_FROM} WHERE t.transaction_id = $1`);
 /** Scan pages of the stored transactions. */
 const SCAN_PAGE = 500;
 
-function transactionsOf(sql: Sql, db: Database | null): TransactionRepository {
+function transactionsOf(sql: Sql, db: Database | null, reads: UnitReads | null): TransactionRepository {
   interface TxRow {
     version: number;
     event_count: number;
@@ -69,26 +82,37 @@ function transactionsOf(sql: Sql, db: Database | null): TransactionRepository {
   const EVENT_COLUMNS = 'event_id, transaction_id, arrival, client_event_id, event, body, result';
   return {
     async getTransaction(id) {
-      const rows = await sql.query<TxRow>(
-        'SELECT version, event_count, last_event_timestamp, body, request, create_result, latest_result FROM txmon_transactions WHERE transaction_id = $1',
-        [id],
-      );
+      const prefetched = reads?.live ? reads.transaction : null;
+      if (prefetched && prefetched.id === id && reads) {
+        reads.transaction = null;
+        reads.read = prefetched;
+        return prefetched.value;
+      }
+      const rows = await sql.query<TxRow>(GET_TRANSACTION_SQL, [id]);
       const r = rows[0];
-      if (!r) return null;
-      return {
-        transaction: r.body,
-        request: r.request,
-        createResult: r.create_result,
-        latestResult: r.latest_result,
-        eventCount: Number(r.event_count),
-        lastEventTimestamp: r.last_event_timestamp === null ? null : Number(r.last_event_timestamp),
-        version: Number(r.version),
-      };
+      const value: StoredTransaction | null = r
+        ? {
+            transaction: r.body,
+            request: r.request,
+            createResult: r.create_result,
+            latestResult: r.latest_result,
+            eventCount: Number(r.event_count),
+            lastEventTimestamp: r.last_event_timestamp === null ? null : Number(r.last_event_timestamp),
+            version: Number(r.version),
+          }
+        : null;
+      if (reads) reads.read = { id, value };
+      return value;
     },
     async listEvents(id) {
       return (await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE transaction_id = $1 ORDER BY arrival`, [id])).map(toEvent);
     },
     async getEvent(eventId) {
+      const read = reads?.live ? reads.event : null;
+      if (read && read.id === eventId && reads) {
+        reads.event = null;
+        return read.value;
+      }
       const rows = await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE event_id = $1`, [eventId]);
       return rows[0] ? toEvent(rows[0]) : null;
     },
@@ -96,7 +120,7 @@ function transactionsOf(sql: Sql, db: Database | null): TransactionRepository {
       let after = '0';
       for (;;) {
         const rows = await sql.query<{ seq: string; body: StoredTransaction['transaction'] }>(
-          'SELECT seq::text AS seq, body FROM txmon_transactions WHERE seq > $1::bigint ORDER BY seq LIMIT $2',
+          `SELECT t.seq::text AS seq, ${TRANSACTION_BODY} AS body FROM ${TRANSACTION_FROM} WHERE t.seq > $1::bigint ORDER BY t.seq LIMIT $2`,
           [after, SCAN_PAGE],
         );
         for (const row of rows) yield row.body;
@@ -105,154 +129,225 @@ function transactionsOf(sql: Sql, db: Database | null): TransactionRepository {
       }
     },
     saveOutcome(outcome) {
+      // What this unit read of the transaction: what the update leaves as it is.
+      const read = reads?.read;
+      const previous = read && read.id === outcome.transaction.transaction.transactionId ? read.value : null;
+      if (reads) reads.live = false;
       // One database transaction: inside a unit of work already, or its own.
-      return db === null ? saveOutcome(sql, outcome) : db.transaction((tx) => saveOutcome(tx, outcome));
+      return db === null ? saveOutcome(sql, outcome, previous) : db.transaction((tx) => saveOutcome(tx, outcome, null));
     },
   };
 }
 
-/** Stores the transaction (version-checked) and its event; `CONCURRENT_UPDATE` on a conflict. */
-async function saveTransactionAndEvent(sql: Sql, outcome: TransactionOutcome): Promise<void> {
-  const t = outcome.transaction;
-  const id = t.transaction.transactionId;
-  const values = [id, t.version, t.eventCount, t.lastEventTimestamp, json(t.transaction), json(t.request), json(t.createResult), json(t.latestResult)];
-  const written =
-    outcome.expectedVersion === null
-      ? await sql.query(
-          `INSERT INTO txmon_transactions (transaction_id, version, event_count, last_event_timestamp, body, request, create_result, latest_result)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb) ON CONFLICT (transaction_id) DO NOTHING RETURNING 1`,
-          values,
-        )
-      : await sql.query(
-          `UPDATE txmon_transactions SET version = $2, event_count = $3, last_event_timestamp = $4, body = $5::jsonb, request = $6::jsonb,
-             create_result = $7::jsonb, latest_result = $8::jsonb WHERE transaction_id = $1 AND version = $9 RETURNING 1`,
-          [...values, outcome.expectedVersion],
-        );
-  if (written.length === 0) throw concurrentUpdate('transaction');
-  const e = outcome.event;
-  if (e === null) return;
-  const inserted = await sql.query(
-    `INSERT INTO txmon_events (event_id, transaction_id, arrival, client_event_id, event, body, result)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb) ON CONFLICT (event_id) DO NOTHING RETURNING 1`,
-    [e.eventId, e.transactionId, e.arrival, e.clientEventId, json(e.event), json(e.transaction), json(e.result)],
-  );
-  if (inserted.length === 0) throw concurrentUpdate('event id');
+/** What the engine stores of one new alert: its transaction ids live in txmon_alert_transactions. */
+function alertDocOf(alert: Alert): Record<string, unknown> {
+  const { entityDetails, ...doc } = alert;
+  return { ...doc, entityDetails: { type: entityDetails.type } };
 }
 
-/** Adds the outcome's run and hit counts to the instances that exist. */
-async function addCounters(sql: Sql, counters: TransactionOutcome['counters']): Promise<void> {
-  if (counters.length === 0) return;
-  const sums = new Map<string, { runs: number; hits: number }>();
-  for (const c of counters) {
-    const s = sums.get(c.instanceId) ?? { runs: 0, hits: 0 };
-    s.runs += c.runs;
-    s.hits += c.hits;
-    sums.set(c.instanceId, s);
-  }
-  await sql.query(
-    `UPDATE txmon_rule_instances r SET run_count = r.run_count + c.runs, hit_count = r.hit_count + c.hits
-     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(id, runs, hits) WHERE r.id = c.id`,
-    [[...sums.keys()], [...sums.values()].map((s) => s.runs), [...sums.values()].map((s) => s.hits)],
+/** What the alert and user policies of one outcome read (see `txmon_outcome_reads`). */
+interface OutcomeReads {
+  /** The last alert of (instance, user), by {@link pairKey}. */
+  readonly alerts: Map<string, Alert>;
+  /** The last case of each user. */
+  readonly cases: Map<string, Case>;
+  /** The stored record of each user to update. */
+  readonly users: Map<string, StoredUser>;
+}
+
+const pairKey = (instanceId: string, userId: string) => `${instanceId}\u0000${userId}`;
+const OUTCOME_READS_SQL = prepared('SELECT * FROM txmon_outcome_reads($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])');
+
+/**
+ * Reads what the outcome's alert hits and user updates need, in one statement, after locking each
+ * user they touch (so the decisions of concurrent outcomes of one user never interleave); none
+ * when the outcome has neither.
+ */
+async function outcomeReadsOf(sql: Sql, outcome: TransactionOutcome): Promise<OutcomeReads> {
+  const reads: OutcomeReads = { alerts: new Map(), cases: new Map(), users: new Map() };
+  const { alertHits: hits, userUpdates: updates } = outcome;
+  if (hits.length === 0 && updates.length === 0) return reads;
+  const caseUsers = [...new Set(hits.map((h) => h.userId))];
+  const updateUsers = [...new Set(updates.map((u) => u.userId))];
+  const rows = await sql.query<{ r_kind: 'a' | 'c' | 'u'; r_instance_id: string | null; r_user_id: string; r_doc: unknown }>(
+    OUTCOME_READS_SQL,
+    [[...new Set([...caseUsers, ...updateUsers])], hits.map((h) => h.instanceId), hits.map((h) => h.userId), caseUsers, updateUsers],
   );
+  for (const r of rows) {
+    if (r.r_kind === 'a') reads.alerts.set(pairKey(r.r_instance_id as string, r.r_user_id), r.r_doc as Alert);
+    else if (r.r_kind === 'c') reads.cases.set(r.r_user_id, r.r_doc as Case);
+    else reads.users.set(r.r_user_id, r.r_doc as StoredUser);
+  }
+  return reads;
 }
 
 /**
- * Stores where each alert hit lands, as the case policy decides: the open alerts and cases the
- * hits may land in are read in one statement, the decisions made in order (a hit can land in an
- * alert or case an earlier hit of the same outcome opened), then written.
+ * Where the alert hits land, as the case policy decides them in order (a hit can land in an alert
+ * or case an earlier hit of the same outcome opened), as the rows `txmon_save_outcome` writes: each
+ * new case and alert in its final state, one patch per stored case and alert, and the rows that
+ * link them, in order; `null` without hits.
  */
-async function applyAlertHits(sql: Sql, hits: readonly AlertHit[], now: number): Promise<void> {
-  if (hits.length === 0) return;
-  const alerts = new Map<string, Alert>();
-  const cases = new Map<string, Case>();
-  const pairKey = (instanceId: string, userId: string) => `${instanceId}\u0000${userId}`;
-  const rows = await sql.query<{ instance_id: string; user_id: string; doc: Alert }>(
-    `SELECT DISTINCT ON (instance_id, user_id) instance_id, user_id, alert AS doc FROM txmon_alerts
-       WHERE (instance_id, user_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY instance_id, user_id, seq DESC`,
-    [hits.map((h) => h.instanceId), hits.map((h) => h.userId)],
-  );
-  const caseRows = await sql.query<{ k: string; doc: Case }>(
-    `SELECT DISTINCT ON (user_id) user_id AS k, "case" AS doc FROM txmon_cases WHERE user_id = ANY($1::text[]) ORDER BY user_id, seq DESC`,
-    [[...new Set(hits.map((h) => h.userId))]],
-  );
-  for (const r of rows) alerts.set(pairKey(r.instance_id, r.user_id), r.doc);
-  for (const r of caseRows) cases.set(r.k, r.doc);
+function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: number): Record<string, unknown> | null {
+  if (hits.length === 0) return null;
+  const { alerts, cases } = reads;
+  const newCases = new Map<string, { userId: string; doc: Record<string, unknown> }>();
+  const casePatches: Record<string, { updatedAt: number; priority?: string }> = {};
+  const caseAlerts: [string, string][] = [];
+  const newAlerts = new Map<string, { instanceId: string; userId: string; doc: Record<string, unknown> }>();
+  const alertUpdates: Record<string, number> = {};
+  const alertTransactions = new Map<string, [string, string]>();
+  const link = (alertId: string, transactionId: string) => alertTransactions.set(`${alertId}\u0000${transactionId}`, [alertId, transactionId]);
+  /** A change to a case: folded into it when this outcome creates it, else into its patch. */
+  const patchCase = (caseId: string, patch: { updatedAt: number; priority?: string }) => {
+    const created = newCases.get(caseId);
+    if (created) Object.assign(created.doc, patch);
+    else casePatches[caseId] = { ...casePatches[caseId], ...patch };
+  };
   for (const hit of hits) {
     const change = decideAlertHit(hit, alerts.get(pairKey(hit.instanceId, hit.userId)) ?? null, cases.get(hit.userId) ?? null, now);
     if (change.kind === 'append') {
-      await sql.query('INSERT INTO txmon_alert_transactions (alert_id, transaction_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [change.alertId, change.transactionId]);
-      await sql.query(`UPDATE txmon_alerts SET alert = jsonb_set(alert, '{updatedAt}', to_jsonb($2::float8)) WHERE alert_id = $1`, [change.alertId, change.at]);
-      await sql.query(`UPDATE txmon_cases SET "case" = jsonb_set("case", '{updatedAt}', to_jsonb($2::float8)) WHERE case_id = $1`, [change.caseId, change.at]);
+      const created = newAlerts.get(change.alertId);
+      if (created) created.doc.updatedAt = change.at;
+      else alertUpdates[change.alertId] = change.at;
+      patchCase(change.caseId, { updatedAt: change.at });
+      link(change.alertId, change.transactionId);
       continue;
     }
-    const { alertId, entityDetails, ...alertDoc } = change.alert;
     if (change.caseIsNew) {
       const { alertIds: _alertIds, ...caseDoc } = change.case;
-      await sql.query(`INSERT INTO txmon_cases (case_id, user_id, "case") VALUES ($1, $2, $3::jsonb)`, [change.case.caseId, hit.userId, json(caseDoc)]);
+      newCases.set(change.case.caseId, { userId: hit.userId, doc: caseDoc });
       cases.set(hit.userId, change.case);
     } else {
-      await sql.query(
-        `UPDATE txmon_cases SET "case" = "case" || jsonb_build_object('updatedAt', $2::float8, 'priority', $3::text) WHERE case_id = $1`,
-        [change.caseId, change.at, change.casePriority],
-      );
+      patchCase(change.caseId, { updatedAt: change.at, priority: change.casePriority });
       const open = cases.get(hit.userId);
       if (open) cases.set(hit.userId, { ...open, priority: change.casePriority, updatedAt: change.at });
     }
-    await sql.query('INSERT INTO txmon_case_alerts (case_id, alert_id) VALUES ($1, $2)', [change.alert.caseId, alertId]);
-    await sql.query(`INSERT INTO txmon_alerts (alert_id, instance_id, user_id, alert) VALUES ($1, $2, $3, $4::jsonb)`, [
-      alertId,
-      hit.instanceId,
-      hit.userId,
-      json({ alertId, ...alertDoc, entityDetails: { type: entityDetails.type } }),
-    ]);
-    await sql.query('INSERT INTO txmon_alert_transactions (alert_id, transaction_id) VALUES ($1, $2)', [alertId, hit.transactionId]);
+    caseAlerts.push([change.alert.caseId, change.alert.alertId]);
+    newAlerts.set(change.alert.alertId, { instanceId: hit.instanceId, userId: hit.userId, doc: alertDocOf(change.alert) });
+    link(change.alert.alertId, hit.transactionId);
     alerts.set(pairKey(hit.instanceId, hit.userId), change.alert);
   }
+  return {
+    newCases: [...newCases].map(([caseId, c]) => [caseId, c.userId, c.doc]),
+    casePatches,
+    caseAlerts,
+    newAlerts: [...newAlerts].map(([alertId, a]) => [alertId, a.instanceId, a.userId, a.doc]),
+    alertUpdates,
+    alertTransactions: [...alertTransactions.values()],
+  };
 }
 
-/** Creates the parties not stored yet, then applies the user updates in order (read, applied, written back). */
-async function applyUserChanges(sql: Sql, seenUserIds: readonly string[], updates: readonly UserUpdate[], now: number): Promise<void> {
-  if (seenUserIds.length > 0) {
-    await sql.query(
-      'INSERT INTO txmon_users (user_id, record) SELECT * FROM unnest($1::text[], $2::jsonb[]) ON CONFLICT (user_id) DO NOTHING',
-      [seenUserIds, seenUserIds.map((id) => json(seenUser(id, now)))],
-    );
-  }
-  if (updates.length === 0) return;
-  const ids = [...new Set(updates.map((u) => u.userId))];
-  const rows = await sql.query<{ user_id: string; record: StoredUser }>('SELECT user_id, record FROM txmon_users WHERE user_id = ANY($1::text[])', [ids]);
-  const users = new Map<string, StoredUser>(rows.map((r) => [r.user_id, r.record]));
+/** The users after the outcome's updates, applied in order by the domain's `applyUserUpdate`, as `[userId, record]` pairs. */
+function userWritesOf(updates: readonly UserUpdate[], reads: OutcomeReads, now: number): [string, StoredUser][] {
+  const users = reads.users;
   for (const update of updates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, now));
-  await sql.query(
-    'INSERT INTO txmon_users (user_id, record) SELECT * FROM unnest($1::text[], $2::jsonb[]) ON CONFLICT (user_id) DO UPDATE SET record = excluded.record',
-    [ids, ids.map((id) => json(users.get(id)))],
-  );
+  return [...new Set(updates.map((u) => u.userId))].map((id) => [id, users.get(id) as StoredUser]);
 }
 
-/** Applies a whole outcome with `sql` (inside a database transaction). */
-async function saveOutcome(sql: Sql, outcome: TransactionOutcome): Promise<void> {
+/** The entries to delete: those removed and not added again (an added entry replaces the stored one). */
+function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: readonly unknown[][]): string[][] {
+  if (remove.length === 0) return [];
+  const added = new Set(add.map((row) => `${row[0] as string}\u0000${row[1] as string}\u0000${row[2] as string}`));
+  return remove.filter((r) => !added.has(`${r.series}\u0000${r.key}\u0000${r.id}`)).map((r) => [r.series, r.key, r.id]);
+}
+
+/**
+ * Applies a whole outcome with `sql` (inside a database transaction): the reads the alert and user
+ * policies need (one statement, only when the outcome has alert hits or user updates), then every
+ * write in one statement, `txmon_save_outcome`, which raises SQLSTATE `TX409` on a version or
+ * event-id conflict.
+ */
+async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null): Promise<void> {
   assertEntries(outcome.aggregates.add, null, '/add');
-  await saveTransactionAndEvent(sql, outcome);
-  await applyEntries(sql, outcome.aggregates.remove, outcome.aggregates.add);
-  await addCounters(sql, outcome.counters);
-  await applyAlertHits(sql, outcome.alertHits, outcome.now);
-  await applyUserChanges(sql, outcome.seenUserIds, outcome.userUpdates, outcome.now);
+  const reads = await outcomeReadsOf(sql, outcome);
+  const alerts = alertWritesOf(outcome.alertHits, reads, outcome.now);
+  const users = userWritesOf(outcome.userUpdates, reads, outcome.now);
+  const t = outcome.transaction;
+  const e = outcome.event;
+  const add = entryRowsOf(outcome.aggregates.add);
+  // Run and hit counts per instance, summed here (one counter row write per instance).
+  const counters = new Map<string, [string, number, number]>();
+  for (const c of outcome.counters) {
+    const sum = counters.get(c.instanceId);
+    if (sum) {
+      sum[1] += c.runs;
+      sum[2] += c.hits;
+    } else counters.set(c.instanceId, [c.instanceId, c.runs, c.hits]);
+  }
+  // The row's body and latest result are left out (NULL) when equal to their source — the event's,
+  // or the request and create result — and, on an update, the request and create result when
+  // equal to those of the version read in this unit (`previous`). Stored documents travel as json
+  // parameters of their own, beside the document of the rest.
+  const source = e === null ? { eventId: null, body: t.request, result: t.createResult } : { eventId: e.eventId, body: e.transaction, result: e.result };
+  const kept = outcome.expectedVersion !== null && previous !== null && previous.version === outcome.expectedVersion ? previous : null;
+  const documents = [
+    sameJson(t.transaction, source.body) ? null : json(t.transaction),
+    kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
+    kept !== null && sameJson(t.createResult, kept.createResult) ? null : json(t.createResult),
+    sameJson(t.latestResult, source.result) ? null : json(t.latestResult),
+    e === null ? null : json(e.event),
+    e === null ? null : json(e.transaction),
+    e === null ? null : json(e.result),
+  ];
+  const doc = {
+    transaction: {
+      id: t.transaction.transactionId,
+      version: t.version,
+      eventCount: t.eventCount,
+      lastEventTimestamp: t.lastEventTimestamp,
+      currentEventId: source.eventId,
+    },
+    expectedVersion: outcome.expectedVersion,
+    event: e === null ? null : { eventId: e.eventId, transactionId: e.transactionId, arrival: e.arrival, clientEventId: e.clientEventId },
+    remove: removedOf(outcome.aggregates.remove, add),
+    add,
+    counters: [...counters.values()],
+    alerts,
+    seen: outcome.seenUserIds.map((id) => [id, seenUser(id, outcome.now)]),
+    users,
+  };
+  const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
+  // In a unit the write travels with COMMIT (one round trip fewer).
+  if (isUnitSql(sql)) return sql.defer(save);
+  try {
+    await sql.query(save.text, save.params);
+  } catch (error) {
+    throw conflictOf(error);
+  }
 }
 
-function ruleInstancesOf(sql: Sql): RuleInstanceRepository {
+/** `txmon_save_outcome`'s conflict (SQLSTATE TX409) as `CONCURRENT_UPDATE`; any other error as it is. */
+function conflictOf(error: unknown): unknown {
+  if (sqlStateOf(error) !== 'TX409') return error;
+  return concurrentUpdate((error as Error).message === 'event id' ? 'event id' : 'transaction', error);
+}
+
+const SAVE_OUTCOME_SQL = prepared('SELECT txmon_save_outcome($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json, $7::json, $8::json)');
+
+const isUnitSql = (sql: Sql): sql is UnitSql => typeof (sql as UnitSql).defer === 'function';
+
+function ruleInstancesOf(sql: Sql, reads: UnitReads | null): RuleInstanceRepository {
   interface Row {
     stored: StoredRuleInstance;
     run_count: string | number;
     hit_count: string | number;
   }
   const withCounters = (r: Row): RuleInstance => ({ ...r.stored.instance, runCount: Number(r.run_count), hitCount: Number(r.hit_count) }) as RuleInstance;
-  const bump = () => sql.query(`UPDATE txmon_meta SET value = value + 1 WHERE name = 'rule_instance_revision'`);
+  // The instance's own counters (kept on replace) plus its counts in every shard.
+  const SELECT_WITH_COUNTERS = `SELECT r.stored, r.run_count + coalesce(k.runs, 0) AS run_count, r.hit_count + coalesce(k.hits, 0) AS hit_count
+    FROM txmon_rule_instances r
+    LEFT JOIN LATERAL (SELECT sum(u.runs) AS runs, sum(u.hits) AS hits FROM txmon_instance_counters c, unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits)
+      WHERE u.seq = r.seq) AS k ON true`;
+  const bump = () => {
+    if (reads) reads.live = false;
+    return sql.query(`UPDATE txmon_meta SET value = value + 1 WHERE name = 'rule_instance_revision'`);
+  };
   return {
     async list() {
-      return (await sql.query<Row>('SELECT stored, run_count, hit_count FROM txmon_rule_instances ORDER BY seq')).map(withCounters);
+      return (await sql.query<Row>(`${SELECT_WITH_COUNTERS} ORDER BY r.seq`)).map(withCounters);
     },
     async get(id) {
-      const rows = await sql.query<Row>('SELECT stored, run_count, hit_count FROM txmon_rule_instances WHERE id = $1', [id]);
+      const rows = await sql.query<Row>(`${SELECT_WITH_COUNTERS} WHERE r.id = $1`, [id]);
       return rows[0] ? withCounters(rows[0]) : null;
     },
     async getStored(id) {
@@ -267,19 +362,29 @@ function ruleInstancesOf(sql: Sql): RuleInstanceRepository {
       await bump();
     },
     async delete(id) {
-      const rows = await sql.query('DELETE FROM txmon_rule_instances WHERE id = $1 RETURNING 1', [id]);
+      // The instance's counts go from the shards with it.
+      const rows = await sql.query<{ seq: string }>(
+        `WITH gone AS (DELETE FROM txmon_rule_instances WHERE id = $1 RETURNING seq),
+           counters AS (UPDATE txmon_instance_counters c SET (seqs, runs, hits) = (
+               SELECT coalesce(array_agg(u.seq ORDER BY u.seq), '{}'), coalesce(array_agg(u.runs ORDER BY u.seq), '{}'), coalesce(array_agg(u.hits ORDER BY u.seq), '{}')
+                 FROM unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits) WHERE u.seq <> gone.seq)
+             FROM gone WHERE gone.seq = ANY(c.seqs))
+         SELECT seq::text AS seq FROM gone`,
+        [id],
+      );
       if (rows.length === 0) return false;
       await bump();
       return true;
     },
     async revision() {
+      if (reads?.live && reads.revision !== null) return reads.revision;
       const rows = await sql.query<{ value: string | number }>(`SELECT value FROM txmon_meta WHERE name = 'rule_instance_revision'`);
       return Number(rows[0]?.value ?? 0);
     },
   };
 }
 
-function usersOf(sql: Sql): UserRepository {
+function usersOf(sql: Sql, reads: UnitReads | null): UserRepository {
   return {
     async getUser(id) {
       const rows = await sql.query<{ record: StoredUser }>('SELECT record FROM txmon_users WHERE user_id = $1', [id]);
@@ -287,14 +392,21 @@ function usersOf(sql: Sql): UserRepository {
     },
     async getUsers(ids) {
       if (ids.length === 0) return [];
+      const read = reads?.live ? reads.users : null;
+      if (read && reads && ids.every((id) => read.has(id))) {
+        reads.users = null;
+        return ids.map((id) => read.get(id) ?? null);
+      }
       const rows = await sql.query<{ user_id: string; record: StoredUser }>('SELECT user_id, record FROM txmon_users WHERE user_id = ANY($1::text[])', [[...ids]]);
       const found = new Map(rows.map((r) => [r.user_id, r.record]));
       return ids.map((id) => found.get(id) ?? null);
     },
     async putUser(user) {
+      if (reads) reads.live = false;
       await sql.query('INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb) ON CONFLICT (user_id) DO UPDATE SET record = excluded.record', [user.userId, json(user)]);
     },
     async saveUserProfile({ userId, type, profile, now }) {
+      if (reads) reads.live = false;
       const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
       const rows = await sql.query<{ record: StoredUser }>(
         `INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb)
@@ -465,14 +577,97 @@ function aggregatesOf(sql: Sql, db: Database | null): AggregateRepository {
 }
 
 /**
- * The repositories over `sql`. `db` is the database when `sql` is not inside a transaction (then
- * every multi-statement write opens its own); `null` inside a unit of work.
+ * What a unit of work read while taking its locks (`txmon_unit_start`, from the hints in
+ * `ExclusiveUnitOptions.prefetch`): each answers the unit's first read of the same thing, once.
+ * `live` turns false at the unit's first write of any of them; every read goes to the database then.
  */
-function repositoriesOn(sql: Sql, db: Database | null, root: Database): Repositories {
+interface UnitReads {
+  live: boolean;
+  /** The transaction the unit last read (prefetched or not), whatever `live` says. */
+  read: { readonly id: string; readonly value: StoredTransaction | null } | null;
+  revision: number | null;
+  transaction: { readonly id: string; readonly value: StoredTransaction | null } | null;
+  event: { readonly id: string; readonly value: StoredEvent | null } | null;
+  users: Map<string, StoredUser | null> | null;
+}
+
+/** A row of `txmon_unit_start`: what `r_kind` says, in generic columns. */
+interface UnitStartRow {
+  r_kind: 'r' | 't' | 'e' | 'u';
+  r_id: string | null;
+  r_n1: string | number | null;
+  r_n2: string | number | null;
+  r_ts: number | null;
+  r_flag: boolean | null;
+  r_d1: unknown;
+  r_d2: unknown;
+  r_d3: unknown;
+  r_d4: unknown;
+}
+
+/** The statement that takes a unit's locks and reads what it will read first. */
+function unitStartOf(keys: readonly string[], options: ExclusiveUnitOptions | undefined): Statement {
+  const hint = options?.prefetch;
   return {
-    transactions: transactionsOf(sql, db),
-    ruleInstances: ruleInstancesOf(sql),
-    users: usersOf(sql),
+    text: 'SELECT * FROM txmon_unit_start($1::text[], $2::text[], $3::text, $4::text, $5::text[])',
+    params: [[...(options?.sharedKeys ?? [])], [...keys], hint?.transactionId ?? null, hint?.eventId ?? null, hint?.userIds ? [...new Set(hint.userIds)] : []],
+  };
+}
+
+/** What a unit read while taking its locks, from the rows of {@link unitStartOf}. */
+function unitReadsOf(rows: readonly UnitStartRow[], options: ExclusiveUnitOptions | undefined): UnitReads {
+  const hint = options?.prefetch;
+  const reads: UnitReads = {
+    live: true,
+    read: null,
+    revision: null,
+    transaction: hint?.transactionId === undefined ? null : { id: hint.transactionId, value: null },
+    event: hint?.eventId === undefined ? null : { id: hint.eventId, value: null },
+    users: hint?.userIds ? new Map(hint.userIds.map((id) => [id, null])) : null,
+  };
+  for (const r of rows) {
+    if (r.r_kind === 'r') reads.revision = Number(r.r_n1);
+    else if (r.r_kind === 't') {
+      reads.transaction = {
+        id: r.r_id as string,
+        value: {
+          transaction: r.r_d1 as StoredTransaction['transaction'],
+          request: r.r_d2 as StoredTransaction['request'],
+          createResult: r.r_d3 as StoredTransaction['createResult'],
+          latestResult: r.r_d4 as StoredTransaction['latestResult'],
+          eventCount: Number(r.r_n2),
+          lastEventTimestamp: r.r_ts === null ? null : Number(r.r_ts),
+          version: Number(r.r_n1),
+        },
+      };
+    } else if (r.r_kind === 'e') {
+      reads.event = {
+        id: r.r_id as string,
+        value: {
+          eventId: r.r_id as string,
+          transactionId: r.r_d4 as string,
+          event: r.r_d1 as StoredEvent['event'],
+          clientEventId: r.r_flag === true,
+          arrival: Number(r.r_n1),
+          transaction: r.r_d2 as StoredEvent['transaction'],
+          result: r.r_d3 as StoredEvent['result'],
+        },
+      };
+    } else reads.users?.set(r.r_id as string, r.r_d1 as StoredUser);
+  }
+  return reads;
+}
+
+/**
+ * The repositories over `sql`. `db` is the database when `sql` is not inside a transaction (then
+ * every multi-statement write opens its own); `null` inside a unit of work, whose first reads
+ * `reads` answers.
+ */
+function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: UnitReads | null): Repositories {
+  return {
+    transactions: transactionsOf(sql, db, reads),
+    ruleInstances: ruleInstancesOf(sql, reads),
+    users: usersOf(sql, reads),
     comments: commentsOf(sql),
     cases: casesOf(sql),
     files: filesOf(sql, db),
@@ -480,10 +675,12 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database): Reposito
     lists: listsOf(sql),
     flags: { durable: true, sharedAcrossProcesses: true },
     async runExclusive(keys, work, options) {
-      return root.transaction(async (tx) => {
-        await tx.query('SELECT txmon_lock($1::text[], $2::text[])', [[...(options?.sharedKeys ?? [])], [...keys]]);
-        return work(repositoriesOn(tx, null, root));
-      });
+      try {
+        return await root.unit(unitStartOf(keys, options), (tx, rows) => work(repositoriesOn(tx, null, root, unitReadsOf(rows as unknown as UnitStartRow[], options))));
+      } catch (error) {
+        // The outcome's write travels with COMMIT: its conflict surfaces here.
+        throw conflictOf(error);
+      }
     },
   };
 }
@@ -506,5 +703,5 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database): Reposito
  */
 export function createPostgresRepositories(options: PostgresRepositoriesOptions): Repositories {
   const db = databaseOf(options.client);
-  return repositoriesOn(db, db, db);
+  return repositoriesOn(db, db, db, null);
 }

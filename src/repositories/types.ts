@@ -249,6 +249,22 @@ export interface RepositoryFlags {
 export interface ExclusiveUnitOptions {
   /** Keys held shared: any number of units may hold one at once, but none while a unit holds it exclusively. */
   readonly sharedKeys?: readonly string[];
+  /**
+   * What the work reads first. A hint: the work still reads through the repositories, and an
+   * adapter may ignore it; a database adapter reads these while taking the locks (one round trip)
+   * and answers the work's first reads of them from there.
+   */
+  readonly prefetch?: UnitPrefetch;
+}
+
+/** See {@link ExclusiveUnitOptions.prefetch}. */
+export interface UnitPrefetch {
+  /** `transactions.getTransaction(transactionId)`. */
+  readonly transactionId?: string;
+  /** `transactions.getEvent(eventId)`. */
+  readonly eventId?: string;
+  /** `users.getUsers(userIds)`, with these ids. */
+  readonly userIds?: readonly string[];
 }
 
 /** The persistence a txmon engine runs on. */

@@ -4,18 +4,22 @@
  * shared; a rule-instance write holds the rule instances' key exclusively. On a store used by one
  * process only, the engine's own locks are enough and work runs directly.
  */
-import type { Repositories } from '../../repositories/types.js';
+import type { Repositories, UnitPrefetch } from '../../repositories/types.js';
 
 /** The key every transaction unit holds shared and every rule-instance write holds exclusively. */
 export const RULE_INSTANCES_KEY = 'txmon:rule-instances';
 
-/** Runs `work` on the store: as an exclusive unit of `keys` when the store is shared across processes, else directly. */
+/**
+ * Runs `work` on the store: as an exclusive unit of `keys` when the store is shared across
+ * processes, else directly. `prefetch`: what `work` reads first (see `ExclusiveUnitOptions`).
+ */
 export function inStoreUnit<T>(
   repositories: Repositories,
   keys: readonly string[],
   work: (repositories: Repositories) => Promise<T>,
   sharedKeys: readonly string[] = [],
+  prefetch?: UnitPrefetch,
 ): Promise<T> {
   if (!repositories.flags.sharedAcrossProcesses || repositories.runExclusive === undefined) return work(repositories);
-  return repositories.runExclusive(keys, work, { sharedKeys });
+  return repositories.runExclusive(keys, work, prefetch === undefined ? { sharedKeys } : { sharedKeys, prefetch });
 }

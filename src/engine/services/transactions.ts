@@ -8,7 +8,7 @@ import type { MonitoringResult } from '../../domain/entities.js';
 import { TransactionEventSchema, TransactionSchema, type Transaction, type TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
 import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
-import type { Repositories, StoredEvent, StoredTransaction } from '../../repositories/types.js';
+import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../../repositories/types.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import { copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
@@ -102,10 +102,14 @@ export function createTransactionService(context: TransactionServiceContext): Tr
 
   /**
    * Runs `work` holding the transaction's and its users' keys: the in-process lock, then — on a
-   * store shared across processes — one unit of the store (retried whole on a concurrent update).
+   * store shared across processes — one unit of the store (retried whole on a concurrent update),
+   * told what `work` reads first (`prefetch`), which a database reads while taking the locks.
    */
-  const locked = <T>(keys: readonly string[], work: (repos: Repositories) => Promise<T>): Promise<T> =>
-    withLocks(keys, () => withRetries(() => inStoreUnit(store, keys, work, [RULE_INSTANCES_KEY])));
+  const locked = <T>(keys: readonly string[], work: (repos: Repositories) => Promise<T>, prefetch: UnitPrefetch): Promise<T> =>
+    withLocks(keys, () => withRetries(() => inStoreUnit(store, keys, work, [RULE_INSTANCES_KEY], prefetch)));
+
+  /** The users the evaluation of a transaction with these parties reads (see `evaluate`). */
+  const partiesOf = (t: { originUserId?: string | undefined; destinationUserId?: string | undefined } | undefined) => [t?.originUserId ?? '', t?.destinationUserId ?? ''];
 
   /** The outcome a create or an event writes in one step. */
   const outcomeOf = (transaction: StoredTransaction, expectedVersion: number | null, event: StoredEvent | null, out: Evaluation) => ({
@@ -191,7 +195,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
       assertNoReservedFields(request);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
-      return gate.shared(() => locked(keys, (repos) => createOnce(repos, request)));
+      return gate.shared(() => locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }));
     },
 
     async getTransaction(transactionId) {
@@ -214,7 +218,8 @@ export function createTransactionService(context: TransactionServiceContext): Tr
         let keys = lockKeysOf(request.transactionId, peek?.transaction.originUserId, peek?.transaction.destinationUserId);
         for (;;) {
           const held = keys;
-          const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held));
+          const prefetch: UnitPrefetch = { transactionId: request.transactionId, userIds: partiesOf(peek?.transaction), ...(request.eventId === undefined ? {} : { eventId: request.eventId }) };
+          const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held), prefetch);
           if (!Array.isArray(result)) return result;
           keys = result;
         }
