@@ -80,7 +80,7 @@ export type { RiskBands } from './domain/risk-score.js';
 // Repositories: the port an adapter implements, and the memory adapter
 export { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from './repositories/memory/index.js';
 export type { MemoryRepositoriesOptions } from './repositories/memory/index.js';
-export type * from './repositories/types.js';
+export type * from './engine/repositories.js';
 
 // Errors: one table of codes, the error class and its constructors
 export {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createMemoryRepositories } from '../repositories/memory/index.js';
-import type { Repositories } from '../repositories/types.js';
+import type { Repositories } from '../engine/repositories.js';
 import { createPostgresRepositories, migrate, type PostgresClient } from '../postgres/index.js';
 
 /** Where the data goes. */

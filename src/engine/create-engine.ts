@@ -4,7 +4,7 @@
  * instances and the series they read (`instances/`), the hot path (`services/evaluate-transaction.ts`
  * over the pure pipeline), and the endpoints grouped by resource (`services/`).
  */
-import type { Repositories } from '../repositories/types.js';
+import type { Repositories } from './repositories.js';
 import { createKeyedLock } from './concurrency/keyed-lock.js';
 import { createWriterGate } from './concurrency/writer-gate.js';
 import { createInstanceSet } from './instances/instance-set.js';

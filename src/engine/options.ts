@@ -6,7 +6,7 @@ import type { RiskLevel } from '../domain/index.js';
 import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
 import { DEFAULT_RISK_BANDS, type RiskBands } from '../domain/risk-score.js';
 import { configurationError } from '../errors.js';
-import type { Repositories } from '../repositories/types.js';
+import type { Repositories } from './repositories.js';
 import { createRuleRegistry, type RuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, type SeriesName } from '../rules/series.js';
 import type { AnyRuleDefinition, MoneyContext } from '../rules/types.js';

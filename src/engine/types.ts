@@ -14,7 +14,7 @@ import type {
   TransactionEvent,
 } from '../domain/index.js';
 import type { Alert, Case, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
-import type { Repositories } from '../repositories/types.js';
+import type { Repositories } from './repositories.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 

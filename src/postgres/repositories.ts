@@ -24,7 +24,7 @@ import type {
   TransactionOutcome,
   TransactionRepository,
   UserRepository,
-} from '../repositories/types.js';
+} from '../engine/repositories.js';
 import { applyEntries, assertEntries, entriesOf, entryRowsOf, queryAggregates } from './aggregates.js';
 import { databaseOf, prepared, sqlStateOf, type Database, type PostgresClient, type Sql, type Statement, type UnitSql } from './client.js';
 

@@ -4,12 +4,12 @@
  * `{ name, run }` and throws an `Error` on failure; {@link describeRepositoryConformance} registers
  * them with any `describe`/`it` pair.
  *
- * The semantics checked here are the contract of `src/repositories/types.ts`; the in-memory
+ * The semantics checked here are the contract of `src/engine/repositories.ts`; the in-memory
  * repositories are the reference implementation.
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
-import type { Alert, Case, FileRecord, Repositories, StoredUser } from '../repositories/types.js';
+import type { Alert, Case, FileRecord, Repositories, StoredUser } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {

@@ -13,7 +13,7 @@ import type {
   StoredRuleInstance,
   StoredTransaction,
   TransactionOutcome,
-} from '../repositories/types.js';
+} from '../engine/repositories.js';
 
 const LEVELS: readonly RiskLevel[] = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'];
 

@@ -21,7 +21,7 @@ import type {
   StoredUser,
   TransactionOutcome,
   UserUpdate,
-} from '../repositories/types.js';
+} from '../engine/repositories.js';
 import { assertEqual, assertTrue } from './assert.js';
 import type { CreateRepositories } from './conformance.js';
 import {

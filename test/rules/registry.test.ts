@@ -17,7 +17,7 @@ import { defineRule } from '../../src/rules/define-rule.js';
 import { r2TransactionAmount } from '../../src/rules/library/r-2-transaction-amount.js';
 import { seriesReadBy } from '../../src/engine/instances/prepare-instance.js';
 import { RISK_LEVELS } from '../../src/domain/enums.js';
-import type { RuleInstance } from '../../src/repositories/types.js';
+import type { RuleInstance } from '../../src/engine/repositories.js';
 import { createRuleRegistry, LIBRARY_RULES } from '../../src/rules/registry.js';
 import type { AnyRuleDefinition, RuleDefinition } from '../../src/rules/types.js';
 import { TESTING_EPOCH_MS, transactionArbitrary, transactionsArbitrary } from '../arbitraries/index.js';

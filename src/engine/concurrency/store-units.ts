@@ -4,7 +4,7 @@
  * shared; a rule-instance write holds the rule instances' key exclusively. On a store used by one
  * process only, the engine's own locks are enough and work runs directly.
  */
-import type { Repositories, UnitPrefetch } from '../../repositories/types.js';
+import type { Repositories, UnitPrefetch } from '../repositories.js';
 
 /** The key every transaction unit holds shared and every rule-instance write holds exclusively. */
 export const RULE_INSTANCES_KEY = 'txmon:rule-instances';

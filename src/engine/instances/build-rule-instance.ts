@@ -4,7 +4,7 @@ import { TxmonError, type ErrorDetail } from '../../errors.js';
 import { compileLogic } from '../../logic/index.js';
 import { compileAggregationVariables } from '../../rules/aggregation-variables.js';
 import type { AggregationVariable } from '../../domain/index.js';
-import type { RuleInstance, StoredRuleInstance } from '../../repositories/types.js';
+import type { RuleInstance, StoredRuleInstance } from '../repositories.js';
 import type { RuleRegistry } from '../../rules/registry.js';
 import type { AnyRuleDefinition } from '../../rules/types.js';
 import { compileHistoricalFilters, validateRuleFilters } from '../../rules/filters/index.js';

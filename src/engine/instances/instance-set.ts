@@ -7,7 +7,7 @@
 import type { RuleInstance } from '../../domain/entities.js';
 import { cloneJson } from '../../domain/json.js';
 import { limitExceeded } from '../../errors.js';
-import type { Repositories, StoredRuleInstance } from '../../repositories/types.js';
+import type { Repositories, StoredRuleInstance } from '../repositories.js';
 import { whitelistListIds } from '../../rules/filters/index.js';
 import type { DerivedSeries, SeriesName } from '../../rules/series.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';

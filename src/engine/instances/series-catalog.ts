@@ -5,7 +5,7 @@
  * every transaction.
  */
 import type { SeriesEntry } from '../../aggregation/aggregate-store.js';
-import type { Repositories } from '../../repositories/types.js';
+import type { Repositories } from '../repositories.js';
 import { SERIES_NAMES, contributionsOf, type DerivedSeries, type SeriesName } from '../../rules/series.js';
 import type { MoneyContext } from '../../rules/types.js';
 import type { SeriesWanted } from './prepare-instance.js';

@@ -7,7 +7,7 @@ import type { AlertHit } from '../../domain/case-policy.js';
 import type { StoredUser } from '../../domain/entities.js';
 import type { Transaction } from '../../domain/index.js';
 import type { UserUpdate } from '../../domain/user-update.js';
-import type { TransactionOutcome } from '../../repositories/types.js';
+import type { TransactionOutcome } from '../repositories.js';
 import type { InstanceOutcome } from './evaluate.js';
 import type { IdGenerator } from '../types.js';
 

@@ -7,7 +7,7 @@
 import type { Comment, CommentFileLink, CommentTarget } from '../../domain/entities.js';
 import { CommentRequestSchema, PresignedUrlRequestSchema } from '../../domain/index.js';
 import { TxmonError, conflict, invalidField, notFound } from '../../errors.js';
-import type { FileRecord } from '../../repositories/types.js';
+import type { FileRecord } from '../repositories.js';
 import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { EngineSettings } from '../options.js';
 import type { CommentView, Engine, SignedFileAccess } from '../types.js';

@@ -6,7 +6,7 @@
 import type { SeriesEntry } from '../../aggregation/aggregate-store.js';
 import type { MonitoringResult, StoredUser } from '../../domain/entities.js';
 import type { RiskLevel, Transaction } from '../../domain/index.js';
-import type { Repositories, TransactionOutcome } from '../../repositories/types.js';
+import type { Repositories, TransactionOutcome } from '../repositories.js';
 import { contributionRefsOf, contributionsOf } from '../../rules/series.js';
 import type { AggregateNeed, LookupNeed, RuleUser } from '../../rules/types.js';
 import { evaluateRuleInstances, mergeCurrentContribution, planRuleInstances, type EvaluationInput, type InstanceOutcome } from '../pipeline/index.js';

@@ -3,7 +3,7 @@ import type { RuleInstance } from '../../domain/entities.js';
 import { getRuleFiltersSchemaJson } from '../../domain/schemas/rule-filters.js';
 import { cloneJson } from '../../domain/json.js';
 import { limitExceeded, notFound } from '../../errors.js';
-import type { StoredRuleInstance } from '../../repositories/types.js';
+import type { StoredRuleInstance } from '../repositories.js';
 import { appendPointer, copySafeJsonSized } from '../../validation/index.js';
 import type { InstanceSet } from '../instances/instance-set.js';
 import { assertSizeWithin } from '../limits.js';

@@ -8,7 +8,7 @@ import type { MonitoringResult } from '../../domain/entities.js';
 import { TransactionEventSchema, TransactionSchema, type Transaction, type TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
 import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
-import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../../repositories/types.js';
+import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../repositories.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import { copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
 import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';

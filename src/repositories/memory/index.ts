@@ -16,7 +16,7 @@ import type {
   StoredTransaction,
   StoredUser,
   TransactionOutcome,
-} from '../types.js';
+} from '../../engine/repositories.js';
 
 
 /** Options of {@link createMemoryRepositories}. */
