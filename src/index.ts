@@ -20,18 +20,26 @@ export type { EngineOptions } from './engine/options.js';
 export { DEFAULT_LATE_ARRIVAL_MS } from './engine/options.js';
 export type {
   Clock,
+  CommentInput,
   CommentView,
   Engine,
   IdGenerator,
   IdKind,
+  LibraryRuleInstanceInput,
+  ListInput,
+  RuleInstanceInput,
   SeriesPruneResult,
   SignedFileAccess,
+  TransactionEventInput,
   TransactionEventMonitoringResult,
   TransactionEventWithRulesResult,
+  TransactionInput,
   TransactionMonitoringResult,
   TransactionWithRulesResult,
   UploadContentOptions,
+  UploadInput,
   UploadSlot,
+  UserInput,
   UserMonitoringResult,
   UserView,
 } from './engine/types.js';
@@ -48,7 +56,8 @@ export { LOGIC_OPERATORS } from './logic/index.js';
 // Rule-authoring kit: declare a rule, read windowed aggregates and list lookups, answer hits
 export { defineRule } from './rules/define-rule.js';
 export type { RuleSpec } from './rules/define-rule.js';
-export { LIBRARY_RULES } from './rules/registry.js';
+export { LIBRARY_RULE_IDS, LIBRARY_RULES } from './rules/registry.js';
+export type { LibraryRuleId, LibraryRuleParameters } from './rules/registry.js';
 export { pairKey, paymentIdentifier, SERIES_NAMES } from './rules/series.js';
 export type { DerivedSeriesName, SeriesName } from './rules/series.js';
 export { AmountThresholdsSchema, amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';

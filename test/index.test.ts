@@ -10,6 +10,7 @@ const PUBLIC = [
   'createEngine',
   'createMemoryRepositories',
   'defineRule',
+  'LIBRARY_RULE_IDS',
   'LIBRARY_RULES',
   'SERIES_NAMES',
   'windowStart',
