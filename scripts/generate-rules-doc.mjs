@@ -14,7 +14,7 @@ out.push(
   'The rules (templates) txmon ships — generated from the registry (`listRules()`) by `node scripts/generate-rules-doc.mjs`. Each is instantiated with',
   '`createRuleInstance({ ruleId, parameters })`; `parameters` are merged over the defaults and validated against the',
   "rule's `parametersSchema` (`getRule(id)`). Windows are closed intervals [start, end] ending at the transaction's",
-  'timestamp (docs/decisions.md D-11). Comparators are as each description says (`>` vs `≥`). Every stateful rule accepts',
+  'timestamp (docs/windows-and-series.md). Comparators are as each description says (`>` vs `≥`). Every stateful rule accepts',
   'historical filters (see the end of this page).',
   '',
 );
@@ -40,7 +40,7 @@ for (const r of rules) {
 out.push(`## Historical filters
 
 An instance of a stateful rule may restrict which past transactions its aggregates count with the
-historical filters of \`getRuleFiltersSchema()\` (docs/decisions.md D-115, D-116):
+historical filters of \`getRuleFiltersSchema()\` (docs/filters.md):
 \`paymentMethodsHistorical\`, \`transactionTypesHistorical\`, \`transactionStatesHistorical\`,
 \`transactionCountriesHistorical\`, \`transactionAmountRangeHistorical\`, \`transactionTimeRangeHistorical24hr\`.
 The engine keeps a filtered copy of each series the rule reads, filled from the stored history when
@@ -57,7 +57,7 @@ the instance is created, so the filters apply to history older than the instance
 ## Custom logic and aggregation variables
 
 An instance with \`logic\` (json-logic over \`transaction\`, \`originUser\`, \`destinationUser\` and \`agg\`)
-instead of \`ruleId\` (operator allowlist: docs/decisions.md D-4, D-23, D-26). \`logicAggregationVariables\`
+instead of \`ruleId\` (operator allowlist: docs/custom-logic.md). \`logicAggregationVariables\`
 declares the windowed aggregates the logic reads as \`agg.<key>\`, computed by the same incremental store:
 
 | field | values |
