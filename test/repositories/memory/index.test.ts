@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
-import { createMemoryRepositories } from '../../src/index.js';
-import { checkRepositoriesAgainstModel, describeRepositoryConformance } from '../../src/testing/index.js';
+import { createMemoryRepositories } from '../../../src/index.js';
+import { checkRepositoriesAgainstModel, describeRepositoryConformance } from '../../../src/testing/index.js';
 
 describeRepositoryConformance('createMemoryRepositories', () => createMemoryRepositories(), { describe, it });
 

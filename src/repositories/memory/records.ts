@@ -1,0 +1,158 @@
+/** Users, comments, files and lists in memory: records stored whole, each counted against the byte budget. */
+import { applyUserUpdate, seenUser } from '../../domain/index.js';
+import type {
+  Comment,
+  CommentRepository,
+  CommentTarget,
+  FileRecord,
+  FileRepository,
+  ListRepository,
+  StoredList,
+  StoredUser,
+  TransactionOutcome,
+  UserRepository,
+} from '../../engine/repositories.js';
+import { TxmonError } from '../../errors.js';
+import { measureJsonSize } from '../../validation/index.js';
+import { RECORD_OVERHEAD, type ByteBudget } from './budget.js';
+
+/** Users in memory, and how an outcome's seen users and user updates are stored. */
+export interface MemoryUsers {
+  readonly repository: UserRepository;
+  applyOutcome(outcome: TransactionOutcome): void;
+}
+
+export function createMemoryUsers(budget: ByteBudget): MemoryUsers {
+  const users = new Map<string, StoredUser>();
+  const repository: UserRepository = {
+    async getUser(id) {
+      return users.get(id) ?? null;
+    },
+    async getUsers(ids) {
+      return ids.map((id) => users.get(id) ?? null);
+    },
+    async putUser(user) {
+      users.set(user.userId, user);
+    },
+    async saveUserProfile({ userId, type, profile, now }) {
+      const u = users.get(userId);
+      budget.reserve(measureJsonSize(profile));
+      if (u) {
+        if (u.profile) budget.release(measureJsonSize(u.profile));
+        u.type = type;
+        u.profile = profile;
+        u.updatedAt = now;
+        return u;
+      }
+      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+      users.set(userId, created);
+      return created;
+    },
+  };
+  function applyOutcome(outcome: TransactionOutcome): void {
+    for (const userId of outcome.seenUserIds) {
+      if (!users.has(userId)) users.set(userId, seenUser(userId, outcome.now));
+    }
+    for (const update of outcome.userUpdates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, outcome.now));
+  }
+  return { repository, applyOutcome };
+}
+
+export function createMemoryComments(budget: ByteBudget): CommentRepository {
+  const comments = new Map<string, Comment[]>();
+  return {
+    async addComment(target, comment) {
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(comment));
+      const k = commentKey(target);
+      const list = comments.get(k);
+      if (list) list.push(comment);
+      else comments.set(k, [comment]);
+    },
+    async listComments(target) {
+      return [...(comments.get(commentKey(target)) ?? [])];
+    },
+  };
+}
+
+function commentKey(target: CommentTarget): string {
+  return `${target.kind}\u0000${target.id}`;
+}
+
+export function createMemoryFiles(budget: ByteBudget): FileRepository {
+  const files = new Map<string, FileRecord>();
+  const contents = new Map<string, Uint8Array>();
+  /** Slots whose bytes are arriving right now: a second upload to one of them is refused. */
+  const uploading = new Set<string>();
+  return {
+    async putFile(record) {
+      if (!files.has(record.key)) budget.reserve(RECORD_OVERHEAD);
+      files.set(record.key, record);
+    },
+    async getFile(key) {
+      return files.get(key) ?? null;
+    },
+    async putContent(key, content, maxBytes) {
+      const slot = files.get(key);
+      if (!slot) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
+      if (slot.uploaded || uploading.has(key)) throw new TxmonError('FILE_ALREADY_UPLOADED', 'The upload URL was used already');
+      uploading.add(key);
+      let reserved = 0;
+      try {
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of content) {
+          if (reserved + chunk.byteLength > maxBytes) throw new TxmonError('PAYLOAD_TOO_LARGE', `The upload is larger than ${maxBytes} bytes`);
+          budget.reserve(chunk.byteLength);
+          reserved += chunk.byteLength;
+          chunks.push(chunk);
+        }
+        const bytes = new Uint8Array(reserved);
+        let offset = 0;
+        for (const chunk of chunks) {
+          bytes.set(chunk, offset);
+          offset += chunk.byteLength;
+        }
+        const stored: FileRecord = { ...slot, uploaded: true, size: reserved };
+        contents.set(key, bytes);
+        files.set(key, stored);
+        reserved = 0;
+        return stored;
+      } finally {
+        budget.release(reserved);
+        uploading.delete(key);
+      }
+    },
+    async getContent(key) {
+      return contents.get(key) ?? null;
+    },
+  };
+}
+
+export function createMemoryLists(budget: ByteBudget): ListRepository {
+  const lists = new Map<string, { stored: StoredList; set: Set<string> }>();
+  return {
+    async getList(listId) {
+      const list = lists.get(listId);
+      return list ? { ...list.stored, items: [...list.stored.items] } : null;
+    },
+    async listLists() {
+      return [...lists.values()].map(({ stored: { items, ...rest } }) => ({ ...rest, itemCount: items.length }));
+    },
+    async putList(list) {
+      const items = [...new Set(list.items)];
+      const previous = lists.get(list.listId);
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(items));
+      if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
+      lists.set(list.listId, { stored: { ...list, items }, set: new Set(items) });
+    },
+    async deleteList(listId) {
+      const previous = lists.get(listId);
+      if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
+      return lists.delete(listId);
+    },
+    async lookup(listId, probes) {
+      const list = lists.get(listId);
+      if (!list) return probes.map(() => false);
+      return probes.map((p) => p.listType === list.stored.listType && p.subtype === list.stored.subtype && list.set.has(p.value));
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { RuleInstance, RuleInstanceRepository, StoredRuleInstance, TransactionOutcome } from '../../engine/repositories.js';
+import { measureJsonSize } from '../../validation/index.js';
+import { RECORD_OVERHEAD, type ByteBudget } from './budget.js';
+
+/** Rule instances in memory, with their run and hit counters. */
+export interface MemoryRuleInstances {
+  readonly repository: RuleInstanceRepository;
+  /** Adds an outcome's runs and hits to the counters of the instances that still exist. */
+  addCounters(counters: TransactionOutcome['counters']): void;
+}
+
+export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstances {
+  const instances = new Map<string, StoredRuleInstance>();
+  const counters = new Map<string, { runs: number; hits: number }>();
+  let revision = 0;
+  let listCache: RuleInstance[] | null = null;
+
+  function withCounters(stored: StoredRuleInstance): RuleInstance {
+    const c = counters.get(stored.instance.id);
+    return { ...stored.instance, runCount: c?.runs ?? 0, hitCount: c?.hits ?? 0 } as RuleInstance;
+  }
+
+  function addCounters(added: TransactionOutcome['counters']): void {
+    for (const c of added) {
+      const cur = counters.get(c.instanceId);
+      if (cur) {
+        cur.runs += c.runs;
+        cur.hits += c.hits;
+      } else if (instances.has(c.instanceId)) {
+        counters.set(c.instanceId, { runs: c.runs, hits: c.hits });
+      }
+    }
+    if (added.length > 0) listCache = null;
+  }
+
+  const repository: RuleInstanceRepository = {
+    async list() {
+      if (!listCache) listCache = [...instances.values()].map(withCounters);
+      return listCache;
+    },
+    async get(id) {
+      const s = instances.get(id);
+      return s ? withCounters(s) : null;
+    },
+    async getStored(id) {
+      return instances.get(id) ?? null;
+    },
+    async put(stored) {
+      const previous = instances.get(stored.instance.id);
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(stored.instance));
+      if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
+      instances.set(stored.instance.id, stored);
+      if (!counters.has(stored.instance.id)) counters.set(stored.instance.id, { runs: 0, hits: 0 });
+      revision += 1;
+      listCache = null;
+    },
+    async delete(id) {
+      const previous = instances.get(id);
+      const existed = instances.delete(id);
+      if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
+      if (existed) {
+        counters.delete(id);
+        revision += 1;
+        listCache = null;
+      }
+      return existed;
+    },
+    async revision() {
+      return revision;
+    },
+  };
+  return { repository, addCounters };
+}
