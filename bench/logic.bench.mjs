@@ -264,7 +264,7 @@ async function main() {
       }
     }
     if (round > 0) {
-      subjects.forEach((_, s) => overall[s].push(Number(totals[s]) / (datas.length * o.passes * customs.length)));
+      for (let s = 0; s < subjects.length; s++) overall[s].push(Number(totals[s]) / (datas.length * o.passes * customs.length));
       console.log(
         `round ${round}/${o.rounds} (first: ${subjects[order[0]].label}): ` +
           subjects.map((subject, s) => `${subject.label} ${fmt(overall[s].at(-1), 1)}`).join(', ') +

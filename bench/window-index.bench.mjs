@@ -43,12 +43,16 @@ function storeScenario(size) {
     values: { cp: `c${n++ % 997}` },
   });
   const batch = [];
-  for (let i = 0; i < size; i++) batch.push(add((now += step)));
+  for (let i = 0; i < size; i++) {
+    now += step;
+    batch.push(add(now));
+  }
   store.apply([], batch);
   const q = (fn) => ({ series: 'origin', key: 'u1', start: now - WINDOW_MS + step / 2, end: now, fn, field: 'cp' });
   return {
     next() {
-      store.apply([], [add((now += step))]);
+      now += step;
+      store.apply([], [add(now)]);
       store.pruneBefore(now - WINDOW_MS);
     },
     late(back) {
@@ -71,7 +75,8 @@ function scanScenario(size) {
   let n = 0;
   let now = T0;
   const add = () => {
-    entries.push({ id: `t${n}`, timestamp: (now += step), amount: BigInt((n * 7919) % 100_000) * 1_000_000n, values: { cp: `c${n++ % 997}` } });
+    now += step;
+    entries.push({ id: `t${n}`, timestamp: now, amount: BigInt((n * 7919) % 100_000) * 1_000_000n, values: { cp: `c${n++ % 997}` } });
   };
   for (let i = 0; i < size; i++) add();
   const inWindow = (e) => e.timestamp > now - WINDOW_MS && e.timestamp <= now;

@@ -29,7 +29,7 @@ export interface RouteTable {
  */
 export function normalizeBasePath(basePath: string | undefined): string {
   const normalized = (basePath ?? '').replace(/\/+$/, '');
-  if (normalized !== '' && !/^\/[A-Za-z0-9._~\/-]*$/.test(normalized)) {
+  if (normalized !== '' && !/^\/[A-Za-z0-9._~/-]*$/.test(normalized)) {
     throw configurationError('createHttpHandler', 'basePath must start with / and be a plain path');
   }
   return normalized;

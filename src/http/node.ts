@@ -312,7 +312,9 @@ function closeLingering(res: ServerResponse): void {
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   try {
     res.statusCode = response.status;
-    response.headers.forEach((value, name) => res.setHeader(name, value));
+    response.headers.forEach((value, name) => {
+      res.setHeader(name, value);
+    });
     if (response.body === null) {
       res.end();
       return;

@@ -354,7 +354,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         { name: 'lastMax over the last 2 entries before t0+30', query: q(t0, t0 + 29, 'lastMax', { limit: 2 }), expected: 300n },
       ];
       const answers = await repos.aggregates.query(rows.map((r) => r.query));
-      rows.forEach((row, i) => assertEqual(answers[i], row.expected, `aggregates.query: ${row.name}`));
+      for (const [i, row] of rows.entries()) assertEqual(answers[i], row.expected, `aggregates.query: ${row.name}`);
     },
   },
   {

@@ -182,7 +182,7 @@ function collapseUnions(errors: readonly ErrorObject[], basePath: string): (Erro
       (error) => error !== undefined && error.keyword === 'required' && error.instancePath === union.instancePath,
     );
     if (allSingleRequired) {
-      const names = alternatives.map((error) => String((error?.params as Params)['missingProperty']));
+      const names = alternatives.map((error) => String((error?.params as Params | undefined)?.['missingProperty']));
       for (const members of groups) for (const index of members) removed.add(index);
       replacements.set(unionIndex, {
         path: appendPointer(basePath + union.instancePath, names[0] ?? ''),

@@ -403,7 +403,7 @@ describe('toNodeListener: pipelined requests on one connection', () => {
       expect(result.closed).toBe(true);
       expect(result.responses).toHaveLength(all.length);
       expect(result.rest.length).toBe(0);
-      all.forEach((c, i) => c.check(result.responses[i] as RawResponse));
+      for (const [i, c] of all.entries()) c.check(result.responses[i] as RawResponse);
     },
   );
 

@@ -60,7 +60,9 @@ describe('renderProblem', () => {
     const problem = problemOf(error, { 'x-extra': '1' });
     expect(response.status).toBe(404);
     const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => (headers[name] = value));
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
     expect(headers).toEqual(problem.headers);
     expect(await response.text()).toBe(problem.body);
   });

@@ -32,8 +32,12 @@ async function startServer(store: string): Promise<Server> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', store, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => void (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   while (!/"url":"[^"]+"/.test(out)) {
@@ -131,7 +135,7 @@ describe.each(stores)('txmon serve on $name', ({ store }) => {
         const id = `t-${n}`;
         const transaction = payment(id, n++);
         sent.push(id);
-        let answer;
+        let answer: Awaited<ReturnType<typeof call>>;
         try {
           answer = await call(first.url, 'POST', '/transactions', transaction);
         } catch {

@@ -118,7 +118,13 @@ export const FAULTY_REPOSITORIES = {
       transactions: {
         ...r.transactions,
         saveOutcome: (o) =>
-          r.transactions.saveOutcome({ ...o, alertHits: o.alertHits.map((h) => ({ ...h, instanceId: `${h.instanceId}#${(n += 1)}` })) }),
+          r.transactions.saveOutcome({
+            ...o,
+            alertHits: o.alertHits.map((h) => {
+              n += 1;
+              return { ...h, instanceId: `${h.instanceId}#${n}` };
+            }),
+          }),
       },
     };
   }),

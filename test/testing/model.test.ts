@@ -12,7 +12,9 @@ describe('checkRepositoriesAgainstModel', () => {
         created += 1;
         return createMemoryRepositories();
       },
-      { numRuns: 20, dispose: () => void (disposed += 1) },
+      { numRuns: 20, dispose: () => {
+          disposed += 1;
+        } },
     );
     expect(created).toBeGreaterThanOrEqual(20);
     expect(disposed).toBe(created);

@@ -51,6 +51,7 @@ describe('mapAjvErrors', () => {
   });
 
   test('drops the if error and keeps the then errors', () => {
+    // biome-ignore lint/suspicious/noThenProperty: a JSON Schema's if/then keyword, not a thenable
     const schema = { if: { properties: { kind: { const: 'card' } } }, then: { required: ['last4'] } };
     expect(pairs(detailsFor(schema, { kind: 'card' }))).toEqual([{ path: '/last4', code: 'required' }]);
   });

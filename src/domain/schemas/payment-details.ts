@@ -13,7 +13,7 @@ import {
   CARD_TYPES,
   COUNTERPARTY_TYPES,
   MPESA_TRANSACTION_TYPES,
-  PAYMENT_METHODS,
+  type PAYMENT_METHODS,
 } from '../enums.js';
 import {
   AddressSchema,

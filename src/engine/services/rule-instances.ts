@@ -25,7 +25,7 @@ function assertListsWithin(value: unknown, path: string, max: number): void {
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
     if (value.length > max) throw limitExceeded('maxParameterItems', max, 'the items of this list', path);
-    value.forEach((item, i) => assertListsWithin(item, `${path}/${i}`, max));
+    for (const [i, item] of value.entries()) assertListsWithin(item, `${path}/${i}`, max);
     return;
   }
   for (const [key, item] of Object.entries(value)) assertListsWithin(item, appendPointer(path, key), max);
