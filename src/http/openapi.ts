@@ -1,10 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the HTTP interface, served at `GET /openapi.json`.
  *
- * Every body schema in `components.schemas` is the JSON form of the TypeBox schema the engine
- * validates with (one copy of each schema, in `src/domain` and `src/rules/filters/`); this file
- * only adds the routes, the problem shape and the security scheme around them. OpenAPI 3.1 uses
- * JSON Schema 2020-12, so txmon's custom formats (`country-code`, `currency-code`) and
+ * Every body schema in `components.schemas` is the JSON form of a TypeBox schema of `src/domain`:
+ * request bodies are the schemas the engine validates with, response bodies the schemas of what it
+ * returns (`src/domain/schemas/responses.ts`, whose static types are the engine's return types).
+ * This file only adds the routes, the problem shape and the security scheme around them. OpenAPI
+ * 3.1 uses JSON Schema 2020-12, so txmon's custom formats (`country-code`, `currency-code`) and
  * annotations (`ui:schema`, `x-pattern-message`) are legal as they are.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
@@ -26,7 +27,24 @@ import {
 } from '../domain/index.js';
 import { cloneJson } from '../domain/json.js';
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
-import { getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
+import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
+import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
+import {
+  AlertSchema,
+  CaseSchema,
+  CommentViewSchema,
+  HealthSchema,
+  JsonDocumentSchema,
+  ListSummarySchema,
+  MonitoringResultSchema,
+  RuleViewSchema,
+  StoredListSchema,
+  TransactionEventWithRulesResultSchema,
+  TransactionWithRulesResultSchema,
+  UploadSlotSchema,
+  UserMonitoringResultSchema,
+  UserViewSchema,
+} from '../domain/schemas/responses.js';
 
 /** Options of {@link createOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
@@ -107,26 +125,88 @@ const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const BINARY_MEDIA_TYPE = 'application/octet-stream';
 const API_KEY_SCHEME = 'ApiKeyAuth';
 
+/** Keywords whose value is one schema, and those whose value is a list or a map of schemas. */
+const SUBSCHEMA_KEYWORDS = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'];
+const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
+
+/**
+ * Says `additionalProperties: true` on every object schema that names no property at all (a free
+ * object such as rule `parameters`). JSON Schema means that already, so validation is unchanged;
+ * but common client generators read a bare `{ type: 'object' }` as an object with no properties
+ * (`Record<string, never>`), and a client could then send no parameters, filters or metadata.
+ */
+function makeFreeObjectsExplicit(schema: unknown): void {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
+  const node = schema as JsonObject;
+  const isBareObject =
+    node['type'] === 'object' &&
+    ['properties', 'additionalProperties', 'patternProperties', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', '$ref'].every((keyword) => !(keyword in node));
+  if (isBareObject) node['additionalProperties'] = true;
+  for (const keyword of SUBSCHEMA_KEYWORDS) makeFreeObjectsExplicit(node[keyword]);
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
+    const list = node[keyword];
+    if (Array.isArray(list)) list.forEach(makeFreeObjectsExplicit);
+  }
+  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
+    const map = node[keyword];
+    if (typeof map === 'object' && map !== null) Object.values(map).forEach(makeFreeObjectsExplicit);
+  }
+}
+
 /** JSON form of a TypeBox schema: the copy drops TypeBox's symbol-keyed markers. */
-function toJsonSchema(schema: TSchema): JsonObject {
-  return cloneJson(schema) as unknown as JsonObject;
+function toJsonSchema(schema: TSchema | JsonObject): JsonObject {
+  const json = cloneJson(schema) as unknown as JsonObject;
+  makeFreeObjectsExplicit(json);
+  return json;
 }
 
 function refSchema(name: string): JsonObject {
   return { $ref: `#/components/schemas/${name}` };
 }
 
-function describeObject(description: string): JsonObject {
-  return { type: 'object', description };
+function arrayOf(name: string, description: string): JsonObject {
+  return { type: 'array', items: refSchema(name), description };
 }
 
-function describeArray(description: string): JsonObject {
-  return { type: 'array', items: { type: 'object' }, description };
+/**
+ * JSON form of a response schema in which every part that is itself a component (the very same
+ * TypeBox object) becomes a `$ref` to it, so the document holds one copy of each.
+ */
+function toJsonSchemaWithRefs(schema: TSchema, components: ReadonlyMap<unknown, string>): JsonObject {
+  const replace = (node: unknown, isRoot: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((item) => replace(item, false));
+    if (typeof node !== 'object' || node === null) return node;
+    const name = isRoot ? undefined : components.get(node);
+    if (name !== undefined) return refSchema(name);
+    const copy: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) copy[key] = replace(value, false);
+    return copy;
+  };
+  return toJsonSchema(replace(schema, true) as JsonObject);
 }
+
+/** Response bodies, by component name; parts that are components of their own become `$ref`s. */
+const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
+  ['MonitoringResult', MonitoringResultSchema],
+  ['TransactionWithRulesResult', TransactionWithRulesResultSchema],
+  ['TransactionEventWithRulesResult', TransactionEventWithRulesResultSchema],
+  ['UserMonitoringResult', UserMonitoringResultSchema],
+  ['UserView', UserViewSchema],
+  ['CommentView', CommentViewSchema],
+  ['RuleInstance', RuleInstanceSchema],
+  ['RuleView', RuleViewSchema],
+  ['UploadSlot', UploadSlotSchema],
+  ['Alert', AlertSchema],
+  ['Case', CaseSchema],
+  ['StoredList', StoredListSchema],
+  ['ListSummary', ListSummarySchema],
+  ['Health', HealthSchema],
+];
 
 /** The body schemas, by component name. Built from the domain schemas only. */
 function buildComponentSchemas(): JsonObject {
-  return {
+  const schemas: JsonObject = {
     Transaction: toJsonSchema(TransactionSchema),
     TransactionEvent: toJsonSchema(TransactionEventSchema),
     ConsumerUser: toJsonSchema(ConsumerUserSchema),
@@ -134,12 +214,22 @@ function buildComponentSchemas(): JsonObject {
     CommentRequest: toJsonSchema(CommentRequestSchema),
     PresignedUrlRequest: toJsonSchema(PresignedUrlRequestSchema),
     RuleInstanceRequest: toJsonSchema(RuleInstanceRequestSchema),
-    RuleFilters: getRuleFiltersSchemaJson(),
+    RuleFilters: toJsonSchema(getRuleFiltersSchemaJson()),
     ListRequest: toJsonSchema(ListRequestSchema),
     TransactionMonitoringResult: toJsonSchema(TransactionMonitoringResultSchema),
     TransactionEventMonitoringResult: toJsonSchema(TransactionEventMonitoringResultSchema),
     Problem: toJsonSchema(ProblemSchema),
   };
+  const components = new Map<unknown, string>([
+    [TransactionSchema, 'Transaction'],
+    [TransactionEventSchema, 'TransactionEvent'],
+    [ConsumerUserSchema, 'ConsumerUser'],
+    [BusinessUserSchema, 'BusinessUser'],
+    [RuleFiltersSchema, 'RuleFilters'],
+    ...RESPONSE_COMPONENTS.map(([name, schema]) => [schema, name] as const),
+  ]);
+  for (const [name, schema] of RESPONSE_COMPONENTS) schemas[name] = toJsonSchemaWithRefs(schema, components);
+  return schemas;
 }
 
 const PATH_PARAMETER_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -173,14 +263,10 @@ const SIGNED_URL_QUERY_PARAMETERS: readonly JsonObject[] = [
   },
 ];
 
-const RULE_INSTANCE_DESCRIPTION =
-  'The stored rule instance: every request field after defaults, plus `id`, `ruleId`, `type`, `status`, `mode`, `runCount`, `hitCount`, `createdAt`, `updatedAt`';
-const RULE_DESCRIPTION = 'A rule (template): `id`, `type`, `name`, `description`, `defaultAction`, `parametersSchema`, `defaultParameters`, `labels`, `nature`…';
-const COMMENT_DESCRIPTION =
-  'The stored comment: `commentId`, `body`, `files` (each `{ s3Key, filename, size, downloadLink }`), `createdTimestamp`, `updatedTimestamp`';
-const USER_RESULT_DESCRIPTION = 'The stored user: `userId`, `executedRules`, `hitRules` (both empty) and `riskScoreDetails` when a risk model is configured';
-const USER_VIEW_DESCRIPTION = 'The user profile as sent, plus `type` and `riskScoreDetails` (`craRiskScore`, `craRiskLevel`) when known';
-const LIST_DESCRIPTION = 'The stored list: `listId`, `listType`, `subtype`, `name`, `description`, `items`, `createdAt`, `updatedAt`';
+/** A JSON document served as it is (the filters JSON Schema, this OpenAPI document). */
+function jsonDocument(description: string): JsonObject {
+  return { ...toJsonSchema(JsonDocumentSchema), description };
+}
 
 /** Every route of the HTTP interface, in documentation order. */
 const ROUTES: readonly RouteSpec[] = [
@@ -206,7 +292,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The transaction merged with its latest monitoring result',
-    response: { allOf: [refSchema('Transaction'), refSchema('TransactionMonitoringResult')] },
+    response: refSchema('TransactionWithRulesResult'),
   },
   {
     method: 'post',
@@ -230,7 +316,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The event as sent, plus `eventId`, `status`, `executedRules`, `hitRules` and `riskScoreDetails`',
-    response: { allOf: [refSchema('TransactionEvent'), describeObject('Plus `eventId` and the monitoring result fields')] },
+    response: refSchema('TransactionEventWithRulesResult'),
   },
   {
     method: 'post',
@@ -242,7 +328,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'ConsumerUser',
     status: 200,
     description: 'The user was stored',
-    response: describeObject(USER_RESULT_DESCRIPTION),
+    response: refSchema('UserMonitoringResult'),
     conflict: true,
   },
   {
@@ -255,7 +341,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'BusinessUser',
     status: 200,
     description: 'The user was stored',
-    response: describeObject(USER_RESULT_DESCRIPTION),
+    response: refSchema('UserMonitoringResult'),
     conflict: true,
   },
   {
@@ -267,7 +353,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The consumer user',
-    response: describeObject(USER_VIEW_DESCRIPTION),
+    response: refSchema('UserView'),
   },
   {
     method: 'get',
@@ -278,7 +364,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The business user',
-    response: describeObject(USER_VIEW_DESCRIPTION),
+    response: refSchema('UserView'),
   },
   {
     method: 'post',
@@ -290,7 +376,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'CommentRequest',
     status: 201,
     description: 'The comment was stored',
-    response: describeObject(COMMENT_DESCRIPTION),
+    response: refSchema('CommentView'),
   },
   {
     method: 'post',
@@ -302,7 +388,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'CommentRequest',
     status: 201,
     description: 'The comment was stored',
-    response: describeObject(COMMENT_DESCRIPTION),
+    response: refSchema('CommentView'),
   },
   {
     method: 'post',
@@ -314,7 +400,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'CommentRequest',
     status: 201,
     description: 'The comment was stored',
-    response: describeObject(COMMENT_DESCRIPTION),
+    response: refSchema('CommentView'),
   },
   {
     method: 'post',
@@ -326,7 +412,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'RuleInstanceRequest',
     status: 200,
     description: 'The rule instance was created',
-    response: describeObject(RULE_INSTANCE_DESCRIPTION),
+    response: refSchema('RuleInstance'),
     conflict: true,
   },
   {
@@ -338,7 +424,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'Every rule instance of the tenant',
-    response: describeArray(`Rule instances, each: ${RULE_INSTANCE_DESCRIPTION}`),
+    response: arrayOf('RuleInstance', 'Every rule instance'),
   },
   {
     method: 'get',
@@ -349,7 +435,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The rule instance',
-    response: describeObject(RULE_INSTANCE_DESCRIPTION),
+    response: refSchema('RuleInstance'),
   },
   {
     method: 'post',
@@ -361,7 +447,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'RuleInstanceRequest',
     status: 200,
     description: 'The updated rule instance',
-    response: describeObject(RULE_INSTANCE_DESCRIPTION),
+    response: refSchema('RuleInstance'),
     conflict: true,
   },
   {
@@ -384,7 +470,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'Every rule',
-    response: describeArray(`Rules, each: ${RULE_DESCRIPTION}`),
+    response: arrayOf('RuleView', 'Every rule of the library and the host'),
   },
   {
     method: 'get',
@@ -395,7 +481,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The rule',
-    response: describeObject(RULE_DESCRIPTION),
+    response: refSchema('RuleView'),
   },
   {
     method: 'get',
@@ -406,7 +492,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The filters JSON Schema (the same document as `#/components/schemas/RuleFilters`)',
-    response: describeObject('A JSON Schema; see `#/components/schemas/RuleFilters`'),
+    response: jsonDocument('A JSON Schema; see `#/components/schemas/RuleFilters`'),
   },
   {
     method: 'post',
@@ -418,7 +504,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'PresignedUrlRequest',
     status: 200,
     description: 'The upload slot',
-    response: describeObject('`{ key, url, method: "PUT", expiresAt, fields: { key } }`; pass `key` as a comment file\'s `s3Key`'),
+    response: refSchema('UploadSlot'),
   },
   {
     method: 'put',
@@ -451,7 +537,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The alert',
-    response: describeObject('An alert: id, rule instance, user, transaction ids, status, comments, timestamps'),
+    response: refSchema('Alert'),
   },
   {
     method: 'get',
@@ -462,7 +548,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The case',
-    response: describeObject('A case: id, user, alert ids, status, comments, timestamps'),
+    response: refSchema('Case'),
   },
   {
     method: 'get',
@@ -473,7 +559,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'Every list of the tenant',
-    response: describeArray('Lists, each: `listId`, `listType`, `subtype`, `name`, `description`, `itemCount`, `createdAt`, `updatedAt`'),
+    response: arrayOf('ListSummary', 'Every list, without its items'),
   },
   {
     method: 'get',
@@ -484,7 +570,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The list',
-    response: describeObject(LIST_DESCRIPTION),
+    response: refSchema('StoredList'),
   },
   {
     method: 'put',
@@ -496,7 +582,7 @@ const ROUTES: readonly RouteSpec[] = [
     body: 'ListRequest',
     status: 200,
     description: 'The stored list',
-    response: describeObject(LIST_DESCRIPTION),
+    response: refSchema('StoredList'),
     conflict: true,
   },
   {
@@ -519,7 +605,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'api-key',
     status: 200,
     description: 'The OpenAPI 3.1 document',
-    response: describeObject('An OpenAPI 3.1 document'),
+    response: jsonDocument('An OpenAPI 3.1 document'),
   },
   {
     method: 'get',
@@ -530,7 +616,7 @@ const ROUTES: readonly RouteSpec[] = [
     access: 'public',
     status: 200,
     description: 'The service is up',
-    response: describeObject('Health status'),
+    response: refSchema('Health'),
   },
 ];
 
@@ -647,8 +733,11 @@ function checkText(value: string | undefined, fallback: string, name: string): s
  * no shared references: every call returns a fresh object the caller may modify).
  *
  * - `components.schemas` holds the JSON form of the domain schemas the engine validates with
- *   (`Transaction` is exactly `TransactionSchema`, and so on), `RuleFilters`, the two monitoring
- *   results and `Problem`.
+ *   (`Transaction` is `TransactionSchema`, and so on), `RuleFilters`, a schema for every JSON
+ *   response body and `Problem`. Object schemas that name no property say
+ *   `additionalProperties: true`, which changes no validation.
+ * - Every JSON response has a schema; only `GET /rule-filters-schema` and `GET /openapi.json`,
+ *   which serve a JSON document, are typed as any JSON object.
  * - Security: the `x-api-key` header on every route except `/healthz` and the signed upload and
  *   download URLs (`/uploads/{key}`, `/files/{key}`), which take `expires` and `signature` in the query.
  * - Errors: `application/problem+json` bodies of schema `Problem`; 429 carries `Retry-After`.
