@@ -36,10 +36,21 @@ export function sequentialIds(prefix = '') {
 
 // ---- the SQL meter --------------------------------------------------------------------------
 
-/** A short, stable label of a statement: its first words, parameters and literals as they are. */
+/**
+ * A short, stable label of a statement: its first words and its end, whitespace folded. A
+ * statement sent with its values inlined (a unit's first and last round trip) is cut at its first
+ * string literal, so it is counted under one label whatever the values. Labels of repeated texts
+ * are remembered (the prepared statements: a few dozen texts).
+ */
+const labels = new Map();
 function labelOf(text) {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 90 ? `${flat.slice(0, 87)}...` : flat;
+  const known = labels.get(text);
+  if (known !== undefined) return known;
+  const literal = text.indexOf("E'");
+  const head = (literal < 0 ? text : text.slice(0, literal)).replace(/\s+/g, ' ').trim();
+  const label = literal < 0 ? (head.length > 100 ? `${head.slice(0, 80)} … ${head.slice(-16)}` : head) : `${head.slice(0, 80)} …${text.endsWith('; COMMIT') ? '; COMMIT' : ''}`;
+  if (literal < 0 && labels.size < 1000) labels.set(text, label);
+  return label;
 }
 
 /** Counts and times statements, by label. */

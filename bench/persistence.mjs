@@ -167,6 +167,9 @@ function startLockSampler(url, database) {
   const client = new pg.Client({ connectionString: url });
   const waitedMs = new Map();
   const cpuAtFirstSight = new Map();
+  // The last CPU time read of each backend: a backend that ends during the run counts until then.
+  const cpuLastSeen = new Map();
+  let cpuReadAt = 0;
   let activeMs = 0;
   let running = true;
   const done = (async () => {
@@ -183,8 +186,11 @@ function startLockSampler(url, database) {
       const now = performance.now();
       const dt = now - t;
       t = now;
+      const readCpu = now - cpuReadAt >= 50;
+      if (readCpu) cpuReadAt = now;
       for (const r of rows) {
         if (!cpuAtFirstSight.has(r.pid)) cpuAtFirstSight.set(r.pid, processCpuSeconds(r.pid));
+        if (readCpu) cpuLastSeen.set(r.pid, processCpuSeconds(r.pid));
         if (r.state !== 'active') continue;
         activeMs += dt;
         if (r.type === 'Lock') waitedMs.set(r.event, (waitedMs.get(r.event) ?? 0) + dt);
@@ -199,7 +205,7 @@ function startLockSampler(url, database) {
       await done;
       let serverCpuSeconds = 0;
       for (const [pid, first] of cpuAtFirstSight) {
-        const last = processCpuSeconds(pid);
+        const last = processCpuSeconds(pid) ?? cpuLastSeen.get(pid) ?? null;
         if (first === null || last === null) {
           serverCpuSeconds = null;
           break;

@@ -27,12 +27,24 @@ ALTER TABLE txmon_transactions ALTER COLUMN latest_result DROP NOT NULL;
 ALTER TABLE txmon_transactions ALTER COLUMN body TYPE json, ALTER COLUMN request TYPE json,
   ALTER COLUMN create_result TYPE json, ALTER COLUMN latest_result TYPE json;
 ALTER TABLE txmon_events ALTER COLUMN event TYPE json, ALTER COLUMN body TYPE json, ALTER COLUMN result TYPE json;
+-- Documents over ~2 kB (the results: ~5 kB of executed rules) are compressed with lz4 where the
+-- server has it (several times cheaper than the default pglz in CPU, both ways); PGlite has not.
+DO $$
+BEGIN
+  ALTER TABLE txmon_transactions ALTER COLUMN body SET COMPRESSION lz4, ALTER COLUMN request SET COMPRESSION lz4,
+    ALTER COLUMN create_result SET COMPRESSION lz4, ALTER COLUMN latest_result SET COMPRESSION lz4;
+  ALTER TABLE txmon_events ALTER COLUMN event SET COMPRESSION lz4, ALTER COLUMN body SET COMPRESSION lz4, ALTER COLUMN result SET COMPRESSION lz4;
+  ALTER TABLE txmon_alerts ALTER COLUMN alert SET COMPRESSION lz4;
+  ALTER TABLE txmon_users ALTER COLUMN record SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+  NULL;
+END $$;
 
 -- Run and hit counts of the rule instances, added to shards: a unit claims a shard no other open
 -- database transaction holds (a try-lock, so it never waits) and adds its counts to that shard's
--- one row: the counts of each instance seq, seqs ascending. Reads add the shards to the instance's
--- own columns. Counts belong to an instance's seq, one incarnation of an id (a deleted and
--- re-created instance starts at zero).
+-- one row: the counts of each instance seq, as three aligned arrays (in the order the shard first
+-- counted each seq). Reads add the shards to the instance's own columns. Counts belong to an
+-- instance's seq, one incarnation of an id (a deleted and re-created instance starts at zero).
 CREATE TABLE txmon_instance_counters (
   shard integer PRIMARY KEY,
   seqs bigint[] NOT NULL,
@@ -138,6 +150,11 @@ DECLARE
   r jsonb;
   written integer;
   v_shard integer;
+  v_seqs bigint[];
+  v_runs bigint[];
+  v_hits bigint[];
+  v_at integer;
+  v_count record;
 BEGIN
   IF jsonb_typeof(doc->'expectedVersion') = 'number' THEN
     UPDATE txmon_transactions SET version = (t->>'version')::integer, event_count = (t->>'eventCount')::integer,
@@ -174,17 +191,29 @@ BEGIN
       ON CONFLICT (series, key, id) DO UPDATE SET ts = excluded.ts, amount = excluded.amount, vals = excluded.vals;
   END IF;
 
-  -- The counts of the instances that exist, added to this transaction's shard (one row).
+  -- The counts of the instances that exist, added to this transaction's shard (one row, read and
+  -- written once; the arrays are changed in place in between).
   IF jsonb_array_length(doc->'counters') > 0 THEN
     v_shard := txmon_counter_shard();
-    INSERT INTO txmon_instance_counters AS k (shard, seqs, runs, hits)
-      SELECT v_shard, coalesce(array_agg(x.seq ORDER BY x.seq), '{}'), coalesce(array_agg(x.runs ORDER BY x.seq), '{}'), coalesce(array_agg(x.hits ORDER BY x.seq), '{}')
-        FROM (SELECT r.seq, (c->>1)::bigint AS runs, (c->>2)::bigint AS hits FROM jsonb_array_elements(doc->'counters') AS c JOIN txmon_rule_instances r ON r.id = c->>0) AS x
-      ON CONFLICT (shard) DO UPDATE SET (seqs, runs, hits) = (
-        SELECT coalesce(array_agg(g.seq ORDER BY g.seq), '{}'), coalesce(array_agg(g.runs ORDER BY g.seq), '{}'), coalesce(array_agg(g.hits ORDER BY g.seq), '{}')
-          FROM (SELECT u.seq, sum(u.runs)::bigint AS runs, sum(u.hits)::bigint AS hits
-                  FROM (SELECT * FROM unnest(k.seqs, k.runs, k.hits) UNION ALL SELECT * FROM unnest(excluded.seqs, excluded.runs, excluded.hits)) AS u(seq, runs, hits)
-                  GROUP BY u.seq) AS g);
+    -- FOR UPDATE: a shard shared past 64 transactions at once is read after the other's commit.
+    SELECT k.seqs, k.runs, k.hits INTO v_seqs, v_runs, v_hits FROM txmon_instance_counters k WHERE k.shard = v_shard FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO txmon_instance_counters (shard, seqs, runs, hits) VALUES (v_shard, '{}', '{}', '{}') ON CONFLICT (shard) DO NOTHING;
+      SELECT k.seqs, k.runs, k.hits INTO v_seqs, v_runs, v_hits FROM txmon_instance_counters k WHERE k.shard = v_shard FOR UPDATE;
+    END IF;
+    FOR v_count IN SELECT i.seq, (x->>1)::bigint AS runs, (x->>2)::bigint AS hits
+               FROM jsonb_array_elements(doc->'counters') AS x JOIN txmon_rule_instances i ON i.id = x->>0 LOOP
+      v_at := array_position(v_seqs, v_count.seq);
+      IF v_at IS NULL THEN
+        v_seqs := v_seqs || v_count.seq;
+        v_runs := v_runs || v_count.runs;
+        v_hits := v_hits || v_count.hits;
+      ELSE
+        v_runs[v_at] := v_runs[v_at] + v_count.runs;
+        v_hits[v_at] := v_hits[v_at] + v_count.hits;
+      END IF;
+    END LOOP;
+    UPDATE txmon_instance_counters SET seqs = v_seqs, runs = v_runs, hits = v_hits WHERE shard = v_shard;
   END IF;
 
   -- Alerts and cases, as decided in order by the case policy and folded per row (see alertWritesOf).

@@ -23,6 +23,7 @@ const TABLES = [
   'txmon_lists',
   'txmon_list_items',
   'txmon_series_entries',
+  'txmon_instance_counters',
 ];
 
 /** Empties every txmon table and resets the instance revision. */
