@@ -1,11 +1,13 @@
 /**
  * Allocation profile of the hot path: bytes allocated per operation, by allocating function, for
- * the engine (20 instances) or the hand-written baseline, over the benchmark stream. Uses V8's
+ * the engine or the hand-written baseline, over one workload of bench/workloads.mjs (default
+ * today: 20 instances, alerts on). Uses V8's
  * sampling heap profiler with collected objects kept (`includeObjectsCollectedByMinorGC` /
  * `…MajorGC`), so short-lived garbage counts too — what the scavenger has to sweep, not what stays.
  *
  *   node bench/alloc.mjs                      # engine, dist/internals.js, 30,000 operations, top 25
  *   node bench/alloc.mjs --subject baseline
+ *   node bench/alloc.mjs --workload aml
  *   node bench/alloc.mjs --dist node_modules/.cache/other/index.js --ops 20000 --top 40
  *
  * A warm-up pass over the same stream runs first (not sampled), so the figures are for optimized
@@ -18,31 +20,33 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBaseline } from './baseline.mjs';
 import { locate } from './profile-summary.mjs';
-import { createInstanceConfigs, generateWorkload } from './workload.mjs';
+import { WORKLOADS } from './workloads.mjs';
 
 const { values: args } = parseArgs({
   options: {
     subject: { type: 'string', default: 'engine' },
+    workload: { type: 'string', default: 'today' },
     dist: { type: 'string', default: path.join('dist', 'index.js') },
     ops: { type: 'string', default: '30000' },
     top: { type: 'string', default: '25' },
     help: { type: 'boolean', short: 'h' },
   },
 });
-if (args.help || !['engine', 'baseline'].includes(args.subject)) {
-  console.log('node bench/alloc.mjs [--subject engine|baseline] [--dist PATH] [--ops 30000] [--top 25]');
+if (args.help || !['engine', 'baseline'].includes(args.subject) || !WORKLOADS[args.workload]) {
+  console.log(`node bench/alloc.mjs [--subject engine|baseline] [--workload ${Object.keys(WORKLOADS).join('|')}] [--dist PATH] [--ops 30000] [--top 25]`);
   process.exit(args.help ? 0 : 2);
 }
 
 const pkg = await import(pathToFileURL(path.resolve(args.dist)).href);
-const configs = createInstanceConfigs();
-const stream = generateWorkload({ operations: Number(args.ops) }).operations;
-const payloads = () => stream.map((o) => ({ kind: o.kind, payload: JSON.parse(JSON.stringify(o.payload)) }));
+const workload = WORKLOADS[args.workload];
+const configs = workload.configs();
+const payloads = () => [...workload.stream({ seed: workload.seed, operations: Number(args.ops) })];
 
 let sequence = 0;
 async function subject() {
-  if (args.subject === 'baseline') return createBaseline(pkg, configs, { logic: 'json-logic-js' });
-  const engine = pkg.createEngine({ ids: { next: (kind) => `${kind}-${++sequence}` } });
+  if (args.subject === 'baseline') return createBaseline(pkg, configs, { logic: 'inline' });
+  const repositories = workload.maxStoredBytes === null ? undefined : pkg.createMemoryRepositories({ maxStoredBytes: workload.maxStoredBytes });
+  const engine = pkg.createEngine({ ids: { next: (kind) => `${kind}-${++sequence}` }, ...(repositories ? { repositories } : {}) });
   for (const c of configs) await engine.createRuleInstance(c.request);
   return engine;
 }
@@ -79,7 +83,7 @@ walk(profile.head, null);
 
 const n = operations.length;
 const total = [...bySite.values()].reduce((a, b) => a + b, 0);
-console.log(`${args.subject} (${args.dist}), ${n} operations, node ${process.version}: ${(total / 1e6).toFixed(1)} MB allocated, ${Math.round(total / n)} bytes per operation`);
+console.log(`${args.subject} (${args.dist}), ${args.workload}, ${n} operations, node ${process.version}: ${(total / 1e6).toFixed(1)} MB allocated, ${Math.round(total / n)} bytes per operation`);
 console.log('bytes/op  share  allocating function');
 for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
   console.log(`${String(Math.round(bytes / n)).padStart(8)}  ${((100 * bytes) / total).toFixed(1).padStart(4)} %  ${site}`);

@@ -23,6 +23,7 @@ import { invalidRequest, TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic, type CompiledLogic } from '../logic/index.js';
 import { collectSchemaErrors } from '../validation/index.js';
 import { getPreviousDouble } from './kits/anomaly.js';
+import { createNeed } from './kits/need.js';
 import { filterIdOf } from './filters/index.js';
 import { createDerivedSeries, userEntryValuesOf, type DerivedSeries, type UserSeriesName } from './series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from './types.js';
@@ -78,6 +79,22 @@ export interface CompiledAggregationVariable {
   readonly currency: string | undefined;
   readonly includeCurrent: boolean;
   readonly filter: CompiledLogic | null;
+  /** The names of the variable's needs, per side and part (see {@link needName}), made once. */
+  readonly names: Readonly<Record<Side, NeedNames>>;
+}
+
+/** The need names of one variable on one side, one per part it may read. */
+type NeedNames = Readonly<Record<'count' | 'sum' | 'n' | 'min' | 'max' | 'distinct', string>>;
+
+function needNamesOf(key: string, side: Side): NeedNames {
+  return {
+    count: needName(key, side, 'count'),
+    sum: needName(key, side, 'sum'),
+    n: needName(key, side, 'n'),
+    min: needName(key, side, 'min'),
+    max: needName(key, side, 'max'),
+    distinct: needName(key, side, 'distinct'),
+  };
 }
 
 type WindowPoint = AggregationVariable['timeWindow']['start'];
@@ -178,6 +195,7 @@ export function compileAggregationVariables(variables: unknown, basePath: string
       currency: v.baseCurrency,
       includeCurrent: v.includeCurrentEntity !== false,
       filter,
+      names: { origin: needNamesOf(v.key, 'origin'), destination: needNamesOf(v.key, 'destination') },
     });
   });
   if (details.length > 0) throw invalid(details);
@@ -202,36 +220,41 @@ function planVariable(variable: CompiledAggregationVariable, transaction: Transa
   // The end is exclusive unless it is the transaction time itself.
   const end = endPoint === at ? at : getPreviousDouble(endPoint);
   const series = (variable.derived?.name ?? variable.series) as AggregateNeed['series'];
-  const base = { series, key: userId, start, end, excludeId: transaction.transactionId };
+  const excludeId = transaction.transactionId;
   const inWindow = at >= start && at <= end;
   const includeCurrent = variable.includeCurrent && inWindow;
+  const names = variable.names[side];
   switch (variable.func) {
     case 'COUNT':
-      out.push({ ...base, name: needName(variable.key, side, 'count'), fn: 'count', includeCurrent });
+      out.push(createNeed(names.count, series, userId, start, end, 'count', excludeId, includeCurrent));
       return;
     case 'SUM':
-      out.push({ ...base, name: needName(variable.key, side, 'sum'), fn: 'sum', includeCurrent });
+      out.push(createNeed(names.sum, series, userId, start, end, 'sum', excludeId, includeCurrent));
       return;
     case 'AVG':
-      out.push({ ...base, name: needName(variable.key, side, 'sum'), fn: 'sum', includeCurrent });
-      out.push({ ...base, name: needName(variable.key, side, 'n'), fn: 'amountCount', includeCurrent });
+      out.push(createNeed(names.sum, series, userId, start, end, 'sum', excludeId, includeCurrent));
+      out.push(createNeed(names.n, series, userId, start, end, 'amountCount', excludeId, includeCurrent));
       return;
     case 'MIN':
-      out.push({ ...base, name: needName(variable.key, side, 'min'), fn: 'min', includeCurrent });
+      out.push(createNeed(names.min, series, userId, start, end, 'min', excludeId, includeCurrent));
       return;
     case 'MAX':
-      out.push({ ...base, name: needName(variable.key, side, 'max'), fn: 'max', includeCurrent });
+      out.push(createNeed(names.max, series, userId, start, end, 'max', excludeId, includeCurrent));
       return;
     case 'UNIQUE_COUNT': {
       const field = variable.distinct as string;
-      const need: AggregateNeed = { ...base, name: needName(variable.key, side, 'distinct'), fn: 'distinct', field, includeCurrent: false };
       // A distinct count cannot add the current transaction afterwards (mergeCurrentContribution
       // skips it), so its value is passed as present — but only when the transaction is one of this
       // user's transactions of the direction (the receiver did not send it), and as the value its
       // own entry there will keep, so it counts the same now as once stored.
       const accepted = includeCurrent && (variable.filter === null || variable.filter.evaluate({ transaction }));
       const value = accepted ? userEntryValuesOf(transaction, variable.series, userId)?.[field] : undefined;
-      out.push(value ? { ...need, includeValue: value } : need);
+      out.push(
+        createNeed(names.distinct, series, userId, start, end, 'distinct', excludeId, false, {
+          field,
+          includeValue: value ? value : undefined,
+        }),
+      );
       return;
     }
   }
@@ -252,26 +275,26 @@ function valueOf(
   money: MoneyContext,
   at: number,
 ): number | null {
-  const read = (part: string) => aggregates[needName(variable.key, side, part)];
+  const names = variable.names[side];
   switch (variable.func) {
     case 'COUNT':
-      return (read('count') as number | undefined) ?? 0;
+      return (aggregates[names.count] as number | undefined) ?? 0;
     case 'SUM':
-      return moneyValue(read('sum') ?? 0n, variable.currency, money, at) ?? 0;
+      return moneyValue(aggregates[names.sum] ?? 0n, variable.currency, money, at) ?? 0;
     case 'AVG': {
-      const n = (read('n') as number | undefined) ?? 0;
+      const n = (aggregates[names.n] as number | undefined) ?? 0;
       if (n === 0) return null;
-      const sum = read('sum');
+      const sum = aggregates[names.sum];
       if (typeof sum !== 'bigint') return null;
       // Division to 10^-8 (half-to-even, like every money division), then the variable's currency.
       return moneyValue(divideRounded(sum, BigInt(n)), variable.currency, money, at);
     }
     case 'MIN':
-      return moneyValue(read('min') ?? null, variable.currency, money, at);
+      return moneyValue(aggregates[names.min] ?? null, variable.currency, money, at);
     case 'MAX':
-      return moneyValue(read('max') ?? null, variable.currency, money, at);
+      return moneyValue(aggregates[names.max] ?? null, variable.currency, money, at);
     case 'UNIQUE_COUNT':
-      return (read('distinct') as number | undefined) ?? 0;
+      return (aggregates[names.distinct] as number | undefined) ?? 0;
   }
 }
 
@@ -299,6 +322,18 @@ export function createCustomLogicRule(
     return agg;
   };
   const profile = (user: RuleUser | null) => user?.profile ?? null;
+  // The (variable, side) pairs read, each once, in planning order: the same for every transaction.
+  const reads: { readonly variable: CompiledAggregationVariable; readonly side: Side }[] = [];
+  const planned = new Set<string>();
+  for (const side of perSide ? (['origin', 'destination'] as const) : (['origin'] as const)) {
+    for (const v of variables) {
+      const s = sideFor(v, side);
+      const id = `${v.key}:${s}`;
+      if (planned.has(id)) continue;
+      planned.add(id);
+      reads.push({ variable: v, side: s });
+    }
+  }
 
   return {
     id: 'CUSTOM',
@@ -318,32 +353,32 @@ export function createCustomLogicRule(
     derived,
     aggregates({ transaction }) {
       const needs: AggregateNeed[] = [];
-      const planned = new Set<string>();
-      for (const side of perSide ? (['origin', 'destination'] as const) : (['origin'] as const)) {
-        for (const v of variables) {
-          const s = sideFor(v, side);
-          const id = `${v.key}:${s}`;
-          if (planned.has(id)) continue;
-          planned.add(id);
-          planVariable(v, transaction, s, needs);
-        }
+      for (let i = 0; i < reads.length; i++) {
+        const read = reads[i] as (typeof reads)[number];
+        planVariable(read.variable, transaction, read.side, needs);
       }
       return needs;
     },
     check({ transaction, originUser, destinationUser, aggregates, money }): RuleHit[] {
-      const data = { transaction, originUser: profile(originUser), destinationUser: profile(destinationUser) };
+      // A literal per evaluation, never a spread of a shared base (see rules/kits/need.ts).
+      const dataFor = (side: Side) => ({
+        transaction,
+        originUser: profile(originUser),
+        destinationUser: profile(destinationUser),
+        agg: aggFor(side, aggregates, money, transaction.timestamp),
+      });
       if (!perSide) {
-        if (!logic.evaluate({ ...data, agg: aggFor('origin', aggregates, money, transaction.timestamp) })) return [];
+        if (!logic.evaluate(dataFor('origin'))) return [];
         const hits: RuleHit[] = [];
         if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN' });
         if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION' });
         return hits;
       }
       const hits: RuleHit[] = [];
-      if (transaction.originUserId && logic.evaluate({ ...data, agg: aggFor('origin', aggregates, money, transaction.timestamp) })) {
+      if (transaction.originUserId && logic.evaluate(dataFor('origin'))) {
         hits.push({ direction: 'ORIGIN' });
       }
-      if (transaction.destinationUserId && logic.evaluate({ ...data, agg: aggFor('destination', aggregates, money, transaction.timestamp) })) {
+      if (transaction.destinationUserId && logic.evaluate(dataFor('destination'))) {
         hits.push({ direction: 'DESTINATION' });
       }
       return hits;
