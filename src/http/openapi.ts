@@ -126,7 +126,18 @@ const BINARY_MEDIA_TYPE = 'application/octet-stream';
 const API_KEY_SCHEME = 'ApiKeyAuth';
 
 /** Keywords whose value is one schema, and those whose value is a list or a map of schemas. */
-const SUBSCHEMA_KEYWORDS = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'];
+const SUBSCHEMA_KEYWORDS = [
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+];
 const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SUBSCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
 
@@ -141,7 +152,9 @@ function makeFreeObjectsExplicit(schema: unknown): void {
   const node = schema as JsonObject;
   const isBareObject =
     node['type'] === 'object' &&
-    ['properties', 'additionalProperties', 'patternProperties', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', '$ref'].every((keyword) => !(keyword in node));
+    ['properties', 'additionalProperties', 'patternProperties', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', '$ref'].every(
+      (keyword) => !(keyword in node),
+    );
   if (isBareObject) node['additionalProperties'] = true;
   for (const keyword of SUBSCHEMA_KEYWORDS) makeFreeObjectsExplicit(node[keyword]);
   for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
@@ -759,8 +772,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
   const paths: Record<string, JsonObject> = {};
   for (const route of ROUTES) {
     const fullPath = `${basePath}${route.path}`;
-    const item = (paths[fullPath] ??= {});
+    const item = paths[fullPath] ?? {};
     item[route.method] = buildOperation(route);
+    paths[fullPath] = item;
   }
   const tags = [...new Set(ROUTES.map((route) => route.tag))].map((name) => ({ name }));
 

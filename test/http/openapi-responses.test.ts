@@ -7,12 +7,11 @@
 import type { Static } from '@sinclair/typebox';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { RuleInstanceSchema, TransactionEventMonitoringResultSchema, TransactionMonitoringResultSchema } from '../../src/domain/index.js';
-import {
+import type { RuleInstanceSchema, TransactionEventMonitoringResultSchema, TransactionMonitoringResultSchema } from '../../src/domain/index.js';
+import type {
   AlertSchema,
   CaseSchema,
   CommentViewSchema,
-  HealthSchema,
   ListSummarySchema,
   MonitoringResultSchema,
   RuleViewSchema,
@@ -106,9 +105,7 @@ describe('response schemas: the real handler answers what the document says', ()
     clock: fixedClock(T0 + HOUR),
     ids: sequentialIds(),
     urlSigningSecret: new Uint8Array(32).fill(11),
-    riskFactors: [
-      { id: 'origin-country', parameter: 'originCountry', weight: 1, defaultRiskLevel: 'MEDIUM', mapping: [{ values: ['DE'], riskLevel: 'LOW' }] },
-    ],
+    riskFactors: [{ id: 'origin-country', parameter: 'originCountry', weight: 1, defaultRiskLevel: 'MEDIUM', mapping: [{ values: ['DE'], riskLevel: 'LOW' }] }],
   });
   const handler: HttpHandler = createHttpHandler({ engine, apiKeys: [KEY] });
 
@@ -122,7 +119,7 @@ describe('response schemas: the real handler answers what the document says', ()
     const failures: string[] = [];
 
     /** Sends a request, checks its status and its body against the document; returns the body. */
-    const send = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const send = async <T = Json>(method: string, path: string, body?: unknown): Promise<T> => {
       const response = await call(handler, method, path, body === undefined ? {} : { body });
       const route = `${method.toLowerCase()} ${routeOf(document, method.toLowerCase(), path)}`;
       const status = expected.get(route);
@@ -134,24 +131,24 @@ describe('response schemas: the real handler answers what the document says', ()
       const json: unknown = JSON.parse(text);
       if (!validate(json)) failures.push(`${route}: ${JSON.stringify(validate.errors).slice(0, 800)}`);
       checked.add(route);
-      return json;
+      return json as T;
     };
 
     await send('GET', '/healthz');
     await send('GET', '/openapi.json');
-    const rules = await send('GET', '/rules');
+    const rules = await send<Returns<'listRules'>>('GET', '/rules');
     expect(rules.length).toBeGreaterThan(40);
     await send('GET', '/rules/R-30');
     await send('GET', '/rule-filters-schema');
 
-    const threshold = await send('POST', '/rule-instances', {
+    const threshold = await send<Returns<'createRuleInstance'>>('POST', '/rule-instances', {
       ruleId: 'R-2',
       parameters: { transactionAmountThreshold: { EUR: 10_000 } },
       riskLevelActions: { VERY_LOW: 'FLAG', LOW: 'SUSPEND', MEDIUM: 'SUSPEND', HIGH: 'BLOCK', VERY_HIGH: 'BLOCK' },
       alertCreationOnHit: true,
       filters: { transactionTypes: ['TRANSFER'] },
     });
-    const velocity = await send('POST', '/rule-instances', {
+    const velocity = await send<Returns<'createRuleInstance'>>('POST', '/rule-instances', {
       ruleId: 'R-30',
       parameters: { transactionsLimit: 1, timeWindow: { units: 1, granularity: 'hour', rollingBasis: true } },
       triggersOnHit: { usersToCheck: 'ORIGIN', userStateDetails: { state: 'SUSPENDED', reason: 'velocity' } },
@@ -160,19 +157,31 @@ describe('response schemas: the real handler answers what the document says', ()
     await send('POST', '/rule-instances', {
       logic: { '>': [{ var: 'agg.n' }, 1] },
       logicAggregationVariables: [
-        { key: 'n', aggregationFunc: 'COUNT', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: { start: { units: 2, granularity: 'hour' }, end: { units: 0, granularity: 'now' } } },
+        {
+          key: 'n',
+          aggregationFunc: 'COUNT',
+          userDirection: 'SENDER',
+          transactionDirection: 'SENDING',
+          timeWindow: { start: { units: 2, granularity: 'hour' }, end: { units: 0, granularity: 'now' } },
+        },
       ],
       ruleNameAlias: 'Two sends in two hours',
       labels: ['EDD_TRIGGER'],
     });
     await send('POST', `/rule-instances/${velocity.id}`, { ruleNameAlias: 'Fast sender' });
     await send('GET', `/rule-instances/${threshold.id}`);
-    expect((await send('GET', '/rule-instances')).length).toBe(3);
+    expect((await send<Returns<'listRuleInstances'>>('GET', '/rule-instances')).length).toBe(3);
 
-    await send('PUT', '/lists/blocked-users', { listType: 'BLACKLIST', subtype: 'USER_ID', name: 'Blocked', description: 'Do not pay', items: ['mallory', 'trudy'] });
+    await send('PUT', '/lists/blocked-users', {
+      listType: 'BLACKLIST',
+      subtype: 'USER_ID',
+      name: 'Blocked',
+      description: 'Do not pay',
+      items: ['mallory', 'trudy'],
+    });
     await send('PUT', '/lists/vip', { listType: 'WHITELIST', subtype: 'USER_ID', items: ['carol'] });
     await send('GET', '/lists/blocked-users');
-    expect((await send('GET', '/lists')).length).toBe(2);
+    expect((await send<Returns<'listLists'>>('GET', '/lists')).length).toBe(2);
 
     await send('POST', '/consumer/users', {
       userId: 'alice',
@@ -198,12 +207,12 @@ describe('response schemas: the real handler answers what the document says', ()
       originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000' },
       reference: 'invoice 42',
     };
-    const first = await send('POST', '/transactions', transaction);
+    const first = await send<Returns<'createTransaction'>>('POST', '/transactions', transaction);
     expect(first.hitRules.length).toBeGreaterThan(0);
-    const second = await send('POST', '/transactions', { ...transaction, transactionId: 'tx-second', timestamp: T0 + 60_000 });
+    const second = await send<Returns<'createTransaction'>>('POST', '/transactions', { ...transaction, transactionId: 'tx-second', timestamp: T0 + 60_000 });
     expect(second.executedRules.length).toBe(3);
     await send('GET', '/transactions/tx-big');
-    const event = await send('POST', '/events/transaction', {
+    const event = await send<Returns<'createTransactionEvent'>>('POST', '/events/transaction', {
       transactionId: 'tx-big',
       eventId: 'ev-1',
       timestamp: T0 + 120_000,
@@ -214,16 +223,18 @@ describe('response schemas: the real handler answers what the document says', ()
     await send('GET', '/events/transaction/ev-1');
 
     expect(first.riskScoreDetails).toMatchObject({ trsRiskLevel: expect.any(String), originUserCraRiskScore: expect.any(Number) });
-    expect((await send('GET', '/consumer/users/alice')).riskScoreDetails).toMatchObject({ craRiskScore: expect.any(Number) });
-    expect((await send('GET', '/business/users/acme')).type).toBe('BUSINESS');
-    expect((await send('POST', '/consumer/users', { userId: 'alice', createdTimestamp: T0 - 1000 * HOUR })).riskScoreDetails).toBeDefined();
+    expect((await send<Returns<'getUser'>>('GET', '/consumer/users/alice')).riskScoreDetails).toMatchObject({ craRiskScore: expect.any(Number) });
+    expect((await send<Returns<'getUser'>>('GET', '/business/users/acme')).type).toBe('BUSINESS');
+    expect(
+      (await send<Returns<'createUser'>>('POST', '/consumer/users', { userId: 'alice', createdTimestamp: T0 - 1000 * HOUR })).riskScoreDetails,
+    ).toBeDefined();
 
     const [alert] = await engine.listAlerts();
     expect(alert).toBeDefined();
     await send('GET', `/alerts/${alert?.alertId}`);
     await send('GET', `/cases/${alert?.caseId}`);
 
-    const slot = await send('POST', '/pre-signed-url', { filename: 'statement.pdf', fileSize: 5 });
+    const slot = await send<Returns<'createUpload'>>('POST', '/pre-signed-url', { filename: 'statement.pdf', fileSize: 5 });
     const put = await handler(new Request(`${ORIGIN}${slot.url}`, { method: 'PUT', body: 'hello', headers: { 'content-type': 'application/octet-stream' } }));
     expect(put.status).toBe(204);
     const comment = { body: 'Customer sent a bank statement', files: [{ s3Key: slot.key, filename: 'statement.pdf', size: 5 }] };

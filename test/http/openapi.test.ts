@@ -168,8 +168,9 @@ describe('createOpenApiDocument', () => {
   test('no object schema is bare: a property-less object says additionalProperties: true (generators type it as a record)', () => {
     const bare: string[] = [];
     const walk = (value: unknown, at: string): void => {
-      if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${at}/${index}`));
-      else if (typeof value === 'object' && value !== null) {
+      if (Array.isArray(value)) {
+        for (const [index, item] of value.entries()) walk(item, `${at}/${index}`);
+      } else if (typeof value === 'object' && value !== null) {
         const node = value as Json;
         const named = ['properties', 'additionalProperties', 'patternProperties', 'allOf', 'anyOf', 'oneOf', '$ref'].some((keyword) => keyword in node);
         if (node['type'] === 'object' && !named) bare.push(at);
