@@ -120,6 +120,7 @@ export function meteredPool(pool, meter) {
       return {
         query: (q, params) => meter.timed(textOf(q), () => connection.query(q, params)),
         release: (error) => connection.release(error),
+        getTypeParser: (oid, format) => connection.getTypeParser(oid, format),
       };
     },
     end: () => pool.end(),

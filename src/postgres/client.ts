@@ -26,6 +26,12 @@ export interface PgPoolLike {
 export interface PgPoolClientLike {
   query(text: string | PgQueryConfig, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(error?: Error | boolean): void;
+  /**
+   * node-postgres' parser of a column type (`Client#getTypeParser`). With it, a unit's first and
+   * last round trips are sent as one extended-protocol batch each (see {@link Batch}); without it,
+   * as a multi-statement simple query with the parameters inlined.
+   */
+  getTypeParser?(oid: number, format?: string): (text: string) => unknown;
 }
 
 /** What txmon needs of a PGlite instance. */
@@ -132,6 +138,158 @@ function literalOf(value: unknown): string {
 function inlined(statement: Statement): string {
   return statement.text.replace(/\$(\d+)/g, (_m, n: string) => literalOf(statement.params[Number(n) - 1]));
 }
+
+/**
+ * What node-postgres hands a custom query (a "submittable", as pg-cursor is) to write its messages:
+ * the protocol messages of the extended query flow.
+ */
+interface PgConnectionLike {
+  parse(message: { text: string; name: string; types: number[] }): void;
+  bind(message: { portal: string; statement: string; values: (string | null)[] }): void;
+  describe(message: { type: 'P' | 'S'; name: string }): void;
+  execute(message: { portal: string; rows: number }): void;
+  close(message: { type: 'P' | 'S'; name: string }): void;
+  sync(): void;
+  stream?: { cork?(): void; uncork?(): void };
+}
+
+/** A parameter as text in the wire format: arrays as array literals (elements quoted), null as NULL. */
+function wireValueOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) {
+    return `{${value.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(wireValueOf(v)).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`;
+  }
+  throw configurationError('txmon/postgres', 'a statement parameter has no text form');
+}
+
+/** Names of the statements a batch prepares, by text (`txmon_b<n>`, apart from {@link prepared}'s). */
+const BATCH_NAMES = new Map<string, string>();
+const batchNameOf = (text: string): string => {
+  let name = BATCH_NAMES.get(text);
+  if (name === undefined) {
+    name = `txmon_b${BATCH_NAMES.size + 1}`;
+    BATCH_NAMES.set(text, name);
+  }
+  return name;
+};
+/** Per connection: the batch statements it has prepared; `false` when a failed batch may have left one half-made. */
+const BATCH_PREPARED = new WeakMap<object, Map<string, boolean>>();
+
+/**
+ * Several statements in one round trip on a node-postgres connection: Parse (once per connection
+ * and statement) / Bind / Describe / Execute of each, then one Sync. The server runs them in order
+ * and skips the rest after an error (the transaction is then aborted: the caller rolls back).
+ * Parameters travel as text, never inlined, and every statement is planned once per connection.
+ * Resolves with the rows of the last statement, parsed by the client's type parsers.
+ */
+class Batch {
+  readonly text: string;
+  private readonly done: Promise<Record<string, unknown>[]>;
+  private settle!: { resolve: (rows: Record<string, unknown>[]) => void; reject: (error: unknown) => void };
+  private fields: { name: string; parse: (text: string) => unknown }[] = [];
+  private rows: Record<string, unknown>[] = [];
+  private failed: unknown = null;
+  private parsing: string[] = [];
+  private prepared: Map<string, boolean> | null = null;
+
+  constructor(
+    private readonly statements: readonly Statement[],
+    private readonly typeParser: (oid: number, format?: string) => (text: string) => unknown,
+  ) {
+    this.text = statements.map((s) => s.text).join('; ');
+    this.done = new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+  }
+
+  /** Sends the batch on `connection` (node-postgres queues it as any query); its last statement's rows. */
+  run(connection: PgPoolClientLike): Promise<Record<string, unknown>[]> {
+    (connection.query as unknown as (q: Batch) => unknown)(this);
+    return this.done;
+  }
+
+  /** A batch is awaitable as the promise `query` returns for other queries (wrappers that time queries await it). */
+  then<T1 = Record<string, unknown>[], T2 = never>(
+    onFulfilled?: ((rows: Record<string, unknown>[]) => T1 | PromiseLike<T1>) | null,
+    onRejected?: ((error: unknown) => T2 | PromiseLike<T2>) | null,
+  ): Promise<T1 | T2> {
+    return this.done.then(onFulfilled, onRejected);
+  }
+
+  submit(connection: PgConnectionLike): null {
+    let prepared = BATCH_PREPARED.get(connection);
+    if (prepared === undefined) {
+      prepared = new Map();
+      BATCH_PREPARED.set(connection, prepared);
+    }
+    this.prepared = prepared;
+    connection.stream?.cork?.();
+    try {
+      for (const statement of this.statements) {
+        const name = batchNameOf(statement.text);
+        const state = prepared.get(name);
+        if (state !== true) {
+          if (state === false) connection.close({ type: 'S', name });
+          connection.parse({ text: statement.text, name, types: [] });
+          this.parsing.push(name);
+        }
+        connection.bind({ portal: '', statement: name, values: statement.params.map(wireValueOf) });
+        connection.describe({ type: 'P', name: '' });
+        connection.execute({ portal: '', rows: 0 });
+      }
+      connection.sync();
+    } finally {
+      connection.stream?.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(message: { fields: { name: string; dataTypeID: number; format?: string }[] }): void {
+    this.fields = message.fields.map((f) => ({ name: f.name, parse: this.typeParser(f.dataTypeID, f.format === 'binary' ? 'binary' : 'text') }));
+    this.rows = [];
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    const row: Record<string, unknown> = {};
+    const fields = this.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const value = message.fields[i];
+      const field = fields[i] as { name: string; parse: (text: string) => unknown };
+      row[field.name] = value === null || value === undefined ? null : field.parse(value);
+    }
+    this.rows.push(row);
+  }
+
+  handleCommandComplete(): void {
+    // Rows of a statement without any (BEGIN, COMMIT) replace those before: the last statement's stay.
+  }
+
+  handleEmptyQuery(): void {}
+
+  handlePortalSuspended(): void {}
+
+  handleCopyInResponse(): void {}
+
+  handleCopyData(): void {}
+
+  handleError(error: unknown): void {
+    // Any statement this batch parsed may or may not exist now: closed and parsed again next time.
+    for (const name of this.parsing) this.prepared?.set(name, false);
+    this.failed = error;
+    this.settle.reject(error);
+  }
+
+  handleReadyForQuery(): void {
+    if (this.failed !== null) return;
+    for (const name of this.parsing) this.prepared?.set(name, true);
+    this.settle.resolve(this.rows);
+  }
+}
+
+const BEGIN: Statement = { text: 'BEGIN', params: [] };
+const COMMIT: Statement = { text: 'COMMIT', params: [] };
 
 function isPGlite(client: PostgresClient): client is PGliteLike {
   return typeof (client as PGliteLike).transaction === 'function' && typeof (client as PGliteLike).exec === 'function';
@@ -244,6 +402,15 @@ function pgDatabase(client: PgPoolLike): Database {
     },
     unit(first, fn) {
       return onConnection(async (connection) => {
+        const typeParser = connection.getTypeParser?.bind(connection);
+        if (typeParser !== undefined) {
+          // BEGIN and the first statement in one batch, the deferred ones and COMMIT in another.
+          const rows = await new Batch([BEGIN, first], typeParser).run(connection);
+          const { unit, take } = deferring(sqlOf(connection));
+          const result = await fn(unit, rows);
+          await new Batch([...take(), COMMIT], typeParser).run(connection);
+          return result;
+        }
         // One simple query of two statements: node-postgres answers with one result per statement.
         const started = (await connection.query(`BEGIN; ${inlined(first)}`)) as unknown as { rows: unknown[] }[];
         const { unit, take } = deferring(sqlOf(connection));
