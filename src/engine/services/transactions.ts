@@ -28,6 +28,9 @@ const validateEvent = createLazyValidator(TransactionEventSchema, { what: 'trans
 /** How often a write that lost a race with another writer of the same transaction is tried again. */
 const MAX_RETRIES = 5;
 
+/** How many transactions' users an engine on a shared store remembers (see `partiesKnown`). */
+const KNOWN_PARTIES = 100_000;
+
 /**
  * The lock keys of work on a transaction: the transaction and each of its users, sorted. Per-user
  * keys make concurrent transactions of one user evaluate one after the other, so each sees the
@@ -110,6 +113,19 @@ export function createTransactionService(context: TransactionServiceContext): Tr
 
   /** The users the evaluation of a transaction with these parties reads (see `evaluate`). */
   const partiesOf = (t: { originUserId?: string | undefined; destinationUserId?: string | undefined } | undefined) => [t?.originUserId ?? '', t?.destinationUserId ?? ''];
+
+  /**
+   * On a store shared across processes (where a read is a round trip): the users of transactions
+   * this engine created or updated, most recent last, so an event on one of them takes its locks
+   * without reading the transaction first. A transaction's users never change.
+   */
+  const partiesKnown = store.flags.sharedAcrossProcesses ? new Map<string, { originUserId?: string | undefined; destinationUserId?: string | undefined }>() : null;
+  const rememberParties = (t: Transaction) => {
+    if (partiesKnown === null) return;
+    partiesKnown.delete(t.transactionId);
+    partiesKnown.set(t.transactionId, { originUserId: t.originUserId, destinationUserId: t.destinationUserId });
+    if (partiesKnown.size > KNOWN_PARTIES) partiesKnown.delete(partiesKnown.keys().next().value as string);
+  };
 
   /** The outcome a create or an event writes in one step. */
   const outcomeOf = (transaction: StoredTransaction, expectedVersion: number | null, event: StoredEvent | null, out: Evaluation) => ({
@@ -195,7 +211,9 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
       assertNoReservedFields(request);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
-      return gate.shared(() => locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }));
+      const result = await gate.shared(() => locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }));
+      rememberParties(request);
+      return result;
     },
 
     async getTransaction(transactionId) {
@@ -211,16 +229,20 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       assertSizeWithin(size, limits.maxEventSize, 'maxEventSize', 'the transaction event');
       const clientEventId = request.eventId !== undefined;
       return gate.shared(async () => {
-        // The users are known once the transaction is read: read it, lock the transaction and its
-        // users, and read again inside (user ids never change; a transaction created in between
-        // makes one more round with its users' keys).
-        const peek = await store.transactions.getTransaction(request.transactionId);
-        let keys = lockKeysOf(request.transactionId, peek?.transaction.originUserId, peek?.transaction.destinationUserId);
+        // The users are known once the transaction is read: read it (unless this engine knows its
+        // users already, see partiesKnown), lock the transaction and its users, and read again
+        // inside (user ids never change; a transaction created in between makes one more round
+        // with its users' keys).
+        const parties = partiesKnown?.get(request.transactionId) ?? (await store.transactions.getTransaction(request.transactionId))?.transaction;
+        let keys = lockKeysOf(request.transactionId, parties?.originUserId, parties?.destinationUserId);
         for (;;) {
           const held = keys;
-          const prefetch: UnitPrefetch = { transactionId: request.transactionId, userIds: partiesOf(peek?.transaction), ...(request.eventId === undefined ? {} : { eventId: request.eventId }) };
+          const prefetch: UnitPrefetch = { transactionId: request.transactionId, userIds: partiesOf(parties), ...(request.eventId === undefined ? {} : { eventId: request.eventId }) };
           const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held), prefetch);
-          if (!Array.isArray(result)) return result;
+          if (!Array.isArray(result)) {
+            rememberParties(result.transaction);
+            return result;
+          }
           keys = result;
         }
       });
