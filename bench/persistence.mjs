@@ -10,7 +10,7 @@
  * end; with --url it creates (and drops) its own databases on that server. Every answer (status and
  * hit instances) and the per-instance run/hit counters, alert and case counts of every store are
  * checked against a serial run on the memory store; any difference fails the run (exit code 1).
- * bench/README.md ("Persistence") describes the method and holds the latest figures.
+ * docs/persistence.md ("Performance") describes the method and holds the latest figures.
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -547,12 +547,12 @@ try {
   server?.stop();
 }
 
-console.log('\n| store | processes | calls/s | p50 ms | p99 ms | round trips/call | SQL ms/call | lock wait ms/call | verified |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+console.log('\n| store | processes | calls/s | p50 ms | p99 ms | round trips/call | SQL ms/call | lock wait ms/call | engine CPU ms/call | server CPU ms/call | verified |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 for (const r of results) {
   const f = (v, d = 2) => (v === null || Number.isNaN(v) ? '—' : v.toFixed(d));
   console.log(
-    `| ${r.store} | ${r.processes} | ${Math.round(r.callsPerSecond).toLocaleString('en-US')} | ${f(r.p50Ms)} | ${f(r.p99Ms)} | ${f(r.roundTripsPerCall, 1)} | ${f(r.sqlMsPerCall)} | ${f(r.lockWaitMsPerCall, 3)} | ${r.verified ? 'yes' : 'NO'} |`,
+    `| ${r.store} | ${r.processes} | ${Math.round(r.callsPerSecond).toLocaleString('en-US')} | ${f(r.p50Ms)} | ${f(r.p99Ms)} | ${f(r.roundTripsPerCall)} | ${f(r.sqlMsPerCall)} | ${f(r.lockWaitMsPerCall, 3)} | ${f(r.engineCpuMsPerCall, 3)} | ${f(r.serverCpuMsPerCall, 3)} | ${r.verified ? 'yes' : 'NO'} |`,
   );
 }
 

@@ -187,9 +187,11 @@ BEGIN
   END IF;
 
   -- One primary-key delete per entry (a join could choose to scan the whole table).
-  FOR r IN SELECT x.value FROM jsonb_array_elements(doc->'remove') AS x LOOP
-    DELETE FROM txmon_series_entries WHERE series = r->>0 AND key = r->>1 AND id = r->>2;
-  END LOOP;
+  IF jsonb_array_length(doc->'remove') > 0 THEN
+    FOR r IN SELECT x.value FROM jsonb_array_elements(doc->'remove') AS x LOOP
+      DELETE FROM txmon_series_entries WHERE series = r->>0 AND key = r->>1 AND id = r->>2;
+    END LOOP;
+  END IF;
   IF jsonb_array_length(doc->'add') > 0 THEN
     INSERT INTO txmon_series_entries (series, key, id, ts, amount, vals)
       SELECT x->>0, x->>1, x->>2, (x->>3)::double precision, (x->>4)::numeric, nullif(x->5, 'null'::jsonb) FROM jsonb_array_elements(doc->'add') AS x
