@@ -83,7 +83,9 @@ walk(profile.head, null);
 
 const n = operations.length;
 const total = [...bySite.values()].reduce((a, b) => a + b, 0);
-console.log(`${args.subject} (${args.dist}), ${args.workload}, ${n} operations, node ${process.version}: ${(total / 1e6).toFixed(1)} MB allocated, ${Math.round(total / n)} bytes per operation`);
+console.log(
+  `${args.subject} (${args.dist}), ${args.workload}, ${n} operations, node ${process.version}: ${(total / 1e6).toFixed(1)} MB allocated, ${Math.round(total / n)} bytes per operation`,
+);
 console.log('bytes/op  share  allocating function');
 for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
   console.log(`${String(Math.round(bytes / n)).padStart(8)}  ${((100 * bytes) / total).toFixed(1).padStart(4)} %  ${site}`);

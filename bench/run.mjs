@@ -19,8 +19,8 @@
  *   --no-comparison      skip the labelled json-logic-js baseline run of the today workload
  *   --no-rules           skip the AML per-rule costs
  *   --rule-rounds N      rounds of the AML per-rule costs (default 1)
- *   --alerts off         instances with alertCreationOnHit false (the configuration of the figures
- *                        before issue 16; the baseline keeps no alerts then either)
+ *   --alerts off         instances with alertCreationOnHit false, to compare with figures taken
+ *                        without alerts (the baseline keeps no alerts then either)
  *   --no-verify          skip the verification pass
  *   --dist PATH          the built package to load (default ../dist/internals.js)
  *   --json PATH          where to write the results (default bench/results/latest.json; "-": none)
@@ -531,8 +531,11 @@ function runIsolated(name, workload, o) {
   const s = settingsOf(WORKLOADS[workload], o);
   const args = [fileURLToPath(import.meta.url), '--child', name, '--workload', workload, '--ops', String(s.ops), '--seed', String(s.seed), '--dist', o.dist, '--baseline-logic', o.baselineLogic, '--rule-rounds', String(o.ruleRounds)];
   if (!o.alerts) args.push('--alerts', 'off');
-  // The parent's Node flags (heap sizes, --cpu-prof …) apply to the timed run too.
-  const out = execFileSync(process.execPath, [...process.execArgv, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The parent's Node flags (heap sizes, --cpu-prof …) apply to the timed run too; the workload's
+  // heap limit unless the parent sets one.
+  const heap = WORKLOADS[workload].maxOldSpaceMb;
+  const nodeFlags = heap !== null && !process.execArgv.some((f) => f.startsWith('--max-old-space-size')) ? [...process.execArgv, `--max-old-space-size=${heap}`] : process.execArgv;
+  const out = execFileSync(process.execPath, [...nodeFlags, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
   if (line === undefined) throw new Error(`the ${name} child printed no result`);
   return JSON.parse(line.slice(RESULT_MARK.length));

@@ -355,7 +355,7 @@ export function generateWorkload(options = {}) {
  * setting is the engine's default: `alertCreationOnHit` (true), actions, natures, case priorities.
  *
  * @param {{ alerts?: boolean }} [options] `alerts: false` sets `alertCreationOnHit: false` on every
- *   instance (the configuration of the figures before issue 16); by default the request leaves it out.
+ *   instance (to compare with figures taken without alerts); by default the request leaves it out.
  * @returns {{ id: string, request: Record<string, unknown> }[]}
  */
 export function createInstanceConfigs(options = {}) {

@@ -876,7 +876,7 @@ class ArrayWindowIndex implements WindowIndex {
     if (skip < 0 || !this.hasAmountAt(skip)) return this.rangeSum(lo, hi);
     if (this.bigPs === null) {
       // Each part is exact; their sum is too while it stays in the exact range.
-      const total = ((this.ps[skip] as number) - (this.ps[lo] as number)) + ((this.ps[hi] as number) - (this.ps[skip + 1] as number));
+      const total = (this.ps[skip] as number) - (this.ps[lo] as number) + ((this.ps[hi] as number) - (this.ps[skip + 1] as number));
       if (total <= NUMBER_LIMIT && total >= -NUMBER_LIMIT) return BigInt(total);
     }
     return this.rangeSum(lo, skip) + this.rangeSum(skip + 1, hi);

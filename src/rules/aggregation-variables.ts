@@ -28,7 +28,6 @@ import { filterIdOf } from './filters/index.js';
 import { createDerivedSeries, userEntryValuesOf, type DerivedSeries, type UserSeriesName } from './series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit, RuleUser } from './types.js';
 
-
 type Side = 'origin' | 'destination';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertHit } from '../../../src/domain/index.js';
-import { createMemoryAlertsAndCases } from '../../../src/repositories/memory/alerts-and-cases.js';
+import { createMemoryAlertsAndCases, LISTED_SCAN_MAX } from '../../../src/repositories/memory/alerts-and-cases.js';
 
 const T = 1_700_000_000_000;
 const hit = (transactionId: string, userId = 'alice'): AlertHit => ({
@@ -61,10 +61,17 @@ async function accessesOfOneAppend(listed: number): Promise<number> {
 
 describe('createMemoryAlertsAndCases', () => {
   it('appends a hit to an open alert with the same number of array accesses whatever the alert already lists', async () => {
-    const small = await accessesOfOneAppend(2);
+    const small = await accessesOfOneAppend(LISTED_SCAN_MAX + 1);
     const large = await accessesOfOneAppend(20_000);
     expect(small).toBeLessThanOrEqual(8);
     expect(large).toBe(small);
+  });
+
+  it('appends a hit to an alert listing few transactions with at most a bounded number of array accesses', async () => {
+    for (let listed = 1; listed <= LISTED_SCAN_MAX + 2; listed++) {
+      // Each of the two hits scans at most LISTED_SCAN_MAX ids (an index test and a read each), then appends.
+      expect(await accessesOfOneAppend(listed)).toBeLessThanOrEqual(2 * (2 * LISTED_SCAN_MAX + 8) + 8);
+    }
   });
 
   it('opens one alert per user inside that user case, and lists each hit transaction once', async () => {
