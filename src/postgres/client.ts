@@ -28,8 +28,9 @@ export interface PgPoolClientLike {
   release(error?: Error | boolean): void;
   /**
    * node-postgres' parser of a column type (`Client#getTypeParser`). With it, a unit's first and
-   * last round trips are sent as one extended-protocol batch each (see {@link Batch}); without it,
-   * as a multi-statement simple query with the parameters inlined.
+   * last round trips are sent as one extended-protocol batch each (see {@link Batch}); without it
+   * (or on a client in node-postgres' pipeline mode), as a multi-statement simple query with the
+   * parameters inlined.
    */
   getTypeParser?(oid: number, format?: string): (text: string) => unknown;
 }
@@ -402,7 +403,8 @@ function pgDatabase(client: PgPoolLike): Database {
     },
     unit(first, fn) {
       return onConnection(async (connection) => {
-        const typeParser = connection.getTypeParser?.bind(connection);
+        // node-postgres refuses custom queries on a client in pipeline mode.
+        const typeParser = (connection as { pipeline?: boolean }).pipeline === true ? undefined : connection.getTypeParser?.bind(connection);
         if (typeParser !== undefined) {
           // BEGIN and the first statement in one batch, the deferred ones and COMMIT in another.
           const rows = await new Batch([BEGIN, first], typeParser).run(connection);

@@ -60,6 +60,23 @@ describe('a unit on a pg Pool', () => {
     expect(await count()).toBe(2);
   });
 
+  it('runs on a pool in node-postgres pipeline mode (no custom queries there: the statements go as one simple query)', async () => {
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${name}`;
+    const pipelined = new pg.Pool({ connectionString: url.toString(), max: 1, pipeline: true } as pg.PoolConfig);
+    pipelined.on('error', () => undefined);
+    try {
+      const rows = await databaseOf(pipelined).unit({ text: 'SELECT $1::text AS t', params: ["a'b"] }, async (tx, first) => {
+        tx.defer({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['p', 9] });
+        return first;
+      });
+      expect(rows).toEqual([{ t: "a'b" }]);
+      expect(await count()).toBe(3);
+    } finally {
+      await pipelined.end();
+    }
+  });
+
   it('runs again on the same connection after its first statement failed in the batch that prepared it', async () => {
     const first = { text: 'SELECT 10 / $1::integer AS q', params: [0] };
     await expect(db.unit(first, async () => undefined)).rejects.toMatchObject({ code: '22012' });
