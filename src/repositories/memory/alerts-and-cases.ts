@@ -1,72 +1,70 @@
 import { decideAlertHit, type AlertHit } from '../../domain/index.js';
 import type { Alert, Case, CaseRepository } from '../../engine/repositories.js';
 
+/**
+ * What the memory store keeps beside one transaction for alerts: the alerts that list it. A hit is
+ * listed once per alert by looking here (a few entries at most, read with the transaction) rather
+ * than in the alert, whose list grows with every hit.
+ */
+export interface AlertListing {
+  listedIn: Alert[] | null;
+}
+
 /** Alerts and cases in memory: the read side of the port, and where an outcome's hits are stored. */
 export interface MemoryAlertsAndCases {
   readonly repository: CaseRepository;
-  /** Stores where a hit lands, as the domain's case policy decides. Constant time per hit. */
-  applyAlertHit(hit: AlertHit, now: number): void;
+  /**
+   * Stores where a hit lands, as the domain's case policy decides; `listing` is the hit
+   * transaction's. Constant time per hit: nothing read grows with an alert or a case.
+   */
+  applyAlertHit(hit: AlertHit, now: number, listing: AlertListing): void;
 }
 
-/**
- * Up to this many listed transactions, whether an alert lists one already is answered by scanning
- * its list; past it, by a set built once. Either way a bounded amount of work per hit, and the many
- * alerts that list a few transactions keep no set.
- */
-export const LISTED_SCAN_MAX = 16;
-
-/** The open alert of an (instance, user), with what is needed to append to it in constant time. */
-interface OpenAlert {
-  readonly alert: Alert;
-  /** The alert's transaction ids as a set, once it lists more than {@link LISTED_SCAN_MAX}. */
-  listed: Set<string> | null;
+/** Per user: the latest case and, per instance, the latest alert, held directly. */
+interface UserAlerts {
+  openCase: Case | null;
+  /** Keyed by instance id (a handful of instances hit one user). */
+  readonly byInstance: Map<string, Alert>;
 }
 
 export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
   const alerts = new Map<string, Alert>();
   const cases = new Map<string, Case>();
-  // The latest alert of each (instance, user) and the latest case of each user, held directly:
-  // a hit reads them without going through the id maps.
-  const openAlertByInstanceUser = new Map<string, OpenAlert>();
-  const openCaseByUser = new Map<string, Case>();
+  // One lookup by user id finds both what a hit lands in: no key is built per hit, and the
+  // instance ids are the same strings every time (found without comparing their text).
+  const byUser = new Map<string, UserAlerts>();
 
   function caseOf(caseId: string, userCase: Case | null): Case | undefined {
     return userCase !== null && userCase.caseId === caseId ? userCase : cases.get(caseId);
   }
 
-  /** Lists `transactionId` in the open alert unless it is listed already. */
-  function list(open: OpenAlert, transactionId: string): void {
-    const ids = open.alert.entityDetails.transactionIds;
-    if (open.listed !== null) {
-      if (open.listed.has(transactionId)) return;
-      open.listed.add(transactionId);
-    } else {
-      if (ids.includes(transactionId)) return;
-      if (ids.length >= LISTED_SCAN_MAX) {
-        open.listed = new Set(ids);
-        open.listed.add(transactionId);
-      }
+  function applyAlertHit(hit: AlertHit, now: number, listing: AlertListing): void {
+    let user = byUser.get(hit.userId);
+    if (user === undefined) {
+      user = { openCase: null, byInstance: new Map() };
+      byUser.set(hit.userId, user);
     }
-    ids.push(transactionId);
-  }
-
-  function applyAlertHit(hit: AlertHit, now: number): void {
-    const key = `${hit.instanceId}\u0000${hit.userId}`;
-    const open = openAlertByInstanceUser.get(key);
-    const userCase = openCaseByUser.get(hit.userId) ?? null;
-    const change = decideAlertHit(hit, open?.alert ?? null, userCase, now);
+    const open = user.byInstance.get(hit.instanceId) ?? null;
+    const userCase = user.openCase;
+    const change = decideAlertHit(hit, open, userCase, now);
     if (change.kind === 'append') {
       // The policy appends only to the open alert it was given.
-      const target = open as OpenAlert;
-      list(target, change.transactionId);
-      target.alert.updatedAt = change.at;
+      const alert = open as Alert;
+      // A transaction that hits again (after an event) is listed once.
+      const listedIn = listing.listedIn;
+      if (listedIn === null || !listedIn.includes(alert)) {
+        if (listedIn === null) listing.listedIn = [alert];
+        else listedIn.push(alert);
+        alert.entityDetails.transactionIds.push(change.transactionId);
+      }
+      alert.updatedAt = change.at;
       const c = caseOf(change.caseId, userCase);
       if (c) c.updatedAt = change.at;
       return;
     }
     if (change.caseIsNew) {
       cases.set(change.case.caseId, change.case);
-      openCaseByUser.set(hit.userId, change.case);
+      user.openCase = change.case;
     } else {
       const c = caseOf(change.caseId, userCase) as Case;
       c.alertIds.push(change.alert.alertId);
@@ -74,8 +72,9 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
       c.priority = change.casePriority;
     }
     alerts.set(change.alert.alertId, change.alert);
-    const ids = change.alert.entityDetails.transactionIds;
-    openAlertByInstanceUser.set(key, { alert: change.alert, listed: ids.length > LISTED_SCAN_MAX ? new Set(ids) : null });
+    user.byInstance.set(hit.instanceId, change.alert);
+    if (listing.listedIn === null) listing.listedIn = [change.alert];
+    else listing.listedIn.push(change.alert);
   }
 
   const repository: CaseRepository = {
