@@ -138,7 +138,7 @@ export interface WindowIndex {
 /** Entries per min/max block summary. */
 const BLOCK = 64;
 /** Ranges smaller than this are scanned by `distinctCount` instead of using a cursor. */
-const CURSOR_MIN_RANGE = 32;
+const CURSOR_MIN_RANGE = 8;
 /** The distinct values of a short scan (see `distinctCount`); empty between scans. */
 const SCRATCH_SET = new Set<string>();
 /**
