@@ -43,6 +43,8 @@ const { values: args } = parseArgs({
     'keep-logs': { type: 'boolean', default: false },
     'server-node-args': { type: 'string', default: '' },
     anchor: { type: 'boolean', default: false },
+    // The in-process engine's HTTP cost; `pglite:<dir>` or a postgres:// URL measures a database store.
+    store: { type: 'string', default: 'memory' },
     help: { type: 'boolean', short: 'h' },
   },
   strict: true,
@@ -288,12 +290,12 @@ console.log(`${env.cpu} × ${env.cores}, ${env.memoryGb} GB, ${env.platform}, No
 console.log(`autocannon ${JSON.parse(readFileSync(path.join(root, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version} runs in this process (one core); the server is a separate process.`);
 console.log(`per connection count: fresh server, 20 instances, ${warmup} s warm-up, ${duration} s measured; keep-alive, pipelining 1\n`);
 
-// A run stores up to ~400,000 operations in the memory store: its byte budget is raised to 2 GiB
+// A run stores up to ~400,000 operations in the store: its byte budget is raised to 2 GiB
 // (counted; the heap holds about three times as much at most). The default budget (256 MiB)
 // refuses writes after about 65,000 transactions of this workload (docs/security.md).
 const limitsFile = path.join(os.tmpdir(), `txmon-http-bench-${process.pid}-limits.json`);
 writeFileSync(limitsFile, JSON.stringify({ maxStoredBytes: 2 * 1024 ** 3 }));
-const subjects = [{ name: 'txmon', argv: [args.cli, 'serve', '--port', '0', '--api-key', API_KEY, '--limits', limitsFile], wrap: false }];
+const subjects = [{ name: 'txmon', argv: [args.cli, 'serve', '--port', '0', '--store', args.store, '--api-key', API_KEY, '--limits', limitsFile], wrap: false }];
 if (args.anchor) subjects.push({ name: 'anchor', argv: [path.join(here, 'http-anchor-server.mjs')], wrap: true });
 
 const runs = [];
