@@ -88,7 +88,7 @@ describe('txmon serve: lifecycle', () => {
   }, 30_000);
 
   it('logs stopped and exits 0 when in-flight requests outlast the grace period, and a second signal changes nothing', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--shutdown-grace-ms', '300'], {
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory', '--shutdown-grace-ms', '300'], {
       cwd: freshDirectory(),
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TXMON_API_KEYS: KEY },
@@ -123,7 +123,7 @@ function lastJsonLine(out: string): Record<string, unknown> {
   return JSON.parse(lines[lines.length - 1] as string) as Record<string, unknown>;
 }
 
-function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
+function waitFor(condition: () => boolean, ms = 25_000): Promise<void> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const tick = () => {
