@@ -15,6 +15,9 @@ export default defineConfig({
     // of ~205 s for the whole suite here).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
+    // Setup hooks open PGlite databases and PostgreSQL schemas, which on a loaded 2-core machine can
+    // take longer than vitest's 10 s default.
+    hookTimeout: 60_000,
     // FC_SEED=<n> pins every fast-check property of the run to seed <n>.
     setupFiles: ['test/setup/fast-check.ts'],
     // A PostgreSQL server for the txmon/postgres tests: TXMON_TEST_POSTGRES_URL, or one started for the run.
