@@ -52,8 +52,9 @@ const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
   countIn: 0,
 });
 
-function valueFor(need: AggregateNeed, snapshot: ReadonlyMap<AggregateNeed | string, AggregateValue>): AggregateValue {
-  const v = snapshot.get(need) ?? snapshot.get(aggregateNeedKey(need));
+/** A need's value in a map snapshot: under the distinct need answering it, its own object, or its key. */
+function valueFor(need: AggregateNeed, asked: AggregateNeed, snapshot: ReadonlyMap<AggregateNeed | string, AggregateValue>): AggregateValue {
+  const v = snapshot.get(asked) ?? snapshot.get(need) ?? snapshot.get(aggregateNeedKey(need));
   if (v !== undefined) return v;
   return emptyValue(need);
 }
@@ -85,6 +86,7 @@ export function evaluateRuleInstances(
   const plan = planOf(inputOrPlan);
   const { transaction, originUser, destinationUser, money } = plan.input;
   const planned = plan.instances;
+  const positions = plan.positions;
   // Every planned instance adds exactly one executed rule and one outcome: sized up front.
   const executedRules: ExecutedRuleResult[] = new Array<ExecutedRuleResult>(planned.length);
   const hitRules: HitRuleDetails[] = [];
@@ -102,9 +104,11 @@ export function evaluateRuleInstances(
       const values: Record<string, AggregateValue> = needs.length === 0 ? NO_VALUES : {};
       for (let j = 0; j < needs.length; j++) {
         const need = needs[j] as AggregateNeed;
+        // An instance's need equal to an earlier one is answered by that one's position.
+        const at = positions[offset + j] as number;
         values[need.name] = aligned
-          ? (aligned[offset + j] ?? emptyValue(need))
-          : valueFor(need, aggregates as ReadonlyMap<AggregateNeed | string, AggregateValue>);
+          ? (aligned[at] ?? emptyValue(need))
+          : valueFor(need, plan.needs[at] as AggregateNeed, aggregates as ReadonlyMap<AggregateNeed | string, AggregateValue>);
       }
       let found: Record<string, boolean> | undefined;
       if (lookups.length > 0) {

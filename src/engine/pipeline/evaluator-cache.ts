@@ -57,6 +57,13 @@ export interface InstanceCache {
   readonly instance: RuleInstance;
   readonly levels: Partial<Record<RiskLevel, LevelSlot>>;
   readonly counters: readonly [CounterIncrement, CounterIncrement];
+  /**
+   * Per need of the instance's last searched plan, the position in the plan's distinct needs of
+   * the earlier equal need (−1 when none); `null` before the first plan with needs. The planner's.
+   */
+  needMatches: number[] | null;
+  /** Plans left before the planner searches for equal needs afresh. */
+  plansUntilSearch: number;
 }
 
 export function sameElements(a: readonly unknown[], b: readonly unknown[]): boolean {
@@ -72,6 +79,8 @@ export function newCache(prepared: PreparedInstance): InstanceCache {
     instance: prepared.instance,
     levels: {},
     counters: [Object.freeze({ instanceId: id, runs: 1, hits: 0 }), Object.freeze({ instanceId: id, runs: 1, hits: 1 })],
+    needMatches: null,
+    plansUntilSearch: 0,
   };
 }
 

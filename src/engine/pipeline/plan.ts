@@ -8,7 +8,7 @@ import type { RuleInstance } from '../../domain/entities.js';
 import type { CompiledLogic } from '../../logic/index.js';
 import type { FilterDecision } from '../../rules/filters/index.js';
 import type { AggregateNeed, LookupNeed, MoneyContext, RuleDefinition, RuleUser } from '../../rules/types.js';
-import { cachesOf, createEvaluatorCache, newCache, slotOf, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
+import { cachesOf, createEvaluatorCache, newCache, sameElements, slotOf, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
 import { selectRiskLevel, type ResolvedSettings } from './settings.js';
 
 /** A compiled instance filter (see `compileRuleFilters`). */
@@ -73,7 +73,10 @@ export interface InstancePlan {
   /** `null` when the instance has no filters. */
   readonly decision: FilterDecision | null;
   readonly needs: readonly AggregateNeed[];
-  /** Index of this instance's first need in {@link EvaluationPlan.needs}. */
+  /**
+   * Index of this instance's first need in {@link EvaluationPlan.positions}: need `j` is answered by
+   * `plan.needs[plan.positions[offset + j]]`.
+   */
   readonly offset: number;
   /** Whether the current transaction passes the instance's historical filters (true without any). */
   readonly currentCounts: boolean;
@@ -95,8 +98,15 @@ export interface EvaluationPlan {
   readonly input: EvaluationInput;
   readonly level: RiskLevel;
   readonly instances: readonly InstancePlan[];
-  /** Every need of every running instance, in instance order (what {@link collectAggregateNeeds} returns). */
+  /**
+   * The distinct needs of the running instances, in order of first appearance (what
+   * {@link collectAggregateNeeds} returns): a need equal to an earlier one (same series, key,
+   * window, function, field, exclusion, current-transaction handling, values and limit; the name
+   * aside) is asked once and answers both.
+   */
   readonly needs: readonly AggregateNeed[];
+  /** Per need of every running instance, in instance order: its position in {@link EvaluationPlan.needs}. */
+  readonly positions: readonly number[];
   /** Every list lookup of every running instance, in instance order (answers go to {@link evaluateRuleInstances}). */
   readonly lookups: readonly LookupNeed[];
   /** What is kept between evaluations of the same instances. */
@@ -118,6 +128,7 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
   const instances: InstancePlan[] = new Array<InstancePlan>(list.length);
   let planned = 0;
   const all: AggregateNeed[] = [];
+  const positions: number[] = [];
   const allLookups: LookupNeed[] = [];
   const shared = input.cache ?? createEvaluatorCache();
   const caches = cachesOf(shared, list);
@@ -145,17 +156,79 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     const currentCounts = prepared.historical ? prepared.historical(input.transaction) : true;
     if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map, currentCounts));
     const lookups = rule !== null && rule.lookups !== undefined ? rule.lookups({ transaction: input.transaction, parameters: settings.parameters }) : NO_LOOKUPS;
-    const plan: InstancePlan = { prepared, settings, decision, needs, offset: all.length, currentCounts, lookups, lookupOffset: allLookups.length, cache, slot };
+    const plan: InstancePlan = { prepared, settings, decision, needs, offset: positions.length, currentCounts, lookups, lookupOffset: allLookups.length, cache, slot };
     if (!prepared.filter && !prepared.historical && rule?.aggregates === undefined && rule?.lookups === undefined) {
       // Nothing in this plan depends on the transaction: kept for the next one at this level.
       slot.simple = Object.freeze(plan);
     }
     instances[planned++] = plan;
-    for (let j = 0; j < needs.length; j++) all.push(needs[j] as AggregateNeed);
+    if (needs.length > 0) placeNeeds(needs, cache, all, positions);
     for (let j = 0; j < lookups.length; j++) allLookups.push(lookups[j] as LookupNeed);
   }
   if (planned < instances.length) instances.length = planned;
-  return { kind: 'plan', input, level, instances, needs: all, lookups: allLookups, shared };
+  return { kind: 'plan', input, level, instances, needs: all, positions, lookups: allLookups, shared };
+}
+
+/** How many plans of an instance use its remembered matches before they are searched for afresh. */
+const MATCH_SEARCH_PERIOD = 64;
+
+/**
+ * Adds an instance's needs to the distinct needs `all`, and their positions there to `positions`.
+ * Which earlier need equals each of an instance's needs is searched for among all of them (a
+ * quadratic scan) only on the instance's first plan, when its number of needs changes and every
+ * {@link MATCH_SEARCH_PERIOD} plans; in between, each need is compared with the position its equal
+ * had last time only (the same instances give the same needs transaction after transaction). A
+ * need whose equal is not found is asked twice: never a wrong answer, only a lost saving.
+ */
+function placeNeeds(needs: readonly AggregateNeed[], cache: InstanceCache, all: AggregateNeed[], positions: number[]): void {
+  let matches = cache.needMatches;
+  const search = matches === null || matches.length !== needs.length || --cache.plansUntilSearch <= 0;
+  if (search) {
+    if (matches === null || matches.length !== needs.length) {
+      matches = new Array<number>(needs.length).fill(-1);
+      cache.needMatches = matches;
+    }
+    cache.plansUntilSearch = MATCH_SEARCH_PERIOD;
+  }
+  const known = matches as number[];
+  for (let j = 0; j < needs.length; j++) {
+    const need = needs[j] as AggregateNeed;
+    let at = -1;
+    if (search) {
+      for (let k = 0; k < all.length; k++) {
+        if (sameNeed(all[k] as AggregateNeed, need)) {
+          at = k;
+          break;
+        }
+      }
+      known[j] = at;
+    } else {
+      const hint = known[j] as number;
+      if (hint >= 0 && hint < all.length && sameNeed(all[hint] as AggregateNeed, need)) at = hint;
+    }
+    if (at < 0) {
+      at = all.length;
+      all.push(need);
+    }
+    positions.push(at);
+  }
+}
+
+/** Whether two needs ask the same query (their names aside): one answer serves both. */
+function sameNeed(a: AggregateNeed, b: AggregateNeed): boolean {
+  return (
+    a.start === b.start &&
+    a.end === b.end &&
+    a.fn === b.fn &&
+    a.key === b.key &&
+    a.series === b.series &&
+    a.excludeId === b.excludeId &&
+    a.includeCurrent === b.includeCurrent &&
+    a.field === b.field &&
+    a.includeValue === b.includeValue &&
+    a.limit === b.limit &&
+    (a.values === b.values || (a.values !== undefined && b.values !== undefined && sameElements(a.values, b.values)))
+  );
 }
 
 /**
@@ -185,10 +258,11 @@ export function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): Evaluatio
 }
 
 /**
- * Every windowed aggregate the active instances need for this transaction, in instance order.
+ * Every distinct windowed aggregate the active instances need for this transaction, in order of
+ * first appearance (equal needs of several instances are listed once; see {@link EvaluationPlan.needs}).
  * The caller computes them (over stored history, excluding this transaction's earlier
- * contribution) and passes them back to {@link evaluateRuleInstances}, keyed by these objects.
- * (Needs are not de-duplicated: building a key per need costs more than the rare duplicate query.)
+ * contribution) and passes them back to {@link evaluateRuleInstances}, keyed by these objects or
+ * as an array aligned with them.
  */
 export function collectAggregateNeeds(input: EvaluationInput | EvaluationPlan): AggregateNeed[] {
   return [...planOf(input).needs];

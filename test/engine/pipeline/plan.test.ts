@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { collectAggregateNeeds } from '../../../src/engine/pipeline/plan.js';
+import { collectAggregateNeeds, planRuleInstances } from '../../../src/engine/pipeline/plan.js';
+import { evaluateRuleInstances } from '../../../src/engine/pipeline/evaluate.js';
+import { createEvaluatorCache } from '../../../src/engine/pipeline/evaluator-cache.js';
 import { DAY, HOUR, T0, testEngine, tx } from '../../helpers.js';
 import { input, prepare, r14, transaction, user } from './fixtures.js';
 
@@ -13,14 +15,39 @@ describe('collectAggregateNeeds', () => {
     expect(collectAggregateNeeds(input([r14(true, 'FLAG'), prepare({ ruleId: 'R-2' })]))).toEqual([]);
   });
 
-  it('lists the needs of every instance in instance order (equal needs are not merged)', () => {
+  it('lists each distinct need once, in order of first appearance (equal needs of two instances are merged)', () => {
     const needs = collectAggregateNeeds(input([prepare(r30(1)), prepare(r30(5))]));
     expect(needs.map((n) => [n.series, n.key, n.start, n.end])).toEqual([
       ['user-sending', 'alice', T0 - HOUR, T0],
       ['user-receiving', 'bob', T0 - HOUR, T0],
-      ['user-sending', 'alice', T0 - HOUR, T0],
-      ['user-receiving', 'bob', T0 - HOUR, T0],
     ]);
+  });
+
+  it('points every instance need at the distinct need answering it', () => {
+    const plan = planRuleInstances(input([prepare(r30(1)), prepare(r30(1, 2)), prepare(r30(5))]));
+    expect(plan.needs).toHaveLength(4);
+    expect(plan.positions).toEqual([0, 1, 2, 3, 0, 1]);
+    expect(plan.instances.map((p) => p.offset)).toEqual([0, 2, 4]);
+  });
+
+  it('keeps merging equal needs over repeated plans with one cache, and stops when they differ', () => {
+    const cache = createEvaluatorCache();
+    const instances = [prepare(r30(1)), prepare(r30(5))];
+    for (let i = 0; i < 200; i++) {
+      const t = transaction({ timestamp: T0 + i * 1000 });
+      expect(planRuleInstances(input(instances, { transaction: t, cache })).needs).toHaveLength(2);
+    }
+    const other = [prepare(r30(1)), prepare(r30(5, 2))];
+    const plan = planRuleInstances(input(other, { cache }));
+    expect(plan.needs).toHaveLength(4);
+    expect(plan.positions).toEqual([0, 1, 2, 3]);
+  });
+
+  it('gives each instance the value of its need when needs are merged', () => {
+    const instances = [prepare(r30(1)), prepare(r30(5))];
+    const plan = planRuleInstances(input(instances));
+    const result = evaluateRuleInstances(plan, plan.needs.map(() => 3));
+    expect(result.hitRules.map((h) => h.ruleInstanceId)).toEqual([instances[0]?.instance.id]);
   });
 
   it('keeps needs of different windows apart', () => {
