@@ -23,8 +23,10 @@ export interface MemoryRepositoriesOptions {
 /**
  * In-memory repositories: the default of `createEngine`, for tests, single-process services and
  * simulations. Every `TransactionOutcome` is applied in one synchronous step, so it is
- * atomic within the process. Not durable. Reads return the stored objects themselves (no copy,
- * for speed): treat them as read-only — the engine copies at its own API boundary.
+ * atomic within the process. Not durable. Reads return the stored objects themselves, or for
+ * transactions and events a new record over the stored parts (results and the create payload are
+ * kept in a compact form, see ./packed.ts); no deep copy, for speed: treat them as read-only — the
+ * engine copies at its own API boundary.
  *
  * @example
  * ```ts

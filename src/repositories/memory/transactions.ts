@@ -1,8 +1,10 @@
 import type { AggregateStore } from '../../aggregation/aggregate-store.js';
+import type { Transaction } from '../../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
 import type { AlertListing, MemoryAlertsAndCases } from './alerts-and-cases.js';
 import { storedBytesOf, type ByteBudget } from './budget.js';
+import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
 import type { MemoryUsers } from './records.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
 
@@ -15,22 +17,55 @@ export interface OutcomeTargets {
   readonly users: MemoryUsers;
 }
 
-/** A stored transaction and the alerts that list it. */
+/**
+ * A stored transaction as kept: the fields of {@link StoredTransaction}, the request only when it
+ * cannot be rebuilt from the transaction, the results packed (see ./packed.ts); and the alerts
+ * that list it.
+ */
 interface TransactionEntry extends AlertListing {
-  stored: StoredTransaction;
+  transaction: Transaction;
+  /** `null`: the transaction without its `transactionState`. */
+  request: Transaction | null;
+  createResult: KeptResult;
+  latestResult: KeptResult;
+  eventCount: number;
+  lastEventTimestamp: number | null;
+  version: number;
+}
+
+/** A stored event as kept: its result packed. */
+type EventEntry = Omit<StoredEvent, 'result'> & { readonly result: KeptResult };
+
+function storedTransactionOf(entry: TransactionEntry): StoredTransaction {
+  const createResult = unpackResult(entry.createResult);
+  return {
+    transaction: entry.transaction,
+    request: entry.request ?? requestOf(entry.transaction),
+    createResult,
+    latestResult: entry.latestResult === entry.createResult ? createResult : unpackResult(entry.latestResult),
+    eventCount: entry.eventCount,
+    lastEventTimestamp: entry.lastEventTimestamp,
+    version: entry.version,
+  };
+}
+
+function storedEventOf(entry: EventEntry): StoredEvent {
+  const e = entry;
+  return { eventId: e.eventId, transactionId: e.transactionId, event: e.event, clientEventId: e.clientEventId, arrival: e.arrival, transaction: e.transaction, result: unpackResult(entry.result) };
 }
 
 /** Transactions and events in memory; `saveOutcome` applies a whole outcome in one synchronous step. */
 export function createMemoryTransactions(targets: OutcomeTargets): TransactionRepository {
   const transactions = new Map<string, TransactionEntry>();
-  const eventsByTransaction = new Map<string, StoredEvent[]>();
-  const events = new Map<string, StoredEvent>();
+  const eventsByTransaction = new Map<string, EventEntry[]>();
+  const events = new Map<string, EventEntry>();
   /** Listings of transactions a hit names without their being stored (the port allows it). */
   const unstoredListings = new Map<string, AlertListing>();
+  const packer = createResultPacker();
 
   /** The listing of the transaction a hit names: the saved one's, else the stored or unstored one's. */
   function listingOf(transactionId: string, saved: TransactionEntry): AlertListing {
-    if (transactionId === saved.stored.transaction.transactionId) return saved;
+    if (transactionId === saved.transaction.transactionId) return saved;
     const stored = transactions.get(transactionId);
     if (stored !== undefined) return stored;
     let listing = unstoredListings.get(transactionId);
@@ -43,22 +78,25 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
 
   return {
     async getTransaction(id) {
-      return transactions.get(id)?.stored ?? null;
+      const entry = transactions.get(id);
+      return entry === undefined ? null : storedTransactionOf(entry);
     },
     async listEvents(id) {
-      return [...(eventsByTransaction.get(id) ?? [])];
+      return (eventsByTransaction.get(id) ?? []).map(storedEventOf);
     },
     async getEvent(eventId) {
-      return events.get(eventId) ?? null;
+      const entry = events.get(eventId);
+      return entry === undefined ? null : storedEventOf(entry);
     },
     async *scanTransactions() {
-      for (const entry of transactions.values()) yield entry.stored.transaction;
+      for (const entry of transactions.values()) yield entry.transaction;
     },
     async saveOutcome(outcome: TransactionOutcome) {
-      const id = outcome.transaction.transaction.transactionId;
+      const saved = outcome.transaction;
+      const id = saved.transaction.transactionId;
       const existing = transactions.get(id);
       // Validate everything before the first change, so a conflict leaves no trace.
-      if (outcome.expectedVersion === null ? existing !== undefined : existing?.stored.version !== outcome.expectedVersion) {
+      if (outcome.expectedVersion === null ? existing !== undefined : existing?.version !== outcome.expectedVersion) {
         throw new TxmonError('CONCURRENT_UPDATE', 'The transaction was changed concurrently');
       }
       if (outcome.event && events.has(outcome.event.eventId)) {
@@ -68,22 +106,50 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       // The aggregate store validates every entry before it changes anything, so applying it
       // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
       targets.aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
+      const createResult = packer.pack(saved.createResult);
+      const latestResult = saved.latestResult === saved.createResult ? createResult : packer.pack(saved.latestResult);
+      const request = requestDerivable(saved.transaction, saved.request) ? null : saved.request;
       let entry = existing;
       if (entry === undefined) {
-        entry = { stored: outcome.transaction, listedIn: unstoredListings.get(id)?.listedIn ?? null };
+        entry = {
+          transaction: saved.transaction,
+          request,
+          createResult,
+          latestResult,
+          eventCount: saved.eventCount,
+          lastEventTimestamp: saved.lastEventTimestamp,
+          version: saved.version,
+          listedIn: unstoredListings.get(id)?.listedIn ?? null,
+        };
         unstoredListings.delete(id);
         transactions.set(id, entry);
       } else {
-        entry.stored = outcome.transaction;
+        entry.transaction = saved.transaction;
+        entry.request = request;
+        entry.createResult = createResult;
+        entry.latestResult = latestResult;
+        entry.eventCount = saved.eventCount;
+        entry.lastEventTimestamp = saved.lastEventTimestamp;
+        entry.version = saved.version;
       }
       if (outcome.event) {
-        events.set(outcome.event.eventId, outcome.event);
+        const e = outcome.event;
+        const eventEntry: EventEntry = {
+          eventId: e.eventId,
+          transactionId: e.transactionId,
+          event: e.event,
+          clientEventId: e.clientEventId,
+          arrival: e.arrival,
+          transaction: e.transaction,
+          result: e.result === saved.latestResult ? latestResult : packer.pack(e.result),
+        };
+        events.set(outcome.event.eventId, eventEntry);
         let list = eventsByTransaction.get(id);
         if (!list) {
           list = [];
           eventsByTransaction.set(id, list);
         }
-        list.push(outcome.event);
+        list.push(eventEntry);
       }
       targets.ruleInstances.addCounters(outcome.counters);
       for (const hit of outcome.alertHits) targets.alertsAndCases.applyAlertHit(hit, outcome.now, listingOf(hit.transactionId, entry));

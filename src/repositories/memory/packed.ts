@@ -1,0 +1,163 @@
+/**
+ * The compact forms the memory repositories keep of what a transaction stores, and their
+ * expansion on read. Every read returns a value deeply equal to what was saved, with the same key
+ * order; only the way it is held differs:
+ *
+ * - A result that hits nothing is usually made of shared parts (the frozen list of not-hit rule
+ *   results, the shared empty hit list): consecutive equal ones are kept as one object.
+ * - A result with hits keeps its rule list as the differences from a shared list of the same
+ *   length, and no hit list when that list is exactly its hit rule results without `ruleHit`.
+ * - A create payload is not kept when the transaction is that payload with `transactionState:
+ *   'CREATED'` added last (what the engine stores before any event).
+ */
+import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, RiskScoreDetails, RuleAction, Transaction } from '../../domain/index.js';
+
+/** A result with hits, held as differences from a shared rule list. */
+export class PackedResult {
+  constructor(
+    /** The shared rule list the differences apply to. */
+    readonly base: readonly ExecutedRuleResult[],
+    /** Pairs `index, rule result`: the positions where the result's rule list differs from `base`. */
+    readonly changes: readonly (number | ExecutedRuleResult)[],
+    /** The hit list when it is not derived from the rule list (`null`: derived). */
+    readonly hitRules: readonly HitRuleDetails[] | null,
+    readonly status: RuleAction,
+    readonly riskScoreDetails: RiskScoreDetails | undefined,
+  ) {}
+}
+
+/** A result as kept: as saved, or packed. */
+export type KeptResult = MonitoringResult | PackedResult;
+
+const NO_CHANGES: readonly (number | ExecutedRuleResult)[] = Object.freeze([]);
+
+/** Own enumerable keys of `value` counted without allocating. */
+function keyCount(value: object): number {
+  let n = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) n += 1;
+  return n;
+}
+
+/** Whether `hit` is `executed` without its `ruleHit` key: same keys in the same order, same values. */
+function isHitOf(hit: HitRuleDetails, executed: ExecutedRuleResult): boolean {
+  const hitKeys = Object.keys(hit);
+  let i = 0;
+  for (const key of Object.keys(executed)) {
+    if (key === 'ruleHit') continue;
+    if (hitKeys[i] !== key || (hit as unknown as Record<string, unknown>)[key] !== (executed as unknown as Record<string, unknown>)[key]) return false;
+    i += 1;
+  }
+  return i === hitKeys.length;
+}
+
+/** Whether `hitRules` is exactly the hit results of `executedRules`, each without `ruleHit`, in order. */
+function hitsDerivable(executedRules: readonly ExecutedRuleResult[], hitRules: readonly HitRuleDetails[]): boolean {
+  let k = 0;
+  for (const executed of executedRules) {
+    if (executed.ruleHit !== true) continue;
+    const hit = hitRules[k];
+    if (hit === undefined || !isHitOf(hit, executed)) return false;
+    k += 1;
+  }
+  return k === hitRules.length;
+}
+
+/** The hit list derived from a rule list: each hit result without `ruleHit`, frozen. */
+function deriveHits(executedRules: readonly ExecutedRuleResult[]): HitRuleDetails[] {
+  const out: HitRuleDetails[] = [];
+  for (const executed of executedRules) {
+    if (executed.ruleHit !== true) continue;
+    const hit: Record<string, unknown> = {};
+    for (const key of Object.keys(executed)) if (key !== 'ruleHit') hit[key] = (executed as unknown as Record<string, unknown>)[key];
+    out.push(Object.freeze(hit) as unknown as HitRuleDetails);
+  }
+  return Object.freeze(out) as HitRuleDetails[];
+}
+
+/**
+ * Packs results for one memory store. It remembers the latest result without hits: the next
+ * equal one is kept as that same object, and its rule list is the shared list results with hits
+ * are kept as differences from.
+ */
+export interface ResultPacker {
+  pack(result: MonitoringResult): KeptResult;
+}
+
+export function createResultPacker(): ResultPacker {
+  let lastMiss: MonitoringResult | null = null;
+  return {
+    pack(result) {
+      const { executedRules, hitRules, status, riskScoreDetails } = result;
+      const keys = keyCount(result);
+      // Only the four fields of a result are known how to rebuild: anything else is kept as saved.
+      if (keys !== (Object.hasOwn(result, 'riskScoreDetails') ? 4 : 3)) return result;
+      if (hitRules.length === 0) {
+        if (keys !== 3 || !Object.isFrozen(executedRules) || !Object.isFrozen(hitRules)) return result;
+        if (lastMiss !== null && lastMiss.executedRules === executedRules && lastMiss.hitRules === hitRules && lastMiss.status === status) return lastMiss;
+        lastMiss = result;
+        return result;
+      }
+      const derivable = hitsDerivable(executedRules, hitRules);
+      const base = lastMiss?.executedRules;
+      if (base !== undefined && base.length === executedRules.length) {
+        let differing = 0;
+        for (let i = 0; i < base.length; i++) if (base[i] !== executedRules[i]) differing += 1;
+        if (differing * 2 <= base.length) {
+          const changes: (number | ExecutedRuleResult)[] = new Array<number | ExecutedRuleResult>(differing * 2);
+          let j = 0;
+          for (let i = 0; i < base.length; i++) {
+            const rule = executedRules[i] as ExecutedRuleResult;
+            if (base[i] !== rule) {
+              changes[j++] = i;
+              changes[j++] = rule;
+            }
+          }
+          return new PackedResult(base, changes, derivable ? null : hitRules, status, riskScoreDetails);
+        }
+      }
+      if (!derivable) return result;
+      return new PackedResult(Object.isFrozen(executedRules) ? executedRules : Object.freeze([...executedRules]), NO_CHANGES, null, status, riskScoreDetails);
+    },
+  };
+}
+
+/** The result a kept one stands for (a new object for a packed one, its lists frozen). */
+export function unpackResult(kept: KeptResult): MonitoringResult {
+  if (!(kept instanceof PackedResult)) return kept;
+  let executedRules = kept.base as ExecutedRuleResult[];
+  const changes = kept.changes;
+  if (changes.length > 0) {
+    executedRules = kept.base.slice();
+    for (let j = 0; j < changes.length; j += 2) executedRules[changes[j] as number] = changes[j + 1] as ExecutedRuleResult;
+    Object.freeze(executedRules);
+  }
+  const hitRules = (kept.hitRules ?? deriveHits(executedRules)) as HitRuleDetails[];
+  const out: MonitoringResult = { executedRules, hitRules, status: kept.status };
+  if (kept.riskScoreDetails !== undefined) out.riskScoreDetails = kept.riskScoreDetails;
+  return out;
+}
+
+/**
+ * Whether `request` can be rebuilt from `transaction` (see {@link requestOf}): the request has no
+ * `transactionState`, and the transaction is the request's keys, in the same order, with the same
+ * values, followed by `transactionState: 'CREATED'`.
+ */
+export function requestDerivable(transaction: Transaction, request: Transaction): boolean {
+  if (transaction.transactionState !== 'CREATED' || Object.hasOwn(request, 'transactionState')) return false;
+  const requestKeys = Object.keys(request);
+  let i = 0;
+  for (const key in transaction) {
+    if (!Object.hasOwn(transaction, key)) continue;
+    if (i === requestKeys.length) return key === 'transactionState' && i + 1 === keyCount(transaction);
+    if (requestKeys[i] !== key || (transaction as Record<string, unknown>)[key] !== (request as Record<string, unknown>)[key]) return false;
+    i += 1;
+  }
+  return false;
+}
+
+/** The request of a transaction for which {@link requestDerivable} held: the transaction without `transactionState`. */
+export function requestOf(transaction: Transaction): Transaction {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(transaction)) if (key !== 'transactionState') out[key] = (transaction as Record<string, unknown>)[key];
+  return out as unknown as Transaction;
+}

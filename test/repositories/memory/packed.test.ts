@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, Transaction } from '../../../src/domain/index.js';
+import { createResultPacker, PackedResult, requestDerivable, requestOf, unpackResult } from '../../../src/repositories/memory/packed.js';
+
+const META = Object.freeze({ hitDirections: Object.freeze(['ORIGIN']) }) as unknown as NonNullable<HitRuleDetails['ruleHitMeta']>;
+
+function notHit(id: string): ExecutedRuleResult {
+  return Object.freeze({ ruleInstanceId: id, ruleId: 'R-2', ruleName: 'Amount', ruleDescription: 'Amount at or above a threshold.', ruleAction: 'FLAG', ruleHit: false, nature: 'AML', labels: [], isShadow: false }) as unknown as ExecutedRuleResult;
+}
+
+function hit(id: string, description: string): { executed: ExecutedRuleResult; hit: HitRuleDetails } {
+  const executed = Object.freeze({ ruleInstanceId: id, ruleId: 'R-2', ruleName: 'Amount', ruleDescription: description, ruleAction: 'FLAG', ruleHit: true, ruleHitMeta: META, nature: 'AML', labels: [], isShadow: false });
+  const details = Object.freeze({ ruleInstanceId: id, ruleId: 'R-2', ruleName: 'Amount', ruleDescription: description, ruleAction: 'FLAG', ruleHitMeta: META, nature: 'AML', labels: [], isShadow: false });
+  return { executed: executed as unknown as ExecutedRuleResult, hit: details as unknown as HitRuleDetails };
+}
+
+const NO_HITS = Object.freeze([]) as unknown as HitRuleDetails[];
+const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+const misses = Object.freeze(ids.map(notHit)) as ExecutedRuleResult[];
+
+function missResult(): MonitoringResult {
+  return { executedRules: misses, hitRules: NO_HITS, status: 'ALLOW' };
+}
+
+function hitResult(positions: number[], description = 'Amount 120.00 EUR'): MonitoringResult {
+  const executedRules = [...misses];
+  const hitRules: HitRuleDetails[] = [];
+  for (const p of positions) {
+    const h = hit(ids[p] as string, `${description} #${p}`);
+    executedRules[p] = h.executed;
+    hitRules.push(h.hit);
+  }
+  return { executedRules: Object.freeze(executedRules) as ExecutedRuleResult[], hitRules: Object.freeze(hitRules) as HitRuleDetails[], status: 'FLAG' };
+}
+
+describe('createResultPacker', () => {
+  it('keeps consecutive equal results without hits as one object', () => {
+    const packer = createResultPacker();
+    const first = packer.pack(missResult());
+    expect(packer.pack(missResult())).toBe(first);
+    expect(unpackResult(first)).toBe(first);
+  });
+
+  it('keeps a result with hits as differences from the shared rule list, read back with the same JSON', () => {
+    const packer = createResultPacker();
+    packer.pack(missResult());
+    const result = hitResult([1, 4]);
+    const kept = packer.pack(result);
+    expect(kept).toBeInstanceOf(PackedResult);
+    expect((kept as PackedResult).base).toBe(misses);
+    expect((kept as PackedResult).changes).toHaveLength(4);
+    const back = unpackResult(kept);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(result));
+    expect(back.executedRules[0]).toBe(misses[0]);
+    expect(Object.isFrozen(back.executedRules) && Object.isFrozen(back.hitRules) && Object.isFrozen(back.hitRules[0])).toBe(true);
+  });
+
+  it('keeps the whole rule list when most rules differ from the shared one, or when none is known yet', () => {
+    const packer = createResultPacker();
+    const early = hitResult([0]);
+    expect(JSON.stringify(unpackResult(packer.pack(early)))).toBe(JSON.stringify(early));
+    packer.pack(missResult());
+    const most = hitResult([0, 1, 2, 3, 4]);
+    const kept = packer.pack(most);
+    expect(JSON.stringify(unpackResult(kept))).toBe(JSON.stringify(most));
+  });
+
+  it('keeps a hit list that is not the hit rule results without ruleHit as saved', () => {
+    const packer = createResultPacker();
+    packer.pack(missResult());
+    const result = hitResult([2]);
+    const other = { ...(result.hitRules[0] as HitRuleDetails), ruleDescription: 'something else' };
+    const mismatched: MonitoringResult = { ...result, hitRules: [other] };
+    const back = unpackResult(packer.pack(mismatched));
+    expect(back.hitRules[0]).toBe(other);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(mismatched));
+    const reordered: MonitoringResult = { ...result, hitRules: [{ ruleHitMeta: META, ...(result.hitRules[0] as HitRuleDetails) }] };
+    expect(JSON.stringify(unpackResult(packer.pack(reordered)))).toBe(JSON.stringify(reordered));
+  });
+
+  it('keeps risk score details and returns results with unknown fields as saved', () => {
+    const packer = createResultPacker();
+    packer.pack(missResult());
+    const withRisk: MonitoringResult = { ...hitResult([3]), riskScoreDetails: { trsScore: 40, trsRiskLevel: 'MEDIUM' } };
+    expect(JSON.stringify(unpackResult(packer.pack(withRisk)))).toBe(JSON.stringify(withRisk));
+    const extra = { ...hitResult([3]), note: 'kept' } as MonitoringResult;
+    expect(packer.pack(extra)).toBe(extra);
+  });
+});
+
+describe('requestDerivable and requestOf', () => {
+  const request = { type: 'TRANSFER', transactionId: 't-1', timestamp: 1, originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' } } as Transaction;
+
+  it('rebuilds a request the transaction adds only transactionState CREATED to, with the same keys in order', () => {
+    const transaction = { ...request, transactionState: 'CREATED' } as Transaction;
+    expect(requestDerivable(transaction, request)).toBe(true);
+    const back = requestOf(transaction);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(request));
+    expect(back.originAmountDetails).toBe(request.originAmountDetails);
+  });
+
+  it('refuses a request with a state, another state, other values, other keys or another key order', () => {
+    expect(requestDerivable({ ...request, transactionState: 'CREATED' } as Transaction, { ...request, transactionState: 'CREATED' } as Transaction)).toBe(false);
+    expect(requestDerivable({ ...request, transactionState: 'SUCCESSFUL' } as Transaction, request)).toBe(false);
+    expect(requestDerivable({ ...request, originAmountDetails: { ...request.originAmountDetails }, transactionState: 'CREATED' } as Transaction, request)).toBe(false);
+    expect(requestDerivable({ ...request, reference: 'x', transactionState: 'CREATED' } as Transaction, request)).toBe(false);
+    expect(requestDerivable({ ...request, transactionState: 'CREATED', reference: 'x' } as Transaction, request)).toBe(false);
+    expect(requestDerivable({ transactionState: 'CREATED', ...request } as Transaction, request)).toBe(false);
+    const { type, ...rest } = request;
+    expect(requestDerivable({ ...rest, type, transactionState: 'CREATED' } as Transaction, request)).toBe(false);
+  });
+});
