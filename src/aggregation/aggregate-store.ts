@@ -135,6 +135,8 @@ export interface AggregateStore {
  * It becomes an index on its first query or past {@link LIGHT_MAX} entries.
  */
 class LightSlot {
+  /** Tells a light slot from an index by a field read (an index has no such field). */
+  readonly light = true;
   constructor(public entries: WindowEntry[]) {}
 
   /** Position of the entry `id`, −1 when absent. */
@@ -148,7 +150,7 @@ type Slot = WindowIndex | LightSlot;
 const LIGHT_MAX = 16;
 
 function isLight(slot: Slot): slot is LightSlot {
-  return slot instanceof LightSlot;
+  return (slot as { readonly light?: boolean }).light === true;
 }
 
 function isReplaced(ref: SeriesEntryRef, add: readonly SeriesEntry[]): boolean {

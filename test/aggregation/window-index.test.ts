@@ -1596,3 +1596,55 @@ describe('edge cases', () => {
     });
   });
 });
+
+describe('per-field value columns', () => {
+  test.prop([
+    fc.array(
+      fc.record({
+        kind: fc.constantFrom('append' as const, 'insert' as const, 'prune' as const, 'query' as const, 'remove' as const),
+        t: fc.integer({ min: 0, max: 300 }),
+        a: fc.option(fc.constantFrom('x', 'y', 'z', ''), { nil: undefined }),
+        b: fc.option(fc.constantFrom('p', 'q'), { nil: undefined }),
+        width: fc.integer({ min: 0, max: 200 }),
+        pick: fc.nat(),
+      }),
+      { minLength: 1, maxLength: 120 },
+    ),
+  ])('distinct counts and countIn of two fields, entries with and without values, appends, inserts, removals and prunes: equal to a scan', (steps) => {
+    const index = createWindowIndex();
+    const model = new Map<string, WindowEntry>();
+    let next = 0;
+    let last = T0;
+    let horizon = -Infinity;
+    for (const s of steps) {
+      if (s.kind === 'append' || s.kind === 'insert') {
+        const timestamp = s.kind === 'append' ? (last += 1 + (s.t % 5)) : T0 + s.t;
+        const values = s.a === undefined && s.b === undefined ? undefined : { ...(s.a === undefined ? {} : { a: s.a }), ...(s.b === undefined ? {} : { b: s.b }) };
+        const entry: WindowEntry = values === undefined ? { id: `e${next++}`, timestamp, amount: 1n } : { id: `e${next++}`, timestamp, amount: 1n, values };
+        index.upsert(entry);
+        // An entry before the horizon is held until the next prune; queries start at the horizon.
+        model.set(entry.id, entry);
+      } else if (s.kind === 'remove' && model.size > 0) {
+        const id = [...model.keys()][s.pick % model.size] as string;
+        model.delete(id);
+        index.remove(id);
+      } else if (s.kind === 'prune') {
+        const h = T0 + s.t;
+        if (h > horizon) {
+          horizon = h;
+          for (const [id, e] of model) if (e.timestamp < h) model.delete(id);
+        }
+        index.pruneBefore(h);
+      } else {
+        const start = Math.max(T0 + s.t - s.width, horizon === -Infinity ? -Infinity : horizon);
+        const end = T0 + s.t + s.width;
+        const reference = toSeries(model.values());
+        for (const field of ['a', 'b']) {
+          const q = { series: 's', key: 'k', start, end, field };
+          expect(index.distinctCount(start, end, field)).toBe(computeAggregate(reference, { ...q, fn: 'distinct' }));
+          expect(index.countIn(start, end, field, ['x', 'q'])).toBe(computeAggregate(reference, { ...q, fn: 'countIn', values: ['x', 'q'] }));
+        }
+      }
+    }
+  });
+});
