@@ -6,19 +6,46 @@
  * - A result that hits nothing is usually made of shared parts (the frozen list of not-hit rule
  *   results, the shared empty hit list): consecutive equal ones are kept as one object.
  * - A result with hits keeps its rule list as the differences from a shared list of the same
- *   length, and no hit list when that list is exactly its hit rule results without `ruleHit`.
+ *   length, each hit rule result as its description and the fields it shares with the instance's
+ *   other hits, and no hit list when that list is exactly its hit rule results without `ruleHit`.
  * - A create payload is not kept when the transaction is that payload with `transactionState:
  *   'CREATED'` added last (what the engine stores before any event).
  */
 import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, RiskScoreDetails, RuleAction, Transaction } from '../../domain/index.js';
+
+/**
+ * What the hit rule results of one instance share: every field but the description. A hit is kept
+ * as its template and its description; {@link HIT_KEYS} is the key order it is rebuilt in.
+ */
+class HitTemplate {
+  constructor(
+    readonly ruleInstanceId: unknown,
+    readonly ruleId: unknown,
+    readonly ruleName: unknown,
+    readonly ruleAction: unknown,
+    readonly ruleHitMeta: unknown,
+    readonly nature: unknown,
+    readonly labels: unknown,
+    readonly isShadow: unknown,
+  ) {}
+}
+
+/** The keys of a rule result with a hit, in the order the pipeline writes them. */
+const HIT_KEYS = ['ruleInstanceId', 'ruleId', 'ruleName', 'ruleDescription', 'ruleAction', 'ruleHit', 'ruleHitMeta', 'nature', 'labels', 'isShadow'] as const;
+
+/** Templates kept per instance id at most (a new one per risk level or changed setting). */
+const MAX_TEMPLATES = 8;
+
+/** A change of a rule list: `index, rule result, undefined` or `index, template, description`. */
+type Change = number | ExecutedRuleResult | HitTemplate | string | undefined;
 
 /** A result with hits, held as differences from a shared rule list. */
 export class PackedResult {
   constructor(
     /** The shared rule list the differences apply to. */
     readonly base: readonly ExecutedRuleResult[],
-    /** Pairs `index, rule result`: the positions where the result's rule list differs from `base`. */
-    readonly changes: readonly (number | ExecutedRuleResult)[],
+    /** Triples (see {@link Change}): the positions where the result's rule list differs from `base`. */
+    readonly changes: readonly Change[],
     /** The hit list when it is not derived from the rule list (`null`: derived). */
     readonly hitRules: readonly HitRuleDetails[] | null,
     readonly status: RuleAction,
@@ -29,7 +56,7 @@ export class PackedResult {
 /** A result as kept: as saved, or packed. */
 export type KeptResult = MonitoringResult | PackedResult;
 
-const NO_CHANGES: readonly (number | ExecutedRuleResult)[] = Object.freeze([]);
+const NO_CHANGES: readonly Change[] = Object.freeze([]);
 
 /** Own enumerable keys of `value` counted without allocating. */
 function keyCount(value: object): number {
@@ -74,6 +101,46 @@ function deriveHits(executedRules: readonly ExecutedRuleResult[]): HitRuleDetail
   return Object.freeze(out) as HitRuleDetails[];
 }
 
+/** Whether `rule` has exactly the keys {@link HIT_KEYS}, in that order, `ruleHit: true` and a string description. */
+function hasHitShape(rule: ExecutedRuleResult): boolean {
+  if (rule.ruleHit !== true || typeof rule.ruleDescription !== 'string') return false;
+  let i = 0;
+  for (const key in rule) {
+    if (key !== HIT_KEYS[i]) return false;
+    i += 1;
+  }
+  return i === HIT_KEYS.length;
+}
+
+function sameTemplate(t: HitTemplate, rule: ExecutedRuleResult): boolean {
+  return (
+    t.ruleInstanceId === rule.ruleInstanceId &&
+    t.ruleId === rule.ruleId &&
+    t.ruleName === rule.ruleName &&
+    t.ruleAction === rule.ruleAction &&
+    t.ruleHitMeta === rule.ruleHitMeta &&
+    t.nature === rule.nature &&
+    t.labels === rule.labels &&
+    t.isShadow === rule.isShadow
+  );
+}
+
+/** A rule result with a hit, rebuilt from its template and description (frozen, as the pipeline's are). */
+function hitFrom(t: HitTemplate, ruleDescription: string): ExecutedRuleResult {
+  return Object.freeze({
+    ruleInstanceId: t.ruleInstanceId,
+    ruleId: t.ruleId,
+    ruleName: t.ruleName,
+    ruleDescription,
+    ruleAction: t.ruleAction,
+    ruleHit: true,
+    ruleHitMeta: t.ruleHitMeta,
+    nature: t.nature,
+    labels: t.labels,
+    isShadow: t.isShadow,
+  }) as unknown as ExecutedRuleResult;
+}
+
 /**
  * Packs results for one memory store. It remembers the latest result without hits: the next
  * equal one is kept as that same object, and its rule list is the shared list results with hits
@@ -85,6 +152,22 @@ export interface ResultPacker {
 
 export function createResultPacker(): ResultPacker {
   let lastMiss: MonitoringResult | null = null;
+  const templates = new Map<unknown, HitTemplate[]>();
+
+  /** The template of a hit rule result: one seen before, else a new one (`null` past {@link MAX_TEMPLATES}). */
+  function templateOf(rule: ExecutedRuleResult): HitTemplate | null {
+    let list = templates.get(rule.ruleInstanceId);
+    if (list === undefined) {
+      list = [];
+      templates.set(rule.ruleInstanceId, list);
+    }
+    for (const t of list) if (sameTemplate(t, rule)) return t;
+    if (list.length === MAX_TEMPLATES) return null;
+    const t = new HitTemplate(rule.ruleInstanceId, rule.ruleId, rule.ruleName, rule.ruleAction, rule.ruleHitMeta, rule.nature, rule.labels, rule.isShadow);
+    list.push(t);
+    return t;
+  }
+
   return {
     pack(result) {
       const { executedRules, hitRules, status, riskScoreDetails } = result;
@@ -103,13 +186,19 @@ export function createResultPacker(): ResultPacker {
         let differing = 0;
         for (let i = 0; i < base.length; i++) if (base[i] !== executedRules[i]) differing += 1;
         if (differing * 2 <= base.length) {
-          const changes: (number | ExecutedRuleResult)[] = new Array<number | ExecutedRuleResult>(differing * 2);
+          const changes: Change[] = new Array<Change>(differing * 3);
           let j = 0;
           for (let i = 0; i < base.length; i++) {
             const rule = executedRules[i] as ExecutedRuleResult;
-            if (base[i] !== rule) {
-              changes[j++] = i;
+            if (base[i] === rule) continue;
+            changes[j++] = i;
+            const template = hasHitShape(rule) ? templateOf(rule) : null;
+            if (template === null) {
               changes[j++] = rule;
+              changes[j++] = undefined;
+            } else {
+              changes[j++] = template;
+              changes[j++] = rule.ruleDescription;
             }
           }
           return new PackedResult(base, changes, derivable ? null : hitRules, status, riskScoreDetails);
@@ -128,7 +217,10 @@ export function unpackResult(kept: KeptResult): MonitoringResult {
   const changes = kept.changes;
   if (changes.length > 0) {
     executedRules = kept.base.slice();
-    for (let j = 0; j < changes.length; j += 2) executedRules[changes[j] as number] = changes[j + 1] as ExecutedRuleResult;
+    for (let j = 0; j < changes.length; j += 3) {
+      const rule = changes[j + 1];
+      executedRules[changes[j] as number] = rule instanceof HitTemplate ? hitFrom(rule, changes[j + 2] as string) : (rule as ExecutedRuleResult);
+    }
     Object.freeze(executedRules);
   }
   const hitRules = (kept.hitRules ?? deriveHits(executedRules)) as HitRuleDetails[];

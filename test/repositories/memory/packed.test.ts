@@ -48,11 +48,26 @@ describe('createResultPacker', () => {
     const kept = packer.pack(result);
     expect(kept).toBeInstanceOf(PackedResult);
     expect((kept as PackedResult).base).toBe(misses);
-    expect((kept as PackedResult).changes).toHaveLength(4);
+    const changes = (kept as PackedResult).changes;
+    expect(changes).toHaveLength(6);
+    expect(changes.filter((c) => typeof c === 'string')).toEqual(['Amount 120.00 EUR #1', 'Amount 120.00 EUR #4']);
     const back = unpackResult(kept);
     expect(JSON.stringify(back)).toBe(JSON.stringify(result));
     expect(back.executedRules[0]).toBe(misses[0]);
     expect(Object.isFrozen(back.executedRules) && Object.isFrozen(back.hitRules) && Object.isFrozen(back.hitRules[0])).toBe(true);
+  });
+
+  it('keeps a hit rule result whose keys are not the pipeline\'s as saved', () => {
+    const packer = createResultPacker();
+    packer.pack(missResult());
+    const { labels: _labels, ...withoutLabels } = hit('c', 'no labels').executed as unknown as Record<string, unknown>;
+    const executedRules = [...misses];
+    executedRules[2] = Object.freeze(withoutLabels) as unknown as ExecutedRuleResult;
+    const { ruleHit: _hit, ...details } = withoutLabels;
+    const result: MonitoringResult = { executedRules, hitRules: [details as unknown as HitRuleDetails], status: 'FLAG' };
+    const kept = packer.pack(result) as PackedResult;
+    expect(kept.changes[1]).toBe(executedRules[2]);
+    expect(JSON.stringify(unpackResult(kept))).toBe(JSON.stringify(result));
   });
 
   it('keeps the whole rule list when most rules differ from the shared one, or when none is known yet', () => {
