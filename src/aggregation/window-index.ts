@@ -213,6 +213,23 @@ function valueIn(values: Values | undefined, field: string): string | undefined 
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** Lists of values up to this length are de-duplicated by scanning (no set per query). */
+const SHORT_LIST = 16;
+
+/**
+ * The values of a `countIn` / `sumIn` list, each once (a value listed twice counts once): the list
+ * itself when it is short and has no repeat (the usual few types or states), else a set of it.
+ */
+function distinctListing(values: readonly string[]): readonly string[] | ReadonlySet<string> {
+  if (values.length > SHORT_LIST) return new Set(values);
+  for (let i = 1; i < values.length; i++) if (values.lastIndexOf(values[i] as string, i - 1) >= 0) return new Set(values);
+  return values;
+}
+
+function isListed(listed: readonly string[] | ReadonlySet<string>, value: string): boolean {
+  return Array.isArray(listed) ? (listed as readonly string[]).includes(value) : (listed as ReadonlySet<string>).has(value);
+}
+
 function toBigAmount(amount: number | bigint): bigint {
   return typeof amount === 'bigint' ? amount : BigInt(amount);
 }
@@ -686,44 +703,49 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   private moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
-    const { counts, sums, field } = cursor;
     this.scannedValue += Math.abs(lo - cursor.lo) + Math.abs(hi - cursor.hi);
-    const column = this.column(field);
-    const add = (from: number, to: number): void => {
-      for (let i = from; i < to; i++) {
-        const value = column[i];
-        if (value === undefined) continue;
-        counts.set(value, (counts.get(value) ?? 0) + 1);
-        if (sums !== null) {
-          const amount = this.amountAt(i);
-          if (amount !== null) sums.set(value, (sums.get(value) ?? 0n) + amount);
-        }
-      }
-    };
-    const drop = (from: number, to: number): void => {
-      for (let i = from; i < to; i++) {
-        const value = column[i];
-        if (value === undefined) continue;
-        const left = (counts.get(value) as number) - 1;
-        if (left === 0) {
-          counts.delete(value);
-          sums?.delete(value);
-        } else {
-          counts.set(value, left);
-          if (sums !== null) {
-            const amount = this.amountAt(i);
-            if (amount !== null) sums.set(value, (sums.get(value) as bigint) - amount);
-          }
-        }
-      }
-    };
+    const column = this.column(cursor.field);
     // Grow before shrinking so that counts never go below zero, also for disjoint ranges.
-    if (hi > cursor.hi) add(cursor.hi, hi);
-    if (lo < cursor.lo) add(lo, cursor.lo);
-    if (hi < cursor.hi) drop(hi, cursor.hi);
-    if (lo > cursor.lo) drop(cursor.lo, lo);
+    if (hi > cursor.hi) this.cursorAdd(cursor, column, cursor.hi, hi);
+    if (lo < cursor.lo) this.cursorAdd(cursor, column, lo, cursor.lo);
+    if (hi < cursor.hi) this.cursorDrop(cursor, column, hi, cursor.hi);
+    if (lo > cursor.lo) this.cursorDrop(cursor, column, cursor.lo, lo);
     cursor.lo = lo;
     cursor.hi = hi;
+  }
+
+  /** Tallies the entries at physical [from, to) into a cursor. */
+  private cursorAdd(cursor: DistinctCursor, column: readonly (string | undefined)[], from: number, to: number): void {
+    const { counts, sums } = cursor;
+    for (let i = from; i < to; i++) {
+      const value = column[i];
+      if (value === undefined) continue;
+      counts.set(value, (counts.get(value) ?? 0) + 1);
+      if (sums !== null) {
+        const amount = this.amountAt(i);
+        if (amount !== null) sums.set(value, (sums.get(value) ?? 0n) + amount);
+      }
+    }
+  }
+
+  /** Takes the entries at physical [from, to) out of a cursor's tally. */
+  private cursorDrop(cursor: DistinctCursor, column: readonly (string | undefined)[], from: number, to: number): void {
+    const { counts, sums } = cursor;
+    for (let i = from; i < to; i++) {
+      const value = column[i];
+      if (value === undefined) continue;
+      const left = (counts.get(value) as number) - 1;
+      if (left === 0) {
+        counts.delete(value);
+        sums?.delete(value);
+      } else {
+        counts.set(value, left);
+        if (sums !== null) {
+          const amount = this.amountAt(i);
+          if (amount !== null) sums.set(value, (sums.get(value) as bigint) - amount);
+        }
+      }
+    }
   }
 
   /**
@@ -966,14 +988,11 @@ class ArrayWindowIndex implements WindowIndex {
     }
     const { counts } = this.cursorFor(field, lo, hi);
     const excludedValue = skip < 0 ? undefined : column[skip];
+    const listed = distinctListing(values);
     let n = 0;
-    const seen = new Set<string>();
-    for (const v of values) {
-      if (seen.has(v)) continue;
-      seen.add(v);
-      n += counts.get(v) ?? 0;
-    }
-    if (excludedValue !== undefined && seen.has(excludedValue)) n -= 1;
+    if (Array.isArray(listed)) for (let i = 0; i < listed.length; i++) n += counts.get(listed[i] as string) ?? 0;
+    else for (const v of listed as ReadonlySet<string>) n += counts.get(v) ?? 0;
+    if (excludedValue !== undefined && isListed(listed, excludedValue)) n -= 1;
     return n;
   }
 
@@ -997,17 +1016,14 @@ class ArrayWindowIndex implements WindowIndex {
       return total;
     }
     const sums = this.cursorFor(field, lo, hi, true).sums as Map<string, bigint>;
+    const listed = distinctListing(values);
     let total = 0n;
-    const seen = new Set<string>();
-    for (const v of values) {
-      if (seen.has(v)) continue;
-      seen.add(v);
-      total += sums.get(v) ?? 0n;
-    }
+    if (Array.isArray(listed)) for (let i = 0; i < listed.length; i++) total += sums.get(listed[i] as string) ?? 0n;
+    else for (const v of listed as ReadonlySet<string>) total += sums.get(v) ?? 0n;
     if (skip >= 0) {
       const amount = this.amountAt(skip);
       const excludedValue = column[skip];
-      if (amount !== null && excludedValue !== undefined && seen.has(excludedValue)) total -= amount;
+      if (amount !== null && excludedValue !== undefined && isListed(listed, excludedValue)) total -= amount;
     }
     return total;
   }
@@ -1072,9 +1088,8 @@ class ArrayWindowIndex implements WindowIndex {
     }
     const { counts } = this.cursorFor(field, lo, hi);
     // The cursor holds every entry of the range: take the excluded one out, the extra value in.
-    const live = (value: string) => (counts.get(value) ?? 0) - (value === excludedValue ? 1 : 0);
     let size = excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
-    if (extra !== undefined && live(extra) <= 0) size += 1;
+    if (extra !== undefined && (counts.get(extra) ?? 0) - (extra === excludedValue ? 1 : 0) <= 0) size += 1;
     return size;
   }
 

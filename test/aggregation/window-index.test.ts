@@ -1648,3 +1648,26 @@ describe('per-field value columns', () => {
     }
   });
 });
+
+describe('countIn and sumIn lists', () => {
+  const entries: WindowEntry[] = Array.from({ length: 40 }, (_, i) => ({ id: `e${i}`, timestamp: T0 + i, amount: BigInt(i + 1), values: { cp: `v${i % 7}` } }));
+  const reference = toSeries(entries);
+  const lists = [
+    ['v1', 'v1', 'v2'],
+    ['v3', 'v2', 'v3', 'v3'],
+    Array.from({ length: 30 }, (_, i) => `v${i % 10}`),
+    Array.from({ length: 20 }, (_, i) => `w${i}`).concat(['v4']),
+  ];
+  it.each(lists.map((list) => [list.length, list] as const))('a list of %i values, repeats counted once, over a window long enough for cursors: equal to a scan', (_, list) => {
+    const index = indexOf(entries);
+    for (const [start, end, excludeId] of [
+      [T0, T0 + 39, undefined],
+      [T0 + 5, T0 + 30, 'e11'],
+      [T0 + 6, T0 + 31, 'e12'],
+    ] as const) {
+      const q = { series: 's', key: 'k', start, end, field: 'cp', values: list, excludeId };
+      expect(index.countIn(start, end, 'cp', list, excludeId)).toBe(computeAggregate(reference, { ...q, fn: 'countIn' }));
+      expect(index.sumIn(start, end, 'cp', list, excludeId)).toBe(computeAggregate(reference, { ...q, fn: 'sumIn' }));
+    }
+  });
+});

@@ -12,7 +12,8 @@ import type { AggregateNeed } from '../../rules/types.js';
 export function mergeCurrentContribution(need: AggregateNeed, others: AggregateValue, current: readonly SeriesEntry[]): AggregateValue {
   if (!need.includeCurrent) return others;
   let value = others;
-  for (const e of current) {
+  for (let i = 0; i < current.length; i++) {
+    const e = current[i] as SeriesEntry;
     if (e.series !== need.series || e.key !== need.key || e.timestamp < need.start || e.timestamp > need.end) continue;
     switch (need.fn) {
       case 'count':
