@@ -65,13 +65,27 @@ function keyCount(value: object): number {
   return n;
 }
 
+/** {@link HIT_KEYS} without `ruleHit`: the keys of an entry of the hit list, in order. */
+const HIT_DETAIL_KEYS = HIT_KEYS.filter((key) => key !== 'ruleHit');
+
 /** Whether `hit` is `executed` without its `ruleHit` key: same keys in the same order, same values. */
 function isHitOf(hit: HitRuleDetails, executed: ExecutedRuleResult): boolean {
-  const hitKeys = Object.keys(hit);
+  const h = hit as unknown as Record<string, unknown>;
+  const e = executed as unknown as Record<string, unknown>;
+  if (hasHitShape(executed)) {
+    // The usual shape: compared key by key without listing the keys.
+    let i = 0;
+    for (const key in h) {
+      if (key !== HIT_DETAIL_KEYS[i] || h[key] !== e[key]) return false;
+      i += 1;
+    }
+    return i === HIT_DETAIL_KEYS.length;
+  }
+  const hitKeys = Object.keys(h);
   let i = 0;
-  for (const key of Object.keys(executed)) {
+  for (const key of Object.keys(e)) {
     if (key === 'ruleHit') continue;
-    if (hitKeys[i] !== key || (hit as unknown as Record<string, unknown>)[key] !== (executed as unknown as Record<string, unknown>)[key]) return false;
+    if (hitKeys[i] !== key || h[key] !== e[key]) return false;
     i += 1;
   }
   return i === hitKeys.length;
@@ -89,15 +103,30 @@ function hitsDerivable(executedRules: readonly ExecutedRuleResult[], hitRules: r
   return k === hitRules.length;
 }
 
+/** A hit rule result without `ruleHit`, frozen. */
+function hitDetailsOf(executed: ExecutedRuleResult): HitRuleDetails {
+  if (hasHitShape(executed)) {
+    return Object.freeze({
+      ruleInstanceId: executed.ruleInstanceId,
+      ruleId: executed.ruleId,
+      ruleName: executed.ruleName,
+      ruleDescription: executed.ruleDescription,
+      ruleAction: executed.ruleAction,
+      ruleHitMeta: executed.ruleHitMeta,
+      nature: executed.nature,
+      labels: executed.labels,
+      isShadow: executed.isShadow,
+    }) as HitRuleDetails;
+  }
+  const hit: Record<string, unknown> = {};
+  for (const key of Object.keys(executed)) if (key !== 'ruleHit') hit[key] = (executed as unknown as Record<string, unknown>)[key];
+  return Object.freeze(hit) as unknown as HitRuleDetails;
+}
+
 /** The hit list derived from a rule list: each hit result without `ruleHit`, frozen. */
 function deriveHits(executedRules: readonly ExecutedRuleResult[]): HitRuleDetails[] {
   const out: HitRuleDetails[] = [];
-  for (const executed of executedRules) {
-    if (executed.ruleHit !== true) continue;
-    const hit: Record<string, unknown> = {};
-    for (const key of Object.keys(executed)) if (key !== 'ruleHit') hit[key] = (executed as unknown as Record<string, unknown>)[key];
-    out.push(Object.freeze(hit) as unknown as HitRuleDetails);
-  }
+  for (const executed of executedRules) if (executed.ruleHit === true) out.push(hitDetailsOf(executed));
   return Object.freeze(out) as HitRuleDetails[];
 }
 
@@ -229,6 +258,9 @@ export function unpackResult(kept: KeptResult): MonitoringResult {
   return out;
 }
 
+/** Scratch list of a request's keys (emptied after each use, so it holds no payload's keys). */
+const REQUEST_KEYS: string[] = [];
+
 /**
  * Whether `request` can be rebuilt from `transaction` (see {@link requestOf}): the request has no
  * `transactionState`, and the transaction is the request's keys, in the same order, with the same
@@ -236,15 +268,22 @@ export function unpackResult(kept: KeptResult): MonitoringResult {
  */
 export function requestDerivable(transaction: Transaction, request: Transaction): boolean {
   if (transaction.transactionState !== 'CREATED' || Object.hasOwn(request, 'transactionState')) return false;
-  const requestKeys = Object.keys(request);
+  const requestKeys = REQUEST_KEYS;
+  let n = 0;
+  for (const key in request) if (Object.hasOwn(request, key)) requestKeys[n++] = key;
   let i = 0;
+  let derivable = false;
   for (const key in transaction) {
     if (!Object.hasOwn(transaction, key)) continue;
-    if (i === requestKeys.length) return key === 'transactionState' && i + 1 === keyCount(transaction);
-    if (requestKeys[i] !== key || (transaction as Record<string, unknown>)[key] !== (request as Record<string, unknown>)[key]) return false;
+    if (i === n) {
+      derivable = key === 'transactionState' && i + 1 === keyCount(transaction);
+      break;
+    }
+    if (requestKeys[i] !== key || (transaction as Record<string, unknown>)[key] !== (request as Record<string, unknown>)[key]) break;
     i += 1;
   }
-  return false;
+  requestKeys.length = 0;
+  return derivable;
 }
 
 /** The request of a transaction for which {@link requestDerivable} held: the transaction without `transactionState`. */

@@ -1,5 +1,5 @@
 import type { AggregateStore } from '../../aggregation/aggregate-store.js';
-import type { Transaction } from '../../domain/index.js';
+import type { MonitoringResult, Transaction } from '../../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
 import type { AlertListing, MemoryAlertsAndCases } from './alerts-and-cases.js';
@@ -36,8 +36,21 @@ interface TransactionEntry extends AlertListing {
 /** A stored event as kept: its result packed. */
 type EventEntry = Omit<StoredEvent, 'result'> & { readonly result: KeptResult };
 
-function storedTransactionOf(entry: TransactionEntry): StoredTransaction {
+/**
+ * The latest packed create result a read expanded, and its expansion: an event's outcome carries
+ * that expansion back, and is kept as the packed form again without packing it anew.
+ */
+interface ExpandedResult {
+  kept: KeptResult | null;
+  result: MonitoringResult | null;
+}
+
+function storedTransactionOf(entry: TransactionEntry, expanded: ExpandedResult): StoredTransaction {
   const createResult = unpackResult(entry.createResult);
+  if (createResult !== entry.createResult) {
+    expanded.kept = entry.createResult;
+    expanded.result = createResult;
+  }
   return {
     transaction: entry.transaction,
     request: entry.request ?? requestOf(entry.transaction),
@@ -62,6 +75,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
   /** Listings of transactions a hit names without their being stored (the port allows it). */
   const unstoredListings = new Map<string, AlertListing>();
   const packer = createResultPacker();
+  const expanded: ExpandedResult = { kept: null, result: null };
 
   /** The listing of the transaction a hit names: the saved one's, else the stored or unstored one's. */
   function listingOf(transactionId: string, saved: TransactionEntry): AlertListing {
@@ -79,7 +93,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
   return {
     async getTransaction(id) {
       const entry = transactions.get(id);
-      return entry === undefined ? null : storedTransactionOf(entry);
+      return entry === undefined ? null : storedTransactionOf(entry, expanded);
     },
     async listEvents(id) {
       return (eventsByTransaction.get(id) ?? []).map(storedEventOf);
@@ -106,7 +120,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       // The aggregate store validates every entry before it changes anything, so applying it
       // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
       targets.aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
-      const createResult = packer.pack(saved.createResult);
+      const createResult = saved.createResult === expanded.result ? (expanded.kept as KeptResult) : packer.pack(saved.createResult);
       const latestResult = saved.latestResult === saved.createResult ? createResult : packer.pack(saved.latestResult);
       const request = requestDerivable(saved.transaction, saved.request) ? null : saved.request;
       let entry = existing;
