@@ -7,7 +7,22 @@ import type { Alert, Case, CaseRepository } from '../../engine/repositories.js';
  * than in the alert, whose list grows with every hit.
  */
 export interface AlertListing {
-  listedIn: Alert[] | null;
+  /** The one alert, or the alerts (two or more), that list the transaction; `null`: none. */
+  listedIn: Alert | Alert[] | null;
+}
+
+/** Whether `listing` names `alert`. */
+function lists(listing: AlertListing, alert: Alert): boolean {
+  const listedIn = listing.listedIn;
+  return listedIn === alert || (Array.isArray(listedIn) && listedIn.includes(alert));
+}
+
+/** Adds `alert` to the alerts of `listing`. */
+function addListing(listing: AlertListing, alert: Alert): void {
+  const listedIn = listing.listedIn;
+  if (listedIn === null) listing.listedIn = alert;
+  else if (Array.isArray(listedIn)) listedIn.push(alert);
+  else listing.listedIn = [listedIn, alert];
 }
 
 /** Alerts and cases in memory: the read side of the port, and where an outcome's hits are stored. */
@@ -51,10 +66,8 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
       // The policy appends only to the open alert it was given.
       const alert = open as Alert;
       // A transaction that hits again (after an event) is listed once.
-      const listedIn = listing.listedIn;
-      if (listedIn === null || !listedIn.includes(alert)) {
-        if (listedIn === null) listing.listedIn = [alert];
-        else listedIn.push(alert);
+      if (!lists(listing, alert)) {
+        addListing(listing, alert);
         alert.entityDetails.transactionIds.push(change.transactionId);
       }
       alert.updatedAt = change.at;
@@ -73,8 +86,7 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     }
     alerts.set(change.alert.alertId, change.alert);
     user.byInstance.set(hit.instanceId, change.alert);
-    if (listing.listedIn === null) listing.listedIn = [change.alert];
-    else listing.listedIn.push(change.alert);
+    addListing(listing, change.alert);
   }
 
   const repository: CaseRepository = {

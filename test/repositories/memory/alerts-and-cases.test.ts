@@ -95,4 +95,22 @@ describe('createMemoryAlertsAndCases', () => {
     ]);
     expect((await store.repository.listCases()).map((c) => c.alertIds)).toEqual([['A-t-1'], ['A-t-2']]);
   });
+
+  it('lists a transaction hit by three instances once in each of their alerts, however often it hits again', async () => {
+    const store = createStore();
+    const of = (instanceId: string, transactionId: string): AlertHit => ({ ...hit(transactionId), instanceId, ruleDetails: { ...hit(transactionId).ruleDetails, instanceId }, newAlertId: `A-${instanceId}-${transactionId}` });
+    for (const instanceId of ['ri-1', 'ri-2', 'ri-3']) store.applyAlertHit(of(instanceId, 't-0'), T);
+    for (let round = 1; round <= 2; round++) {
+      for (const instanceId of ['ri-1', 'ri-2', 'ri-3']) {
+        store.applyAlertHit(of(instanceId, 't-1'), T + round);
+        store.applyAlertHit(of(instanceId, 't-0'), T + round);
+      }
+    }
+    const alerts = await store.repository.listAlerts();
+    expect(alerts.map((a) => [a.ruleDetails.instanceId, a.entityDetails.transactionIds])).toEqual([
+      ['ri-1', ['t-0', 't-1']],
+      ['ri-2', ['t-0', 't-1']],
+      ['ri-3', ['t-0', 't-1']],
+    ]);
+  });
 });
