@@ -9,9 +9,7 @@
  *
  * Entries live in parallel arrays of plain values sorted by (timestamp, id): timestamps, ids,
  * amounts, prefix sums of the amounts and prefix counts of the entries that have one (and each
- * entry's `values`, once any entry had some). Each field a distinct count, `countIn` or `sumIn`
- * reads gets a column of its own, the entries' values of that field as a plain array (built on
- * the first such query, then kept in step), so those queries never read a `values` object. Amounts and prefix sums are plain numbers while all
+ * entry's `values`, once any entry had some). Amounts and prefix sums are plain numbers while all
  * of them lie within ±2^52, where doubles are exact integers; the first one beyond switches the
  * index to bigints for good. Held ids are a Set while there are at most 64 (an entry is then found
  * by a scan back from the newest one: updated and excluded entries are almost always recent) and
@@ -25,7 +23,7 @@
  * | `upsert` out of order, replacing an entry, `remove` | O(d): d = entries after the touched position (prefixes are recomputed from there); small in practice since late arrivals and updates are recent |
  * | the switch to bigints (once per index, when an amount or a prefix sum passes ±2^52) | O(n) |
  * | `min`, `max` | O(B + k/B), k = entries in the range, B = 64: block summaries of 64 entries, computed lazily on the first min/max query, so keys never asked for min/max pay nothing |
- * | `distinctCount` | ranges under 8 entries: a scan of the field's column. Larger ranges: up to 8 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a change of an entry (insert, replace, remove) updates every cursor in O(1) each, so an event on a recent transaction never makes the next count rescan its window; a cursor is rebuilt (O(k)) only when moving it would cost more than rescanning |
+ * | `distinctCount` | ranges under 8 entries: a scan. Larger ranges: up to 8 cursors per index keep a multiset of the values of a previous range and move their boundaries, so the common "window slides forward" pattern costs O(entries entering + leaving); a change of an entry (insert, replace, remove) updates every cursor in O(1) each, so an event on a recent transaction never makes the next count rescan its window; a cursor is rebuilt (O(k)) only when moving it would cost more than rescanning |
  * | `countIn` | as `distinctCount` (same cursors), plus O(\|values\|) |
  * | `sumIn` | as `countIn`; its cursors also keep a per-value sum of the amounts (a cursor with sums serves counts too, one without is not used for sums) |
  * | `lastAmountCount` | O(log n): the last `limit` entries are a position range, answered from the prefixes |
@@ -195,6 +193,8 @@ const BIG_LIMIT = 2n ** 52n;
 const NEGATIVE_BIG_LIMIT = -BIG_LIMIT;
 /** Window starts whose positions an index remembers between changes. */
 const EDGE_MEMO = 4;
+/** Indexes with fewer entries find window starts by binary search every time (a few steps). */
+const EDGE_MEMO_MIN = 32;
 /** Past this many held ids an index finds entries by id through a Map id → timestamp; below, by a short scan. */
 const ID_MAP_MIN = 64;
 
@@ -255,11 +255,6 @@ class ArrayWindowIndex implements WindowIndex {
   private pc: number[] = [0];
   // Each entry's `values`, or null while no entry had any.
   private vals: (Values | undefined)[] | null = null;
-  // Per field a distinct count, `countIn` or `sumIn` has read: the fields named, and for each a
-  // column of every physical position's non-empty value of it (else undefined), kept in step with
-  // the arrays. Queries read these plain arrays instead of the `values` objects, whose shapes vary.
-  private colFields: string[] = [];
-  private cols: (string | undefined)[][] = [];
   private head = 0;
   // Held ids: a Set while few (an entry is then found by a short scan), a Map id → timestamp past ID_MAP_MIN.
   private idSet: Set<string> | null = new Set();
@@ -268,9 +263,12 @@ class ArrayWindowIndex implements WindowIndex {
   private memoId: string | undefined = undefined;
   private memoPos = -1;
   // Window edges found by queries since the last change (the queries of one transaction share
-  // their windows' starts): up to EDGE_MEMO start timestamps and their lowerBound positions.
-  private edgeT: number[] = [];
-  private edgePos: number[] = [];
+  // their windows' starts): the first `edgeCount` of up to EDGE_MEMO start timestamps and their
+  // lowerBound positions (a change only resets the count: the arrays keep their storage). Only
+  // indexes of EDGE_MEMO_MIN entries or more keep them (most keys hold a few entries).
+  private edgeT: number[] | null = null;
+  private edgePos: number[] | null = null;
+  private edgeCount = 0;
   private edgeNext = 0;
   // Lazy min/max summaries of full blocks [b·BLOCK, (b+1)·BLOCK); valid for b < validBlocks.
   private blockMin: StoredAmount[] = [];
@@ -297,13 +295,21 @@ class ArrayWindowIndex implements WindowIndex {
 
   /** {@link lowerBound} for a query's window start, remembered until the next change. */
   private startOf(t: number): number {
-    const edges = this.edgeT;
-    for (let i = 0; i < edges.length; i++) if (edges[i] === t) return this.edgePos[i] as number;
+    let edges = this.edgeT;
+    if (edges === null) {
+      if (this.ts.length - this.head < EDGE_MEMO_MIN) return this.lowerBound(t);
+      edges = this.edgeT = new Array<number>(EDGE_MEMO).fill(0);
+      this.edgePos = new Array<number>(EDGE_MEMO).fill(0);
+    }
+    const known = this.edgeCount;
+    const positions = this.edgePos as number[];
+    for (let i = 0; i < known; i++) if (edges[i] === t) return positions[i] as number;
     const position = this.lowerBound(t);
     const slot = this.edgeNext;
     edges[slot] = t;
-    this.edgePos[slot] = position;
+    positions[slot] = position;
     this.edgeNext = slot + 1 === EDGE_MEMO ? 0 : slot + 1;
+    if (known < EDGE_MEMO) this.edgeCount = known + 1;
     return position;
   }
 
@@ -404,11 +410,8 @@ class ArrayWindowIndex implements WindowIndex {
   private changed(): void {
     this.memoId = undefined;
     this.memoPos = -1;
-    if (this.edgeT.length > 0) {
-      this.edgeT.length = 0;
-      this.edgePos.length = 0;
-      this.edgeNext = 0;
-    }
+    this.edgeCount = 0;
+    this.edgeNext = 0;
   }
 
   private hasAmountAt(i: number): boolean {
@@ -586,7 +589,6 @@ class ArrayWindowIndex implements WindowIndex {
     this.putAmount(position, amount, true);
     if (values !== undefined) this.keepValues(this.ts.length - 1);
     if (this.vals !== null) this.vals.splice(position, 0, values);
-    for (let c = 0; c < this.cols.length; c++) (this.cols[c] as (string | undefined)[]).splice(position, 0, valueIn(values, this.colFields[c] as string));
   }
 
   private removeAt(position: number): void {
@@ -596,7 +598,6 @@ class ArrayWindowIndex implements WindowIndex {
     if (this.bigAmt !== null) this.bigAmt.splice(position, 1);
     else this.amt.splice(position, 1);
     if (this.vals !== null) this.vals.splice(position, 1);
-    for (let c = 0; c < this.cols.length; c++) (this.cols[c] as (string | undefined)[]).splice(position, 1);
   }
 
   private ensureBlocks(): void {
@@ -686,39 +687,26 @@ class ArrayWindowIndex implements WindowIndex {
     return { from: Math.max(lo, from), to, skip };
   }
 
-  /**
-   * The column of `field`: every physical position's non-empty value of it, else undefined. Built
-   * (O(n)) on the first query reading the field; kept in step with every change after that.
-   */
-  private column(field: string): readonly (string | undefined)[] {
-    const fields = this.colFields;
-    for (let c = 0; c < fields.length; c++) if (fields[c] === field) return this.cols[c] as (string | undefined)[];
-    const n = this.ts.length;
-    const column = new Array<string | undefined>(n);
-    const vals = this.vals;
-    for (let i = 0; i < n; i++) column[i] = vals === null ? undefined : valueIn(vals[i], field);
-    fields.push(field);
-    this.cols.push(column);
-    return column;
+  private distinctValue(i: number, field: string): string | undefined {
+    return valueIn(this.vals?.[i], field);
   }
 
   private moveCursor(cursor: DistinctCursor, lo: number, hi: number): void {
     this.scannedValue += Math.abs(lo - cursor.lo) + Math.abs(hi - cursor.hi);
-    const column = this.column(cursor.field);
     // Grow before shrinking so that counts never go below zero, also for disjoint ranges.
-    if (hi > cursor.hi) this.cursorAdd(cursor, column, cursor.hi, hi);
-    if (lo < cursor.lo) this.cursorAdd(cursor, column, lo, cursor.lo);
-    if (hi < cursor.hi) this.cursorDrop(cursor, column, hi, cursor.hi);
-    if (lo > cursor.lo) this.cursorDrop(cursor, column, cursor.lo, lo);
+    if (hi > cursor.hi) this.cursorAdd(cursor, cursor.hi, hi);
+    if (lo < cursor.lo) this.cursorAdd(cursor, lo, cursor.lo);
+    if (hi < cursor.hi) this.cursorDrop(cursor, hi, cursor.hi);
+    if (lo > cursor.lo) this.cursorDrop(cursor, cursor.lo, lo);
     cursor.lo = lo;
     cursor.hi = hi;
   }
 
   /** Tallies the entries at physical [from, to) into a cursor. */
-  private cursorAdd(cursor: DistinctCursor, column: readonly (string | undefined)[], from: number, to: number): void {
-    const { counts, sums } = cursor;
+  private cursorAdd(cursor: DistinctCursor, from: number, to: number): void {
+    const { counts, sums, field } = cursor;
     for (let i = from; i < to; i++) {
-      const value = column[i];
+      const value = this.distinctValue(i, field);
       if (value === undefined) continue;
       counts.set(value, (counts.get(value) ?? 0) + 1);
       if (sums !== null) {
@@ -729,10 +717,10 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   /** Takes the entries at physical [from, to) out of a cursor's tally. */
-  private cursorDrop(cursor: DistinctCursor, column: readonly (string | undefined)[], from: number, to: number): void {
-    const { counts, sums } = cursor;
+  private cursorDrop(cursor: DistinctCursor, from: number, to: number): void {
+    const { counts, sums, field } = cursor;
     for (let i = from; i < to; i++) {
-      const value = column[i];
+      const value = this.distinctValue(i, field);
       if (value === undefined) continue;
       const left = (counts.get(value) as number) - 1;
       if (left === 0) {
@@ -796,7 +784,6 @@ class ArrayWindowIndex implements WindowIndex {
     const baseCount = this.pc[head] as number;
     this.pc = this.pc.slice(head).map((c) => c - baseCount);
     if (this.vals !== null) this.vals = this.vals.slice(head);
-    for (let c = 0; c < this.cols.length; c++) this.cols[c] = (this.cols[c] as (string | undefined)[]).slice(head);
     this.head = 0;
     this.validBlocks = 0;
     // pruneBefore dropped the cursors over pruned positions; the others move with their entries.
@@ -863,7 +850,6 @@ class ArrayWindowIndex implements WindowIndex {
         this.pc.push(amount === null ? c : c + 1);
         if (values !== undefined) this.keepValues(n);
         if (this.vals !== null) this.vals.push(values);
-        for (let c = 0; c < this.cols.length; c++) (this.cols[c] as (string | undefined)[]).push(valueIn(values, this.colFields[c] as string));
         return;
       }
       const position = this.slotOf(timestamp, id);
@@ -891,7 +877,6 @@ class ArrayWindowIndex implements WindowIndex {
       this.putAmount(old, amount, false);
       if (values !== undefined) this.keepValues(n);
       if (this.vals !== null) this.vals[old] = values;
-      for (let c = 0; c < this.cols.length; c++) (this.cols[c] as (string | undefined)[])[old] = valueIn(values, this.colFields[c] as string);
       this.touchFrom(old);
       return;
     }
@@ -975,19 +960,18 @@ class ArrayWindowIndex implements WindowIndex {
     const hi = this.upperBound(end);
     if (hi <= lo || values.length === 0) return 0;
     const skip = this.excludedIn(lo, hi, excludeId);
-    const column = this.column(field);
     if (hi - lo < CURSOR_MIN_RANGE) {
       this.scannedValue += hi - lo;
       let n = 0;
       for (let i = lo; i < hi; i++) {
         if (i === skip) continue;
-        const value = column[i];
+        const value = this.distinctValue(i, field);
         if (value !== undefined && values.includes(value)) n += 1;
       }
       return n;
     }
     const { counts } = this.cursorFor(field, lo, hi);
-    const excludedValue = skip < 0 ? undefined : column[skip];
+    const excludedValue = skip < 0 ? undefined : this.distinctValue(skip, field);
     const listed = distinctListing(values);
     let n = 0;
     if (Array.isArray(listed)) for (let i = 0; i < listed.length; i++) n += counts.get(listed[i] as string) ?? 0;
@@ -1001,13 +985,12 @@ class ArrayWindowIndex implements WindowIndex {
     const hi = this.upperBound(end);
     if (hi <= lo || values.length === 0) return 0n;
     const skip = this.excludedIn(lo, hi, excludeId);
-    const column = this.column(field);
     if (hi - lo < CURSOR_MIN_RANGE) {
       this.scannedValue += hi - lo;
       let total = 0n;
       for (let i = lo; i < hi; i++) {
         if (i === skip) continue;
-        const value = column[i];
+        const value = this.distinctValue(i, field);
         if (value === undefined || !values.includes(value)) continue;
         const amount = this.amountAt(i);
         if (amount === null) continue;
@@ -1022,7 +1005,7 @@ class ArrayWindowIndex implements WindowIndex {
     else for (const v of listed as ReadonlySet<string>) total += sums.get(v) ?? 0n;
     if (skip >= 0) {
       const amount = this.amountAt(skip);
-      const excludedValue = column[skip];
+      const excludedValue = this.distinctValue(skip, field);
       if (amount !== null && excludedValue !== undefined && isListed(listed, excludedValue)) total -= amount;
     }
     return total;
@@ -1059,16 +1042,16 @@ class ArrayWindowIndex implements WindowIndex {
    * `extra` counted in: each value is compared with the ones before it (a few dozen comparisons at
    * most), which allocates nothing — a set per query was a large share of the allocations.
    */
-  private distinctInShortRange(lo: number, hi: number, column: readonly (string | undefined)[], skip: number, extra: string | undefined): number {
+  private distinctInShortRange(lo: number, hi: number, field: string, skip: number, extra: string | undefined): number {
     let size = 0;
     let extraSeen = extra === undefined;
     for (let i = lo; i < hi; i++) {
       if (i === skip) continue;
-      const value = column[i];
+      const value = this.distinctValue(i, field);
       if (value === undefined) continue;
       if (value === extra) extraSeen = true;
       let repeated = false;
-      for (let j = lo; j < i && !repeated; j++) repeated = j !== skip && column[j] === value;
+      for (let j = lo; j < i && !repeated; j++) repeated = j !== skip && this.distinctValue(j, field) === value;
       if (!repeated) size += 1;
     }
     return extraSeen ? size : size + 1;
@@ -1080,11 +1063,10 @@ class ArrayWindowIndex implements WindowIndex {
     const extra = includeValue !== undefined && includeValue !== '' ? includeValue : undefined;
     if (hi <= lo) return extra === undefined ? 0 : 1;
     const skip = this.excludedIn(lo, hi, excludeId);
-    const column = this.column(field);
-    const excludedValue = skip < 0 ? undefined : column[skip];
+    const excludedValue = skip < 0 ? undefined : this.distinctValue(skip, field);
     if (hi - lo < CURSOR_MIN_RANGE) {
       this.scannedValue += hi - lo;
-      return this.distinctInShortRange(lo, hi, column, skip, extra);
+      return this.distinctInShortRange(lo, hi, field, skip, extra);
     }
     const { counts } = this.cursorFor(field, lo, hi);
     // The cursor holds every entry of the range: take the excluded one out, the extra value in.

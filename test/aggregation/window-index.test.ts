@@ -1597,7 +1597,7 @@ describe('edge cases', () => {
   });
 });
 
-describe('per-field value columns', () => {
+describe('several fields of one index', () => {
   test.prop([
     fc.array(
       fc.record({

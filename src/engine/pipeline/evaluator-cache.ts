@@ -57,11 +57,14 @@ export interface InstanceCache {
   readonly instance: RuleInstance;
   readonly levels: Partial<Record<RiskLevel, LevelSlot>>;
   readonly counters: readonly [CounterIncrement, CounterIncrement];
-  /**
-   * Per need of the instance's last searched plan, the position in the plan's distinct needs of
-   * the earlier equal need (−1 when none); `null` before the first plan with needs. The planner's.
-   */
-  needMatches: number[] | null;
+  /** By number of needs planned, where the planner last found their equals (see {@link NeedMatches}). */
+  readonly needMatches: (NeedMatches | undefined)[];
+}
+
+/** For an instance's plans with one number of needs: where each need's equal was last found. */
+export interface NeedMatches {
+  /** Per need, the position in the plan's distinct needs of the earlier equal need (−1 when none). */
+  readonly positions: number[];
   /** Plans left before the planner searches for equal needs afresh. */
   plansUntilSearch: number;
 }
@@ -79,8 +82,7 @@ export function newCache(prepared: PreparedInstance): InstanceCache {
     instance: prepared.instance,
     levels: {},
     counters: [Object.freeze({ instanceId: id, runs: 1, hits: 0 }), Object.freeze({ instanceId: id, runs: 1, hits: 1 })],
-    needMatches: null,
-    plansUntilSearch: 0,
+    needMatches: [],
   };
 }
 

@@ -175,23 +175,24 @@ const MATCH_SEARCH_PERIOD = 64;
 /**
  * Adds an instance's needs to the distinct needs `all`, and their positions there to `positions`.
  * Which earlier need equals each of an instance's needs is searched for among all of them (a
- * quadratic scan) only on the instance's first plan, when its number of needs changes and every
- * {@link MATCH_SEARCH_PERIOD} plans; in between, each need is compared with the position its equal
- * had last time only (the same instances give the same needs transaction after transaction). A
- * need whose equal is not found is asked twice: never a wrong answer, only a lost saving.
+ * quadratic scan) only on the instance's first plan with that many needs and every
+ * {@link MATCH_SEARCH_PERIOD} such plans; in between, each need is compared with the position its
+ * equal had last time only (the same instances give the same needs transaction after transaction;
+ * an instance whose number of needs varies, e.g. with the sides a transaction has, keeps the
+ * matches of each number apart). A need whose equal is not found is asked twice: never a wrong
+ * answer, only a lost saving.
  */
 function placeNeeds(needs: readonly AggregateNeed[], cache: InstanceCache, all: AggregateNeed[], positions: number[]): void {
-  let matches = cache.needMatches;
-  const search = matches === null || matches.length !== needs.length || --cache.plansUntilSearch <= 0;
-  if (search) {
-    if (matches === null || matches.length !== needs.length) {
-      matches = new Array<number>(needs.length).fill(-1);
-      cache.needMatches = matches;
-    }
-    cache.plansUntilSearch = MATCH_SEARCH_PERIOD;
+  const n = needs.length;
+  let known = cache.needMatches[n];
+  if (known === undefined) {
+    known = { positions: new Array<number>(n).fill(-1), plansUntilSearch: 0 };
+    cache.needMatches[n] = known;
   }
-  const known = matches as number[];
-  for (let j = 0; j < needs.length; j++) {
+  const search = --known.plansUntilSearch < 0;
+  if (search) known.plansUntilSearch = MATCH_SEARCH_PERIOD - 1;
+  const matches = known.positions;
+  for (let j = 0; j < n; j++) {
     const need = needs[j] as AggregateNeed;
     let at = -1;
     if (search) {
@@ -201,9 +202,9 @@ function placeNeeds(needs: readonly AggregateNeed[], cache: InstanceCache, all: 
           break;
         }
       }
-      known[j] = at;
+      matches[j] = at;
     } else {
-      const hint = known[j] as number;
+      const hint = matches[j] as number;
       if (hint >= 0 && hint < all.length && sameNeed(all[hint] as AggregateNeed, need)) at = hint;
     }
     if (at < 0) {
