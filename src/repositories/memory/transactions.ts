@@ -76,6 +76,8 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
   const unstoredListings = new Map<string, AlertListing>();
   const packer = createResultPacker();
   const expanded: ExpandedResult = { kept: null, result: null };
+  /** The latest transaction read and the record built for it; forgotten when that transaction is saved. */
+  const lastRead: { entry: TransactionEntry | null; stored: StoredTransaction | null } = { entry: null, stored: null };
 
   /** The listing of the transaction a hit names: the saved one's, else the stored or unstored one's. */
   function listingOf(transactionId: string, saved: TransactionEntry): AlertListing {
@@ -93,7 +95,14 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
   return {
     async getTransaction(id) {
       const entry = transactions.get(id);
-      return entry === undefined ? null : storedTransactionOf(entry, expanded);
+      if (entry === undefined) return null;
+      // An event reads its transaction twice (for its users, then under their locks): the second
+      // read of an unchanged transaction returns the record the first one built.
+      if (lastRead.entry === entry && lastRead.stored !== null) return lastRead.stored;
+      const stored = storedTransactionOf(entry, expanded);
+      lastRead.entry = entry;
+      lastRead.stored = stored;
+      return stored;
     },
     async listEvents(id) {
       return (eventsByTransaction.get(id) ?? []).map(storedEventOf);
@@ -138,6 +147,10 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
         unstoredListings.delete(id);
         transactions.set(id, entry);
       } else {
+        if (lastRead.entry === entry) {
+          lastRead.entry = null;
+          lastRead.stored = null;
+        }
         entry.transaction = saved.transaction;
         entry.request = request;
         entry.createResult = createResult;
