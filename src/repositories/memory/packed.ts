@@ -258,9 +258,6 @@ export function unpackResult(kept: KeptResult): MonitoringResult {
   return out;
 }
 
-/** Scratch list of a request's keys (emptied after each use, so it holds no payload's keys). */
-const REQUEST_KEYS: string[] = [];
-
 /**
  * Whether `request` can be rebuilt from `transaction` (see {@link requestOf}): the request has no
  * `transactionState`, and the transaction is the request's keys, in the same order, with the same
@@ -268,9 +265,8 @@ const REQUEST_KEYS: string[] = [];
  */
 export function requestDerivable(transaction: Transaction, request: Transaction): boolean {
   if (transaction.transactionState !== 'CREATED' || Object.hasOwn(request, 'transactionState')) return false;
-  const requestKeys = REQUEST_KEYS;
-  let n = 0;
-  for (const key in request) if (Object.hasOwn(request, key)) requestKeys[n++] = key;
+  const requestKeys = Object.keys(request);
+  const n = requestKeys.length;
   let i = 0;
   let derivable = false;
   for (const key in transaction) {
@@ -282,7 +278,6 @@ export function requestDerivable(transaction: Transaction, request: Transaction)
     if (requestKeys[i] !== key || (transaction as Record<string, unknown>)[key] !== (request as Record<string, unknown>)[key]) break;
     i += 1;
   }
-  requestKeys.length = 0;
   return derivable;
 }
 
