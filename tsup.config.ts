@@ -1,7 +1,13 @@
 import { defineConfig, type Options } from 'tsup';
 
 const library: Options = {
-  entry: { index: 'src/index.ts', internals: 'src/internals.ts', testing: 'src/testing/index.ts', http: 'src/http/index.ts', postgres: 'src/postgres/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    internals: 'src/internals.ts',
+    testing: 'src/testing/index.ts',
+    http: 'src/http/index.ts',
+    postgres: 'src/postgres/index.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   clean: false,

@@ -76,7 +76,7 @@ function createAccounts(rand, count) {
       bic: `BANK${home.country}2XXXX`,
       // Roles: a few collection hubs (fan-in), distributors (fan-out), structurers and pass-through accounts.
       role: r < 0.01 ? 'hub' : r < 0.02 ? 'distributor' : r < 0.03 ? 'structurer' : r < 0.05 ? 'passThrough' : 'regular',
-      weight: 1 / (i % 500 + 20),
+      weight: 1 / ((i % 500) + 20),
       payees: [],
     });
   }
@@ -308,7 +308,17 @@ export function createAmlInstanceConfigs(options = {}) {
           excludePeriod1: true,
         },
       },
-      { ruleId: 'R-131', parameters: { multiplierThreshold: 3, timeWindow1: DAY(1), timeWindow2: DAY(7), checkSender: 'all', checkReceiver: 'all', minTransactionsInTimeWindow1: 5 } },
+      {
+        ruleId: 'R-131',
+        parameters: {
+          multiplierThreshold: 3,
+          timeWindow1: DAY(1),
+          timeWindow2: DAY(7),
+          checkSender: 'all',
+          checkReceiver: 'all',
+          minTransactionsInTimeWindow1: 5,
+        },
+      },
       {
         ruleId: 'R-41',
         parameters: {
@@ -322,8 +332,22 @@ export function createAmlInstanceConfigs(options = {}) {
         ruleNameAlias: 'Pass-through',
         logic: { and: [{ '>': [{ var: 'agg.received7' }, 10000] }, { '>=': [{ var: 'agg.sent7' }, { '*': [0.9, { var: 'agg.received7' }] }] }] },
         logicAggregationVariables: [
-          { key: 'received7', aggregationFunc: 'SUM', aggregationFieldKey: 'amount', userDirection: 'SENDER', transactionDirection: 'RECEIVING', timeWindow: { start: DAY(7), end: { units: 0, granularity: 'now' } } },
-          { key: 'sent7', aggregationFunc: 'SUM', aggregationFieldKey: 'amount', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: { start: DAY(7), end: { units: 0, granularity: 'now' } } },
+          {
+            key: 'received7',
+            aggregationFunc: 'SUM',
+            aggregationFieldKey: 'amount',
+            userDirection: 'SENDER',
+            transactionDirection: 'RECEIVING',
+            timeWindow: { start: DAY(7), end: { units: 0, granularity: 'now' } },
+          },
+          {
+            key: 'sent7',
+            aggregationFunc: 'SUM',
+            aggregationFieldKey: 'amount',
+            userDirection: 'SENDER',
+            transactionDirection: 'SENDING',
+            timeWindow: { start: DAY(7), end: { units: 0, granularity: 'now' } },
+          },
         ],
       },
       {
@@ -349,15 +373,36 @@ export function createAmlInstanceConfigs(options = {}) {
         ruleNameAlias: 'Fan-out',
         logic: { '>': [{ var: 'agg.payees' }, 40] },
         logicAggregationVariables: [
-          { key: 'payees', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: 'destinationUserId', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: { start: DAY(30), end: { units: 0, granularity: 'now' } } },
+          {
+            key: 'payees',
+            aggregationFunc: 'UNIQUE_COUNT',
+            aggregationFieldKey: 'destinationUserId',
+            userDirection: 'SENDER',
+            transactionDirection: 'SENDING',
+            timeWindow: { start: DAY(30), end: { units: 0, granularity: 'now' } },
+          },
         ],
       },
       {
         ruleNameAlias: 'Amount spike',
         logic: { and: [{ '>': [{ var: 'agg.max30' }, 5000] }, { '>': [{ var: 'agg.max30' }, { '*': [10, { var: 'agg.avg30' }] }] }] },
         logicAggregationVariables: [
-          { key: 'max30', aggregationFunc: 'MAX', aggregationFieldKey: 'amount', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: { start: DAY(30), end: { units: 0, granularity: 'now' } } },
-          { key: 'avg30', aggregationFunc: 'AVG', aggregationFieldKey: 'amount', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: { start: DAY(30), end: { units: 0, granularity: 'now' } } },
+          {
+            key: 'max30',
+            aggregationFunc: 'MAX',
+            aggregationFieldKey: 'amount',
+            userDirection: 'SENDER',
+            transactionDirection: 'SENDING',
+            timeWindow: { start: DAY(30), end: { units: 0, granularity: 'now' } },
+          },
+          {
+            key: 'avg30',
+            aggregationFunc: 'AVG',
+            aggregationFieldKey: 'amount',
+            userDirection: 'SENDER',
+            transactionDirection: 'SENDING',
+            timeWindow: { start: DAY(30), end: { units: 0, granularity: 'now' } },
+          },
         ],
       },
     ],

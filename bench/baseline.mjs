@@ -180,7 +180,8 @@ function requestError(code, message) {
 function windowOf(tw) {
   const plural = tw.units === 1 ? '' : 's';
   if (tw.granularity === 'hour') return { start: (t) => t - tw.units * HOUR_MS, text: `${tw.units} hour${plural}`, lengthMs: tw.units * HOUR_MS };
-  if (tw.granularity === 'day' && tw.rollingBasis) return { start: (t) => t - tw.units * DAY_MS, text: `${tw.units} day${plural}`, lengthMs: tw.units * DAY_MS };
+  if (tw.granularity === 'day' && tw.rollingBasis)
+    return { start: (t) => t - tw.units * DAY_MS, text: `${tw.units} day${plural}`, lengthMs: tw.units * DAY_MS };
   if (tw.granularity === 'month' && !tw.rollingBasis && tw.units === 1) {
     const cache = { from: 0, to: -1 };
     const start = (t) => {
@@ -282,7 +283,10 @@ export function createBaseline(pkg, configs, options = {}) {
           if (entry === undefined) {
             const resolve = (cents) => resolveThreshold(thresholds, cents * 1_000_000n, currency, money, 0);
             const max = resolve(10n ** 15n);
-            entry = max === null ? { minCents: Infinity, text: '' } : { minCents: Number(smallest((c) => atOrAbove(resolve(c)), 10n ** 15n)), text: formatMoney(max.threshold, max.currency) };
+            entry =
+              max === null
+                ? { minCents: Infinity, text: '' }
+                : { minCents: Number(smallest((c) => atOrAbove(resolve(c)), 10n ** 15n)), text: formatMoney(max.threshold, max.currency) };
             perCurrency.set(currency, entry);
           }
           return entry;
@@ -292,7 +296,10 @@ export function createBaseline(pkg, configs, options = {}) {
           if (d === undefined) return null;
           const e = forCurrency(d.transactionCurrency);
           if (c.originCents < e.minCents) return null;
-          return { dirs: 3, text: `Transaction amount is ${formatMoney(toScaled(d.transactionAmount), d.transactionCurrency)}, at or above the threshold of ${e.text}.` };
+          return {
+            dirs: 3,
+            text: `Transaction amount is ${formatMoney(toScaled(d.transactionAmount), d.transactionCurrency)}, at or above the threshold of ${e.text}.`,
+          };
         };
       }
       case 'R-14': {
@@ -487,13 +494,18 @@ export function createBaseline(pkg, configs, options = {}) {
           const total = sumIn(c.pair, start, c.at, c.pairOwn) + c.originEntry.amt;
           if (total < minTotal) return null;
           const r = resolveThreshold(thresholds, BigInt(total), base, money, c.at);
-          return { dirs: ORIGIN | DESTINATION, text: `The sender sent ${formatMoney(r.amount, r.currency)} to this receiver in ${w.text}, at or above ${formatMoney(r.threshold, r.currency)}.` };
+          return {
+            dirs: ORIGIN | DESTINATION,
+            text: `The sender sent ${formatMoney(r.amount, r.currency)} to this receiver in ${w.text}, at or above ${formatMoney(r.threshold, r.currency)}.`,
+          };
         };
       }
       case 'R-27': {
         keeps.sending = keeps.receiving = true;
         if (p.checkSender !== 'sending' || p.checkReceiver !== 'receiving' || p.excludePeriod1 !== true || p.multiplierThreshold.currency !== base) {
-          throw new Error('baseline: R-27 is written for the sender\'s sent and the receiver\'s received transactions, excludePeriod1, a multiplier in the base currency');
+          throw new Error(
+            "baseline: R-27 is written for the sender's sent and the receiver's received transactions, excludePeriod1, a multiplier in the base currency",
+          );
         }
         const w1 = windowOf(p.period1);
         const w2 = windowOf(p.period2);
@@ -573,7 +585,8 @@ export function createBaseline(pkg, configs, options = {}) {
       }
       case 'R-41': {
         keeps.sending = keeps.receiving = true;
-        if (p.outflow3dsDonePercentageThreshold !== undefined || p.inflow3dsDonePercentageThreshold !== undefined) throw new Error('baseline: R-41 is written without 3DS guards');
+        if (p.outflow3dsDonePercentageThreshold !== undefined || p.inflow3dsDonePercentageThreshold !== undefined)
+          throw new Error('baseline: R-41 is written without 3DS guards');
         const w = windowOf(p.timeWindow);
         const outTypes = new Set(p.outflowTransactionTypes);
         const inTypes = new Set(p.inflowTransactionTypes);
@@ -685,7 +698,9 @@ export function createBaseline(pkg, configs, options = {}) {
           if (!sender(c)) return { payees: 0 };
           const seen = new Set();
           const s = c.sending;
-          if (s !== null) for (let i = lowerBound(s.ts, c.at - 30 * DAY_MS); i < s.ts.length && s.ts[i] <= c.at; i++) if (i !== c.sendingOwn && s.cp[i] !== undefined) seen.add(s.cp[i]);
+          if (s !== null)
+            for (let i = lowerBound(s.ts, c.at - 30 * DAY_MS); i < s.ts.length && s.ts[i] <= c.at; i++)
+              if (i !== c.sendingOwn && s.cp[i] !== undefined) seen.add(s.cp[i]);
           if (c.d !== undefined) seen.add(c.d);
           return { payees: seen.size };
         };
@@ -900,7 +915,13 @@ export function createBaseline(pkg, configs, options = {}) {
     }
     if (c.pairKey !== undefined) putEntry(c.pair ?? seriesOf(pairs, c.pairKey), c.pairOwn, at, id, c.originEntry);
     if (c.payDestKey !== undefined) {
-      const e = { amt: c.destinationEntry?.amt ?? baseUnits(tx.destinationAmountDetails ?? tx.originAmountDetails, at), cp: c.o, cc: undefined, type: tx.type, near: false };
+      const e = {
+        amt: c.destinationEntry?.amt ?? baseUnits(tx.destinationAmountDetails ?? tx.originAmountDetails, at),
+        cp: c.o,
+        cc: undefined,
+        type: tx.type,
+        near: false,
+      };
       putEntry(c.payDest ?? seriesOf(payDests, c.payDestKey), c.payDestOwn, at, id, e);
     }
   }
@@ -942,7 +963,15 @@ export function createBaseline(pkg, configs, options = {}) {
         userCase.updatedAt = at;
         if (alert.priority < userCase.priority) userCase.priority = alert.priority;
       } else {
-        const created = { caseId: h.caseId, createdTimestamp: at, updatedAt: at, caseStatus: 'OPEN', priority: alert.priority, alertIds: [alert.alertId], entityDetails: { type: 'USER', userId: h.userId } };
+        const created = {
+          caseId: h.caseId,
+          createdTimestamp: at,
+          updatedAt: at,
+          caseStatus: 'OPEN',
+          priority: alert.priority,
+          alertIds: [alert.alertId],
+          entityDetails: { type: 'USER', userId: h.userId },
+        };
         cases.set(created.caseId, created);
         openCaseByUser.set(h.userId, created.caseId);
       }

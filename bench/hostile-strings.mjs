@@ -43,8 +43,7 @@ const ruleById = new Map(LIBRARY_RULES.map((rule) => [rule.id, rule]));
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 /** The i-th word of `length` letters over `alphabet` (distinct for i < alphabet.length ** length). */
-const wordOf = (i, length, alphabet = LETTERS) =>
-  Array.from({ length }, (_, d) => alphabet[Math.floor(i / alphabet.length ** d) % alphabet.length]).join('');
+const wordOf = (i, length, alphabet = LETTERS) => Array.from({ length }, (_, d) => alphabet[Math.floor(i / alphabet.length ** d) % alphabet.length]).join('');
 /** Cuts text to its first `max` code points (how JSON Schema counts `maxLength`). */
 const cut = (text, max) => Array.from(text).slice(0, max).join('');
 /**
@@ -82,7 +81,9 @@ const context = (transaction, parameters, users = {}) => ({
 function r24Cases() {
   const threeLetterWords = cut(Array.from({ length: 1024 }, (_, i) => wordOf(i, 3)).join(' '), 4096);
   // Distinct keywords of 32 characters as written: the two ligatures alone, then 30 of them and two letters.
-  const expanding = Array.from({ length: expandingKeywords }, (_, i) => (i < 2 ? (i === 0 ? '\uFDFA' : '\uFDFB').repeat(32) : (i % 2 === 0 ? '\uFDFA' : '\uFDFB').repeat(30) + wordOf(i, 2)));
+  const expanding = Array.from({ length: expandingKeywords }, (_, i) =>
+    i < 2 ? (i === 0 ? '\uFDFA' : '\uFDFB').repeat(32) : (i % 2 === 0 ? '\uFDFA' : '\uFDFB').repeat(30) + wordOf(i, 2),
+  );
   const kcalKeywords = Array.from({ length: 1000 }, (_, i) => `kcal${wordOf(i, 6, 'qjxyzu')}`);
   const kcalWords = Array.from({ length: 820 }, (_, i) => `\u3389${wordOf(i + 1000, 3, SQUARED)}`);
   const twoLetterKeywords = Array.from({ length: 1000 }, (_, i) => wordOf(i, 2, 'abcdefghijklmnopqrstuvwxyzαβγδεζηθικλμνξοπρστυφχψω').slice(0, 2));
@@ -92,10 +93,26 @@ function r24Cases() {
   const oneLetterWords = Array.from({ length: 2048 }, (_, i) => oneLetters[(i * 7 + Math.floor(i / 16) * 3 + Math.floor(i / 256)) % oneLetters.length]);
   const tx = (reference) => ({ reference });
   return [
-    { name: `${expandingKeywords} keywords of 32 × U+FDFA/U+FDFB, 75 %`, parameters: { keywords: expanding, allowedDistancePercentage: 75 }, transaction: tx(threeLetterWords) },
-    { name: '1000 fuzzy 10-letter keywords, 25 %, squared-abbreviation words', parameters: { keywords: kcalKeywords, allowedDistancePercentage: 25 }, transaction: tx(cut(kcalWords.join(' '), 4096)) },
-    { name: '1000 fuzzy 2-letter keywords, 50 %, distinct 2-letter words', parameters: { keywords: twoLetterKeywords, allowedDistancePercentage: 50 }, transaction: tx(cut(twoLetterWords.join(' '), 4096)) },
-    { name: '62 fuzzy 16-word phrases, 10 %, one-letter words', parameters: { keywords: phraseKeywords, allowedDistancePercentage: 10 }, transaction: tx(cut(oneLetterWords.join(' '), 4096)) },
+    {
+      name: `${expandingKeywords} keywords of 32 × U+FDFA/U+FDFB, 75 %`,
+      parameters: { keywords: expanding, allowedDistancePercentage: 75 },
+      transaction: tx(threeLetterWords),
+    },
+    {
+      name: '1000 fuzzy 10-letter keywords, 25 %, squared-abbreviation words',
+      parameters: { keywords: kcalKeywords, allowedDistancePercentage: 25 },
+      transaction: tx(cut(kcalWords.join(' '), 4096)),
+    },
+    {
+      name: '1000 fuzzy 2-letter keywords, 50 %, distinct 2-letter words',
+      parameters: { keywords: twoLetterKeywords, allowedDistancePercentage: 50 },
+      transaction: tx(cut(twoLetterWords.join(' '), 4096)),
+    },
+    {
+      name: '62 fuzzy 16-word phrases, 10 %, one-letter words',
+      parameters: { keywords: phraseKeywords, allowedDistancePercentage: 10 },
+      transaction: tx(cut(oneLetterWords.join(' '), 4096)),
+    },
   ];
 }
 
@@ -106,13 +123,24 @@ function r24Cases() {
  */
 function r118Cases() {
   const name = (unit) => ({ firstName: unit.repeat(256), middleName: unit.repeat(256), lastName: unit.repeat(256) });
-  const transaction = { originPaymentDetails: { method: 'CARD', nameOnCard: name('\uFDFB') }, destinationPaymentDetails: { method: 'NPP', name: name('\uFDFB') } };
+  const transaction = {
+    originPaymentDetails: { method: 'CARD', nameOnCard: name('\uFDFB') },
+    destinationPaymentDetails: { method: 'NPP', name: name('\uFDFB') },
+  };
   const users = { origin: consumer('a', name('\uFDFA')), destination: consumer('b', name('\uFDFA')) };
   const latin = { firstName: wordOf(1, 256), middleName: wordOf(2, 256), lastName: wordOf(3, 256) };
-  const latinTx = { originPaymentDetails: { method: 'CARD', nameOnCard: { firstName: wordOf(4, 256), lastName: wordOf(5, 256) } }, destinationPaymentDetails: { method: 'IBAN', name: wordOf(6, 256) } };
+  const latinTx = {
+    originPaymentDetails: { method: 'CARD', nameOnCard: { firstName: wordOf(4, 256), lastName: wordOf(5, 256) } },
+    destinationPaymentDetails: { method: 'IBAN', name: wordOf(6, 256) },
+  };
   return [
     { name: '256 × U+FDFA names (3 fields) vs 256 × U+FDFB, both sides, 99 %', parameters: { allowedDistancePercentage: 99 }, transaction, users },
-    { name: '256-letter names (3 fields), both sides, 99 %', parameters: { allowedDistancePercentage: 99 }, transaction: latinTx, users: { origin: consumer('a', latin), destination: consumer('b', latin) } },
+    {
+      name: '256-letter names (3 fields), both sides, 99 %',
+      parameters: { allowedDistancePercentage: 99 },
+      transaction: latinTx,
+      users: { origin: consumer('a', latin), destination: consumer('b', latin) },
+    },
   ];
 }
 

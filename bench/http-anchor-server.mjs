@@ -18,7 +18,9 @@ const rule = (i) => ({
   labels: [],
   isShadow: false,
 });
-const reply = Buffer.from(JSON.stringify({ transactionId: 'T-0000001', executedRules: Array.from({ length: 20 }, (_, i) => rule(i)), hitRules: [], status: 'ALLOW' }));
+const reply = Buffer.from(
+  JSON.stringify({ transactionId: 'T-0000001', executedRules: Array.from({ length: 20 }, (_, i) => rule(i)), hitRules: [], status: 'ALLOW' }),
+);
 
 const server = createServer((req, res) => {
   const started = process.hrtime.bigint();

@@ -50,7 +50,9 @@ const { values: args } = parseArgs({
   strict: true,
 });
 if (args.help) {
-  console.log(`node bench/http.bench.mjs [--connections 1,10,50] [--duration 20] [--warmup 5] [--ops 400000] [--seed N] [--cli dist/cli.js] [--json PATH|-] [--keep-logs] [--anchor] [--server-node-args='--cpu-prof --cpu-prof-dir=/tmp/prof']`);
+  console.log(
+    `node bench/http.bench.mjs [--connections 1,10,50] [--duration 20] [--warmup 5] [--ops 400000] [--seed N] [--cli dist/cli.js] [--json PATH|-] [--keep-logs] [--anchor] [--server-node-args='--cpu-prof --cpu-prof-dir=/tmp/prof']`,
+  );
   process.exit(0);
 }
 const connectionCounts = args.connections.split(',').map((s) => Number(s.trim()));
@@ -82,7 +84,9 @@ const stream = generated.operations.map((op) => ({
 }));
 generated.operations.length = 0;
 const meanBodyBytes = Math.round(stream.reduce((s, o) => s + o.body.length, 0) / stream.length);
-console.log(`  ${generated.stats.transactions.toLocaleString('en-US')} transactions + ${generated.stats.events.toLocaleString('en-US')} events, mean body ${meanBodyBytes} B`);
+console.log(
+  `  ${generated.stats.transactions.toLocaleString('en-US')} transactions + ${generated.stats.events.toLocaleString('en-US')} events, mean body ${meanBodyBytes} B`,
+);
 
 /**
  * Splits the stream over `n` connections: the i-th transaction goes to queue i mod n, and its
@@ -255,7 +259,16 @@ function runLoad(url, queues, connections, seconds, record, wrap) {
         if (err) return reject(err);
         const wallS = Number(process.hrtime.bigint() - wallBefore) / 1e9;
         const cpu = process.cpuUsage(cpuBefore);
-        resolve({ result, latencies: latencies?.subarray(0, recorded), status, hits, problems, exhausted, clientCpuS: (cpu.user + cpu.system) / 1e6, clientWallS: wallS });
+        resolve({
+          result,
+          latencies: latencies?.subarray(0, recorded),
+          status,
+          hits,
+          problems,
+          exhausted,
+          clientCpuS: (cpu.user + cpu.system) / 1e6,
+          clientWallS: wallS,
+        });
       },
     );
     instance.on('response', (client, code, _bytes, ms) => {
@@ -287,7 +300,9 @@ const env = {
   loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
 };
 console.log(`${env.cpu} × ${env.cores}, ${env.memoryGb} GB, ${env.platform}, Node ${env.node}; load average ${env.loadAverage.join(' ')}`);
-console.log(`autocannon ${JSON.parse(readFileSync(path.join(root, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version} runs in this process (one core); the server is a separate process.`);
+console.log(
+  `autocannon ${JSON.parse(readFileSync(path.join(root, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version} runs in this process (one core); the server is a separate process.`,
+);
 console.log(`per connection count: fresh server, 20 instances, ${warmup} s warm-up, ${duration} s measured; keep-alive, pipelining 1\n`);
 
 // A run stores up to ~400,000 operations in the store: its byte budget is raised to 2 GiB
@@ -295,90 +310,112 @@ console.log(`per connection count: fresh server, 20 instances, ${warmup} s warm-
 // refuses writes after about 65,000 transactions of this workload (docs/security.md).
 const limitsFile = path.join(os.tmpdir(), `txmon-http-bench-${process.pid}-limits.json`);
 writeFileSync(limitsFile, JSON.stringify({ maxStoredBytes: 2 * 1024 ** 3 }));
-const subjects = [{ name: 'txmon', argv: [args.cli, 'serve', '--port', '0', '--store', args.store, '--api-key', API_KEY, '--limits', limitsFile], wrap: false }];
+const subjects = [
+  { name: 'txmon', argv: [args.cli, 'serve', '--port', '0', '--store', args.store, '--api-key', API_KEY, '--limits', limitsFile], wrap: false },
+];
 if (args.anchor) subjects.push({ name: 'anchor', argv: [path.join(here, 'http-anchor-server.mjs')], wrap: true });
 
 const runs = [];
-for (const connections of connectionCounts) for (const subject of subjects) {
-  const logFile = path.join(os.tmpdir(), `txmon-http-bench-${process.pid}-${subject.name}-c${connections}.log`);
-  const server = await startServer(subject, logFile);
-  const pid = server.child.pid;
-  let run;
-  try {
-    await createInstances(server.url);
-    const queues = splitStream(connections);
-    if (warmup > 0) {
-      const w = await runLoad(server.url, queues, connections, warmup, false, subject.wrap);
-      if (w.exhausted) throw new Error('the workload ran out during the warm-up: raise --ops');
+for (const connections of connectionCounts)
+  for (const subject of subjects) {
+    const logFile = path.join(os.tmpdir(), `txmon-http-bench-${process.pid}-${subject.name}-c${connections}.log`);
+    const server = await startServer(subject, logFile);
+    const pid = server.child.pid;
+    let run;
+    try {
+      await createInstances(server.url);
+      const queues = splitStream(connections);
+      if (warmup > 0) {
+        const w = await runLoad(server.url, queues, connections, warmup, false, subject.wrap);
+        if (w.exhausted) throw new Error('the workload ran out during the warm-up: raise --ops');
+      }
+      const sent = queues.reduce((s, q) => s + q.next, 0);
+      const ticksBefore = readCpuTicks(pid);
+      const machineBefore = readMachineBusyTicks();
+      const r = await runLoad(server.url, queues, connections, duration, true, subject.wrap);
+      const ticksAfter = readCpuTicks(pid);
+      const machineAfter = readMachineBusyTicks();
+      const mem = readRssMb(pid);
+      const serverCpuS = (ticksAfter - ticksBefore) / CLK_TCK;
+      const sorted = r.latencies.slice().sort();
+      const mean = sorted.reduce((s, v) => s + v, 0) / sorted.length;
+      const completed = r.result.requests.total;
+      const wallS = r.result.duration;
+      const ms = (v) => Math.round(v * 1000) / 1000;
+      run = {
+        subject: subject.name,
+        connections,
+        durationS: wallS,
+        completed,
+        requestsPerSecond: Math.round(completed / wallS),
+        perSecondSamples: {
+          mean: r.result.requests.average,
+          min: r.result.requests.min,
+          max: r.result.requests.max,
+          stddev: Math.round(r.result.requests.stddev),
+        },
+        latencyMs: {
+          mean: ms(mean),
+          p50: ms(percentile(sorted, 50)),
+          p90: ms(percentile(sorted, 90)),
+          p97_5: ms(percentile(sorted, 97.5)),
+          p99: ms(percentile(sorted, 99)),
+          p99_9: ms(percentile(sorted, 99.9)),
+          max: ms(sorted[sorted.length - 1] ?? NaN),
+        },
+        autocannonLatencyMs: { p50: r.result.latency.p50, p97_5: r.result.latency.p97_5, p99: r.result.latency.p99, max: r.result.latency.max },
+        non2xx: r.result.non2xx,
+        errors: r.result.errors,
+        timeouts: r.result.timeouts,
+        statusByKind: { transaction: r.status[0], event: r.status[1] },
+        transactionsWithHit: r.hits.transactions ? Math.round((r.hits.withHit / r.hits.transactions) * 1000) / 1000 : null,
+        serverCpuS,
+        serverCpuPercent: Math.round((serverCpuS / wallS) * 100),
+        requestsPerServerCpuS: Math.round(completed / serverCpuS),
+        clientCpuPercent: Math.round((r.clientCpuS / r.clientWallS) * 100),
+        // Everything else on the machine during the run (other processes, kernel threads): noise.
+        otherCpuPercent: Math.max(0, Math.round((((machineAfter - machineBefore) / CLK_TCK - serverCpuS - r.clientCpuS) / wallS) * 100)),
+        loadAverageAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
+        server: mem,
+        operationsBeforeRun: sent,
+        logBytes: statSync(logFile).size,
+        exhausted: r.exhausted,
+        problems: r.problems,
+      };
+    } finally {
+      const exit = await stopServer(server);
+      if (!args['keep-logs']) rmSync(logFile, { force: true });
+      if (exit.code !== 0 && exit.code !== null) console.error(`server exited with code ${exit.code}: ${server.stderr().trim()}`);
     }
-    const sent = queues.reduce((s, q) => s + q.next, 0);
-    const ticksBefore = readCpuTicks(pid);
-    const machineBefore = readMachineBusyTicks();
-    const r = await runLoad(server.url, queues, connections, duration, true, subject.wrap);
-    const ticksAfter = readCpuTicks(pid);
-    const machineAfter = readMachineBusyTicks();
-    const mem = readRssMb(pid);
-    const serverCpuS = (ticksAfter - ticksBefore) / CLK_TCK;
-    const sorted = r.latencies.slice().sort();
-    const mean = sorted.reduce((s, v) => s + v, 0) / sorted.length;
-    const completed = r.result.requests.total;
-    const wallS = r.result.duration;
-    const ms = (v) => Math.round(v * 1000) / 1000;
-    run = {
-      subject: subject.name,
-      connections,
-      durationS: wallS,
-      completed,
-      requestsPerSecond: Math.round(completed / wallS),
-      perSecondSamples: { mean: r.result.requests.average, min: r.result.requests.min, max: r.result.requests.max, stddev: Math.round(r.result.requests.stddev) },
-      latencyMs: {
-        mean: ms(mean),
-        p50: ms(percentile(sorted, 50)),
-        p90: ms(percentile(sorted, 90)),
-        p97_5: ms(percentile(sorted, 97.5)),
-        p99: ms(percentile(sorted, 99)),
-        p99_9: ms(percentile(sorted, 99.9)),
-        max: ms(sorted[sorted.length - 1] ?? NaN),
-      },
-      autocannonLatencyMs: { p50: r.result.latency.p50, p97_5: r.result.latency.p97_5, p99: r.result.latency.p99, max: r.result.latency.max },
-      non2xx: r.result.non2xx,
-      errors: r.result.errors,
-      timeouts: r.result.timeouts,
-      statusByKind: { transaction: r.status[0], event: r.status[1] },
-      transactionsWithHit: r.hits.transactions ? Math.round((r.hits.withHit / r.hits.transactions) * 1000) / 1000 : null,
-      serverCpuS,
-      serverCpuPercent: Math.round((serverCpuS / wallS) * 100),
-      requestsPerServerCpuS: Math.round(completed / serverCpuS),
-      clientCpuPercent: Math.round((r.clientCpuS / r.clientWallS) * 100),
-      // Everything else on the machine during the run (other processes, kernel threads): noise.
-      otherCpuPercent: Math.max(0, Math.round((((machineAfter - machineBefore) / CLK_TCK - serverCpuS - r.clientCpuS) / wallS) * 100)),
-      loadAverageAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      server: mem,
-      operationsBeforeRun: sent,
-      logBytes: statSync(logFile).size,
-      exhausted: r.exhausted,
-      problems: r.problems,
-    };
-  } finally {
-    const exit = await stopServer(server);
-    if (!args['keep-logs']) rmSync(logFile, { force: true });
-    if (exit.code !== 0 && exit.code !== null) console.error(`server exited with code ${exit.code}: ${server.stderr().trim()}`);
+    runs.push(run);
+    const l = run.latencyMs;
+    console.log(
+      `${subject.name} c=${connections}: ${run.requestsPerSecond.toLocaleString('en-US')} req/s, p50 ${l.p50} ms, p97.5 ${l.p97_5} ms, p99 ${l.p99} ms, ` +
+        `non-2xx ${run.non2xx}, server CPU ${run.serverCpuPercent}% → ${run.requestsPerServerCpuS.toLocaleString('en-US')} req/cpu-s, client CPU ${run.clientCpuPercent}%, other processes ${run.otherCpuPercent}%` +
+        (run.exhausted ? '  [WORKLOAD EXHAUSTED: raise --ops]' : ''),
+    );
+    for (const p of run.problems) console.log(`  non-2xx sample: ${p.kind} ${p.status} ${p.body}`);
+    if (run.otherCpuPercent > 10) console.log(`  warning: other processes used ${run.otherCpuPercent}% of a core during this run; the figures are noisy`);
   }
-  runs.push(run);
-  const l = run.latencyMs;
-  console.log(
-    `${subject.name} c=${connections}: ${run.requestsPerSecond.toLocaleString('en-US')} req/s, p50 ${l.p50} ms, p97.5 ${l.p97_5} ms, p99 ${l.p99} ms, ` +
-      `non-2xx ${run.non2xx}, server CPU ${run.serverCpuPercent}% → ${run.requestsPerServerCpuS.toLocaleString('en-US')} req/cpu-s, client CPU ${run.clientCpuPercent}%, other processes ${run.otherCpuPercent}%` +
-      (run.exhausted ? '  [WORKLOAD EXHAUSTED: raise --ops]' : ''),
-  );
-  for (const p of run.problems) console.log(`  non-2xx sample: ${p.kind} ${p.status} ${p.body}`);
-  if (run.otherCpuPercent > 10) console.log(`  warning: other processes used ${run.otherCpuPercent}% of a core during this run; the figures are noisy`);
-}
 
 // ---- table -----------------------------------------------------------------------------------
 
 const fmt = (n) => n.toLocaleString('en-US');
-const header = ['server', 'connections', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx', 'server CPU %', 'req/s per server core', 'client CPU %', 'other CPU %'];
+const header = [
+  'server',
+  'connections',
+  'req/s',
+  'p50 ms',
+  'p97.5 ms',
+  'p99 ms',
+  'p99.9 ms',
+  'max ms',
+  'non-2xx',
+  'server CPU %',
+  'req/s per server core',
+  'client CPU %',
+  'other CPU %',
+];
 const rows = runs.map((r) => [
   r.subject,
   String(r.connections),

@@ -62,12 +62,23 @@ function parseArgs(argv) {
       return n;
     };
     switch (a) {
-      case '--ops': o.ops = positive(); break;
-      case '--seed': o.seed = Number(value()); break;
-      case '--rounds': o.rounds = positive(); break;
-      case '--passes': o.passes = positive(); break;
-      case '--dist': o.dist = path.resolve(value()); break;
-      default: throw new Error(`unknown option ${a}`);
+      case '--ops':
+        o.ops = positive();
+        break;
+      case '--seed':
+        o.seed = Number(value());
+        break;
+      case '--rounds':
+        o.rounds = positive();
+        break;
+      case '--passes':
+        o.passes = positive();
+        break;
+      case '--dist':
+        o.dist = path.resolve(value());
+        break;
+      default:
+        throw new Error(`unknown option ${a}`);
     }
   }
   return o;
@@ -158,7 +169,12 @@ async function main() {
     `node ${process.version} (V8 ${process.versions.v8}), ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ` +
       `${os.platform()} ${os.release()} ${os.arch()}`,
   );
-  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(
     `json-logic-js ${packageVersion('json-logic-js')}; json-logic-engine ${engineModule ? packageVersion('json-logic-engine') : 'not installed (evaluator (c) skipped)'}; txmon ${path.relative(process.cwd(), o.dist) || o.dist}`,
   );
@@ -287,16 +303,35 @@ async function main() {
     }
     return cells;
   };
-  const rows = customs.map((c, e) => row(c.id, `${c.name} (${hitCounts[e]} hits)`, subjects.map((_, s) => med(s, e))));
-  rows.push(row('all', 'overall (6 expressions)', subjects.map((_, s) => median(overall[s]))));
+  const rows = customs.map((c, e) =>
+    row(
+      c.id,
+      `${c.name} (${hitCounts[e]} hits)`,
+      subjects.map((_, s) => med(s, e)),
+    ),
+  );
+  rows.push(
+    row(
+      'all',
+      'overall (6 expressions)',
+      subjects.map((_, s) => median(overall[s])),
+    ),
+  );
   console.log('');
   console.log(`ns per evaluation, median of ${o.rounds} rounds (each cell: ${fmt(datas.length * o.passes)} evaluations):`);
-  printTable(header, rows, header.map((_, i) => (i < 2 ? 'l' : 'r')));
-  console.log('');
-  console.log(
-    'overall per round: ' + subjects.map((s, i) => `${s.label} ${overall[i].map((v) => fmt(v, 1)).join(' / ')}`).join('; '),
+  printTable(
+    header,
+    rows,
+    header.map((_, i) => (i < 2 ? 'l' : 'r')),
   );
-  console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log('');
+  console.log('overall per round: ' + subjects.map((s, i) => `${s.label} ${overall[i].map((v) => fmt(v, 1)).join(' / ')}`).join('; '));
+  console.log(
+    `load average at end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 /** The installed version of a dependency (its package.json is read directly: not every package exports it). */

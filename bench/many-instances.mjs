@@ -17,8 +17,15 @@ for (const [i, eur] of [500, 1000, 2500, 5000, 7500, 12500, 15000, 25000].entrie
   extra.push({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: eur } }, action: i % 2 ? 'FLAG' : 'SUSPEND' });
 }
 for (const list of [['AFN', 'RUB'], ['KPW', 'SYP', 'BYN'], ['IRR', 'VES'], ['LYD']]) extra.push({ ruleId: 'R-6', parameters: { highRiskCurrencies: list } });
-for (const list of [['RU', 'BY'], ['IR', 'KP', 'SY'], ['AF', 'YE', 'VE'], ['CU', 'MM']]) extra.push({ ruleId: 'R-22', parameters: { blacklistedCountries: list } });
-for (const list of [['KP'], ['IR', 'SY'], ['NG', 'GH', 'CM'], ['VE', 'CU', 'NI'], ['MM', 'LA', 'KH'], ['AF', 'PK']]) extra.push({ ruleId: 'R-14', parameters: { highRiskCountries: list } });
+for (const list of [
+  ['RU', 'BY'],
+  ['IR', 'KP', 'SY'],
+  ['AF', 'YE', 'VE'],
+  ['CU', 'MM'],
+])
+  extra.push({ ruleId: 'R-22', parameters: { blacklistedCountries: list } });
+for (const list of [['KP'], ['IR', 'SY'], ['NG', 'GH', 'CM'], ['VE', 'CU', 'NI'], ['MM', 'LA', 'KH'], ['AF', 'PK']])
+  extra.push({ ruleId: 'R-14', parameters: { highRiskCountries: list } });
 extra.push({ ruleId: 'R-24' }, { ruleId: 'R-24', parameters: { keywords: ['casino', 'crypto', 'loan', 'gift card'], allowedDistancePercentage: 20 } });
 for (const p of [['999.99'], ['9999'], ['00'], ['500']]) extra.push({ ruleId: 'R-117', parameters: { patterns: p } });
 extra.push({ ruleId: 'R-129', parameters: { blacklistedIBANPaymentDetails: [{ IBAN: 'DE89370400440532013000' }, { IBAN: 'GB29NWBK60161331926819' }] } });
@@ -26,7 +33,11 @@ extra.push({ ruleId: 'R-13', parameters: { merchantNames: ['bad wallet', 'mixer'
 for (const n of [5, 10, 20, 50]) extra.push({ ruleId: 'R-30', parameters: { transactionsLimit: n, timeWindow: hour } });
 for (const n of [30, 100]) extra.push({ ruleId: 'R-30', parameters: { transactionsLimit: n, timeWindow: day, checkSender: 'all', checkReceiver: 'all' } });
 for (const eur of [5000, 20000, 50000]) extra.push({ ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: eur }, timeWindow: day } });
-for (const eur of [10000, 100000]) extra.push({ ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: eur }, timeWindow: { units: 7, granularity: 'day', rollingBasis: true }, checkSender: 'all' } });
+for (const eur of [10000, 100000])
+  extra.push({
+    ruleId: 'R-69',
+    parameters: { transactionVolumeThreshold: { EUR: eur }, timeWindow: { units: 7, granularity: 'day', rollingBasis: true }, checkSender: 'all' },
+  });
 for (const d of [30, 90, 180]) extra.push({ ruleId: 'R-5', parameters: { dormancyPeriodDays: d } });
 for (const n of [2, 3, 5]) extra.push({ ruleId: 'R-123', parameters: { transactionsLimit: n } });
 for (const n of [3, 10]) extra.push({ ruleId: 'R-119', parameters: { transactionsLimit: n, timeWindow: day } });
@@ -37,7 +48,11 @@ const amount = { var: 'transaction.originAmountDetails.transactionAmount' };
 for (const [i, t] of ['TRANSFER', 'WITHDRAWAL', 'DEPOSIT', 'EXTERNAL_PAYMENT', 'REFUND'].entries()) {
   extra.push({ logic: { and: [{ '==': [{ var: 'transaction.type' }, t] }, { '>': [amount, 1000 * (i + 1)] }] }, ruleNameAlias: `Large ${t}` });
 }
-for (const c of ['EUR', 'USD', 'GBP']) extra.push({ logic: { and: [{ '==': [{ var: 'transaction.originAmountDetails.transactionCurrency' }, c] }, { '>=': [amount, 9000] }] }, ruleNameAlias: `Large ${c}` });
+for (const c of ['EUR', 'USD', 'GBP'])
+  extra.push({
+    logic: { and: [{ '==': [{ var: 'transaction.originAmountDetails.transactionCurrency' }, c] }, { '>=': [amount, 9000] }] },
+    ruleNameAlias: `Large ${c}`,
+  });
 while (extra.length < 80) extra.push({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1000 + extra.length * 250 } } });
 
 // Every instance with the engine's defaults: alerts and cases on.

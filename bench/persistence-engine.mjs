@@ -48,7 +48,12 @@ function labelOf(text) {
   if (known !== undefined) return known;
   const literal = text.indexOf("E'");
   const head = (literal < 0 ? text : text.slice(0, literal)).replace(/\s+/g, ' ').trim();
-  const label = literal < 0 ? (head.length > 100 ? `${head.slice(0, 80)} … ${head.slice(-16)}` : head) : `${head.slice(0, 80)} …${text.endsWith('; COMMIT') ? '; COMMIT' : ''}`;
+  const label =
+    literal < 0
+      ? head.length > 100
+        ? `${head.slice(0, 80)} … ${head.slice(-16)}`
+        : head
+      : `${head.slice(0, 80)} …${text.endsWith('; COMMIT') ? '; COMMIT' : ''}`;
   if (literal < 0 && labels.size < 1000) labels.set(text, label);
   return label;
 }

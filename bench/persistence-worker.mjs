@@ -29,7 +29,10 @@ process.on('message', async (message) => {
       await close();
       pool = new pg.Pool({ connectionString: message.url, max: message.connections });
       pool.on('error', () => undefined);
-      engine = txmon.createEngine({ repositories: postgres.createPostgresRepositories({ client: meteredPool(pool, meter) }), ids: sequentialIds(`p${index}-`) });
+      engine = txmon.createEngine({
+        repositories: postgres.createPostgresRepositories({ client: meteredPool(pool, meter) }),
+        ids: sequentialIds(`p${index}-`),
+      });
       // Reads the instances once, as a serving process does before its first request.
       await engine.listRuleInstances();
       meter.take();

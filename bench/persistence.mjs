@@ -18,7 +18,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { callOperation, createInstances, createSqlMeter, loadBuild, mergeMeterTakes, meteredPGlite, meteredPool, sequentialIds, totalsOf } from './persistence-engine.mjs';
+import {
+  callOperation,
+  createInstances,
+  createSqlMeter,
+  loadBuild,
+  mergeMeterTakes,
+  meteredPGlite,
+  meteredPool,
+  sequentialIds,
+  totalsOf,
+} from './persistence-engine.mjs';
 import { startPostgresServer } from './persistence-server.mjs';
 import { createInstanceConfigs, generateWorkload, WORKLOAD_DEFAULTS } from './workload.mjs';
 
@@ -237,7 +247,11 @@ function createDatabases(serverUrl) {
     async settings() {
       connected ??= admin.connect();
       await connected;
-      const rows = (await admin.query(`SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'server_version', 'max_connections')`)).rows;
+      const rows = (
+        await admin.query(
+          `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'server_version', 'max_connections')`,
+        )
+      ).rows;
       return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
     },
     async end() {
@@ -276,7 +290,10 @@ function pgliteSubject(build, configs, clients, PGlite) {
       const db = new PGlite(dir);
       await build.postgres.migrate(db);
       const meter = createSqlMeter();
-      const engine = build.txmon.createEngine({ repositories: build.postgres.createPostgresRepositories({ client: meteredPGlite(db, meter) }), ids: sequentialIds() });
+      const engine = build.txmon.createEngine({
+        repositories: build.postgres.createPostgresRepositories({ client: meteredPGlite(db, meter) }),
+        ids: sequentialIds(),
+      });
       await createInstances(engine, configs);
       meter.take();
       return {
@@ -304,7 +321,10 @@ function postgresSubject(build, configs, clients, databases) {
       pool.on('error', () => undefined);
       await build.postgres.migrate(pool);
       const meter = createSqlMeter();
-      const engine = build.txmon.createEngine({ repositories: build.postgres.createPostgresRepositories({ client: meteredPool(pool, meter) }), ids: sequentialIds() });
+      const engine = build.txmon.createEngine({
+        repositories: build.postgres.createPostgresRepositories({ client: meteredPool(pool, meter) }),
+        ids: sequentialIds(),
+      });
       await createInstances(engine, configs);
       meter.take();
       return {
@@ -431,7 +451,8 @@ async function measure(subject, operations, plan, warmOps, warmPlan, reference, 
 
   const mismatches = [];
   for (let i = 0; i < operations.length; i++) {
-    if (summaries[i] !== reference.summaries[i]) mismatches.push({ i, kind: operations[i].kind, id: operations[i].payload.transactionId, got: summaries[i], expected: reference.summaries[i] });
+    if (summaries[i] !== reference.summaries[i])
+      mismatches.push({ i, kind: operations[i].kind, id: operations[i].payload.transactionId, got: summaries[i], expected: reference.summaries[i] });
   }
   const totalsEqual = JSON.stringify(totals) === JSON.stringify(reference.totals);
   const sorted = Float64Array.from(latencies).sort();
@@ -456,7 +477,7 @@ async function measure(subject, operations, plan, warmOps, warmPlan, reference, 
     lockWaitByEvent: locks ? Object.fromEntries(Object.entries(locks.waitedMs).map(([k, v]) => [k, v / n])) : null,
     activeBackends: locks ? locks.activeMs / (seconds * 1000) : null,
     serverCpuMsPerCall: locks?.serverCpuSeconds != null ? (locks.serverCpuSeconds * 1000) / n : null,
-    engineCpuMsPerCall: ((ownCpu.user + ownCpu.system) / 1e6 + run.cpuSeconds()) * 1000 / n,
+    engineCpuMsPerCall: (((ownCpu.user + ownCpu.system) / 1e6 + run.cpuSeconds()) * 1000) / n,
     engineSystemCpuShare: run.cpuSeconds() > 0 ? null : ownCpu.system / (ownCpu.user + ownCpu.system),
     machineCpuBusy: busy,
     benchCpuSeconds: (ownCpu.user + ownCpu.system) / 1e6,
@@ -481,7 +502,9 @@ const warmOps = o.warmup > 0 ? generateWorkload({ seed: o.seed + 1, operations: 
 const plan = planDependencies(operations);
 const warmPlan = planDependencies(warmOps);
 
-console.log(`workload: ${operations.length} operations (${operations.filter((op) => op.kind === 'transaction').length} transactions), ${o.users} users, seed ${o.seed}; ${o.clients} concurrent clients`);
+console.log(
+  `workload: ${operations.length} operations (${operations.filter((op) => op.kind === 'transaction').length} transactions), ${o.users} users, seed ${o.seed}; ${o.clients} concurrent clients`,
+);
 
 // The reference: the memory store, one call at a time in stream order.
 const reference = await (async () => {
@@ -517,7 +540,9 @@ try {
       subjects.push(pgliteSubject(build, configs, o.clients, PGlite));
     } else if (store === 'postgres') {
       for (const p of o.processes) {
-        subjects.push(p === 1 ? postgresSubject(build, configs, o.clients, databases) : postgresProcessesSubject(build, configs, o.clients, databases, p, o.dist));
+        subjects.push(
+          p === 1 ? postgresSubject(build, configs, o.clients, databases) : postgresProcessesSubject(build, configs, o.clients, databases, p, o.dist),
+        );
       }
     } else throw new Error(`unknown store ${store}`);
   }
@@ -533,10 +558,15 @@ try {
     );
     if (!r.verified) {
       for (const m of r.mismatches) console.log(`  op ${m.i} (${m.kind} ${m.id}): got "${m.got}", expected "${m.expected}"`);
-      if (JSON.stringify(r.totals) !== JSON.stringify(reference.totals)) console.log(`  totals: got ${JSON.stringify(r.totals)}\n  expected ${JSON.stringify(reference.totals)}`);
+      if (JSON.stringify(r.totals) !== JSON.stringify(reference.totals))
+        console.log(`  totals: got ${JSON.stringify(r.totals)}\n  expected ${JSON.stringify(reference.totals)}`);
     }
     if (r.lockWaitByEvent && Object.keys(r.lockWaitByEvent).length > 0) {
-      console.log(`  lock waits (ms/call): ${Object.entries(r.lockWaitByEvent).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}; active backends ${fmt(r.activeBackends, 1)}`);
+      console.log(
+        `  lock waits (ms/call): ${Object.entries(r.lockWaitByEvent)
+          .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+          .join(', ')}; active backends ${fmt(r.activeBackends, 1)}`,
+      );
     }
     for (const s of r.statements.slice(0, o.top)) {
       console.log(`  ${(s.count / r.operations).toFixed(2).padStart(6)}/call ${(s.ns / s.count / 1000).toFixed(0).padStart(6)} µs  ${s.label}`);
@@ -547,7 +577,9 @@ try {
   server?.stop();
 }
 
-console.log('\n| store | processes | calls/s | p50 ms | p99 ms | round trips/call | SQL ms/call | lock wait ms/call | engine CPU ms/call | server CPU ms/call | verified |');
+console.log(
+  '\n| store | processes | calls/s | p50 ms | p99 ms | round trips/call | SQL ms/call | lock wait ms/call | engine CPU ms/call | server CPU ms/call | verified |',
+);
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 for (const r of results) {
   const f = (v, d = 2) => (v === null || Number.isNaN(v) ? '—' : v.toFixed(d));
@@ -558,7 +590,13 @@ for (const r of results) {
 
 if (o.json !== '-') {
   mkdirSync(path.dirname(o.json), { recursive: true });
-  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
+  const machine = {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
   writeFileSync(o.json, JSON.stringify({ options: { ...o, url: o.url ? '(given)' : null }, machine, serverSettings, results }, null, 2));
 }
 process.exitCode = results.every((r) => r.verified) ? 0 : 1;

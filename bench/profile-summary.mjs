@@ -90,7 +90,10 @@ export function summarizeProfile(file, options = {}) {
     if (options.callers) {
       const at = chain.findIndex((k) => info.get(k).name === options.callers);
       if (at >= 0) {
-        const stack = chain.slice(at, at + 8).map((k) => `${info.get(k).name} (${info.get(k).where})`).join(' ← ');
+        const stack = chain
+          .slice(at, at + 8)
+          .map((k) => `${info.get(k).name} (${info.get(k).where})`)
+          .join(' ← ');
         stacks.set(stack, (stacks.get(stack) ?? 0) + us);
       }
     }
@@ -100,7 +103,10 @@ export function summarizeProfile(file, options = {}) {
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([k, us]) => ({ ...info.get(k), ms: Math.round(us / 100) / 10, share: Math.round((us / total) * 1000) / 10 }));
-  const callers = [...stacks.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([stack, us]) => ({ stack, ms: Math.round(us / 100) / 10 }));
+  const callers = [...stacks.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([stack, us]) => ({ stack, ms: Math.round(us / 100) / 10 }));
   return { totalMs: Math.round(total / 1000), self: rows(self), inclusive: rows(inclusive), callers };
 }
 

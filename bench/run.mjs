@@ -76,30 +76,69 @@ function parseArgs(argv) {
       return v;
     };
     switch (a) {
-      case '--workload': o.workloads = value().split(','); break;
-      case '--ops': o.ops = Number(value()); break;
-      case '--rounds': o.rounds = Number(value()); break;
-      case '--seed': o.seed = Number(value()); break;
-      case '--engine-only': o.engineOnly = true; break;
-      case '--baseline-only': o.baselineOnly = true; break;
-      case '--baseline-logic': o.baselineLogic = value(); break;
-      case '--no-comparison': o.comparison = false; break;
-      case '--no-rules': o.rules = false; break;
-      case '--rule-rounds': o.ruleRounds = Number(value()); break;
-      case '--alerts': o.alerts = value() !== 'off'; break;
-      case '--no-verify': o.verify = false; break;
-      case '--dist': o.dist = path.resolve(value()); break;
-      case '--json': o.json = value(); break;
-      case '--profile': o.profile = true; break;
-      case '--in-process': o.isolate = false; break;
+      case '--workload':
+        o.workloads = value().split(',');
+        break;
+      case '--ops':
+        o.ops = Number(value());
+        break;
+      case '--rounds':
+        o.rounds = Number(value());
+        break;
+      case '--seed':
+        o.seed = Number(value());
+        break;
+      case '--engine-only':
+        o.engineOnly = true;
+        break;
+      case '--baseline-only':
+        o.baselineOnly = true;
+        break;
+      case '--baseline-logic':
+        o.baselineLogic = value();
+        break;
+      case '--no-comparison':
+        o.comparison = false;
+        break;
+      case '--no-rules':
+        o.rules = false;
+        break;
+      case '--rule-rounds':
+        o.ruleRounds = Number(value());
+        break;
+      case '--alerts':
+        o.alerts = value() !== 'off';
+        break;
+      case '--no-verify':
+        o.verify = false;
+        break;
+      case '--dist':
+        o.dist = path.resolve(value());
+        break;
+      case '--json':
+        o.json = value();
+        break;
+      case '--profile':
+        o.profile = true;
+        break;
+      case '--in-process':
+        o.isolate = false;
+        break;
       // Internal: the child process of one isolated run (see runIsolated).
-      case '--child': o.child = value(); break;
-      default: throw new Error(`unknown option ${a} (see the header of bench/run.mjs)`);
+      case '--child':
+        o.child = value();
+        break;
+      default:
+        throw new Error(`unknown option ${a} (see the header of bench/run.mjs)`);
     }
   }
   o.workloads ??= o.profile ? ['today'] : DEFAULT_WORKLOADS;
   for (const w of o.workloads) if (!WORKLOADS[w]) throw new Error(`unknown workload ${w} (${Object.keys(WORKLOADS).join(', ')})`);
-  for (const [name, v] of [['--ops', o.ops], ['--rounds', o.rounds], ['--rule-rounds', o.ruleRounds]]) {
+  for (const [name, v] of [
+    ['--ops', o.ops],
+    ['--rounds', o.rounds],
+    ['--rule-rounds', o.ruleRounds],
+  ]) {
     if (v !== null && !(v > 0 && Number.isInteger(v))) throw new Error(`${name} must be a positive integer`);
   }
   if (!['json-logic-js', 'inline'].includes(o.baselineLogic)) throw new Error('--baseline-logic must be inline or json-logic-js');
@@ -481,7 +520,13 @@ async function ruleCosts(pkg, w, s, o, rounds) {
   const windowed = windowedInstances(configs);
   const stateless = configs.map((_, i) => i).filter((i) => !windowed.includes(i));
   const { ops, kinds } = take(w.stream({ seed: s.seed, operations: s.ops })[Symbol.iterator](), Infinity);
-  const subsets = [{ name: 'none', indexes: stateless }, ...windowed.map((i) => ({ name: `${configs[i].id} ${configs[i].request.ruleId ?? 'CUSTOM'} ${configs[i].request.ruleNameAlias ?? ''}`.trim(), indexes: [...stateless, i].sort((a, b) => a - b) }))];
+  const subsets = [
+    { name: 'none', indexes: stateless },
+    ...windowed.map((i) => ({
+      name: `${configs[i].id} ${configs[i].request.ruleId ?? 'CUSTOM'} ${configs[i].request.ruleNameAlias ?? ''}`.trim(),
+      indexes: [...stateless, i].sort((a, b) => a - b),
+    })),
+  ];
   const once = async (indexes) => {
     // Ids follow the instances' positions in `configs`, whatever the subset.
     const engine = pkg.createEngine({ ids: sequentialIds() });
@@ -529,12 +574,31 @@ const RESULT_MARK = 'txmon-bench-result ';
  */
 function runIsolated(name, workload, o) {
   const s = settingsOf(WORKLOADS[workload], o);
-  const args = [fileURLToPath(import.meta.url), '--child', name, '--workload', workload, '--ops', String(s.ops), '--seed', String(s.seed), '--dist', o.dist, '--baseline-logic', o.baselineLogic, '--rule-rounds', String(o.ruleRounds)];
+  const args = [
+    fileURLToPath(import.meta.url),
+    '--child',
+    name,
+    '--workload',
+    workload,
+    '--ops',
+    String(s.ops),
+    '--seed',
+    String(s.seed),
+    '--dist',
+    o.dist,
+    '--baseline-logic',
+    o.baselineLogic,
+    '--rule-rounds',
+    String(o.ruleRounds),
+  ];
   if (!o.alerts) args.push('--alerts', 'off');
   // The parent's Node flags (heap sizes, --cpu-prof …) apply to the timed run too; the workload's
   // heap limit unless the parent sets one.
   const heap = WORKLOADS[workload].maxOldSpaceMb;
-  const nodeFlags = heap !== null && !process.execArgv.some((f) => f.startsWith('--max-old-space-size')) ? [...process.execArgv, `--max-old-space-size=${heap}`] : process.execArgv;
+  const nodeFlags =
+    heap !== null && !process.execArgv.some((f) => f.startsWith('--max-old-space-size'))
+      ? [...process.execArgv, `--max-old-space-size=${heap}`]
+      : process.execArgv;
   const out = execFileSync(process.execPath, [...nodeFlags, ...args], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
   if (line === undefined) throw new Error(`the ${name} child printed no result`);
@@ -558,7 +622,21 @@ function pad(s, n, right = false) {
 }
 
 function printTable(rows) {
-  const header = ['subject', 'ops/s', 'ops/cpu-s', 'mean µs', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs', 'tx p50/p99', 'event p50/p99', 'GC %', 'heap MB', 'B/tx'];
+  const header = [
+    'subject',
+    'ops/s',
+    'ops/cpu-s',
+    'mean µs',
+    'p50 µs',
+    'p99 µs',
+    'p99.9 µs',
+    'max µs',
+    'tx p50/p99',
+    'event p50/p99',
+    'GC %',
+    'heap MB',
+    'B/tx',
+  ];
   const widths = [12, 8, 9, 8, 8, 8, 9, 9, 16, 16, 5, 8, 7];
   console.log(header.map((h, i) => pad(h, widths[i], i > 0)).join('  '));
   for (const r of rows) {
@@ -601,7 +679,9 @@ function printCounters(configs, engine, baseline) {
     const b = baseline?.[i];
     const name = c.request.ruleNameAlias ?? c.request.ruleId ?? 'custom';
     const flag = e && b && (e.hits !== b.hits || e.runs !== b.runs) ? '  <-- DIFFERENT' : '';
-    console.log(`${pad(c.id, 9)} ${pad(c.request.ruleId ?? 'CUSTOM', 6)} ${pad(name.slice(0, 38), 38)} ${pad(e?.hits ?? '-', 12, true)} ${pad(b?.hits ?? '-', 14, true)}${flag}`);
+    console.log(
+      `${pad(c.id, 9)} ${pad(c.request.ruleId ?? 'CUSTOM', 6)} ${pad(name.slice(0, 38), 38)} ${pad(e?.hits ?? '-', 12, true)} ${pad(b?.hits ?? '-', 14, true)}${flag}`,
+    );
   }
 }
 
@@ -611,7 +691,8 @@ function printCounters(configs, engine, baseline) {
 function createProfiler() {
   const session = new Session();
   session.connect();
-  const post = (method, params = {}) => new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  const post = (method, params = {}) =>
+    new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
   return {
     async start() {
       await post('Profiler.enable');
@@ -634,7 +715,18 @@ function createProfiler() {
 async function runWorkload(pkg, w, o) {
   const s = settingsOf(w, o);
   const configs = w.configs({ alerts: o.alerts });
-  const out = { name: w.name, title: w.title, instances: w.instances, settings: s, verification: null, rounds: [], median: {}, ratio: null, comparison: null, ruleCosts: null };
+  const out = {
+    name: w.name,
+    title: w.title,
+    instances: w.instances,
+    settings: s,
+    verification: null,
+    rounds: [],
+    median: {},
+    ratio: null,
+    comparison: null,
+    ruleCosts: null,
+  };
   console.log(`\n=== ${w.title}; ${s.ops} operations${s.segment ? ` in segments of ${s.segment}` : ''}, seed ${s.seed}`);
   console.log(`instances: ${w.instances}; alerts ${o.alerts ? 'on (the default)' : 'off'}`);
 
@@ -672,7 +764,9 @@ async function runWorkload(pkg, w, o) {
   }
   const rows = subjects.map((n) => out.median[n]);
   if (out.comparison) rows.push(out.comparison);
-  console.log(`median of ${s.rounds} round(s) (latency per awaited call, µs; heap after a full GC, subject alive; B/tx: that heap over the stored transactions, workload excluded):`);
+  console.log(
+    `median of ${s.rounds} round(s) (latency per awaited call, µs; heap after a full GC, subject alive; B/tx: that heap over the stored transactions, workload excluded):`,
+  );
   printTable(rows);
   if (out.comparison) console.log('(baseline-jl: the same baseline with its custom rules through json-logic-js, one run — a comparison only)');
   if (s.segment) printSegments(subjects.map((n) => out.median[n]));
@@ -698,10 +792,13 @@ async function runWorkload(pkg, w, o) {
     console.log(`engine µs/op, last segment / first: ${out.drift.toFixed(3)}`);
   }
   if (o.rules && w.name === 'aml') {
-    console.log(`\nper-rule cost (engine, ${o.ruleRounds} round(s), whole stream): each windowed instance beside the ${configs.length - windowedInstances(configs).length} stateless ones, minus those alone`);
+    console.log(
+      `\nper-rule cost (engine, ${o.ruleRounds} round(s), whole stream): each windowed instance beside the ${configs.length - windowedInstances(configs).length} stateless ones, minus those alone`,
+    );
     out.ruleCosts = o.isolate ? runIsolated('rules', w.name, o) : await ruleCosts(pkg, w, s, o, o.ruleRounds);
     console.log(`${pad('instance', 44)} ${pad('µs/op', 8, true)} ${pad('cost µs/op', 11, true)} ${pad('cpu µs/op', 10, true)}`);
-    for (const r of out.ruleCosts) console.log(`${pad(r.name, 44)} ${pad(r.usPerOp.toFixed(2), 8, true)} ${pad(r.costUs.toFixed(2), 11, true)} ${pad(r.cpuCostUs.toFixed(2), 10, true)}`);
+    for (const r of out.ruleCosts)
+      console.log(`${pad(r.name, 44)} ${pad(r.usPerOp.toFixed(2), 8, true)} ${pad(r.costUs.toFixed(2), 11, true)} ${pad(r.cpuCostUs.toFixed(2), 10, true)}`);
   }
   if (o.profile && e?.profileFile) {
     console.log(`\nCPU profile of the timed engine run: ${e.profileFile}`);
@@ -712,8 +809,12 @@ async function runWorkload(pkg, w, o) {
 
 function printSummary(results) {
   const met = (ok) => (ok ? 'met' : 'NOT met');
-  console.log(`\n=== summary (targets: engine ≥ ${TARGETS.ratio}x the baseline, goal ${TARGETS.ratioGoal}x; p99 ≤ ${TARGETS.p99Us} µs; long: last segment ≤ ${TARGETS.longDrift}x the first)`);
-  console.log(`${pad('workload', 9)} ${pad('engine ops/s', 13, true)} ${pad('baseline ops/s', 15, true)} ${pad('ratio', 7, true)} ${pad('p99 µs', 8, true)} ${pad('B/tx', 7, true)}  targets`);
+  console.log(
+    `\n=== summary (targets: engine ≥ ${TARGETS.ratio}x the baseline, goal ${TARGETS.ratioGoal}x; p99 ≤ ${TARGETS.p99Us} µs; long: last segment ≤ ${TARGETS.longDrift}x the first)`,
+  );
+  console.log(
+    `${pad('workload', 9)} ${pad('engine ops/s', 13, true)} ${pad('baseline ops/s', 15, true)} ${pad('ratio', 7, true)} ${pad('p99 µs', 8, true)} ${pad('B/tx', 7, true)}  targets`,
+  );
   for (const r of results) {
     const e = r.median.engine;
     const b = r.median.baseline;
@@ -722,7 +823,9 @@ function printSummary(results) {
     if (r.ratio !== null) checks.push(`ratio ${met(r.ratio >= TARGETS.ratio)}${r.ratio >= TARGETS.ratioGoal ? ' (goal met)' : ''}`);
     checks.push(`p99 ${met(e.latency.p99Us <= TARGETS.p99Us)}`);
     if (r.drift !== undefined) checks.push(`drift ${r.drift.toFixed(2)} ${met(r.drift <= TARGETS.longDrift)}`);
-    console.log(`${pad(r.name, 9)} ${pad(e.opsPerSec, 13, true)} ${pad(b?.opsPerSec ?? '-', 15, true)} ${pad(r.ratio?.toFixed(2) ?? '-', 7, true)} ${pad(e.latency.p99Us, 8, true)} ${pad(e.bytesPerTransaction, 7, true)}  ${checks.join(', ')}`);
+    console.log(
+      `${pad(r.name, 9)} ${pad(e.opsPerSec, 13, true)} ${pad(b?.opsPerSec ?? '-', 15, true)} ${pad(r.ratio?.toFixed(2) ?? '-', 7, true)} ${pad(e.latency.p99Us, 8, true)} ${pad(e.bytesPerTransaction, 7, true)}  ${checks.join(', ')}`,
+    );
   }
 }
 
@@ -745,7 +848,9 @@ async function main() {
   console.log(`txmon benchmark — ${env.date}`);
   console.log(`node ${env.node} (V8 ${env.v8}), ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB, ${env.platform}`);
   console.log(`load average at start: ${env.loadAverage.join(' ')} (other processes on the machine add noise)`);
-  console.log(`baseline: hand-written, custom logic ${o.baselineLogic === 'inline' ? 'as plain JavaScript' : 'through json-logic-js'}; timed runs ${o.isolate ? 'each in a child process of its own' : 'in this process'}`);
+  console.log(
+    `baseline: hand-written, custom logic ${o.baselineLogic === 'inline' ? 'as plain JavaScript' : 'through json-logic-js'}; timed runs ${o.isolate ? 'each in a child process of its own' : 'in this process'}`,
+  );
   const started = Date.now();
   const results = [];
   for (const name of o.workloads) {

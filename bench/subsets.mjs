@@ -79,7 +79,8 @@ async function once(pkg, indexes) {
   // A run should start on this run's own payloads and engine only: a previous run's engine still
   // alive would give this one its heap to mark (see run.mjs, timeFreshSubject).
   const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
-  if (heapMb > cleanHeapMb + 20) console.warn(`warning: a run started with ${Math.round(heapMb)} MB live (lowest so far ${Math.round(cleanHeapMb)} MB): a previous engine was still alive`);
+  if (heapMb > cleanHeapMb + 20)
+    console.warn(`warning: a run started with ${Math.round(heapMb)} MB live (lowest so far ${Math.round(cleanHeapMb)} MB): a previous engine was still alive`);
   cleanHeapMb = Math.min(cleanHeapMb, heapMb);
   gcMs = 0;
   const cpu0 = process.cpuUsage();
@@ -113,7 +114,13 @@ for (const name of args.subset.split(',')) {
   builds.forEach((build, b) => {
     const rs = results[b];
     console.log(
-      `${name.padEnd(12)} ${build.name.slice(-44).padEnd(44)} ${median(rs.map((x) => x.wall)).toFixed(2).padStart(10)} ${median(rs.map((x) => x.cpu)).toFixed(2).padStart(10)} ${median(rs.map((x) => x.gc)).toFixed(2).padStart(9)}`,
+      `${name.padEnd(12)} ${build.name.slice(-44).padEnd(44)} ${median(rs.map((x) => x.wall))
+        .toFixed(2)
+        .padStart(10)} ${median(rs.map((x) => x.cpu))
+        .toFixed(2)
+        .padStart(10)} ${median(rs.map((x) => x.gc))
+        .toFixed(2)
+        .padStart(9)}`,
     );
   });
 }

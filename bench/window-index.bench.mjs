@@ -14,9 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { cpus } from 'node:os';
 
-const target = process.env.TXMON_AGG_MODULE
-  ? pathToFileURL(resolve(process.env.TXMON_AGG_MODULE)).href
-  : new URL('../dist/internals.js', import.meta.url).href;
+const target = process.env.TXMON_AGG_MODULE ? pathToFileURL(resolve(process.env.TXMON_AGG_MODULE)).href : new URL('../dist/internals.js', import.meta.url).href;
 const mod = await import(target);
 if (typeof mod.createAggregateStore !== 'function') {
   console.error(`${target} does not export createAggregateStore; point TXMON_AGG_MODULE at a build that does.`);

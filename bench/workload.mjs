@@ -40,7 +40,24 @@ export function createPrng(seed) {
 // ---- reference data -------------------------------------------------------------------------
 
 const HOME_COUNTRIES = ['DE', 'FR', 'NL', 'ES', 'IT', 'AT', 'BE', 'IE', 'PT', 'FI', 'US', 'GB', 'SE', 'DK', 'PL', 'CH'];
-const CURRENCY_OF = { DE: 'EUR', FR: 'EUR', NL: 'EUR', ES: 'EUR', IT: 'EUR', AT: 'EUR', BE: 'EUR', IE: 'EUR', PT: 'EUR', FI: 'EUR', US: 'USD', GB: 'GBP', SE: 'EUR', DK: 'EUR', PL: 'EUR', CH: 'EUR' };
+const CURRENCY_OF = {
+  DE: 'EUR',
+  FR: 'EUR',
+  NL: 'EUR',
+  ES: 'EUR',
+  IT: 'EUR',
+  AT: 'EUR',
+  BE: 'EUR',
+  IE: 'EUR',
+  PT: 'EUR',
+  FI: 'EUR',
+  US: 'USD',
+  GB: 'GBP',
+  SE: 'EUR',
+  DK: 'EUR',
+  PL: 'EUR',
+  CH: 'EUR',
+};
 /** Counterparty countries abroad, a few of them on the high-risk lists of the instances. */
 const ABROAD_COUNTRIES = ['US', 'GB', 'CA', 'AU', 'JP', 'SG', 'AE', 'TR', 'MX', 'BR', 'IN', 'CN', 'ZA', 'MA', 'TH'];
 const HIGH_RISK_COUNTRIES = ['RU', 'IR', 'KP', 'SY', 'NG', 'VE', 'AF', 'MM', 'YE', 'UA', 'BY', 'HT', 'KE', 'VN'];
@@ -373,7 +390,11 @@ const TODAY_WINDOWED = [
   { ruleId: 'R-30', parameters: { transactionsLimit: 20, timeWindow: { units: 1, granularity: 'hour' } }, ruleNameAlias: 'Velocity 1 hour' },
   { ruleId: 'R-30', parameters: { transactionsLimit: 60, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 1 day' },
   { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 30000 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } },
-  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: 35000 }, timeWindow: { units: 1, granularity: 'month' } }, ruleNameAlias: 'Monthly volume' },
+  {
+    ruleId: 'R-69',
+    parameters: { transactionVolumeThreshold: { EUR: 35000 }, timeWindow: { units: 1, granularity: 'month' } },
+    ruleNameAlias: 'Monthly volume',
+  },
 ];
 
 /**
@@ -388,11 +409,27 @@ export function createDenseInstanceConfigs(options = {}) {
       ...statelessRequests(),
       { ruleId: 'R-1' },
       { ruleId: 'R-30', parameters: { transactionsLimit: 3, timeWindow: { units: 1, granularity: 'hour' } }, ruleNameAlias: 'Velocity 1 hour' },
-      { ruleId: 'R-30', parameters: { transactionsLimit: 10, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 1 day' },
-      { ruleId: 'R-30', parameters: { transactionsLimit: 150, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Velocity 30 days' },
+      {
+        ruleId: 'R-30',
+        parameters: { transactionsLimit: 10, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+        ruleNameAlias: 'Velocity 1 day',
+      },
+      {
+        ruleId: 'R-30',
+        parameters: { transactionsLimit: 150, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } },
+        ruleNameAlias: 'Velocity 30 days',
+      },
       { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 5000 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } },
-      { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 40000 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, ruleNameAlias: 'Volume 30 days' },
-      { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: 30000 }, timeWindow: { units: 1, granularity: 'month' } }, ruleNameAlias: 'Monthly volume' },
+      {
+        ruleId: 'R-69',
+        parameters: { transactionVolumeThreshold: { USD: 40000 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } },
+        ruleNameAlias: 'Volume 30 days',
+      },
+      {
+        ruleId: 'R-69',
+        parameters: { transactionVolumeThreshold: { EUR: 30000 }, timeWindow: { units: 1, granularity: 'month' } },
+        ruleNameAlias: 'Monthly volume',
+      },
     ],
     options,
   );
@@ -412,10 +449,41 @@ function statelessRequests() {
     { ruleId: 'R-14', parameters: { highRiskCountries: ['KP', 'IR', 'MM'] }, action: 'BLOCK', ruleNameAlias: 'FATF call for action' },
     {
       ruleId: 'R-14',
-      parameters: { highRiskCountries: ['DZ', 'AO', 'BG', 'BF', 'CM', 'CI', 'HR', 'CD', 'HT', 'KE', 'LA', 'LB', 'MC', 'MZ', 'NA', 'NG', 'NP', 'ZA', 'SS', 'SY', 'VE', 'VN', 'YE'] },
+      parameters: {
+        highRiskCountries: [
+          'DZ',
+          'AO',
+          'BG',
+          'BF',
+          'CM',
+          'CI',
+          'HR',
+          'CD',
+          'HT',
+          'KE',
+          'LA',
+          'LB',
+          'MC',
+          'MZ',
+          'NA',
+          'NG',
+          'NP',
+          'ZA',
+          'SS',
+          'SY',
+          'VE',
+          'VN',
+          'YE',
+        ],
+      },
       ruleNameAlias: 'FATF increased monitoring',
     },
-    { ruleId: 'R-14', parameters: { highRiskCountries: ['AF', 'BB', 'BF', 'CM', 'CD', 'HT', 'JM', 'KP', 'ML', 'MZ', 'NG', 'PH', 'SN', 'ZA', 'SS', 'SY', 'TZ', 'TT', 'AE', 'VU', 'VN', 'YE'] } },
+    {
+      ruleId: 'R-14',
+      parameters: {
+        highRiskCountries: ['AF', 'BB', 'BF', 'CM', 'CD', 'HT', 'JM', 'KP', 'ML', 'MZ', 'NG', 'PH', 'SN', 'ZA', 'SS', 'SY', 'TZ', 'TT', 'AE', 'VU', 'VN', 'YE'],
+      },
+    },
     { ruleId: 'R-14', parameters: { highRiskCountries: ['RU', 'BY', 'IR', 'KP', 'SY', 'CU'] }, action: 'SUSPEND', ruleNameAlias: 'Sanctioned jurisdiction' },
     // ---- stateless: custom json-logic --------------------------------------------------------
     {

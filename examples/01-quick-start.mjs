@@ -9,11 +9,21 @@ await engine.createRuleInstance({
   parameters: { transactionsLimit: 3, timeWindow: { units: 1, granularity: 'hour', rollingBasis: true } },
 });
 const result = await engine.createTransaction({
-  type: 'TRANSFER', transactionId: 'tx-1', timestamp: Date.now(), originUserId: 'alice', destinationUserId: 'bob',
+  type: 'TRANSFER',
+  transactionId: 'tx-1',
+  timestamp: Date.now(),
+  originUserId: 'alice',
+  destinationUserId: 'bob',
   originAmountDetails: { transactionAmount: 12500, transactionCurrency: 'EUR', country: 'DE' },
 });
-console.log(result.status, result.hitRules.map((r) => r.ruleId)); // SUSPEND [ 'R-2' ]
+console.log(
+  result.status,
+  result.hitRules.map((r) => r.ruleId),
+); // SUSPEND [ 'R-2' ]
 
 assert.equal(result.status, 'SUSPEND');
-assert.deepEqual(result.hitRules.map((r) => r.ruleId), ['R-2']);
+assert.deepEqual(
+  result.hitRules.map((r) => r.ruleId),
+  ['R-2'],
+);
 assert.equal(result.executedRules.length, 2);

@@ -16,7 +16,11 @@ const results = [];
 for (const [i, offset] of [0, 5, 10, 15, 75].entries()) {
   now = Date.UTC(2025, 5, 1, 9, 0, 0) + offset * minute;
   const r = await engine.createTransaction({
-    type: 'TRANSFER', transactionId: `v-${i}`, timestamp: now, originUserId: 'u-42', destinationUserId: `shop-${i}`,
+    type: 'TRANSFER',
+    transactionId: `v-${i}`,
+    timestamp: now,
+    originUserId: 'u-42',
+    destinationUserId: `shop-${i}`,
     originAmountDetails: { transactionAmount: 25, transactionCurrency: 'EUR' },
   });
   results.push(r.status);

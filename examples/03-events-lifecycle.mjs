@@ -6,8 +6,12 @@ import { createEngine, isTxmonError } from 'txmon';
 const engine = createEngine();
 const t0 = Date.UTC(2025, 5, 1, 12, 0, 0);
 await engine.createTransaction({
-  type: 'DEPOSIT', transactionId: 'dep-1', timestamp: t0, destinationUserId: 'carol',
-  destinationAmountDetails: { transactionAmount: 200, transactionCurrency: 'GBP' }, reference: 'first deposit',
+  type: 'DEPOSIT',
+  transactionId: 'dep-1',
+  timestamp: t0,
+  destinationUserId: 'carol',
+  destinationAmountDetails: { transactionAmount: 200, transactionCurrency: 'GBP' },
+  reference: 'first deposit',
 });
 const processing = { transactionId: 'dep-1', eventId: 'ev-1', timestamp: t0 + 1000, transactionState: 'PROCESSING' };
 await engine.createTransactionEvent(processing);
@@ -15,7 +19,10 @@ const replay = await engine.createTransactionEvent(processing); // same eventId,
 assert.equal(replay.eventId, 'ev-1');
 
 const done = await engine.createTransactionEvent({
-  transactionId: 'dep-1', eventId: 'ev-2', timestamp: t0 + 5000, transactionState: 'SUCCESSFUL',
+  transactionId: 'dep-1',
+  eventId: 'ev-2',
+  timestamp: t0 + 5000,
+  transactionState: 'SUCCESSFUL',
   updatedTransactionAttributes: { reference: null, destinationAmountDetails: { transactionAmount: 199.5, transactionCurrency: 'GBP' } },
 });
 console.log(done.transaction.transactionState, done.transaction.destinationAmountDetails);

@@ -26,7 +26,10 @@ const base = { type: 'TRANSFER', timestamp: Date.now(), originAmountDetails: { t
 const trusted = await engine.createTransaction({ ...base, transactionId: 'a', originUserId: 'trusted' });
 const unknown = await engine.createTransaction({ ...base, transactionId: 'b', originUserId: 'stranger' });
 const withdrawal = await engine.createTransaction({
-  type: 'WITHDRAWAL', transactionId: 'c', timestamp: Date.now(), originUserId: 'trusted',
+  type: 'WITHDRAWAL',
+  transactionId: 'c',
+  timestamp: Date.now(),
+  originUserId: 'trusted',
   originAmountDetails: { transactionAmount: 1500, transactionCurrency: 'EUR', country: 'IR' },
 });
 console.log({ trusted: trusted.status, unknown: unknown.status, withdrawal: withdrawal.status });

@@ -6,7 +6,10 @@ const engine = createEngine();
 await engine.createRuleInstance({ ruleId: 'R-14', parameters: { highRiskCountries: ['IR', 'KP'] }, casePriority: 'P1' });
 for (const id of ['x1', 'x2']) {
   await engine.createTransaction({
-    type: 'TRANSFER', transactionId: id, timestamp: Date.now(), originUserId: 'dave',
+    type: 'TRANSFER',
+    transactionId: id,
+    timestamp: Date.now(),
+    originUserId: 'dave',
     originAmountDetails: { transactionAmount: 90, transactionCurrency: 'USD', country: 'IR' },
   });
 }

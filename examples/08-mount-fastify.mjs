@@ -29,7 +29,11 @@ try {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     body: JSON.stringify({
-      type: 'TRANSFER', transactionId: 'tx-1', timestamp: Date.now(), originUserId: 'alice', destinationUserId: 'bob',
+      type: 'TRANSFER',
+      transactionId: 'tx-1',
+      timestamp: Date.now(),
+      originUserId: 'alice',
+      destinationUserId: 'bob',
       originAmountDetails: { transactionAmount: 12500, transactionCurrency: 'EUR', country: 'DE' },
     }),
   });
@@ -37,7 +41,10 @@ try {
   console.log('POST /txmon/transactions', created.status, result.status); // 201 SUSPEND
   assert.equal(created.status, 201);
   assert.equal(result.status, 'SUSPEND');
-  assert.deepEqual(result.hitRules.map((r) => r.ruleId), ['R-2']);
+  assert.deepEqual(
+    result.hitRules.map((r) => r.ruleId),
+    ['R-2'],
+  );
 
   const fetched = await fetch(`${base}/txmon/transactions/tx-1`, { headers: { 'x-api-key': apiKey } });
   assert.equal(fetched.status, 200);

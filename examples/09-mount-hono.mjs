@@ -19,7 +19,11 @@ const created = await app.request('/txmon/transactions', {
   method: 'POST',
   headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
   body: JSON.stringify({
-    type: 'TRANSFER', transactionId: 'tx-1', timestamp: Date.now(), originUserId: 'alice', destinationUserId: 'bob',
+    type: 'TRANSFER',
+    transactionId: 'tx-1',
+    timestamp: Date.now(),
+    originUserId: 'alice',
+    destinationUserId: 'bob',
     originAmountDetails: { transactionAmount: 12500, transactionCurrency: 'EUR', country: 'DE' },
   }),
 });
@@ -27,7 +31,10 @@ const result = await created.json();
 console.log('POST /txmon/transactions', created.status, result.status); // 201 SUSPEND
 assert.equal(created.status, 201);
 assert.equal(result.status, 'SUSPEND');
-assert.deepEqual(result.hitRules.map((r) => r.ruleId), ['R-2']);
+assert.deepEqual(
+  result.hitRules.map((r) => r.ruleId),
+  ['R-2'],
+);
 
 const denied = await app.request('/txmon/rules', { headers: { 'x-api-key': 'not-the-right-key-at-all' } });
 const problem = await denied.json();

@@ -6,7 +6,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const examples = readdirSync(here).filter((f) => /^\d+-.*\.(mjs|cjs)$/.test(f)).sort();
+const examples = readdirSync(here)
+  .filter((f) => /^\d+-.*\.(mjs|cjs)$/.test(f))
+  .sort();
 let failed = 0;
 for (const file of examples) {
   const run = spawnSync(process.execPath, [join(here, file)], { encoding: 'utf8' });

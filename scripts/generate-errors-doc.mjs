@@ -13,7 +13,11 @@ export function readErrorCodes(source) {
   let comment = null;
   for (const match of table.matchAll(/\/\*\*([\s\S]*?)\*\/|^\s*([A-Z_]+): (\d{3}),/gm)) {
     if (match[1] !== undefined) {
-      comment = match[1].split('\n').map((line) => line.replace(/^\s*\*\s?/, '').trim()).filter((line) => line !== '').join(' ');
+      comment = match[1]
+        .split('\n')
+        .map((line) => line.replace(/^\s*\*\s?/, '').trim())
+        .filter((line) => line !== '')
+        .join(' ');
     } else {
       rows.push({ code: match[2], status: Number(match[3]), text: comment });
       comment = null;
@@ -36,14 +40,21 @@ export function renderErrorsDoc(source) {
     '|---|---|---|',
   ];
   for (const { code, status, text } of readErrorCodes(source)) out.push(`| \`${code}\` | ${status} | ${text ?? 'see code name'} |`);
-  const own = [...source.slice(source.indexOf('export const TXMON_DETAIL_CODES = ['), source.indexOf('] as const;', source.indexOf('TXMON_DETAIL_CODES = ['))).matchAll(/'([a-z-]+)'/g)].map((m) => m[1]);
+  const own = [
+    ...source
+      .slice(source.indexOf('export const TXMON_DETAIL_CODES = ['), source.indexOf('] as const;', source.indexOf('TXMON_DETAIL_CODES = [')))
+      .matchAll(/'([a-z-]+)'/g),
+  ].map((m) => m[1]);
   out.push(
     '',
     'Detail codes (`details[].code`, type `DetailCode`) name the violated constraint: the ajv keyword for a',
     'schema violation (`required`, `type`, `minimum`, `maximum`, `maxLength`, `enum`, `format`,',
-    '`additionalProperties`, …), or one of txmon\'s own (`TXMON_DETAIL_CODES`):',
-    own.map((c) => `\`${c}\``).sort().join(', ') + '.',
-    'A `limit` detail\'s message names the limit and its value (see docs/security.md).',
+    "`additionalProperties`, …), or one of txmon's own (`TXMON_DETAIL_CODES`):",
+    own
+      .map((c) => `\`${c}\``)
+      .sort()
+      .join(', ') + '.',
+    "A `limit` detail's message names the limit and its value (see docs/security.md).",
     '',
   );
   return out.join('\n');

@@ -54,7 +54,12 @@ if (reason !== null) {
   const started = Date.now();
   const tsupPackage = createRequire(import.meta.url).resolve('tsup/package.json');
   const tsup = join(dirname(tsupPackage), JSON.parse(readFileSync(tsupPackage, 'utf8')).bin.tsup);
-  const build = spawnSync(process.execPath, [tsup, '--silent'], { cwd: root, env: { ...process.env, TXMON_BUILD: 'cli' }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [tsup, '--silent'], {
+    cwd: root,
+    env: { ...process.env, TXMON_BUILD: 'cli' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (build.status !== 0) {
     process.stderr.write(`${build.stderr ?? ''}txmon: the build failed (${build.error?.message ?? `exit code ${build.status ?? build.signal}`})\n`);
     process.exit(1);

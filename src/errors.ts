@@ -186,7 +186,15 @@ export function isTxmonError(error: unknown): error is TxmonError {
 /** The codes of errors about the request's content (400). */
 export type InvalidRequestCode = Extract<
   ErrorCode,
-  'VALIDATION_FAILED' | 'INVALID_PARAMETERS' | 'INVALID_FILTERS' | 'INVALID_LOGIC' | 'READ_ONLY_FIELD' | 'IMMUTABLE_FIELD' | 'UNKNOWN_RULE' | 'UNKNOWN_FILE_KEY' | 'MALFORMED_JSON'
+  | 'VALIDATION_FAILED'
+  | 'INVALID_PARAMETERS'
+  | 'INVALID_FILTERS'
+  | 'INVALID_LOGIC'
+  | 'READ_ONLY_FIELD'
+  | 'IMMUTABLE_FIELD'
+  | 'UNKNOWN_RULE'
+  | 'UNKNOWN_FILE_KEY'
+  | 'MALFORMED_JSON'
 >;
 
 /**
@@ -214,8 +222,17 @@ export function notFound(code: Extract<ErrorCode, `${string}_NOT_FOUND`>, what: 
 }
 
 /** A 409: the request contradicts what is stored (`code` says how). */
-export function conflict(code: Extract<ErrorCode, 'TRANSACTION_ID_CONFLICT' | 'EVENT_ID_CONFLICT' | 'INVALID_STATE_TRANSITION' | 'CONCURRENT_UPDATE' | 'FILE_ALREADY_UPLOADED'>, message: string, path?: string, detail?: string): TxmonError {
-  return new TxmonError(code, message, path === undefined ? [] : [{ path, code: code === 'INVALID_STATE_TRANSITION' ? 'transition' : 'conflict', message: detail ?? message }]);
+export function conflict(
+  code: Extract<ErrorCode, 'TRANSACTION_ID_CONFLICT' | 'EVENT_ID_CONFLICT' | 'INVALID_STATE_TRANSITION' | 'CONCURRENT_UPDATE' | 'FILE_ALREADY_UPLOADED'>,
+  message: string,
+  path?: string,
+  detail?: string,
+): TxmonError {
+  return new TxmonError(
+    code,
+    message,
+    path === undefined ? [] : [{ path, code: code === 'INVALID_STATE_TRANSITION' ? 'transition' : 'conflict', message: detail ?? message }],
+  );
 }
 
 /** A host's configuration mistake (`INVALID_CONFIGURATION`): `call` names the function, `message` the option. */

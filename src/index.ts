@@ -60,7 +60,14 @@ export { LIBRARY_RULE_IDS, LIBRARY_RULES } from './rules/registry.js';
 export type { LibraryRuleId, LibraryRuleParameters } from './rules/registry.js';
 export { pairKey, paymentIdentifier, SERIES_NAMES } from './rules/series.js';
 export type { DerivedSeriesName, SeriesName } from './rules/series.js';
-export { AmountThresholdsSchema, amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from './rules/parameters.js';
+export {
+  AmountThresholdsSchema,
+  amountThresholdsSchema,
+  CheckReceiverSchema,
+  CheckSenderSchema,
+  reachesThreshold,
+  resolveThreshold,
+} from './rules/parameters.js';
 export type {
   AggregateNeed,
   AnyRuleDefinition,

@@ -317,11 +317,13 @@ export function createAggregateStore(): AggregateStore {
       }
       const index = slot;
       if (index === undefined) return [];
-      return index.entries().map((e) =>
-        e.values === undefined
-          ? { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount }
-          : { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
-      );
+      return index
+        .entries()
+        .map((e) =>
+          e.values === undefined
+            ? { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount }
+            : { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
+        );
     },
 
     dropSeries(series) {
@@ -409,12 +411,7 @@ export function queryIndex(index: WindowIndex, q: AggregateQuery, position = -1)
 export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQuery): AggregateValue {
   assertQuery(q, -1);
   const inside = entries.filter(
-    (e) =>
-      e.series === q.series &&
-      e.key === q.key &&
-      e.timestamp >= q.start &&
-      e.timestamp <= q.end &&
-      (q.excludeId === undefined || e.id !== q.excludeId),
+    (e) => e.series === q.series && e.key === q.key && e.timestamp >= q.start && e.timestamp <= q.end && (q.excludeId === undefined || e.id !== q.excludeId),
   );
   const amounts = inside.flatMap((e) => (e.amount === null ? [] : [e.amount]));
   switch (q.fn) {

@@ -7,7 +7,9 @@ import { PRUNE_USAGE, USAGE, UsageError } from './usage.js';
 
 /** The message of a failed command: usage errors as they are, anything else as what failed. */
 function messageOf(error: unknown, doing: string): string {
-  return error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? (error as Error).message : `cannot ${doing}: ${(error as Error).message}`;
+  return error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ? (error as Error).message
+    : `cannot ${doing}: ${(error as Error).message}`;
 }
 
 function asksForHelp(args: readonly string[]): boolean {

@@ -42,7 +42,13 @@ function parsePruneArgs(argv: readonly string[], env: NodeJS.ProcessEnv): PruneA
   const late = values['late-arrival-ms'];
   if (late !== undefined && !/^[0-9]{1,15}$/.test(late)) throw new UsageError('--late-arrival-ms must be a non-negative integer');
   const tenantIds = values.tenants === undefined ? ['default'] : readTenants(values.tenants).map((t) => t.id);
-  return { store, tenantIds, single: values.tenants === undefined, lateArrivalMs: late === undefined ? undefined : Number(late), dryRun: values['dry-run'] ?? false };
+  return {
+    store,
+    tenantIds,
+    single: values.tenants === undefined,
+    lateArrivalMs: late === undefined ? undefined : Number(late),
+    dryRun: values['dry-run'] ?? false,
+  };
 }
 
 /** One tenant's prune, as the line printed for it. */

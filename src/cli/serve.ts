@@ -65,7 +65,6 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Heap bytes per byte the memory store counts, at most (measured with transactions of thousands of tiny fields; see docs/security.md). */
 const HEAP_PER_COUNTED_BYTE = 3;
 
-
 /** What a tenant may store and compute: the engine's limits and the memory store's byte budget. */
 type TenantLimits = Partial<EngineLimits> & { maxStoredBytes?: number };
 
@@ -104,7 +103,10 @@ function readKeyFile(file: string, flag: string): string[] {
   } catch {
     throw new UsageError(`${flag}: cannot read ${file}`);
   }
-  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 export function readTenants(file: string): TenantSpec[] {
@@ -219,7 +221,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
   const rawGrace = values['shutdown-grace-ms'];
   if (rawGrace !== undefined && !/^[0-9]{1,7}$/.test(rawGrace)) throw new UsageError('--shutdown-grace-ms must be an integer 0–9999999');
   const rawPrune = values['prune-every-hours'];
-  if (rawPrune !== undefined && !(/^[0-9]{1,4}$/.test(rawPrune) && Number(rawPrune) >= 1)) throw new UsageError('--prune-every-hours must be an integer 1–9999');
+  if (rawPrune !== undefined && !(/^[0-9]{1,4}$/.test(rawPrune) && Number(rawPrune) >= 1))
+    throw new UsageError('--prune-every-hours must be an integer 1–9999');
   return {
     port,
     host: values.host ?? '127.0.0.1',
@@ -310,7 +313,10 @@ function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.Proces
   const keyFile = args.apiKeyFile ?? env.TXMON_API_KEY_FILE;
   const keys = [
     ...(keyFile === undefined ? [] : readKeyFile(keyFile, args.apiKeyFile === undefined ? 'TXMON_API_KEY_FILE' : '--api-key-file')),
-    ...(env.TXMON_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+    ...(env.TXMON_API_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
     ...args.apiKeys,
   ];
   const generated = keys.length === 0 ? `txm_${randomBytes(24).toString('base64url')}` : null;
@@ -323,7 +329,13 @@ function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.Proces
  * budget, unless configured, is a third of the heap shared among the tenants, counted in the
  * store's units (its heap use is up to about three times its count).
  */
-async function createTenants(specs: readonly TenantSpec[], common: TenantLimits, store: StoreSpec, origin: string, single: boolean): Promise<{ tenants: HttpTenant[]; stores: OpenStore[] }> {
+async function createTenants(
+  specs: readonly TenantSpec[],
+  common: TenantLimits,
+  store: StoreSpec,
+  origin: string,
+  single: boolean,
+): Promise<{ tenants: HttpTenant[]; stores: OpenStore[] }> {
   const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
   const { maxStoredBytes: commonStoredBytes, ...commonEngineLimits } = common;
   const tenants: HttpTenant[] = [];
@@ -331,7 +343,9 @@ async function createTenants(specs: readonly TenantSpec[], common: TenantLimits,
   try {
     for (const spec of specs) {
       const { maxStoredBytes, ...own } = spec.limits;
-      const opened = await openStore(store, spec.id, single, { maxStoredBytes: maxStoredBytes ?? commonStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes) });
+      const opened = await openStore(store, spec.id, single, {
+        maxStoredBytes: maxStoredBytes ?? commonStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes),
+      });
       stores.push(opened);
       tenants.push({
         id: spec.id,
@@ -382,7 +396,10 @@ async function closeStores(stores: readonly OpenStore[]): Promise<void> {
 }
 
 /** A server listening on `port` and `host` with a handler set later, once the address is known. */
-async function listenWithLateHandler(args: ServeArgs, afterResponses: (() => void) | undefined): Promise<{ server: Server; setHandler(handler: TxmonHttpHandler): void }> {
+async function listenWithLateHandler(
+  args: ServeArgs,
+  afterResponses: (() => void) | undefined,
+): Promise<{ server: Server; setHandler(handler: TxmonHttpHandler): void }> {
   // The engines need the address the server listens on (for file URLs), known once it listens: the
   // server starts with a handler that delegates to the real one, set in the same turn as `listen`
   // completes (so before any request can be read).

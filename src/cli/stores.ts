@@ -80,7 +80,9 @@ export async function openStore(spec: StoreSpec, tenantId: string, single: boole
     await migrate(client);
     return { repositories: createPostgresRepositories({ client }), close: () => client.close() };
   }
-  const pg = await importOptional<{ default: { Pool: new (config: Record<string, unknown>) => PostgresClient & { end(): Promise<void>; on(event: string, listener: () => void): void } } }>('pg');
+  const pg = await importOptional<{
+    default: { Pool: new (config: Record<string, unknown>) => PostgresClient & { end(): Promise<void>; on(event: string, listener: () => void): void } };
+  }>('pg');
   const schema = single ? null : schemaOf(tenantId);
   if (schema !== null) {
     const setup = new pg.default.Pool({ connectionString: spec.url, max: 1 });

@@ -36,7 +36,14 @@ export interface AlertHit {
 export type AlertHitChange =
   | { readonly kind: 'append'; readonly alertId: string; readonly caseId: string; readonly transactionId: string; readonly at: number }
   | { readonly kind: 'open'; readonly alert: Alert; readonly caseIsNew: true; readonly case: Case }
-  | { readonly kind: 'open'; readonly alert: Alert; readonly caseIsNew: false; readonly caseId: string; readonly casePriority: Case['priority']; readonly at: number };
+  | {
+      readonly kind: 'open';
+      readonly alert: Alert;
+      readonly caseIsNew: false;
+      readonly caseId: string;
+      readonly casePriority: Case['priority'];
+      readonly at: number;
+    };
 
 /**
  * Decides where a hit lands. Constant time: nothing here grows with an alert's transactions or a

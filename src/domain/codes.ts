@@ -127,9 +127,7 @@ ZEC ZEN ZETA ZRX
 export const COUNTRY_CODES: ReadonlySet<string> = toSet(ISO_3166_ALPHA2 + EXTRA_COUNTRY_CODES);
 
 /** Every currency code txmon accepts (ISO 4217, legacy/market codes and crypto tickers). */
-export const CURRENCY_CODES: ReadonlySet<string> = toSet(
-  ISO_4217_ACTIVE + LEGACY_AND_MARKET_CURRENCY_CODES + CRYPTO_CURRENCY_CODES,
-);
+export const CURRENCY_CODES: ReadonlySet<string> = toSet(ISO_4217_ACTIVE + LEGACY_AND_MARKET_CURRENCY_CODES + CRYPTO_CURRENCY_CODES);
 
 /** Currency codes that are crypto-asset tickers (a subset of {@link CURRENCY_CODES}). */
 export const CRYPTO_CODES: ReadonlySet<string> = toSet(CRYPTO_CURRENCY_CODES);

@@ -98,4 +98,3 @@ export interface StoredUser {
   firstSeenAt: number;
   updatedAt: number;
 }
-

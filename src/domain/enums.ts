@@ -4,17 +4,7 @@
  */
 
 /** Lifecycle states of a transaction (SPEC §3). `CREATED` is the state after `POST /transactions`. */
-export const TRANSACTION_STATES = [
-  'CREATED',
-  'PROCESSING',
-  'SENT',
-  'EXPIRED',
-  'DECLINED',
-  'SUSPENDED',
-  'REFUNDED',
-  'SUCCESSFUL',
-  'REVERSED',
-] as const;
+export const TRANSACTION_STATES = ['CREATED', 'PROCESSING', 'SENT', 'EXPIRED', 'DECLINED', 'SUSPENDED', 'REFUNDED', 'SUCCESSFUL', 'REVERSED'] as const;
 /** One of {@link TRANSACTION_STATES}. */
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
@@ -99,34 +89,12 @@ export const RULE_HIT_DIRECTIONS = ['ORIGIN', 'DESTINATION'] as const;
 export type RuleHitDirection = (typeof RULE_HIT_DIRECTIONS)[number];
 
 /** Payment methods: the `method` discriminator of payment details. */
-export const PAYMENT_METHODS = [
-  'ACH',
-  'CARD',
-  'IBAN',
-  'UPI',
-  'GENERIC_BANK_ACCOUNT',
-  'MPESA',
-  'SWIFT',
-  'WALLET',
-  'CHECK',
-  'CASH',
-  'NPP',
-] as const;
+export const PAYMENT_METHODS = ['ACH', 'CARD', 'IBAN', 'UPI', 'GENERIC_BANK_ACCOUNT', 'MPESA', 'SWIFT', 'WALLET', 'CHECK', 'CASH', 'NPP'] as const;
 /** One of {@link PAYMENT_METHODS}. */
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** KYC statuses of a user. */
-export const KYC_STATUSES = [
-  'SUCCESSFUL',
-  'FAILED',
-  'NOT_STARTED',
-  'IN_PROGRESS',
-  'EXPIRED',
-  'NEW',
-  'CANCELLED',
-  'MANUAL_REVIEW',
-  'EDD_IN_PROGRESS',
-] as const;
+export const KYC_STATUSES = ['SUCCESSFUL', 'FAILED', 'NOT_STARTED', 'IN_PROGRESS', 'EXPIRED', 'NEW', 'CANCELLED', 'MANUAL_REVIEW', 'EDD_IN_PROGRESS'] as const;
 /** One of {@link KYC_STATUSES}. */
 export type KycStatus = (typeof KYC_STATUSES)[number];
 
@@ -136,16 +104,7 @@ export const USER_STATES = ['UNACCEPTABLE', 'TERMINATED', 'ACTIVE', 'DORMANT', '
 export type UserState = (typeof USER_STATES)[number];
 
 /** Card schemes. */
-export const CARD_BRANDS = [
-  'VISA',
-  'MASTERCARD',
-  'AMERICAN_EXPRESS',
-  'DISCOVER',
-  'UNIONPAY',
-  'RUPAY',
-  'JCB',
-  'DINERS_CLUB',
-] as const;
+export const CARD_BRANDS = ['VISA', 'MASTERCARD', 'AMERICAN_EXPRESS', 'DISCOVER', 'UNIONPAY', 'RUPAY', 'JCB', 'DINERS_CLUB'] as const;
 /** One of {@link CARD_BRANDS}. */
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
@@ -165,13 +124,7 @@ export const CARD_STATUSES = ['ACTIVE', 'FROZEN', 'BLOCKED', 'SUSPECTED_FRAUD', 
 export type CardStatus = (typeof CARD_STATUSES)[number];
 
 /** M-Pesa transaction types (wire spelling, PascalCase). */
-export const MPESA_TRANSACTION_TYPES = [
-  'CustomerPayBillOnline',
-  'CustomerBuyGoodsOnline',
-  'SalaryPayment',
-  'BusinessPayment',
-  'PromotionPayment',
-] as const;
+export const MPESA_TRANSACTION_TYPES = ['CustomerPayBillOnline', 'CustomerBuyGoodsOnline', 'SalaryPayment', 'BusinessPayment', 'PromotionPayment'] as const;
 /** One of {@link MPESA_TRANSACTION_TYPES}. */
 export type MpesaTransactionType = (typeof MPESA_TRANSACTION_TYPES)[number];
 

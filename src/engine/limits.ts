@@ -6,7 +6,6 @@
  */
 import { TxmonError, limitExceeded } from '../errors.js';
 
-
 /** Limits of one engine (one tenant); see {@link DEFAULT_ENGINE_LIMITS} for the defaults. */
 export interface EngineLimits {
   /**

@@ -71,7 +71,6 @@ export interface StoredRuleInstance {
   derived: { riskLevelParameters: boolean; riskLevelActions: boolean; riskLevelsTriggersOnHit: boolean };
 }
 
-
 /** An upload slot issued by `createUpload`. */
 export interface FileRecord {
   key: string;
@@ -288,7 +287,18 @@ export interface Repositories {
   runExclusive?<T>(keys: readonly string[], work: (repositories: Repositories) => Promise<T>, options?: ExclusiveUnitOptions): Promise<T>;
 }
 
-export type { Alert, Case, Comment, CommentFileLink, CommentTarget, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
+export type {
+  Alert,
+  Case,
+  Comment,
+  CommentFileLink,
+  CommentTarget,
+  ListSummary,
+  MonitoringResult,
+  RuleInstance,
+  StoredList,
+  UserType,
+} from '../domain/entities.js';
 export type { StoredUser } from '../domain/entities.js';
 export type { AlertHit } from '../domain/case-policy.js';
 export type { UserUpdate } from '../domain/user-update.js';

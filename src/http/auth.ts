@@ -20,8 +20,7 @@ export interface Authenticated {
  *   `[A-Za-z0-9_-]`, or with a key given twice, shorter than 16 characters or not visible ASCII.
  */
 export function tenantsOf(options: HttpHandlerOptions): readonly HttpTenant[] {
-  const tenants: readonly HttpTenant[] =
-    options.tenants ?? (options.engine ? [{ id: 'default', apiKeys: options.apiKeys ?? [], engine: options.engine }] : []);
+  const tenants: readonly HttpTenant[] = options.tenants ?? (options.engine ? [{ id: 'default', apiKeys: options.apiKeys ?? [], engine: options.engine }] : []);
   if (tenants.length === 0) throw configurationError('createHttpHandler', 'give `engine` and `apiKeys`, or `tenants`');
   const ids = new Set<string>();
   const keys = new Set<string>();

@@ -14,7 +14,16 @@ import { createOpenApiDocument } from './openapi.js';
 import { errorCodeOf, errorResponse, withResponseHeaders } from './problem.js';
 import { createRequestLimits } from './rate-limit.js';
 import { actionOf, allowOf, createRoutes, responseOf, type ActionContext } from './routes.js';
-import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpHandler, type HttpHandlerOptions, type HttpTenant, type RequestLogEntry, type TxmonHttpHandler } from './types.js';
+import {
+  HANDLER_CORE,
+  type CoreRequest,
+  type CoreResponse,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  type HttpTenant,
+  type RequestLogEntry,
+  type TxmonHttpHandler,
+} from './types.js';
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 const DEFAULT_MAX_UPLOAD = 100_000_000;

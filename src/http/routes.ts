@@ -122,7 +122,8 @@ const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-
 export function responseOf(result: ActionResult, method: string): CoreResponse {
   if (result.status === 204) return { status: 204, headers: {}, body: null };
   const head = method === 'HEAD';
-  if (result.bytes) return { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: head ? null : result.bytes };
+  if (result.bytes)
+    return { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: head ? null : result.bytes };
   return { status: result.status, headers: JSON_HEADERS, body: head ? null : stringifyBody(result.body) };
 }
 

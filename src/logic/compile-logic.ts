@@ -25,18 +25,7 @@ import { invalidField, invalidRequest, TxmonError } from '../errors.js';
 import type { DetailCode, ErrorDetail } from '../errors.js';
 import { FORBIDDEN_PATH_SEGMENTS, LOGIC_LIMITS, LOGIC_OPERATORS, LOGIC_ROOTS } from './allowlist.js';
 import type { LogicRoot } from './allowlist.js';
-import {
-  BINARY_OPERATORS,
-  VALUE_OPERATORS,
-  chargeArguments,
-  chargePair,
-  chargeSearch,
-  isIn,
-  isTruthy,
-  readPath,
-  spendWork,
-  splitPath,
-} from './runtime.js';
+import { BINARY_OPERATORS, VALUE_OPERATORS, chargeArguments, chargePair, chargeSearch, isIn, isTruthy, readPath, spendWork, splitPath } from './runtime.js';
 import type { EvalContext, Evaluator } from './runtime.js';
 
 /** The data a custom rule's logic reads; `var` paths start with one of these keys. */
@@ -316,9 +305,7 @@ function compileOperator(value: object, pointer: string, depth: number, scope: S
   }
   if (ARRAY_OPERATORS.has(operator)) {
     const bodyScope: Scope = operator === 'reduce' ? 'reduce' : 'element';
-    const compiledArgs = args.map((arg, i) =>
-      compileValue(arg.value, arg.pointer, arg.depth, i === 1 ? bodyScope : scope, walk),
-    );
+    const compiledArgs = args.map((arg, i) => compileValue(arg.value, arg.pointer, arg.depth, i === 1 ? bodyScope : scope, walk));
     return wrap({
       evaluate: buildArrayOperation(operator, compiledArgs),
       json: Object.freeze(compiledArgs.map((arg) => arg.json)),
@@ -333,12 +320,7 @@ function compileOperator(value: object, pointer: string, depth: number, scope: S
 // ---------------------------------------------------------------- data access
 
 /** Validates one literal path and returns its segments (`null` = the current data). */
-function checkPath(
-  path: unknown,
-  pointer: string,
-  scope: Scope,
-  walk: Walk,
-): { ok: true; segments: readonly string[] | null } | { ok: false } {
+function checkPath(path: unknown, pointer: string, scope: Scope, walk: Walk): { ok: true; segments: readonly string[] | null } | { ok: false } {
   const isIndex = typeof path === 'number' && Number.isSafeInteger(path) && path >= 0;
   if (typeof path !== 'string' && !isIndex) {
     report(walk, pointer, 'dynamic-var', 'a data path must be a literal string');
@@ -484,13 +466,7 @@ function compileMissing(args: Argument[], scope: Scope, walk: Walk): Compiled {
   };
 }
 
-function compileMissingSome(
-  args: Argument[],
-  isArray: boolean,
-  argsPointer: string,
-  scope: Scope,
-  walk: Walk,
-): Compiled {
+function compileMissingSome(args: Argument[], isArray: boolean, argsPointer: string, scope: Scope, walk: Walk): Compiled {
   const [needArg, optionsArg] = args;
   if (!isArray || args.length !== 2 || needArg === undefined || optionsArg === undefined) {
     report(walk, argsPointer, 'invalid-node', 'missing_some takes [minimum, [paths…]]');

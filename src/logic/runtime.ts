@@ -180,14 +180,8 @@ export const VALUE_OPERATORS: Readonly<Record<string, OperatorFn>> = Object.free
   '!==': (args) => args[0] !== args[1],
   '>': (args) => (args[0] as Num) > (args[1] as Num),
   '>=': (args) => (args[0] as Num) >= (args[1] as Num),
-  '<': (args) =>
-    args[2] === undefined
-      ? (args[0] as Num) < (args[1] as Num)
-      : (args[0] as Num) < (args[1] as Num) && (args[1] as Num) < (args[2] as Num),
-  '<=': (args) =>
-    args[2] === undefined
-      ? (args[0] as Num) <= (args[1] as Num)
-      : (args[0] as Num) <= (args[1] as Num) && (args[1] as Num) <= (args[2] as Num),
+  '<': (args) => (args[2] === undefined ? (args[0] as Num) < (args[1] as Num) : (args[0] as Num) < (args[1] as Num) && (args[1] as Num) < (args[2] as Num)),
+  '<=': (args) => (args[2] === undefined ? (args[0] as Num) <= (args[1] as Num) : (args[0] as Num) <= (args[1] as Num) && (args[1] as Num) <= (args[2] as Num)),
   '!!': (args) => isTruthy(args[0]),
   '!': (args) => !isTruthy(args[0]),
   '%': (args) => (args[0] as Num) % (args[1] as Num),

@@ -72,7 +72,9 @@ function valueOf(fn: string, text: string | null): AggregateValue {
 /** Checks what a function requires of a query (as the memory store does); `i` is its position. */
 function assertQuery(q: AggregateQuery, i: number): void {
   if ((q.fn === 'distinct' || q.fn === 'countIn' || q.fn === 'sumIn') && q.field === undefined) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/field is required for ${q.fn}`, [{ path: `/${i}/field`, code: 'required', message: `is required for ${q.fn}` }]);
+    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/field is required for ${q.fn}`, [
+      { path: `/${i}/field`, code: 'required', message: `is required for ${q.fn}` },
+    ]);
   }
   if (LAST_FUNCTIONS.has(q.fn) && !(Number.isInteger(q.limit) && (q.limit as number) >= 0)) {
     throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/limit must be a non-negative integer for ${q.fn}`, [
@@ -80,7 +82,9 @@ function assertQuery(q: AggregateQuery, i: number): void {
     ]);
   }
   if (!LAST_FUNCTIONS.has(q.fn) && SCALAR_SQL[q.fn] === undefined) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/fn is not an aggregate function`, [{ path: `/${i}/fn`, code: 'enum', message: 'must be an aggregate function' }]);
+    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/fn is not an aggregate function`, [
+      { path: `/${i}/fn`, code: 'enum', message: 'must be an aggregate function' },
+    ]);
   }
 }
 
@@ -95,7 +99,10 @@ async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue>
          AND ts >= coalesce((SELECT ts FROM txmon_series_entries WHERE ${WINDOW} ORDER BY ts DESC OFFSET $6 - 1 LIMIT 1), '-Infinity'::double precision)`,
       [q.series, q.key, q.start, q.end, q.excludeId ?? null, limit],
     );
-    const ordered = rows.map((row) => entryOf(q.series, q.key, row)).sort(compareEntries).slice(-limit);
+    const ordered = rows
+      .map((row) => entryOf(q.series, q.key, row))
+      .sort(compareEntries)
+      .slice(-limit);
     amounts = ordered.flatMap((e) => (e.amount === null ? [] : [e.amount]));
   }
   if (q.fn === 'lastAmountCount') return amounts.length;

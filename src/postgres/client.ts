@@ -39,7 +39,9 @@ export interface PgPoolClientLike {
 export interface PGliteLike {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
   exec(text: string): Promise<unknown>;
-  transaction<T>(fn: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(text: string): Promise<unknown> }) => Promise<T>): Promise<T>;
+  transaction<T>(
+    fn: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(text: string): Promise<unknown> }) => Promise<T>,
+  ): Promise<T>;
   close?(): Promise<void>;
 }
 
@@ -94,7 +96,8 @@ export function sqlStateOf(error: unknown): string | undefined {
  */
 function retryableAs(error: unknown): unknown {
   const state = sqlStateOf(error);
-  if (state === '40P01' || state === '40001') return new TxmonError('CONCURRENT_UPDATE', 'The database transaction lost a race with another one; try again', [], { cause: error });
+  if (state === '40P01' || state === '40001')
+    return new TxmonError('CONCURRENT_UPDATE', 'The database transaction lost a race with another one; try again', [], { cause: error });
   return error;
 }
 

@@ -437,7 +437,9 @@ export async function migrate(client: PostgresClient): Promise<MigrationResult> 
   const db = databaseOf(client);
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query('CREATE TABLE IF NOT EXISTS txmon_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS txmon_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const rows = await tx.query<{ version: number | null }>('SELECT max(version) AS version FROM txmon_migrations');
     const current = rows[0]?.version ?? 0;
     const applied: number[] = [];

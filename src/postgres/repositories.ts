@@ -169,10 +169,13 @@ async function outcomeReadsOf(sql: Sql, outcome: TransactionOutcome): Promise<Ou
   if (hits.length === 0 && updates.length === 0) return reads;
   const caseUsers = [...new Set(hits.map((h) => h.userId))];
   const updateUsers = [...new Set(updates.map((u) => u.userId))];
-  const rows = await sql.query<{ r_kind: 'a' | 'c' | 'u'; r_instance_id: string | null; r_user_id: string; r_doc: unknown }>(
-    OUTCOME_READS_SQL,
-    [[...new Set([...caseUsers, ...updateUsers])], hits.map((h) => h.instanceId), hits.map((h) => h.userId), caseUsers, updateUsers],
-  );
+  const rows = await sql.query<{ r_kind: 'a' | 'c' | 'u'; r_instance_id: string | null; r_user_id: string; r_doc: unknown }>(OUTCOME_READS_SQL, [
+    [...new Set([...caseUsers, ...updateUsers])],
+    hits.map((h) => h.instanceId),
+    hits.map((h) => h.userId),
+    caseUsers,
+    updateUsers,
+  ]);
   for (const r of rows) {
     if (r.r_kind === 'a') reads.alerts.set(pairKey(r.r_instance_id as string, r.r_user_id), r.r_doc as Alert);
     else if (r.r_kind === 'c') reads.cases.set(r.r_user_id, r.r_doc as Case);
@@ -355,10 +358,10 @@ function ruleInstancesOf(sql: Sql, reads: UnitReads | null): RuleInstanceReposit
       return rows[0]?.stored ?? null;
     },
     async put(stored) {
-      await sql.query(
-        'INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored',
-        [stored.instance.id, json(stored)],
-      );
+      await sql.query('INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored', [
+        stored.instance.id,
+        json(stored),
+      ]);
       await bump();
     },
     async delete(id) {
@@ -397,13 +400,18 @@ function usersOf(sql: Sql, reads: UnitReads | null): UserRepository {
         reads.users = null;
         return ids.map((id) => read.get(id) ?? null);
       }
-      const rows = await sql.query<{ user_id: string; record: StoredUser }>('SELECT user_id, record FROM txmon_users WHERE user_id = ANY($1::text[])', [[...ids]]);
+      const rows = await sql.query<{ user_id: string; record: StoredUser }>('SELECT user_id, record FROM txmon_users WHERE user_id = ANY($1::text[])', [
+        [...ids],
+      ]);
       const found = new Map(rows.map((r) => [r.user_id, r.record]));
       return ids.map((id) => found.get(id) ?? null);
     },
     async putUser(user) {
       if (reads) reads.live = false;
-      await sql.query('INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb) ON CONFLICT (user_id) DO UPDATE SET record = excluded.record', [user.userId, json(user)]);
+      await sql.query('INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb) ON CONFLICT (user_id) DO UPDATE SET record = excluded.record', [
+        user.userId,
+        json(user),
+      ]);
     },
     async saveUserProfile({ userId, type, profile, now }) {
       if (reads) reads.live = false;
@@ -425,9 +433,12 @@ function commentsOf(sql: Sql): CommentRepository {
       await sql.query('INSERT INTO txmon_comments (target_kind, target_id, comment) VALUES ($1, $2, $3::jsonb)', [target.kind, target.id, json(comment)]);
     },
     async listComments(target: CommentTarget) {
-      return (await sql.query<{ comment: Comment }>('SELECT comment FROM txmon_comments WHERE target_kind = $1 AND target_id = $2 ORDER BY seq', [target.kind, target.id])).map(
-        (r) => r.comment,
-      );
+      return (
+        await sql.query<{ comment: Comment }>('SELECT comment FROM txmon_comments WHERE target_kind = $1 AND target_id = $2 ORDER BY seq', [
+          target.kind,
+          target.id,
+        ])
+      ).map((r) => r.comment);
     },
   };
 }
@@ -458,7 +469,10 @@ function casesOf(sql: Sql): CaseRepository {
 function filesOf(sql: Sql, db: Database | null): FileRepository {
   return {
     async putFile(record) {
-      await sql.query('INSERT INTO txmon_files (key, record) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET record = excluded.record', [record.key, json(record)]);
+      await sql.query('INSERT INTO txmon_files (key, record) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET record = excluded.record', [
+        record.key,
+        json(record),
+      ]);
     },
     async getFile(key) {
       return (await sql.query<{ record: FileRecord }>('SELECT record FROM txmon_files WHERE key = $1', [key]))[0]?.record ?? null;
@@ -478,7 +492,10 @@ function filesOf(sql: Sql, db: Database | null): FileRepository {
           if (size > maxBytes) throw new TxmonError('PAYLOAD_TOO_LARGE', `The upload is larger than ${maxBytes} bytes`);
           chunks.push(chunk);
         }
-        const bytes = Buffer.concat(chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)), size);
+        const bytes = Buffer.concat(
+          chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
+          size,
+        );
         const stored: FileRecord = { ...slot, uploaded: true, size };
         await tx.query('UPDATE txmon_files SET record = $2::jsonb, content = $3 WHERE key = $1', [key, json(stored), bytes]);
         return stored;
@@ -513,10 +530,16 @@ function listsOf(sql: Sql): ListRepository {
     async putList(list) {
       const { items, ...doc } = list;
       const unique = [...new Set(items)];
-      await sql.query('INSERT INTO txmon_lists (list_id, list) VALUES ($1, $2::jsonb) ON CONFLICT (list_id) DO UPDATE SET list = excluded.list', [list.listId, json(doc)]);
+      await sql.query('INSERT INTO txmon_lists (list_id, list) VALUES ($1, $2::jsonb) ON CONFLICT (list_id) DO UPDATE SET list = excluded.list', [
+        list.listId,
+        json(doc),
+      ]);
       await sql.query('DELETE FROM txmon_list_items WHERE list_id = $1', [list.listId]);
       if (unique.length > 0) {
-        await sql.query('INSERT INTO txmon_list_items (list_id, item, seq) SELECT $1, item, seq FROM unnest($2::text[]) WITH ORDINALITY AS x(item, seq)', [list.listId, unique]);
+        await sql.query('INSERT INTO txmon_list_items (list_id, item, seq) SELECT $1, item, seq FROM unnest($2::text[]) WITH ORDINALITY AS x(item, seq)', [
+          list.listId,
+          unique,
+        ]);
       }
     },
     async deleteList(listId) {
@@ -676,7 +699,9 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     flags: { durable: true, sharedAcrossProcesses: true },
     async runExclusive(keys, work, options) {
       try {
-        return await root.unit(unitStartOf(keys, options), (tx, rows) => work(repositoriesOn(tx, null, root, unitReadsOf(rows as unknown as UnitStartRow[], options))));
+        return await root.unit(unitStartOf(keys, options), (tx, rows) =>
+          work(repositoriesOn(tx, null, root, unitReadsOf(rows as unknown as UnitStartRow[], options))),
+        );
       } catch (error) {
         // The outcome's write travels with COMMIT: its conflict surfaces here.
         throw conflictOf(error);

@@ -128,7 +128,7 @@ export function prepareLevenshteinPattern(pattern: CodePoints): LevenshteinPatte
       blockMasks.set(c, mask);
     }
     const block = Math.floor(i / LEVENSHTEIN_BLOCK_SIZE);
-    mask[block] = (mask[block] as number) | (1 << i % LEVENSHTEIN_BLOCK_SIZE);
+    mask[block] = (mask[block] as number) | (1 << (i % LEVENSHTEIN_BLOCK_SIZE));
   }
   return { length, blocks, table: null, multiplier: 0, blockMasks };
 }
@@ -155,9 +155,7 @@ export function measurePatternDistance(text: CodePoints, pattern: LevenshteinPat
     if (counter !== undefined) counter.steps += 1;
     return Math.abs(n - m) > bound ? bound + 1 : Math.max(n, m);
   }
-  return pattern.table !== null
-    ? measureOneBlock(text, pattern.table, pattern.multiplier, m, bound, counter)
-    : measureBlocks(text, pattern, bound, counter);
+  return pattern.table !== null ? measureOneBlock(text, pattern.table, pattern.multiplier, m, bound, counter) : measureBlocks(text, pattern, bound, counter);
 }
 
 /**

@@ -10,8 +10,7 @@ import type { MoneyContext } from './types.js';
 export function amountThresholdsSchema(options: { title?: string; description?: string; minProperties?: number } = {}) {
   return Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 1e15 }), {
     title: options.title ?? 'Amount thresholds',
-    description:
-      options.description ?? 'Threshold per currency (ISO 4217 code → amount). Other currencies are converted into the first listed one.',
+    description: options.description ?? 'Threshold per currency (ISO 4217 code → amount). Other currencies are converted into the first listed one.',
     propertyNames: { format: 'currency-code' },
     ...(options.minProperties !== undefined ? { minProperties: options.minProperties } : {}),
   });
@@ -52,13 +51,7 @@ export interface ResolvedThreshold {
  * A frozen map (the engine freezes instance parameters) is parsed once and cached by identity:
  * the hot path calls this for every transaction. Any other map is read afresh on every call.
  */
-export function resolveThreshold(
-  thresholds: AmountThresholds,
-  amount: bigint,
-  currency: string,
-  money: MoneyContext,
-  at: number,
-): ResolvedThreshold | null {
+export function resolveThreshold(thresholds: AmountThresholds, amount: bigint, currency: string, money: MoneyContext, at: number): ResolvedThreshold | null {
   const parsed = parsedThresholds(thresholds);
   const own = parsed.byCurrency.get(currency);
   if (own !== undefined) return { amount, threshold: own, currency };

@@ -34,7 +34,10 @@ const IDENTIFIER_FIELDS: Readonly<Record<string, readonly (readonly string[])[]>
   ACH: [['routingNumber', 'accountNumber']],
   UPI: [['upiID']],
   WALLET: [['walletId']],
-  GENERIC_BANK_ACCOUNT: [['accountNumber', 'bankCode'], ['accountNumber', 'accountType']],
+  GENERIC_BANK_ACCOUNT: [
+    ['accountNumber', 'bankCode'],
+    ['accountNumber', 'accountType'],
+  ],
   SWIFT: [['accountNumber', 'swiftCode']],
   MPESA: [['businessShortCode', 'phoneNumber']],
   CHECK: [['accountNumber']],
@@ -113,17 +116,30 @@ function amountInBase(details: AmountDetails, money: MoneyContext, at: number): 
  * - `threeDs`: `'1'` when this side paid by CARD with `3dsDone: true`, and then `threeDsType`: the type;
  * - `ipCountry`: this side's `DeviceData.ipCountry`.
  */
-export type EntryValueField = 'counterparty' | 'counterpartyCountry' | 'country' | 'currency' | 'state' | 'type' | 'round' | 'paymentId' | 'threeDs' | 'threeDsType' | 'ipCountry';
+export type EntryValueField =
+  | 'counterparty'
+  | 'counterpartyCountry'
+  | 'country'
+  | 'currency'
+  | 'state'
+  | 'type'
+  | 'round'
+  | 'paymentId'
+  | 'threeDs'
+  | 'threeDsType'
+  | 'ipCountry';
 
 const HUNDRED = 10_000_000_000n; // 100 in 10^-8 units
 
 function entryValues(transaction: Transaction, side: 'origin' | 'destination'): Record<string, string> {
   const values: Record<string, string> = {};
-  const own = side === 'origin' ? transaction.originAmountDetails ?? transaction.destinationAmountDetails : transaction.destinationAmountDetails ?? transaction.originAmountDetails;
+  const own =
+    side === 'origin'
+      ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails)
+      : (transaction.destinationAmountDetails ?? transaction.originAmountDetails);
   const counterparty = side === 'origin' ? transaction.destinationUserId : transaction.originUserId;
   if (counterparty) values.counterparty = counterparty;
-  const counterpartyCountry =
-    side === 'origin' ? transaction.destinationAmountDetails?.country : transaction.originAmountDetails?.country;
+  const counterpartyCountry = side === 'origin' ? transaction.destinationAmountDetails?.country : transaction.originAmountDetails?.country;
   if (counterpartyCountry) values.counterpartyCountry = counterpartyCountry;
   if (own?.country) values.country = own.country;
   if (own) {
@@ -231,7 +247,14 @@ function baseContributionsOf(transaction: Transaction, series: ReadonlySet<Serie
     out.push({ series: 'user-sending', key: origin, id, timestamp: at, amount: originAmount, values: (originValues ?? undefined) as Record<string, string> });
   }
   if (destination && series.has('user-receiving')) {
-    out.push({ series: 'user-receiving', key: destination, id, timestamp: at, amount: destinationAmount, values: (destinationValues ?? undefined) as Record<string, string> });
+    out.push({
+      series: 'user-receiving',
+      key: destination,
+      id,
+      timestamp: at,
+      amount: destinationAmount,
+      values: (destinationValues ?? undefined) as Record<string, string>,
+    });
   }
   if (series.has('user-all')) {
     if (origin) {
@@ -239,11 +262,25 @@ function baseContributionsOf(transaction: Transaction, series: ReadonlySet<Serie
     }
     // A self-transfer is one transaction of its user: one user-all entry.
     if (destination && destination !== origin) {
-      out.push({ series: 'user-all', key: destination, id, timestamp: at, amount: destinationAmount, values: (destinationValues ?? undefined) as Record<string, string> });
+      out.push({
+        series: 'user-all',
+        key: destination,
+        id,
+        timestamp: at,
+        amount: destinationAmount,
+        values: (destinationValues ?? undefined) as Record<string, string>,
+      });
     }
   }
   if (origin && destination && series.has('user-pair')) {
-    out.push({ series: 'user-pair', key: pairKey(origin, destination), id, timestamp: at, amount: originAmount, values: (originValues ?? undefined) as Record<string, string> });
+    out.push({
+      series: 'user-pair',
+      key: pairKey(origin, destination),
+      id,
+      timestamp: at,
+      amount: originAmount,
+      values: (originValues ?? undefined) as Record<string, string>,
+    });
   }
   const originPayment = series.has('payment-origin') ? paymentIdentifier(transaction.originPaymentDetails) : undefined;
   if (originPayment !== undefined) {
@@ -251,7 +288,14 @@ function baseContributionsOf(transaction: Transaction, series: ReadonlySet<Serie
   }
   const destinationPayment = series.has('payment-destination') ? paymentIdentifier(transaction.destinationPaymentDetails) : undefined;
   if (destinationPayment !== undefined) {
-    out.push({ series: 'payment-destination', key: destinationPayment, id, timestamp: at, amount: destinationAmount, values: partyValues(destination, origin) });
+    out.push({
+      series: 'payment-destination',
+      key: destinationPayment,
+      id,
+      timestamp: at,
+      amount: destinationAmount,
+      values: partyValues(destination, origin),
+    });
   }
   const ip = transaction.originDeviceData?.ipAddress;
   if (ip && series.has('ip')) {

@@ -243,9 +243,7 @@ export function paymentDetailsArbitrary(countries: readonly string[] = TESTING_C
   const iban: Arbitrary<PaymentDetails> = fc
     .record(
       {
-        IBAN: fc.tuple(country, charsArbitrary(DIGITS, 2), charsArbitrary(DIGITS, 18)).map(([c, check, bban]) =>
-          `${c.length === 2 ? c : 'DE'}${check}${bban}`,
-        ),
+        IBAN: fc.tuple(country, charsArbitrary(DIGITS, 2), charsArbitrary(DIGITS, 18)).map(([c, check, bban]) => `${c.length === 2 ? c : 'DE'}${check}${bban}`),
         BIC: fc.tuple(charsArbitrary(UPPER, 4), charsArbitrary(UPPER, 2), charsArbitrary(UPPER + DIGITS, 2)).map((p) => p.join('')),
         bankName,
         country,
@@ -255,22 +253,31 @@ export function paymentDetailsArbitrary(countries: readonly string[] = TESTING_C
     )
     .map((r) => ({ method: 'IBAN' as const, ...r }));
   const ach: Arbitrary<PaymentDetails> = fc
-    .record({ routingNumber: charsArbitrary(DIGITS, 9), accountNumber: charsArbitrary(DIGITS, 10), bankName, name }, {
-      requiredKeys: ['routingNumber', 'accountNumber'],
-    })
+    .record(
+      { routingNumber: charsArbitrary(DIGITS, 9), accountNumber: charsArbitrary(DIGITS, 10), bankName, name },
+      {
+        requiredKeys: ['routingNumber', 'accountNumber'],
+      },
+    )
     .map((r) => ({ method: 'ACH' as const, ...r }));
   const swift: Arbitrary<PaymentDetails> = fc
-    .record({ swiftCode: charsArbitrary(UPPER, 8), accountNumber: charsArbitrary(DIGITS, 12), bankName, name }, {
-      requiredKeys: ['swiftCode'],
-    })
+    .record(
+      { swiftCode: charsArbitrary(UPPER, 8), accountNumber: charsArbitrary(DIGITS, 12), bankName, name },
+      {
+        requiredKeys: ['swiftCode'],
+      },
+    )
     .map((r) => ({ method: 'SWIFT' as const, ...r }));
   const generic: Arbitrary<PaymentDetails> = fc
     .record({ accountNumber: charsArbitrary(DIGITS, 10), bankName, country, name }, { requiredKeys: ['accountNumber'] })
     .map((r) => ({ method: 'GENERIC_BANK_ACCOUNT' as const, ...r }));
   const wallet: Arbitrary<PaymentDetails> = fc
-    .record({ walletType: fc.constantFrom('e-money', 'crypto'), walletId: charsArbitrary(DIGITS + UPPER, 12), name }, {
-      requiredKeys: ['walletId'],
-    })
+    .record(
+      { walletType: fc.constantFrom('e-money', 'crypto'), walletId: charsArbitrary(DIGITS + UPPER, 12), name },
+      {
+        requiredKeys: ['walletId'],
+      },
+    )
     .map((r) => ({ method: 'WALLET' as const, ...r }));
   const upi: Arbitrary<PaymentDetails> = fc
     .record({ upiID: charsArbitrary(DIGITS, 10).map((d) => `${d}@upi`), name }, { requiredKeys: ['upiID'] })
@@ -356,43 +363,41 @@ export function transactionArbitrary(options: TransactionArbitraryOptions = {}):
     { weight: 1, arbitrary: fc.constant<'same' | 'other' | 'none'>('none') },
   );
   return fc
-    .record(
-      {
-        core: fc.record({
-          type: pick(types, 'types'),
-          transactionId: fc.uuid().map((u) => `${prefix}${u}`),
-          timestamp: fc.integer({ min: from, max: to }),
-        }),
-        users: fc.record({
-          pair: userPairArbitrary(userIds),
-          // Mostly both parties: a user-less side is realistic (cash, card acquiring) but rarer.
-          sides: fc.oneof(
-            { weight: 6, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('both') },
-            { weight: 1, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('origin') },
-            { weight: 1, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('destination') },
-          ),
-        }),
-        amounts: fc.record({
-          origin: fc.option(origin, { nil: null, freq: 8 }),
-          variant: destinationVariant,
-          other: amountDetailsArbitrary(currencies, countries),
-          destinationCountry: pick(countries, 'countries'),
-        }),
-        extra: fc.record(
-          {
-            transactionState: states,
-            originPaymentDetails: paymentDetailsArbitrary(countries),
-            destinationPaymentDetails: paymentDetailsArbitrary(countries),
-            originDeviceData: deviceDataArbitrary(countries),
-            reference: referenceArbitrary(),
-            tags: tagsArbitrary(),
-            productType: fc.constantFrom('P2P', 'CARD_PAYMENT', 'PAYOUT'),
-            promotionCodeUsed: fc.boolean(),
-          },
-          { requiredKeys: [] },
+    .record({
+      core: fc.record({
+        type: pick(types, 'types'),
+        transactionId: fc.uuid().map((u) => `${prefix}${u}`),
+        timestamp: fc.integer({ min: from, max: to }),
+      }),
+      users: fc.record({
+        pair: userPairArbitrary(userIds),
+        // Mostly both parties: a user-less side is realistic (cash, card acquiring) but rarer.
+        sides: fc.oneof(
+          { weight: 6, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('both') },
+          { weight: 1, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('origin') },
+          { weight: 1, arbitrary: fc.constant<'both' | 'origin' | 'destination'>('destination') },
         ),
-      },
-    )
+      }),
+      amounts: fc.record({
+        origin: fc.option(origin, { nil: null, freq: 8 }),
+        variant: destinationVariant,
+        other: amountDetailsArbitrary(currencies, countries),
+        destinationCountry: pick(countries, 'countries'),
+      }),
+      extra: fc.record(
+        {
+          transactionState: states,
+          originPaymentDetails: paymentDetailsArbitrary(countries),
+          destinationPaymentDetails: paymentDetailsArbitrary(countries),
+          originDeviceData: deviceDataArbitrary(countries),
+          reference: referenceArbitrary(),
+          tags: tagsArbitrary(),
+          productType: fc.constantFrom('P2P', 'CARD_PAYMENT', 'PAYOUT'),
+          promotionCodeUsed: fc.boolean(),
+        },
+        { requiredKeys: [] },
+      ),
+    })
     .map(({ core, users, amounts, extra }) => {
       const t: Transaction = { ...core };
       if (users.sides !== 'destination') t.originUserId = users.pair[0];
@@ -495,10 +500,7 @@ function patchArbitrary(currencies: readonly string[], nullRemovals: boolean): A
  * ));
  * ```
  */
-export function transactionEventSequenceArbitrary(
-  transaction: Transaction,
-  options: EventSequenceOptions = {},
-): Arbitrary<TransactionEvent[]> {
+export function transactionEventSequenceArbitrary(transaction: Transaction, options: EventSequenceOptions = {}): Arbitrary<TransactionEvent[]> {
   const table = options.transitions ?? DEFAULT_TRANSITIONS;
   const maxGap = options.maxGapMs ?? 6 * HOUR_MS;
   if (!(Number.isSafeInteger(maxGap) && maxGap >= 1)) throw new RangeError('txmon/testing: maxGapMs must be an integer >= 1');
@@ -510,30 +512,28 @@ export function transactionEventSequenceArbitrary(
     reason: fc.option(fc.constantFrom('Settled by the bank', 'Customer request', 'Risk review', 'Timeout'), { nil: null }),
     metaData: fc.option(deviceDataArbitrary(TESTING_COUNTRIES), { nil: null, freq: 4 }),
   });
-  return fc
-    .array(step, { minLength: options.minEvents ?? 0, maxLength: options.maxEvents ?? 5 })
-    .map((steps) => {
-      const events: TransactionEvent[] = [];
-      let state: TransactionState = transaction.transactionState ?? 'CREATED';
-      let at = Math.ceil(transaction.timestamp);
-      for (const s of steps) {
-        at += s.gap;
-        if (at > MAX_TIMESTAMP_MS) break;
-        const moves: readonly TransactionState[] = [state, ...(table[state] ?? [])];
-        state = moves[s.move % moves.length] as TransactionState;
-        const event: TransactionEvent = {
-          transactionId: transaction.transactionId,
-          eventId: `${transaction.transactionId}-e${events.length + 1}`,
-          timestamp: at,
-          transactionState: state,
-        };
-        if (s.patch !== null) event.updatedTransactionAttributes = s.patch;
-        if (s.reason !== null) event.reason = s.reason;
-        if (s.metaData !== null) event.metaData = s.metaData;
-        events.push(event);
-      }
-      return events;
-    });
+  return fc.array(step, { minLength: options.minEvents ?? 0, maxLength: options.maxEvents ?? 5 }).map((steps) => {
+    const events: TransactionEvent[] = [];
+    let state: TransactionState = transaction.transactionState ?? 'CREATED';
+    let at = Math.ceil(transaction.timestamp);
+    for (const s of steps) {
+      at += s.gap;
+      if (at > MAX_TIMESTAMP_MS) break;
+      const moves: readonly TransactionState[] = [state, ...(table[state] ?? [])];
+      state = moves[s.move % moves.length] as TransactionState;
+      const event: TransactionEvent = {
+        transactionId: transaction.transactionId,
+        eventId: `${transaction.transactionId}-e${events.length + 1}`,
+        timestamp: at,
+        transactionState: state,
+      };
+      if (s.patch !== null) event.updatedTransactionAttributes = s.patch;
+      if (s.reason !== null) event.reason = s.reason;
+      if (s.metaData !== null) event.metaData = s.metaData;
+      events.push(event);
+    }
+    return events;
+  });
 }
 
 /**
@@ -550,9 +550,7 @@ export function transactionEventSequenceArbitrary(
  * }));
  * ```
  */
-export function eventSequenceArbitrary(
-  options: TransactionArbitraryOptions & EventSequenceOptions = {},
-): Arbitrary<TransactionWithEvents> {
+export function eventSequenceArbitrary(options: TransactionArbitraryOptions & EventSequenceOptions = {}): Arbitrary<TransactionWithEvents> {
   return transactionArbitrary(options).chain((transaction) =>
     transactionEventSequenceArbitrary(transaction, options).map((events) => ({ transaction, events })),
   );
@@ -674,9 +672,12 @@ function thresholdsArbitrary(currencies: readonly string[], minLength: number): 
 
 function timeWindowArbitrary() {
   const calendar = (granularity: 'day' | 'week' | 'month', max: number) =>
-    fc.record({ units: fc.integer({ min: 1, max }), granularity: fc.constant(granularity), rollingBasis: fc.boolean() }, {
-      requiredKeys: ['units', 'granularity'],
-    });
+    fc.record(
+      { units: fc.integer({ min: 1, max }), granularity: fc.constant(granularity), rollingBasis: fc.boolean() },
+      {
+        requiredKeys: ['units', 'granularity'],
+      },
+    );
   return fc.oneof(
     fc.record({ units: fc.integer({ min: 1, max: 120 }), granularity: fc.constant('minute' as const) }),
     fc.record({ units: fc.integer({ min: 1, max: 72 }), granularity: fc.constant('hour' as const) }),

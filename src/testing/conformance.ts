@@ -82,7 +82,10 @@ async function captureState(
  */
 async function seedOneTransaction(repos: Repositories) {
   await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
-  const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }), buildMonitoringResult(['ri-1'], ['ri-1']));
+  const created = buildStoredTransaction(
+    buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }),
+    buildMonitoringResult(['ri-1'], ['ri-1']),
+  );
   await repos.transactions.saveOutcome(
     buildOutcome(created, null, {
       aggregates: { remove: [], add: buildContributions(created.transaction) },
@@ -115,7 +118,10 @@ function buildRichEventOutcome(current: ReturnType<typeof buildEventStep>['trans
       buildAlertHit('ri-1', 'carol', 't-1', { alertId: 'A-y', caseId: 'C-y' }),
     ],
     seenUserIds: ['carol'],
-    userUpdates: [{ userId: 'alice', craScore: 90, craRiskLevel: 'VERY_HIGH' }, { userId: 'dave', craScore: 10 }],
+    userUpdates: [
+      { userId: 'alice', craScore: 90, craRiskLevel: 'VERY_HIGH' },
+      { userId: 'dave', craScore: 10 },
+    ],
     now: FIXTURE_T0 + 99_000,
   });
 }
@@ -290,7 +296,14 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     async body(repos) {
       const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
       await repos.transactions.saveOutcome(buildOutcome(created, null, { aggregates: { remove: [], add: buildContributions(created.transaction) } }));
-      const replacement: SeriesEntry = { series: 'user-sending', key: 'alice', id: 't-1', timestamp: FIXTURE_T0 + 10, amount: 7n, values: { counterparty: 'bob' } };
+      const replacement: SeriesEntry = {
+        series: 'user-sending',
+        key: 'alice',
+        id: 't-1',
+        timestamp: FIXTURE_T0 + 10,
+        amount: 7n,
+        values: { counterparty: 'bob' },
+      };
       const step = buildEventStep(created, 'e-1');
       await repos.transactions.saveOutcome(
         buildOutcome(step.transaction, 1, {
@@ -344,9 +357,17 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         { name: 'max with excludeId', query: q(t0, t0 + 30, 'max', { excludeId: 'c' }), expected: 100n },
         { name: 'min of an empty window', query: q(t0 + 11, t0 + 19, 'min'), expected: null },
         { name: 'distinct ignores empty values', query: q(t0, t0 + 30, 'distinct', { field: 'counterparty' }), expected: 2 },
-        { name: 'distinct with includeValue adds a value not in the window', query: q(t0, t0 + 30, 'distinct', { field: 'counterparty', includeValue: 'dave' }), expected: 3 },
+        {
+          name: 'distinct with includeValue adds a value not in the window',
+          query: q(t0, t0 + 30, 'distinct', { field: 'counterparty', includeValue: 'dave' }),
+          expected: 3,
+        },
         { name: 'countIn counts entries whose value is listed', query: q(t0, t0 + 30, 'countIn', { field: 'counterparty', values: ['bob'] }), expected: 2 },
-        { name: 'sumIn sums the amounts of entries whose value is listed', query: q(t0, t0 + 30, 'sumIn', { field: 'counterparty', values: ['bob', 'carol'] }), expected: 400n },
+        {
+          name: 'sumIn sums the amounts of entries whose value is listed',
+          query: q(t0, t0 + 30, 'sumIn', { field: 'counterparty', values: ['bob', 'carol'] }),
+          expected: 400n,
+        },
         { name: 'latest is the timestamp of the last entry in the window', query: q(t0, t0 + 29, 'latest'), expected: t0 + 20 },
         { name: 'latest with excludeId skips it', query: q(t0, t0 + 29, 'latest', { excludeId: 'c' }), expected: t0 + 10 },
         { name: 'lastAmountCount of the last 2 entries (one has no amount)', query: q(t0, t0 + 20, 'lastAmountCount', { limit: 2 }), expected: 1 },
@@ -389,7 +410,10 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       await repos.aggregates.replaceSeries(series, second);
       assertEqual(await repos.aggregates.entries(series, 'alice'), second, 'entries after a replace (old ids gone)');
       assertEqual(await repos.aggregates.entries(series, 'carol'), [], 'a key absent from the replacement is emptied');
-      const bad: SeriesEntry[] = [{ series, key: 'x', id: 'ok', timestamp: FIXTURE_T0, amount: 1n }, { series: 'user-sending', key: 'x', id: 'bad', timestamp: FIXTURE_T0, amount: 1n }];
+      const bad: SeriesEntry[] = [
+        { series, key: 'x', id: 'ok', timestamp: FIXTURE_T0, amount: 1n },
+        { series: 'user-sending', key: 'x', id: 'bad', timestamp: FIXTURE_T0, amount: 1n },
+      ];
       await assertRejectsWithCode(() => repos.aggregates.replaceSeries(series, bad), 'VALIDATION_FAILED', 'replaceSeries with an entry of another series');
       assertEqual(await repos.aggregates.entries(series, 'alice'), second, 'a rejected replace changes nothing');
       await repos.aggregates.replaceSeries(series, []);
@@ -403,13 +427,30 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       const entry = (series: string, key: string, id: string, at: number): SeriesEntry => ({ series, key, id, timestamp: FIXTURE_T0 + at, amount: 1n });
       const a = 'user-sending~p';
       const b = 'user-receiving~p';
-      await repos.aggregates.replaceSeries(a, [entry(a, 'alice', 't-1', 0), entry(a, 'alice', 't-2', 10), entry(a, 'bob', 't-3', 5), entry(a, 'bob', 't-4', 20)]);
+      await repos.aggregates.replaceSeries(a, [
+        entry(a, 'alice', 't-1', 0),
+        entry(a, 'alice', 't-2', 10),
+        entry(a, 'bob', 't-3', 5),
+        entry(a, 'bob', 't-4', 20),
+      ]);
       await repos.aggregates.replaceSeries(b, [entry(b, 'alice', 't-1', 0)]);
       assertEqual(await repos.aggregates.retainedFrom(), new Map(), 'nothing pruned yet');
       assertEqual(await repos.aggregates.prune(new Map([[a, FIXTURE_T0 + 10]])), 2, 'entries dropped (below the horizon, not at it)');
-      assertEqual((await repos.aggregates.entries(a, 'alice')).map((e) => e.id), ['t-2'], 'alice keeps the entry at the horizon');
-      assertEqual((await repos.aggregates.entries(a, 'bob')).map((e) => e.id), ['t-4'], 'every key is pruned');
-      assertEqual((await repos.aggregates.entries(b, 'alice')).map((e) => e.id), ['t-1'], 'a series not named is untouched');
+      assertEqual(
+        (await repos.aggregates.entries(a, 'alice')).map((e) => e.id),
+        ['t-2'],
+        'alice keeps the entry at the horizon',
+      );
+      assertEqual(
+        (await repos.aggregates.entries(a, 'bob')).map((e) => e.id),
+        ['t-4'],
+        'every key is pruned',
+      );
+      assertEqual(
+        (await repos.aggregates.entries(b, 'alice')).map((e) => e.id),
+        ['t-1'],
+        'a series not named is untouched',
+      );
       assertEqual(await repos.aggregates.prune(new Map([[a, FIXTURE_T0]])), 0, 'a lower horizon drops nothing');
       assertEqual(await repos.aggregates.retainedFrom(), new Map([[a, FIXTURE_T0 + 10]]), 'the highest horizon is kept');
       const [answer] = await repos.aggregates.query([{ series: a, key: 'bob', start: FIXTURE_T0 + 10, end: FIXTURE_T0 + 30, fn: 'count' }]);
@@ -421,7 +462,14 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'lists: put/get/listLists/delete, and lookup answers by subtype and exact value, false for an unknown list',
     async body(repos) {
-      const list = { listId: 'bl-1', listType: 'BLACKLIST' as const, subtype: 'USER_ID' as const, items: ['alice', 'bob'], createdAt: FIXTURE_T0, updatedAt: FIXTURE_T0 };
+      const list = {
+        listId: 'bl-1',
+        listType: 'BLACKLIST' as const,
+        subtype: 'USER_ID' as const,
+        items: ['alice', 'bob'],
+        createdAt: FIXTURE_T0,
+        updatedAt: FIXTURE_T0,
+      };
       await repos.lists.putList(list);
       assertEqual(await repos.lists.getList('bl-1'), list, 'getList after putList');
       assertEqual(await repos.lists.getList('nope'), null, 'getList of an unknown list');
@@ -454,13 +502,25 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       for (let i = 0; i < 3; i++) {
         const stored = buildStoredTransaction(buildTransaction(`t-${i}`, { origin: 'alice' }));
         await repos.transactions.saveOutcome(
-          buildOutcome(stored, null, { counters: [{ instanceId: 'ri-1', runs: 1, hits: i === 0 ? 1 : 0 }, { instanceId: 'ri-2', runs: 1, hits: 1 }] }),
+          buildOutcome(stored, null, {
+            counters: [
+              { instanceId: 'ri-1', runs: 1, hits: i === 0 ? 1 : 0 },
+              { instanceId: 'ri-2', runs: 1, hits: 1 },
+            ],
+          }),
         );
       }
       const one = await repos.ruleInstances.get('ri-1');
       assertEqual([one?.runCount, one?.hitCount], [3, 1], 'ri-1 [runCount, hitCount]');
       const list = await repos.ruleInstances.list();
-      assertEqual(list.map((i) => [i.id, i.runCount, i.hitCount]), [['ri-1', 3, 1], ['ri-2', 3, 3]], 'list() [id, runCount, hitCount]');
+      assertEqual(
+        list.map((i) => [i.id, i.runCount, i.hitCount]),
+        [
+          ['ri-1', 3, 1],
+          ['ri-2', 3, 3],
+        ],
+        'list() [id, runCount, hitCount]',
+      );
     },
   },
   {
@@ -494,9 +554,16 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         'transaction ids of the shared alert',
       );
       const cases = await repos.cases.listCases();
-      assertEqual(cases.map((c) => c.alertIds), [[alerts[0]?.alertId]], 'one case holding the one alert');
+      assertEqual(
+        cases.map((c) => c.alertIds),
+        [[alerts[0]?.alertId]],
+        'one case holding the one alert',
+      );
       const users = await repos.users.getUsers(['alice', 'bob-0', 'bob-3']);
-      assertTrue(users.every((u) => u !== null && u.type === null), 'every seen user exists as a bare record');
+      assertTrue(
+        users.every((u) => u !== null && u.type === null),
+        'every seen user exists as a bare record',
+      );
     },
   },
   {
@@ -515,7 +582,11 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           ],
         }),
       );
-      assertEqual((await repos.ruleInstances.list()).map((i) => [i.id, i.runCount, i.hitCount]), [['ri-1', 1, 1]], 'instances after counters of missing ones');
+      assertEqual(
+        (await repos.ruleInstances.list()).map((i) => [i.id, i.runCount, i.hitCount]),
+        [['ri-1', 1, 1]],
+        'instances after counters of missing ones',
+      );
       assertEqual(await repos.ruleInstances.get('ri-gone'), null, 'a deleted instance stays deleted');
       assertEqual(await repos.ruleInstances.get('ri-never'), null, 'a never-created instance is not created by counters');
       await repos.ruleInstances.put(buildStoredRuleInstance('ri-gone'));
@@ -539,12 +610,20 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       await repos.ruleInstances.put(structuredClone(a2));
       assertEqual(await repos.ruleInstances.getStored('ri-a'), a2, 'getStored after replace');
       assertEqual(await repos.ruleInstances.get('ri-a'), { ...a2.instance, runCount: 1, hitCount: 1 }, 'get after replace keeps counters');
-      assertEqual((await repos.ruleInstances.list()).map((i) => i.id), ['ri-a', 'ri-b'], 'list keeps creation order after a replace');
+      assertEqual(
+        (await repos.ruleInstances.list()).map((i) => i.id),
+        ['ri-a', 'ri-b'],
+        'list keeps creation order after a replace',
+      );
       assertEqual(await repos.ruleInstances.delete('ri-a'), true, 'delete of an existing instance');
       assertEqual(await repos.ruleInstances.delete('ri-a'), false, 'delete of a deleted instance');
       assertEqual(await repos.ruleInstances.get('ri-a'), null, 'get after delete');
       assertEqual(await repos.ruleInstances.getStored('ri-a'), null, 'getStored after delete');
-      assertEqual((await repos.ruleInstances.list()).map((i) => i.id), ['ri-b'], 'list after delete');
+      assertEqual(
+        (await repos.ruleInstances.list()).map((i) => i.id),
+        ['ri-b'],
+        'list after delete',
+      );
     },
   },
   {
@@ -620,11 +699,19 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         }),
       );
       const alerts = await repos.cases.listAlerts();
-      assertEqual(alerts.map((a) => a.alertId), ['A-1'], 'alert ids after three hits of one (instance, user)');
+      assertEqual(
+        alerts.map((a) => a.alertId),
+        ['A-1'],
+        'alert ids after three hits of one (instance, user)',
+      );
       assertEqual(alerts[0]?.entityDetails.transactionIds, ['t-1', 't-2'], 'transaction ids of the alert');
       assertEqual([alerts[0]?.createdTimestamp, alerts[0]?.updatedAt], [FIXTURE_T0, FIXTURE_T0 + 60], 'alert [createdTimestamp, updatedAt]');
       const cases = await repos.cases.listCases();
-      assertEqual(cases.map((c) => [c.caseId, c.alertIds, c.updatedAt]), [['C-1', ['A-1'], FIXTURE_T0 + 60]], 'cases [id, alertIds, updatedAt]');
+      assertEqual(
+        cases.map((c) => [c.caseId, c.alertIds, c.updatedAt]),
+        [['C-1', ['A-1'], FIXTURE_T0 + 60]],
+        'cases [id, alertIds, updatedAt]',
+      );
     },
   },
   {
@@ -640,7 +727,11 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           ],
         }),
       );
-      assertEqual((await repos.cases.listCases()).map((c) => c.caseId), ['C-1'], 'case ids');
+      assertEqual(
+        (await repos.cases.listCases()).map((c) => c.caseId),
+        ['C-1'],
+        'case ids',
+      );
       const theCase = await repos.cases.getCase('C-1');
       assertEqual(theCase?.alertIds, ['A-1', 'A-2', 'A-3'], 'alert ids of the case, in creation order');
       assertEqual(theCase?.priority, 'P1', 'case priority after alerts of P3, P1, P4');
@@ -674,7 +765,15 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
       await repos.transactions.saveOutcome(buildOutcome(t1, null, { seenUserIds: ['alice', 'bob'], now: FIXTURE_T0 + 7 }));
       assertEqual(await repos.users.getUser('alice'), alice, 'a stored user after being seen');
-      const bare: StoredUser = { userId: 'bob', type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: FIXTURE_T0 + 7, updatedAt: FIXTURE_T0 + 7 };
+      const bare: StoredUser = {
+        userId: 'bob',
+        type: null,
+        profile: null,
+        craScore: null,
+        craRiskLevel: null,
+        firstSeenAt: FIXTURE_T0 + 7,
+        updatedAt: FIXTURE_T0 + 7,
+      };
       assertEqual(await repos.users.getUser('bob'), bare, 'a user first seen in a transaction');
       const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'bob' }));
       await repos.transactions.saveOutcome(buildOutcome(t2, null, { seenUserIds: ['bob'], now: FIXTURE_T0 + 99 }));
@@ -740,7 +839,10 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     name: 'users putUser/getUser/getUsers: replace on put, order preserved with nulls for unknown ids',
     async body(repos) {
       const u1 = storedUser('u-1');
-      const u2 = storedUser('u-2', { type: 'BUSINESS', profile: { userId: 'u-2', createdTimestamp: FIXTURE_T0, legalEntity: { companyGeneralDetails: { legalName: 'Acme' } } } });
+      const u2 = storedUser('u-2', {
+        type: 'BUSINESS',
+        profile: { userId: 'u-2', createdTimestamp: FIXTURE_T0, legalEntity: { companyGeneralDetails: { legalName: 'Acme' } } },
+      });
       await repos.users.putUser(structuredClone(u1));
       await repos.users.putUser(structuredClone(u2));
       assertEqual(await repos.users.getUser('u-2'), u2, 'getUser of a business user');
@@ -796,7 +898,14 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'files putFile/getFile and putContent/getContent round-trip, and putContent marks the file uploaded with its size',
     async body(repos) {
-      const record: FileRecord = { key: 'f-1', filename: 'statement.pdf', fileSize: 5, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false };
+      const record: FileRecord = {
+        key: 'f-1',
+        filename: 'statement.pdf',
+        fileSize: 5,
+        createdAt: FIXTURE_T0,
+        expiresAt: FIXTURE_T0 + 900_000,
+        uploaded: false,
+      };
       await repos.files.putFile({ ...record });
       assertEqual(await repos.files.getFile('f-1'), record, 'getFile after putFile');
       assertEqual(await repos.files.getContent('f-1'), null, 'getContent before an upload');

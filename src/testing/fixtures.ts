@@ -6,14 +6,7 @@
  */
 import type { SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import type { RiskLevel, Transaction, TransactionEvent } from '../domain/index.js';
-import type {
-  AlertHit,
-  MonitoringResult,
-  StoredEvent,
-  StoredRuleInstance,
-  StoredTransaction,
-  TransactionOutcome,
-} from '../engine/repositories.js';
+import type { AlertHit, MonitoringResult, StoredEvent, StoredRuleInstance, StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
 
 const LEVELS: readonly RiskLevel[] = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'];
 
@@ -124,9 +117,7 @@ export function buildEventStep(
  * amounts in scaled units (10^-8) of the origin amount.
  */
 export function buildContributions(transaction: Transaction): SeriesEntry[] {
-  const amount = transaction.originAmountDetails
-    ? BigInt(Math.round(transaction.originAmountDetails.transactionAmount * 100)) * CENT
-    : null;
+  const amount = transaction.originAmountDetails ? BigInt(Math.round(transaction.originAmountDetails.transactionAmount * 100)) * CENT : null;
   const out: SeriesEntry[] = [];
   if (transaction.originUserId !== undefined) {
     const values: Record<string, string> = {};

@@ -58,7 +58,17 @@ const SERIES = ['user-sending', 'user-receiving'] as const;
 const PRIORITIES = ['P1', 'P2', 'P3'] as const;
 
 type Op =
-  | { kind: 'create'; tx: number; origin: number; destination: number; cents: number; offset: number; hits: boolean[]; cra: number | null; staleCounters: boolean }
+  | {
+      kind: 'create';
+      tx: number;
+      origin: number;
+      destination: number;
+      cents: number;
+      offset: number;
+      hits: boolean[];
+      cra: number | null;
+      staleCounters: boolean;
+    }
   | { kind: 'event'; tx: number; cents: number | null; skew: -1 | 0 | 1; reuseEventId: boolean; hits: boolean[]; cra: number | null }
   | { kind: 'putInstance'; instance: number; threshold: number }
   | { kind: 'deleteInstance'; instance: number }
@@ -94,7 +104,10 @@ const opArbitrary: Arbitrary<Op> = fc.oneof(
       cra: craArbitrary,
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('putInstance' as const), instance: fc.nat(INSTANCE_SLOTS - 1), threshold: fc.integer({ min: 1, max: 50_000 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('putInstance' as const), instance: fc.nat(INSTANCE_SLOTS - 1), threshold: fc.integer({ min: 1, max: 50_000 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteInstance' as const), instance: fc.nat(INSTANCE_SLOTS - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('putUser' as const), user: fc.nat(USER_SLOTS - 1), cra: craArbitrary }) },
 );
@@ -230,8 +243,7 @@ function outcomeOf(model: Model, op: Extract<Op, { kind: 'create' | 'event' }>, 
     );
     expectedVersion = null;
   } else {
-    const previous =
-      model.transactions.get(id) ?? buildStoredTransaction(buildTransaction(id, { origin: userId(0), destination: userId(1) }));
+    const previous = model.transactions.get(id) ?? buildStoredTransaction(buildTransaction(id, { origin: userId(0), destination: userId(1) }));
     // Reusing the id of the transaction's own latest event: a replay racing past the engine's idempotency check.
     const latest = model.eventLists.get(id)?.at(-1)?.eventId;
     const eventId = op.reuseEventId && latest !== undefined ? latest : `e-${step}`;
@@ -280,7 +292,11 @@ async function compare(repos: Repositories, model: Model, label: string): Promis
   }
   const expectedInstances = [...model.instances.values()].map((i) => ({ ...i.stored.instance, runCount: i.runs, hitCount: i.hits }));
   assertEqual(await repos.ruleInstances.list(), expectedInstances, `${label}: ruleInstances.list()`);
-  assertEqual(await repos.users.getUsers(ALL_USERS), ALL_USERS.map((u) => model.users.get(u) ?? null), `${label}: getUsers`);
+  assertEqual(
+    await repos.users.getUsers(ALL_USERS),
+    ALL_USERS.map((u) => model.users.get(u) ?? null),
+    `${label}: getUsers`,
+  );
   assertEqual(
     sortById(await repos.cases.listAlerts(), (a) => a.alertId),
     sortById([...model.alerts.values()], (a) => a.alertId),

@@ -80,13 +80,17 @@ export function checkRuleDeclaration<P>(rule: RuleDefinition<P>, options: RuleDe
       const which = `need ${i} (${need.fn})`;
       if (!read.includes(need.series)) {
         const source = rule.seriesFor === undefined ? 'series' : 'seriesFor(parameters)';
-        fail(`aggregates planned ${which} on series ${String(need.series)}, which ${source} does not declare (${read.join(', ') || 'none'}): the engine would not keep it, and the need would count nothing`);
+        fail(
+          `aggregates planned ${which} on series ${String(need.series)}, which ${source} does not declare (${read.join(', ') || 'none'}): the engine would not keep it, and the need would count nothing`,
+        );
       }
       if (typeof need.key !== 'string' || need.key === '') fail(`aggregates planned ${which} without a key`);
       if (names.has(need.name)) fail(`aggregates planned two needs named ${JSON.stringify(need.name)}: the check would read one value for both`);
       names.add(need.name);
       if (rule.readsEntryValues === false && (VALUE_FUNCTIONS.has(need.fn) || need.field !== undefined)) {
-        fail(`aggregates planned ${which}, which reads entry values, but the rule declares readsEntryValues: false (the engine may keep its series without them)`);
+        fail(
+          `aggregates planned ${which}, which reads entry values, but the rule declares readsEntryValues: false (the engine may keep its series without them)`,
+        );
       }
     });
   });

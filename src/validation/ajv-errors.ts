@@ -178,9 +178,7 @@ function collapseUnions(errors: readonly ErrorObject[], basePath: string): (Erro
 
     const groups = [...branches.values()];
     const alternatives = groups.map((members) => (members.length === 1 ? errors[members[0] as number] : undefined));
-    const allSingleRequired = alternatives.every(
-      (error) => error !== undefined && error.keyword === 'required' && error.instancePath === union.instancePath,
-    );
+    const allSingleRequired = alternatives.every((error) => error !== undefined && error.keyword === 'required' && error.instancePath === union.instancePath);
     if (allSingleRequired) {
       const names = alternatives.map((error) => String((error?.params as Params | undefined)?.['missingProperty']));
       for (const members of groups) for (const index of members) removed.add(index);

@@ -74,7 +74,6 @@ class SafeJsonProblem {
   ) {}
 }
 
-
 const NOT_WELL_FORMED = 'must be well-formed Unicode text without NUL characters';
 
 function describeLeaf(value: unknown): string | null {

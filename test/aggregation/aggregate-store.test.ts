@@ -13,7 +13,20 @@ import { windowStart } from '../../src/aggregation/time-window.js';
 import { isTxmonError, type TxmonError } from '../../src/errors.js';
 
 const T0 = 1_700_000_000_000;
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn', 'sumIn', 'lastAmountCount', 'lastMin', 'lastMax'];
+const FUNCTIONS: readonly AggregateFunction[] = [
+  'count',
+  'sum',
+  'amountCount',
+  'min',
+  'max',
+  'distinct',
+  'latest',
+  'countIn',
+  'sumIn',
+  'lastAmountCount',
+  'lastMin',
+  'lastMax',
+];
 
 function caught(run: () => unknown): TxmonError {
   try {
@@ -57,7 +70,11 @@ describe('computeAggregate', () => {
     { name: 'lastAmountCount: the last two entries, one with an amount', input: { ...base, fn: 'lastAmountCount', limit: 2 }, expected: 1 },
     { name: 'lastAmountCount: a limit larger than the window counts what exists', input: { ...base, fn: 'lastAmountCount', limit: 10 }, expected: 2 },
     { name: 'lastAmountCount: limit 0 is 0', input: { ...base, fn: 'lastAmountCount', limit: 0 }, expected: 0 },
-    { name: 'lastAmountCount: excludeId skips the entry, the one before takes its place', input: { ...base, fn: 'lastAmountCount', limit: 1, excludeId: 't3' }, expected: 1 },
+    {
+      name: 'lastAmountCount: excludeId skips the entry, the one before takes its place',
+      input: { ...base, fn: 'lastAmountCount', limit: 1, excludeId: 't3' },
+      expected: 1,
+    },
     { name: 'lastAmountCount: only the window counts', input: { ...base, start: T0 + 10, fn: 'lastAmountCount', limit: 5 }, expected: 1 },
     { name: 'lastMin of the last two entries is the only amount among them', input: { ...base, fn: 'lastMin', limit: 2 }, expected: 250n },
     { name: 'lastMin of the last three reaches the first entry', input: { ...base, fn: 'lastMin', limit: 3 }, expected: 100n },
@@ -127,7 +144,13 @@ describe('createAggregateStore', () => {
   it('apply ignores refs to entries it does not hold', () => {
     const store = createAggregateStore();
     store.apply([], history);
-    store.apply([{ series: 'origin', key: 'u1', id: 'nope' }, { series: 'x', key: 'y', id: 'z' }], []);
+    store.apply(
+      [
+        { series: 'origin', key: 'u1', id: 'nope' },
+        { series: 'x', key: 'y', id: 'z' },
+      ],
+      [],
+    );
     expect(store.entries('origin', 'u1')).toHaveLength(3);
   });
 
@@ -180,9 +203,7 @@ describe('query', () => {
   });
 
   it('rejects an unknown function at /fn, also for unknown keys', () => {
-    const error = caught(() =>
-      store.query({ series: 'x', key: 'y', start, end, fn: 'median' as AggregateFunction }),
-    );
+    const error = caught(() => store.query({ series: 'x', key: 'y', start, end, fn: 'median' as AggregateFunction }));
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.details.map((d) => d.path)).toEqual(['/fn']);
   });
@@ -206,14 +227,25 @@ describe('queryMany', () => {
   it('names the index of a distinct query without a field', () => {
     const store = createAggregateStore();
     const q = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 };
-    const error = caught(() => store.queryMany([{ ...q, fn: 'count' }, { ...q, fn: 'distinct' }]));
+    const error = caught(() =>
+      store.queryMany([
+        { ...q, fn: 'count' },
+        { ...q, fn: 'distinct' },
+      ]),
+    );
     expect(error.details.map((d) => d.path)).toEqual(['/1/field']);
   });
 
   it('names the index of a last… query without a limit', () => {
     const store = createAggregateStore();
     const q = { series: 'origin', key: 'u1', start: T0, end: T0 + 20 };
-    const error = caught(() => store.queryMany([{ ...q, fn: 'lastMin', limit: 1 }, { ...q, fn: 'count' }, { ...q, fn: 'lastMax' }]));
+    const error = caught(() =>
+      store.queryMany([
+        { ...q, fn: 'lastMin', limit: 1 },
+        { ...q, fn: 'count' },
+        { ...q, fn: 'lastMax' },
+      ]),
+    );
     expect(error.details.map((d) => d.path)).toEqual(['/2/limit']);
   });
 
@@ -252,7 +284,8 @@ describe('query: the last-N functions at boundaries', () => {
 describe('queryMany: a batch that throws or is re-entered', () => {
   const entries: SeriesEntry[] = [];
   for (let k = 0; k < 12; k++) {
-    for (let i = 0; i < 5; i++) entries.push({ series: 'user-sending', key: `u${k}`, id: `t${k}-${i}`, timestamp: 1000 + i * 10 + k, amount: BigInt((k + 1) * 100 + i) });
+    for (let i = 0; i < 5; i++)
+      entries.push({ series: 'user-sending', key: `u${k}`, id: `t${k}-${i}`, timestamp: 1000 + i * 10 + k, amount: BigInt((k + 1) * 100 + i) });
   }
   const q = (key: string, fn: AggregateQuery['fn'] = 'sum'): AggregateQuery => ({ series: 'user-sending', key, start: 0, end: 10_000, fn }) as AggregateQuery;
 
@@ -263,7 +296,10 @@ describe('queryMany: a batch that throws or is re-entered', () => {
     expect(() => store.queryMany([q('u0'), q('u1'), bad, q('u2')])).toThrow();
     // A write between batches: u1 gets a new entry, u0 disappears.
     const added: SeriesEntry = { series: 'user-sending', key: 'u1', id: 'new', timestamp: 2000, amount: 7n };
-    store.apply(entries.filter((e) => e.key === 'u0'), [added]);
+    store.apply(
+      entries.filter((e) => e.key === 'u0'),
+      [added],
+    );
     const all = [...entries.filter((e) => e.key !== 'u0'), added];
     const batch = [q('u0'), q('u1'), q('u2'), q('u1', 'count'), q('u0', 'count')];
     expect(store.queryMany(batch)).toEqual(batch.map((x) => computeAggregate(all, x)));
@@ -318,7 +354,9 @@ describe('queryMany: a batch that throws or is re-entered', () => {
       const batch = [at('user-sending', 'u0'), reentrant, at('user-receiving', 'u5'), at('user-receiving', 'u4')];
       const got = store.queryMany(batch);
       const all = [...entries, ...receiving];
-      expect(got).toEqual([at('user-sending', 'u0'), at('user-sending', 'u4'), at('user-receiving', 'u5'), at('user-receiving', 'u4')].map((x) => computeAggregate(all, x)));
+      expect(got).toEqual(
+        [at('user-sending', 'u0'), at('user-sending', 'u4'), at('user-receiving', 'u5'), at('user-receiving', 'u4')].map((x) => computeAggregate(all, x)),
+      );
     });
   });
 });
@@ -405,13 +443,13 @@ const queryArb: fc.Arbitrary<AggregateQuery> = fc
     };
   });
 
-type StoreOp =
-  | { kind: 'apply'; remove: SeriesEntryRef[]; add: SeriesEntry[] }
-  | { kind: 'prune'; at: number }
-  | { kind: 'query'; qs: AggregateQuery[] };
+type StoreOp = { kind: 'apply'; remove: SeriesEntryRef[]; add: SeriesEntry[] } | { kind: 'prune'; at: number } | { kind: 'query'; qs: AggregateQuery[] };
 
 const storeOpArb: fc.Arbitrary<StoreOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('apply' as const), remove: fc.array(refArb, { maxLength: 3 }), add: fc.array(entryArb, { maxLength: 6 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ kind: fc.constant('apply' as const), remove: fc.array(refArb, { maxLength: 3 }), add: fc.array(entryArb, { maxLength: 6 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('prune' as const), at: fc.integer({ min: 0, max: 100 }).map((x) => T0 + x * 1000) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('query' as const), qs: fc.array(queryArb, { minLength: 1, maxLength: 6 }) }) },
 );

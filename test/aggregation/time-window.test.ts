@@ -346,7 +346,11 @@ describe('TimeWindowSchema', () => {
 
   const cases: { name: string; input: unknown; expected: boolean }[] = [
     { name: 'minimal window', input: { units: 1, granularity: 'day' }, expected: true },
-    { name: 'full fiscal window', input: { units: 10_000, granularity: 'fiscal_year', rollingBasis: false, fiscalYear: { startMonth: 12, startDay: 31 } }, expected: true },
+    {
+      name: 'full fiscal window',
+      input: { units: 10_000, granularity: 'fiscal_year', rollingBasis: false, fiscalYear: { startMonth: 12, startDay: 31 } },
+      expected: true,
+    },
     { name: 'units 0', input: { units: 0, granularity: 'day' }, expected: false },
     { name: 'units 10001', input: { units: 10_001, granularity: 'day' }, expected: false },
     { name: 'fractional units', input: { units: 1.5, granularity: 'day' }, expected: false },
@@ -383,10 +387,7 @@ describe('properties', () => {
       units: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 10_000 })),
       granularity: fc.constantFrom(...TIME_WINDOW_GRANULARITIES),
       rollingBasis: fc.option(fc.boolean(), { nil: undefined }),
-      fiscalYear: fc.option(
-        fc.record({ startMonth: fc.integer({ min: 1, max: 12 }), startDay: fc.integer({ min: 1, max: 31 }) }),
-        { nil: undefined },
-      ),
+      fiscalYear: fc.option(fc.record({ startMonth: fc.integer({ min: 1, max: 12 }), startDay: fc.integer({ min: 1, max: 31 }) }), { nil: undefined }),
     })
     .map(({ units, granularity, rollingBasis, fiscalYear }) => {
       const window: TimeWindow = { units, granularity };

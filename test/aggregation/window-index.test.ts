@@ -24,11 +24,23 @@ const LAST: LastParams = { limit: 3 };
 const LAST_VARIANTS: readonly LastParams[] = [LAST, { limit: 0 }, { limit: 1 }, { limit: 40 }, { limit: 70 }, { limit: 150 }, { limit: 100_000 }];
 const LAST_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set(['lastAmountCount', 'lastMin', 'lastMax']);
 
-
 /** The value set every `countIn` / `sumIn` check of this file uses (in `ask` and in the reference queries). */
 const COUNT_IN_VALUES: readonly string[] = ['x', 'v1', 'v5', 'a', '7'];
 
-const FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'amountCount', 'min', 'max', 'distinct', 'latest', 'countIn', 'sumIn', 'lastAmountCount', 'lastMin', 'lastMax'];
+const FUNCTIONS: readonly AggregateFunction[] = [
+  'count',
+  'sum',
+  'amountCount',
+  'min',
+  'max',
+  'distinct',
+  'latest',
+  'countIn',
+  'sumIn',
+  'lastAmountCount',
+  'lastMin',
+  'lastMax',
+];
 
 /** 2^52: amounts and prefix sums within ±2^52 are kept as numbers, beyond as bigints. */
 const L = 2n ** 52n;
@@ -50,9 +62,7 @@ function checkAll(index: WindowIndex, model: Map<string, WindowEntry>, start: nu
     for (const field of fn === 'distinct' || fn === 'countIn' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
       for (const limit of LAST_FUNCTIONS.has(fn) ? LIMITS : [1]) {
         const q = { series: 's', key: 'k', start, end, fn, field, values: IN_VALUES, limit, ...(excludeId === undefined ? {} : { excludeId }) };
-        expect(queryIndex(index, q), `${label} ${fn}(${field}) [${start}, ${end}] excl ${excludeId} limit ${limit}`).toEqual(
-          computeAggregate(reference, q),
-        );
+        expect(queryIndex(index, q), `${label} ${fn}(${field}) [${start}, ${end}] excl ${excludeId} limit ${limit}`).toEqual(computeAggregate(reference, q));
       }
     }
   }
@@ -294,11 +304,31 @@ describe('lastAmountCount / lastMin / lastMax', () => {
     { name: 'the last two entries', input: { ...all, limit: 2 }, expected: { count: 2, min: 100n, max: 900n } },
     { name: 'a null amount takes a place but adds no amount', input: { ...all, limit: 4 }, expected: { count: 3, min: -200n, max: 900n } },
     { name: 'excludeId skips the entry and looks one further back', input: { ...all, limit: 1, excludeId: 'e' }, expected: { count: 1, min: 900n, max: 900n } },
-    { name: 'an excluded entry outside the last ones changes nothing', input: { ...all, limit: 2, excludeId: 'a' }, expected: { count: 2, min: 100n, max: 900n } },
-    { name: 'equal timestamps are ordered by id: c is after b', input: { start: T0 + 1000, end: T0 + 1000, limit: 1 }, expected: { count: 1, min: -200n, max: -200n } },
-    { name: 'equal timestamps: excluding c leaves b (null amount)', input: { start: T0 + 1000, end: T0 + 1000, limit: 1, excludeId: 'c' }, expected: { count: 0, min: null, max: null } },
-    { name: 'a limit beyond the window covers the window only', input: { start: T0 + 2000, end: T0 + 3000, limit: 100 }, expected: { count: 2, min: 100n, max: 900n } },
-    { name: 'the window end bounds the look-back: later entries are not "last"', input: { start: -Infinity, end: T0 + 999, limit: 1 }, expected: { count: 1, min: 500n, max: 500n } },
+    {
+      name: 'an excluded entry outside the last ones changes nothing',
+      input: { ...all, limit: 2, excludeId: 'a' },
+      expected: { count: 2, min: 100n, max: 900n },
+    },
+    {
+      name: 'equal timestamps are ordered by id: c is after b',
+      input: { start: T0 + 1000, end: T0 + 1000, limit: 1 },
+      expected: { count: 1, min: -200n, max: -200n },
+    },
+    {
+      name: 'equal timestamps: excluding c leaves b (null amount)',
+      input: { start: T0 + 1000, end: T0 + 1000, limit: 1, excludeId: 'c' },
+      expected: { count: 0, min: null, max: null },
+    },
+    {
+      name: 'a limit beyond the window covers the window only',
+      input: { start: T0 + 2000, end: T0 + 3000, limit: 100 },
+      expected: { count: 2, min: 100n, max: 900n },
+    },
+    {
+      name: 'the window end bounds the look-back: later entries are not "last"',
+      input: { start: -Infinity, end: T0 + 999, limit: 1 },
+      expected: { count: 1, min: 500n, max: 500n },
+    },
     { name: 'limit 0 covers nothing', input: { ...all, limit: 0 }, expected: { count: 0, min: null, max: null } },
     { name: 'an empty window covers nothing', input: { start: T0 + 3001, end: T0 + 4000, limit: 5 }, expected: { count: 0, min: null, max: null } },
   ];
@@ -458,7 +488,8 @@ describe('amounts kept as numbers, then as bigints past ±2^52', () => {
 
   it('min/max and lastMin/lastMax across block boundaries, with block summaries computed before the switch', () => {
     const entries: WindowEntry[] = [];
-    for (let i = 0; i < 300; i++) entries.push({ id: `t${String(i).padStart(3, '0')}`, timestamp: T0 + i, amount: i % 5 === 0 ? null : BigInt((i * 7919) % 1000) - 500n });
+    for (let i = 0; i < 300; i++)
+      entries.push({ id: `t${String(i).padStart(3, '0')}`, timestamp: T0 + i, amount: i % 5 === 0 ? null : BigInt((i * 7919) % 1000) - 500n });
     const { index, model } = indexWithModel(entries);
     checkAll(index, model, T0 + 3, T0 + 290, undefined);
     // One big amount in the middle: every summary must be recomputed in the bigint form.
@@ -824,57 +855,58 @@ const boundArb: fc.Arbitrary<Bound> = fc.oneof(
 // Amounts: any size (the index switches to bigints at ±2^52), or only small ones (it stays on numbers).
 const WIDE_AMOUNT = fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n });
 const SMALL_AMOUNT = fc.bigInt({ min: -(10n ** 9n), max: 10n ** 9n });
-const opArbWith = (amountArb: fc.Arbitrary<bigint>): fc.Arbitrary<Op> => fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc.record({
-      kind: fc.constant('upsert' as const),
-      id: fc.integer({ min: 0, max: 30 }).map((i) => `id${i}`),
-      timestamp: fc.oneof(
-        fc.integer({ min: 0, max: 300 }).map((x) => T0 + x * 100),
-        fc.double({ min: T0, max: T0 + 30_000, noNaN: true }),
-      ),
-      amount: fc.option(amountArb, { nil: null }),
-      values: fc.option(fc.record({ cp: valueArb, country: valueArb }, { requiredKeys: [] }), { nil: undefined }),
-    }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('append' as const),
-      count: fc.integer({ min: 1, max: 200 }),
-      step: fc.constantFrom(0, 1, 50, 100),
-      modulo: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 100, max: 400 })),
-      nullEvery: fc.integer({ min: 2, max: 9 }),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('prune' as const), at: boundArb }) },
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('query' as const),
-      start: boundArb,
-      end: boundArb,
-      exclude: fc.option(fc.nat(), { nil: null }),
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('slide' as const),
-      width: fc.double({ min: 0, max: 1, noNaN: true }),
-      steps: fc.integer({ min: 2, max: 12 }),
-      exclude: fc.option(fc.nat(), { nil: null }),
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('burst' as const),
-      ranges: fc.array(fc.tuple(boundArb, boundArb, fc.option(fc.nat(), { nil: null })), { minLength: 2, maxLength: 8 }),
-    }),
-  },
+const opArbWith = (amountArb: fc.Arbitrary<bigint>): fc.Arbitrary<Op> =>
+  fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant('upsert' as const),
+        id: fc.integer({ min: 0, max: 30 }).map((i) => `id${i}`),
+        timestamp: fc.oneof(
+          fc.integer({ min: 0, max: 300 }).map((x) => T0 + x * 100),
+          fc.double({ min: T0, max: T0 + 30_000, noNaN: true }),
+        ),
+        amount: fc.option(amountArb, { nil: null }),
+        values: fc.option(fc.record({ cp: valueArb, country: valueArb }, { requiredKeys: [] }), { nil: undefined }),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('append' as const),
+        count: fc.integer({ min: 1, max: 200 }),
+        step: fc.constantFrom(0, 1, 50, 100),
+        modulo: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 100, max: 400 })),
+        nullEvery: fc.integer({ min: 2, max: 9 }),
+      }),
+    },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('prune' as const), at: boundArb }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('query' as const),
+        start: boundArb,
+        end: boundArb,
+        exclude: fc.option(fc.nat(), { nil: null }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('slide' as const),
+        width: fc.double({ min: 0, max: 1, noNaN: true }),
+        steps: fc.integer({ min: 2, max: 12 }),
+        exclude: fc.option(fc.nat(), { nil: null }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('burst' as const),
+        ranges: fc.array(fc.tuple(boundArb, boundArb, fc.option(fc.nat(), { nil: null })), { minLength: 2, maxLength: 8 }),
+      }),
+    },
   );
 
 function toSeries(entries: Iterable<WindowEntry>): SeriesEntry[] {
@@ -882,9 +914,7 @@ function toSeries(entries: Iterable<WindowEntry>): SeriesEntry[] {
 }
 
 function sortedModel(model: Map<string, WindowEntry>): WindowEntry[] {
-  return [...model.values()].sort((a, b) =>
-    a.timestamp !== b.timestamp ? a.timestamp - b.timestamp : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-  );
+  return [...model.values()].sort((a, b) => (a.timestamp !== b.timestamp ? a.timestamp - b.timestamp : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 function runOps(ops: readonly Op[]): void {
@@ -919,9 +949,7 @@ function runOps(ops: readonly Op[]): void {
       for (const field of fn === 'distinct' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
         for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
           const q = referenceQuery(fn, start, end, field, excludeId, last);
-          expect(queryIndex(index, q), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(
-            computeAggregate(reference, q),
-          );
+          expect(queryIndex(index, q), `${fn}(${field}) [${start}, ${end}] excl ${excludeId} ${last.limit}`).toEqual(computeAggregate(reference, q));
         }
       }
     }
@@ -1146,7 +1174,11 @@ function runEdgeOps(ops: readonly EdgeOp[], small = false): void {
   for (const op of ops) {
     switch (op.kind) {
       case 'upsert':
-        put(op.values === undefined ? { id: op.id, timestamp: tsOf(op.tick), amount: op.amount } : { id: op.id, timestamp: tsOf(op.tick), amount: op.amount, values: op.values });
+        put(
+          op.values === undefined
+            ? { id: op.id, timestamp: tsOf(op.tick), amount: op.amount }
+            : { id: op.id, timestamp: tsOf(op.tick), amount: op.amount, values: op.values },
+        );
         break;
       case 'fill': {
         // Many new ids (the Set → Map switch at 65), appended or inserted out of order.
@@ -1254,19 +1286,22 @@ describe('properties', () => {
     },
   );
 
-  test.prop([
-    fc.array(
-      fc.record({
-        gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 3000 })),
-        late: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 5000 }) }),
-        amount: fc.option(fc.bigInt({ min: -1000n, max: 1000n }), { nil: null }),
-        cp: fc.oneof(valueArb, fc.integer({ min: 0, max: 500 }).map(String)),
-        prune: fc.boolean(),
-      }),
-      { minLength: 1, maxLength: 300, size: 'max' },
-    ),
-    fc.integer({ min: 1000, max: 60_000 }),
-  ], { numRuns: 40 })('the engine pattern — append, query the window ending at the new entry excluding it, prune — matches a scan', (steps, window) => {
+  test.prop(
+    [
+      fc.array(
+        fc.record({
+          gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 3000 })),
+          late: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 5000 }) }),
+          amount: fc.option(fc.bigInt({ min: -1000n, max: 1000n }), { nil: null }),
+          cp: fc.oneof(valueArb, fc.integer({ min: 0, max: 500 }).map(String)),
+          prune: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 300, size: 'max' },
+      ),
+      fc.integer({ min: 1000, max: 60_000 }),
+    ],
+    { numRuns: 40 },
+  )('the engine pattern — append, query the window ending at the new entry excluding it, prune — matches a scan', (steps, window) => {
     const index = createWindowIndex();
     const model = new Map<string, WindowEntry>();
     let now = T0;
@@ -1299,7 +1334,15 @@ describe('properties', () => {
 
   test.prop([
     fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 300, size: 'max' }),
-    fc.array(fc.record({ width: fc.integer({ min: 0, max: 200 }), step: fc.integer({ min: 0, max: 40 }), ex: fc.nat(), set: fc.subarray(['v1', 'v2', 'v5', 'v7', 'none']) }), { minLength: 1, maxLength: 12 }),
+    fc.array(
+      fc.record({
+        width: fc.integer({ min: 0, max: 200 }),
+        step: fc.integer({ min: 0, max: 40 }),
+        ex: fc.nat(),
+        set: fc.subarray(['v1', 'v2', 'v5', 'v7', 'none']),
+      }),
+      { minLength: 1, maxLength: 12 },
+    ),
   ])('countIn with excludeId over sliding long windows matches a scan (cursors reused)', (timestamps, queries) => {
     const entries: WindowEntry[] = timestamps.map((t, i) => ({ id: `e${i}`, timestamp: T0 + t, amount: null, values: { cp: `v${(i * 31) % 23}` } }));
     const index = indexOf(entries);
@@ -1315,7 +1358,11 @@ describe('properties', () => {
   });
 
   test.prop([
-    fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.option(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), { nil: null })), { minLength: 70, maxLength: 300, size: 'max' }),
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.option(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), { nil: null })), {
+      minLength: 70,
+      maxLength: 300,
+      size: 'max',
+    }),
     fc.array(
       fc.record({
         fn: fc.constantFrom('sumIn' as const, 'countIn' as const, 'distinct' as const),
@@ -1327,36 +1374,43 @@ describe('properties', () => {
       }),
       { minLength: 1, maxLength: 16 },
     ),
-  ])('sumIn, countIn and distinct on one field over sliding long windows match a scan (cursors with and without sums shared, kept in step by edits)', (rows, queries) => {
-    const model = new Map<string, WindowEntry>();
-    rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
-    const index = indexOf([...model.values()]);
-    let start = T0;
-    for (const q of queries) {
-      if (q.edit !== undefined) {
-        // Replacing an amount in place (an event of a past transaction) must reach cursors that cover it.
-        const id = `e${q.edit.pick % rows.length}`;
-        const entry = { ...(model.get(id) as WindowEntry), amount: q.edit.amount };
-        model.set(id, entry);
-        index.upsert(entry);
+  ])(
+    'sumIn, countIn and distinct on one field over sliding long windows match a scan (cursors with and without sums shared, kept in step by edits)',
+    (rows, queries) => {
+      const model = new Map<string, WindowEntry>();
+      rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
+      const index = indexOf([...model.values()]);
+      let start = T0;
+      for (const q of queries) {
+        if (q.edit !== undefined) {
+          // Replacing an amount in place (an event of a past transaction) must reach cursors that cover it.
+          const id = `e${q.edit.pick % rows.length}`;
+          const entry = { ...(model.get(id) as WindowEntry), amount: q.edit.amount };
+          model.set(id, entry);
+          index.upsert(entry);
+        }
+        start += q.step;
+        const end = start + q.width;
+        const excludeId = `e${q.ex % rows.length}`;
+        const reference = toSeries(model.values());
+        const expected = computeAggregate(reference, { series: 's', key: 'k', start, end, fn: q.fn, field: 'cp', values: q.set, excludeId });
+        const actual =
+          q.fn === 'sumIn'
+            ? index.sumIn(start, end, 'cp', q.set, excludeId)
+            : q.fn === 'countIn'
+              ? index.countIn(start, end, 'cp', q.set, excludeId)
+              : index.distinctCount(start, end, 'cp', excludeId);
+        expect(actual, `${q.fn} [${start}, ${end}]`).toEqual(expected);
       }
-      start += q.step;
-      const end = start + q.width;
-      const excludeId = `e${q.ex % rows.length}`;
-      const reference = toSeries(model.values());
-      const expected = computeAggregate(reference, { series: 's', key: 'k', start, end, fn: q.fn, field: 'cp', values: q.set, excludeId });
-      const actual =
-        q.fn === 'sumIn'
-          ? index.sumIn(start, end, 'cp', q.set, excludeId)
-          : q.fn === 'countIn'
-            ? index.countIn(start, end, 'cp', q.set, excludeId)
-            : index.distinctCount(start, end, 'cp', excludeId);
-      expect(actual, `${q.fn} [${start}, ${end}]`).toEqual(expected);
-    }
-  });
+    },
+  );
 
   test.prop([
-    fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.option(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), { nil: null })), { minLength: 70, maxLength: 300, size: 'max' }),
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.option(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), { nil: null })), {
+      minLength: 70,
+      maxLength: 300,
+      size: 'max',
+    }),
     fc.array(
       fc.record({
         fn: fc.constantFrom('sumIn' as const, 'countIn' as const, 'distinct' as const),
@@ -1422,7 +1476,15 @@ describe('properties', () => {
 
   test.prop([
     fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 70, maxLength: 300, size: 'max' }),
-    fc.array(fc.record({ width: fc.integer({ min: 0, max: 200 }), step: fc.integer({ min: 0, max: 40 }), ex: fc.nat(), inc: fc.option(fc.constantFrom('v1', 'v5', 'new', ''), { nil: undefined }) }), { minLength: 1, maxLength: 12 }),
+    fc.array(
+      fc.record({
+        width: fc.integer({ min: 0, max: 200 }),
+        step: fc.integer({ min: 0, max: 40 }),
+        ex: fc.nat(),
+        inc: fc.option(fc.constantFrom('v1', 'v5', 'new', ''), { nil: undefined }),
+      }),
+      { minLength: 1, maxLength: 12 },
+    ),
   ])('distinct with excludeId and includeValue over sliding long windows matches a scan (cursors reused)', (timestamps, queries) => {
     const entries: WindowEntry[] = timestamps.map((t, i) => ({ id: `e${i}`, timestamp: T0 + t, amount: null, values: { cp: `v${(i * 31) % 23}` } }));
     const index = indexOf(entries);
@@ -1433,7 +1495,15 @@ describe('properties', () => {
       const end = start + q.width;
       const excludeId = `e${q.ex % entries.length}`;
       const expected = computeAggregate(reference, {
-        series: 's', key: 'k', start, end, fn: 'distinct', field: 'cp', values: COUNT_IN_VALUES, excludeId, ...(q.inc === undefined ? {} : { includeValue: q.inc }),
+        series: 's',
+        key: 'k',
+        start,
+        end,
+        fn: 'distinct',
+        field: 'cp',
+        values: COUNT_IN_VALUES,
+        excludeId,
+        ...(q.inc === undefined ? {} : { includeValue: q.inc }),
       });
       expect(index.distinctCount(start, end, 'cp', excludeId, q.inc)).toBe(expected);
     }
@@ -1454,7 +1524,9 @@ describe('properties', () => {
       const end = T0 + (b % 401);
       for (const fn of FUNCTIONS) {
         for (const last of LAST_FUNCTIONS.has(fn) ? LAST_VARIANTS : [LAST]) {
-          expect(queryIndex(index, referenceQuery(fn, start, end, 'cp', undefined, last))).toEqual(computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)));
+          expect(queryIndex(index, referenceQuery(fn, start, end, 'cp', undefined, last))).toEqual(
+            computeAggregate(reference, referenceQuery(fn, start, end, 'cp', undefined, last)),
+          );
         }
       }
     },
@@ -1470,30 +1542,35 @@ describe('properties', () => {
     (ops) => runEdgeOps(ops),
   );
 
-  test.prop([fc.array(edgeOpArb(SMALL), { maxLength: 40, size: 'max' })], { numRuns: 50 })('small amounts only: numbers throughout, ids past 64', (ops) => runEdgeOps(ops, true));
+  test.prop([fc.array(edgeOpArb(SMALL), { maxLength: 40, size: 'max' })], { numRuns: 50 })('small amounts only: numbers throughout, ids past 64', (ops) =>
+    runEdgeOps(ops, true),
+  );
 
   // The engine pattern with amounts of ±(2^52 − 1): append (sometimes late), query the window ending
   // at the new entry with and without it, prune (often half the arrays: compaction) — the number
   // form must hold every prefix sum within ±2^52 in whatever frame it keeps them, or switch.
-  test.prop([
-    fc.array(
-      fc.record({
-        // 'up'/'down': +A/−A, or the other sign when needed to keep the sum of every amount ever
-        // added within ±A (the index stays on numbers for long); otherwise that amount as is.
-        amount: fc.oneof(
-          { weight: 8, arbitrary: fc.constantFrom('up' as const, 'down' as const) },
-          { weight: 2, arbitrary: fc.constantFrom(A, -A) },
-          { weight: 2, arbitrary: fc.constant(null) },
-          { weight: 1, arbitrary: fc.constantFrom(A - 2n, -(A - 2n), 1n, -1n, 0n) },
-        ),
-        gap: fc.constantFrom(0, 1, 2),
-        late: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) }),
-        back: fc.nat(),
-        prune: fc.option(fc.integer({ min: 0, max: 8 }), { nil: null, freq: 2 }),
-      }),
-      { minLength: 1, maxLength: 60, size: 'max' },
-    ),
-  ], { numRuns: 400 })('append, query, prune with amounts near 2^52: exact through compactions', (steps) => {
+  test.prop(
+    [
+      fc.array(
+        fc.record({
+          // 'up'/'down': +A/−A, or the other sign when needed to keep the sum of every amount ever
+          // added within ±A (the index stays on numbers for long); otherwise that amount as is.
+          amount: fc.oneof(
+            { weight: 8, arbitrary: fc.constantFrom('up' as const, 'down' as const) },
+            { weight: 2, arbitrary: fc.constantFrom(A, -A) },
+            { weight: 2, arbitrary: fc.constant(null) },
+            { weight: 1, arbitrary: fc.constantFrom(A - 2n, -(A - 2n), 1n, -1n, 0n) },
+          ),
+          gap: fc.constantFrom(0, 1, 2),
+          late: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) }),
+          back: fc.nat(),
+          prune: fc.option(fc.integer({ min: 0, max: 8 }), { nil: null, freq: 2 }),
+        }),
+        { minLength: 1, maxLength: 60, size: 'max' },
+      ),
+    ],
+    { numRuns: 400 },
+  )('append, query, prune with amounts near 2^52: exact through compactions', (steps) => {
     const index = createWindowIndex();
     const model = new Map<string, WindowEntry>();
     let now = T0;
@@ -1619,7 +1696,8 @@ describe('several fields of one index', () => {
     for (const s of steps) {
       if (s.kind === 'append' || s.kind === 'insert') {
         const timestamp = s.kind === 'append' ? (last += 1 + (s.t % 5)) : T0 + s.t;
-        const values = s.a === undefined && s.b === undefined ? undefined : { ...(s.a === undefined ? {} : { a: s.a }), ...(s.b === undefined ? {} : { b: s.b }) };
+        const values =
+          s.a === undefined && s.b === undefined ? undefined : { ...(s.a === undefined ? {} : { a: s.a }), ...(s.b === undefined ? {} : { b: s.b }) };
         const entry: WindowEntry = values === undefined ? { id: `e${next++}`, timestamp, amount: 1n } : { id: `e${next++}`, timestamp, amount: 1n, values };
         index.upsert(entry);
         // An entry before the horizon is held until the next prune; queries start at the horizon.
@@ -1658,16 +1736,19 @@ describe('countIn and sumIn lists', () => {
     Array.from({ length: 30 }, (_, i) => `v${i % 10}`),
     Array.from({ length: 20 }, (_, i) => `w${i}`).concat(['v4']),
   ];
-  it.each(lists.map((list) => [list.length, list] as const))('a list of %i values, repeats counted once, over a window long enough for cursors: equal to a scan', (_, list) => {
-    const index = indexOf(entries);
-    for (const [start, end, excludeId] of [
-      [T0, T0 + 39, undefined],
-      [T0 + 5, T0 + 30, 'e11'],
-      [T0 + 6, T0 + 31, 'e12'],
-    ] as const) {
-      const q = { series: 's', key: 'k', start, end, field: 'cp', values: list, excludeId };
-      expect(index.countIn(start, end, 'cp', list, excludeId)).toBe(computeAggregate(reference, { ...q, fn: 'countIn' }));
-      expect(index.sumIn(start, end, 'cp', list, excludeId)).toBe(computeAggregate(reference, { ...q, fn: 'sumIn' }));
-    }
-  });
+  it.each(lists.map((list) => [list.length, list] as const))(
+    'a list of %i values, repeats counted once, over a window long enough for cursors: equal to a scan',
+    (_, list) => {
+      const index = indexOf(entries);
+      for (const [start, end, excludeId] of [
+        [T0, T0 + 39, undefined],
+        [T0 + 5, T0 + 30, 'e11'],
+        [T0 + 6, T0 + 31, 'e12'],
+      ] as const) {
+        const q = { series: 's', key: 'k', start, end, field: 'cp', values: list, excludeId };
+        expect(index.countIn(start, end, 'cp', list, excludeId)).toBe(computeAggregate(reference, { ...q, fn: 'countIn' }));
+        expect(index.sumIn(start, end, 'cp', list, excludeId)).toBe(computeAggregate(reference, { ...q, fn: 'sumIn' }));
+      }
+    },
+  );
 });

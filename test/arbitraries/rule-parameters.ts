@@ -46,12 +46,18 @@ export function valueArbitrary(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'number': {
       const min = Math.ceil(schema.minimum ?? 0);
       const max = Math.min(schema.maximum ?? 1000, 1000);
-      return fc.oneof(fc.integer({ min, max }), fc.integer({ min: min * 100, max: max * 100 }).map((cents) => cents / 100));
+      return fc.oneof(
+        fc.integer({ min, max }),
+        fc.integer({ min: min * 100, max: max * 100 }).map((cents) => cents / 100),
+      );
     }
     case 'string':
       if (schema.format === 'currency-code') return fc.constantFrom(...TESTING_CURRENCIES, 'JPY');
       if (schema.format === 'country-code') return fc.constantFrom(...TESTING_COUNTRIES);
-      return fc.oneof(fc.constantFrom('internal-blacklist', 'abc', 'Hello world'), fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 12, 12) }));
+      return fc.oneof(
+        fc.constantFrom('internal-blacklist', 'abc', 'Hello world'),
+        fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 12, 12) }),
+      );
     case 'array': {
       const items = valueArbitrary(schema.items ?? {});
       const constraints = { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) };

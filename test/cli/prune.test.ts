@@ -17,9 +17,18 @@ async function storeWithHistory(tenantId: string, single: boolean): Promise<stri
   const spec = parseStore(`pglite:${dir}`);
   const opened = await openStore(spec, tenantId, single, { maxStoredBytes: 1 });
   const engine = createEngine({ repositories: opened.repositories });
-  await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 5, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' } });
+  await engine.createRuleInstance({
+    ruleId: 'R-30',
+    parameters: { transactionsLimit: 5, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' },
+  });
   for (let i = 0; i < 10; i++) {
-    await engine.createTransaction({ type: 'TRANSFER', transactionId: `t-${i}`, timestamp: Date.now() - (9 - i) * DAY, originUserId: 'u1', originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' } });
+    await engine.createTransaction({
+      type: 'TRANSFER',
+      transactionId: `t-${i}`,
+      timestamp: Date.now() - (9 - i) * DAY,
+      originUserId: 'u1',
+      originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' },
+    });
   }
   await opened.close();
   return dir;
@@ -48,7 +57,15 @@ describe('txmon prune', () => {
   it('prunes every tenant of a tenants file, each in its own store', async () => {
     const dir = await storeWithHistory('acme', false);
     const file = join(dir, 'tenants.json');
-    writeFileSync(file, JSON.stringify({ tenants: [{ id: 'acme', apiKeys: ['acme-key-0123456789'] }, { id: 'globex', apiKeys: ['globex-key-0123456789'] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tenants: [
+          { id: 'acme', apiKeys: ['acme-key-0123456789'] },
+          { id: 'globex', apiKeys: ['globex-key-0123456789'] },
+        ],
+      }),
+    );
     const run = collect();
     await prune(['--store', `pglite:${dir}`, '--tenants', file, '--late-arrival-ms', '0'], {}, run.out);
     expect(run.lines.map((l) => [l.tenant, l.removed])).toEqual([

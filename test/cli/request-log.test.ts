@@ -21,7 +21,11 @@ function pinoLine(entry: RequestLogEntry, time: string): string {
 const anyNumber = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e21, 5e-324));
 // Strings that need escaping in JSON: quotes, backslashes, control characters; any well-formed
 // Unicode (lone surrogates have their own test below: there the line differs from pino's).
-const anyText = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '/rule-instances/{ruleInstanceId}'));
+const anyText = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '/rule-instances/{ruleInstanceId}'),
+);
 const entryArb = fc.record(
   {
     method: anyText,
@@ -60,7 +64,14 @@ describe('formatLogLine', () => {
     pino({ base: null, timestamp: () => time }, { write: (line: string) => void lines.push(line) }).info(fields, msg);
     return lines[0] as string;
   }
-  const value: fc.Arbitrary<LogValue | undefined> = fc.oneof(anyText, anyNumber, fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(anyText, { maxLength: 3 }));
+  const value: fc.Arbitrary<LogValue | undefined> = fc.oneof(
+    anyText,
+    anyNumber,
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(anyText, { maxLength: 3 }),
+  );
   const key = fc.oneof(fc.constantFrom('url', 'tenants', 'store', 'signal', 'forced', 'tenant', 'removed', 'error'), anyText);
 
   test.prop([fc.dictionary(key, value, { maxKeys: 5 }), anyText, fc.constantFrom(',"time":"2026-11-22T09:00:00.000Z"', '')])(
@@ -71,7 +82,11 @@ describe('formatLogLine', () => {
   );
 
   it('writes the serving line with the fields in their order, then msg', () => {
-    const line = formatLogLine({ url: 'http://127.0.0.1:8080', tenants: ['default'], store: 'pglite:./txmon-data' }, 'txmon serving', ',"time":"2026-11-22T09:00:00.000Z"');
+    const line = formatLogLine(
+      { url: 'http://127.0.0.1:8080', tenants: ['default'], store: 'pglite:./txmon-data' },
+      'txmon serving',
+      ',"time":"2026-11-22T09:00:00.000Z"',
+    );
     expect(line).toBe(
       '{"level":30,"time":"2026-11-22T09:00:00.000Z","url":"http://127.0.0.1:8080","tenants":["default"],"store":"pglite:./txmon-data","msg":"txmon serving"}\n',
     );
@@ -185,7 +200,12 @@ describe('createBatchedWriter', () => {
       for (const line of turn) h.writer.write(`${line}\n`);
       h.runScheduled();
     }
-    expect(h.writes.join('')).toBe(turns.flat().map((l) => `${l}\n`).join(''));
+    expect(h.writes.join('')).toBe(
+      turns
+        .flat()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     expect(h.writes.every((w) => w !== '')).toBe(true);
   });
 });
@@ -207,17 +227,26 @@ const wellFormed = (s: string) => !/\p{Cs}/u.test(s);
 
 describe('formatRequestLine on long strings and any entry', () => {
   // The existing property draws short strings; pino switches to JSON.stringify past 100 characters.
-  const longText = fc.oneof(fc.string({ minLength: 95, maxLength: 260 }), fc.string({ unit: 'binary', minLength: 95, maxLength: 260 }), fc.string({ unit: 'grapheme-composite', minLength: 30, maxLength: 120 }));
+  const longText = fc.oneof(
+    fc.string({ minLength: 95, maxLength: 260 }),
+    fc.string({ unit: 'binary', minLength: 95, maxLength: 260 }),
+    fc.string({ unit: 'grapheme-composite', minLength: 30, maxLength: 120 }),
+  );
   const noLoneSurrogate = wellFormed;
 
-  test.prop([longText.filter(noLoneSurrogate), longText.filter(noLoneSurrogate), fc.option(longText.filter(noLoneSurrogate), { nil: null }), fc.option(longText.filter(noLoneSurrogate), { nil: undefined })], { numRuns: 200 })(
-    'long strings with escapes: the same line as pino',
-    (method, route, tenant, code) => {
-      const entry: RequestLogEntry = { method, route, status: 200, tenant, durationMs: 1.5, ...(code === undefined ? {} : { code }) };
-      const time = ',"time":"2026-11-22T09:00:00.000Z"';
-      expect(formatRequestLine(entry, time)).toBe(pinoLine(entry, time));
-    },
-  );
+  test.prop(
+    [
+      longText.filter(noLoneSurrogate),
+      longText.filter(noLoneSurrogate),
+      fc.option(longText.filter(noLoneSurrogate), { nil: null }),
+      fc.option(longText.filter(noLoneSurrogate), { nil: undefined }),
+    ],
+    { numRuns: 200 },
+  )('long strings with escapes: the same line as pino', (method, route, tenant, code) => {
+    const entry: RequestLogEntry = { method, route, status: 200, tenant, durationMs: 1.5, ...(code === undefined ? {} : { code }) };
+    const time = ',"time":"2026-11-22T09:00:00.000Z"';
+    expect(formatRequestLine(entry, time)).toBe(pinoLine(entry, time));
+  });
 
   test.prop(
     [
@@ -235,7 +264,17 @@ describe('formatRequestLine on long strings and any entry', () => {
     expect(line.indexOf('\n')).toBe(line.length - 1);
     expect(wellFormed(line)).toBe(true);
     const num = (n: number) => (Number.isFinite(n) ? (Object.is(n, -0) ? 0 : n) : null);
-    expect(JSON.parse(line)).toEqual({ level: 30, time: '2026-11-22T09:00:00.000Z', method: 'GET', route, status: num(status), tenant, durationMs: num(durationMs), ...(code === undefined ? {} : { code }), msg: 'request' });
+    expect(JSON.parse(line)).toEqual({
+      level: 30,
+      time: '2026-11-22T09:00:00.000Z',
+      method: 'GET',
+      route,
+      status: num(status),
+      tenant,
+      durationMs: num(durationMs),
+      ...(code === undefined ? {} : { code }),
+      msg: 'request',
+    });
     // Where pino's line is well-formed, it is the same line.
     const p = pinoLine(entry, ',"time":"2026-11-22T09:00:00.000Z"');
     if (wellFormed(p)) expect(line).toBe(p);
@@ -319,7 +358,18 @@ describe('createBatchedWriter with its real schedule', () => {
 
   it('on a real server, every request is logged once, and the log lines come in the order the responses were written', async () => {
     const events: string[] = [];
-    const writer = createBatchedWriter({ write: (text: string) => void events.push(...text.split('\n').filter((l) => l !== '').map((l) => `log:${l}`)) }, () => undefined);
+    const writer = createBatchedWriter(
+      {
+        write: (text: string) =>
+          void events.push(
+            ...text
+              .split('\n')
+              .filter((l) => l !== '')
+              .map((l) => `log:${l}`),
+          ),
+      },
+      () => undefined,
+    );
     const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY], onRequest: (e) => writer.write(`${e.route}|${e.status}\n`) }));
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
@@ -332,7 +382,11 @@ describe('createBatchedWriter with its real schedule', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const port = (server.address() as AddressInfo).port;
     try {
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => pipelined(port, [request('GET', i % 2 ? '/healthz' : '/nope', { key: null }), request('GET', '/rules', { close: true })])));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          pipelined(port, [request('GET', i % 2 ? '/healthz' : '/nope', { key: null }), request('GET', '/rules', { close: true })]),
+        ),
+      );
       for (const r of results) expect(r.responses).toHaveLength(2);
       await new Promise((r) => setTimeout(r, 40));
     } finally {
@@ -345,15 +399,20 @@ describe('createBatchedWriter with its real schedule', () => {
     expect(logs.map((l) => Number(l.split('|')[1]))).toEqual(responses.map((r) => Number(r.slice(4))));
   });
 
-  it('when requests finish in two consecutive turns, each turn\'s log lines are written after its responses (the writer flushed by afterResponses, as txmon serve wires it)', async () => {
+  it("when requests finish in two consecutive turns, each turn's log lines are written after its responses (the writer flushed by afterResponses, as txmon serve wires it)", async () => {
     // With the log flushed by two setImmediate hops of its own, lines of turn 2 would join the
     // batch queued in turn 1 and be written before turn 2's responses. The writer is flushed from a
     // timer, or by toNodeListener's afterResponses hook right after a batch of responses (here on
     // every batch: largeBytes 1).
     const events: string[] = [];
-    const writer = createBatchedWriter({ write: (text: string) => void events.push(`log:${text.trim().split('\n').join(',')}`) }, () => undefined, { largeBytes: 1 });
-    const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY], onRequest: (e) => writer.write(`${e.route}\n`) }), { afterResponses: writer.flushIfLarge });
-    const fakeReq = (url: string) => Object.assign(Readable.from([]), { method: 'GET', url, headers: {}, rawHeaders: [], headersDistinct: {} }) as unknown as IncomingMessage;
+    const writer = createBatchedWriter({ write: (text: string) => void events.push(`log:${text.trim().split('\n').join(',')}`) }, () => undefined, {
+      largeBytes: 1,
+    });
+    const listener = toNodeListener(createHttpHandler({ engine: createEngine(), apiKeys: [KEY], onRequest: (e) => writer.write(`${e.route}\n`) }), {
+      afterResponses: writer.flushIfLarge,
+    });
+    const fakeReq = (url: string) =>
+      Object.assign(Readable.from([]), { method: 'GET', url, headers: {}, rawHeaders: [], headersDistinct: {} }) as unknown as IncomingMessage;
     const fakeRes = (name: string, onEnd = () => {}) =>
       ({
         setHeader() {},
@@ -392,7 +451,8 @@ describe('createFdSink', () => {
   // The destination `txmon serve` writes through. Unlike pino's sonic-boom destination, which keeps a
   // buffer whose write failed with anything but EPIPE and retries it with every later write
   // (unbounded memory on a full disk), it drops on errors and holds back only on EAGAIN.
-  const line = (i: number) => formatRequestLine({ method: 'GET', route: '/healthz', status: 200, tenant: null, durationMs: i }, ',"time":"2026-11-22T09:00:00.000Z"');
+  const line = (i: number) =>
+    formatRequestLine({ method: 'GET', route: '/healthz', status: 200, tenant: null, durationMs: i }, ',"time":"2026-11-22T09:00:00.000Z"');
 
   it('a write that fails with ENOSPC loses its own lines only: nothing is kept, later lines are written once the disk recovers', () => {
     const written: string[] = [];

@@ -28,7 +28,11 @@ describe('txmon serve (in process)', () => {
     const url = await start(['--api-key', KEY]);
     logLines.length = 0;
     expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
-    expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'request')).toMatchObject({ method: 'GET', route: '/rules', status: 200 });
+    expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'request')).toMatchObject({
+      method: 'GET',
+      route: '/rules',
+      status: 200,
+    });
     expect((await fetch(`${url}/rules`, { headers: { 'x-api-key': 'another-key-0123456789' } })).status).toBe(401);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
@@ -41,7 +45,15 @@ describe('txmon serve (in process)', () => {
   it('serves tenants from --tenants, each with its own data', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txmon-'));
     const file = join(dir, 'tenants.json');
-    writeFileSync(file, JSON.stringify({ tenants: [{ id: 'acme', apiKeys: [KEY] }, { id: 'globex', apiKeys: ['globex-key-0123456789'] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tenants: [
+          { id: 'acme', apiKeys: [KEY] },
+          { id: 'globex', apiKeys: ['globex-key-0123456789'] },
+        ],
+      }),
+    );
     const url = await start(['--tenants', file]);
     const body = JSON.stringify(tx({ timestamp: T0 }));
     const created = await fetch(`${url}/transactions`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body });
@@ -76,20 +88,37 @@ describe('txmon serve (in process)', () => {
     warnings.mockRestore();
   });
 
-  it('applies --limits to every tenant, and a tenant\'s own limits over them', async () => {
+  it("applies --limits to every tenant, and a tenant's own limits over them", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txmon-'));
     const limits = join(dir, 'limits.json');
     writeFileSync(limits, JSON.stringify({ maxTransactionSize: 1_000, maxRuleInstances: 1 }));
     const tenants = join(dir, 'tenants.json');
-    writeFileSync(tenants, JSON.stringify({ tenants: [{ id: 'acme', apiKeys: [KEY] }, { id: 'globex', apiKeys: ['globex-key-0123456789'], limits: { maxTransactionSize: 5_000 } }] }));
+    writeFileSync(
+      tenants,
+      JSON.stringify({
+        tenants: [
+          { id: 'acme', apiKeys: [KEY] },
+          { id: 'globex', apiKeys: ['globex-key-0123456789'], limits: { maxTransactionSize: 5_000 } },
+        ],
+      }),
+    );
     const url = await start(['--tenants', tenants, '--limits', limits]);
     const post = (key: string) =>
-      fetch(`${url}/transactions`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(tx({ timestamp: T0, reference: 'r'.repeat(2_000) })) });
+      fetch(`${url}/transactions`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(tx({ timestamp: T0, reference: 'r'.repeat(2_000) })),
+      });
     const refused = await post(KEY);
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ code: 'LIMIT_EXCEEDED' });
     expect((await post('globex-key-0123456789')).status).toBe(201);
-    const instance = () => fetch(`${url}/rule-instances`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ ruleId: 'R-1' }) });
+    const instance = () =>
+      fetch(`${url}/rule-instances`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ ruleId: 'R-1' }),
+      });
     expect((await instance()).status).toBe(200);
     expect((await instance()).status).toBe(400);
   });

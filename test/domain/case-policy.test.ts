@@ -43,7 +43,11 @@ describe('decideAlertHit', () => {
 
   it('opens a new alert and a new case when the user has neither open', () => {
     const change = decideAlertHit(hit(), null, null, T);
-    expect(change).toMatchObject({ kind: 'open', caseIsNew: true, alert: { alertId: 'A-new', caseId: 'C-new', alertStatus: 'OPEN', entityDetails: { transactionIds: ['t-2'] } } });
+    expect(change).toMatchObject({
+      kind: 'open',
+      caseIsNew: true,
+      alert: { alertId: 'A-new', caseId: 'C-new', alertStatus: 'OPEN', entityDetails: { transactionIds: ['t-2'] } },
+    });
     expect(change.kind === 'open' && change.caseIsNew && change.case).toEqual({
       caseId: 'C-new',
       createdTimestamp: T,
@@ -56,8 +60,18 @@ describe('decideAlertHit', () => {
   });
 
   const rows: { name: string; alert: Alert | null; case: Case; expected: Record<string, unknown> }[] = [
-    { name: 'a closed alert, an open case: a new alert joins the case', alert: alert('CLOSED'), case: userCase('OPEN'), expected: { kind: 'open', caseIsNew: false, caseId: 'C-1', casePriority: 'P2', at: T } },
-    { name: 'a more urgent alert raises the case priority (P2 over P3)', alert: null, case: userCase('ESCALATED', 'P3'), expected: { caseIsNew: false, casePriority: 'P2' } },
+    {
+      name: 'a closed alert, an open case: a new alert joins the case',
+      alert: alert('CLOSED'),
+      case: userCase('OPEN'),
+      expected: { kind: 'open', caseIsNew: false, caseId: 'C-1', casePriority: 'P2', at: T },
+    },
+    {
+      name: 'a more urgent alert raises the case priority (P2 over P3)',
+      alert: null,
+      case: userCase('ESCALATED', 'P3'),
+      expected: { caseIsNew: false, casePriority: 'P2' },
+    },
     { name: 'a less urgent alert leaves it (P1 stays)', alert: null, case: userCase('OPEN', 'P1'), expected: { caseIsNew: false, casePriority: 'P1' } },
     { name: 'a closed case: a new case', alert: alert('CLOSED'), case: userCase('CLOSED'), expected: { caseIsNew: true } },
   ];

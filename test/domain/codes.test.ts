@@ -1,13 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  COUNTRY_CODES,
-  CRYPTO_CODES,
-  CURRENCY_CODES,
-  CURRENCY_EXPONENTS,
-  currencyExponent,
-  isCountryCode,
-  isCurrencyCode,
-} from '../../src/domain/codes.js';
+import { COUNTRY_CODES, CRYPTO_CODES, CURRENCY_CODES, CURRENCY_EXPONENTS, currencyExponent, isCountryCode, isCurrencyCode } from '../../src/domain/codes.js';
 
 describe('COUNTRY_CODES', () => {
   test('holds the 249 ISO codes plus XA–XZ except XX and N/A', () => {

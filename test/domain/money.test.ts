@@ -1,14 +1,6 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  convertScaled,
-  createFixedRateProvider,
-  formatMoney,
-  parseDecimal,
-  roundToMinorUnit,
-  scaledToDecimal,
-  toScaled,
-} from '../../src/domain/money.js';
+import { convertScaled, createFixedRateProvider, formatMoney, parseDecimal, roundToMinorUnit, scaledToDecimal, toScaled } from '../../src/domain/money.js';
 
 const rates = createFixedRateProvider();
 
@@ -96,12 +88,16 @@ describe('formatMoney', () => {
     expect(formatMoney(value, 'EUR')).toBe(expected);
     expect(reference(value, 'EUR')).toBe(expected);
   });
-  fcTest.prop([fc.oneof(fc.bigInt({ min: -LIMIT, max: LIMIT }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }), fc.bigInt({ min: LIMIT - 10_000n, max: LIMIT + 10_000n }), fc.integer({ min: -1e9, max: 1e9 }).map((n) => BigInt(n) * 100_000_000n - 1n))])(
-    'equals the exact decimal text for any amount',
-    (value) => {
-      expect(formatMoney(value, 'USD')).toBe(reference(value, 'USD'));
-    },
-  );
+  fcTest.prop([
+    fc.oneof(
+      fc.bigInt({ min: -LIMIT, max: LIMIT }),
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+      fc.bigInt({ min: LIMIT - 10_000n, max: LIMIT + 10_000n }),
+      fc.integer({ min: -1e9, max: 1e9 }).map((n) => BigInt(n) * 100_000_000n - 1n),
+    ),
+  ])('equals the exact decimal text for any amount', (value) => {
+    expect(formatMoney(value, 'USD')).toBe(reference(value, 'USD'));
+  });
 });
 
 describe('formatMoney against scaledToDecimal', () => {
@@ -122,7 +118,26 @@ describe('formatMoney against scaledToDecimal', () => {
   );
 
   it('at the boundaries of a double: 2^53, one unit, zero and its sign', () => {
-    for (const value of [0n, -0n, 1n, -1n, UNIT - 1n, UNIT, UNIT + 1n, -UNIT, LIMIT, -LIMIT, LIMIT - 1n, LIMIT + 1n, -LIMIT - 1n, 2n ** 53n, -(2n ** 53n), 2n ** 64n, (LIMIT / UNIT) * UNIT, (LIMIT / UNIT) * UNIT - 1n]) {
+    for (const value of [
+      0n,
+      -0n,
+      1n,
+      -1n,
+      UNIT - 1n,
+      UNIT,
+      UNIT + 1n,
+      -UNIT,
+      LIMIT,
+      -LIMIT,
+      LIMIT - 1n,
+      LIMIT + 1n,
+      -LIMIT - 1n,
+      2n ** 53n,
+      -(2n ** 53n),
+      2n ** 64n,
+      (LIMIT / UNIT) * UNIT,
+      (LIMIT / UNIT) * UNIT - 1n,
+    ]) {
       expect(formatMoney(value, 'JPY')).toBe(reference(value, 'JPY'));
     }
     expect(formatMoney(-0n, 'EUR')).toBe('0.00 EUR');

@@ -322,16 +322,36 @@ describe('PaymentDetailsSchema', () => {
       expected: [{ path: '/transactionType', code: 'enum' }],
     },
     { name: 'CARD last 4 digits with 3 digits', input: { method: 'CARD', cardLast4Digits: '123' }, expected: [{ path: '/cardLast4Digits', code: 'pattern' }] },
-    { name: 'CARD first 6 digits with a letter', input: { method: 'CARD', cardFirst6Digits: '42424x' }, expected: [{ path: '/cardFirst6Digits', code: 'pattern' }] },
+    {
+      name: 'CARD first 6 digits with a letter',
+      input: { method: 'CARD', cardFirst6Digits: '42424x' },
+      expected: [{ path: '/cardFirst6Digits', code: 'pattern' }],
+    },
     { name: 'CARD unknown brand', input: { method: 'CARD', cardBrand: 'visa' }, expected: [{ path: '/cardBrand', code: 'enum' }] },
     { name: 'CARD expiry month 13', input: { method: 'CARD', cardExpiry: { month: 13 } }, expected: [{ path: '/cardExpiry/month', code: 'maximum' }] },
-    { name: 'CARD MCC over 16 characters', input: { method: 'CARD', merchantDetails: { MCC: long(17) } }, expected: [{ path: '/merchantDetails/MCC', code: 'maxLength' }] },
+    {
+      name: 'CARD MCC over 16 characters',
+      input: { method: 'CARD', merchantDetails: { MCC: long(17) } },
+      expected: [{ path: '/merchantDetails/MCC', code: 'maxLength' }],
+    },
     { name: 'IBAN over 64 characters', input: { method: 'IBAN', IBAN: long(65) }, expected: [{ path: '/IBAN', code: 'maxLength' }] },
     { name: 'IBAN with an unknown country', input: { method: 'IBAN', country: 'Germany' }, expected: [{ path: '/country', code: 'format' }] },
-    { name: 'ACH account number over 256 characters', input: { method: 'ACH', accountNumber: long(257) }, expected: [{ path: '/accountNumber', code: 'maxLength' }] },
-    { name: 'SWIFT correspondent banks not objects', input: { method: 'SWIFT', correspondentBankDetails: ['x'] }, expected: [{ path: '/correspondentBankDetails/0', code: 'type' }] },
+    {
+      name: 'ACH account number over 256 characters',
+      input: { method: 'ACH', accountNumber: long(257) },
+      expected: [{ path: '/accountNumber', code: 'maxLength' }],
+    },
+    {
+      name: 'SWIFT correspondent banks not objects',
+      input: { method: 'SWIFT', correspondentBankDetails: ['x'] },
+      expected: [{ path: '/correspondentBankDetails/0', code: 'type' }],
+    },
     { name: 'GENERIC_BANK_ACCOUNT bad country', input: { method: 'GENERIC_BANK_ACCOUNT', country: 'ng' }, expected: [{ path: '/country', code: 'format' }] },
-    { name: 'WALLET balance without currency', input: { method: 'WALLET', walletBalance: { amountValue: 1 } }, expected: [{ path: '/walletBalance/amountCurrency', code: 'required' }] },
+    {
+      name: 'WALLET balance without currency',
+      input: { method: 'WALLET', walletBalance: { amountValue: 1 } },
+      expected: [{ path: '/walletBalance/amountCurrency', code: 'required' }],
+    },
     { name: 'CHECK eta before 1980', input: { method: 'CHECK', etaTimestamp: 0 }, expected: [{ path: '/etaTimestamp', code: 'minimum' }] },
     { name: 'CASH identifier not a string', input: { method: 'CASH', identifier: 9 }, expected: [{ path: '/identifier', code: 'type' }] },
     { name: 'NPP name as a plain string', input: { method: 'NPP', name: 'Ada' }, expected: [{ path: '/name', code: 'type' }] },
@@ -459,15 +479,34 @@ describe('ConsumerUserSchema', () => {
       },
       expected: [],
     },
-    { name: 'missing userId and createdTimestamp', input: {}, expected: [{ path: '/userId', code: 'required' }, { path: '/createdTimestamp', code: 'required' }] },
+    {
+      name: 'missing userId and createdTimestamp',
+      input: {},
+      expected: [
+        { path: '/userId', code: 'required' },
+        { path: '/createdTimestamp', code: 'required' },
+      ],
+    },
     { name: 'empty userId', input: { ...user, userId: '' }, expected: [{ path: '/userId', code: 'minLength' }] },
     { name: 'createdTimestamp before 1980', input: { ...user, createdTimestamp: MIN_TS - 1 }, expected: [{ path: '/createdTimestamp', code: 'minimum' }] },
     { name: 'unknown risk level', input: { ...user, riskLevel: 'EXTREME' }, expected: [{ path: '/riskLevel', code: 'enum' }] },
-    { name: 'user state without state', input: { ...user, userStateDetails: { reason: 'x' } }, expected: [{ path: '/userStateDetails/state', code: 'required' }] },
+    {
+      name: 'user state without state',
+      input: { ...user, userStateDetails: { reason: 'x' } },
+      expected: [{ path: '/userStateDetails/state', code: 'required' }],
+    },
     { name: 'unknown KYC status', input: { ...user, kycStatusDetails: { status: 'OK' } }, expected: [{ path: '/kycStatusDetails/status', code: 'enum' }] },
-    { name: 'impossible date of birth', input: { ...user, userDetails: { dateOfBirth: '1990-13-01' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }] },
+    {
+      name: 'impossible date of birth',
+      input: { ...user, userDetails: { dateOfBirth: '1990-13-01' } },
+      expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }],
+    },
     { name: '30 February', input: { ...user, userDetails: { dateOfBirth: '1990-02-30' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }] },
-    { name: '29 February of a non-leap year', input: { ...user, userDetails: { dateOfBirth: '1900-02-29' } }, expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }] },
+    {
+      name: '29 February of a non-leap year',
+      input: { ...user, userDetails: { dateOfBirth: '1900-02-29' } },
+      expected: [{ path: '/userDetails/dateOfBirth', code: 'format' }],
+    },
     { name: 'business segment on a consumer', input: { ...user, userSegment: 'SMB' }, expected: [{ path: '/userSegment', code: 'enum' }] },
     {
       name: 'saved payment details with unknown method',
@@ -500,9 +539,21 @@ describe('BusinessUserSchema', () => {
       expected: [],
     },
     { name: 'missing legal entity', input: { userId: 'b', createdTimestamp: TS }, expected: [{ path: '/legalEntity', code: 'required' }] },
-    { name: 'legal entity without general details', input: { ...business, legalEntity: {} }, expected: [{ path: '/legalEntity/companyGeneralDetails', code: 'required' }] },
-    { name: 'duplicate allowed payment methods', input: { ...business, allowedPaymentMethods: ['CARD', 'CARD'] }, expected: [{ path: '/allowedPaymentMethods', code: 'uniqueItems' }] },
-    { name: 'unknown allowed payment method', input: { ...business, allowedPaymentMethods: ['CHEQUE'] }, expected: [{ path: '/allowedPaymentMethods/0', code: 'enum' }] },
+    {
+      name: 'legal entity without general details',
+      input: { ...business, legalEntity: {} },
+      expected: [{ path: '/legalEntity/companyGeneralDetails', code: 'required' }],
+    },
+    {
+      name: 'duplicate allowed payment methods',
+      input: { ...business, allowedPaymentMethods: ['CARD', 'CARD'] },
+      expected: [{ path: '/allowedPaymentMethods', code: 'uniqueItems' }],
+    },
+    {
+      name: 'unknown allowed payment method',
+      input: { ...business, allowedPaymentMethods: ['CHEQUE'] },
+      expected: [{ path: '/allowedPaymentMethods/0', code: 'enum' }],
+    },
     {
       name: 'bad registration country',
       input: { ...business, legalEntity: { companyGeneralDetails: {}, companyRegistrationDetails: { registrationCountry: 'UK' } } },
@@ -537,8 +588,16 @@ describe('CommentRequestSchema', () => {
         { path: '/files/0/size', code: 'type' },
       ],
     },
-    { name: 'file name ".."', input: { body: 'x', files: [{ key: 'k', filename: '..', size: 1 }] }, expected: [{ path: '/files/0/filename', code: 'pattern' }] },
-    { name: 'negative file size', input: { body: 'x', files: [{ key: 'k', filename: 'a', size: -1 }] }, expected: [{ path: '/files/0/size', code: 'minimum' }] },
+    {
+      name: 'file name ".."',
+      input: { body: 'x', files: [{ key: 'k', filename: '..', size: 1 }] },
+      expected: [{ path: '/files/0/filename', code: 'pattern' }],
+    },
+    {
+      name: 'negative file size',
+      input: { body: 'x', files: [{ key: 'k', filename: 'a', size: -1 }] },
+      expected: [{ path: '/files/0/size', code: 'minimum' }],
+    },
     {
       name: '21 files',
       input: { body: 'x', files: Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, filename: 'f', size: 1 })) },
@@ -558,7 +617,11 @@ describe('PresignedUrlRequestSchema', () => {
     { name: 'empty file name', input: { filename: '', fileSize: 1 }, expected: [{ path: '/filename', code: 'minLength' }] },
     { name: 'file name of 257 characters', input: { filename: long(257), fileSize: 1 }, expected: [{ path: '/filename', code: 'maxLength' }] },
     { name: 'file name with a control character', input: { filename: 'a\u0001b', fileSize: 1 }, expected: [{ path: '/filename', code: 'pattern' }] },
-    { name: 'file name with a NUL character (no stored text holds one)', input: { filename: 'a\u0000b', fileSize: 1 }, expected: [{ path: '/filename', code: 'not-json' }] },
+    {
+      name: 'file name with a NUL character (no stored text holds one)',
+      input: { filename: 'a\u0000b', fileSize: 1 },
+      expected: [{ path: '/filename', code: 'not-json' }],
+    },
     { name: 'file size above the safe integer range', input: { filename: 'a', fileSize: 2 ** 53 }, expected: [{ path: '/fileSize', code: 'maximum' }] },
     { name: 'missing size', input: { filename: 'a' }, expected: [{ path: '/fileSize', code: 'required' }] },
   ];
@@ -613,10 +676,21 @@ describe('RuleInstanceRequestSchema', () => {
       input: { triggersOnHit: { kycStatusDetails: { status: 'FAILED' } } },
       expected: [{ path: '/triggersOnHit/kycStatusDetails/reason', code: 'required' }],
     },
-    { name: 'unknown trigger property', input: { triggersOnHit: { pepStatus: {} } }, expected: [{ path: '/triggersOnHit/pepStatus', code: 'additionalProperties' }] },
+    {
+      name: 'unknown trigger property',
+      input: { triggersOnHit: { pepStatus: {} } },
+      expected: [{ path: '/triggersOnHit/pepStatus', code: 'additionalProperties' }],
+    },
     { name: 'duplicate labels', input: { labels: ['SCAM', 'SCAM'] }, expected: [{ path: '/labels', code: 'uniqueItems' }] },
     { name: 'alias over 256 characters', input: { ruleNameAlias: long(257) }, expected: [{ path: '/ruleNameAlias', code: 'maxLength' }] },
-    { name: 'unknown mode and priority', input: { mode: 'TEST', casePriority: 'P5' }, expected: [{ path: '/mode', code: 'enum' }, { path: '/casePriority', code: 'enum' }] },
+    {
+      name: 'unknown mode and priority',
+      input: { mode: 'TEST', casePriority: 'P5' },
+      expected: [
+        { path: '/mode', code: 'enum' },
+        { path: '/casePriority', code: 'enum' },
+      ],
+    },
   ];
   test.each(rows)('$name', ({ input, expected }) => {
     expect(pairsOf(RuleInstanceRequestSchema, input)).toEqual(expected);

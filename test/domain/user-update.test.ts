@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { applyUserUpdate, seenUser, type StoredUser } from '../../src/domain/index.js';
 
 const T = 1_700_000_000_000;
-const withProfile: StoredUser = { ...seenUser('alice', T - 1), type: 'CONSUMER', profile: { userId: 'alice', createdTimestamp: T - 1 }, craScore: 40, craRiskLevel: 'MEDIUM' };
+const withProfile: StoredUser = {
+  ...seenUser('alice', T - 1),
+  type: 'CONSUMER',
+  profile: { userId: 'alice', createdTimestamp: T - 1 },
+  craScore: 40,
+  craRiskLevel: 'MEDIUM',
+};
 
 describe('applyUserUpdate', () => {
   it('folds a transaction risk score into the CRA as a moving average, and picks its level', () => {

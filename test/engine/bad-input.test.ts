@@ -55,7 +55,16 @@ async function fixture(): Promise<Fixture> {
   await engine.putUploadContent(accessOf(attached.url, attached.key), new Uint8Array([1]));
   await engine.createUserComment('alice', { body: 'first' });
   const uploadAccess = accessOf(upload.url, upload.key);
-  return { engine, clock, instanceId: instance.id, alertId: alert.alertId, caseId: alert.caseId, uploadKey: upload.key, attachedKey: attached.key, uploadAccess };
+  return {
+    engine,
+    clock,
+    instanceId: instance.id,
+    alertId: alert.alertId,
+    caseId: alert.caseId,
+    uploadKey: upload.key,
+    attachedKey: attached.key,
+    uploadAccess,
+  };
 }
 
 function accessOf(uploadUrl: string, key: string) {
@@ -207,30 +216,95 @@ describe('createTransaction', () => {
     { name: 'a 1 MB reference', call: (f) => call(f, validTx({ reference: BIG })), code: 'VALIDATION_FAILED', path: '/reference' },
     { name: 'a 1 MB originUserId', call: (f) => call(f, validTx({ originUserId: BIG })), code: 'VALIDATION_FAILED', path: '/originUserId' },
     { name: 'an empty originUserId', call: (f) => call(f, validTx({ originUserId: '' })), code: 'VALIDATION_FAILED', path: '/originUserId' },
-    { name: 'timestamp 315529199999 (1 ms before the range)', call: (f) => call(f, validTx({ timestamp: 315529199999 })), code: 'VALIDATION_FAILED', path: '/timestamp' },
-    { name: 'timestamp 4133890801001 (1 ms after the range)', call: (f) => call(f, validTx({ timestamp: 4133890801001 })), code: 'VALIDATION_FAILED', path: '/timestamp' },
+    {
+      name: 'timestamp 315529199999 (1 ms before the range)',
+      call: (f) => call(f, validTx({ timestamp: 315529199999 })),
+      code: 'VALIDATION_FAILED',
+      path: '/timestamp',
+    },
+    {
+      name: 'timestamp 4133890801001 (1 ms after the range)',
+      call: (f) => call(f, validTx({ timestamp: 4133890801001 })),
+      code: 'VALIDATION_FAILED',
+      path: '/timestamp',
+    },
     { name: 'timestamp NaN', call: (f) => call(f, validTx({ timestamp: Number.NaN })), code: 'VALIDATION_FAILED', path: '/timestamp' },
     { name: 'timestamp Infinity', call: (f) => call(f, validTx({ timestamp: Number.POSITIVE_INFINITY })), code: 'VALIDATION_FAILED', path: '/timestamp' },
     { name: 'timestamp -Infinity', call: (f) => call(f, validTx({ timestamp: Number.NEGATIVE_INFINITY })), code: 'VALIDATION_FAILED', path: '/timestamp' },
     { name: 'a string timestamp', call: (f) => call(f, validTx({ timestamp: String(T0) })), code: 'VALIDATION_FAILED', path: '/timestamp' },
     { name: 'a Date timestamp', call: (f) => call(f, validTx({ timestamp: new Date(T0) })), code: 'VALIDATION_FAILED', path: '/timestamp' },
-    { name: 'a negative amount', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: -0.01, transactionCurrency: 'EUR' } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionAmount' },
-    { name: 'a string amount', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: '100', transactionCurrency: 'EUR' } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionAmount' },
-    { name: 'a NaN amount', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: Number.NaN, transactionCurrency: 'EUR' } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionAmount' },
-    { name: 'a bigint amount', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 100n, transactionCurrency: 'EUR' } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionAmount' },
-    { name: 'an amount above the limit', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1e16, transactionCurrency: 'EUR' } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionAmount' },
-    { name: 'an unknown currency', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: MARKER } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionCurrency' },
-    { name: 'a missing currency', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1 } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/transactionCurrency' },
-    { name: 'an unknown country', call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'XX' } })), code: 'VALIDATION_FAILED', path: '/originAmountDetails/country' },
+    {
+      name: 'a negative amount',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: -0.01, transactionCurrency: 'EUR' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionAmount',
+    },
+    {
+      name: 'a string amount',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: '100', transactionCurrency: 'EUR' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionAmount',
+    },
+    {
+      name: 'a NaN amount',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: Number.NaN, transactionCurrency: 'EUR' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionAmount',
+    },
+    {
+      name: 'a bigint amount',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 100n, transactionCurrency: 'EUR' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionAmount',
+    },
+    {
+      name: 'an amount above the limit',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1e16, transactionCurrency: 'EUR' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionAmount',
+    },
+    {
+      name: 'an unknown currency',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: MARKER } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionCurrency',
+    },
+    {
+      name: 'a missing currency',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1 } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/transactionCurrency',
+    },
+    {
+      name: 'an unknown country',
+      call: (f) => call(f, validTx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'XX' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/originAmountDetails/country',
+    },
     { name: 'an unknown transactionState', call: (f) => call(f, validTx({ transactionState: MARKER })), code: 'VALIDATION_FAILED', path: '/transactionState' },
     { name: 'a function value', call: (f) => call(f, validTx({ reference: () => MARKER })), code: 'VALIDATION_FAILED', path: '/reference' },
     { name: 'a symbol value', call: (f) => call(f, validTx({ reference: Symbol(MARKER) })), code: 'VALIDATION_FAILED', path: '/reference' },
     { name: 'a Map value', call: (f) => call(f, validTx({ metadata: new Map([[MARKER, 1]]) })), code: 'VALIDATION_FAILED', path: '/metadata' },
     { name: 'a sparse array', call: (f) => call(f, validTx({ tags: new Array(2) })), code: 'VALIDATION_FAILED', path: '/tags/0' },
     { name: 'nesting 40 levels deep', call: (f) => call(f, validTx({ metadata: deep(40) })), code: 'VALIDATION_FAILED' },
-    { name: 'a __proto__ key at the top level', call: (f) => call(f, json(`{"type":"T","transactionId":"t-bad","timestamp":${T0},"__proto__":{"polluted":"${MARKER}"}}`)), code: 'VALIDATION_FAILED', path: '/__proto__' },
-    { name: 'a constructor key at the top level', call: (f) => call(f, { ...validTx(), constructor: { prototype: { polluted: MARKER } } }), code: 'VALIDATION_FAILED', path: '/constructor' },
-    { name: 'a prototype key at the top level', call: (f) => call(f, { ...validTx(), prototype: { polluted: MARKER } }), code: 'VALIDATION_FAILED', path: '/prototype' },
+    {
+      name: 'a __proto__ key at the top level',
+      call: (f) => call(f, json(`{"type":"T","transactionId":"t-bad","timestamp":${T0},"__proto__":{"polluted":"${MARKER}"}}`)),
+      code: 'VALIDATION_FAILED',
+      path: '/__proto__',
+    },
+    {
+      name: 'a constructor key at the top level',
+      call: (f) => call(f, { ...validTx(), constructor: { prototype: { polluted: MARKER } } }),
+      code: 'VALIDATION_FAILED',
+      path: '/constructor',
+    },
+    {
+      name: 'a prototype key at the top level',
+      call: (f) => call(f, { ...validTx(), prototype: { polluted: MARKER } }),
+      code: 'VALIDATION_FAILED',
+      path: '/prototype',
+    },
     {
       name: 'a __proto__ key inside an array of objects (tags)',
       call: (f) => call(f, { ...validTx(), tags: [{ key: 'a', value: 'b' }, json(`{"__proto__":{"polluted":"${MARKER}"}}`)] }),
@@ -243,8 +317,18 @@ describe('createTransaction', () => {
       code: 'VALIDATION_FAILED',
       path: '/extra/1/constructor',
     },
-    { name: 'a prototype key nested in metadata', call: (f) => call(f, { ...validTx(), metadata: { a: { prototype: MARKER } } }), code: 'VALIDATION_FAILED', path: '/metadata/a/prototype' },
-    { name: 'a different payload for an existing transactionId', call: (f) => call(f, validTx({ transactionId: 'seed', reference: MARKER })), code: 'TRANSACTION_ID_CONFLICT', path: '/transactionId' },
+    {
+      name: 'a prototype key nested in metadata',
+      call: (f) => call(f, { ...validTx(), metadata: { a: { prototype: MARKER } } }),
+      code: 'VALIDATION_FAILED',
+      path: '/metadata/a/prototype',
+    },
+    {
+      name: 'a different payload for an existing transactionId',
+      call: (f) => call(f, validTx({ transactionId: 'seed', reference: MARKER })),
+      code: 'TRANSACTION_ID_CONFLICT',
+      path: '/transactionId',
+    },
   ]);
 
   const accepted = [
@@ -271,7 +355,12 @@ describe('createTransactionEvent', () => {
     { name: 'an empty transactionId', call: (f) => call(f, validEvent({ transactionId: '' })), code: 'VALIDATION_FAILED', path: '/transactionId' },
     { name: 'a 1 MB transactionId', call: (f) => call(f, validEvent({ transactionId: BIG })), code: 'VALIDATION_FAILED', path: '/transactionId' },
     { name: 'an unknown transactionId', call: (f) => call(f, validEvent({ transactionId: 'ghost' })), code: 'TRANSACTION_NOT_FOUND', path: '/transactionId' },
-    { name: 'an unknown transactionState', call: (f) => call(f, validEvent({ transactionState: 'DONE' })), code: 'VALIDATION_FAILED', path: '/transactionState' },
+    {
+      name: 'an unknown transactionState',
+      call: (f) => call(f, validEvent({ transactionState: 'DONE' })),
+      code: 'VALIDATION_FAILED',
+      path: '/transactionState',
+    },
     { name: 'timestamp 315529199999', call: (f) => call(f, validEvent({ timestamp: 315529199999 })), code: 'VALIDATION_FAILED', path: '/timestamp' },
     { name: 'timestamp 4133890801001', call: (f) => call(f, validEvent({ timestamp: 4133890801001 })), code: 'VALIDATION_FAILED', path: '/timestamp' },
     { name: 'timestamp NaN', call: (f) => call(f, validEvent({ timestamp: Number.NaN })), code: 'VALIDATION_FAILED', path: '/timestamp' },
@@ -280,25 +369,90 @@ describe('createTransactionEvent', () => {
     { name: 'a 1 MB eventId', call: (f) => call(f, validEvent({ eventId: BIG })), code: 'VALIDATION_FAILED', path: '/eventId' },
     { name: 'a number eventId', call: (f) => call(f, validEvent({ eventId: 7 })), code: 'VALIDATION_FAILED', path: '/eventId' },
     { name: 'a 1 MB reason', call: (f) => call(f, validEvent({ reason: BIG })), code: 'VALIDATION_FAILED', path: '/reason' },
-    { name: 'a string updatedTransactionAttributes', call: (f) => call(f, validEvent({ updatedTransactionAttributes: MARKER })), code: 'VALIDATION_FAILED', path: '/updatedTransactionAttributes' },
-    { name: 'an array updatedTransactionAttributes', call: (f) => call(f, validEvent({ updatedTransactionAttributes: [] })), code: 'VALIDATION_FAILED', path: '/updatedTransactionAttributes' },
-    { name: 'a negative amount in the patch', call: (f) => call(f, validEvent({ updatedTransactionAttributes: { originAmountDetails: { transactionAmount: -1, transactionCurrency: 'EUR' } } })), code: 'VALIDATION_FAILED', path: '/updatedTransactionAttributes/originAmountDetails/transactionAmount' },
-    { name: 'a battery level of 101 in metaData', call: (f) => call(f, validEvent({ metaData: { batteryLevel: 101 } })), code: 'VALIDATION_FAILED', path: '/metaData/batteryLevel' },
-    { name: 'a __proto__ key at the top level', call: (f) => call(f, json(`{"transactionId":"seed","eventId":"ev-bad","timestamp":${T0 + 2},"transactionState":"SENT","__proto__":{"x":1}}`)), code: 'VALIDATION_FAILED', path: '/__proto__' },
-    { name: 'a __proto__ key in the patch', call: (f) => call(f, validEvent({ updatedTransactionAttributes: json('{"__proto__":{"polluted":1}}') })), code: 'VALIDATION_FAILED', path: '/updatedTransactionAttributes/__proto__' },
+    {
+      name: 'a string updatedTransactionAttributes',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: MARKER })),
+      code: 'VALIDATION_FAILED',
+      path: '/updatedTransactionAttributes',
+    },
+    {
+      name: 'an array updatedTransactionAttributes',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: [] })),
+      code: 'VALIDATION_FAILED',
+      path: '/updatedTransactionAttributes',
+    },
+    {
+      name: 'a negative amount in the patch',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: { originAmountDetails: { transactionAmount: -1, transactionCurrency: 'EUR' } } })),
+      code: 'VALIDATION_FAILED',
+      path: '/updatedTransactionAttributes/originAmountDetails/transactionAmount',
+    },
+    {
+      name: 'a battery level of 101 in metaData',
+      call: (f) => call(f, validEvent({ metaData: { batteryLevel: 101 } })),
+      code: 'VALIDATION_FAILED',
+      path: '/metaData/batteryLevel',
+    },
+    {
+      name: 'a __proto__ key at the top level',
+      call: (f) => call(f, json(`{"transactionId":"seed","eventId":"ev-bad","timestamp":${T0 + 2},"transactionState":"SENT","__proto__":{"x":1}}`)),
+      code: 'VALIDATION_FAILED',
+      path: '/__proto__',
+    },
+    {
+      name: 'a __proto__ key in the patch',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: json('{"__proto__":{"polluted":1}}') })),
+      code: 'VALIDATION_FAILED',
+      path: '/updatedTransactionAttributes/__proto__',
+    },
     {
       name: 'a constructor key inside an array of objects in the patch',
       call: (f) => call(f, validEvent({ updatedTransactionAttributes: { tags: [{ key: 'a', value: 'b' }, { constructor: { prototype: { polluted: 1 } } }] } })),
       code: 'VALIDATION_FAILED',
       path: '/updatedTransactionAttributes/tags/1/constructor',
     },
-    { name: 'a prototype key in metaData', call: (f) => call(f, validEvent({ metaData: { prototype: {} } })), code: 'VALIDATION_FAILED', path: '/metaData/prototype' },
-    { name: 'a change of transactionId in the patch', call: (f) => call(f, validEvent({ updatedTransactionAttributes: { transactionId: 'other' } })), code: 'IMMUTABLE_FIELD', path: '/updatedTransactionAttributes/transactionId' },
-    { name: 'a change of timestamp in the patch', call: (f) => call(f, validEvent({ updatedTransactionAttributes: { timestamp: T0 + 5 } })), code: 'IMMUTABLE_FIELD', path: '/updatedTransactionAttributes/timestamp' },
-    { name: 'a change of type in the patch', call: (f) => call(f, validEvent({ updatedTransactionAttributes: { type: 'DEPOSIT' } })), code: 'IMMUTABLE_FIELD', path: '/updatedTransactionAttributes/type' },
-    { name: 'a contradicting transactionState in the patch', call: (f) => call(f, validEvent({ updatedTransactionAttributes: { transactionState: 'DECLINED' } })), code: 'IMMUTABLE_FIELD', path: '/updatedTransactionAttributes/transactionState' },
-    { name: 'a disallowed state move (PROCESSING → CREATED)', call: (f) => call(f, validEvent({ transactionState: 'CREATED' })), code: 'INVALID_STATE_TRANSITION', path: '/transactionState' },
-    { name: 'a different payload for an existing eventId', call: (f) => call(f, validEvent({ eventId: 'seed-ev' })), code: 'EVENT_ID_CONFLICT', path: '/eventId' },
+    {
+      name: 'a prototype key in metaData',
+      call: (f) => call(f, validEvent({ metaData: { prototype: {} } })),
+      code: 'VALIDATION_FAILED',
+      path: '/metaData/prototype',
+    },
+    {
+      name: 'a change of transactionId in the patch',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: { transactionId: 'other' } })),
+      code: 'IMMUTABLE_FIELD',
+      path: '/updatedTransactionAttributes/transactionId',
+    },
+    {
+      name: 'a change of timestamp in the patch',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: { timestamp: T0 + 5 } })),
+      code: 'IMMUTABLE_FIELD',
+      path: '/updatedTransactionAttributes/timestamp',
+    },
+    {
+      name: 'a change of type in the patch',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: { type: 'DEPOSIT' } })),
+      code: 'IMMUTABLE_FIELD',
+      path: '/updatedTransactionAttributes/type',
+    },
+    {
+      name: 'a contradicting transactionState in the patch',
+      call: (f) => call(f, validEvent({ updatedTransactionAttributes: { transactionState: 'DECLINED' } })),
+      code: 'IMMUTABLE_FIELD',
+      path: '/updatedTransactionAttributes/transactionState',
+    },
+    {
+      name: 'a disallowed state move (PROCESSING → CREATED)',
+      call: (f) => call(f, validEvent({ transactionState: 'CREATED' })),
+      code: 'INVALID_STATE_TRANSITION',
+      path: '/transactionState',
+    },
+    {
+      name: 'a different payload for an existing eventId',
+      call: (f) => call(f, validEvent({ eventId: 'seed-ev' })),
+      code: 'EVENT_ID_CONFLICT',
+      path: '/eventId',
+    },
   ]);
 });
 
@@ -311,19 +465,74 @@ describe('createUser', () => {
     { name: 'an empty userId', call: (f) => call(f, validUser({ userId: '' })), code: 'VALIDATION_FAILED', path: '/userId' },
     { name: 'a 1 MB userId', call: (f) => call(f, validUser({ userId: BIG })), code: 'VALIDATION_FAILED', path: '/userId' },
     { name: 'a number userId', call: (f) => call(f, validUser({ userId: 5 })), code: 'VALIDATION_FAILED', path: '/userId' },
-    { name: 'createdTimestamp 315529199999', call: (f) => call(f, validUser({ createdTimestamp: 315529199999 })), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
-    { name: 'createdTimestamp 4133890801001', call: (f) => call(f, validUser({ createdTimestamp: 4133890801001 })), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
+    {
+      name: 'createdTimestamp 315529199999',
+      call: (f) => call(f, validUser({ createdTimestamp: 315529199999 })),
+      code: 'VALIDATION_FAILED',
+      path: '/createdTimestamp',
+    },
+    {
+      name: 'createdTimestamp 4133890801001',
+      call: (f) => call(f, validUser({ createdTimestamp: 4133890801001 })),
+      code: 'VALIDATION_FAILED',
+      path: '/createdTimestamp',
+    },
     { name: 'createdTimestamp NaN', call: (f) => call(f, validUser({ createdTimestamp: Number.NaN })), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
-    { name: 'createdTimestamp Infinity', call: (f) => call(f, validUser({ createdTimestamp: Number.POSITIVE_INFINITY })), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
+    {
+      name: 'createdTimestamp Infinity',
+      call: (f) => call(f, validUser({ createdTimestamp: Number.POSITIVE_INFINITY })),
+      code: 'VALIDATION_FAILED',
+      path: '/createdTimestamp',
+    },
     { name: 'an unknown riskLevel', call: (f) => call(f, validUser({ riskLevel: MARKER })), code: 'VALIDATION_FAILED', path: '/riskLevel' },
-    { name: 'a bad dateOfBirth', call: (f) => call(f, validUser({ userDetails: { dateOfBirth: '2020-13-01' } })), code: 'VALIDATION_FAILED', path: '/userDetails/dateOfBirth' },
-    { name: 'a 1 MB first name', call: (f) => call(f, validUser({ userDetails: { name: { firstName: BIG } } })), code: 'VALIDATION_FAILED', path: '/userDetails/name/firstName' },
-    { name: 'a business without companyGeneralDetails', call: (f) => call(f, validUser({ legalEntity: {} })), code: 'VALIDATION_FAILED', path: '/legalEntity/companyGeneralDetails' },
-    { name: 'a string legalEntity', call: (f) => f.engine.createUser(validUser({ legalEntity: MARKER }), { type: 'BUSINESS' }), code: 'VALIDATION_FAILED', path: '/legalEntity' },
-    { name: 'a __proto__ key at the top level', call: (f) => call(f, json(`{"userId":"u-bad","createdTimestamp":${T0},"__proto__":{"polluted":1}}`)), code: 'VALIDATION_FAILED', path: '/__proto__' },
-    { name: 'a constructor key in userDetails', call: (f) => call(f, validUser({ userDetails: { constructor: { prototype: {} } } })), code: 'VALIDATION_FAILED', path: '/userDetails/constructor' },
-    { name: 'a __proto__ key inside an array of objects (tags)', call: (f) => call(f, validUser({ tags: [{ key: 'a', value: 'b' }, json('{"__proto__":{"x":1}}')] })), code: 'VALIDATION_FAILED', path: '/tags/1/__proto__' },
-    { name: 'a prototype key inside an array of objects (pepStatus)', call: (f) => call(f, validUser({ pepStatus: [{ prototype: 1 }] })), code: 'VALIDATION_FAILED', path: '/pepStatus/0/prototype' },
+    {
+      name: 'a bad dateOfBirth',
+      call: (f) => call(f, validUser({ userDetails: { dateOfBirth: '2020-13-01' } })),
+      code: 'VALIDATION_FAILED',
+      path: '/userDetails/dateOfBirth',
+    },
+    {
+      name: 'a 1 MB first name',
+      call: (f) => call(f, validUser({ userDetails: { name: { firstName: BIG } } })),
+      code: 'VALIDATION_FAILED',
+      path: '/userDetails/name/firstName',
+    },
+    {
+      name: 'a business without companyGeneralDetails',
+      call: (f) => call(f, validUser({ legalEntity: {} })),
+      code: 'VALIDATION_FAILED',
+      path: '/legalEntity/companyGeneralDetails',
+    },
+    {
+      name: 'a string legalEntity',
+      call: (f) => f.engine.createUser(validUser({ legalEntity: MARKER }), { type: 'BUSINESS' }),
+      code: 'VALIDATION_FAILED',
+      path: '/legalEntity',
+    },
+    {
+      name: 'a __proto__ key at the top level',
+      call: (f) => call(f, json(`{"userId":"u-bad","createdTimestamp":${T0},"__proto__":{"polluted":1}}`)),
+      code: 'VALIDATION_FAILED',
+      path: '/__proto__',
+    },
+    {
+      name: 'a constructor key in userDetails',
+      call: (f) => call(f, validUser({ userDetails: { constructor: { prototype: {} } } })),
+      code: 'VALIDATION_FAILED',
+      path: '/userDetails/constructor',
+    },
+    {
+      name: 'a __proto__ key inside an array of objects (tags)',
+      call: (f) => call(f, validUser({ tags: [{ key: 'a', value: 'b' }, json('{"__proto__":{"x":1}}')] })),
+      code: 'VALIDATION_FAILED',
+      path: '/tags/1/__proto__',
+    },
+    {
+      name: 'a prototype key inside an array of objects (pepStatus)',
+      call: (f) => call(f, validUser({ pepStatus: [{ prototype: 1 }] })),
+      code: 'VALIDATION_FAILED',
+      path: '/pepStatus/0/prototype',
+    },
   ]);
 });
 
@@ -353,9 +562,24 @@ describe('getters by id', () => {
 
 describe('comments', () => {
   const kinds = [
-    { name: 'createUserComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createUserComment(loose(id), body as never), target: (_: Fixture) => 'alice', code: 'USER_NOT_FOUND' as const },
-    { name: 'createCaseComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createCaseComment(loose(id), body as never), target: (f: Fixture) => f.caseId, code: 'CASE_NOT_FOUND' as const },
-    { name: 'createAlertComment', call: (f: Fixture, id: unknown, body: unknown) => f.engine.createAlertComment(loose(id), body as never), target: (f: Fixture) => f.alertId, code: 'ALERT_NOT_FOUND' as const },
+    {
+      name: 'createUserComment',
+      call: (f: Fixture, id: unknown, body: unknown) => f.engine.createUserComment(loose(id), body as never),
+      target: (_: Fixture) => 'alice',
+      code: 'USER_NOT_FOUND' as const,
+    },
+    {
+      name: 'createCaseComment',
+      call: (f: Fixture, id: unknown, body: unknown) => f.engine.createCaseComment(loose(id), body as never),
+      target: (f: Fixture) => f.caseId,
+      code: 'CASE_NOT_FOUND' as const,
+    },
+    {
+      name: 'createAlertComment',
+      call: (f: Fixture, id: unknown, body: unknown) => f.engine.createAlertComment(loose(id), body as never),
+      target: (f: Fixture) => f.alertId,
+      code: 'ALERT_NOT_FOUND' as const,
+    },
   ];
   for (const k of kinds) {
     describe(k.name, () => {
@@ -369,16 +593,51 @@ describe('comments', () => {
         { name: 'an empty comment body', call: on({ body: '' }), code: 'VALIDATION_FAILED', path: '/body' },
         { name: 'a number comment body', call: on({ body: 5 }), code: 'VALIDATION_FAILED', path: '/body' },
         { name: 'a 1 MB comment body', call: on({ body: BIG }), code: 'VALIDATION_FAILED', path: '/body' },
-        { name: 'createdTimestamp 315529199999', call: on({ body: 'x', createdTimestamp: 315529199999 }), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
-        { name: 'createdTimestamp 4133890801001', call: on({ body: 'x', createdTimestamp: 4133890801001 }), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
+        {
+          name: 'createdTimestamp 315529199999',
+          call: on({ body: 'x', createdTimestamp: 315529199999 }),
+          code: 'VALIDATION_FAILED',
+          path: '/createdTimestamp',
+        },
+        {
+          name: 'createdTimestamp 4133890801001',
+          call: on({ body: 'x', createdTimestamp: 4133890801001 }),
+          code: 'VALIDATION_FAILED',
+          path: '/createdTimestamp',
+        },
         { name: 'createdTimestamp NaN', call: on({ body: 'x', createdTimestamp: Number.NaN }), code: 'VALIDATION_FAILED', path: '/createdTimestamp' },
         { name: 'a string files', call: on({ body: 'x', files: MARKER }), code: 'VALIDATION_FAILED', path: '/files' },
         { name: 'a file without a key', call: on({ body: 'x', files: [{ filename: 'a.txt', size: 1 }] }), code: 'VALIDATION_FAILED' },
-        { name: 'a file name with a path separator', call: (f) => k.call(f, k.target(f), { body: 'x', files: [file({ filename: '../etc/passwd' })(f)] }), code: 'VALIDATION_FAILED', path: '/files/0/filename' },
-        { name: 'a negative file size', call: (f) => k.call(f, k.target(f), { body: 'x', files: [file({ size: -1 })(f)] }), code: 'VALIDATION_FAILED', path: '/files/0/size' },
-        { name: '21 files', call: (f) => k.call(f, k.target(f), { body: 'x', files: Array.from({ length: 21 }, () => file({})(f)) }), code: 'VALIDATION_FAILED', path: '/files' },
-        { name: 'a file key never issued', call: on({ body: 'x', files: [{ s3Key: MARKER, filename: 'a.txt', size: 1 }] }), code: 'UNKNOWN_FILE_KEY', path: '/files/0/s3Key' },
-        { name: 'a key alias never issued', call: on({ body: 'x', files: [{ key: 'forged', filename: 'a.txt', size: 1 }] }), code: 'UNKNOWN_FILE_KEY', path: '/files/0/key' },
+        {
+          name: 'a file name with a path separator',
+          call: (f) => k.call(f, k.target(f), { body: 'x', files: [file({ filename: '../etc/passwd' })(f)] }),
+          code: 'VALIDATION_FAILED',
+          path: '/files/0/filename',
+        },
+        {
+          name: 'a negative file size',
+          call: (f) => k.call(f, k.target(f), { body: 'x', files: [file({ size: -1 })(f)] }),
+          code: 'VALIDATION_FAILED',
+          path: '/files/0/size',
+        },
+        {
+          name: '21 files',
+          call: (f) => k.call(f, k.target(f), { body: 'x', files: Array.from({ length: 21 }, () => file({})(f)) }),
+          code: 'VALIDATION_FAILED',
+          path: '/files',
+        },
+        {
+          name: 'a file key never issued',
+          call: on({ body: 'x', files: [{ s3Key: MARKER, filename: 'a.txt', size: 1 }] }),
+          code: 'UNKNOWN_FILE_KEY',
+          path: '/files/0/s3Key',
+        },
+        {
+          name: 'a key alias never issued',
+          call: on({ body: 'x', files: [{ key: 'forged', filename: 'a.txt', size: 1 }] }),
+          code: 'UNKNOWN_FILE_KEY',
+          path: '/files/0/key',
+        },
         {
           name: 'a second file key never issued (the first one valid)',
           call: (f) => k.call(f, k.target(f), { body: 'x', files: [file({})(f), { s3Key: 'forged', filename: 'b.txt', size: 1 }] }),
@@ -386,8 +645,18 @@ describe('comments', () => {
           path: '/files/1/s3Key',
         },
         { name: 'a __proto__ key at the top level', call: on(json('{"body":"x","__proto__":{"polluted":1}}')), code: 'VALIDATION_FAILED', path: '/__proto__' },
-        { name: 'a __proto__ key inside the files array', call: on({ body: 'x', files: [json('{"__proto__":{"polluted":1}}')] }), code: 'VALIDATION_FAILED', path: '/files/0/__proto__' },
-        { name: 'a constructor key inside the files array', call: on({ body: 'x', files: [{ s3Key: 'k', filename: 'a', size: 1, constructor: {} }] }), code: 'VALIDATION_FAILED', path: '/files/0/constructor' },
+        {
+          name: 'a __proto__ key inside the files array',
+          call: on({ body: 'x', files: [json('{"__proto__":{"polluted":1}}')] }),
+          code: 'VALIDATION_FAILED',
+          path: '/files/0/__proto__',
+        },
+        {
+          name: 'a constructor key inside the files array',
+          call: on({ body: 'x', files: [{ s3Key: 'k', filename: 'a', size: 1, constructor: {} }] }),
+          code: 'VALIDATION_FAILED',
+          path: '/files/0/constructor',
+        },
       ]);
     });
   }
@@ -409,20 +678,90 @@ describe('createRuleInstance and updateRuleInstance', () => {
     { name: 'a 1 MB ruleId', body: () => ({ ruleId: BIG }), code: 'VALIDATION_FAILED', path: '/ruleId' },
     { name: 'an unknown top-level field', body: () => ({ ruleId: 'R-2', colour: 'red' }), code: 'VALIDATION_FAILED', path: '/colour' },
     { name: 'a string parameters', body: () => ({ ruleId: 'R-2', parameters: MARKER }), code: 'VALIDATION_FAILED', path: '/parameters' },
-    { name: 'a negative threshold', body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: -1 } } }), code: 'INVALID_PARAMETERS', path: '/parameters/transactionAmountThreshold/EUR' },
-    { name: 'a threshold above 1e15', body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1e16 } } }), code: 'INVALID_PARAMETERS', path: '/parameters/transactionAmountThreshold/EUR' },
-    { name: 'an empty threshold map for R-2', body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: {} } }), code: 'INVALID_PARAMETERS', path: '/parameters/transactionAmountThreshold' },
-    { name: 'an unknown parameter', body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 }, extra: 1 } }), code: 'INVALID_PARAMETERS', path: '/parameters/extra' },
-    { name: 'an R-30 window of 0 units', body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 0, granularity: 'day' } } }), code: 'INVALID_PARAMETERS', path: '/parameters/timeWindow/units' },
-    { name: 'an R-30 window of 10001 units', body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 10001, granularity: 'day' } } }), code: 'INVALID_PARAMETERS', path: '/parameters/timeWindow/units' },
-    { name: 'an R-30 window granularity decade', body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 1, granularity: 'decade' } } }), code: 'INVALID_PARAMETERS', path: '/parameters/timeWindow/granularity' },
-    { name: 'an R-30 fiscal year month 13', body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 1, granularity: 'fiscal_year', fiscalYear: { startMonth: 13, startDay: 1 } } } }), code: 'INVALID_PARAMETERS', path: '/parameters/timeWindow/fiscalYear/startMonth' },
-    { name: 'a negative R-30 limit', body: () => ({ ruleId: 'R-30', parameters: { transactionsLimit: -1 } }), code: 'INVALID_PARAMETERS', path: '/parameters/transactionsLimit' },
-    { name: 'a fractional R-30 limit', body: () => ({ ruleId: 'R-30', parameters: { transactionsLimit: 1.5 } }), code: 'INVALID_PARAMETERS', path: '/parameters/transactionsLimit' },
-    { name: "an R-30 checkSender 'everyone'", body: () => ({ ruleId: 'R-30', parameters: { checkSender: 'everyone' } }), code: 'INVALID_PARAMETERS', path: '/parameters/checkSender' },
-    { name: 'an empty R-14 country list', body: () => ({ ruleId: 'R-14', parameters: { highRiskCountries: [] } }), code: 'INVALID_PARAMETERS', path: '/parameters/highRiskCountries' },
-    { name: 'a duplicate R-14 country', body: () => ({ ruleId: 'R-14', parameters: { highRiskCountries: ['IR', 'IR'] } }), code: 'INVALID_PARAMETERS', path: '/parameters/highRiskCountries' },
-    { name: 'a negative R-69 initialTransactions', body: () => ({ ruleId: 'R-69', parameters: { initialTransactions: -1 } }), code: 'INVALID_PARAMETERS', path: '/parameters/initialTransactions' },
+    {
+      name: 'a negative threshold',
+      body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: -1 } } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/transactionAmountThreshold/EUR',
+    },
+    {
+      name: 'a threshold above 1e15',
+      body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1e16 } } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/transactionAmountThreshold/EUR',
+    },
+    {
+      name: 'an empty threshold map for R-2',
+      body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: {} } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/transactionAmountThreshold',
+    },
+    {
+      name: 'an unknown parameter',
+      body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 }, extra: 1 } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/extra',
+    },
+    {
+      name: 'an R-30 window of 0 units',
+      body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 0, granularity: 'day' } } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/timeWindow/units',
+    },
+    {
+      name: 'an R-30 window of 10001 units',
+      body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 10001, granularity: 'day' } } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/timeWindow/units',
+    },
+    {
+      name: 'an R-30 window granularity decade',
+      body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 1, granularity: 'decade' } } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/timeWindow/granularity',
+    },
+    {
+      name: 'an R-30 fiscal year month 13',
+      body: () => ({ ruleId: 'R-30', parameters: { timeWindow: { units: 1, granularity: 'fiscal_year', fiscalYear: { startMonth: 13, startDay: 1 } } } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/timeWindow/fiscalYear/startMonth',
+    },
+    {
+      name: 'a negative R-30 limit',
+      body: () => ({ ruleId: 'R-30', parameters: { transactionsLimit: -1 } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/transactionsLimit',
+    },
+    {
+      name: 'a fractional R-30 limit',
+      body: () => ({ ruleId: 'R-30', parameters: { transactionsLimit: 1.5 } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/transactionsLimit',
+    },
+    {
+      name: "an R-30 checkSender 'everyone'",
+      body: () => ({ ruleId: 'R-30', parameters: { checkSender: 'everyone' } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/checkSender',
+    },
+    {
+      name: 'an empty R-14 country list',
+      body: () => ({ ruleId: 'R-14', parameters: { highRiskCountries: [] } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/highRiskCountries',
+    },
+    {
+      name: 'a duplicate R-14 country',
+      body: () => ({ ruleId: 'R-14', parameters: { highRiskCountries: ['IR', 'IR'] } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/highRiskCountries',
+    },
+    {
+      name: 'a negative R-69 initialTransactions',
+      body: () => ({ ruleId: 'R-69', parameters: { initialTransactions: -1 } }),
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/initialTransactions',
+    },
     {
       name: 'a bad per-level parameter',
       body: () => ({
@@ -432,33 +771,88 @@ describe('createRuleInstance and updateRuleInstance', () => {
       code: 'INVALID_PARAMETERS',
       path: '/riskLevelParameters/HIGH/transactionsLimit',
     },
-    { name: 'incomplete riskLevelParameters', body: () => ({ ruleId: 'R-2', riskLevelParameters: { HIGH: {} } }), code: 'VALIDATION_FAILED', path: '/riskLevelParameters/VERY_LOW' },
+    {
+      name: 'incomplete riskLevelParameters',
+      body: () => ({ ruleId: 'R-2', riskLevelParameters: { HIGH: {} } }),
+      code: 'VALIDATION_FAILED',
+      path: '/riskLevelParameters/VERY_LOW',
+    },
     { name: 'an unknown action', body: () => ({ ruleId: 'R-2', action: MARKER }), code: 'VALIDATION_FAILED', path: '/action' },
     { name: 'an unknown status', body: () => ({ ruleId: 'R-2', status: 'PAUSED' }), code: 'VALIDATION_FAILED', path: '/status' },
     { name: 'an unknown mode', body: () => ({ ruleId: 'R-2', mode: 'DRY_RUN' }), code: 'VALIDATION_FAILED', path: '/mode' },
     { name: 'an unknown casePriority', body: () => ({ ruleId: 'R-2', casePriority: 'P0' }), code: 'VALIDATION_FAILED', path: '/casePriority' },
     { name: 'an unknown label', body: () => ({ ruleId: 'R-2', labels: ['NOPE'] }), code: 'VALIDATION_FAILED', path: '/labels/0' },
     { name: 'a 1 MB ruleNameAlias', body: () => ({ ruleId: 'R-2', ruleNameAlias: BIG }), code: 'VALIDATION_FAILED', path: '/ruleNameAlias' },
-    { name: 'a 1 MB ruleDescriptionAlias', body: () => ({ ruleId: 'R-2', ruleDescriptionAlias: BIG }), code: 'VALIDATION_FAILED', path: '/ruleDescriptionAlias' },
-    { name: 'a non-boolean alertCreationOnHit', body: () => ({ ruleId: 'R-2', alertCreationOnHit: 'yes' }), code: 'VALIDATION_FAILED', path: '/alertCreationOnHit' },
-    { name: 'a triggersOnHit state without reason', body: () => ({ ruleId: 'R-2', triggersOnHit: { userStateDetails: { state: 'BLOCKED' } } }), code: 'VALIDATION_FAILED', path: '/triggersOnHit/userStateDetails/reason' },
+    {
+      name: 'a 1 MB ruleDescriptionAlias',
+      body: () => ({ ruleId: 'R-2', ruleDescriptionAlias: BIG }),
+      code: 'VALIDATION_FAILED',
+      path: '/ruleDescriptionAlias',
+    },
+    {
+      name: 'a non-boolean alertCreationOnHit',
+      body: () => ({ ruleId: 'R-2', alertCreationOnHit: 'yes' }),
+      code: 'VALIDATION_FAILED',
+      path: '/alertCreationOnHit',
+    },
+    {
+      name: 'a triggersOnHit state without reason',
+      body: () => ({ ruleId: 'R-2', triggersOnHit: { userStateDetails: { state: 'BLOCKED' } } }),
+      code: 'VALIDATION_FAILED',
+      path: '/triggersOnHit/userStateDetails/reason',
+    },
     { name: 'a string filters', body: () => ({ ruleId: 'R-2', filters: MARKER }), code: 'VALIDATION_FAILED', path: '/filters' },
     { name: 'an unknown filter key', body: () => ({ ruleId: 'R-2', filters: { bogus: ['x'] } }), code: 'INVALID_FILTERS', path: '/filters/bogus' },
-    { name: 'a filter list given as a string', body: () => ({ ruleId: 'R-2', filters: { transactionTypes: 'TRANSFER' } }), code: 'INVALID_FILTERS', path: '/filters/transactionTypes' },
+    {
+      name: 'a filter list given as a string',
+      body: () => ({ ruleId: 'R-2', filters: { transactionTypes: 'TRANSFER' } }),
+      code: 'INVALID_FILTERS',
+      path: '/filters/transactionTypes',
+    },
     { name: 'a logic operator outside the allowlist', body: () => ({ logic: { method: ['x', 'toString'] } }), code: 'INVALID_LOGIC', path: '/logic' },
     { name: 'both ruleId and logic', body: () => ({ ruleId: 'R-2', logic: { '==': [1, 1] } }), code: 'VALIDATION_FAILED', path: '/ruleId' },
-    { name: 'a __proto__ key at the top level', body: () => json('{"ruleId":"R-2","__proto__":{"polluted":1}}') as Record<string, unknown>, code: 'VALIDATION_FAILED', path: '/__proto__' },
-    { name: 'a constructor key at the top level', body: () => ({ ruleId: 'R-2', constructor: { prototype: { polluted: 1 } } }), code: 'VALIDATION_FAILED', path: '/constructor' },
-    { name: 'a prototype key in parameters', body: () => ({ ruleId: 'R-2', parameters: { prototype: {} } }), code: 'VALIDATION_FAILED', path: '/parameters/prototype' },
-    { name: 'a __proto__ key in a threshold map', body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: json('{"__proto__":{"EUR":1}}') } }), code: 'VALIDATION_FAILED', path: '/parameters/transactionAmountThreshold/__proto__' },
+    {
+      name: 'a __proto__ key at the top level',
+      body: () => json('{"ruleId":"R-2","__proto__":{"polluted":1}}') as Record<string, unknown>,
+      code: 'VALIDATION_FAILED',
+      path: '/__proto__',
+    },
+    {
+      name: 'a constructor key at the top level',
+      body: () => ({ ruleId: 'R-2', constructor: { prototype: { polluted: 1 } } }),
+      code: 'VALIDATION_FAILED',
+      path: '/constructor',
+    },
+    {
+      name: 'a prototype key in parameters',
+      body: () => ({ ruleId: 'R-2', parameters: { prototype: {} } }),
+      code: 'VALIDATION_FAILED',
+      path: '/parameters/prototype',
+    },
+    {
+      name: 'a __proto__ key in a threshold map',
+      body: () => ({ ruleId: 'R-2', parameters: { transactionAmountThreshold: json('{"__proto__":{"EUR":1}}') } }),
+      code: 'VALIDATION_FAILED',
+      path: '/parameters/transactionAmountThreshold/__proto__',
+    },
     {
       name: 'a __proto__ key inside an array of objects (logicAggregationVariables)',
       body: () => ({ logic: { '==': [1, 1] }, logicAggregationVariables: [{ key: 'a' }, json('{"__proto__":{"polluted":1}}')] }),
       code: 'VALIDATION_FAILED',
       path: '/logicAggregationVariables/1/__proto__',
     },
-    { name: 'a constructor key inside logic', body: () => ({ logic: { '==': [{ constructor: 1 }, 1] } }), code: 'VALIDATION_FAILED', path: '/logic/==/0/constructor' },
-    { name: 'a __proto__ path in a logic var', body: () => ({ logic: { '==': [{ var: 'transaction.__proto__.polluted' }, 1] } }), code: 'INVALID_LOGIC', path: '/logic/==/0/var' },
+    {
+      name: 'a constructor key inside logic',
+      body: () => ({ logic: { '==': [{ constructor: 1 }, 1] } }),
+      code: 'VALIDATION_FAILED',
+      path: '/logic/==/0/constructor',
+    },
+    {
+      name: 'a __proto__ path in a logic var',
+      body: () => ({ logic: { '==': [{ var: 'transaction.__proto__.polluted' }, 1] } }),
+      code: 'INVALID_LOGIC',
+      path: '/logic/==/0/var',
+    },
   ];
 
   describe('createRuleInstance', () => {
@@ -498,17 +892,42 @@ describe('createUpload', () => {
     { name: 'a fractional fileSize', call: (f) => call(f, { filename: 'a.txt', fileSize: 1.5 }), code: 'VALIDATION_FAILED', path: '/fileSize' },
     { name: 'a string fileSize', call: (f) => call(f, { filename: 'a.txt', fileSize: '10' }), code: 'VALIDATION_FAILED', path: '/fileSize' },
     { name: 'a NaN fileSize', call: (f) => call(f, { filename: 'a.txt', fileSize: Number.NaN }), code: 'VALIDATION_FAILED', path: '/fileSize' },
-    { name: 'a fileSize 1 byte over the configured maximum', call: (f) => call(f, { filename: 'a.txt', fileSize: MAX_UPLOAD + 1 }), code: 'VALIDATION_FAILED', path: '/fileSize' },
-    { name: 'a fileSize beyond MAX_SAFE_INTEGER', call: (f) => call(f, { filename: 'a.txt', fileSize: 2 ** 60 }), code: 'VALIDATION_FAILED', path: '/fileSize' },
+    {
+      name: 'a fileSize 1 byte over the configured maximum',
+      call: (f) => call(f, { filename: 'a.txt', fileSize: MAX_UPLOAD + 1 }),
+      code: 'VALIDATION_FAILED',
+      path: '/fileSize',
+    },
+    {
+      name: 'a fileSize beyond MAX_SAFE_INTEGER',
+      call: (f) => call(f, { filename: 'a.txt', fileSize: 2 ** 60 }),
+      code: 'VALIDATION_FAILED',
+      path: '/fileSize',
+    },
     { name: 'an empty filename', call: (f) => call(f, { filename: '', fileSize: 1 }), code: 'VALIDATION_FAILED', path: '/filename' },
     { name: "filename '..'", call: (f) => call(f, { filename: '..', fileSize: 1 }), code: 'VALIDATION_FAILED', path: '/filename' },
     { name: 'a filename with a slash', call: (f) => call(f, { filename: 'a/b', fileSize: 1 }), code: 'VALIDATION_FAILED', path: '/filename' },
     { name: 'a filename with a backslash', call: (f) => call(f, { filename: 'a\\b', fileSize: 1 }), code: 'VALIDATION_FAILED', path: '/filename' },
     { name: 'a filename with a NUL character', call: (f) => call(f, { filename: 'a\u0000b', fileSize: 1 }), code: 'VALIDATION_FAILED', path: '/filename' },
     { name: 'a 1 MB filename', call: (f) => call(f, { filename: BIG, fileSize: 1 }), code: 'VALIDATION_FAILED', path: '/filename' },
-    { name: 'a __proto__ key at the top level', call: (f) => call(f, json('{"filename":"a.txt","fileSize":1,"__proto__":{"polluted":1}}')), code: 'VALIDATION_FAILED', path: '/__proto__' },
-    { name: 'a constructor key at the top level', call: (f) => call(f, { filename: 'a.txt', fileSize: 1, constructor: {} }), code: 'VALIDATION_FAILED', path: '/constructor' },
-    { name: 'a prototype key nested in an array of objects', call: (f) => call(f, { filename: 'a.txt', fileSize: 1, extra: [{ prototype: 1 }] }), code: 'VALIDATION_FAILED', path: '/extra/0/prototype' },
+    {
+      name: 'a __proto__ key at the top level',
+      call: (f) => call(f, json('{"filename":"a.txt","fileSize":1,"__proto__":{"polluted":1}}')),
+      code: 'VALIDATION_FAILED',
+      path: '/__proto__',
+    },
+    {
+      name: 'a constructor key at the top level',
+      call: (f) => call(f, { filename: 'a.txt', fileSize: 1, constructor: {} }),
+      code: 'VALIDATION_FAILED',
+      path: '/constructor',
+    },
+    {
+      name: 'a prototype key nested in an array of objects',
+      call: (f) => call(f, { filename: 'a.txt', fileSize: 1, extra: [{ prototype: 1 }] }),
+      code: 'VALIDATION_FAILED',
+      path: '/extra/0/prototype',
+    },
   ]);
 
   it('accepts a fileSize exactly at the configured maximum', async () => {
@@ -523,8 +942,16 @@ describe('putUploadContent and getFileContent', () => {
     { name: 'null credentials', call: (f) => f.engine.putUploadContent(loose(null), bytes), code: 'UNAUTHORIZED' },
     { name: 'a number key', call: (f) => f.engine.putUploadContent(loose({ ...f.uploadAccess, key: 42 }), bytes), code: 'UNAUTHORIZED' },
     { name: 'another key with a valid signature', call: (f) => f.engine.putUploadContent({ ...f.uploadAccess, key: 'file-9' }, bytes), code: 'UNAUTHORIZED' },
-    { name: 'a tampered signature', call: (f) => f.engine.putUploadContent({ ...f.uploadAccess, signature: f.uploadAccess.signature.replace(/^./, (c) => (c === '0' ? '1' : '0')) }, bytes), code: 'UNAUTHORIZED' },
-    { name: 'a later expiry than signed', call: (f) => f.engine.putUploadContent({ ...f.uploadAccess, expiresAt: f.uploadAccess.expiresAt + 1 }, bytes), code: 'UNAUTHORIZED' },
+    {
+      name: 'a tampered signature',
+      call: (f) => f.engine.putUploadContent({ ...f.uploadAccess, signature: f.uploadAccess.signature.replace(/^./, (c) => (c === '0' ? '1' : '0')) }, bytes),
+      code: 'UNAUTHORIZED',
+    },
+    {
+      name: 'a later expiry than signed',
+      call: (f) => f.engine.putUploadContent({ ...f.uploadAccess, expiresAt: f.uploadAccess.expiresAt + 1 }, bytes),
+      code: 'UNAUTHORIZED',
+    },
     { name: 'a NaN expiry', call: (f) => f.engine.putUploadContent({ ...f.uploadAccess, expiresAt: Number.NaN }, bytes), code: 'UNAUTHORIZED' },
     {
       name: 'an expired upload URL',
@@ -552,7 +979,10 @@ describe('putUploadContent and getFileContent', () => {
 
 const fuzzKeyArb = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 8 }) },
-  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'transactionId', 'userId', 'body', 'ruleId', 'timestamp', 'files', 'logic') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'transactionId', 'userId', 'body', 'ruleId', 'timestamp', 'files', 'logic'),
+  },
 );
 
 const anythingArb = fc.anything({
@@ -645,16 +1075,45 @@ interface FuzzTarget {
 }
 
 const fuzzTargets: FuzzTarget[] = [
-  { name: 'createTransaction', valid: () => validTx({ transactionId: 'fz', tags: [{ key: 'a', value: 'b' }], metadata: { a: 1 } }), call: (f, x) => f.engine.createTransaction(x as never) },
+  {
+    name: 'createTransaction',
+    valid: () => validTx({ transactionId: 'fz', tags: [{ key: 'a', value: 'b' }], metadata: { a: 1 } }),
+    call: (f, x) => f.engine.createTransaction(x as never),
+  },
   {
     name: 'createTransactionEvent',
-    valid: () => validEvent({ eventId: 'fz-ev', updatedTransactionAttributes: { reference: 'r', tags: [{ key: 'a', value: 'b' }], originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' } }, metaData: { batteryLevel: 5 } }),
+    valid: () =>
+      validEvent({
+        eventId: 'fz-ev',
+        updatedTransactionAttributes: {
+          reference: 'r',
+          tags: [{ key: 'a', value: 'b' }],
+          originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' },
+        },
+        metaData: { batteryLevel: 5 },
+      }),
     call: (f, x) => f.engine.createTransactionEvent(x as never),
   },
-  { name: 'createUser', valid: () => validUser({ userId: 'fz-user', userDetails: { name: { firstName: 'A' } }, tags: [{ key: 'a', value: 'b' }] }), call: (f, x) => f.engine.createUser(x as never) },
-  { name: 'createUser (business)', valid: () => validUser({ userId: 'fz-biz', legalEntity: { companyGeneralDetails: { legalName: 'ACME' } } }), call: (f, x) => f.engine.createUser(x as never, { type: 'BUSINESS' }) },
-  { name: 'createUserComment', valid: (f) => ({ body: 'b', files: [{ s3Key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createUserComment('alice', x as never) },
-  { name: 'createCaseComment', valid: (f) => ({ body: 'b', files: [{ key: f.attachedKey, filename: 'a.txt', size: 1 }] }), call: (f, x) => f.engine.createCaseComment(f.caseId, x as never) },
+  {
+    name: 'createUser',
+    valid: () => validUser({ userId: 'fz-user', userDetails: { name: { firstName: 'A' } }, tags: [{ key: 'a', value: 'b' }] }),
+    call: (f, x) => f.engine.createUser(x as never),
+  },
+  {
+    name: 'createUser (business)',
+    valid: () => validUser({ userId: 'fz-biz', legalEntity: { companyGeneralDetails: { legalName: 'ACME' } } }),
+    call: (f, x) => f.engine.createUser(x as never, { type: 'BUSINESS' }),
+  },
+  {
+    name: 'createUserComment',
+    valid: (f) => ({ body: 'b', files: [{ s3Key: f.attachedKey, filename: 'a.txt', size: 1 }] }),
+    call: (f, x) => f.engine.createUserComment('alice', x as never),
+  },
+  {
+    name: 'createCaseComment',
+    valid: (f) => ({ body: 'b', files: [{ key: f.attachedKey, filename: 'a.txt', size: 1 }] }),
+    call: (f, x) => f.engine.createCaseComment(f.caseId, x as never),
+  },
   { name: 'createAlertComment', valid: () => ({ body: 'b', createdTimestamp: T0 }), call: (f, x) => f.engine.createAlertComment(f.alertId, x as never) },
   {
     name: 'createRuleInstance',
@@ -724,13 +1183,12 @@ describe('properties', () => {
   }
 
   for (const target of idTargets) {
-    test.prop([fc.oneof(anythingArb, fc.string({ maxLength: 300 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', ''))], { numRuns: 40 })(
-      `${target.name}: any id is answered or rejected with a 4xx TxmonError`,
-      async (id) => {
-        const f = await fixture();
-        await expectSafe(() => target.call(f, id));
-        await stillWorks(f);
-      },
-    );
+    test.prop([fc.oneof(anythingArb, fc.string({ maxLength: 300 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', ''))], {
+      numRuns: 40,
+    })(`${target.name}: any id is answered or rejected with a 4xx TxmonError`, async (id) => {
+      const f = await fixture();
+      await expectSafe(() => target.call(f, id));
+      await stillWorks(f);
+    });
   }
 });

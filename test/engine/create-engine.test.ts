@@ -169,9 +169,7 @@ describe('createTransactionEvent', () => {
     await engine.createTransaction(t);
     await engine.createTransactionEvent({ transactionId: t.transactionId, timestamp: T0 + 30, transactionState: 'REFUNDED' });
     // DECLINED before REFUNDED makes CREATED → DECLINED → REFUNDED, and DECLINED is final.
-    const e = await errorOf(() =>
-      engine.createTransactionEvent({ transactionId: t.transactionId, timestamp: T0 + 10, transactionState: 'DECLINED' }),
-    );
+    const e = await errorOf(() => engine.createTransactionEvent({ transactionId: t.transactionId, timestamp: T0 + 10, transactionState: 'DECLINED' }));
     expect(e.code).toBe('INVALID_STATE_TRANSITION');
     expect((await engine.getTransaction(t.transactionId as string)).transactionState).toBe('REFUNDED');
   });
@@ -287,10 +285,25 @@ describe('rule instances', () => {
     { name: 'read-only runCount', input: { ruleId: 'R-14', runCount: 5 }, code: 'READ_ONLY_FIELD', path: '/runCount' },
     { name: 'unknown ruleId', input: { ruleId: 'R-9999' }, code: 'UNKNOWN_RULE', path: '/ruleId' },
     { name: 'missing ruleId and logic', input: { action: 'FLAG' }, code: 'VALIDATION_FAILED', path: '/ruleId' },
-    { name: 'bad parameter type', input: { ruleId: 'R-30', parameters: { transactionsLimit: 'ten' } }, code: 'INVALID_PARAMETERS', path: '/parameters/transactionsLimit' },
-    { name: 'bad country in parameters', input: { ruleId: 'R-14', parameters: { highRiskCountries: ['XX1'] } }, code: 'INVALID_PARAMETERS', path: '/parameters/highRiskCountries/0' },
+    {
+      name: 'bad parameter type',
+      input: { ruleId: 'R-30', parameters: { transactionsLimit: 'ten' } },
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/transactionsLimit',
+    },
+    {
+      name: 'bad country in parameters',
+      input: { ruleId: 'R-14', parameters: { highRiskCountries: ['XX1'] } },
+      code: 'INVALID_PARAMETERS',
+      path: '/parameters/highRiskCountries/0',
+    },
     { name: 'unknown action', input: { ruleId: 'R-14', action: 'DENY' }, code: 'VALIDATION_FAILED', path: '/action' },
-    { name: 'incomplete riskLevelActions', input: { ruleId: 'R-14', riskLevelActions: { HIGH: 'BLOCK' } }, code: 'VALIDATION_FAILED', path: '/riskLevelActions/VERY_LOW' },
+    {
+      name: 'incomplete riskLevelActions',
+      input: { ruleId: 'R-14', riskLevelActions: { HIGH: 'BLOCK' } },
+      code: 'VALIDATION_FAILED',
+      path: '/riskLevelActions/VERY_LOW',
+    },
     { name: 'method operator in logic', input: { logic: { method: ['x', 'toString'] } }, code: 'INVALID_LOGIC', path: '/logic' },
     { name: '__proto__ key', input: JSON.parse('{"ruleId":"R-14","__proto__":{"x":1}}'), code: 'VALIDATION_FAILED', path: '/__proto__' },
   ];
@@ -329,15 +342,16 @@ describe('rule instances', () => {
     const levels = { VERY_LOW: 50000, LOW: 50000, MEDIUM: 10000, HIGH: 1000, VERY_HIGH: 1000 };
     await engine.createRuleInstance({
       ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { transactionAmountThreshold: { EUR: v } }])) as Record<RiskLevel, { transactionAmountThreshold: { EUR: number } }>,
+      riskLevelParameters: Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { transactionAmountThreshold: { EUR: v } }])) as Record<
+        RiskLevel,
+        { transactionAmountThreshold: { EUR: number } }
+      >,
       riskLevelActions: { VERY_LOW: 'FLAG', LOW: 'FLAG', MEDIUM: 'FLAG', HIGH: 'BLOCK', VERY_HIGH: 'BLOCK' },
     });
     const low = await engine.createTransaction(tx({ originAmountDetails: { transactionAmount: 20000, transactionCurrency: 'EUR' } }));
     expect(low.status).toBe('ALLOW');
     // An unknown sender gets the default VERY_HIGH level: threshold 1000, action BLOCK.
-    const unknown = await engine.createTransaction(
-      tx({ originUserId: 'carol', originAmountDetails: { transactionAmount: 2000, transactionCurrency: 'EUR' } }),
-    );
+    const unknown = await engine.createTransaction(tx({ originUserId: 'carol', originAmountDetails: { transactionAmount: 2000, transactionCurrency: 'EUR' } }));
     expect(unknown.status).toBe('BLOCK');
   });
 
@@ -429,7 +443,10 @@ describe('comments and uploads', () => {
     await engine.createUser({ userId: 'u1', createdTimestamp: T0 });
     const slot = await engine.createUpload({ filename: 'a.txt', fileSize: 1 });
     const url = new URL(slot.url, 'http://x');
-    await engine.putUploadContent({ key: slot.key, expiresAt: Number(url.searchParams.get('expires')), signature: url.searchParams.get('signature')! }, new Uint8Array([7]));
+    await engine.putUploadContent(
+      { key: slot.key, expiresAt: Number(url.searchParams.get('expires')), signature: url.searchParams.get('signature')! },
+      new Uint8Array([7]),
+    );
     const c = await engine.createUserComment('u1', { body: 'x', files: [{ key: slot.key, filename: 'a.txt', size: 1 }] });
     expect(c.files[0]?.s3Key).toBe(slot.key);
     const plain = await engine.createUserComment('u1', { body: 'y', createdTimestamp: T0 - 5 });
@@ -442,14 +459,19 @@ describe('comments and uploads', () => {
     { name: 'unknown case', call: 'case', id: 'C-1', body: { body: 'x' }, code: 'CASE_NOT_FOUND' },
     { name: 'unknown alert', call: 'alert', id: 'A-1', body: { body: 'x' }, code: 'ALERT_NOT_FOUND' },
     { name: 'empty body', call: 'user', id: 'alice', body: { body: '' }, code: 'VALIDATION_FAILED' },
-    { name: 'unissued file key', call: 'user', id: 'alice', body: { body: 'x', files: [{ s3Key: 'forged', filename: 'f', size: 1 }] }, code: 'UNKNOWN_FILE_KEY' },
+    {
+      name: 'unissued file key',
+      call: 'user',
+      id: 'alice',
+      body: { body: 'x', files: [{ s3Key: 'forged', filename: 'f', size: 1 }] },
+      code: 'UNKNOWN_FILE_KEY',
+    },
   ] as const;
   for (const row of badComments) {
     it(`rejects a comment on ${row.name} with ${row.code}`, async () => {
       const { engine } = testEngine();
       await engine.createTransaction(tx());
-      const call =
-        row.call === 'user' ? engine.createUserComment : row.call === 'case' ? engine.createCaseComment : engine.createAlertComment;
+      const call = row.call === 'user' ? engine.createUserComment : row.call === 'case' ? engine.createCaseComment : engine.createAlertComment;
       const e = await errorOf(() => call(row.id, row.body as CommentInput));
       expect(e.code).toBe(row.code);
     });

@@ -83,9 +83,13 @@ function transactionPart(t: Record<string, unknown>): Record<string, unknown> {
 const keyArb = fc.constantFrom('a', 'b', 'c', 'note', 'x1');
 const leafArb = fc.oneof(fc.string({ maxLength: 6 }), fc.integer({ min: -1000, max: 1000 }), fc.boolean());
 const smallObjectArb = fc.dictionary(keyArb, fc.oneof(leafArb, fc.dictionary(keyArb, leafArb, { maxKeys: 3 })), { maxKeys: 4 });
-const patchObjectArb = fc.dictionary(keyArb, fc.oneof(leafArb, fc.constant(null), fc.dictionary(keyArb, fc.oneof(leafArb, fc.constant(null)), { maxKeys: 3 })), {
-  maxKeys: 4,
-});
+const patchObjectArb = fc.dictionary(
+  keyArb,
+  fc.oneof(leafArb, fc.constant(null), fc.dictionary(keyArb, fc.oneof(leafArb, fc.constant(null)), { maxKeys: 3 })),
+  {
+    maxKeys: 4,
+  },
+);
 const tagsArb = fc.array(fc.record({ key: fc.constantFrom('k1', 'k2'), value: fc.string({ maxLength: 4 }) }), { maxLength: 3 });
 const centsArb = fc.integer({ min: 0, max: 500_000 });
 const amountDetailsArb = fc.record(
@@ -142,7 +146,10 @@ const enginePatchArb = fc.record(
       fc.record({ transactionAmount: centsArb.map((c) => c / 100), country: fc.option(fc.constantFrom(...COUNTRIES), { nil: null }) }, { requiredKeys: [] }),
     ),
     destinationAmountDetails: fc.option(
-      fc.record({ transactionAmount: centsArb.map((c) => c / 100), transactionCurrency: fc.constant('USD'), country: fc.constantFrom(...COUNTRIES) }, { requiredKeys: ['transactionAmount'] }),
+      fc.record(
+        { transactionAmount: centsArb.map((c) => c / 100), transactionCurrency: fc.constant('USD'), country: fc.constantFrom(...COUNTRIES) },
+        { requiredKeys: ['transactionAmount'] },
+      ),
       { nil: null },
     ),
     customX: fc.option(leafArb, { nil: null }),
@@ -164,25 +171,26 @@ function walkStates(choices: readonly number[]): TransactionState[] {
 
 /** A valid in-order event sequence: states along the lifecycle, strictly increasing distinct timestamps, random patches. */
 function eventSequenceArb<P>(patchArb: fc.Arbitrary<P>, maxLength: number) {
-  return fc
-    .array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 1000 }), fc.option(patchArb, { nil: undefined })), { minLength: 1, maxLength })
-    .map((steps) => {
-      const states = walkStates(steps.map((s) => s[0]));
-      let at = T0;
-      return steps.map(([, gap, patch], i) => {
-        at += gap;
-        const e: Record<string, unknown> = { transactionId: 'tx-p', timestamp: at, transactionState: states[i], eventId: `ev-${i}` };
-        if (patch !== undefined) e.updatedTransactionAttributes = patch;
-        return e as unknown as TransactionEvent;
-      });
+  return fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 1000 }), fc.option(patchArb, { nil: undefined })), { minLength: 1, maxLength }).map((steps) => {
+    const states = walkStates(steps.map((s) => s[0]));
+    let at = T0;
+    return steps.map(([, gap, patch], i) => {
+      at += gap;
+      const e: Record<string, unknown> = { transactionId: 'tx-p', timestamp: at, transactionState: states[i], eventId: `ev-${i}` };
+      if (patch !== undefined) e.updatedTransactionAttributes = patch;
+      return e as unknown as TransactionEvent;
     });
+  });
 }
 
 /** The same array in a random order (a permutation drawn from random sort keys). */
 function permutationArb<T>(items: readonly T[]): fc.Arbitrary<T[]> {
-  return fc
-    .array(fc.nat(), { minLength: items.length, maxLength: items.length })
-    .map((keys) => items.map((item, i) => ({ item, k: keys[i] as number, i })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.item));
+  return fc.array(fc.nat(), { minLength: items.length, maxLength: items.length }).map((keys) =>
+    items
+      .map((item, i) => ({ item, k: keys[i] as number, i }))
+      .sort((a, b) => a.k - b.k || a.i - b.i)
+      .map((x) => x.item),
+  );
 }
 
 /* ---- rule instance configurations ---- */
@@ -234,8 +242,14 @@ function r69Request(s: R69Spec) {
 }
 
 const triggersArb = fc.oneof(
-  fc.record({ usersToCheck: fc.constantFrom('ALL', 'ORIGIN', 'DESTINATION'), userStateDetails: fc.record({ state: fc.constantFrom('BLOCKED', 'SUSPENDED'), reason: fc.constant('rule hit') }) }),
-  fc.record({ usersToCheck: fc.constantFrom('ALL', 'ORIGIN', 'DESTINATION'), kycStatusDetails: fc.record({ status: fc.constantFrom(...KYC_STATUSES), reason: fc.constant('rule hit') }) }),
+  fc.record({
+    usersToCheck: fc.constantFrom('ALL', 'ORIGIN', 'DESTINATION'),
+    userStateDetails: fc.record({ state: fc.constantFrom('BLOCKED', 'SUSPENDED'), reason: fc.constant('rule hit') }),
+  }),
+  fc.record({
+    usersToCheck: fc.constantFrom('ALL', 'ORIGIN', 'DESTINATION'),
+    kycStatusDetails: fc.record({ status: fc.constantFrom(...KYC_STATUSES), reason: fc.constant('rule hit') }),
+  }),
 );
 
 /** Any rule-instance request of the shipped rules or a custom rule, with random action/mode/status/alerts/triggers. */
@@ -374,7 +388,12 @@ function planOps(txs: readonly TxSpec[], createKeys: readonly number[], updates:
     const options: TransactionState[] = [current, ...DEFAULT_TRANSITIONS[current]];
     const next = options[item.update.stateChoice % options.length] as TransactionState;
     states.set(target, next);
-    const body: Record<string, unknown> = { transactionId: `tx-${target}`, eventId: `ev-${n}`, timestamp: EVENT_BASE + (late ? item.update.at : n), transactionState: next };
+    const body: Record<string, unknown> = {
+      transactionId: `tx-${target}`,
+      eventId: `ev-${n}`,
+      timestamp: EVENT_BASE + (late ? item.update.at : n),
+      transactionState: next,
+    };
     if (item.update.cents !== undefined) {
       body.updatedTransactionAttributes = amounts(item.update.cents, spec.currency, spec.originCountry, spec.destinationCountry);
     }
@@ -384,7 +403,11 @@ function planOps(txs: readonly TxSpec[], createKeys: readonly number[], updates:
   return ops;
 }
 
-type Response = { executedRules: { ruleInstanceId: string; ruleHit: boolean; isShadow?: boolean; ruleAction: RuleAction; ruleHitMeta?: { hitDirections?: string[] } }[]; hitRules: { ruleInstanceId: string; isShadow?: boolean; ruleAction: RuleAction; ruleHitMeta?: { hitDirections?: string[] } }[]; status: RuleAction };
+type Response = {
+  executedRules: { ruleInstanceId: string; ruleHit: boolean; isShadow?: boolean; ruleAction: RuleAction; ruleHitMeta?: { hitDirections?: string[] } }[];
+  hitRules: { ruleInstanceId: string; isShadow?: boolean; ruleAction: RuleAction; ruleHitMeta?: { hitDirections?: string[] } }[];
+  status: RuleAction;
+};
 
 async function send(engine: Engine, op: Op): Promise<Response> {
   return (op.kind === 'create' ? engine.createTransaction(op.body as never) : engine.createTransactionEvent(op.body as never)) as unknown as Promise<Response>;
@@ -474,35 +497,38 @@ describe('properties', () => {
       fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 8, maxLength: 8 }),
     ],
     { numRuns: 100 },
-  )('G1: collectAggregateNeeds, evaluateRuleInstances and contributionsOf never mutate their inputs and are deterministic', (transaction, configs, originUser, destinationUser, counts) => {
-    const instances = configs.map((c, i) => prepare(c, `ri-${i}`));
-    const input: EvaluationInput = deepFreeze({
-      transaction: deepFreeze(transaction),
-      instances,
-      originUser: deepFreeze(originUser),
-      destinationUser: deepFreeze(destinationUser),
-      money,
-      defaultRiskLevel: 'VERY_HIGH' as RiskLevel,
-    });
-    const inputCopy = structuredClone({ transaction, originUser, destinationUser, instances: instances.map((p) => p.instance) });
+  )(
+    'G1: collectAggregateNeeds, evaluateRuleInstances and contributionsOf never mutate their inputs and are deterministic',
+    (transaction, configs, originUser, destinationUser, counts) => {
+      const instances = configs.map((c, i) => prepare(c, `ri-${i}`));
+      const input: EvaluationInput = deepFreeze({
+        transaction: deepFreeze(transaction),
+        instances,
+        originUser: deepFreeze(originUser),
+        destinationUser: deepFreeze(destinationUser),
+        money,
+        defaultRiskLevel: 'VERY_HIGH' as RiskLevel,
+      });
+      const inputCopy = structuredClone({ transaction, originUser, destinationUser, instances: instances.map((p) => p.instance) });
 
-    const needs = collectAggregateNeeds(input);
-    expect(collectAggregateNeeds(input)).toEqual(needs);
-    const snapshot = new Map<string, AggregateValue>(
-      needs.map((n, i) => [aggregateNeedKey(n), n.fn === 'sum' ? BigInt(counts[i % counts.length] ?? 0) * 100_000_000n : (counts[i % counts.length] ?? 0)]),
-    );
-    const snapshotCopy = new Map(snapshot);
-    const r1 = evaluateRuleInstances(input, snapshot);
-    const r2 = evaluateRuleInstances(input, snapshot);
-    expect(r2).toEqual(r1);
-    expect(snapshot).toEqual(snapshotCopy);
+      const needs = collectAggregateNeeds(input);
+      expect(collectAggregateNeeds(input)).toEqual(needs);
+      const snapshot = new Map<string, AggregateValue>(
+        needs.map((n, i) => [aggregateNeedKey(n), n.fn === 'sum' ? BigInt(counts[i % counts.length] ?? 0) * 100_000_000n : (counts[i % counts.length] ?? 0)]),
+      );
+      const snapshotCopy = new Map(snapshot);
+      const r1 = evaluateRuleInstances(input, snapshot);
+      const r2 = evaluateRuleInstances(input, snapshot);
+      expect(r2).toEqual(r1);
+      expect(snapshot).toEqual(snapshotCopy);
 
-    const series = deepFreeze(new Set(SERIES_NAMES));
-    const c1 = contributionsOf(transaction, series, money);
-    expect(contributionsOf(transaction, series, money)).toEqual(c1);
+      const series = deepFreeze(new Set(SERIES_NAMES));
+      const c1 = contributionsOf(transaction, series, money);
+      expect(contributionsOf(transaction, series, money)).toEqual(c1);
 
-    expect({ transaction, originUser, destinationUser, instances: instances.map((p) => p.instance) }).toEqual(inputCopy);
-  });
+      expect({ transaction, originUser, destinationUser, instances: instances.map((p) => p.instance) }).toEqual(inputCopy);
+    },
+  );
 
   /* ---- Guarantee 2: arrival order does not change the final transaction ---- */
 
@@ -512,8 +538,18 @@ describe('properties', () => {
     const base = initialTransaction({ ...created, transactionState: undefined } as unknown as Transaction);
     delete (base as { transactionState?: unknown }).transactionState;
     const start = initialTransaction(base);
-    const expected = outcome(() => foldTransactionEvents(start, inOrder.map((event, i) => ({ event, arrival: i }))));
-    const actual = outcome(() => foldTransactionEvents(start, arrived.map((event, i) => ({ event, arrival: i }))));
+    const expected = outcome(() =>
+      foldTransactionEvents(
+        start,
+        inOrder.map((event, i) => ({ event, arrival: i })),
+      ),
+    );
+    const actual = outcome(() =>
+      foldTransactionEvents(
+        start,
+        arrived.map((event, i) => ({ event, arrival: i })),
+      ),
+    );
     expect(actual).toEqual(expected);
   });
 });
@@ -535,7 +571,8 @@ for (const target of ADAPTER_TARGETS) {
       await Promise.all([db?.close(), other?.close()]);
     }, 60_000);
     /** A test engine (fixed clock, sequential ids) on fresh repositories of this target. */
-    const engineOn = async (options: EngineOptions = {}, store: () => AdapterDatabase = () => db) => testEngine({ repositories: await store().fresh(), ...options });
+    const engineOn = async (options: EngineOptions = {}, store: () => AdapterDatabase = () => db) =>
+      testEngine({ repositories: await store().fresh(), ...options });
     const runs = (numRuns: number) => scaledRuns(numRuns, target);
 
     test.prop([eventSequenceArb(enginePatchArb, 5).chain((events) => fc.tuple(fc.constant(events), permutationArb(events)))], { numRuns: runs(60) })(
@@ -623,9 +660,16 @@ for (const target of ADAPTER_TARGETS) {
         fc.array(ruleConfigArb, { minLength: 1, maxLength: 5 }),
         scenarioArb(['USD', 'EUR'], false),
         fc.array(fc.nat(), { maxLength: 4 }),
-        fc.array(fc.record({ target: fc.nat(), state: fc.constantFrom<TransactionState>('PROCESSING', 'SENT', 'SUCCESSFUL', 'DECLINED', 'REFUNDED'), at: fc.integer({ min: -5, max: 5 }) }), {
-          maxLength: 8,
-        }),
+        fc.array(
+          fc.record({
+            target: fc.nat(),
+            state: fc.constantFrom<TransactionState>('PROCESSING', 'SENT', 'SUCCESSFUL', 'DECLINED', 'REFUNDED'),
+            at: fc.integer({ min: -5, max: 5 }),
+          }),
+          {
+            maxLength: 8,
+          },
+        ),
       ],
       { numRuns: runs(40) },
     )('G4: runCount and hitCount equal the evaluations and hits observed, with requests fired concurrently', async (configs, scenario, duplicates, racing) => {
@@ -652,7 +696,10 @@ for (const target of ADAPTER_TARGETS) {
 
       const seen = new Map<string, Response>();
       const tally = new Map<string, { runs: number; hits: number }>(ids.map((id) => [id, { runs: 0, hits: 0 }]));
-      const all = [...createResults.map((r, i) => ({ r, key: `c:${(createBatch[i] as Op).body.transactionId}` })), ...eventResults.map((r, i) => ({ r, key: `e:${(eventBatch[i] as Op).body.eventId}` }))];
+      const all = [
+        ...createResults.map((r, i) => ({ r, key: `c:${(createBatch[i] as Op).body.transactionId}` })),
+        ...eventResults.map((r, i) => ({ r, key: `e:${(eventBatch[i] as Op).body.eventId}` })),
+      ];
       for (const { r, key } of all) {
         if (r.status === 'rejected') {
           // The only legitimate failure here is a lifecycle conflict between racing events.
@@ -696,178 +743,208 @@ for (const target of ADAPTER_TARGETS) {
         fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(-1, 0, 1)), { minLength: 1, maxLength: 6 }),
       ],
       { numRuns: runs(60) },
-    )('G5: R-1/R-30/R-69 decisions and stored aggregates equal a brute-force recomputation, for any arrival order and updates', async (scenario, r30s, r69s, windows) => {
-      const { engine } = await engineOn({ maintainSeries: 'all' });
-      const r1Id = (await engine.createRuleInstance({ ruleId: 'R-1' })).id;
-      const r30Ids: { id: string; spec: R30Spec }[] = [];
-      const r69Ids: { id: string; spec: R69Spec }[] = [];
-      for (const s of r30s) r30Ids.push({ id: (await engine.createRuleInstance(r30Request(s))).id, spec: s });
-      for (const s of r69s) r69Ids.push({ id: (await engine.createRuleInstance(r69Request(s))).id, spec: s });
+    )(
+      'G5: R-1/R-30/R-69 decisions and stored aggregates equal a brute-force recomputation, for any arrival order and updates',
+      async (scenario, r30s, r69s, windows) => {
+        const { engine } = await engineOn({ maintainSeries: 'all' });
+        const r1Id = (await engine.createRuleInstance({ ruleId: 'R-1' })).id;
+        const r30Ids: { id: string; spec: R30Spec }[] = [];
+        const r69Ids: { id: string; spec: R69Spec }[] = [];
+        for (const s of r30s) r30Ids.push({ id: (await engine.createRuleInstance(r30Request(s))).id, spec: s });
+        for (const s of r69s) r69Ids.push({ id: (await engine.createRuleInstance(r69Request(s))).id, spec: s });
 
-      // The model: each transaction's parties, timestamp, current amount (in cents, USD), and the
-      // events accepted so far (whose fold, by the separately tested pure function, decides acceptance).
-      type ModelTx = { origin: string | undefined; destination: string | undefined; at: number; cents: number; initial: Transaction; accepted: SequencedEvent[] };
-      const model = new Map<string, ModelTx>();
-      const sideEntries = (user: string, series: 'user-sending' | 'user-receiving', start: number, end: number) =>
-        [...model.values()].filter((t) => (series === 'user-sending' ? t.origin : t.destination) === user && t.at >= start && t.at <= end);
-      const sideList = (user: string, own: 'user-sending' | 'user-receiving', all: boolean, start: number, end: number) => {
-        const other = own === 'user-sending' ? 'user-receiving' : 'user-sending';
-        // A self-transfer is one of the user's transactions, counted once (the user-all series).
-        return [...new Set([...sideEntries(user, own, start, end), ...(all ? sideEntries(user, other, start, end) : [])])];
-      };
+        // The model: each transaction's parties, timestamp, current amount (in cents, USD), and the
+        // events accepted so far (whose fold, by the separately tested pure function, decides acceptance).
+        type ModelTx = {
+          origin: string | undefined;
+          destination: string | undefined;
+          at: number;
+          cents: number;
+          initial: Transaction;
+          accepted: SequencedEvent[];
+        };
+        const model = new Map<string, ModelTx>();
+        const sideEntries = (user: string, series: 'user-sending' | 'user-receiving', start: number, end: number) =>
+          [...model.values()].filter((t) => (series === 'user-sending' ? t.origin : t.destination) === user && t.at >= start && t.at <= end);
+        const sideList = (user: string, own: 'user-sending' | 'user-receiving', all: boolean, start: number, end: number) => {
+          const other = own === 'user-sending' ? 'user-receiving' : 'user-sending';
+          // A self-transfer is one of the user's transactions, counted once (the user-all series).
+          return [...new Set([...sideEntries(user, own, start, end), ...(all ? sideEntries(user, other, start, end) : [])])];
+        };
 
-      for (const op of scenario.ops) {
-        const id = op.body.transactionId as string;
-        let r: Response;
-        if (op.kind === 'create') {
-          const spec = scenario.txs[op.index] as TxSpec;
-          const initial = initialTransaction(structuredClone(op.body) as unknown as Transaction);
-          model.set(id, { origin: spec.origin, destination: spec.destination, at: BASE + spec.at, cents: spec.cents, initial, accepted: [] });
-          r = await send(engine, op);
-        } else {
-          const m = model.get(id) as ModelTx;
-          const candidate = [...m.accepted, { event: structuredClone(op.body) as unknown as TransactionEvent, arrival: m.accepted.length }];
-          const folded = outcome(() => foldTransactionEvents(m.initial, candidate));
-          const res = await trySend(engine, op);
-          if (!folded.ok) {
-            // A late event that breaks the lifecycle once ordered: rejected, nothing changes.
-            expect(res).toEqual({ ok: false, code: folded.code });
-            continue;
+        for (const op of scenario.ops) {
+          const id = op.body.transactionId as string;
+          let r: Response;
+          if (op.kind === 'create') {
+            const spec = scenario.txs[op.index] as TxSpec;
+            const initial = initialTransaction(structuredClone(op.body) as unknown as Transaction);
+            model.set(id, { origin: spec.origin, destination: spec.destination, at: BASE + spec.at, cents: spec.cents, initial, accepted: [] });
+            r = await send(engine, op);
+          } else {
+            const m = model.get(id) as ModelTx;
+            const candidate = [...m.accepted, { event: structuredClone(op.body) as unknown as TransactionEvent, arrival: m.accepted.length }];
+            const folded = outcome(() => foldTransactionEvents(m.initial, candidate));
+            const res = await trySend(engine, op);
+            if (!folded.ok) {
+              // A late event that breaks the lifecycle once ordered: rejected, nothing changes.
+              expect(res).toEqual({ ok: false, code: folded.code });
+              continue;
+            }
+            expect(res.ok).toBe(true);
+            r = (res as { value: Response }).value;
+            m.accepted = candidate;
+            m.cents = Math.round(((folded.value as Transaction).originAmountDetails?.transactionAmount ?? 0) * 100);
           }
-          expect(res.ok).toBe(true);
-          r = (res as { value: Response }).value;
-          m.accepted = candidate;
-          m.cents = Math.round(((folded.value as Transaction).originAmountDetails?.transactionAmount ?? 0) * 100);
+          const tx = model.get(id) as ModelTx;
+
+          {
+            // R-1: no other sending transaction of the sender up to and including this timestamp.
+            const expected =
+              tx.origin !== undefined && ![...model.entries()].some(([other, t]) => other !== id && t.origin === tx.origin && t.at <= tx.at) ? ['ORIGIN'] : [];
+            const e = r.executedRules.find((x) => x.ruleInstanceId === r1Id);
+            expect({ rule: 'R-1', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-1', op: op.body, directions: expected });
+          }
+
+          for (const { id: instanceId, spec } of r30Ids) {
+            const start = windowStartOf(spec.window, tx.at);
+            const expected: string[] = [];
+            if (tx.origin !== undefined && spec.checkSender !== 'none') {
+              const n = sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at).length;
+              if (n > spec.limit && n >= 2) expected.push('ORIGIN');
+            }
+            if (tx.destination !== undefined && spec.checkReceiver !== 'none') {
+              const n = sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at).length;
+              if (n > spec.limit && n >= 2) expected.push('DESTINATION');
+            }
+            const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
+            expect({ rule: 'R-30', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-30', op: op.body, directions: expected });
+          }
+          for (const { id: instanceId, spec } of r69Ids) {
+            const start = windowStartOf(spec.window, tx.at);
+            const hits = (total: number) => total >= spec.thresholdCents && (spec.upperCents === undefined || total <= spec.upperCents);
+            const expected: string[] = [];
+            const sum = (list: { cents: number }[]) => list.reduce((s, t) => s + t.cents, 0);
+            if (
+              tx.origin !== undefined &&
+              spec.checkSender !== 'none' &&
+              hits(sum(sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at)))
+            ) {
+              expected.push('ORIGIN');
+            }
+            if (
+              tx.destination !== undefined &&
+              spec.checkReceiver !== 'none' &&
+              hits(sum(sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at)))
+            ) {
+              expected.push('DESTINATION');
+            }
+            const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
+            expect({ rule: 'R-69', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-69', op: op.body, directions: expected });
+          }
         }
-        const tx = model.get(id) as ModelTx;
 
-        {
-          // R-1: no other sending transaction of the sender up to and including this timestamp.
-          const expected =
-            tx.origin !== undefined && ![...model.entries()].some(([other, t]) => other !== id && t.origin === tx.origin && t.at <= tx.at) ? ['ORIGIN'] : [];
-          const e = r.executedRules.find((x) => x.ruleInstanceId === r1Id);
-          expect({ rule: 'R-1', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-1', op: op.body, directions: expected });
+        // The stored transactions are the model, and the aggregates are a brute-force scan of them.
+        const stored = await Promise.all([...model.keys()].map((id) => engine.getTransaction(id)));
+        for (const t of stored) {
+          const m = model.get(t.transactionId);
+          expect([t.originUserId, t.destinationUserId, t.timestamp, Math.round((t.originAmountDetails?.transactionAmount ?? -1) * 100)]).toEqual([
+            m?.origin,
+            m?.destination,
+            m?.at,
+            m?.cents,
+          ]);
         }
-
-        for (const { id: instanceId, spec } of r30Ids) {
-          const start = windowStartOf(spec.window, tx.at);
-          const expected: string[] = [];
-          if (tx.origin !== undefined && spec.checkSender !== 'none') {
-            const n = sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at).length;
-            if (n > spec.limit && n >= 2) expected.push('ORIGIN');
+        const stamps = [...model.values()].map((t) => t.at).sort((x, y) => x - y);
+        for (const [i, j, d] of windows) {
+          const a = (stamps[i % stamps.length] as number) + d;
+          const b = (stamps[j % stamps.length] as number) + d;
+          const [start, end] = a <= b ? [a, b] : [b, a];
+          for (const user of USERS) {
+            for (const series of SERIES_NAMES) {
+              const inside = stored.filter((t) => inSeries(series, t, user) && t.timestamp >= start && t.timestamp <= end);
+              const scaled = inside.map((t) => BigInt(Math.round((t.originAmountDetails?.transactionAmount ?? 0) * 100)) * 1_000_000n);
+              const expected = [
+                inside.length,
+                scaled.reduce((s, x) => s + x, 0n),
+                scaled.length === 0 ? null : scaled.reduce((m, x) => (x < m ? x : m)),
+                scaled.length === 0 ? null : scaled.reduce((m, x) => (x > m ? x : m)),
+              ];
+              const q = { series, key: user, start, end };
+              const actual = await engine.repositories.aggregates.query([
+                { ...q, fn: 'count' },
+                { ...q, fn: 'sum' },
+                { ...q, fn: 'min' },
+                { ...q, fn: 'max' },
+              ]);
+              expect({ user, series, start, end, actual }).toEqual({ user, series, start, end, actual: expected });
+            }
           }
-          if (tx.destination !== undefined && spec.checkReceiver !== 'none') {
-            const n = sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at).length;
-            if (n > spec.limit && n >= 2) expected.push('DESTINATION');
-          }
-          const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
-          expect({ rule: 'R-30', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-30', op: op.body, directions: expected });
         }
-        for (const { id: instanceId, spec } of r69Ids) {
-          const start = windowStartOf(spec.window, tx.at);
-          const hits = (total: number) => total >= spec.thresholdCents && (spec.upperCents === undefined || total <= spec.upperCents);
-          const expected: string[] = [];
-          const sum = (list: { cents: number }[]) => list.reduce((s, t) => s + t.cents, 0);
-          if (tx.origin !== undefined && spec.checkSender !== 'none' && hits(sum(sideList(tx.origin, 'user-sending', spec.checkSender === 'all', start, tx.at)))) {
-            expected.push('ORIGIN');
-          }
-          if (
-            tx.destination !== undefined &&
-            spec.checkReceiver !== 'none' &&
-            hits(sum(sideList(tx.destination, 'user-receiving', spec.checkReceiver === 'all', start, tx.at)))
-          ) {
-            expected.push('DESTINATION');
-          }
-          const e = r.executedRules.find((x) => x.ruleInstanceId === instanceId);
-          expect({ rule: 'R-69', op: op.body, directions: e?.ruleHitMeta?.hitDirections ?? [] }).toEqual({ rule: 'R-69', op: op.body, directions: expected });
-        }
-      }
-
-      // The stored transactions are the model, and the aggregates are a brute-force scan of them.
-      const stored = await Promise.all([...model.keys()].map((id) => engine.getTransaction(id)));
-      for (const t of stored) {
-        const m = model.get(t.transactionId);
-        expect([t.originUserId, t.destinationUserId, t.timestamp, Math.round((t.originAmountDetails?.transactionAmount ?? -1) * 100)]).toEqual([
-          m?.origin,
-          m?.destination,
-          m?.at,
-          m?.cents,
-        ]);
-      }
-      const stamps = [...model.values()].map((t) => t.at).sort((x, y) => x - y);
-      for (const [i, j, d] of windows) {
-        const a = (stamps[i % stamps.length] as number) + d;
-        const b = (stamps[j % stamps.length] as number) + d;
-        const [start, end] = a <= b ? [a, b] : [b, a];
+        // Every stored transaction has exactly one entry per series it belongs to.
         for (const user of USERS) {
           for (const series of SERIES_NAMES) {
-            const inside = stored.filter((t) => inSeries(series, t, user) && t.timestamp >= start && t.timestamp <= end);
-            const scaled = inside.map((t) => BigInt(Math.round((t.originAmountDetails?.transactionAmount ?? 0) * 100)) * 1_000_000n);
-            const expected = [
-              inside.length,
-              scaled.reduce((s, x) => s + x, 0n),
-              scaled.length === 0 ? null : scaled.reduce((m, x) => (x < m ? x : m)),
-              scaled.length === 0 ? null : scaled.reduce((m, x) => (x > m ? x : m)),
-            ];
-            const q = { series, key: user, start, end };
-            const actual = await engine.repositories.aggregates.query([
-              { ...q, fn: 'count' },
-              { ...q, fn: 'sum' },
-              { ...q, fn: 'min' },
-              { ...q, fn: 'max' },
-            ]);
-            expect({ user, series, start, end, actual }).toEqual({ user, series, start, end, actual: expected });
+            const entries = await engine.repositories.aggregates.entries(series, user);
+            const expectedIds = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
+            expect(entries.map((e) => e.id).sort()).toEqual(expectedIds.sort());
           }
         }
-      }
-      // Every stored transaction has exactly one entry per series it belongs to.
-      for (const user of USERS) {
-        for (const series of SERIES_NAMES) {
-          const entries = await engine.repositories.aggregates.entries(series, user);
-          const expectedIds = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
-          expect(entries.map((e) => e.id).sort()).toEqual(expectedIds.sort());
-        }
-      }
-    });
+      },
+    );
 
     /* ---- Guarantee 6: replaying an eventId (or transactionId) with the same payload changes nothing ---- */
 
-    test.prop([fc.array(ruleConfigArb, { minLength: 1, maxLength: 4 }), scenarioArb(['USD', 'EUR'], true), fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 6 })], {
-      numRuns: runs(40),
-    })('G6: a replay returns the stored response and leaves counters, alerts, cases, transactions and aggregates unchanged', async (configs, scenario, replays) => {
-      const { engine, clock } = await engineOn();
-      for (const c of configs) await engine.createRuleInstance(c);
-      const responses: Awaited<ReturnType<typeof trySend>>[] = [];
-      for (const op of scenario.ops) responses.push(await trySend(engine, op));
-      const txIds = scenario.ops.filter((o) => o.kind === 'create').map((o) => o.body.transactionId as string);
-      const state = async () => ({
-        instances: await engine.listRuleInstances(),
-        alerts: await engine.listAlerts(),
-        cases: await engine.listCases(),
-        transactions: await Promise.all(txIds.map((id) => engine.getTransaction(id))),
-        events: await Promise.all(txIds.map((id) => engine.repositories.transactions.listEvents(id))),
-        aggregates: await Promise.all(USERS.flatMap((u) => SERIES_NAMES.map((s) => engine.repositories.aggregates.entries(s, u)))),
-      });
-      const before = await state();
-      clock.advance(60_000);
-      for (const [k, reorder] of replays) {
-        const i = k % scenario.ops.length;
-        const op = scenario.ops[i] as Op;
-        // Only accepted requests are stored, so only they can be replayed.
-        if (!responses[i]?.ok) continue;
-        // The same payload, optionally with its keys in another order (canonical JSON makes them equal).
-        const body = reorder ? Object.fromEntries(Object.entries(structuredClone(op.body)).reverse()) : structuredClone(op.body);
-        expect(await trySend(engine, { ...op, body })).toEqual(responses[i]);
-      }
-      expect(await state()).toEqual(before);
-    });
+    test.prop(
+      [
+        fc.array(ruleConfigArb, { minLength: 1, maxLength: 4 }),
+        scenarioArb(['USD', 'EUR'], true),
+        fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 6 }),
+      ],
+      {
+        numRuns: runs(40),
+      },
+    )(
+      'G6: a replay returns the stored response and leaves counters, alerts, cases, transactions and aggregates unchanged',
+      async (configs, scenario, replays) => {
+        const { engine, clock } = await engineOn();
+        for (const c of configs) await engine.createRuleInstance(c);
+        const responses: Awaited<ReturnType<typeof trySend>>[] = [];
+        for (const op of scenario.ops) responses.push(await trySend(engine, op));
+        const txIds = scenario.ops.filter((o) => o.kind === 'create').map((o) => o.body.transactionId as string);
+        const state = async () => ({
+          instances: await engine.listRuleInstances(),
+          alerts: await engine.listAlerts(),
+          cases: await engine.listCases(),
+          transactions: await Promise.all(txIds.map((id) => engine.getTransaction(id))),
+          events: await Promise.all(txIds.map((id) => engine.repositories.transactions.listEvents(id))),
+          aggregates: await Promise.all(USERS.flatMap((u) => SERIES_NAMES.map((s) => engine.repositories.aggregates.entries(s, u)))),
+        });
+        const before = await state();
+        clock.advance(60_000);
+        for (const [k, reorder] of replays) {
+          const i = k % scenario.ops.length;
+          const op = scenario.ops[i] as Op;
+          // Only accepted requests are stored, so only they can be replayed.
+          if (!responses[i]?.ok) continue;
+          // The same payload, optionally with its keys in another order (canonical JSON makes them equal).
+          const body = reorder ? Object.fromEntries(Object.entries(structuredClone(op.body)).reverse()) : structuredClone(op.body);
+          expect(await trySend(engine, { ...op, body })).toEqual(responses[i]);
+        }
+        expect(await state()).toEqual(before);
+      },
+    );
 
     /* ---- Guarantee 7: shadow instances never change status, alerts, cases or user state ---- */
 
     test.prop(
       [
-        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'LIVE' as const, status: 'ACTIVE' as const })), { maxLength: 3 }),
-        fc.array(ruleConfigArb.map((c) => ({ ...c, mode: 'SHADOW' as const, status: 'ACTIVE' as const })), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          ruleConfigArb.map((c) => ({ ...c, mode: 'LIVE' as const, status: 'ACTIVE' as const })),
+          { maxLength: 3 },
+        ),
+        fc.array(
+          ruleConfigArb.map((c) => ({ ...c, mode: 'SHADOW' as const, status: 'ACTIVE' as const })),
+          { minLength: 1, maxLength: 4 },
+        ),
         scenarioArb(['USD', 'EUR'], true),
       ],
       { numRuns: runs(40) },
@@ -919,7 +996,13 @@ for (const target of ADAPTER_TARGETS) {
       it('the same new transaction sent concurrently is created once; every caller gets the same response', async () => {
         const { engine } = await engineOn();
         const ri = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1 } } });
-        const body = { type: 'TRANSFER', transactionId: 'tx-same', timestamp: T0, originUserId: 'u1', originAmountDetails: { transactionAmount: 5, transactionCurrency: 'USD' } };
+        const body = {
+          type: 'TRANSFER',
+          transactionId: 'tx-same',
+          timestamp: T0,
+          originUserId: 'u1',
+          originAmountDetails: { transactionAmount: 5, transactionCurrency: 'USD' },
+        };
         const results = await Promise.all(Array.from({ length: 5 }, () => engine.createTransaction(structuredClone(body))));
         for (const r of results) expect(r).toEqual(results[0]);
         const inst = await engine.getRuleInstance(ri.id);

@@ -33,7 +33,9 @@ describe('Engine input types', () => {
       const e = await errorOf(() => engine.createTransaction(input as unknown as TransactionInput));
       expect(e.status).toBe(400);
     }
-    const e = await errorOf(() => engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: 'lots' } } as unknown as RuleInstanceInput));
+    const e = await errorOf(() =>
+      engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: 'lots' } } as unknown as RuleInstanceInput),
+    );
     expect(e.code).toBe('INVALID_PARAMETERS');
   });
 

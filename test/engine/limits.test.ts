@@ -57,7 +57,13 @@ describe('limits', () => {
       const t = transactionOfSize(1_900);
       await engine.createTransaction(t);
       const e = await errorOf(() =>
-        engine.createTransactionEvent({ transactionId: t.transactionId, eventId: 'grow', timestamp: T0 + 1, transactionState: 'SUCCESSFUL', updatedTransactionAttributes: { reference: 'r'.repeat(4_000) } }),
+        engine.createTransactionEvent({
+          transactionId: t.transactionId,
+          eventId: 'grow',
+          timestamp: T0 + 1,
+          transactionState: 'SUCCESSFUL',
+          updatedTransactionAttributes: { reference: 'r'.repeat(4_000) },
+        }),
       );
       expect(e.code).toBe('LIMIT_EXCEEDED');
       expect(e.details).toEqual([expect.objectContaining({ path: '/updatedTransactionAttributes', code: 'limit' })]);
@@ -77,7 +83,9 @@ describe('limits', () => {
       const engine = limited({ maxEventSize: 500 });
       const t = tx({ timestamp: T0 });
       await engine.createTransaction(t);
-      const e = await errorOf(() => engine.createTransactionEvent({ transactionId: t.transactionId, timestamp: T0 + 1, transactionState: 'PROCESSING', reason: 'x'.repeat(600) }));
+      const e = await errorOf(() =>
+        engine.createTransactionEvent({ transactionId: t.transactionId, timestamp: T0 + 1, transactionState: 'PROCESSING', reason: 'x'.repeat(600) }),
+      );
       expect(e.code).toBe('LIMIT_EXCEEDED');
       expect(e.message).toContain('maxEventSize (500)');
     });
@@ -86,12 +94,17 @@ describe('limits', () => {
       const engine = limited({ maxEventsPerTransaction: 3 });
       const t = tx({ timestamp: T0 });
       await engine.createTransaction(t);
-      for (let i = 1; i <= 3; i++) await engine.createTransactionEvent({ transactionId: t.transactionId, eventId: `e-${i}`, timestamp: T0 + i, transactionState: 'PROCESSING' });
-      const e = await errorOf(() => engine.createTransactionEvent({ transactionId: t.transactionId, eventId: 'e-4', timestamp: T0 + 4, transactionState: 'PROCESSING' }));
+      for (let i = 1; i <= 3; i++)
+        await engine.createTransactionEvent({ transactionId: t.transactionId, eventId: `e-${i}`, timestamp: T0 + i, transactionState: 'PROCESSING' });
+      const e = await errorOf(() =>
+        engine.createTransactionEvent({ transactionId: t.transactionId, eventId: 'e-4', timestamp: T0 + 4, transactionState: 'PROCESSING' }),
+      );
       expect(e.code).toBe('LIMIT_EXCEEDED');
       expect(e.details[0]).toMatchObject({ path: '/transactionId', code: 'limit' });
       // A replay of a stored event is still answered (it stores nothing new).
-      expect((await engine.createTransactionEvent({ transactionId: t.transactionId, eventId: 'e-3', timestamp: T0 + 3, transactionState: 'PROCESSING' })).eventId).toBe('e-3');
+      expect(
+        (await engine.createTransactionEvent({ transactionId: t.transactionId, eventId: 'e-3', timestamp: T0 + 3, transactionState: 'PROCESSING' })).eventId,
+      ).toBe('e-3');
     });
   });
 
@@ -123,7 +136,9 @@ describe('limits', () => {
       const e = await errorOf(() => engine.createRuleInstance({ ruleId: 'R-24', parameters: { keywords: ['a1', 'b2', 'c3', 'd4'] } }));
       expect(e.code).toBe('LIMIT_EXCEEDED');
       expect(e.details[0]).toMatchObject({ path: '/parameters/keywords', code: 'limit' });
-      const levels = Object.fromEntries(['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'].map((l) => [l, { keywords: l === 'HIGH' ? ['a1', 'b2', 'c3', 'd4'] : ['a1'] }])) as Record<RiskLevel, { keywords: string[] }>;
+      const levels = Object.fromEntries(
+        ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'].map((l) => [l, { keywords: l === 'HIGH' ? ['a1', 'b2', 'c3', 'd4'] : ['a1'] }]),
+      ) as Record<RiskLevel, { keywords: string[] }>;
       const e2 = await errorOf(() => engine.createRuleInstance({ ruleId: 'R-24', riskLevelParameters: levels }));
       expect(e2.details[0]).toMatchObject({ path: '/riskLevelParameters/HIGH/keywords', code: 'limit' });
     });

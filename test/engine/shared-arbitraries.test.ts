@@ -1,19 +1,17 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { ACTION_SEVERITY, isTxmonError, type RuleAction } from '../../src/index.js';
-import {
-  consumerUserArbitrary,
-  eventSequenceArbitrary,
-  ruleInstanceRequestArbitrary,
-  transactionsArbitrary,
-} from '../arbitraries/index.js';
+import { consumerUserArbitrary, eventSequenceArbitrary, ruleInstanceRequestArbitrary, transactionsArbitrary } from '../arbitraries/index.js';
 import { testEngine } from '../helpers.js';
 
 /** Laws of the engine, driven by the same arbitraries `txmon/testing` ships to hosts. */
 describe('properties', () => {
-  test.prop([fc.array(ruleInstanceRequestArbitrary(), { maxLength: 6 }), fc.array(consumerUserArbitrary(), { maxLength: 4 }), transactionsArbitrary({ maxLength: 25 })], {
-    numRuns: 40,
-  })('any valid configuration and stream is accepted; hitRules ⊆ executedRules; status = most severe live hit', async (requests, users, transactions) => {
+  test.prop(
+    [fc.array(ruleInstanceRequestArbitrary(), { maxLength: 6 }), fc.array(consumerUserArbitrary(), { maxLength: 4 }), transactionsArbitrary({ maxLength: 25 })],
+    {
+      numRuns: 40,
+    },
+  )('any valid configuration and stream is accepted; hitRules ⊆ executedRules; status = most severe live hit', async (requests, users, transactions) => {
     const { engine } = testEngine();
     for (const r of requests) await engine.createRuleInstance(r);
     for (const u of users) await engine.createUser(u);

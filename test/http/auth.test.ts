@@ -59,7 +59,14 @@ describe('createHttpHandler: the x-api-key header over node:http and fetch', () 
 
   it('duplicate x-api-key headers (same value) are refused with 401 on both paths', async () => {
     expect(statusOf(await get('/rules', `x-api-key: ${KEY}\r\n`))).toBe(401);
-    const viaFetch = await handler(new Request('http://x/rules', { headers: [['x-api-key', KEY], ['x-api-key', KEY]] }));
+    const viaFetch = await handler(
+      new Request('http://x/rules', {
+        headers: [
+          ['x-api-key', KEY],
+          ['x-api-key', KEY],
+        ],
+      }),
+    );
     expect(viaFetch.status).toBe(401);
   });
 });
@@ -173,8 +180,7 @@ describe('createAuthenticator: the per-connection memo answers as a handler with
     expect(await get({})).toBe(401);
     expect(await get({ 'x-api-key': KEY_A })).toBe(200);
   });
-
-  });
+});
 
 interface Answer {
   status: number;
@@ -218,7 +224,12 @@ describe('createAuthenticator: the per-connection memo over one keep-alive conne
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), socket: res.socket as Socket, reused: req.reusedSocket }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+            socket: res.socket as Socket,
+            reused: req.reusedSocket,
+          }),
         );
       });
       req.on('error', reject);
@@ -288,7 +299,6 @@ describe('createAuthenticator: the per-connection memo over one keep-alive conne
       await new Promise<void>((resolve) => own.close(() => resolve()));
     }
   });
-
 });
 
 describe('sameKey', () => {
@@ -296,16 +306,22 @@ describe('sameKey', () => {
     expect(sameKey(x, y)).toBe(x === y);
     expect(sameKey(x, x)).toBe(true);
   });
-  test.prop([fc.string({ minLength: 1 }), fc.nat(), fc.integer({ min: 1, max: 0xffff })])('differs on any one changed code unit, at any position', (x, at, delta) => {
-    const i = at % x.length;
-    const changed = x.slice(0, i) + String.fromCharCode((x.charCodeAt(i) + delta) % 0x10000) + x.slice(i + 1);
-    expect(sameKey(changed, x)).toBe(false);
-    expect(sameKey(x, changed)).toBe(false);
-  });
-  test.prop([fc.string({ unit: 'grapheme-composite' }), fc.string({ unit: 'grapheme-composite' })])('is string equality for non-ASCII keys of any lengths', (x, y) => {
-    expect(sameKey(x, y)).toBe(x === y);
-    expect(sameKey(x, '')).toBe(x === '');
-    expect(sameKey('', y)).toBe(y === '');
-    expect(sameKey(x + y, x)).toBe(y === '');
-  });
+  test.prop([fc.string({ minLength: 1 }), fc.nat(), fc.integer({ min: 1, max: 0xffff })])(
+    'differs on any one changed code unit, at any position',
+    (x, at, delta) => {
+      const i = at % x.length;
+      const changed = x.slice(0, i) + String.fromCharCode((x.charCodeAt(i) + delta) % 0x10000) + x.slice(i + 1);
+      expect(sameKey(changed, x)).toBe(false);
+      expect(sameKey(x, changed)).toBe(false);
+    },
+  );
+  test.prop([fc.string({ unit: 'grapheme-composite' }), fc.string({ unit: 'grapheme-composite' })])(
+    'is string equality for non-ASCII keys of any lengths',
+    (x, y) => {
+      expect(sameKey(x, y)).toBe(x === y);
+      expect(sameKey(x, '')).toBe(x === '');
+      expect(sameKey('', y)).toBe(y === '');
+      expect(sameKey(x + y, x)).toBe(y === '');
+    },
+  );
 });

@@ -78,7 +78,16 @@ describe('createHttpHandler: JSON bodies', () => {
   const post = (path: string, body: string, type: string | null = 'application/json') =>
     handler(new Request(`http://x${path}`, { method: 'POST', headers: { 'x-api-key': KEY, ...(type !== null ? { 'content-type': type } : {}) }, body }));
 
-  const routes = ['/transactions', '/events/transaction', '/consumer/users', '/business/users', '/users/u/comments', '/rule-instances', '/rule-instances/ri', '/pre-signed-url'];
+  const routes = [
+    '/transactions',
+    '/events/transaction',
+    '/consumer/users',
+    '/business/users',
+    '/users/u/comments',
+    '/rule-instances',
+    '/rule-instances/ri',
+    '/pre-signed-url',
+  ];
   const bodies = ['null', '[]', '1', '"x"', 'true', '{}', '{"__proto__":{"x":1}}'];
   it.each(routes)('non-object JSON bodies on POST %s are 4xx (400, or 404 for an unknown id), never 500', async (path) => {
     for (const body of bodies) expect([400, 404], body).toContain((await post(path, body)).status);
@@ -140,21 +149,32 @@ function spelled(s: string, mask: number): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     const hex = c.toString(16).padStart(4, '0');
-    if ((mask >> i % 30) & 1) out += `\\u${(mask >> 30) & 1 ? hex.toUpperCase() : hex}`;
+    if ((mask >> (i % 30)) & 1) out += `\\u${(mask >> 30) & 1 ? hex.toUpperCase() : hex}`;
     else out += JSON.stringify(s[i]).slice(1, -1);
   }
   return `${out}"`;
 }
 
 const wsArb = fc.constantFrom('', ' ', '\n', '\t\r ', '  \n');
-const keyArb = fc.oneof(fc.constantFrom('', 'a', '__proto__', 'constructor', '":', '\\', '"', 'é', '😀', '0', '00', '1', '4294967295', 'length', 'toString'), fc.string({ maxLength: 4 }));
+const keyArb = fc.oneof(
+  fc.constantFrom('', 'a', '__proto__', 'constructor', '":', '\\', '"', 'é', '😀', '0', '00', '1', '4294967295', 'length', 'toString'),
+  fc.string({ maxLength: 4 }),
+);
 /** Random JSON text with objects whose keys are spelled variously, sometimes the same key twice. */
 const textArb: fc.Arbitrary<string> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constantFrom('1', 'null', '"x\\":y"', '"{\\"a\\":1}"', '":"', '[]', '{}'), tie('object'), tie('array')),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom('1', 'null', '"x\\":y"', '"{\\"a\\":1}"', '":"', '[]', '{}'),
+    tie('object'),
+    tie('array'),
+  ),
   array: fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${(items as string[]).join(',')}]`),
   object: fc
     .array(fc.tuple(keyArb, fc.nat(), wsArb, wsArb, tie('value')), { maxLength: 4 })
-    .map((entries) => `{${(entries as [string, number, string, string, string][]).map(([k, mask, w1, w2, v]) => `${w1}${spelled(k, mask)}${w2}:${w1}${v}${w2}`).join(',')}}`),
+    .map(
+      (entries) =>
+        `{${(entries as [string, number, string, string, string][]).map(([k, mask, w1, w2, v]) => `${w1}${spelled(k, mask)}${w2}:${w1}${v}${w2}`).join(',')}}`,
+    ),
 })).value as fc.Arbitrary<string>;
 
 describe('hasDuplicateKey', () => {

@@ -24,7 +24,9 @@ describe('createHttpHandler: ids', () => {
   });
 
   it('refuses an id with a lone surrogate at write, naming its path', async () => {
-    const response = await call(handler, 'POST', '/transactions', { raw: JSON.stringify(tx({ timestamp: T0 })).replace(/"transactionId":"[^"]*"/, '"transactionId":"t-\\ud800"') });
+    const response = await call(handler, 'POST', '/transactions', {
+      raw: JSON.stringify(tx({ timestamp: T0 })).replace(/"transactionId":"[^"]*"/, '"transactionId":"t-\\ud800"'),
+    });
     expect(response.status).toBe(400);
     expect((await json(response)).errors).toEqual([expect.objectContaining({ path: '/transactionId', code: 'not-json' })]);
   });
@@ -43,11 +45,17 @@ describe('tenants never see each other (SPEC §5.8)', () => {
   it('every read route of tenant B misses what tenant A created; lists and instances are separate', async () => {
     const t = tx({ timestamp: T0 });
     await call(handler, 'POST', '/transactions', { body: t, key: KEY_A });
-    await call(handler, 'POST', '/events/transaction', { body: { transactionId: t.transactionId, eventId: 'ev-a', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' }, key: KEY_A });
+    await call(handler, 'POST', '/events/transaction', {
+      body: { transactionId: t.transactionId, eventId: 'ev-a', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' },
+      key: KEY_A,
+    });
     await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-a', createdTimestamp: T0 }, key: KEY_A });
     const instance = (await json(await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-1' }, key: KEY_A }))) as { id: string };
     await call(handler, 'PUT', '/lists/l-a', { body: { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] }, key: KEY_A });
-    await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 } }, alertCreationOnHit: true }, key: KEY_A });
+    await call(handler, 'POST', '/rule-instances', {
+      body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 } }, alertCreationOnHit: true },
+      key: KEY_A,
+    });
     await call(handler, 'POST', '/transactions', { body: tx({ timestamp: T0 + 1, originUserId: 'u-a' }), key: KEY_A });
     const [alert] = await a.listAlerts();
     expect(alert).toBeDefined();
@@ -109,23 +117,47 @@ describe('bad input never breaks the server (SPEC §5.9)', () => {
   const payloadArb = fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v)),
     fc.string({ maxLength: 200 }),
-    fc.constantFrom('{"__proto__": {"polluted": true}}', '{"constructor": {"prototype": {"x": 1}}}', '{"a": 1, "a": 2}', deep(5000), '{"type":"TRANSFER"', '"x'.repeat(10)),
+    fc.constantFrom(
+      '{"__proto__": {"polluted": true}}',
+      '{"constructor": {"prototype": {"x": 1}}}',
+      '{"a": 1, "a": 2}',
+      deep(5000),
+      '{"type":"TRANSFER"',
+      '"x'.repeat(10),
+    ),
     fc.record({ transactionId: fc.string(), type: fc.anything(), timestamp: fc.anything() }).map((v) => JSON.stringify(v)),
     fc.nat({ max: 70_000 }).map((n) => JSON.stringify({ s: 'x'.repeat(n) })),
   );
   /** What a client could observe of the state: instances, lists, alerts, cases. */
   const snapshot = async () => JSON.stringify([await e.listRuleInstances(), await e.listLists(), await e.listAlerts(), await e.listCases()]);
-  test.prop([fc.constantFrom(...routes), payloadArb], { numRuns: 150 })('any body to any route: a 4xx problem, no pollution, state unchanged', async ([method, path], raw) => {
-    const before = await snapshot();
-    const r = await call(handler, method, path, { raw });
-    expect(r.status).toBeGreaterThanOrEqual(400);
-    expect(r.status).toBeLessThan(500);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(await snapshot()).toBe(before);
-  });
+  test.prop([fc.constantFrom(...routes), payloadArb], { numRuns: 150 })(
+    'any body to any route: a 4xx problem, no pollution, state unchanged',
+    async ([method, path], raw) => {
+      const before = await snapshot();
+      const r = await call(handler, method, path, { raw });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(await snapshot()).toBe(before);
+    },
+  );
 
   // Every route, with arbitrary path parameters, methods and query strings (no body).
-  const patterns = ['/transactions/$', '/events/transaction/$', '/consumer/users/$', '/business/users/$', '/rule-instances/$', '/rules/$', '/alerts/$', '/cases/$', '/lists/$', '/uploads/$', '/files/$', '/$', '/$/comments'];
+  const patterns = [
+    '/transactions/$',
+    '/events/transaction/$',
+    '/consumer/users/$',
+    '/business/users/$',
+    '/rule-instances/$',
+    '/rules/$',
+    '/alerts/$',
+    '/cases/$',
+    '/lists/$',
+    '/uploads/$',
+    '/files/$',
+    '/$',
+    '/$/comments',
+  ];
   test.prop(
     [
       fc.constantFrom(...patterns),

@@ -35,7 +35,10 @@ describe('matchSegments', () => {
 describe('findRoute', () => {
   const routes = createRoutes(() => ({}));
   it('finds the route of a path and its parameters; null for none', () => {
-    expect(findRoute(routes, ['rule-instances', 'ri-1'])).toMatchObject({ route: { pattern: '/rule-instances/{ruleInstanceId}' }, params: { ruleInstanceId: 'ri-1' } });
+    expect(findRoute(routes, ['rule-instances', 'ri-1'])).toMatchObject({
+      route: { pattern: '/rule-instances/{ruleInstanceId}' },
+      params: { ruleInstanceId: 'ri-1' },
+    });
     expect(findRoute(routes, ['users', 'u-1', 'comments'])?.route.pattern).toBe('/users/{userId}/comments');
     expect(findRoute(routes, ['nope'])).toBeNull();
   });
@@ -141,7 +144,13 @@ describe('createHttpHandler: the /t/<tenant> prefix of signed file URLs', () => 
 
   it('a signed upload URL issued for acme does not work under /t/globex', async () => {
     const slot = (await (
-      await multi(new Request('http://x/pre-signed-url', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'a.txt', fileSize: 3 }) }))
+      await multi(
+        new Request('http://x/pre-signed-url', {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: JSON.stringify({ filename: 'a.txt', fileSize: 3 }),
+        }),
+      )
     ).json()) as { url: string };
     // These engines have no publicBaseUrl, so the URL lacks the prefix; add it as `txmon serve` would.
     const path = new URL(slot.url, 'http://x').pathname + new URL(slot.url, 'http://x').search;

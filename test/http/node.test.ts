@@ -44,12 +44,19 @@ import {
 const KEY = 'node-key-0123456789abcdef';
 
 /** A raw request with {@link KEY} unless `options.key` says otherwise (`null`: none). */
-function request(method: string, path: string, options: { key?: string | null; type?: string; body?: string | Buffer; close?: boolean; extra?: string } = {}): RawRequest {
+function request(
+  method: string,
+  path: string,
+  options: { key?: string | null; type?: string; body?: string | Buffer; close?: boolean; extra?: string } = {},
+): RawRequest {
   return rawRequestOf(options.key === undefined ? KEY : options.key, method, path, options);
 }
 
 /** A server for a handler of the default engine and {@link KEY} (no per-address limit), with `options` over them. */
-async function listen(options: Partial<HttpHandlerOptions> = {}, serverOptions: Parameters<typeof createServer>[0] = {}): Promise<{ server: Server; port: number; url: string }> {
+async function listen(
+  options: Partial<HttpHandlerOptions> = {},
+  serverOptions: Parameters<typeof createServer>[0] = {},
+): Promise<{ server: Server; port: number; url: string }> {
   const handler = createHttpHandler({ engine: createEngine(), apiKeys: [KEY], unauthenticatedRateLimit: null, ...options } as HttpHandlerOptions);
   const server = createServer(serverOptions, toNodeListener(handler));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -82,13 +89,21 @@ describe('toNodeListener', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('serves the API over node:http (201, 401, 413 with a streamed body)', async () => {
-    const created = await fetch(`${url}/transactions`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(tx({ timestamp: T0 })) });
+    const created = await fetch(`${url}/transactions`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(tx({ timestamp: T0 })),
+    });
     expect(created.status).toBe(201);
     expect(((await created.json()) as { status: string }).status).toBe('ALLOW');
     const denied = await fetch(`${url}/rules`);
     expect(denied.status).toBe(401);
     expect(denied.headers.get('content-type')).toBe('application/problem+json');
-    const big = await fetch(`${url}/transactions`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: 'x'.repeat(2 * 1024 * 1024) });
+    const big = await fetch(`${url}/transactions`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
     expect(big.status).toBe(413);
   });
 });
@@ -139,7 +154,10 @@ describe('toNodeListener: request headers read the same values as headersDistinc
   const cases: [string, string[]][] = [
     ['plain', ['x-api-key: KEY', 'content-type: application/json']],
     ['upper and mixed case names', ['X-API-KEY: KEY', 'Content-TYPE: application/json']],
-    ['repeated with case variants and an empty value', ['X-API-KEY: one', 'x-api-key:', 'X-Api-Key: two', 'content-type: application/json', 'Content-Type: text/plain']],
+    [
+      'repeated with case variants and an empty value',
+      ['X-API-KEY: one', 'x-api-key:', 'X-Api-Key: two', 'content-type: application/json', 'Content-Type: text/plain'],
+    ],
     ['surrounding spaces and tabs', ['x-api-key: \t  KEY \t ', 'content-type:\tapplication/json ; charset=utf-8\t']],
     ['inner spaces and commas', ['x-api-key: a b, c', 'content-type: application/json, text/plain']],
     ['obs-text (Latin-1) bytes', ['x-api-key: K\u00e9Y\u00ff', 'content-type: application/\u00e9json']],
@@ -399,7 +417,10 @@ describe('toNodeListener: pipelined requests on one connection', () => {
       const last = kinds.health?.() as Case;
       last.req = request('GET', '/healthz', { key: null, close: true });
       const all = [...cases, last];
-      const result = await pipelined(port, all.map((c) => c.req));
+      const result = await pipelined(
+        port,
+        all.map((c) => c.req),
+      );
       expect(result.closed).toBe(true);
       expect(result.responses).toHaveLength(all.length);
       expect(result.rest.length).toBe(0);
@@ -410,7 +431,12 @@ describe('toNodeListener: pipelined requests on one connection', () => {
   it('a slow POST (body trickling in over several turns) is answered first, then the requests pipelined behind it', async () => {
     const t = txBody();
     const head = `POST /transactions HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(t.body)}\r\n\r\n`;
-    const tail = [request('GET', '/no-such-route'), request('GET', '/rules', { key: null }), request('HEAD', '/rules'), request('GET', '/healthz', { key: null, close: true })];
+    const tail = [
+      request('GET', '/no-such-route'),
+      request('GET', '/rules', { key: null }),
+      request('HEAD', '/rules'),
+      request('GET', '/healthz', { key: null, close: true }),
+    ];
     const parts = [head, t.body.slice(0, 10), t.body.slice(10, 40), t.body.slice(40) + tail.map((r) => r.text).join('')];
     const result = await exchange(port, parts, ['POST', ...tail.map((r) => r.method)], { gapMs: 25 });
     expect(result.responses.map((r) => r.status)).toEqual([201, 404, 401, 200, 200]);
@@ -422,7 +448,10 @@ describe('toNodeListener: pipelined requests on one connection', () => {
     const t = txBody();
     const slow = exchange(
       port,
-      [`POST /transactions HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(t.body)}\r\nConnection: close\r\n\r\n${t.body.slice(0, 5)}`, t.body.slice(5)],
+      [
+        `POST /transactions HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(t.body)}\r\nConnection: close\r\n\r\n${t.body.slice(0, 5)}`,
+        t.body.slice(5),
+      ],
       ['POST'],
       { gapMs: 400 },
     );
@@ -441,7 +470,11 @@ describe('toNodeListener: pipelined requests on one connection', () => {
     const conns = Array.from({ length: 120 }, () => txBody());
     const results = await Promise.all(
       conns.map((t) =>
-        pipelined(port, [request('POST', '/transactions', { type: 'application/json', body: t.body }), request('GET', '/transactions/seed-1'), request('GET', `/no/${t.id}`, { close: true })]),
+        pipelined(port, [
+          request('POST', '/transactions', { type: 'application/json', body: t.body }),
+          request('GET', '/transactions/seed-1'),
+          request('GET', `/no/${t.id}`, { close: true }),
+        ]),
       ),
     );
     results.forEach((result, i) => {
@@ -451,19 +484,34 @@ describe('toNodeListener: pipelined requests on one connection', () => {
       expect(result.rest.length).toBe(0);
     });
     // Each POST stored exactly once.
-    const check = await pipelined(port, [...conns.slice(0, 20).map((t) => request('GET', `/transactions/${t.id}`)), request('GET', '/healthz', { key: null, close: true })]);
+    const check = await pipelined(port, [
+      ...conns.slice(0, 20).map((t) => request('GET', `/transactions/${t.id}`)),
+      request('GET', '/healthz', { key: null, close: true }),
+    ]);
     expect(check.responses.slice(0, 20).map((r) => json(r).transactionId)).toEqual(conns.slice(0, 20).map((t) => t.id));
   });
 
   it('a large binary download (Uint8Array body) pipelined with HEAD and small responses arrives byte for byte', async () => {
     const bytes = randomBytes(1_500_000);
     const slot = (await (
-      await fetch(`${url}/pre-signed-url`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'big.bin', fileSize: bytes.length }) })
+      await fetch(`${url}/pre-signed-url`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ filename: 'big.bin', fileSize: bytes.length }),
+      })
     ).json()) as { url: string; key: string };
     // The upload itself pipelined between small requests.
-    const up = await pipelined(port, [request('GET', '/healthz', { key: null }), request('PUT', slot.url, { key: null, type: 'application/octet-stream', body: bytes }), request('GET', '/rules', { key: null, close: true })]);
+    const up = await pipelined(port, [
+      request('GET', '/healthz', { key: null }),
+      request('PUT', slot.url, { key: null, type: 'application/octet-stream', body: bytes }),
+      request('GET', '/rules', { key: null, close: true }),
+    ]);
     expect(up.responses.map((r) => r.status)).toEqual([200, 204, 401]);
-    await fetch(`${url}/consumer/users`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ userId: 'u-big', createdTimestamp: Date.UTC(2025, 0, 1) }) });
+    await fetch(`${url}/consumer/users`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: 'u-big', createdTimestamp: Date.UTC(2025, 0, 1) }),
+    });
     const comment = (await (
       await fetch(`${url}/users/u-big/comments`, {
         method: 'POST',
@@ -521,7 +569,11 @@ describe('toNodeListener: a 413 closes the connection after the responses before
     const chunk = 'y'.repeat(600);
     const body = `${(600).toString(16)}\r\n${chunk}\r\n`.repeat(4) + '0\r\n\r\n';
     const text = `POST /transactions HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${body}`;
-    const result = await exchange(port, [`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n${text}${request('GET', '/healthz', { key: null }).text}`], ['GET', 'POST', 'GET']);
+    const result = await exchange(
+      port,
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n${text}${request('GET', '/healthz', { key: null }).text}`],
+      ['GET', 'POST', 'GET'],
+    );
     expect(result.responses.map((r) => r.status)).toEqual([200, 413]);
     expect(result.responses[1]?.headers.connection).toBe('close');
     expect(result.rest.length).toBe(0);
@@ -638,7 +690,9 @@ describe('toNodeListener: a client gone before its batched response is written',
       const results = await Promise.all([
         pipelined(port, [request('GET', '/rules'), request('GET', '/healthz?drop', { key: null }), request('GET', '/healthz', { key: null, close: true })]),
         pipelined(port, [request('GET', '/healthz?drop', { key: null, close: true })]),
-        ...Array.from({ length: 10 }, () => pipelined(port, [request('GET', '/rules'), request('HEAD', '/rules'), request('GET', '/healthz', { key: null, close: true })])),
+        ...Array.from({ length: 10 }, () =>
+          pipelined(port, [request('GET', '/rules'), request('HEAD', '/rules'), request('GET', '/healthz', { key: null, close: true })]),
+        ),
       ]);
       expect(results[0]?.responses).toHaveLength(0);
       expect(results[0]?.rest.length).toBe(0);
@@ -669,7 +723,9 @@ describe('toNodeListener: a client gone before its batched response is written',
             s.on('error', () => resolve());
           }),
       );
-      const normal = Array.from({ length: 40 }, () => fetch(`${url}/rules`, { headers: { 'x-api-key': KEY } }).then(async (r) => [r.status, ((await r.json()) as unknown[]).length > 10]));
+      const normal = Array.from({ length: 40 }, () =>
+        fetch(`${url}/rules`, { headers: { 'x-api-key': KEY } }).then(async (r) => [r.status, ((await r.json()) as unknown[]).length > 10]),
+      );
       const [, statuses] = await Promise.all([Promise.all(resets), Promise.all(normal)]);
       expect(statuses.every(([s, ok]) => s === 200 && ok === true)).toBe(true);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -711,7 +767,6 @@ describe('toNodeListener: server.close() while responses are queued', () => {
     // No new connection is accepted.
     await expect(fetch(`${ctx.url}/healthz`)).rejects.toThrow();
   });
-
 });
 
 const servers: Server[] = [];
@@ -761,7 +816,9 @@ describe('createNodeServer', () => {
     const { port } = await start({ idleTimeoutMs: 300 });
     const client = rawClient(port);
     await client.connected;
-    client.socket.write(`POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"type":`);
+    client.socket.write(
+      `POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"type":`,
+    );
     await client.closed;
     expect(client.state.closed).toBe(true);
   });
@@ -821,7 +878,11 @@ describe('createNodeServer', () => {
       const client = rawClient(port);
       await client.connected;
       const size = 20_000_000;
-      await sendWithoutReading(client.socket, `POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`, size);
+      await sendWithoutReading(
+        client.socket,
+        `POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`,
+        size,
+      );
       await client.closed;
       expect(client.state.data.slice(0, 12)).toBe('HTTP/1.1 413');
       expect(client.state.data.toLowerCase()).toContain('connection: close');
@@ -843,7 +904,11 @@ describe('createNodeServer', () => {
 
     const forged = rawClient(port);
     await forged.connected;
-    await sendWithoutReading(forged.socket, `POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: wrong-key-0123456789\r\ncontent-type: application/json\r\ncontent-length: 20000000\r\n\r\n`, 20_000_000);
+    await sendWithoutReading(
+      forged.socket,
+      `POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: wrong-key-0123456789\r\ncontent-type: application/json\r\ncontent-length: 20000000\r\n\r\n`,
+      20_000_000,
+    );
     await forged.closed;
     expect(forged.state.data.slice(0, 12)).toBe('HTTP/1.1 401');
   });
@@ -960,7 +1025,14 @@ describe('toNodeListener: multi-byte response bodies and content-length', () => 
     const connection = keepAlive(port);
     try {
       const responses = [];
-      for (const request of [post('tx-é-1'), get('/transactions/tx-%C3%A9-1'), post('tx-😀-2'), get('/rule-instances'), get('/nope-%C3%BC'), get('/transactions/tx-%F0%9F%98%80-2')]) {
+      for (const request of [
+        post('tx-é-1'),
+        get('/transactions/tx-%C3%A9-1'),
+        post('tx-😀-2'),
+        get('/rule-instances'),
+        get('/nope-%C3%BC'),
+        get('/transactions/tx-%F0%9F%98%80-2'),
+      ]) {
         responses.push(await connection.send(request));
       }
       expect(responses.map((r) => r.status)).toEqual([201, 200, 201, 200, 404, 200]);

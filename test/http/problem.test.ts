@@ -49,7 +49,10 @@ describe('problemOf', () => {
   });
 
   it('adds the extra headers after the content type', () => {
-    expect(problemOf(new TxmonError('RATE_LIMITED', 'slow down'), { 'retry-after': '2' }).headers).toEqual({ 'content-type': 'application/problem+json', 'retry-after': '2' });
+    expect(problemOf(new TxmonError('RATE_LIMITED', 'slow down'), { 'retry-after': '2' }).headers).toEqual({
+      'content-type': 'application/problem+json',
+      'retry-after': '2',
+    });
   });
 });
 
@@ -76,7 +79,10 @@ describe('errorResponse', () => {
   });
 
   it('closes the connection after a 413 (the rest of the body is not read)', () => {
-    expect(errorResponse(new TxmonError('PAYLOAD_TOO_LARGE', 'too large'), 'POST').headers).toEqual({ 'content-type': 'application/problem+json', connection: 'close' });
+    expect(errorResponse(new TxmonError('PAYLOAD_TOO_LARGE', 'too large'), 'POST').headers).toEqual({
+      'content-type': 'application/problem+json',
+      connection: 'close',
+    });
   });
 });
 
@@ -89,8 +95,18 @@ describe('createHttpHandler: every error is problem+json, never a stack or a val
     { name: 'wrong method', send: () => call(handler, 'DELETE', '/transactions'), status: 405, code: 'METHOD_NOT_ALLOWED' },
     { name: 'not JSON', send: () => call(handler, 'POST', '/transactions', { raw: 'a=b', type: 'text/plain' }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'malformed JSON', send: () => call(handler, 'POST', '/transactions', { raw: '{"type": ' }), status: 400, code: 'MALFORMED_JSON' },
-    { name: 'body over the limit', send: () => call(handler, 'POST', '/transactions', { raw: JSON.stringify({ x: 'y'.repeat(5000) }) }), status: 413, code: 'PAYLOAD_TOO_LARGE' },
-    { name: 'schema violation', send: () => call(handler, 'POST', '/transactions', { body: { ...tx(), timestamp: 'secret-value-123' } }), status: 400, code: 'VALIDATION_FAILED' },
+    {
+      name: 'body over the limit',
+      send: () => call(handler, 'POST', '/transactions', { raw: JSON.stringify({ x: 'y'.repeat(5000) }) }),
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    },
+    {
+      name: 'schema violation',
+      send: () => call(handler, 'POST', '/transactions', { body: { ...tx(), timestamp: 'secret-value-123' } }),
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
     { name: 'unknown transaction', send: () => call(handler, 'GET', '/transactions/nope'), status: 404, code: 'TRANSACTION_NOT_FOUND' },
   ];
   it.each(rows)('$name → $status $code', async ({ send, status, code }) => {

@@ -79,7 +79,6 @@ describe('createHttpHandler: per API key', () => {
     }
   });
 
-
   it('Retry-After is whole seconds ≥ 1 and a token comes back after that many seconds', async () => {
     const clock = fixedClock();
     const handler = createHttpHandler({ engine: httpTestEngine(), apiKeys: [KEY], rateLimit: { requestsPerSecond: 0.4 }, clock });
@@ -95,13 +94,19 @@ describe('createHttpHandler: per API key', () => {
   it('unknown keys are 401 and do not consume the known key’s bucket', async () => {
     const clock = fixedClock();
     const handler = createHttpHandler({ engine: httpTestEngine(), apiKeys: [KEY], rateLimit: { requestsPerSecond: 1, burst: 1 }, clock });
-    for (let i = 0; i < 50; i++) expect((await handler(new Request('http://x/rules', { headers: { 'x-api-key': `other-key-${i}-0123456789` } }))).status).toBe(401);
+    for (let i = 0; i < 50; i++)
+      expect((await handler(new Request('http://x/rules', { headers: { 'x-api-key': `other-key-${i}-0123456789` } }))).status).toBe(401);
     expect((await handler(new Request('http://x/rules', { headers: { 'x-api-key': KEY } }))).status).toBe(200);
   });
 });
 
 describe('createHttpHandler: requests without valid credentials, per client address', () => {
-  const clock = { t: T0, now() { return this.t; } };
+  const clock = {
+    t: T0,
+    now() {
+      return this.t;
+    },
+  };
   const limited = createHttpHandler({
     engine: httpTestEngine(),
     apiKeys: [KEY_A],

@@ -205,7 +205,11 @@ export function rawRequestOf(
 
 /** All requests in one write (pipelined), the last one with `Connection: close`. */
 export function pipelined(port: number, requests: RawRequest[]): Promise<Exchange> {
-  return exchange(port, [Buffer.from(requests.map((r) => r.text).join(''), 'latin1')], requests.map((r) => r.method));
+  return exchange(
+    port,
+    [Buffer.from(requests.map((r) => r.text).join(''), 'latin1')],
+    requests.map((r) => r.method),
+  );
 }
 
 let txSeq = 0;

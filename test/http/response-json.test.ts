@@ -3,7 +3,17 @@ import { fc, test } from '@fast-check/vitest';
 import { stringifyBody } from '../../src/http/response-json.js';
 import { createEngine } from '../../src/index.js';
 
-const notHit = Object.freeze({ ruleInstanceId: 'r1', ruleId: 'R-2', ruleName: 'n', ruleDescription: 'd', ruleAction: 'FLAG', ruleHit: false, nature: 'AML', labels: Object.freeze([]), isShadow: false });
+const notHit = Object.freeze({
+  ruleInstanceId: 'r1',
+  ruleId: 'R-2',
+  ruleName: 'n',
+  ruleDescription: 'd',
+  ruleAction: 'FLAG',
+  ruleHit: false,
+  nature: 'AML',
+  labels: Object.freeze([]),
+  isShadow: false,
+});
 
 describe('stringifyBody', () => {
   test.prop([fc.jsonValue()])('equals JSON.stringify for any JSON value', (value) => {

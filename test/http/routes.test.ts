@@ -19,7 +19,7 @@ describe('actionOf and allowOf', () => {
     expect(actionOf(route('/transactions'), 'HEAD')).toBeUndefined();
   });
 
-  it('Allow lists the route\'s methods, and HEAD where it has GET', () => {
+  it("Allow lists the route's methods, and HEAD where it has GET", () => {
     expect(allowOf(route('/rule-instances/{ruleInstanceId}'))).toBe('GET, POST, DELETE, HEAD');
     expect(allowOf(route('/transactions'))).toBe('POST');
   });
@@ -48,7 +48,9 @@ describe('createRoutes: every route of the interface document answers through cr
   it('POST /events/transaction → 201; GET /events/transaction/{eventId}', async () => {
     const t = tx({ timestamp: T0 });
     await call(handler, 'POST', '/transactions', { body: t });
-    const ev = await call(handler, 'POST', '/events/transaction', { body: { transactionId: t.transactionId, eventId: 'ev-1', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' } });
+    const ev = await call(handler, 'POST', '/events/transaction', {
+      body: { transactionId: t.transactionId, eventId: 'ev-1', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' },
+    });
     expect(ev.status).toBe(201);
     expect((await call(handler, 'GET', '/events/transaction/ev-1')).status).toBe(200);
   });
@@ -83,7 +85,9 @@ describe('createRoutes: every route of the interface document answers through cr
   });
 
   it('alerts and cases from a hit, comments on user, case and alert (201)', async () => {
-    await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 } }, alertCreationOnHit: true } });
+    await call(handler, 'POST', '/rule-instances', {
+      body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1 } }, alertCreationOnHit: true },
+    });
     const hit = await json(await call(handler, 'POST', '/transactions', { body: tx({ timestamp: T0, originUserId: 'hit-user' }) }));
     expect(hit.status).toBe('SUSPEND');
     // The API has no alert listing route: the ids come from the engine.
@@ -102,7 +106,9 @@ describe('createRoutes: every route of the interface document answers through cr
     const put = await handler(new Request(`${ORIGIN}${slot.url}`, { method: 'PUT', body: 'hello', headers: { 'content-type': 'application/octet-stream' } }));
     expect(put.status).toBe(204);
     await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-up', createdTimestamp: T0 } });
-    const comment = (await json(await call(handler, 'POST', '/users/u-up/comments', { body: { body: 'KYC doc', files: [{ s3Key: slot.key, filename: 'id.pdf', size: 5 }] } }))) as {
+    const comment = (await json(
+      await call(handler, 'POST', '/users/u-up/comments', { body: { body: 'KYC doc', files: [{ s3Key: slot.key, filename: 'id.pdf', size: 5 }] } }),
+    )) as {
       files: { downloadLink: string }[];
     };
     const link = comment.files[0]?.downloadLink as string;
@@ -152,7 +158,13 @@ describe('methods over node:http and fetch', () => {
 
   it('a 204 has no content-type and no body on both paths', async () => {
     const putList = () =>
-      handler(new Request('http://x/lists/none', { method: 'PUT', headers: { 'x-api-key': KEY_A, 'content-type': 'application/json' }, body: JSON.stringify({ listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] }) }));
+      handler(
+        new Request('http://x/lists/none', {
+          method: 'PUT',
+          headers: { 'x-api-key': KEY_A, 'content-type': 'application/json' },
+          body: JSON.stringify({ listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] }),
+        }),
+      );
     expect((await putList()).status).toBe(200);
     const viaNode = await sendRaw(port, `DELETE /lists/none HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY_A}\r\nConnection: close\r\n\r\n`);
     expect(statusOf(viaNode)).toBe(204);
@@ -210,7 +222,9 @@ describe('createRoutes: the signed upload route', () => {
     const slot = await slotOf(3);
     expect((await put(slot.url, new Uint8Array([1, 2, 3]))).status).toBe(204);
     await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-evidence', createdTimestamp: T0 } });
-    const comment = await call(handler, 'POST', '/users/u-evidence/comments', { body: { body: 'statement', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    const comment = await call(handler, 'POST', '/users/u-evidence/comments', {
+      body: { body: 'statement', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] },
+    });
     expect(comment.status).toBe(201);
     const again = await put(slot.url, new Uint8Array([9, 9, 9]));
     expect(again.status).toBe(409);
@@ -221,11 +235,15 @@ describe('createRoutes: the signed upload route', () => {
   it("refuses a comment whose file entry does not match the stored file's size, or names a file not uploaded yet", async () => {
     const slot = await slotOf(3);
     await call(handler, 'POST', '/consumer/users', { body: { userId: 'u-size', createdTimestamp: T0 } });
-    const early = await call(handler, 'POST', '/users/u-size/comments', { body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    const early = await call(handler, 'POST', '/users/u-size/comments', {
+      body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] },
+    });
     expect(early.status).toBe(400);
     expect((await json(early)).errors).toEqual([expect.objectContaining({ path: '/files/0/s3Key', code: 'not-uploaded' })]);
     await put(slot.url, new Uint8Array([1, 2]));
-    const wrong = await call(handler, 'POST', '/users/u-size/comments', { body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] } });
+    const wrong = await call(handler, 'POST', '/users/u-size/comments', {
+      body: { body: 'x', files: [{ s3Key: slot.key, filename: 'evidence.pdf', size: 3 }] },
+    });
     expect(wrong.status).toBe(400);
     expect((await json(wrong)).errors).toEqual([expect.objectContaining({ path: '/files/0/size', code: 'size-mismatch' })]);
   });

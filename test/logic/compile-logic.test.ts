@@ -60,7 +60,12 @@ describe('compileLogic', () => {
       data: tx({ originAmountDetails: { country: 'KP' } }),
       expected: true,
     },
-    { name: 'in: substring of a string', expression: { in: ['gift', { var: 'transaction.reference' }] }, data: tx({ reference: 'a gift card' }), expected: true },
+    {
+      name: 'in: substring of a string',
+      expression: { in: ['gift', { var: 'transaction.reference' }] },
+      data: tx({ reference: 'a gift card' }),
+      expected: true,
+    },
     {
       name: 'and: amount above and country listed',
       expression: { and: [{ '>': [{ var: AMOUNT }, 500] }, { in: [{ var: 'transaction.originAmountDetails.country' }, EU] }] },
@@ -82,34 +87,89 @@ describe('compileLogic', () => {
     { name: 'missing: all present', expression: { '!': { missing: ['transaction.a', 'transaction.b'] } }, data: tx({ a: 1, b: 0 }), expected: true },
     { name: "missing: one field ''", expression: { '!': { missing: ['transaction.a', 'transaction.b'] } }, data: tx({ a: 1, b: '' }), expected: false },
     { name: 'missing: one field absent', expression: { missing: [['transaction.a', 'transaction.b']] }, data: tx({ a: 1 }), expected: true },
-    { name: 'missing_some: 1 of 2 present is enough', expression: { '!': { missing_some: [1, ['transaction.a', 'transaction.b']] } }, data: tx({ b: 'x' }), expected: true },
+    {
+      name: 'missing_some: 1 of 2 present is enough',
+      expression: { '!': { missing_some: [1, ['transaction.a', 'transaction.b']] } },
+      data: tx({ b: 'x' }),
+      expected: true,
+    },
     { name: 'var default used when absent', expression: { '==': [{ var: ['transaction.nope', 5] }, 5] }, data: tx({}), expected: true },
     { name: 'var default not used for null', expression: { '===': [{ var: ['transaction.x', 5] }, null] }, data: tx({ x: null }), expected: true },
-    { name: 'agg: declared aggregation variable', expression: { '>': [{ var: 'agg.count24h' }, 3] }, data: { transaction: {}, agg: { count24h: 4 } }, expected: true },
-    { name: 'originUser: reads the sender', expression: { '==': [{ var: 'originUser.type' }, 'BUSINESS'] }, data: { transaction: {}, originUser: { type: 'BUSINESS' } }, expected: true },
-    { name: 'some: a tag matches (element-relative var)', expression: { some: [{ var: 'transaction.tags' }, { '==': [{ var: 'key' }, 'risk'] }] }, data: tx({ tags }), expected: true },
+    {
+      name: 'agg: declared aggregation variable',
+      expression: { '>': [{ var: 'agg.count24h' }, 3] },
+      data: { transaction: {}, agg: { count24h: 4 } },
+      expected: true,
+    },
+    {
+      name: 'originUser: reads the sender',
+      expression: { '==': [{ var: 'originUser.type' }, 'BUSINESS'] },
+      data: { transaction: {}, originUser: { type: 'BUSINESS' } },
+      expected: true,
+    },
+    {
+      name: 'some: a tag matches (element-relative var)',
+      expression: { some: [{ var: 'transaction.tags' }, { '==': [{ var: 'key' }, 'risk'] }] },
+      data: tx({ tags }),
+      expected: true,
+    },
     { name: 'all: of an empty array is false', expression: { all: [{ var: 'transaction.tags' }, true] }, data: tx({ tags: [] }), expected: false },
-    { name: 'none: no tag matches', expression: { none: [{ var: 'transaction.tags' }, { '==': [{ var: 'value' }, 'low'] }] }, data: tx({ tags }), expected: true },
+    {
+      name: 'none: no tag matches',
+      expression: { none: [{ var: 'transaction.tags' }, { '==': [{ var: 'value' }, 'low'] }] },
+      data: tx({ tags }),
+      expected: true,
+    },
     {
       name: 'reduce: sum over items',
       expression: { '==': [{ reduce: [{ var: 'transaction.items' }, { '+': [{ var: 'current.n' }, { var: 'accumulator' }] }, 0] }, 6] },
       data: tx({ items: [{ n: 1 }, { n: 2 }, { n: 3 }] }),
       expected: true,
     },
-    { name: 'filter + map + merge', expression: { in: [3, { merge: [{ map: [{ filter: [[1, 2, 3], { '>': [{ var: '' }, 1] }] }, { var: '' }] }] }] }, data: tx({}), expected: true },
+    {
+      name: 'filter + map + merge',
+      expression: { in: [3, { merge: [{ map: [{ filter: [[1, 2, 3], { '>': [{ var: '' }, 1] }] }, { var: '' }] }] }] },
+      data: tx({}),
+      expected: true,
+    },
     { name: 'if: else branch', expression: { if: [{ var: 'transaction.a' }, false, true] }, data: tx({ a: 0 }), expected: true },
-    { name: 'cat and substr', expression: { '==': [{ substr: [{ cat: [{ var: 'transaction.a' }, '-', 'x'] }, -2] }, '-x'] }, data: tx({ a: 'ab' }), expected: true },
+    {
+      name: 'cat and substr',
+      expression: { '==': [{ substr: [{ cat: [{ var: 'transaction.a' }, '-', 'x'] }, -2] }, '-x'] },
+      data: tx({ a: 'ab' }),
+      expected: true,
+    },
     { name: 'substr with a negative length cuts from the end', expression: { '==': [{ substr: ['abcdef', 1, -2] }, 'bcd'] }, data: tx({}), expected: true },
-    { name: 'an own property holding undefined reads as absent', expression: { '==': [{ var: ['transaction.x', 7] }, 7] }, data: tx({ x: undefined }), expected: true },
+    {
+      name: 'an own property holding undefined reads as absent',
+      expression: { '==': [{ var: ['transaction.x', 7] }, 7] },
+      data: tx({ x: undefined }),
+      expected: true,
+    },
     { name: 'empty array result is falsy', expression: { merge: [] }, data: tx({}), expected: false },
-    { name: 'own length of a string is readable', expression: { '==': [{ var: 'transaction.type.length' }, 8] }, data: tx({ type: 'TRANSFER' }), expected: true },
+    {
+      name: 'own length of a string is readable',
+      expression: { '==': [{ var: 'transaction.type.length' }, 8] },
+      data: tx({ type: 'TRANSFER' }),
+      expected: true,
+    },
     // Deviation from json-logic-js: inherited properties are not data.
     { name: 'inherited Object.prototype name reads as absent', expression: { '===': [{ var: 'transaction.toString' }, null] }, data: tx({}), expected: true },
     { name: 'inherited Array.prototype name reads as absent', expression: { '!': { var: 'transaction.tags.map' } }, data: tx({ tags }), expected: true },
-    { name: 'own field named like a prototype method is read', expression: { '==': [{ var: 'transaction.meta.toString' }, 'x'] }, data: tx({ meta: { toString: 'x' } }), expected: true },
+    {
+      name: 'own field named like a prototype method is read',
+      expression: { '==': [{ var: 'transaction.meta.toString' }, 'x'] },
+      data: tx({ meta: { toString: 'x' } }),
+      expected: true,
+    },
     // json-logic-js throws here; defined as false.
     { name: 'a throwing operation counts as false (* without arguments)', expression: { '!': { '*': [] } }, data: tx({}), expected: false },
-    { name: 'a throwing operation counts as false (in on an object with indexOf)', expression: { '!': { in: ['a', { var: 'transaction.o' }] } }, data: tx({ o: { indexOf: 1 } }), expected: false },
+    {
+      name: 'a throwing operation counts as false (in on an object with indexOf)',
+      expression: { '!': { in: ['a', { var: 'transaction.o' }] } },
+      data: tx({ o: { indexOf: 1 } }),
+      expected: false,
+    },
     {
       name: 'an exponential reduce stops at the work budget and counts as false',
       expression: { '!!': { reduce: [{ var: 'transaction.tags' }, { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] } },
@@ -124,31 +184,73 @@ describe('compileLogic', () => {
   const deep = (levels: number): unknown => nest(levels, true);
   const wide = (args: number): unknown => ({ '+': Array.from({ length: args }, () => 1) });
   const invalid: { name: string; expression: unknown; options?: CompileLogicOptions; expected: { path: string; code: string }[] }[] = [
-    { name: 'method operator', expression: { and: [true, { method: [{ var: 'transaction.type' }, 'toUpperCase'] }] }, expected: [{ path: '/logic/and/1', code: 'unknown-operator' }] },
+    {
+      name: 'method operator',
+      expression: { and: [true, { method: [{ var: 'transaction.type' }, 'toUpperCase'] }] },
+      expected: [{ path: '/logic/and/1', code: 'unknown-operator' }],
+    },
     { name: 'log operator', expression: { log: 1 }, expected: [{ path: '/logic', code: 'unknown-operator' }] },
     { name: 'unknown operator', expression: { or: [{ regex: ['a', 'b'] }] }, expected: [{ path: '/logic/or/0', code: 'unknown-operator' }] },
     { name: 'dotted operator (json-logic-js sub-operations)', expression: { 'Math.max': [1, 2] }, expected: [{ path: '/logic', code: 'unknown-operator' }] },
     { name: '__proto__ as an operator', expression: JSON.parse('{"__proto__": [1]}'), expected: [{ path: '/logic', code: 'unknown-operator' }] },
     { name: 'dynamic var path', expression: { var: { cat: ['trans', 'action.type'] } }, expected: [{ path: '/logic/var', code: 'dynamic-var' }] },
-    { name: 'dynamic var default', expression: { var: ['transaction.a', { var: 'transaction.b' }] }, expected: [{ path: '/logic/var/1', code: 'dynamic-var' }] },
+    {
+      name: 'dynamic var default',
+      expression: { var: ['transaction.a', { var: 'transaction.b' }] },
+      expected: [{ path: '/logic/var/1', code: 'dynamic-var' }],
+    },
     { name: 'var with three arguments', expression: { var: ['transaction.a', 1, 2] }, expected: [{ path: '/logic/var', code: 'dynamic-var' }] },
     { name: 'var path of the wrong type', expression: { var: true }, expected: [{ path: '/logic/var', code: 'dynamic-var' }] },
     { name: 'dynamic missing key', expression: { missing: { var: 'transaction.keys' } }, expected: [{ path: '/logic/missing', code: 'dynamic-var' }] },
-    { name: 'dynamic missing_some paths', expression: { missing_some: [1, { merge: ['transaction.a'] }] }, expected: [{ path: '/logic/missing_some/1', code: 'dynamic-var' }] },
+    {
+      name: 'dynamic missing_some paths',
+      expression: { missing_some: [1, { merge: ['transaction.a'] }] },
+      expected: [{ path: '/logic/missing_some/1', code: 'dynamic-var' }],
+    },
     { name: 'missing_some without a path list', expression: { missing_some: 1 }, expected: [{ path: '/logic/missing_some', code: 'invalid-node' }] },
     { name: 'unknown root', expression: { '>': [{ var: 'user.age' }, 18] }, expected: [{ path: '/logic/>/0/var', code: 'unknown-variable' }] },
     { name: 'empty path at the top level', expression: { var: '' }, expected: [{ path: '/logic/var', code: 'unknown-variable' }] },
     { name: 'numeric path at the top level', expression: { var: 0 }, expected: [{ path: '/logic/var', code: 'unknown-variable' }] },
     { name: 'unknown agg key', expression: { '>': [{ var: 'agg.count7d' }, 1] }, expected: [{ path: '/logic/>/0/var', code: 'unknown-variable' }] },
     { name: 'bare agg', expression: { var: 'agg' }, expected: [{ path: '/logic/var', code: 'unknown-variable' }] },
-    { name: 'agg without declared keys', expression: { var: 'agg.count24h' }, options: { basePath: '/logic' }, expected: [{ path: '/logic/var', code: 'unknown-variable' }] },
-    { name: 'root not allowed by options.roots', expression: { var: 'originUser.type' }, options: { basePath: '/f', roots: ['transaction'] }, expected: [{ path: '/f/var', code: 'unknown-variable' }] },
-    { name: 'reduce body path outside current/accumulator', expression: { reduce: [{ var: 'transaction.items' }, { var: 'n' }, 0] }, expected: [{ path: '/logic/reduce/1/var', code: 'unknown-variable' }] },
-    { name: 'missing path with an unknown root', expression: { missing: ['transaction.a', 'txn.b'] }, expected: [{ path: '/logic/missing/1', code: 'unknown-variable' }] },
+    {
+      name: 'agg without declared keys',
+      expression: { var: 'agg.count24h' },
+      options: { basePath: '/logic' },
+      expected: [{ path: '/logic/var', code: 'unknown-variable' }],
+    },
+    {
+      name: 'root not allowed by options.roots',
+      expression: { var: 'originUser.type' },
+      options: { basePath: '/f', roots: ['transaction'] },
+      expected: [{ path: '/f/var', code: 'unknown-variable' }],
+    },
+    {
+      name: 'reduce body path outside current/accumulator',
+      expression: { reduce: [{ var: 'transaction.items' }, { var: 'n' }, 0] },
+      expected: [{ path: '/logic/reduce/1/var', code: 'unknown-variable' }],
+    },
+    {
+      name: 'missing path with an unknown root',
+      expression: { missing: ['transaction.a', 'txn.b'] },
+      expected: [{ path: '/logic/missing/1', code: 'unknown-variable' }],
+    },
     { name: '__proto__ path segment', expression: { var: 'transaction.__proto__.polluted' }, expected: [{ path: '/logic/var', code: 'forbidden-key' }] },
-    { name: 'constructor inside an array-op body', expression: { some: [{ var: 'transaction.tags' }, { var: 'constructor.name' }] }, expected: [{ path: '/logic/some/1/var', code: 'forbidden-key' }] },
-    { name: 'prototype in a missing argument', expression: { missing: ['transaction.prototype'] }, expected: [{ path: '/logic/missing/0', code: 'forbidden-key' }] },
-    { name: 'forbidden key in missing_some', expression: { missing_some: [1, ['transaction.a.__proto__']] }, expected: [{ path: '/logic/missing_some/1/0', code: 'forbidden-key' }] },
+    {
+      name: 'constructor inside an array-op body',
+      expression: { some: [{ var: 'transaction.tags' }, { var: 'constructor.name' }] },
+      expected: [{ path: '/logic/some/1/var', code: 'forbidden-key' }],
+    },
+    {
+      name: 'prototype in a missing argument',
+      expression: { missing: ['transaction.prototype'] },
+      expected: [{ path: '/logic/missing/0', code: 'forbidden-key' }],
+    },
+    {
+      name: 'forbidden key in missing_some',
+      expression: { missing_some: [1, ['transaction.a.__proto__']] },
+      expected: [{ path: '/logic/missing_some/1/0', code: 'forbidden-key' }],
+    },
     { name: 'empty object', expression: { and: [{}] }, expected: [{ path: '/logic/and/0', code: 'invalid-node' }] },
     { name: 'object with two keys', expression: { '==': [{ a: 1, b: 2 }, 1] }, expected: [{ path: '/logic/==/0', code: 'invalid-node' }] },
     { name: 'function value', expression: { '==': [() => 1, 1] }, expected: [{ path: '/logic/==/0', code: 'invalid-node' }] },
@@ -156,10 +258,22 @@ describe('compileLogic', () => {
     { name: 'undefined at the root', expression: undefined, expected: [{ path: '/logic', code: 'invalid-node' }] },
     { name: 'Date object', expression: { '==': [new Date(0), 1] }, expected: [{ path: '/logic/==/0', code: 'invalid-node' }] },
     { name: 'sparse array', expression: { '==': [[1, , 2], 1] }, expected: [{ path: '/logic/==/0/1', code: 'invalid-node' }] },
-    { name: 'operator keys are escaped in pointers', expression: { '/': [{ var: 'x' }, 1] }, expected: [{ path: '/logic/~1/0/var', code: 'unknown-variable' }] },
+    {
+      name: 'operator keys are escaped in pointers',
+      expression: { '/': [{ var: 'x' }, 1] },
+      expected: [{ path: '/logic/~1/0/var', code: 'unknown-variable' }],
+    },
     { name: 'depth 33 is too deep', expression: deep(33), expected: [{ path: `/logic${'/!'.repeat(33)}`, code: 'too-complex' }] },
     { name: 'node 1001 is too many', expression: wide(999), expected: [{ path: '/logic/+/998', code: 'too-complex' }] },
-    { name: 'a cyclic object stops at the depth limit', expression: (() => { const a: unknown[] = []; a.push({ '!': a }); return a; })(), expected: [{ path: `/logic${'/0/!'.repeat(16)}/0`, code: 'too-complex' }] },
+    {
+      name: 'a cyclic object stops at the depth limit',
+      expression: (() => {
+        const a: unknown[] = [];
+        a.push({ '!': a });
+        return a;
+      })(),
+      expected: [{ path: `/logic${'/0/!'.repeat(16)}/0`, code: 'too-complex' }],
+    },
     {
       name: 'several problems are all reported',
       expression: { and: [{ method: [] }, { var: 'who' }, { var: 'transaction.constructor' }] },
@@ -243,9 +357,7 @@ describe('compileLogic', () => {
   });
 
   test('rejects malformed options with VALIDATION_FAILED', () => {
-    expect(() => compileLogic(true, { basePath: '/logic', maxWork: 0 })).toThrow(
-      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
-    );
+    expect(() => compileLogic(true, { basePath: '/logic', maxWork: 0 })).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
   });
 });
 
@@ -272,7 +384,33 @@ const ARRAY_SOURCES: Record<Scope, readonly string[]> = {
   element: ['', 'value'],
   reduce: ['current', 'accumulator'],
 };
-const VALUE_OPERATORS = ['==', '===', '!=', '!==', '>', '>=', '<', '<=', '%', '+', '-', '*', '/', 'min', 'max', 'cat', 'substr', 'merge', 'in', 'and', 'or', 'if', '?:', '!', '!!'];
+const VALUE_OPERATORS = [
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  '%',
+  '+',
+  '-',
+  '*',
+  '/',
+  'min',
+  'max',
+  'cat',
+  'substr',
+  'merge',
+  'in',
+  'and',
+  'or',
+  'if',
+  '?:',
+  '!',
+  '!!',
+];
 
 const scalar = fc.oneof(
   fc.integer({ min: -3, max: 12 }),
@@ -287,7 +425,10 @@ const expressions = fc.letrec<Record<Scope, unknown>>((tie) => {
   const build = (scope: Scope): fc.Arbitrary<unknown> => {
     const self = tie(scope);
     const path = fc.constantFrom(...PATHS[scope]);
-    const source = fc.oneof(fc.constantFrom(...ARRAY_SOURCES[scope]).map((p) => ({ var: p })), self);
+    const source = fc.oneof(
+      fc.constantFrom(...ARRAY_SOURCES[scope]).map((p) => ({ var: p })),
+      self,
+    );
     return fc.oneof(
       { depthIdentifier, maxDepth: 4, depthSize: 'small' },
       scalar,
@@ -299,7 +440,9 @@ const expressions = fc.letrec<Record<Scope, unknown>>((tie) => {
       fc.tuple(self, fc.subarray([...PATHS[scope]])).map(([need, keys]) => ({ missing_some: [need, keys] })),
       fc.tuple(self, fc.array(scalar, { maxLength: 10 })).map(([needle, list]) => ({ in: [needle, list] })),
       fc.tuple(fc.constantFrom('map', 'filter', 'all', 'none', 'some'), source, tie('element')).map(([op, src, body]) => ({ [op]: [src, body] })),
-      fc.tuple(source, tie('reduce'), fc.option(self, { nil: undefined })).map(([src, body, init]) => ({ reduce: init === undefined ? [src, body] : [src, body, init] })),
+      fc
+        .tuple(source, tie('reduce'), fc.option(self, { nil: undefined }))
+        .map(([src, body, init]) => ({ reduce: init === undefined ? [src, body] : [src, body, init] })),
       fc.array(self, { maxLength: 3 }),
     );
   };
@@ -332,7 +475,10 @@ const operatorShaped = fc.letrec<{ node: unknown }>((tie) => ({
     { depthSize: 'small', maxDepth: 5 },
     fc.jsonValue({ maxDepth: 2 }),
     fc
-      .tuple(fc.constantFrom(...LOGIC_OPERATORS, 'method', 'log', 'a.b', '__proto__', 'constructor', 'toString'), fc.oneof(tie('node'), fc.array(tie('node'), { maxLength: 4 })))
+      .tuple(
+        fc.constantFrom(...LOGIC_OPERATORS, 'method', 'log', 'a.b', '__proto__', 'constructor', 'toString'),
+        fc.oneof(tie('node'), fc.array(tie('node'), { maxLength: 4 })),
+      )
       .map(([op, args]) => Object.defineProperty({}, op, { value: args, enumerable: true, writable: true, configurable: true })),
     fc.constantFrom('transaction.a', 'agg.count24h', 'transaction.__proto__', 'x', '').map((p) => ({ var: p })),
   ),
@@ -359,20 +505,17 @@ describe('properties', () => {
     },
   );
 
-  test.prop([fc.oneof(expressions, operatorShaped), logicData])(
-    'evaluate returns a boolean, never throws and never mutates the data',
-    (expression, data) => {
-      let compiled;
-      try {
-        compiled = compileLogic(expression, options);
-      } catch {
-        return;
-      }
-      const before = JSON.stringify(data);
-      expect(typeof compiled.evaluate(data)).toBe('boolean');
-      expect(JSON.stringify(data)).toBe(before);
-    },
-  );
+  test.prop([fc.oneof(expressions, operatorShaped), logicData])('evaluate returns a boolean, never throws and never mutates the data', (expression, data) => {
+    let compiled;
+    try {
+      compiled = compileLogic(expression, options);
+    } catch {
+      return;
+    }
+    const before = JSON.stringify(data);
+    expect(typeof compiled.evaluate(data)).toBe('boolean');
+    expect(JSON.stringify(data)).toBe(before);
+  });
 
   test.prop([expressions, logicData], { numRuns: 1000 })(
     'evaluate agrees with json-logic-js apply truthiness (a throw counting as false)',
@@ -392,7 +535,12 @@ describe('containsText', () => {
   // Periodic needles and haystacks (runs of one letter with one odd letter) are the inputs that
   // make a naive or Boyer-Moore-Horspool search quadratic.
   const periodic = fc
-    .tuple(fc.constantFrom('a', 'ab', 'aab', '\u0101', '\u{1F600}'), fc.integer({ min: 0, max: 80 }), fc.constantFrom('', 'b', 'c', 'a'), fc.integer({ min: 0, max: 80 }))
+    .tuple(
+      fc.constantFrom('a', 'ab', 'aab', '\u0101', '\u{1F600}'),
+      fc.integer({ min: 0, max: 80 }),
+      fc.constantFrom('', 'b', 'c', 'a'),
+      fc.integer({ min: 0, max: 80 }),
+    )
     .map(([unit, before, odd, after]) => unit.repeat(before) + odd + unit.repeat(after));
   const text = fc.oneof(periodic, fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 60 }));
 

@@ -121,7 +121,10 @@ const consumer = (userId: string, firstName: string, lastName: string): Flagrigh
   userDetails: { name: { firstName, lastName }, dateOfBirth: '1990-12-10', countryOfResidence: 'DE', countryOfNationality: 'GB', gender: 'F' },
   userStateDetails: { state: 'ACTIVE' },
   kycStatusDetails: { status: 'SUCCESSFUL' },
-  contactDetails: { emailIds: [`${userId}@example.com`], addresses: [{ addressLines: ['Unter den Linden 1'], city: 'Berlin', country: 'DE', postcode: '10117' }] },
+  contactDetails: {
+    emailIds: [`${userId}@example.com`],
+    addresses: [{ addressLines: ['Unter den Linden 1'], city: 'Berlin', country: 'DE', postcode: '10117' }],
+  },
   tags: [{ key: 'segment', value: 'retail' }],
 });
 
@@ -165,7 +168,12 @@ describe('transactions.verify', () => {
   const cases: { name: string; transactionId: string; amount: number; expected: { status: Flagright.RuleAction; hit: boolean } }[] = [
     { name: 'an amount at the threshold hits R-2 and suspends', transactionId: 'sdk-tx-at', amount: THRESHOLD_EUR, expected: { status: 'SUSPEND', hit: true } },
     { name: 'an amount above the threshold hits R-2 and suspends', transactionId: 'sdk-tx-above', amount: 2500.5, expected: { status: 'SUSPEND', hit: true } },
-    { name: 'an amount just below the threshold is allowed', transactionId: 'sdk-tx-below', amount: THRESHOLD_EUR - 0.01, expected: { status: 'ALLOW', hit: false } },
+    {
+      name: 'an amount just below the threshold is allowed',
+      transactionId: 'sdk-tx-below',
+      amount: THRESHOLD_EUR - 0.01,
+      expected: { status: 'ALLOW', hit: false },
+    },
   ];
 
   it.each(cases)('$name', async ({ transactionId, amount, expected }) => {
@@ -192,7 +200,11 @@ describe('transactions.verify', () => {
   });
 
   it('accepts the validate*UserId query flags for known users', async () => {
-    const result = await client.transactions.verify({ validateOriginUserId: 'true', validateDestinationUserId: 'true', body: transfer('sdk-tx-validated', 10) });
+    const result = await client.transactions.verify({
+      validateOriginUserId: 'true',
+      validateDestinationUserId: 'true',
+      body: transfer('sdk-tx-validated', 10),
+    });
     expect(result).toMatchObject({ transactionId: 'sdk-tx-validated', status: 'ALLOW' });
   });
 });
@@ -222,7 +234,10 @@ describe('transactions.get', () => {
   it('the SDK sent, and the server returns, the wire names IBAN, BIC, 3dsDone and MCC', async () => {
     // Had the SDK's renaming not reached the server, the parsed result above could still look right
     // (unknown keys pass through), so the wire body is checked directly.
-    const raw = (await (await fetch(`${main?.url}/transactions/sdk-tx-get`, { headers: { 'x-api-key': KEY } })).json()) as Record<string, Record<string, unknown>>;
+    const raw = (await (await fetch(`${main?.url}/transactions/sdk-tx-get`, { headers: { 'x-api-key': KEY } })).json()) as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(raw.originPaymentDetails).toMatchObject({ IBAN: 'DE89370400440532013000', BIC: 'COBADEFFXXX' });
     expect(raw.originPaymentDetails).not.toHaveProperty('iban');
     expect(raw.destinationPaymentDetails).toMatchObject({ '3dsDone': true, merchantDetails: { MCC: '5411' } });
@@ -258,7 +273,12 @@ describe('transactionEvents.create', () => {
 
   it('replays an identical event without a conflict', async () => {
     await client.transactions.verify({ body: transfer('sdk-tx-event-replay', 50) });
-    const event: Flagright.TransactionEvent = { transactionId: 'sdk-tx-event-replay', eventId: 'sdk-ev-replay', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' };
+    const event: Flagright.TransactionEvent = {
+      transactionId: 'sdk-tx-event-replay',
+      eventId: 'sdk-ev-replay',
+      timestamp: T0 + 1,
+      transactionState: 'SUCCESSFUL',
+    };
     const first = await client.transactionEvents.create(event);
     const second = await client.transactionEvents.create(event);
     expect(second.eventId).toBe(first.eventId);
@@ -335,7 +355,11 @@ describe('typed errors: 401 → UnauthorizedError', () => {
   const cases: { name: string; call: () => Promise<unknown> }[] = [
     { name: 'transactions.verify', call: () => wrongKeyClient.transactions.verify({ body: transfer('sdk-tx-unauthorized', 10) }) },
     { name: 'transactions.get', call: () => wrongKeyClient.transactions.get('sdk-tx-get') },
-    { name: 'transactionEvents.create', call: () => wrongKeyClient.transactionEvents.create({ transactionId: 'sdk-tx-get', eventId: 'sdk-ev-x', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' }) },
+    {
+      name: 'transactionEvents.create',
+      call: () =>
+        wrongKeyClient.transactionEvents.create({ transactionId: 'sdk-tx-get', eventId: 'sdk-ev-x', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' }),
+    },
     { name: 'transactionEvents.get', call: () => wrongKeyClient.transactionEvents.get('sdk-ev-get') },
     { name: 'consumerUsers.create', call: () => wrongKeyClient.consumerUsers.create({ body: consumer('sdk-user-intruder', 'Eve', 'Mallory') }) },
   ];

@@ -29,7 +29,11 @@ describe('txmon serve: lifecycle', () => {
 
   it('prints a generated key once, logs one line per request without payload values, and exits 0 on SIGTERM after in-flight requests', async () => {
     expect(existsSync(cli), 'dist/cli.js is missing: run `npm run build` (npm test builds first)').toBe(true);
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { cwd: freshDirectory(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TXMON_API_KEYS: '', TXMON_STORE: '' } });
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
+      cwd: freshDirectory(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TXMON_API_KEYS: '', TXMON_STORE: '' },
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -56,7 +60,11 @@ describe('txmon serve: lifecycle', () => {
     expect(r.status).toBe(201);
     // An upload whose body is still streaming when SIGTERM arrives must complete.
     const slot = (await (
-      await fetch(`${url}/pre-signed-url`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'a.txt', fileSize: 10 }) })
+      await fetch(`${url}/pre-signed-url`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ filename: 'a.txt', fileSize: 10 }),
+      })
     ).json()) as { url: string };
     let push!: (chunk: string | null) => void;
     const body = new ReadableStream<Uint8Array>({
@@ -135,7 +143,6 @@ function waitFor(condition: () => boolean, ms = 25_000): Promise<void> {
   });
 }
 
-
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
   // A child left running by a failed test.
@@ -144,7 +151,10 @@ afterEach(() => {
 
 function startCli(stdio: ('pipe' | 'ignore' | number)[], extra: string[] = []) {
   expect(existsSync(CLI), 'dist/cli.js is missing: run `npm run build`').toBe(true);
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', 'memory', ...extra], { stdio: stdio as never, env: { ...process.env, TXMON_API_KEYS: KEY } });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', 'memory', ...extra], {
+    stdio: stdio as never,
+    env: { ...process.env, TXMON_API_KEYS: KEY },
+  });
   children.push(child);
   let out = '';
   let err = '';
@@ -168,7 +178,14 @@ describe('txmon serve: the request log', () => {
     const url = await cli.ready();
     const port = Number(new URL(url).port);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => pipelined(port, [request('GET', '/healthz', { key: null }), request('GET', '/nope'), request('HEAD', '/rules'), request('GET', '/rules', { key: 'bad-key-0123456789abcdef', close: true })])),
+      Array.from({ length: 20 }, () =>
+        pipelined(port, [
+          request('GET', '/healthz', { key: null }),
+          request('GET', '/nope'),
+          request('HEAD', '/rules'),
+          request('GET', '/rules', { key: 'bad-key-0123456789abcdef', close: true }),
+        ]),
+      ),
     );
     for (const r of results) expect(r.responses.map((x) => x.status)).toEqual([200, 404, 200, 401]);
     cli.child.kill('SIGTERM');
@@ -212,7 +229,9 @@ describe('txmon serve: the request log', () => {
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     const body = txBody().body;
     // Headers and half the body: the request is in flight when the signal arrives.
-    socket.write(`POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `POST /transactions HTTP/1.1\r\nhost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     cli.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 100));
@@ -266,7 +285,12 @@ describe('txmon serve: the request log', () => {
     try {
       const statuses: (number | string)[] = [];
       for (let i = 0; i < 4; i++) {
-        statuses.push(await fetch(`${url}/healthz`).then((r) => r.status, (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message));
+        statuses.push(
+          await fetch(`${url}/healthz`).then(
+            (r) => r.status,
+            (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
+          ),
+        );
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(statuses).toEqual([200, 200, 200, 200]);

@@ -57,7 +57,10 @@ async function call(url: string, method: string, path: string, body?: unknown): 
 }
 
 /** A velocity rule that hits on every transaction after a user's first and states the user's count. */
-const COUNTING_RULE = { ruleId: 'R-30', parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' } };
+const COUNTING_RULE = {
+  ruleId: 'R-30',
+  parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' },
+};
 
 /** The sender's count in the window that the counting rule states for a transaction's response. */
 function statedCount(body: Record<string, unknown>): number {
@@ -68,7 +71,8 @@ function statedCount(body: Record<string, unknown>): number {
 }
 
 const USERS = ['u-0', 'u-1', 'u-2', 'u-3'];
-const payment = (id: string, n: number) => tx({ transactionId: id, originUserId: USERS[n % USERS.length], destinationUserId: 'merchant', timestamp: T0 + n * 1000 });
+const payment = (id: string, n: number) =>
+  tx({ transactionId: id, originUserId: USERS[n % USERS.length], destinationUserId: 'merchant', timestamp: T0 + n * 1000 });
 
 interface StoreUnderTest {
   readonly name: string;
@@ -169,7 +173,12 @@ describe.each(stores)('txmon serve on $name', ({ store }) => {
       perUser.set(user, (perUser.get(user) ?? 0) + 1);
     }
     for (const [index, user] of USERS.entries()) {
-      const probe = await call(second.url, 'POST', '/transactions', tx({ transactionId: `probe-${user}`, originUserId: user, destinationUserId: 'merchant', timestamp: T0 + DAY + index }));
+      const probe = await call(
+        second.url,
+        'POST',
+        '/transactions',
+        tx({ transactionId: `probe-${user}`, originUserId: user, destinationUserId: 'merchant', timestamp: T0 + DAY + index }),
+      );
       expect(statedCount(probe.body), user).toBe((perUser.get(user) ?? 0) + 1);
     }
   }, 180_000);

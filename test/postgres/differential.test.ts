@@ -77,7 +77,7 @@ const BOUNDARY_AMOUNTS = [0.01, 999, 999.99, 1000, 1000.01, 1999.99, 2000, 2000.
 /** Amounts that are awkward as doubles or as sums: sub-cent, 0.1 + 0.2, long and large decimals. */
 const ODD_AMOUNTS = [0, 0.00000001, 0.1, 0.2, 0.3, 1234567.89, 12345.12345678, 1000000000000.01] as const;
 /** Text with combining marks, an emoji, right-to-left script and a line separator. */
-const ODD_TEXT = ['Cafe\u0301 – caf\u00e9', 'Zahlung \u{1F4B8}', '\u05e9\u05dc\u05d5\u05dd', 'line\u2028break', "O'Brien \"quoted\""] as const;
+const ODD_TEXT = ['Cafe\u0301 – caf\u00e9', 'Zahlung \u{1F4B8}', '\u05e9\u05dc\u05d5\u05dd', 'line\u2028break', 'O\'Brien "quoted"'] as const;
 const LIST_IDS = ['bl-users', 'bl-country', 'bl-iban', 'wl-users'] as const;
 
 /* ------------------------------------------------------------------------------------------------
@@ -187,7 +187,12 @@ const RULE_PARAMETERS: Readonly<Record<string, (r: Random) => Json>> = {
     ...(r.chance(0.3) ? { minTransactionsInTimeWindow2: r.int(0, 2) } : {}),
     ...(r.chance(0.3) ? { initialTransactions: r.int(1, 4) } : {}),
   }),
-  'R-132': (r) => ({ blacklistId: r.weighted([[8, r.pick(LIST_IDS)], [1, 'bl-missing']]) }),
+  'R-132': (r) => ({
+    blacklistId: r.weighted([
+      [8, r.pick(LIST_IDS)],
+      [1, 'bl-missing'],
+    ]),
+  }),
 };
 const LIBRARY_RULE_IDS = Object.keys(RULE_PARAMETERS);
 /** Rules that read history, so historical filters apply to them. */
@@ -229,8 +234,23 @@ const CUSTOM_LOGIC: readonly ((r: Random) => Json)[] = [
   (r) => ({
     logic: { or: [{ '>': [{ var: 'agg.peers' }, 1] }, { '>=': [{ var: 'agg.avg' }, 3000] }] },
     logicAggregationVariables: [
-      { key: 'peers', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: 'destinationUserId', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: lastHours(r.int(3, 24)) },
-      { key: 'avg', aggregationFunc: 'AVG', aggregationFieldKey: 'amount', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: lastHours(48), includeCurrentEntity: r.chance(0.5) },
+      {
+        key: 'peers',
+        aggregationFunc: 'UNIQUE_COUNT',
+        aggregationFieldKey: 'destinationUserId',
+        userDirection: 'SENDER',
+        transactionDirection: 'SENDING',
+        timeWindow: lastHours(r.int(3, 24)),
+      },
+      {
+        key: 'avg',
+        aggregationFunc: 'AVG',
+        aggregationFieldKey: 'amount',
+        userDirection: 'SENDER',
+        transactionDirection: 'SENDING',
+        timeWindow: lastHours(48),
+        includeCurrentEntity: r.chance(0.5),
+      },
     ],
   }),
 ];
@@ -369,7 +389,11 @@ function transactionBody(r: Random, s: RunState): Json {
   if (r.chance(0.45) && body.originAmountDetails !== undefined) {
     const amount = r.chance(0.8) ? r.pick(BOUNDARY_AMOUNTS) : r.pick(ODD_AMOUNTS);
     // Now and then a currency without decimals, or one the rate table cannot convert.
-    const currency = r.weighted<string>([[20, r.pick(CURRENCIES)], [1, 'JPY'], [1, 'BTC']]);
+    const currency = r.weighted<string>([
+      [20, r.pick(CURRENCIES)],
+      [1, 'JPY'],
+      [1, 'BTC'],
+    ]);
     body.originAmountDetails = { ...(body.originAmountDetails as Json), transactionAmount: amount, transactionCurrency: currency };
     if (body.destinationAmountDetails !== undefined) {
       body.destinationAmountDetails = { ...(body.destinationAmountDetails as Json), transactionAmount: amount, transactionCurrency: currency };
@@ -385,7 +409,16 @@ function transactionBody(r: Random, s: RunState): Json {
 
 function eventPatch(r: Random): Json {
   return r.weighted<() => Json>([
-    [4, () => ({ originAmountDetails: { transactionAmount: r.chance(0.85) ? r.pick(BOUNDARY_AMOUNTS) : r.pick(ODD_AMOUNTS), transactionCurrency: r.pick(CURRENCIES), country: r.pick(TESTING_COUNTRIES) } })],
+    [
+      4,
+      () => ({
+        originAmountDetails: {
+          transactionAmount: r.chance(0.85) ? r.pick(BOUNDARY_AMOUNTS) : r.pick(ODD_AMOUNTS),
+          transactionCurrency: r.pick(CURRENCIES),
+          country: r.pick(TESTING_COUNTRIES),
+        },
+      }),
+    ],
     [1, () => ({ destinationAmountDetails: { transactionAmount: r.pick(BOUNDARY_AMOUNTS), transactionCurrency: 'USD', country: r.pick(TESTING_COUNTRIES) } })],
     [1, () => ({ reference: r.chance(0.5) ? null : `ref-${r.int(0, 99)}`, tags: [{ key: 'channel', value: r.pick(['web', 'api']) }] })],
     [1, () => ({ originDeviceData: null, promotionCodeUsed: r.chance(0.5) })],
@@ -499,13 +532,17 @@ async function nextOperation(r: Random, s: RunState, memory: Engine, step: numbe
       if (txs.length === 0) break;
       const t = r.pick(txs);
       const body = eventBody(r, s, t, kind === 'lateEvent');
-      return op(`${kind === 'lateEvent' ? 'late ' : ''}createTransactionEvent ${t.id} ${String(body.eventId ?? '(no eventId)')}`, call('createTransactionEvent', body), (o) => {
-        if (!o.ok) return;
-        const value = o.value as { eventId: string; transaction: { transactionState?: TransactionState } };
-        s.events.push({ id: value.eventId, body });
-        t.state = value.transaction.transactionState ?? 'CREATED';
-        t.lastEventAt = Math.max(t.lastEventAt ?? Number.NEGATIVE_INFINITY, body.timestamp as number);
-      });
+      return op(
+        `${kind === 'lateEvent' ? 'late ' : ''}createTransactionEvent ${t.id} ${String(body.eventId ?? '(no eventId)')}`,
+        call('createTransactionEvent', body),
+        (o) => {
+          if (!o.ok) return;
+          const value = o.value as { eventId: string; transaction: { transactionState?: TransactionState } };
+          s.events.push({ id: value.eventId, body });
+          t.state = value.transaction.transactionState ?? 'CREATED';
+          t.lastEventAt = Math.max(t.lastEventAt ?? Number.NEGATIVE_INFINITY, body.timestamp as number);
+        },
+      );
     }
     case 'replayEvent':
     case 'conflictingEvent': {
@@ -519,9 +556,15 @@ async function nextOperation(r: Random, s: RunState, memory: Engine, step: numbe
       return op(`conflicting createTransactionEvent ${e.id}`, call('createTransactionEvent', changed));
     }
     case 'eventOfUnknownTransaction':
-      return op('createTransactionEvent of an unknown transaction', call('createTransactionEvent', { transactionId: 'tx-unknown', eventId: `ev-${s.nextEvent++}`, timestamp: s.now, transactionState: 'SENT' }));
+      return op(
+        'createTransactionEvent of an unknown transaction',
+        call('createTransactionEvent', { transactionId: 'tx-unknown', eventId: `ev-${s.nextEvent++}`, timestamp: s.now, transactionState: 'SENT' }),
+      );
     case 'createUser': {
-      const userId = r.weighted([[10, r.pick(TESTING_USER_IDS)], [1, `u-new-${r.int(0, 9)}`]]);
+      const userId = r.weighted([
+        [10, r.pick(TESTING_USER_IDS)],
+        [1, `u-new-${r.int(0, 9)}`],
+      ]);
       const { body, type } = userBody(r, userId);
       return op(`createUser ${userId} ${type}`, call('createUser', body, { type }));
     }
@@ -556,33 +599,45 @@ async function nextOperation(r: Random, s: RunState, memory: Engine, step: numbe
       if (r.chance(0.3)) body.createdTimestamp = s.now - r.int(0, DAY);
       const target = r.pick(['user', 'alert', 'case'] as const);
       if (target === 'user') {
-        const userId = r.weighted([[8, r.pick(USERS)], [1, 'u-nobody']]);
+        const userId = r.weighted([
+          [8, r.pick(USERS)],
+          [1, 'u-nobody'],
+        ]);
         return op(`createUserComment ${userId}`, call('createUserComment', userId, body));
       }
       const ids = target === 'alert' ? (await memory.listAlerts()).map((a) => a.alertId) : (await memory.listCases()).map((c) => c.caseId);
       const id = ids.length > 0 && r.chance(0.9) ? r.pick(ids) : `${target}-999`;
-      return target === 'alert' ? op(`createAlertComment ${id}`, call('createAlertComment', id, body)) : op(`createCaseComment ${id}`, call('createCaseComment', id, body));
+      return target === 'alert'
+        ? op(`createAlertComment ${id}`, call('createAlertComment', id, body))
+        : op(`createCaseComment ${id}`, call('createCaseComment', id, body));
     }
     case 'commentWithFile': {
       // Upload a slot's bytes on each engine (the same key, URL and signature on both), then attach it.
       const filename = r.pick(['kyc.pdf', 'statement.csv']);
       const bytes = new Uint8Array(r.int(1, 16)).map((_, i) => (i * 31 + step) % 256);
       const userId = r.pick(TESTING_USER_IDS);
-      return op(`upload ${filename} and createUserComment ${userId}`, async (e) => {
-        const slot = await e.createUpload({ filename, fileSize: bytes.length });
-        await e.putUploadContent(uploadAccess(slot), bytes);
-        const comment = await e.createUserComment(userId, { body: 'Document attached', files: [{ s3Key: slot.key, filename, size: bytes.length }] });
-        return { slot, comment };
-      }, (o) => {
-        if (o.ok) s.fileKeys.push({ key: (o.value as { slot: { key: string } }).slot.key, filename, size: bytes.length });
-      });
+      return op(
+        `upload ${filename} and createUserComment ${userId}`,
+        async (e) => {
+          const slot = await e.createUpload({ filename, fileSize: bytes.length });
+          await e.putUploadContent(uploadAccess(slot), bytes);
+          const comment = await e.createUserComment(userId, { body: 'Document attached', files: [{ s3Key: slot.key, filename, size: bytes.length }] });
+          return { slot, comment };
+        },
+        (o) => {
+          if (o.ok) s.fileKeys.push({ key: (o.value as { slot: { key: string } }).slot.key, filename, size: bytes.length });
+        },
+      );
     }
     case 'putList': {
       const listId = r.pick(LIST_IDS);
       return op(`putList ${listId}`, call('putList', listId, listBody(r, s, listId)));
     }
     case 'deleteList': {
-      const listId = r.weighted([[5, r.pick(LIST_IDS)], [1, 'bl-missing']]);
+      const listId = r.weighted([
+        [5, r.pick(LIST_IDS)],
+        [1, 'bl-missing'],
+      ]);
       return op(`deleteList ${listId}`, call('deleteList', listId));
     }
     case 'read': {
@@ -594,22 +649,59 @@ async function nextOperation(r: Random, s: RunState, memory: Engine, step: numbe
       return r.weighted<() => Operation>([
         [4, () => op(`getTransaction ${txId}`, call('getTransaction', txId))],
         [2, () => op(`getTransactionEvent ${eventId}`, call('getTransactionEvent', eventId))],
-        [3, () => { const u = r.weighted([[8, r.pick(USERS)], [1, 'u-nobody']]); return op(`getUser ${u}`, call('getUser', u)); }],
-        [2, () => { const id = alerts.length > 0 ? r.pick(alerts) : 'alert-999'; return op(`getAlert ${id}`, call('getAlert', id)); }],
-        [2, () => { const id = cases.length > 0 ? r.pick(cases) : 'case-999'; return op(`getCase ${id}`, call('getCase', id)); }],
+        [
+          3,
+          () => {
+            const u = r.weighted([
+              [8, r.pick(USERS)],
+              [1, 'u-nobody'],
+            ]);
+            return op(`getUser ${u}`, call('getUser', u));
+          },
+        ],
+        [
+          2,
+          () => {
+            const id = alerts.length > 0 ? r.pick(alerts) : 'alert-999';
+            return op(`getAlert ${id}`, call('getAlert', id));
+          },
+        ],
+        [
+          2,
+          () => {
+            const id = cases.length > 0 ? r.pick(cases) : 'case-999';
+            return op(`getCase ${id}`, call('getCase', id));
+          },
+        ],
         [2, () => op(`getRuleInstance ${instanceId}`, call('getRuleInstance', instanceId))],
         [1, () => op('listRuleInstances', (e) => e.listRuleInstances())],
         [1, () => op('listAlerts', (e) => e.listAlerts())],
         [1, () => op('listCases', (e) => e.listCases())],
         [1, () => op('listLists', (e) => e.listLists())],
-        [1, () => { const id = r.weighted([[5, r.pick(LIST_IDS)], [1, 'bl-missing']]); return op(`getList ${id}`, call('getList', id)); }],
+        [
+          1,
+          () => {
+            const id = r.weighted([
+              [5, r.pick(LIST_IDS)],
+              [1, 'bl-missing'],
+            ]);
+            return op(`getList ${id}`, call('getList', id));
+          },
+        ],
       ])();
     }
   }
   // Nothing to act on yet (no transaction, event or instance): create a transaction instead.
   const body = transactionBody(r, s);
   return op(`createTransaction ${String(body.transactionId)}`, call('createTransaction', body), (o) => {
-    if (o.ok) txs.push({ id: body.transactionId as string, body, timestamp: body.timestamp as number, state: (body.transactionState as TransactionState | undefined) ?? 'CREATED', lastEventAt: null });
+    if (o.ok)
+      txs.push({
+        id: body.transactionId as string,
+        body,
+        timestamp: body.timestamp as number,
+        state: (body.transactionState as TransactionState | undefined) ?? 'CREATED',
+        lastEventAt: null,
+      });
   });
 }
 

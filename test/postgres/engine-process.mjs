@@ -31,7 +31,8 @@ const pool = new pg.Pool({ connectionString: url, max: concurrency });
 // An idle connection closed by the server (the database dropped at the end) is not an error here.
 pool.on('error', () => undefined);
 
-const errorOf = (error) => (isTxmonError(error) ? { code: error.code, message: error.message } : { code: 'UNEXPECTED', message: String(error?.stack ?? error) });
+const errorOf = (error) =>
+  isTxmonError(error) ? { code: error.code, message: error.message } : { code: 'UNEXPECTED', message: String(error?.stack ?? error) };
 
 async function run(ops) {
   const engine = createEngine({ repositories: createPostgresRepositories({ client: pool }) });

@@ -494,7 +494,9 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
 
   it('every process migrates the empty database at once: one applies the schema, the others find it current', () => {
     expect(run.migrations.map((m) => m.version)).toEqual(Array(PROCESSES).fill(run.schemaVersion));
-    expect(run.migrations.filter((m) => m.applied.length > 0)).toEqual([{ version: run.schemaVersion, applied: Array.from({ length: run.schemaVersion }, (_, i) => i + 1) }]);
+    expect(run.migrations.filter((m) => m.applied.length > 0)).toEqual([
+      { version: run.schemaVersion, applied: Array.from({ length: run.schemaVersion }, (_, i) => i + 1) },
+    ]);
   });
 
   it('answers every request, and a transaction (and its event) sent to two processes at once is stored once with the same answer from both', () => {
@@ -590,7 +592,7 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
     const { txmon } = await importBuilt();
     const { orders } = userOrders(run.items, run.ids);
     const serial = serialOrder(run.items, orders);
-    expect(serial, 'the users\' orders form a cycle: no serial order').not.toBeNull();
+    expect(serial, "the users' orders form a cycle: no serial order").not.toBeNull();
     const repositories = txmon.createMemoryRepositories();
     const instanceIds = (Object.keys(INSTANCES) as Role[]).map((role) => run.ids[role]);
     const reference = txmon.createEngine({
@@ -600,8 +602,10 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
     for (const role of Object.keys(INSTANCES) as Role[]) await reference.createRuleInstance(INSTANCES[role]);
     const differences: string[] = [];
     for (const item of serial as Item[]) {
-      const answer = item.kind === 'create' ? await reference.createTransaction(item.body as never) : await reference.createTransactionEvent(item.body as never);
-      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(answer)), item.response)) differences.push(`${item.id}: ${JSON.stringify(item.response)} vs ${JSON.stringify(answer)}`);
+      const answer =
+        item.kind === 'create' ? await reference.createTransaction(item.body as never) : await reference.createTransactionEvent(item.body as never);
+      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(answer)), item.response))
+        differences.push(`${item.id}: ${JSON.stringify(item.response)} vs ${JSON.stringify(answer)}`);
     }
     expect(differences.slice(0, 5), `${differences.length} answers differ`).toEqual([]);
     const counters = (list: readonly RuleInstance[]) => list.map((i) => ({ id: i.id, runCount: i.runCount, hitCount: i.hitCount }));

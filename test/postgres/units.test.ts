@@ -38,7 +38,10 @@ describe('a unit on a pg Pool', () => {
   it('passes text, array, number and null parameters as values (quotes, backslashes and braces included) and parses the rows by type', async () => {
     const awkward = ['a"b', 'c\\d', "e'f", '{g,h}', 'NULL', ''];
     const rows = await db.unit(
-      { text: 'SELECT $1::text[] AS a, $2::text AS t, $3::integer AS n, $4::text AS z, $5::json AS j', params: [[...awkward, null], "x'y\\z", 42, null, '{"k":[1,2]}'] },
+      {
+        text: 'SELECT $1::text[] AS a, $2::text AS t, $3::integer AS n, $4::text AS z, $5::json AS j',
+        params: [[...awkward, null], "x'y\\z", 42, null, '{"k":[1,2]}'],
+      },
       async (_tx, first) => first,
     );
     expect(rows).toEqual([{ a: [...awkward, null], t: "x'y\\z", n: 42, z: null, j: { k: [1, 2] } }]);

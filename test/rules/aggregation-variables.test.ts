@@ -30,8 +30,18 @@ describe('logicAggregationVariables: validation (400, path named, nothing stored
     { name: 'logic reads an undeclared variable', request: instance('>', 1, [variable()], 'nope'), code: 'INVALID_LOGIC', path: '/logic/>/0/var' },
     { name: 'duplicate keys', request: instance('>', 1, [variable(), variable()]), code: 'INVALID_LOGIC', path: '/logicAggregationVariables/1/key' },
     { name: 'a key with a dot', request: instance('>', 1, [variable({ key: 'a.b' })]), code: 'INVALID_LOGIC', path: '/logicAggregationVariables/0/key' },
-    { name: 'unknown function', request: instance('>', 1, [variable({ aggregationFunc: 'MEDIAN' })]), code: 'INVALID_LOGIC', path: '/logicAggregationVariables/0/aggregationFunc' },
-    { name: 'SUM without a field', request: instance('>', 1, [variable({ aggregationFunc: 'SUM' })]), code: 'INVALID_LOGIC', path: '/logicAggregationVariables/0/aggregationFieldKey' },
+    {
+      name: 'unknown function',
+      request: instance('>', 1, [variable({ aggregationFunc: 'MEDIAN' })]),
+      code: 'INVALID_LOGIC',
+      path: '/logicAggregationVariables/0/aggregationFunc',
+    },
+    {
+      name: 'SUM without a field',
+      request: instance('>', 1, [variable({ aggregationFunc: 'SUM' })]),
+      code: 'INVALID_LOGIC',
+      path: '/logicAggregationVariables/0/aggregationFieldKey',
+    },
     {
       name: "SUM of the other side's amount",
       request: instance('>', 1, [variable({ aggregationFunc: 'SUM', aggregationFieldKey: 'destinationAmountDetails.transactionAmount' })]),
@@ -40,7 +50,9 @@ describe('logicAggregationVariables: validation (400, path named, nothing stored
     },
     {
       name: 'UNIQUE_COUNT of a user id over both directions',
-      request: instance('>', 1, [variable({ aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: 'destinationUserId', transactionDirection: 'SENDING_RECEIVING' })]),
+      request: instance('>', 1, [
+        variable({ aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: 'destinationUserId', transactionDirection: 'SENDING_RECEIVING' }),
+      ]),
       code: 'INVALID_LOGIC',
       path: '/logicAggregationVariables/0/aggregationFieldKey',
     },
@@ -63,7 +75,12 @@ describe('logicAggregationVariables: validation (400, path named, nothing stored
       path: '/logicAggregationVariables/0/filtersLogic/>/0/var',
     },
     { name: 'an unknown property', request: instance('>', 1, [variable({ extra: 1 })]), code: 'INVALID_LOGIC', path: '/logicAggregationVariables/0/extra' },
-    { name: 'variables on a library rule', request: { ruleId: 'R-2', logicAggregationVariables: [variable()] }, code: 'VALIDATION_FAILED', path: '/logicAggregationVariables' },
+    {
+      name: 'variables on a library rule',
+      request: { ruleId: 'R-2', logicAggregationVariables: [variable()] },
+      code: 'VALIDATION_FAILED',
+      path: '/logicAggregationVariables',
+    },
   ];
   it.each(rows)('$name', async ({ request, code, path }) => {
     const { engine } = testEngine();
@@ -138,7 +155,9 @@ describe('logicAggregationVariables: values at their boundaries', () => {
 
   it('SUM in another currency converts with the engine rates (0.1 + 0.2 does not exceed 0.3)', async () => {
     const { engine } = testEngine({ baseCurrency: 'EUR' });
-    await engine.createRuleInstance(instance('>', 0.3, [variable({ key: 's', aggregationFunc: 'SUM', aggregationFieldKey: 'originAmountDetails.transactionAmount' })], 's'));
+    await engine.createRuleInstance(
+      instance('>', 0.3, [variable({ key: 's', aggregationFunc: 'SUM', aggregationFieldKey: 'originAmountDetails.transactionAmount' })], 's'),
+    );
     await engine.createTransaction(tx({ timestamp: T0 - 1, originAmountDetails: eur(0.1) }));
     expect(await directions(engine, { timestamp: T0, originAmountDetails: eur(0.2) })).toEqual([]);
   });
@@ -159,7 +178,14 @@ describe('logicAggregationVariables: values at their boundaries', () => {
 
   it('AVG and MIN of an empty window are null (comparisons with null do not hit)', async () => {
     const { engine } = testEngine();
-    await engine.createRuleInstance(instance('==', null as unknown as number, [variable({ key: 'v', aggregationFunc: 'AVG', aggregationFieldKey: 'amount', includeCurrentEntity: false })], 'v'));
+    await engine.createRuleInstance(
+      instance(
+        '==',
+        null as unknown as number,
+        [variable({ key: 'v', aggregationFunc: 'AVG', aggregationFieldKey: 'amount', includeCurrentEntity: false })],
+        'v',
+      ),
+    );
     expect(await directions(engine, { timestamp: T0 })).toEqual(['ORIGIN', 'DESTINATION']);
   });
 
@@ -188,9 +214,7 @@ describe('logicAggregationVariables: values at their boundaries', () => {
 
   it('SENDER_OR_RECEIVER runs the logic per side: only the side whose user is over the limit hits', async () => {
     const { engine } = testEngine();
-    await engine.createRuleInstance(
-      instance('>=', 3, [variable({ userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING' })]),
-    );
+    await engine.createRuleInstance(instance('>=', 3, [variable({ userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING' })]));
     // bob takes part in 2 earlier transactions, alice in none.
     await engine.createTransaction(tx({ timestamp: T0 - 2, originUserId: 'carol', destinationUserId: 'bob' }));
     await engine.createTransaction(tx({ timestamp: T0 - 1, originUserId: 'bob', destinationUserId: 'dave' }));
@@ -201,26 +225,141 @@ describe('logicAggregationVariables: values at their boundaries', () => {
 describe('UNIQUE_COUNT: the current transaction counts only for a user whose transactions the variable reads', () => {
   // One transaction alice → bob and no history: a side's distinct count is 1 exactly when the
   // current transaction is one of that side's transactions of the direction (and is included).
-  const rows: { name: string; userDirection: string; transactionDirection: string; field: string; include: boolean; receiver?: string; expected: string[] }[] = [
-    { name: 'per side, SENDING: the sender sent it, the receiver did not', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, expected: ['ORIGIN'] },
-    { name: 'per side, SENDING, own country: the sender only', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'originAmountDetails.country', include: true, expected: ['ORIGIN'] },
-    { name: 'per side, SENDING, counterparty country: the sender only', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationAmountDetails.country', include: true, expected: ['ORIGIN'] },
-    { name: 'per side, SENDING, includeCurrentEntity false: neither', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: false, expected: [] },
-    { name: 'per side, RECEIVING: the receiver received it, the sender did not', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'RECEIVING', field: 'originUserId', include: true, expected: ['DESTINATION'] },
-    { name: 'per side, RECEIVING, own currency: the receiver only', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'RECEIVING', field: 'destinationAmountDetails.transactionCurrency', include: true, expected: ['DESTINATION'] },
-    { name: 'per side, RECEIVING, includeCurrentEntity false: neither', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'RECEIVING', field: 'originUserId', include: false, expected: [] },
-    { name: 'per side, SENDING_RECEIVING: both took part in it', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING', field: 'type', include: true, expected: ['ORIGIN', 'DESTINATION'] },
-    { name: 'per side, SENDING_RECEIVING, includeCurrentEntity false: neither', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING', field: 'transactionState', include: false, expected: [] },
-    { name: "SENDER, RECEIVING: the sender's received transactions do not include it", userDirection: 'SENDER', transactionDirection: 'RECEIVING', field: 'originUserId', include: true, expected: [] },
-    { name: "SENDER, SENDING: the sender's sent transactions include it", userDirection: 'SENDER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, expected: ['ORIGIN', 'DESTINATION'] },
-    { name: "RECEIVER, SENDING: the receiver's sent transactions do not include it", userDirection: 'RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, expected: [] },
-    { name: "RECEIVER, RECEIVING: the receiver's received transactions include it", userDirection: 'RECEIVER', transactionDirection: 'RECEIVING', field: 'originUserId', include: true, expected: ['ORIGIN', 'DESTINATION'] },
-    { name: 'per side, SENDING, a self-transfer: its one user sent it', userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, receiver: 'alice', expected: ['ORIGIN', 'DESTINATION'] },
-    { name: "RECEIVER, SENDING, a self-transfer: the receiver's sent transactions include it", userDirection: 'RECEIVER', transactionDirection: 'SENDING', field: 'destinationUserId', include: true, receiver: 'alice', expected: ['ORIGIN', 'DESTINATION'] },
-  ];
+  const rows: { name: string; userDirection: string; transactionDirection: string; field: string; include: boolean; receiver?: string; expected: string[] }[] =
+    [
+      {
+        name: 'per side, SENDING: the sender sent it, the receiver did not',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'destinationUserId',
+        include: true,
+        expected: ['ORIGIN'],
+      },
+      {
+        name: 'per side, SENDING, own country: the sender only',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'originAmountDetails.country',
+        include: true,
+        expected: ['ORIGIN'],
+      },
+      {
+        name: 'per side, SENDING, counterparty country: the sender only',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'destinationAmountDetails.country',
+        include: true,
+        expected: ['ORIGIN'],
+      },
+      {
+        name: 'per side, SENDING, includeCurrentEntity false: neither',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'destinationUserId',
+        include: false,
+        expected: [],
+      },
+      {
+        name: 'per side, RECEIVING: the receiver received it, the sender did not',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'RECEIVING',
+        field: 'originUserId',
+        include: true,
+        expected: ['DESTINATION'],
+      },
+      {
+        name: 'per side, RECEIVING, own currency: the receiver only',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'RECEIVING',
+        field: 'destinationAmountDetails.transactionCurrency',
+        include: true,
+        expected: ['DESTINATION'],
+      },
+      {
+        name: 'per side, RECEIVING, includeCurrentEntity false: neither',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'RECEIVING',
+        field: 'originUserId',
+        include: false,
+        expected: [],
+      },
+      {
+        name: 'per side, SENDING_RECEIVING: both took part in it',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING_RECEIVING',
+        field: 'type',
+        include: true,
+        expected: ['ORIGIN', 'DESTINATION'],
+      },
+      {
+        name: 'per side, SENDING_RECEIVING, includeCurrentEntity false: neither',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING_RECEIVING',
+        field: 'transactionState',
+        include: false,
+        expected: [],
+      },
+      {
+        name: "SENDER, RECEIVING: the sender's received transactions do not include it",
+        userDirection: 'SENDER',
+        transactionDirection: 'RECEIVING',
+        field: 'originUserId',
+        include: true,
+        expected: [],
+      },
+      {
+        name: "SENDER, SENDING: the sender's sent transactions include it",
+        userDirection: 'SENDER',
+        transactionDirection: 'SENDING',
+        field: 'destinationUserId',
+        include: true,
+        expected: ['ORIGIN', 'DESTINATION'],
+      },
+      {
+        name: "RECEIVER, SENDING: the receiver's sent transactions do not include it",
+        userDirection: 'RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'destinationUserId',
+        include: true,
+        expected: [],
+      },
+      {
+        name: "RECEIVER, RECEIVING: the receiver's received transactions include it",
+        userDirection: 'RECEIVER',
+        transactionDirection: 'RECEIVING',
+        field: 'originUserId',
+        include: true,
+        expected: ['ORIGIN', 'DESTINATION'],
+      },
+      {
+        name: 'per side, SENDING, a self-transfer: its one user sent it',
+        userDirection: 'SENDER_OR_RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'destinationUserId',
+        include: true,
+        receiver: 'alice',
+        expected: ['ORIGIN', 'DESTINATION'],
+      },
+      {
+        name: "RECEIVER, SENDING, a self-transfer: the receiver's sent transactions include it",
+        userDirection: 'RECEIVER',
+        transactionDirection: 'SENDING',
+        field: 'destinationUserId',
+        include: true,
+        receiver: 'alice',
+        expected: ['ORIGIN', 'DESTINATION'],
+      },
+    ];
   it.each(rows)('$name', async ({ userDirection, transactionDirection, field, include, receiver, expected }) => {
     const { engine } = testEngine();
-    const u = variable({ key: 'u', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: field, userDirection, transactionDirection, includeCurrentEntity: include });
+    const u = variable({
+      key: 'u',
+      aggregationFunc: 'UNIQUE_COUNT',
+      aggregationFieldKey: field,
+      userDirection,
+      transactionDirection,
+      includeCurrentEntity: include,
+    });
     await engine.createRuleInstance(instance('>=', 1, [u], 'u'));
     expect(await directions(engine, { timestamp: T0, originUserId: 'alice', destinationUserId: receiver ?? 'bob' })).toEqual(expected);
   });
@@ -229,7 +368,11 @@ describe('UNIQUE_COUNT: the current transaction counts only for a user whose tra
   // sender's own (series.ts); as the current transaction it must count the same value.
   const fallback: { name: string; order: 'past' | 'current'; expected: string[] }[] = [
     { name: 'a sender without originAmountDetails counts the destination country as a past transaction', order: 'past', expected: ['ORIGIN', 'DESTINATION'] },
-    { name: 'a sender without originAmountDetails counts the destination country as the current transaction', order: 'current', expected: ['ORIGIN', 'DESTINATION'] },
+    {
+      name: 'a sender without originAmountDetails counts the destination country as the current transaction',
+      order: 'current',
+      expected: ['ORIGIN', 'DESTINATION'],
+    },
   ];
   it.each(fallback)('$name', async ({ order, expected }) => {
     const { engine } = testEngine();
@@ -251,7 +394,12 @@ describe('timeWindow: rolling unless rollingBasis is false', () => {
   const NOW = { units: 0, granularity: 'now' };
   const startOfDay = Math.floor(T0 / DAY) * DAY; // T0 is 12:00 UTC
   const rows: { name: string; window: Record<string, unknown>; inside: number; outside: number }[] = [
-    { name: 'default, start 30 days: exactly 30 × 24 h back counts, 1 ms earlier does not', window: { start: { units: 30, granularity: 'day' }, end: NOW }, inside: T0 - 30 * DAY, outside: T0 - 30 * DAY - 1 },
+    {
+      name: 'default, start 30 days: exactly 30 × 24 h back counts, 1 ms earlier does not',
+      window: { start: { units: 30, granularity: 'day' }, end: NOW },
+      inside: T0 - 30 * DAY,
+      outside: T0 - 30 * DAY - 1,
+    },
     {
       name: 'default, start 1 month: the same time one calendar month back counts, 1 ms earlier does not',
       window: { start: { units: 1, granularity: 'month' }, end: NOW },
@@ -329,9 +477,17 @@ describe('properties', () => {
       const { engine } = testEngine({ baseCurrency: 'EUR' });
       const sum = variable({ key: 's', aggregationFunc: 'SUM', aggregationFieldKey: 'amount' });
       await engine.createRuleInstance({ logic: { '>=': [{ var: 'agg.n' }, count] }, logicAggregationVariables: [variable()], ruleNameAlias: 'count-at' });
-      await engine.createRuleInstance({ logic: { '>=': [{ var: 'agg.n' }, count + 1] }, logicAggregationVariables: [variable()], ruleNameAlias: 'count-above' });
+      await engine.createRuleInstance({
+        logic: { '>=': [{ var: 'agg.n' }, count + 1] },
+        logicAggregationVariables: [variable()],
+        ruleNameAlias: 'count-above',
+      });
       await engine.createRuleInstance({ logic: { '>=': [{ var: 'agg.s' }, sumCents / 100] }, logicAggregationVariables: [sum], ruleNameAlias: 'sum-at' });
-      await engine.createRuleInstance({ logic: { '>=': [{ var: 'agg.s' }, (sumCents + 1) / 100] }, logicAggregationVariables: [sum], ruleNameAlias: 'sum-above' });
+      await engine.createRuleInstance({
+        logic: { '>=': [{ var: 'agg.s' }, (sumCents + 1) / 100] },
+        logicAggregationVariables: [sum],
+        ruleNameAlias: 'sum-above',
+      });
       for (const h of history) {
         await engine.createTransaction(tx({ timestamp: T0 + h.offset, originUserId: h.user, originAmountDetails: eur(h.cents / 100) }));
       }
@@ -381,13 +537,17 @@ describe('properties', () => {
     ],
     { numRuns: 60 },
   )(
-    'UNIQUE_COUNT equals a brute-force count of distinct values over each side user\'s stored transactions of the direction, for every user and transaction direction',
+    "UNIQUE_COUNT equals a brute-force count of distinct values over each side user's stored transactions of the direction, for every user and transaction direction",
     async (history, current, userDirection, { transactionDirection, field, read }, includeCurrentEntity) => {
       const at = T0 + current.offset;
       /** The brute-force value for `user`: distinct field values of their transactions of the direction in [at − 1 day, at]. */
       const expectedFor = (user: string) => {
         const own = (t: Generated) =>
-          transactionDirection === 'SENDING' ? t.origin === user : transactionDirection === 'RECEIVING' ? t.destination === user : t.origin === user || t.destination === user;
+          transactionDirection === 'SENDING'
+            ? t.origin === user
+            : transactionDirection === 'RECEIVING'
+              ? t.destination === user
+              : t.origin === user || t.destination === user;
         const counted = [...history.filter((h) => T0 + h.offset >= at - DAY && T0 + h.offset <= at), ...(includeCurrentEntity ? [current] : [])];
         return new Set(counted.filter(own).map(read)).size;
       };

@@ -102,7 +102,10 @@ describe('properties', () => {
   // U+10FFFF, up to 32 distinct ones, present or absent in the text.
   const anyCodePoints = fc.array(fc.oneof(fc.integer({ min: 0, max: 0x10ffff }), fc.integer({ min: 0, max: 40 })), { minLength: 1, maxLength: 32 });
   test.prop(
-    [anyCodePoints.chain((p) => fc.tuple(fc.constant(p), fc.array(fc.oneof(fc.constantFrom(...p), fc.integer({ min: 0, max: 0x10ffff })), { maxLength: 48 }))), fc.nat({ max: 48 })],
+    [
+      anyCodePoints.chain((p) => fc.tuple(fc.constant(p), fc.array(fc.oneof(fc.constantFrom(...p), fc.integer({ min: 0, max: 0x10ffff })), { maxLength: 48 }))),
+      fc.nat({ max: 48 }),
+    ],
     { numRuns: 300 },
   )('a one-block pattern over any code points measures exactly', ([pattern, text], bound) => {
     expect(measurePatternDistance(text, prepareLevenshteinPattern(pattern), bound)).toBe(Math.min(levenshtein(text, pattern), bound + 1));

@@ -54,7 +54,9 @@ function spec(changes: Record<string, unknown> = {}) {
     readsEntryValues: false,
     aggregates: planCount,
     check: ({ parameters, aggregates }: { parameters: VelocityParameters; aggregates: Readonly<Record<string, unknown>> }) =>
-      typeof aggregates['count'] === 'number' && aggregates['count'] > parameters.limit ? [{ direction: 'ORIGIN' as const, vars: { limit: parameters.limit } }] : [],
+      typeof aggregates['count'] === 'number' && aggregates['count'] > parameters.limit
+        ? [{ direction: 'ORIGIN' as const, vars: { limit: parameters.limit } }]
+        : [],
     ...changes,
   } as unknown as Parameters<typeof defineRule>[0];
 }
@@ -71,7 +73,13 @@ afterEach(() => {
 
 describe('defineRule', () => {
   it('fills in no labels, priority P1 and no series, and keeps every other field', () => {
-    const rule = defineRule({ ...spec(), series: undefined, seriesFor: undefined, aggregates: undefined, readsEntryValues: undefined } as never) as RuleDefinition<VelocityParameters>;
+    const rule = defineRule({
+      ...spec(),
+      series: undefined,
+      seriesFor: undefined,
+      aggregates: undefined,
+      readsEntryValues: undefined,
+    } as never) as RuleDefinition<VelocityParameters>;
     expect(rule.labels).toEqual([]);
     expect(rule.defaultCasePriority).toBe('P1');
     expect(rule.series).toEqual([]);
@@ -116,9 +124,21 @@ describe('defineRule', () => {
     { name: 'a parameters schema that is not a TypeBox object', changes: { parametersSchema: { type: 'object' } }, field: 'parametersSchema' },
     { name: 'defaults that are not an object', changes: { defaultParameters: [] }, field: 'defaultParameters' },
     { name: 'defaults the schema refuses', changes: { defaultParameters: { limit: -1, checkSender: 'sending' } }, field: 'defaultParameters' },
-    { name: 'defaults with an unknown parameter', changes: { defaultParameters: { limit: 1, checkSender: 'sending', extra: true } }, field: 'defaultParameters' },
+    {
+      name: 'defaults with an unknown parameter',
+      changes: { defaultParameters: { limit: 1, checkSender: 'sending', extra: true } },
+      field: 'defaultParameters',
+    },
     { name: 'seriesFor of the defaults outside series', changes: { seriesFor: () => ['ip'] }, field: 'seriesFor' },
-    { name: 'seriesFor that throws for the defaults', changes: { seriesFor: () => { throw new TypeError('no'); } }, field: 'seriesFor' },
+    {
+      name: 'seriesFor that throws for the defaults',
+      changes: {
+        seriesFor: () => {
+          throw new TypeError('no');
+        },
+      },
+      field: 'seriesFor',
+    },
   ];
   for (const row of wrong) {
     it(`refuses ${row.name}: INVALID_CONFIGURATION naming the rule and ${row.field}`, () => {
@@ -161,7 +181,9 @@ describe('defineRule', () => {
     });
 
     it('throws when seriesFor returns a series the rule does not declare', () => {
-      const rule = defineRule(spec({ seriesFor: (p: VelocityParameters) => (p.checkSender === 'all' ? ['ip'] : ['user-sending']) })) as RuleDefinition<VelocityParameters>;
+      const rule = defineRule(
+        spec({ seriesFor: (p: VelocityParameters) => (p.checkSender === 'all' ? ['ip'] : ['user-sending']) }),
+      ) as RuleDefinition<VelocityParameters>;
       expect(() => plan(rule, { limit: 1, checkSender: 'all' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
     });
   });

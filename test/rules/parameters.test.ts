@@ -30,7 +30,11 @@ describe('reachesThreshold', () => {
   }
 
   fcTest.prop([
-    fc.dictionary(fc.constantFrom(...CURRENCIES), fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 100), { maxKeys: 3 }),
+    fc.dictionary(
+      fc.constantFrom(...CURRENCIES),
+      fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 100),
+      { maxKeys: 3 },
+    ),
     fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 100),
     fc.constantFrom(...CURRENCIES),
     fc.boolean(),
@@ -68,9 +72,33 @@ describe('reachesThreshold with converting rates', () => {
 
   it('a zero rate never reaches a positive threshold, and a missing rate cannot decide', () => {
     const map = deepFreeze({ EUR: 1 });
-    expect(reachesThreshold(map, toScaled(1e12), 'GBP', provider(() => '0'), 0)).toBe(false);
-    expect(reachesThreshold(map, toScaled(1e12), 'GBP', provider(() => null), 0)).toBe(false);
-    expect(reachesThreshold(deepFreeze({ EUR: 0 }), 0n, 'GBP', provider(() => '0'), 0)).toBe(true);
+    expect(
+      reachesThreshold(
+        map,
+        toScaled(1e12),
+        'GBP',
+        provider(() => '0'),
+        0,
+      ),
+    ).toBe(false);
+    expect(
+      reachesThreshold(
+        map,
+        toScaled(1e12),
+        'GBP',
+        provider(() => null),
+        0,
+      ),
+    ).toBe(false);
+    expect(
+      reachesThreshold(
+        deepFreeze({ EUR: 0 }),
+        0n,
+        'GBP',
+        provider(() => '0'),
+        0,
+      ),
+    ).toBe(true);
   });
 
   const rateText = fc
@@ -80,7 +108,13 @@ describe('reachesThreshold with converting rates', () => {
     fc.array(rateText, { minLength: 1, maxLength: 3 }),
     fc.constantFrom('EUR', 'JPY', 'KWD'),
     fc.integer({ min: 0, max: 100_000_000 }).map((n) => n / 100),
-    fc.array(fc.tuple(fc.integer({ min: 0, max: 1_000_000_000 }).map((n) => n / 1000), fc.nat(10)), { minLength: 1, maxLength: 20 }),
+    fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 1_000_000_000 }).map((n) => n / 1000),
+        fc.nat(10),
+      ),
+      { minLength: 1, maxLength: 20 },
+    ),
   ])('agrees with convert-round-compare for any rates, thresholds and amounts', (rates, target, threshold, probes) => {
     const m = provider((at) => rates[at % rates.length] as string);
     const frozen = deepFreeze({ [target]: threshold });
@@ -172,7 +206,13 @@ function switchableProvider() {
 }
 
 /** The uncached answer: an unfrozen map is never cached. */
-function direct(threshold: number, target: string, amount: bigint, currency: string, money: { rates: { rate: (f: string, t: string, at: number) => string | null }; baseCurrency: string }): boolean {
+function direct(
+  threshold: number,
+  target: string,
+  amount: bigint,
+  currency: string,
+  money: { rates: { rate: (f: string, t: string, at: number) => string | null }; baseCurrency: string },
+): boolean {
   const resolved = resolveThreshold({ [target]: threshold }, amount, currency, money, 0);
   return resolved !== null && resolved.amount >= resolved.threshold;
 }
@@ -206,7 +246,27 @@ function exact(threshold: number, target: string, amount: bigint, rate: string):
 }
 
 const rateTextArbitrary = fc.oneof(
-  fc.constantFrom('0', '0.0', '1', '0.5', '1.5', '2.5', '0.000000000000000001', '0.0000000000000000005', '0.0000000000000000015', '1e-20', '1e-18', '5e-19', '1E-3', '1.23e5', '1e20', '123456789012345678901234567890', '0.00000001', '157.220', '0.799540'),
+  fc.constantFrom(
+    '0',
+    '0.0',
+    '1',
+    '0.5',
+    '1.5',
+    '2.5',
+    '0.000000000000000001',
+    '0.0000000000000000005',
+    '0.0000000000000000015',
+    '1e-20',
+    '1e-18',
+    '5e-19',
+    '1E-3',
+    '1.23e5',
+    '1e20',
+    '123456789012345678901234567890',
+    '0.00000001',
+    '157.220',
+    '0.799540',
+  ),
   fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.stringMatching(/^[0-9]{0,30}$/)).map(([w, f]) => (f.length > 0 ? `${w}.${f}` : `${w}`)),
   fc.tuple(fc.nat(40), fc.stringMatching(/^[1-9][0-9]{0,20}$/)).map(([zeros, d]) => `0.${'0'.repeat(zeros)}${d}`),
   fc.tuple(fc.integer({ min: 1, max: 999 }), fc.integer({ min: -25, max: 25 })).map(([d, e]) => `${d}e${e}`),

@@ -29,7 +29,11 @@ interface Row {
 const rows: Row[] = [
   { name: 'the first sending transaction of a user hits', steps: [{ at: 0 }], hits: [true] },
   { name: 'a second, later sending transaction does not hit', steps: [{ at: 0 }, { at: DAY }], hits: [true, false] },
-  { name: 'a second transaction with the SAME timestamp does not hit (the earlier one is up to and including now)', steps: [{ at: 0 }, { at: 0 }], hits: [true, false] },
+  {
+    name: 'a second transaction with the SAME timestamp does not hit (the earlier one is up to and including now)',
+    steps: [{ at: 0 }, { at: 0 }],
+    hits: [true, false],
+  },
   {
     name: 'a LATE earlier transaction (older timestamp, arriving after a newer one) is the first and hits',
     steps: [{ at: DAY }, { at: 0 }],
@@ -48,7 +52,14 @@ const rows: Row[] = [
     ],
     hits: [true, true],
   },
-  { name: 'first transactions of different users hit independently', steps: [{ at: 0, origin: 'u1' }, { at: 1, origin: 'u2' }], hits: [true, true] },
+  {
+    name: 'first transactions of different users hit independently',
+    steps: [
+      { at: 0, origin: 'u1' },
+      { at: 1, origin: 'u2' },
+    ],
+    hits: [true, true],
+  },
   { name: 'a transaction without a sender never hits', steps: [{ at: 0, origin: undefined }], hits: [false] },
   {
     name: 'amount threshold: a first transaction exactly at the threshold hits (≥)',

@@ -20,7 +20,10 @@ function pay(at: number, sender: string | undefined, receiver: string | undefine
 
 async function engineWith(parameters: Record<string, unknown> = {}) {
   const engine = engineFor();
-  await engine.createRuleInstance({ ruleId: 'R-10', parameters: { sendersCount: 2, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, ...parameters } });
+  await engine.createRuleInstance({
+    ruleId: 'R-10',
+    parameters: { sendersCount: 2, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, ...parameters },
+  });
   return engine;
 }
 
@@ -33,29 +36,145 @@ describe('R-10 Too many counterparties transacting with a single user', () => {
   // The limit is 2 (strict >): a third distinct counterparty hits.
   const rows: { name: string; steps: Step[]; expected: string[] }[] = [
     { name: 'the first transaction never hits with limit 2', steps: [['a', 'x']], expected: [] },
-    { name: 'exactly at the limit (2 counterparties) does not hit', steps: [['a', 'x'], ['a', 'y']], expected: [] },
-    { name: 'a third counterparty the user paid hits the sender', steps: [['a', 'x'], ['a', 'y'], ['a', 'z']], expected: ['ORIGIN'] },
-    { name: 'the same counterparty twice counts once', steps: [['a', 'x'], ['a', 'y'], ['a', 'x']], expected: [] },
-    { name: 'counterparties the user received from count too (both directions)', steps: [['x', 'a'], ['y', 'a'], ['a', 'z']], expected: ['ORIGIN'] },
-    { name: 'a counterparty seen in both directions counts once', steps: [['x', 'a'], ['a', 'x'], ['a', 'y']], expected: [] },
-    { name: 'a third sender to the receiver hits the receiver', steps: [['x', 'b'], ['y', 'b'], ['z', 'b']], expected: ['DESTINATION'] },
-    { name: "the receiver's own payments count for the receiver", steps: [['b', 'x'], ['b', 'y'], ['z', 'b']], expected: ['DESTINATION'] },
+    {
+      name: 'exactly at the limit (2 counterparties) does not hit',
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a third counterparty the user paid hits the sender',
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['a', 'z'],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'the same counterparty twice counts once',
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['a', 'x'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'counterparties the user received from count too (both directions)',
+      steps: [
+        ['x', 'a'],
+        ['y', 'a'],
+        ['a', 'z'],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'a counterparty seen in both directions counts once',
+      steps: [
+        ['x', 'a'],
+        ['a', 'x'],
+        ['a', 'y'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a third sender to the receiver hits the receiver',
+      steps: [
+        ['x', 'b'],
+        ['y', 'b'],
+        ['z', 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: "the receiver's own payments count for the receiver",
+      steps: [
+        ['b', 'x'],
+        ['b', 'y'],
+        ['z', 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
     {
       name: 'both users over the limit hit both sides',
-      steps: [['a', 'x'], ['a', 'y'], ['p', 'b'], ['q', 'b'], ['a', 'b']],
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['p', 'b'],
+        ['q', 'b'],
+        ['a', 'b'],
+      ],
       expected: ['ORIGIN', 'DESTINATION'],
     },
-    { name: "other users' counterparties do not count", steps: [['c', 'x'], ['c', 'y'], ['a', 'z']], expected: [] },
-    { name: 'a self-transfer adds no counterparty', steps: [['a', 'a'], ['a', 'x'], ['a', 'y']], expected: [] },
-    { name: 'a self-transfer is not its own counterparty, even as the current transaction', steps: [['a', 'x'], ['a', 'y'], ['a', 'a']], expected: [] },
+    {
+      name: "other users' counterparties do not count",
+      steps: [
+        ['c', 'x'],
+        ['c', 'y'],
+        ['a', 'z'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a self-transfer adds no counterparty',
+      steps: [
+        ['a', 'a'],
+        ['a', 'x'],
+        ['a', 'y'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a self-transfer is not its own counterparty, even as the current transaction',
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['a', 'a'],
+      ],
+      expected: [],
+    },
     {
       name: 'a self-transfer after three counterparties hits both sides of its one user',
-      steps: [['a', 'x'], ['a', 'y'], ['z', 'a'], ['a', 'a']],
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['z', 'a'],
+        ['a', 'a'],
+      ],
       expected: ['ORIGIN', 'DESTINATION'],
     },
-    { name: 'a user-less beneficiary is no counterparty', steps: [['a', 'x'], ['a', 'y'], ['a', undefined]], expected: [] },
-    { name: 'a payment to a user-less beneficiary still sees the earlier counterparties', steps: [['a', 'x'], ['a', 'y'], ['z', 'a'], ['a', undefined]], expected: ['ORIGIN'] },
-    { name: 'a transaction from a user-less payer checks the receiver only', steps: [['x', 'b'], ['y', 'b'], ['z', 'b'], [undefined, 'b']], expected: ['DESTINATION'] },
+    {
+      name: 'a user-less beneficiary is no counterparty',
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['a', undefined],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a payment to a user-less beneficiary still sees the earlier counterparties',
+      steps: [
+        ['a', 'x'],
+        ['a', 'y'],
+        ['z', 'a'],
+        ['a', undefined],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'a transaction from a user-less payer checks the receiver only',
+      steps: [
+        ['x', 'b'],
+        ['y', 'b'],
+        ['z', 'b'],
+        [undefined, 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
   ];
   for (const row of rows) {
     it(row.name, async () => {
@@ -105,7 +224,9 @@ describe('R-10 Too many counterparties transacting with a single user', () => {
     await engine.createTransaction(pay(T0, 'a', 'x'));
     await engine.createTransaction(pay(T0 + 1, 'a', 'y'));
     const r = await engine.createTransaction(pay(T0 + 2, 'a', 'z'));
-    expect(r.hitRules.find((h) => h.ruleId === 'R-10')?.ruleDescription).toBe('Sender transacted with 3 distinct counterparties in 30 days, more than the limit of 2.');
+    expect(r.hitRules.find((h) => h.ruleId === 'R-10')?.ruleDescription).toBe(
+      'Sender transacted with 3 distinct counterparties in 30 days, more than the limit of 2.',
+    );
   });
 
   it('uses the defaults (4 counterparties in 30 days) when no parameters are given', async () => {
@@ -124,7 +245,9 @@ describe('R-10 Too many counterparties transacting with a single user', () => {
   ];
   for (const row of badRows) {
     it(`rejects ${row.name} with INVALID_PARAMETERS at ${row.path}`, async () => {
-      const e = await errorOf(() => engineFor().createRuleInstance({ ruleId: 'R-10', parameters: { sendersCount: 2, timeWindow: { units: 1, granularity: 'day' }, ...row.parameters } }));
+      const e = await errorOf(() =>
+        engineFor().createRuleInstance({ ruleId: 'R-10', parameters: { sendersCount: 2, timeWindow: { units: 1, granularity: 'day' }, ...row.parameters } }),
+      );
       expect(e.code).toBe('INVALID_PARAMETERS');
       expect(e.details[0]?.path).toBe(row.path);
     });

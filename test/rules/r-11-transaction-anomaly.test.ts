@@ -25,12 +25,42 @@ const rows: AnomalyRow[] = [
     now: now(10_000_000),
     hit: false,
   },
-  { name: 'day edge: 100.00 EUR at 00:00 UTC of the first recent day is recent (hit)', past: [...BASE, ...RECENT_4400, { at: dayAt(29, 0), cents: 10_000 }], now: now(10_000), hit: true },
-  { name: 'day edge: 1 ms before it is in the last baseline day (no hit)', past: [...BASE, ...RECENT_4400, { at: dayAt(30, DAY - 1), cents: 10_000 }], now: now(10_000), hit: false },
-  { name: 'day edge: 0.5 ms before it is in the last baseline day too (no hit)', past: [...BASE, ...RECENT_4400, { at: dayAt(30, DAY - 0.5), cents: 10_000 }], now: now(10_000), hit: false },
-  { name: 'baseline edge: 00:00 UTC 119 days back counts (baseline now 90 days: hit)', past: [...BASE, ...RECENT_4400, { at: dayAt(119, 0), cents: 10_000 }], now: now(10_000), hit: true },
-  { name: 'baseline edge: 1 ms earlier is outside (no hit)', past: [...BASE, ...RECENT_4400, { at: dayAt(120, DAY - 1), cents: 10_000 }], now: now(10_000), hit: false },
-  { name: 'a transaction later today (stored first) does not count', past: [...BASE, ...RECENT_4400, { at: T0 + HOUR, cents: 10_000 }], now: now(10_000), hit: false },
+  {
+    name: 'day edge: 100.00 EUR at 00:00 UTC of the first recent day is recent (hit)',
+    past: [...BASE, ...RECENT_4400, { at: dayAt(29, 0), cents: 10_000 }],
+    now: now(10_000),
+    hit: true,
+  },
+  {
+    name: 'day edge: 1 ms before it is in the last baseline day (no hit)',
+    past: [...BASE, ...RECENT_4400, { at: dayAt(30, DAY - 1), cents: 10_000 }],
+    now: now(10_000),
+    hit: false,
+  },
+  {
+    name: 'day edge: 0.5 ms before it is in the last baseline day too (no hit)',
+    past: [...BASE, ...RECENT_4400, { at: dayAt(30, DAY - 0.5), cents: 10_000 }],
+    now: now(10_000),
+    hit: false,
+  },
+  {
+    name: 'baseline edge: 00:00 UTC 119 days back counts (baseline now 90 days: hit)',
+    past: [...BASE, ...RECENT_4400, { at: dayAt(119, 0), cents: 10_000 }],
+    now: now(10_000),
+    hit: true,
+  },
+  {
+    name: 'baseline edge: 1 ms earlier is outside (no hit)',
+    past: [...BASE, ...RECENT_4400, { at: dayAt(120, DAY - 1), cents: 10_000 }],
+    now: now(10_000),
+    hit: false,
+  },
+  {
+    name: 'a transaction later today (stored first) does not count',
+    past: [...BASE, ...RECENT_4400, { at: T0 + HOUR, cents: 10_000 }],
+    now: now(10_000),
+    hit: false,
+  },
   { name: 'a transaction earlier today counts', past: [...BASE, ...RECENT_4400, { at: T0 - HOUR, cents: 1 }], now: now(10_000), hit: true },
 ];
 
@@ -49,7 +79,8 @@ describeAnomalyRule({
       const usd = testEngine({ baseCurrency: 'USD' }).engine;
       await usd.createRuleInstance({ ruleId: 'R-11', parameters: {} });
       const amount = (cents: number) => ({ transactionAmount: cents / 100, transactionCurrency: 'EUR' });
-      for (const p of [...BASE, ...RECENT_4400]) await usd.createTransaction(tx({ timestamp: p.at, originAmountDetails: amount(p.cents), destinationAmountDetails: amount(p.cents) }));
+      for (const p of [...BASE, ...RECENT_4400])
+        await usd.createTransaction(tx({ timestamp: p.at, originAmountDetails: amount(p.cents), destinationAmountDetails: amount(p.cents) }));
       const r = await usd.createTransaction(tx({ timestamp: T0, originAmountDetails: amount(20_000), destinationAmountDetails: amount(20_000) }));
       expect(r.hitRules[0]?.ruleDescription).toMatch(/is [0-9.]+ USD, above the average of [0-9.]+ USD/);
     });

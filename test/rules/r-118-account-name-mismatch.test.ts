@@ -25,7 +25,11 @@ const card = (firstName: string, lastName?: string, middleName?: string) => ({
   method: 'CARD',
   nameOnCard: { firstName, ...(middleName !== undefined ? { middleName } : {}), ...(lastName !== undefined ? { lastName } : {}) },
 });
-const named = (method: string, name: string | undefined, extra: Record<string, unknown> = {}) => ({ method, ...(name !== undefined ? { name } : {}), ...extra });
+const named = (method: string, name: string | undefined, extra: Record<string, unknown> = {}) => ({
+  method,
+  ...(name !== undefined ? { name } : {}),
+  ...extra,
+});
 
 async function createUsers(engine: Engine, users: Record<string, Record<string, unknown>> = {}) {
   const base: Record<string, Record<string, unknown>> = {
@@ -58,20 +62,63 @@ const rows: Row[] = [
     originDetails: named('IBAN', '  JOHN   DAVÍD  SMÎTH '),
     directions: [],
   },
-  { name: 'a leading honorific is ignored (0 % allowed)', parameters: { allowedDistancePercentage: 0 }, originDetails: named('GENERIC_BANK_ACCOUNT', 'Mr. John David Smith'), directions: [] },
-  { name: 'a missing middle name is ignored (0 % allowed)', parameters: { allowedDistancePercentage: 0 }, originDetails: named('ACH', 'John Smith'), directions: [] },
-  { name: 'a different middle name is ignored (0 % allowed)', parameters: { allowedDistancePercentage: 0 }, originDetails: card('John', 'Smith', 'Peter'), directions: [] },
-  { name: "an apostrophe is dropped (O'Neil = ONeil, 0 % allowed)", parameters: { allowedDistancePercentage: 0 }, users: { alice: { userDetails: { name: { firstName: 'Sean', lastName: "O'Neil" } } } }, originDetails: named('SWIFT', 'Sean ONeil'), directions: [] },
+  {
+    name: 'a leading honorific is ignored (0 % allowed)',
+    parameters: { allowedDistancePercentage: 0 },
+    originDetails: named('GENERIC_BANK_ACCOUNT', 'Mr. John David Smith'),
+    directions: [],
+  },
+  {
+    name: 'a missing middle name is ignored (0 % allowed)',
+    parameters: { allowedDistancePercentage: 0 },
+    originDetails: named('ACH', 'John Smith'),
+    directions: [],
+  },
+  {
+    name: 'a different middle name is ignored (0 % allowed)',
+    parameters: { allowedDistancePercentage: 0 },
+    originDetails: card('John', 'Smith', 'Peter'),
+    directions: [],
+  },
+  {
+    name: "an apostrophe is dropped (O'Neil = ONeil, 0 % allowed)",
+    parameters: { allowedDistancePercentage: 0 },
+    users: { alice: { userDetails: { name: { firstName: 'Sean', lastName: "O'Neil" } } } },
+    originDetails: named('SWIFT', 'Sean ONeil'),
+    directions: [],
+  },
   { name: 'the same words in another order hit', originDetails: named('IBAN', 'Smith David John'), directions: ['ORIGIN'] },
   // "anna meier" (10 code points) vs "anne meyer": 2 substitutions = 20 %.
-  { name: 'exactly at the allowed percentage does not hit (20 % of 10 characters)', parameters: { allowedDistancePercentage: 20 }, origin: 'bob', originDetails: named('IBAN', 'Anne Meyer'), directions: [] },
-  { name: 'one point below the difference hits (19 %)', parameters: { allowedDistancePercentage: 19 }, origin: 'bob', originDetails: named('IBAN', 'Anne Meyer'), directions: ['ORIGIN'] },
+  {
+    name: 'exactly at the allowed percentage does not hit (20 % of 10 characters)',
+    parameters: { allowedDistancePercentage: 20 },
+    origin: 'bob',
+    originDetails: named('IBAN', 'Anne Meyer'),
+    directions: [],
+  },
+  {
+    name: 'one point below the difference hits (19 %)',
+    parameters: { allowedDistancePercentage: 19 },
+    origin: 'bob',
+    originDetails: named('IBAN', 'Anne Meyer'),
+    directions: ['ORIGIN'],
+  },
   { name: 'one more edit over 30 % hits (4 of 10 = 40 %)', origin: 'bob', originDetails: named('IBAN', 'Anne Mayar'), directions: ['ORIGIN'] },
   { name: 'three edits of 10 is exactly 30 % and does not hit', origin: 'bob', originDetails: named('IBAN', 'Anne Mayer'), directions: [] },
-  { name: 'the longer name is the length: "anna meier" vs "anna meierhofer" (5 of 15 = 33 %) hits', origin: 'bob', originDetails: named('IBAN', 'Anna Meierhofer'), directions: ['ORIGIN'] },
+  {
+    name: 'the longer name is the length: "anna meier" vs "anna meierhofer" (5 of 15 = 33 %) hits',
+    origin: 'bob',
+    originDetails: named('IBAN', 'Anna Meierhofer'),
+    directions: ['ORIGIN'],
+  },
   { name: 'a business legal name matches its account name', origin: 'acme', originDetails: named('IBAN', 'ACME TRADING LTD.'), directions: [] },
   { name: 'a business account in another name hits', origin: 'acme', originDetails: named('IBAN', 'Globex Corporation'), directions: ['ORIGIN'] },
-  { name: 'the receiver is checked against the destination payment details', destination: 'bob', destinationDetails: named('IBAN', 'Peter Miller'), directions: ['DESTINATION'] },
+  {
+    name: 'the receiver is checked against the destination payment details',
+    destination: 'bob',
+    destinationDetails: named('IBAN', 'Peter Miller'),
+    directions: ['DESTINATION'],
+  },
   {
     name: 'both sides hit when both mismatch',
     destination: 'bob',
@@ -79,7 +126,12 @@ const rows: Row[] = [
     destinationDetails: named('IBAN', 'Peter Miller'),
     directions: ['ORIGIN', 'DESTINATION'],
   },
-  { name: 'the sender is not compared with the destination payment details', destinationDetails: named('IBAN', 'Peter Miller'), destination: 'ghost', directions: [] },
+  {
+    name: 'the sender is not compared with the destination payment details',
+    destinationDetails: named('IBAN', 'Peter Miller'),
+    destination: 'ghost',
+    directions: [],
+  },
   { name: 'a user without a stored profile is not checked', origin: 'ghost', originDetails: card('Maria', 'Gonzalez'), directions: [] },
   { name: 'no payment details: not checked', directions: [] },
   { name: 'UPI account names are checked', originDetails: named('UPI', 'Maria Gonzalez', { upiID: 'maria@upi' }), directions: ['ORIGIN'] },
@@ -89,12 +141,28 @@ const rows: Row[] = [
   { name: 'CASH is not checked', originDetails: named('CASH', 'Maria Gonzalez'), directions: [] },
   { name: 'no name on the card hits by default (ignoreEmptyName false)', originDetails: { method: 'CARD', cardFingerprint: 'fp' }, directions: ['ORIGIN'] },
   { name: 'a name of only punctuation is empty and hits by default', originDetails: named('IBAN', ' .- '), directions: ['ORIGIN'] },
-  { name: 'no name on the card does not hit with ignoreEmptyName', parameters: { ignoreEmptyName: true }, originDetails: { method: 'CARD', cardFingerprint: 'fp' }, directions: [] },
+  {
+    name: 'no name on the card does not hit with ignoreEmptyName',
+    parameters: { ignoreEmptyName: true },
+    originDetails: { method: 'CARD', cardFingerprint: 'fp' },
+    directions: [],
+  },
   { name: 'a profile without a name hits by default', origin: 'nameless', originDetails: named('IBAN', 'Maria Gonzalez'), directions: ['ORIGIN'] },
-  { name: 'a profile without a name does not hit with ignoreEmptyName', parameters: { ignoreEmptyName: true }, origin: 'nameless', originDetails: named('IBAN', 'Maria Gonzalez'), directions: [] },
+  {
+    name: 'a profile without a name does not hit with ignoreEmptyName',
+    parameters: { ignoreEmptyName: true },
+    origin: 'nameless',
+    originDetails: named('IBAN', 'Maria Gonzalez'),
+    directions: [],
+  },
   { name: 'no name on either side does not hit', origin: 'nameless', originDetails: named('IBAN', undefined), directions: [] },
   { name: '100 % allowed never hits on two names', parameters: { allowedDistancePercentage: 100 }, originDetails: named('IBAN', 'Xy'), directions: [] },
-  { name: '100 % allowed still hits on an empty name', parameters: { allowedDistancePercentage: 100 }, originDetails: named('IBAN', ''), directions: ['ORIGIN'] },
+  {
+    name: '100 % allowed still hits on an empty name',
+    parameters: { allowedDistancePercentage: 100 },
+    originDetails: named('IBAN', ''),
+    directions: ['ORIGIN'],
+  },
   {
     name: 'names are compared on their first 256 normalised characters (0 % allowed)',
     parameters: { allowedDistancePercentage: 0 },
@@ -143,7 +211,9 @@ describe("R-118 Account name doesn't match user name", () => {
 
   it('names the side, the method and the difference, never the names, in the description', async () => {
     const r = await run({ origin: 'bob', originDetails: named('IBAN', 'Anne Mayar') });
-    expect(r.hitRules[0]?.ruleDescription).toBe("Sender's name does not match the account name on the IBAN payment method: 40.00% different, more than the allowed 30%.");
+    expect(r.hitRules[0]?.ruleDescription).toBe(
+      "Sender's name does not match the account name on the IBAN payment method: 40.00% different, more than the allowed 30%.",
+    );
   });
 
   it('reports the smaller difference of the full and the first-and-last names', async () => {
@@ -156,7 +226,9 @@ describe("R-118 Account name doesn't match user name", () => {
     const r = await run({ origin: 'nameless', destination: 'bob', originDetails: named('IBAN', 'Maria'), destinationDetails: { method: 'CARD' } });
     expect(r.hitRules[0]?.ruleDescription).toContain("the user's profile has no name");
     const receiver = await run({ destination: 'bob', destinationDetails: { method: 'CARD' } });
-    expect(receiver.hitRules[0]?.ruleDescription).toBe("Receiver's name does not match the account name on the CARD payment method: the payment method has no account name.");
+    expect(receiver.hitRules[0]?.ruleDescription).toBe(
+      "Receiver's name does not match the account name on the CARD payment method: the payment method has no account name.",
+    );
   });
 
   it('uses the DOMAIN.md defaults', () => {
@@ -229,7 +301,13 @@ describe('properties', () => {
   const personName = fc.record({ firstName: nameField, middleName: nameField, lastName: nameField }, { requiredKeys: ['firstName'] });
   const consumer = personName.map((name): RuleUser => ({ userId: 'u', type: 'CONSUMER', profile: { userDetails: { name } }, riskLevel: null, craScore: null }));
   const business = hostileText({ maxLength: 512 }).map(
-    (legalName): RuleUser => ({ userId: 'u', type: 'BUSINESS', profile: { legalEntity: { companyGeneralDetails: { legalName } } }, riskLevel: null, craScore: null }),
+    (legalName): RuleUser => ({
+      userId: 'u',
+      type: 'BUSINESS',
+      profile: { legalEntity: { companyGeneralDetails: { legalName } } },
+      riskLevel: null,
+      craScore: null,
+    }),
   );
   const paymentDetails = fc.oneof(
     personName.map((nameOnCard) => ({ method: 'CARD', nameOnCard })),
@@ -240,23 +318,23 @@ describe('properties', () => {
   /** 2 sides × 2 pairs × (pattern + ⌈256/32⌉ · 256 block steps): R-118's documented bound. */
   const MAX_STEPS = 2 * 2 * (MAX_COMPARED_NAME_LENGTH + Math.ceil(MAX_COMPARED_NAME_LENGTH / 32) * MAX_COMPARED_NAME_LENGTH);
 
-  test.prop(
-    [fc.oneof(consumer, business), fc.oneof(consumer, business), paymentDetails, paymentDetails, fc.integer({ min: 0, max: 100 })],
-    { numRuns: 100 },
-  )('a transaction costs at most 9,216 distance steps, whatever the names hold', (originUser, destinationUser, origin, destination, percent) => {
-    const context: RuleCheckContext<{ allowedDistancePercentage: number }> = {
-      transaction: { originPaymentDetails: origin, destinationPaymentDetails: destination } as unknown as Transaction,
-      parameters: { allowedDistancePercentage: percent },
-      originUser,
-      destinationUser,
-      aggregates: {},
-      money: {} as MoneyContext,
-    };
-    const counter: StepCounter = { steps: 0 };
-    findAccountNameMismatches(context, counter);
-    expect(MAX_STEPS).toBe(9216);
-    expect(counter.steps).toBeLessThanOrEqual(MAX_STEPS);
-  });
+  test.prop([fc.oneof(consumer, business), fc.oneof(consumer, business), paymentDetails, paymentDetails, fc.integer({ min: 0, max: 100 })], { numRuns: 100 })(
+    'a transaction costs at most 9,216 distance steps, whatever the names hold',
+    (originUser, destinationUser, origin, destination, percent) => {
+      const context: RuleCheckContext<{ allowedDistancePercentage: number }> = {
+        transaction: { originPaymentDetails: origin, destinationPaymentDetails: destination } as unknown as Transaction,
+        parameters: { allowedDistancePercentage: percent },
+        originUser,
+        destinationUser,
+        aggregates: {},
+        money: {} as MoneyContext,
+      };
+      const counter: StepCounter = { steps: 0 };
+      findAccountNameMismatches(context, counter);
+      expect(MAX_STEPS).toBe(9216);
+      expect(counter.steps).toBeLessThanOrEqual(MAX_STEPS);
+    },
+  );
 
   test.prop([hostileText({ maxLength: 256 })], { numRuns: 300 })('normalising a normalised name changes nothing (so each name is normalised once)', (text) => {
     const words = normalizeNameWords(text);

@@ -7,7 +7,10 @@ const hit = (r: { hitRules: { ruleId?: string; ruleHitMeta?: { hitDirections?: s
 
 async function engineWith(limit: number) {
   const { engine } = testEngine();
-  await engine.createRuleInstance({ ruleId: 'R-119', parameters: { transactionsLimit: limit, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } });
+  await engine.createRuleInstance({
+    ruleId: 'R-119',
+    parameters: { transactionsLimit: limit, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+  });
   return engine;
 }
 
@@ -50,17 +53,20 @@ describe('R-119 High velocity between the same parties', () => {
 });
 
 describe('properties', () => {
-  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 3 * DAY }), fc.constantFrom('bob', 'carol')), { minLength: 1, maxLength: 25 }), fc.integer({ min: 0, max: 4 })], { numRuns: 50 })(
-    'hits exactly when the same-pair transactions in the rolling day (by timestamp, any arrival order) exceed the limit',
-    async (events, limit) => {
-      const engine = await engineWith(limit);
-      const seen: { at: number; to: string }[] = [];
-      for (const [at, to] of events) {
-        const r = await engine.createTransaction(tx({ timestamp: T0 + at, destinationUserId: to }));
-        seen.push({ at: T0 + at, to });
-        const count = seen.filter((s) => s.to === to && s.at >= T0 + at - DAY && s.at <= T0 + at).length;
-        expect(hit(r)).toEqual(count > limit ? ['ORIGIN', 'DESTINATION'] : []);
-      }
-    },
-  );
+  test.prop(
+    [
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 3 * DAY }), fc.constantFrom('bob', 'carol')), { minLength: 1, maxLength: 25 }),
+      fc.integer({ min: 0, max: 4 }),
+    ],
+    { numRuns: 50 },
+  )('hits exactly when the same-pair transactions in the rolling day (by timestamp, any arrival order) exceed the limit', async (events, limit) => {
+    const engine = await engineWith(limit);
+    const seen: { at: number; to: string }[] = [];
+    for (const [at, to] of events) {
+      const r = await engine.createTransaction(tx({ timestamp: T0 + at, destinationUserId: to }));
+      seen.push({ at: T0 + at, to });
+      const count = seen.filter((s) => s.to === to && s.at >= T0 + at - DAY && s.at <= T0 + at).length;
+      expect(hit(r)).toEqual(count > limit ? ['ORIGIN', 'DESTINATION'] : []);
+    }
+  });
 });

@@ -15,15 +15,35 @@ const recentCount = (n: number): Sent[] => Array.from({ length: n }, (_, i) => (
 const NOW: Sent = { at: T0, cents: 5_000 };
 
 const rows: AnomalyRow[] = [
-  { name: 'exactly at the 2σ boundary (45 in 30 days = 1.5/day, current included; 70 quiet days before the first baseline transaction are not history) does not hit', past: [...BASE, ...recentCount(44)], hit: false },
+  {
+    name: 'exactly at the 2σ boundary (45 in 30 days = 1.5/day, current included; 70 quiet days before the first baseline transaction are not history) does not hit',
+    past: [...BASE, ...recentCount(44)],
+    hit: false,
+  },
   { name: 'one transaction above the boundary (46) hits', past: [...BASE, ...recentCount(45)], hit: true },
   { name: 'a quiet recent period does not hit', past: BASE, hit: false },
   { name: 'too little history: 9 active baseline days never hit', past: [...BASE.slice(1), ...recentCount(80)], hit: false },
   { name: 'several transactions on one baseline day are one daily count', past: [...BASE, ...sends(31, 5_000, 2), ...recentCount(45)], hit: false },
-  { name: 'day edge: a transaction at 00:00 UTC of the first recent day is recent (46: hit)', past: [...BASE, ...recentCount(44), { at: dayAt(29, 0), cents: 5_000 }], hit: true },
-  { name: 'day edge: 1 ms before it is in the last baseline day (no hit)', past: [...BASE, ...recentCount(44), { at: dayAt(30, DAY - 1), cents: 5_000 }], hit: false },
-  { name: 'day edge: 0.5 ms before it is in the last baseline day too (no hit)', past: [...BASE, ...recentCount(44), { at: dayAt(30, DAY - 0.5), cents: 5_000 }], hit: false },
-  { name: 'baseline edge: 00:00 UTC 119 days back counts (baseline now 90 days: hit)', past: [...BASE, ...recentCount(44), { at: dayAt(119, 0), cents: 5_000 }], hit: true },
+  {
+    name: 'day edge: a transaction at 00:00 UTC of the first recent day is recent (46: hit)',
+    past: [...BASE, ...recentCount(44), { at: dayAt(29, 0), cents: 5_000 }],
+    hit: true,
+  },
+  {
+    name: 'day edge: 1 ms before it is in the last baseline day (no hit)',
+    past: [...BASE, ...recentCount(44), { at: dayAt(30, DAY - 1), cents: 5_000 }],
+    hit: false,
+  },
+  {
+    name: 'day edge: 0.5 ms before it is in the last baseline day too (no hit)',
+    past: [...BASE, ...recentCount(44), { at: dayAt(30, DAY - 0.5), cents: 5_000 }],
+    hit: false,
+  },
+  {
+    name: 'baseline edge: 00:00 UTC 119 days back counts (baseline now 90 days: hit)',
+    past: [...BASE, ...recentCount(44), { at: dayAt(119, 0), cents: 5_000 }],
+    hit: true,
+  },
   { name: 'baseline edge: 1 ms earlier is outside (no hit)', past: [...BASE, ...recentCount(44), { at: dayAt(120, DAY - 1), cents: 5_000 }], hit: false },
   { name: 'a transaction later today (stored first) does not count', past: [...BASE, ...recentCount(44), { at: T0 + HOUR, cents: 5_000 }], hit: false },
   { name: 'a transaction earlier today counts', past: [...BASE, ...recentCount(44), { at: T0 - HOUR, cents: 5_000 }], hit: true },

@@ -21,7 +21,12 @@ const rows: TwoPeriodRow[] = [
   { name: 'excluded: a multiplier of 200.01 % does not hit', parameters: { multiplierThreshold: 200.01 }, past: at(P2), directions: [] },
   { name: 'excluded: one transaction fewer in period 1 does not hit (1/day vs 2 in 2 days)', past: at(P2, P2 + 1), directions: [] },
   { name: 'excluded: one more in period 1 hits (2/day vs 2 in 2 days)', past: at(P2, P2 + 1, T0 - HOUR), directions: ['ORIGIN'] },
-  { name: 'included: 1/day vs 2 in 3 days is exactly 150 % and hits', parameters: { multiplierThreshold: 150, excludePeriod1: false }, past: at(P2), directions: ['ORIGIN'] },
+  {
+    name: 'included: 1/day vs 2 in 3 days is exactly 150 % and hits',
+    parameters: { multiplierThreshold: 150, excludePeriod1: false },
+    past: at(P2),
+    directions: ['ORIGIN'],
+  },
   { name: 'included: 150.01 % does not hit', parameters: { multiplierThreshold: 150.01, excludePeriod1: false }, past: at(P2), directions: [] },
   {
     name: 'calendar days: 1 in 0.5 day vs 2 in 2.5 days is exactly 250 % and hits',
@@ -42,16 +47,51 @@ const rows: TwoPeriodRow[] = [
     now: D0,
     directions: [],
   },
-  { name: 'period1/period2 boundary: exactly at period 1 start is in period 1 (2/day vs 1 in 2 days)', parameters: { multiplierThreshold: 400 }, past: at(P2, T0 - DAY), directions: ['ORIGIN'] },
-  { name: 'period1/period2 boundary: 1 ms before is in period 2 (1/day vs 2 in 2 days)', parameters: { multiplierThreshold: 100 }, past: at(P2, T0 - DAY - 1), directions: ['ORIGIN'] },
+  {
+    name: 'period1/period2 boundary: exactly at period 1 start is in period 1 (2/day vs 1 in 2 days)',
+    parameters: { multiplierThreshold: 400 },
+    past: at(P2, T0 - DAY),
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'period1/period2 boundary: 1 ms before is in period 2 (1/day vs 2 in 2 days)',
+    parameters: { multiplierThreshold: 100 },
+    past: at(P2, T0 - DAY - 1),
+    directions: ['ORIGIN'],
+  },
   { name: 'period1/period2 boundary: 1 ms before misses 101 %', parameters: { multiplierThreshold: 101 }, past: at(P2, T0 - DAY - 1), directions: [] },
   { name: 'period 2 start: exactly at T0 − 3 days counts', parameters: { multiplierThreshold: 0 }, past: at(T0 - 3 * DAY), directions: ['ORIGIN'] },
   { name: 'period 2 start: 1 ms earlier is outside (no history)', parameters: { multiplierThreshold: 0 }, past: at(T0 - 3 * DAY - 1), directions: [] },
-  { name: 'transactionsNumberThreshold2 min equal to count2 hits', parameters: { transactionsNumberThreshold2: { min: 1 } }, past: at(P2), directions: ['ORIGIN'] },
-  { name: 'transactionsNumberThreshold2 min one above count2 does not hit', parameters: { transactionsNumberThreshold2: { min: 2 } }, past: at(P2), directions: [] },
-  { name: 'transactionsNumberThreshold max below count1 does not hit', parameters: { transactionsNumberThreshold: { max: 1 } }, past: at(P2, T0 - HOUR), directions: [] },
-  { name: 'valueThresholdPeriod1 min exactly at the daily count hits', parameters: { valueThresholdPeriod1: { min: 2 } }, past: at(P2, T0 - HOUR), directions: ['ORIGIN'] },
-  { name: 'valueThresholdPeriod1 min just above the daily count does not hit', parameters: { valueThresholdPeriod1: { min: 2.01 } }, past: at(P2, T0 - HOUR), directions: [] },
+  {
+    name: 'transactionsNumberThreshold2 min equal to count2 hits',
+    parameters: { transactionsNumberThreshold2: { min: 1 } },
+    past: at(P2),
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'transactionsNumberThreshold2 min one above count2 does not hit',
+    parameters: { transactionsNumberThreshold2: { min: 2 } },
+    past: at(P2),
+    directions: [],
+  },
+  {
+    name: 'transactionsNumberThreshold max below count1 does not hit',
+    parameters: { transactionsNumberThreshold: { max: 1 } },
+    past: at(P2, T0 - HOUR),
+    directions: [],
+  },
+  {
+    name: 'valueThresholdPeriod1 min exactly at the daily count hits',
+    parameters: { valueThresholdPeriod1: { min: 2 } },
+    past: at(P2, T0 - HOUR),
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'valueThresholdPeriod1 min just above the daily count does not hit',
+    parameters: { valueThresholdPeriod1: { min: 2.01 } },
+    past: at(P2, T0 - HOUR),
+    directions: [],
+  },
   {
     name: 'valueThresholdPeriod1 is per day: 1 transaction in a 0.5-day calendar period is 2/day',
     parameters: { multiplierThreshold: 0, period1: CAL_1, period2: CAL_3, valueThresholdPeriod1: { min: 2 } },
@@ -72,7 +112,15 @@ const rows: TwoPeriodRow[] = [
   },
 ];
 
-const BASE = { period1: ONE_DAY, period2: THREE_DAYS, multiplierThreshold: 200, excludePeriod1: true, transactionsNumberThreshold2: {}, checkSender: 'sending', checkReceiver: 'none' };
+const BASE = {
+  period1: ONE_DAY,
+  period2: THREE_DAYS,
+  multiplierThreshold: 200,
+  excludePeriod1: true,
+  transactionsNumberThreshold2: {},
+  checkSender: 'sending',
+  checkReceiver: 'none',
+};
 
 describeTwoPeriodRule({
   rule: r121AverageDailyCountExceedsPastPeriod,
@@ -88,7 +136,11 @@ describeTwoPeriodRule({
     expected: { multiplierThreshold: 200, transactionsNumberThreshold2: { min: 5 } },
   },
   invalid: [
-    { name: 'a multiplier object (R-121 takes a number)', parameters: { multiplierThreshold: { currency: 'USD', value: 200 } }, path: '/parameters/multiplierThreshold' },
+    {
+      name: 'a multiplier object (R-121 takes a number)',
+      parameters: { multiplierThreshold: { currency: 'USD', value: 200 } },
+      path: '/parameters/multiplierThreshold',
+    },
     { name: 'a negative multiplier', parameters: { multiplierThreshold: -1 }, path: '/parameters/multiplierThreshold' },
     { name: 'a non-boolean excludePeriod1', parameters: { excludePeriod1: 'yes' }, path: '/parameters/excludePeriod1' },
   ],

@@ -21,8 +21,20 @@ const rows: TwoPeriodRow[] = [
   { name: 'excluded: 50/day vs 50 over 2 days (25/day) is exactly 200 % and hits', past: one50, amount: 50, directions: ['ORIGIN'] },
   { name: 'excluded: one minor unit below does not hit (49.99/day)', past: one50, amount: 49.99, directions: [] },
   { name: 'excluded: one minor unit above hits (50.01/day)', past: one50, amount: 50.01, directions: ['ORIGIN'] },
-  { name: 'included: 50/day vs 100 over 3 days is exactly 150 % and hits', parameters: { ...pct(150), excludePeriod1: false }, past: one50, amount: 50, directions: ['ORIGIN'] },
-  { name: 'included: one minor unit below 150 % does not hit (49.99 vs 99.99 / 3)', parameters: { ...pct(150), excludePeriod1: false }, past: one50, amount: 49.99, directions: [] },
+  {
+    name: 'included: 50/day vs 100 over 3 days is exactly 150 % and hits',
+    parameters: { ...pct(150), excludePeriod1: false },
+    past: one50,
+    amount: 50,
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'included: one minor unit below 150 % does not hit (49.99 vs 99.99 / 3)',
+    parameters: { ...pct(150), excludePeriod1: false },
+    past: one50,
+    amount: 49.99,
+    directions: [],
+  },
   {
     name: 'calendar days: 100 in 0.5 day vs 200 in 2.5 days is exactly 250 % and hits',
     parameters: { ...pct(250), excludePeriod1: false, period1: CAL_1, period2: CAL_3 },
@@ -48,28 +60,61 @@ const rows: TwoPeriodRow[] = [
   {
     name: 'calendar days: 00:00 UTC today is period 1, 1 ms before is period 2 (excluded: 100/0.5 vs 100/2 = 400 %)',
     parameters: { ...pct(400), period1: CAL_1, period2: CAL_3 },
-    past: [{ at: D0 - 1, amount: 100 }, { at: D0, amount: 50 }],
+    past: [
+      { at: D0 - 1, amount: 100 },
+      { at: D0, amount: 50 },
+    ],
     amount: 50,
     directions: ['ORIGIN'],
   },
   {
     name: 'period1/period2 boundary: an amount exactly at period 1 start is in period 1',
-    past: [{ at: P2, amount: 50 }, { at: T0 - DAY, amount: 25 }],
+    past: [
+      { at: P2, amount: 50 },
+      { at: T0 - DAY, amount: 25 },
+    ],
     amount: 25,
     directions: ['ORIGIN'],
   },
   {
     name: 'period1/period2 boundary: 1 ms before period 1 start is in period 2',
-    past: [{ at: P2, amount: 50 }, { at: T0 - DAY - 1, amount: 25 }],
+    past: [
+      { at: P2, amount: 50 },
+      { at: T0 - DAY - 1, amount: 25 },
+    ],
     amount: 25,
     directions: [],
   },
-  { name: 'period 2 start: an amount exactly at T0 − 3 days counts', parameters: pct(0), past: [{ at: T0 - 3 * DAY, amount: 10 }], amount: 1, directions: ['ORIGIN'] },
+  {
+    name: 'period 2 start: an amount exactly at T0 − 3 days counts',
+    parameters: pct(0),
+    past: [{ at: T0 - 3 * DAY, amount: 10 }],
+    amount: 1,
+    directions: ['ORIGIN'],
+  },
   { name: 'period 2 start: 1 ms earlier is outside (no history)', parameters: pct(0), past: [{ at: T0 - 3 * DAY - 1, amount: 10 }], amount: 1, directions: [] },
   { name: 'a zero volume in period 2 never hits', parameters: pct(0), past: [{ at: P2, amount: 0 }], amount: 100, directions: [] },
-  { name: 'transactionsNumberThreshold2 min one above count2 does not hit', parameters: { transactionsNumberThreshold2: { min: 2 } }, past: one50, amount: 50, directions: [] },
-  { name: 'valueThresholdPeriod1 min exactly at the daily volume hits', parameters: { valueThresholdPeriod1: { min: 50 } }, past: one50, amount: 50, directions: ['ORIGIN'] },
-  { name: 'valueThresholdPeriod1 min one minor unit above does not hit', parameters: { valueThresholdPeriod1: { min: 50.01 } }, past: one50, amount: 50, directions: [] },
+  {
+    name: 'transactionsNumberThreshold2 min one above count2 does not hit',
+    parameters: { transactionsNumberThreshold2: { min: 2 } },
+    past: one50,
+    amount: 50,
+    directions: [],
+  },
+  {
+    name: 'valueThresholdPeriod1 min exactly at the daily volume hits',
+    parameters: { valueThresholdPeriod1: { min: 50 } },
+    past: one50,
+    amount: 50,
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'valueThresholdPeriod1 min one minor unit above does not hit',
+    parameters: { valueThresholdPeriod1: { min: 50.01 } },
+    past: one50,
+    amount: 50,
+    directions: [],
+  },
   {
     name: 'valueThresholdPeriod1 is per day: 100 in a 0.5-day calendar period is 200/day',
     parameters: { ...pct(0), period1: CAL_1, period2: CAL_3, valueThresholdPeriod1: { min: 200 } },
@@ -86,7 +131,15 @@ const rows: TwoPeriodRow[] = [
   },
 ];
 
-const BASE = { period1: ONE_DAY, period2: THREE_DAYS, ...pct(200), excludePeriod1: true, transactionsNumberThreshold2: {}, checkSender: 'sending', checkReceiver: 'none' };
+const BASE = {
+  period1: ONE_DAY,
+  period2: THREE_DAYS,
+  ...pct(200),
+  excludePeriod1: true,
+  transactionsNumberThreshold2: {},
+  checkSender: 'sending',
+  checkReceiver: 'none',
+};
 
 describeTwoPeriodRule({
   rule: r122AverageDailyAmountExceedsPastPeriod,

@@ -13,7 +13,9 @@ function send(at: number, destinationCountry: string | undefined, overrides: Rec
     originUserId: 'alice',
     destinationUserId: `shop-${n}`,
     originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR', country: 'DE' },
-    ...(destinationCountry === undefined ? {} : { destinationAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR', country: destinationCountry } }),
+    ...(destinationCountry === undefined
+      ? {}
+      : { destinationAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR', country: destinationCountry } }),
     ...overrides,
   };
 }
@@ -57,13 +59,23 @@ describe('R-123 Too many counterparty countries', () => {
 
   it("with checkSender 'all', received transactions count with their origin country", async () => {
     const engine = await engineWith({ transactionsLimit: 1 });
-    await engine.createTransaction({ ...send(T0, undefined), originUserId: 'x', destinationUserId: 'alice', originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'PL' } });
+    await engine.createTransaction({
+      ...send(T0, undefined),
+      originUserId: 'x',
+      destinationUserId: 'alice',
+      originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'PL' },
+    });
     expect(hitsOf(await engine.createTransaction(send(T0 + 1, 'FR')))).toEqual(['ORIGIN']);
   });
 
   it("with checkSender 'sending', received transactions do not count", async () => {
     const engine = await engineWith({ transactionsLimit: 1, checkSender: 'sending' });
-    await engine.createTransaction({ ...send(T0, undefined), originUserId: 'x', destinationUserId: 'alice', originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'PL' } });
+    await engine.createTransaction({
+      ...send(T0, undefined),
+      originUserId: 'x',
+      destinationUserId: 'alice',
+      originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'PL' },
+    });
     expect(hitsOf(await engine.createTransaction(send(T0 + 1, 'FR')))).toEqual([]);
   });
 
@@ -85,17 +97,16 @@ describe('R-123 Too many counterparty countries', () => {
 });
 
 describe('properties', () => {
-  test.prop([fc.array(fc.constantFrom('FR', 'NL', 'AT', 'PL', 'ES', undefined), { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 5 })], { numRuns: 60 })(
-    'hits exactly when the distinct counterparty countries in the hour, this one included, exceed the limit',
-    async (countries, limit) => {
-      const engine = await engineWith({ transactionsLimit: limit });
-      const seen = new Set<string>();
-      for (const [i, c] of countries.entries()) {
-        if (c !== undefined) seen.add(c);
-        const r = await engine.createTransaction(send(T0 + i * 60_000, c));
-        // All within one hour (30 transactions, a minute apart, at most 29 minutes).
-        expect(hitsOf(r)).toEqual(seen.size > limit ? ['ORIGIN'] : []);
-      }
-    },
-  );
+  test.prop([fc.array(fc.constantFrom('FR', 'NL', 'AT', 'PL', 'ES', undefined), { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 5 })], {
+    numRuns: 60,
+  })('hits exactly when the distinct counterparty countries in the hour, this one included, exceed the limit', async (countries, limit) => {
+    const engine = await engineWith({ transactionsLimit: limit });
+    const seen = new Set<string>();
+    for (const [i, c] of countries.entries()) {
+      if (c !== undefined) seen.add(c);
+      const r = await engine.createTransaction(send(T0 + i * 60_000, c));
+      // All within one hour (30 transactions, a minute apart, at most 29 minutes).
+      expect(hitsOf(r)).toEqual(seen.size > limit ? ['ORIGIN'] : []);
+    }
+  });
 });

@@ -55,7 +55,12 @@ const rows: Row[] = [
   { name: 'a non-round current transaction still hits while the share is over the limit', amounts: [100, 200, 300, 150], expected: ['ORIGIN'] },
   { name: 'as many transactions as initialTransactions does not hit (needs more)', amounts: [100, 200], expected: [] },
   { name: 'one transaction more than initialTransactions hits', amounts: [100, 200], parameters: { initialTransactions: 1 }, expected: ['ORIGIN'] },
-  { name: 'the first transaction hits with initialTransactions 0 and limit 0', amounts: [100], parameters: { initialTransactions: 0, patternPercentageLimit: 0 }, expected: ['ORIGIN'] },
+  {
+    name: 'the first transaction hits with initialTransactions 0 and limit 0',
+    amounts: [100],
+    parameters: { initialTransactions: 0, patternPercentageLimit: 0 },
+    expected: ['ORIGIN'],
+  },
   { name: 'limit 100 never hits', amounts: [100, 200, 300], parameters: { patternPercentageLimit: 100 }, expected: [] },
   { name: '100.00 written with decimals is round', amounts: [100.0, 200.0, 1], expected: ['ORIGIN'] },
   { name: '100.5 is not round', amounts: [100.5, 200.5, 300], expected: [] },
@@ -64,7 +69,12 @@ const rows: Row[] = [
   { name: 'round in its own currency (10000 JPY), no conversion', amounts: [10_000, 5_000, 1], currency: 'JPY', expected: ['ORIGIN'] },
   { name: 'fractional limit: 1 of 3 (33.33… %) > 33.33 % hits', amounts: [100, 1, 1], parameters: { patternPercentageLimit: 33.33 }, expected: ['ORIGIN'] },
   { name: 'fractional limit: 1 of 3 (33.33… %) is not > 33.34 %', amounts: [100, 1, 1], parameters: { patternPercentageLimit: 33.34 }, expected: [] },
-  { name: 'exactness: 1 of 3 is > 33.333333 % (no float rounding)', amounts: [100, 1, 1], parameters: { patternPercentageLimit: 33.333333 }, expected: ['ORIGIN'] },
+  {
+    name: 'exactness: 1 of 3 is > 33.333333 % (no float rounding)',
+    amounts: [100, 1, 1],
+    parameters: { patternPercentageLimit: 33.333333 },
+    expected: ['ORIGIN'],
+  },
 ];
 
 describe('R-124 Too many round transactions', () => {

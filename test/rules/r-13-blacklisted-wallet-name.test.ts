@@ -123,7 +123,9 @@ describe("R-13 blacklisted receiver's wallet name", () => {
 });
 
 describe('properties', () => {
-  const nameArb = fc.string({ unit: fc.constantFrom('a', 'B', 'c', 'D', 'é', 'e\u0301', 'ß', ' ', '-', '1'), minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '');
+  const nameArb = fc
+    .string({ unit: fc.constantFrom('a', 'B', 'c', 'D', 'é', 'e\u0301', 'ß', ' ', '-', '1'), minLength: 1, maxLength: 12 })
+    .filter((s) => s.trim() !== '');
   const paddingArb = fc.string({ unit: fc.constantFrom(' ', '\t', '\n'), maxLength: 3 });
   const caseFlipsArb = fc.array(fc.boolean(), { minLength: 12, maxLength: 12 });
 

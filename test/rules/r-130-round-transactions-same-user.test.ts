@@ -47,25 +47,63 @@ interface Row {
 
 const rows: Row[] = [
   { name: 'a count equal to the limit does not hit (strict >)', past: [{ at: T0 - 1 }], current: { at: T0 }, expected: [] },
-  { name: 'limit + 1 round transactions to the same receiver hit it', past: [{ at: T0 - 2 }, { at: T0 - 1, amount: 500 }], current: { at: T0 }, expected: ['DESTINATION'] },
+  {
+    name: 'limit + 1 round transactions to the same receiver hit it',
+    past: [{ at: T0 - 2 }, { at: T0 - 1, amount: 500 }],
+    current: { at: T0 },
+    expected: ['DESTINATION'],
+  },
   { name: 'a first round transaction hits with limit 0', parameters: { transactionsLimit: 0 }, past: [], current: { at: T0 }, expected: ['DESTINATION'] },
-  { name: 'a non-round current transaction never hits', parameters: { transactionsLimit: 0 }, past: [{ at: T0 - 1 }], current: { at: T0, amount: 150 }, expected: [] },
-  { name: 'non-round past transactions do not count', past: [{ at: T0 - 2, amount: 150 }, { at: T0 - 1, amount: 99.99 }], current: { at: T0 }, expected: [] },
+  {
+    name: 'a non-round current transaction never hits',
+    parameters: { transactionsLimit: 0 },
+    past: [{ at: T0 - 1 }],
+    current: { at: T0, amount: 150 },
+    expected: [],
+  },
+  {
+    name: 'non-round past transactions do not count',
+    past: [
+      { at: T0 - 2, amount: 150 },
+      { at: T0 - 1, amount: 99.99 },
+    ],
+    current: { at: T0 },
+    expected: [],
+  },
   { name: '100.01 is not round', past: [{ at: T0 - 2, amount: 100.01 }, { at: T0 - 1 }], current: { at: T0 }, expected: [] },
-  { name: 'round in the own currency (JPY 10000), without conversion', past: [{ at: T0 - 2, amount: 10_000, currency: 'JPY' }, { at: T0 - 1 }], current: { at: T0, amount: 300 }, expected: ['DESTINATION'] },
+  {
+    name: 'round in the own currency (JPY 10000), without conversion',
+    past: [{ at: T0 - 2, amount: 10_000, currency: 'JPY' }, { at: T0 - 1 }],
+    current: { at: T0, amount: 300 },
+    expected: ['DESTINATION'],
+  },
   { name: 'the window start (7 days) is inclusive', past: [{ at: T0 - 7 * DAY }, { at: T0 - 1 }], current: { at: T0 }, expected: ['DESTINATION'] },
   { name: '1 ms before the window start is out', past: [{ at: T0 - 7 * DAY - 1 }, { at: T0 - 1 }], current: { at: T0 }, expected: [] },
-  { name: 'round transactions to another receiver do not count', past: [{ at: T0 - 2, destination: 'carol' }, { at: T0 - 1, destination: 'carol' }], current: { at: T0 }, expected: [] },
+  {
+    name: 'round transactions to another receiver do not count',
+    past: [
+      { at: T0 - 2, destination: 'carol' },
+      { at: T0 - 1, destination: 'carol' },
+    ],
+    current: { at: T0 },
+    expected: [],
+  },
   {
     name: "by default the sender side is not checked ('none')",
-    past: [{ at: T0 - 2, origin: 'alice', destination: 'x' }, { at: T0 - 1, origin: 'alice', destination: 'y' }],
+    past: [
+      { at: T0 - 2, origin: 'alice', destination: 'x' },
+      { at: T0 - 1, origin: 'alice', destination: 'y' },
+    ],
     current: { at: T0, origin: 'alice', destination: 'z' },
     expected: [],
   },
   {
     name: "checkSender 'sending': the sender's round transactions count",
     parameters: { checkSender: 'sending', checkReceiver: 'none' },
-    past: [{ at: T0 - 2, origin: 'alice', destination: 'x' }, { at: T0 - 1, origin: 'alice', destination: 'y' }],
+    past: [
+      { at: T0 - 2, origin: 'alice', destination: 'x' },
+      { at: T0 - 1, origin: 'alice', destination: 'y' },
+    ],
     current: { at: T0, origin: 'alice', destination: 'z' },
     expected: ['ORIGIN'],
   },
@@ -79,14 +117,20 @@ const rows: Row[] = [
   {
     name: 'initialTransactions: exactly as many all-time transactions (this one included) hits',
     parameters: { transactionsLimit: 0, initialTransactions: 3 },
-    past: [{ at: T0 - 30 * DAY, amount: 1 }, { at: T0 - 1, amount: 1 }],
+    past: [
+      { at: T0 - 30 * DAY, amount: 1 },
+      { at: T0 - 1, amount: 1 },
+    ],
     current: { at: T0 },
     expected: ['DESTINATION'],
   },
   {
     name: 'initialTransactions: one transaction short does not hit',
     parameters: { transactionsLimit: 0, initialTransactions: 4 },
-    past: [{ at: T0 - 30 * DAY, amount: 1 }, { at: T0 - 1, amount: 1 }],
+    past: [
+      { at: T0 - 30 * DAY, amount: 1 },
+      { at: T0 - 1, amount: 1 },
+    ],
     current: { at: T0 },
     expected: [],
   },
@@ -150,7 +194,10 @@ describe('R-130 Too many round transactions to the same user', () => {
 describe('properties', () => {
   test.prop(
     [
-      fc.array(fc.record({ gap: fc.integer({ min: 0, max: 3 * DAY }), amount: fc.constantFrom(100, 150, 200, 0.5, 1_000, 99.99) }), { minLength: 1, maxLength: 20 }),
+      fc.array(fc.record({ gap: fc.integer({ min: 0, max: 3 * DAY }), amount: fc.constantFrom(100, 150, 200, 0.5, 1_000, 99.99) }), {
+        minLength: 1,
+        maxLength: 20,
+      }),
       fc.integer({ min: 0, max: 4 }),
     ],
     { numRuns: 50 },

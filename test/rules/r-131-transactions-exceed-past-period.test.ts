@@ -56,20 +56,55 @@ const rows: Row[] = [
     past: [{ at: P2 }, { at: T0 - DAY - 1 }],
     directions: [],
   },
-  { name: 'period 2 start: an entry exactly at T0 − 2 days counts in period 2', parameters: { multiplierThreshold: 0 }, past: [{ at: T0 - 2 * DAY }], directions: ['ORIGIN'] },
-  { name: 'period 2 start: an entry 1 ms earlier is outside (period 2 empty)', parameters: { multiplierThreshold: 0 }, past: [{ at: T0 - 2 * DAY - 1 }], directions: [] },
+  {
+    name: 'period 2 start: an entry exactly at T0 − 2 days counts in period 2',
+    parameters: { multiplierThreshold: 0 },
+    past: [{ at: T0 - 2 * DAY }],
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'period 2 start: an entry 1 ms earlier is outside (period 2 empty)',
+    parameters: { multiplierThreshold: 0 },
+    past: [{ at: T0 - 2 * DAY - 1 }],
+    directions: [],
+  },
   { name: 'an entry after the current timestamp counts nowhere', parameters: { multiplierThreshold: 0 }, past: [{ at: T0 + HOUR }], directions: [] },
-  { name: 'minTransactionsInTimeWindow1 equal to count1 hits', parameters: { minTransactionsInTimeWindow1: 3 }, past: [...p2(1), ...p1(2)], directions: ['ORIGIN'] },
-  { name: 'minTransactionsInTimeWindow1 one above count1 does not hit', parameters: { minTransactionsInTimeWindow1: 4 }, past: [...p2(1), ...p1(2)], directions: [] },
-  { name: 'minTransactionsInTimeWindow2 equal to count2 hits', parameters: { multiplierThreshold: 1, minTransactionsInTimeWindow2: 2 }, past: [...p2(2), ...p1(2)], directions: ['ORIGIN'] },
-  { name: 'minTransactionsInTimeWindow2 one above count2 does not hit', parameters: { multiplierThreshold: 1, minTransactionsInTimeWindow2: 3 }, past: [...p2(2), ...p1(2)], directions: [] },
+  {
+    name: 'minTransactionsInTimeWindow1 equal to count1 hits',
+    parameters: { minTransactionsInTimeWindow1: 3 },
+    past: [...p2(1), ...p1(2)],
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'minTransactionsInTimeWindow1 one above count1 does not hit',
+    parameters: { minTransactionsInTimeWindow1: 4 },
+    past: [...p2(1), ...p1(2)],
+    directions: [],
+  },
+  {
+    name: 'minTransactionsInTimeWindow2 equal to count2 hits',
+    parameters: { multiplierThreshold: 1, minTransactionsInTimeWindow2: 2 },
+    past: [...p2(2), ...p1(2)],
+    directions: ['ORIGIN'],
+  },
+  {
+    name: 'minTransactionsInTimeWindow2 one above count2 does not hit',
+    parameters: { multiplierThreshold: 1, minTransactionsInTimeWindow2: 3 },
+    past: [...p2(2), ...p1(2)],
+    directions: [],
+  },
   {
     name: 'initialTransactions equal to the all-time count (old one, period 2, period 1, current) hits',
     parameters: { initialTransactions: 5 },
     past: [{ at: T0 - 30 * DAY }, ...p2(1), ...p1(2)],
     directions: ['ORIGIN'],
   },
-  { name: 'initialTransactions one above the all-time count does not hit', parameters: { initialTransactions: 6 }, past: [{ at: T0 - 30 * DAY }, ...p2(1), ...p1(2)], directions: [] },
+  {
+    name: 'initialTransactions one above the all-time count does not hit',
+    parameters: { initialTransactions: 6 },
+    past: [{ at: T0 - 30 * DAY }, ...p2(1), ...p1(2)],
+    directions: [],
+  },
   {
     name: "initialTransactions counts received transactions even with checkSender 'sending'",
     parameters: { initialTransactions: 5, checkSender: 'sending' },
@@ -119,8 +154,18 @@ const rows: Row[] = [
     past: [{ at: P2, origin: 'bob', destination: 'carol' }],
     directions: [],
   },
-  { name: "both sides hit with checkSender and checkReceiver 'all'", parameters: { multiplierThreshold: 0, checkReceiver: 'all' }, past: [{ at: P2 }], directions: ['ORIGIN', 'DESTINATION'] },
-  { name: "checkSender and checkReceiver 'none' never hit", parameters: { multiplierThreshold: 0, checkSender: 'none', checkReceiver: 'none' }, past: [{ at: P2 }], directions: [] },
+  {
+    name: "both sides hit with checkSender and checkReceiver 'all'",
+    parameters: { multiplierThreshold: 0, checkReceiver: 'all' },
+    past: [{ at: P2 }],
+    directions: ['ORIGIN', 'DESTINATION'],
+  },
+  {
+    name: "checkSender and checkReceiver 'none' never hit",
+    parameters: { multiplierThreshold: 0, checkSender: 'none', checkReceiver: 'none' },
+    past: [{ at: P2 }],
+    directions: [],
+  },
 ];
 
 const BASE = { multiplierThreshold: 2, timeWindow1: ONE_DAY, timeWindow2: TWO_DAYS, checkSender: 'all', checkReceiver: 'none' };
@@ -174,38 +219,34 @@ describe('R-131 Transactions exceed past period', () => {
 });
 
 describe('properties', () => {
-  const pastArb = fc.array(
-    fc.record({ offset: fc.integer({ min: -7 * HOUR, max: HOUR }), received: fc.boolean() }),
-    { maxLength: 12 },
-  );
-  test.prop([pastArb, fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom('sending', 'all')], { numRuns: 60 })(
-    'the sender side hits exactly when a brute-force count over the two periods says so',
-    async (past, multiplier, hours1, hours2, checkSender) => {
-      const engine = engineFor();
-      await engine.createRuleInstance({
-        ruleId: 'R-131',
-        parameters: {
-          multiplierThreshold: multiplier,
-          timeWindow1: { units: hours1, granularity: 'hour' },
-          timeWindow2: { units: hours2, granularity: 'hour' },
-          checkSender,
-          checkReceiver: 'none',
-        },
-      });
-      for (const p of past) {
-        await engine.createTransaction(
-          tx({ timestamp: T0 + p.offset, originUserId: p.received ? 'carol' : 'alice', destinationUserId: p.received ? 'alice' : 'bob' }),
-        );
-      }
-      const r = await engine.createTransaction(tx({ timestamp: T0 }));
-      // Oracle: the current one plus every counted past transaction inside [T0 − window, T0].
-      const counted = past.filter((p) => checkSender === 'all' || !p.received).map((p) => T0 + p.offset);
-      const start1 = T0 - hours1 * HOUR;
-      const start2 = T0 - hours2 * HOUR;
-      const count1 = 1 + counted.filter((t) => t >= start1 && t <= T0).length;
-      const count2 = counted.filter((t) => t >= start2 && t < start1).length;
-      const expected = start2 < start1 && count2 > 0 && count1 > multiplier * count2;
-      expect(r.hitRules.length > 0).toBe(expected);
-    },
-  );
+  const pastArb = fc.array(fc.record({ offset: fc.integer({ min: -7 * HOUR, max: HOUR }), received: fc.boolean() }), { maxLength: 12 });
+  test.prop([pastArb, fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom('sending', 'all')], {
+    numRuns: 60,
+  })('the sender side hits exactly when a brute-force count over the two periods says so', async (past, multiplier, hours1, hours2, checkSender) => {
+    const engine = engineFor();
+    await engine.createRuleInstance({
+      ruleId: 'R-131',
+      parameters: {
+        multiplierThreshold: multiplier,
+        timeWindow1: { units: hours1, granularity: 'hour' },
+        timeWindow2: { units: hours2, granularity: 'hour' },
+        checkSender,
+        checkReceiver: 'none',
+      },
+    });
+    for (const p of past) {
+      await engine.createTransaction(
+        tx({ timestamp: T0 + p.offset, originUserId: p.received ? 'carol' : 'alice', destinationUserId: p.received ? 'alice' : 'bob' }),
+      );
+    }
+    const r = await engine.createTransaction(tx({ timestamp: T0 }));
+    // Oracle: the current one plus every counted past transaction inside [T0 − window, T0].
+    const counted = past.filter((p) => checkSender === 'all' || !p.received).map((p) => T0 + p.offset);
+    const start1 = T0 - hours1 * HOUR;
+    const start2 = T0 - hours2 * HOUR;
+    const count1 = 1 + counted.filter((t) => t >= start1 && t <= T0).length;
+    const count2 = counted.filter((t) => t >= start2 && t < start1).length;
+    const expected = start2 < start1 && count2 > 0 && count1 > multiplier * count2;
+    expect(r.hitRules.length > 0).toBe(expected);
+  });
 });

@@ -26,16 +26,46 @@ describe('R-132 Blacklist transaction related value', () => {
     { name: 'receiver user id listed → DESTINATION', subtype: 'USER_ID', items: ['bob'], transaction: {}, directions: ['DESTINATION'] },
     { name: 'both user ids listed → both', subtype: 'USER_ID', items: ['alice', 'bob'], transaction: {}, directions: ['ORIGIN', 'DESTINATION'] },
     { name: 'user ids compare exactly (case-sensitive)', subtype: 'USER_ID', items: ['Alice'], transaction: {}, directions: [] },
-    { name: 'card fingerprint on the origin card', subtype: 'CARD_FINGERPRINT_NUMBER', items: ['fp-123'], transaction: { originPaymentDetails: CARD }, directions: ['ORIGIN'] },
+    {
+      name: 'card fingerprint on the origin card',
+      subtype: 'CARD_FINGERPRINT_NUMBER',
+      items: ['fp-123'],
+      transaction: { originPaymentDetails: CARD },
+      directions: ['ORIGIN'],
+    },
     { name: 'IBAN of the receiver', subtype: 'IBAN_NUMBER', items: [IBAN.IBAN], transaction: { destinationPaymentDetails: IBAN }, directions: ['DESTINATION'] },
     { name: 'BIC of the receiver', subtype: 'BIC', items: [IBAN.BIC], transaction: { destinationPaymentDetails: IBAN }, directions: ['DESTINATION'] },
     { name: 'SWIFT account and code', subtype: 'BANK_SWIFT_CODE', items: ['BARCGB22'], transaction: { originPaymentDetails: SWIFT }, directions: ['ORIGIN'] },
-    { name: 'IP address of the sender device', subtype: 'IP_ADDRESS', items: ['10.0.0.1'], transaction: { originDeviceData: { ipAddress: '10.0.0.1' } }, directions: ['ORIGIN'] },
-    { name: 'device identifier of the receiver device', subtype: 'DEVICE_IDENTIFIER', items: ['dev-9'], transaction: { destinationDeviceData: { deviceIdentifier: 'dev-9' } }, directions: ['DESTINATION'] },
+    {
+      name: 'IP address of the sender device',
+      subtype: 'IP_ADDRESS',
+      items: ['10.0.0.1'],
+      transaction: { originDeviceData: { ipAddress: '10.0.0.1' } },
+      directions: ['ORIGIN'],
+    },
+    {
+      name: 'device identifier of the receiver device',
+      subtype: 'DEVICE_IDENTIFIER',
+      items: ['dev-9'],
+      transaction: { destinationDeviceData: { deviceIdentifier: 'dev-9' } },
+      directions: ['DESTINATION'],
+    },
     { name: 'country of the receiver amount (FR)', subtype: 'COUNTRY', items: ['FR'], transaction: {}, directions: ['DESTINATION'] },
-    { name: 'a list of another subtype never matches the same text (USER_ID text in an IBAN list)', subtype: 'IBAN_NUMBER', items: ['alice'], transaction: {}, directions: [] },
+    {
+      name: 'a list of another subtype never matches the same text (USER_ID text in an IBAN list)',
+      subtype: 'IBAN_NUMBER',
+      items: ['alice'],
+      transaction: {},
+      directions: [],
+    },
     { name: 'STRING lists never match', subtype: 'STRING', items: ['alice', 'bob', 'FR'], transaction: {}, directions: [] },
-    { name: 'a card fingerprint list does not match an IBAN payment', subtype: 'CARD_FINGERPRINT_NUMBER', items: [IBAN.IBAN], transaction: { originPaymentDetails: IBAN }, directions: [] },
+    {
+      name: 'a card fingerprint list does not match an IBAN payment',
+      subtype: 'CARD_FINGERPRINT_NUMBER',
+      items: [IBAN.IBAN],
+      transaction: { originPaymentDetails: IBAN },
+      directions: [],
+    },
   ];
   it.each(rows)('$name', async ({ subtype, items, transaction, directions }) => {
     const engine = await engineWith(subtype, items);
@@ -74,9 +104,12 @@ describe('R-132 Blacklist transaction related value', () => {
     expect(error.details.map((d) => d.path)).toContain(path);
   });
 
-  test.prop([fc.uniqueArray(fc.constantFrom('alice', 'bob', 'carol', 'dave'), { maxLength: 4 }), fc.constantFrom('alice', 'carol'), fc.constantFrom('bob', 'dave')], {
-    numRuns: 25,
-  })('hits exactly the sides whose user id is listed', async (items, origin, destination) => {
+  test.prop(
+    [fc.uniqueArray(fc.constantFrom('alice', 'bob', 'carol', 'dave'), { maxLength: 4 }), fc.constantFrom('alice', 'carol'), fc.constantFrom('bob', 'dave')],
+    {
+      numRuns: 25,
+    },
+  )('hits exactly the sides whose user id is listed', async (items, origin, destination) => {
     const engine = await engineWith('USER_ID', items);
     const expected = [...(items.includes(origin) ? ['ORIGIN'] : []), ...(items.includes(destination) ? ['DESTINATION'] : [])];
     expect((await hitsOf(engine, { originUserId: origin, destinationUserId: destination, timestamp: T0 })).directions).toEqual(expected);
@@ -125,7 +158,11 @@ describe('whitelistUsers.listIds filter (list-backed whitelists)', () => {
     const { engine } = testEngine();
     await engine.createUser({ userId: 'alice', createdTimestamp: T0 - 1 });
     await engine.createUser({ userId: 'bob', createdTimestamp: T0 - 1 });
-    await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10 } }, filters: { whitelistUsers: { listIds: ['vip'] } } });
+    await engine.createRuleInstance({
+      ruleId: 'R-2',
+      parameters: { transactionAmountThreshold: { EUR: 10 } },
+      filters: { whitelistUsers: { listIds: ['vip'] } },
+    });
     return engine;
   }
   const directionsOf = async (engine: Engine) =>

@@ -38,7 +38,12 @@ const rows: Row[] = [
   { name: 'exactly at the threshold hits (≥)', thresholds: { EUR: 10000 }, origin: { transactionAmount: 10000, transactionCurrency: 'EUR' }, hit: true },
   { name: '0.01 below the threshold does not hit', thresholds: { EUR: 10000 }, origin: { transactionAmount: 9999.99, transactionCurrency: 'EUR' }, hit: false },
   { name: '0.01 above the threshold hits', thresholds: { EUR: 10000 }, origin: { transactionAmount: 10000.01, transactionCurrency: 'EUR' }, hit: true },
-  { name: 'a fractional threshold is compared exactly (0.3 vs 0.3)', thresholds: { EUR: 0.3 }, origin: { transactionAmount: 0.3, transactionCurrency: 'EUR' }, hit: true },
+  {
+    name: 'a fractional threshold is compared exactly (0.3 vs 0.3)',
+    thresholds: { EUR: 0.3 },
+    origin: { transactionAmount: 0.3, transactionCurrency: 'EUR' },
+    hit: true,
+  },
   { name: 'a zero threshold hits a zero amount', thresholds: { EUR: 0 }, origin: { transactionAmount: 0, transactionCurrency: 'EUR' }, hit: true },
   {
     name: 'a listed currency is compared in its own threshold, not converted',
@@ -91,9 +96,7 @@ describe('R-2 transaction amount too high', () => {
     it(row.name, async () => {
       const { engine } = testEngine({ rates });
       const ri = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: row.thresholds } });
-      const r = await engine.createTransaction(
-        tx({ originAmountDetails: row.origin, destinationAmountDetails: row.destination }),
-      );
+      const r = await engine.createTransaction(tx({ originAmountDetails: row.origin, destinationAmountDetails: row.destination }));
       expect(r.executedRules).toHaveLength(1);
       expect(r.executedRules[0]).toMatchObject({ ruleInstanceId: ri.id, ruleId: 'R-2', ruleHit: row.hit, ruleAction: 'SUSPEND' });
       expect(r.hitRules).toHaveLength(row.hit ? 1 : 0);
@@ -136,12 +139,19 @@ describe('R-2 transaction amount too high', () => {
 });
 
 /** A reference R-2: resolve the threshold, then compare. */
-function referenceR2(transaction: { originAmountDetails?: { transactionAmount: number; transactionCurrency: string }; timestamp: number }, thresholds: Record<string, number>, m: typeof money): RuleHit[] {
+function referenceR2(
+  transaction: { originAmountDetails?: { transactionAmount: number; transactionCurrency: string }; timestamp: number },
+  thresholds: Record<string, number>,
+  m: typeof money,
+): RuleHit[] {
   const details = transaction.originAmountDetails;
   if (!details) return [];
   const resolved = resolveThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, m, transaction.timestamp);
   if (!resolved || resolved.amount < resolved.threshold) return [];
-  const vars = { amount: formatMoney(toScaled(details.transactionAmount), details.transactionCurrency), threshold: formatMoney(resolved.threshold, resolved.currency) };
+  const vars = {
+    amount: formatMoney(toScaled(details.transactionAmount), details.transactionCurrency),
+    threshold: formatMoney(resolved.threshold, resolved.currency),
+  };
   return [
     { direction: 'ORIGIN', vars },
     { direction: 'DESTINATION', vars },

@@ -23,7 +23,12 @@ interface Row {
 
 const rows: Row[] = [
   { name: 'an origin card issued in a listed country hits the sender side only', origin: card('IR'), destination: card('FR'), directions: ['ORIGIN'] },
-  { name: 'a destination card issued in a listed country hits the receiver side only', origin: card('DE'), destination: card('KP'), directions: ['DESTINATION'] },
+  {
+    name: 'a destination card issued in a listed country hits the receiver side only',
+    origin: card('DE'),
+    destination: card('KP'),
+    directions: ['DESTINATION'],
+  },
   { name: 'listed cards on both sides hit both sides', origin: card('KP'), destination: card('IR'), directions: ['ORIGIN', 'DESTINATION'] },
   { name: 'cards issued in unlisted countries do not hit', origin: card('DE'), destination: card('FR'), directions: [] },
   { name: 'a card without an issuing country does not hit', origin: card(), destination: card(), directions: [] },

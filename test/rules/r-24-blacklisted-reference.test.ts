@@ -43,17 +43,47 @@ const rows: Row[] = [
   { name: 'an empty reference does not hit', reference: '', keyword: null },
   { name: 'non-Latin words are words (Cyrillic keyword)', parameters: { keywords: ['оружие'] }, reference: 'Оплата: ОРУЖИЕ.', keyword: 'оружие' },
   { name: 'full-width letters are folded (NFKC)', reference: 'ｂｏｍｂ', keyword: 'bomb' },
-  { name: 'a phrase keyword matches the same words in a row, any separator', parameters: { keywords: ['dirty bomb'] }, reference: 'a Dirty-Bomb kit', keyword: 'dirty bomb' },
+  {
+    name: 'a phrase keyword matches the same words in a row, any separator',
+    parameters: { keywords: ['dirty bomb'] },
+    reference: 'a Dirty-Bomb kit',
+    keyword: 'dirty bomb',
+  },
   { name: 'a phrase keyword does not match its words apart', parameters: { keywords: ['dirty bomb'] }, reference: 'dirty laundry, bomb', keyword: null },
-  { name: 'the first keyword in list order is named when several match', parameters: { keywords: ['drugs', 'guns'] }, reference: 'guns and drugs', keyword: 'drugs' },
+  {
+    name: 'the first keyword in list order is named when several match',
+    parameters: { keywords: ['drugs', 'guns'] },
+    reference: 'guns and drugs',
+    keyword: 'drugs',
+  },
   // Fuzzy: 'weapons' has 7 letters; 30 % → bound ⌊2.1⌋ = 2.
-  { name: 'fuzzy: distance 2 within a bound of 2 hits', parameters: { keywords: ['weapons'], allowedDistancePercentage: 30 }, reference: 'wepons4u wepaons', keyword: 'weapons' },
-  { name: 'fuzzy: distance 3 over a bound of 2 does not hit', parameters: { keywords: ['weapons'], allowedDistancePercentage: 30 }, reference: 'wxpxnx', keyword: null },
+  {
+    name: 'fuzzy: distance 2 within a bound of 2 hits',
+    parameters: { keywords: ['weapons'], allowedDistancePercentage: 30 },
+    reference: 'wepons4u wepaons',
+    keyword: 'weapons',
+  },
+  {
+    name: 'fuzzy: distance 3 over a bound of 2 does not hit',
+    parameters: { keywords: ['weapons'], allowedDistancePercentage: 30 },
+    reference: 'wxpxnx',
+    keyword: null,
+  },
   // 'bomb' (4 letters): 25 % → bound exactly 1; 24 % → bound 0.
-  { name: 'fuzzy: exactly at the percentage (1/4 = 25 %) hits', parameters: { keywords: ['bomb'], allowedDistancePercentage: 25 }, reference: 'bomp', keyword: 'bomb' },
+  {
+    name: 'fuzzy: exactly at the percentage (1/4 = 25 %) hits',
+    parameters: { keywords: ['bomb'], allowedDistancePercentage: 25 },
+    reference: 'bomp',
+    keyword: 'bomb',
+  },
   { name: 'fuzzy: one percent below (24 %) does not hit', parameters: { keywords: ['bomb'], allowedDistancePercentage: 24 }, reference: 'bomp', keyword: null },
   { name: 'fuzzy 0 % is exact matching', parameters: { keywords: ['bomb'], allowedDistancePercentage: 0 }, reference: 'bombs', keyword: null },
-  { name: 'fuzzy applies to phrases as a whole', parameters: { keywords: ['dirty bomb'], allowedDistancePercentage: 10 }, reference: 'dirty bomp', keyword: 'dirty bomb' },
+  {
+    name: 'fuzzy applies to phrases as a whole',
+    parameters: { keywords: ['dirty bomb'], allowedDistancePercentage: 10 },
+    reference: 'dirty bomp',
+    keyword: 'dirty bomb',
+  },
 ];
 
 describe('R-24 blacklisted Tx reference field', () => {
@@ -84,7 +114,9 @@ describe('R-24 blacklisted Tx reference field', () => {
 
   it('handles a maximal reference against many fuzzy keywords', async () => {
     const keywords = Array.from({ length: 1000 }, (_, i) => `keyword${i}`);
-    const reference = Array.from({ length: 400 }, (_, i) => `word${i}x`).join(' ').slice(0, 4096);
+    const reference = Array.from({ length: 400 }, (_, i) => `word${i}x`)
+      .join(' ')
+      .slice(0, 4096);
     const { hit } = await run({ keywords, allowedDistancePercentage: 10 }, reference);
     expect(hit).toBeUndefined();
   });
@@ -101,7 +133,11 @@ describe('R-24 blacklisted Tx reference field', () => {
     { name: 'an unknown parameter', parameters: { keyword: ['x'] }, path: '/parameters/keyword' },
     // U+FDFA is one character as written and 18 once normalised: twice is 37 > 32.
     { name: 'a keyword over 32 characters after NFKC normalisation', parameters: { keywords: ['\uFDFA\uFDFA'] }, path: '/parameters/keywords/0' },
-    { name: 'a later keyword over the normalised limit, by its index', parameters: { keywords: ['a', 'b', 'c', 'bomb \uFDFA\uFDFA'] }, path: '/parameters/keywords/3' },
+    {
+      name: 'a later keyword over the normalised limit, by its index',
+      parameters: { keywords: ['a', 'b', 'c', 'bomb \uFDFA\uFDFA'] },
+      path: '/parameters/keywords/3',
+    },
     { name: 'a keyword of 32 ligatures (ﬃ → ffi)', parameters: { keywords: ['\uFB03'.repeat(11)] }, path: '/parameters/keywords/0' },
     {
       name: 'fuzzy keywords of more than 1000 words in all (501 two-word phrases)',
@@ -153,10 +189,19 @@ describe('R-24 blacklisted Tx reference field', () => {
 
   const accepted = [
     { name: 'a keyword that normalises to 32 characters (U+FDFA is 18)', parameters: { keywords: [`\uFDFA ${'x'.repeat(13)}`] } },
-    { name: '1000 one-word keywords matched fuzzily (1000 words)', parameters: { keywords: Array.from({ length: 1000 }, (_, i) => `word${i}`), allowedDistancePercentage: 100 } },
-    { name: '500 two-word phrases matched fuzzily (1000 words)', parameters: { keywords: Array.from({ length: 500 }, (_, i) => `word${i} more`), allowedDistancePercentage: 50 } },
+    {
+      name: '1000 one-word keywords matched fuzzily (1000 words)',
+      parameters: { keywords: Array.from({ length: 1000 }, (_, i) => `word${i}`), allowedDistancePercentage: 100 },
+    },
+    {
+      name: '500 two-word phrases matched fuzzily (1000 words)',
+      parameters: { keywords: Array.from({ length: 500 }, (_, i) => `word${i} more`), allowedDistancePercentage: 50 },
+    },
     // "ab cd ef" is 8 characters: at 12 % the allowed distance is ⌊0.96⌋ = 0, so they are matched exactly.
-    { name: '400 three-word phrases matched exactly (they do not count)', parameters: { keywords: Array.from({ length: 400 }, (_, i) => `a${String(i).padStart(3, '0')} b c`), allowedDistancePercentage: 12 } },
+    {
+      name: '400 three-word phrases matched exactly (they do not count)',
+      parameters: { keywords: Array.from({ length: 400 }, (_, i) => `a${String(i).padStart(3, '0')} b c`), allowedDistancePercentage: 12 },
+    },
   ];
   for (const row of accepted) {
     it(`accepts ${row.name}`, async () => {
@@ -350,7 +395,10 @@ describe('properties', () => {
     fc.tuple(
       fc.record({ keywords: fc.constant(keywords), allowedDistancePercentage: fc.integer({ min: 50, max: 100 }) }),
       fc
-        .array(fc.tuple(fc.constantFrom(...keywords), fc.boolean()).map(([k, every]) => nearMiss(k, every)), { minLength: 1, maxLength: 20 })
+        .array(
+          fc.tuple(fc.constantFrom(...keywords), fc.boolean()).map(([k, every]) => nearMiss(k, every)),
+          { minLength: 1, maxLength: 20 },
+        )
         .map((parts) => cutToCodePoints(parts.join(' '), 4096)),
     ),
   );
@@ -371,7 +419,9 @@ describe('properties', () => {
       const parameters = { keywords: [...new Set(keywords)].filter((k) => /[\p{L}\p{N}]/u.test(k)) };
       if (parameters.keywords.length === 0) return;
       const details = r24BlacklistedReference.validateParameters?.(parameters) ?? [];
-      const tooLong = parameters.keywords.flatMap((k, i) => (Array.from(wordsOf(k).join(' ')).length > MAX_NORMALIZED_KEYWORD_LENGTH ? [`/keywords/${i}`] : []));
+      const tooLong = parameters.keywords.flatMap((k, i) =>
+        Array.from(wordsOf(k).join(' ')).length > MAX_NORMALIZED_KEYWORD_LENGTH ? [`/keywords/${i}`] : [],
+      );
       expect(details.map((d) => d.path)).toEqual(tooLong);
     },
   );
@@ -380,7 +430,10 @@ describe('properties', () => {
   const separator = fc.constantFrom(' ', '-', ', ', '\u00A0');
   test.prop(
     [
-      fc.uniqueArray(fc.array(smallWord, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')), { minLength: 1, maxLength: 6 }),
+      fc.uniqueArray(
+        fc.array(smallWord, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')),
+        { minLength: 1, maxLength: 6 },
+      ),
       fc.array(fc.tuple(smallWord, separator), { maxLength: 30 }),
       fc.integer({ min: 0, max: 100 }),
     ],

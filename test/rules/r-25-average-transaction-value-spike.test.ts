@@ -9,7 +9,9 @@ import { dayAt, describeAnomalyRule, sends, type AnomalyRow, type Sent } from '.
  * 400.00): mean 200, σ 100, mean + 2σ = 400.00 EUR. Recent days without a transaction are left
  * out too; the current transaction is at T0.
  */
-const BASE: Sent[] = [66, 62, 58, 54, 50, 46, 42, 38, 34, 30].flatMap((d, i) => (i % 2 === 0 ? sends(d, 10_000) : [...sends(d, 20_000), ...sends(d, 40_000, 1, 2 * HOUR)]));
+const BASE: Sent[] = [66, 62, 58, 54, 50, 46, 42, 38, 34, 30].flatMap((d, i) =>
+  i % 2 === 0 ? sends(d, 10_000) : [...sends(d, 20_000), ...sends(d, 40_000, 1, 2 * HOUR)],
+);
 const now = (cents: number): Sent => ({ at: T0, cents });
 
 const rows: AnomalyRow[] = [
@@ -26,9 +28,24 @@ const rows: AnomalyRow[] = [
     hit: true,
   },
   { name: 'too little history: 9 baseline days with an amount never hit', past: BASE.slice(1), now: now(10_000_000), hit: false },
-  { name: 'day edge: 400.02 at 00:00 UTC of the first recent day is recent (hit)', past: [...BASE, { at: dayAt(29, 0), cents: 40_002 }], now: now(40_000), hit: true },
-  { name: 'day edge: 1 ms before it is in the last baseline day (no hit)', past: [...BASE, { at: dayAt(30, DAY - 1), cents: 40_002 }], now: now(40_000), hit: false },
-  { name: 'baseline edge: 200.00 at 00:00 UTC 119 days back counts (σ falls: hit)', past: [...BASE, { at: dayAt(119, 0), cents: 20_000 }], now: now(40_000), hit: true },
+  {
+    name: 'day edge: 400.02 at 00:00 UTC of the first recent day is recent (hit)',
+    past: [...BASE, { at: dayAt(29, 0), cents: 40_002 }],
+    now: now(40_000),
+    hit: true,
+  },
+  {
+    name: 'day edge: 1 ms before it is in the last baseline day (no hit)',
+    past: [...BASE, { at: dayAt(30, DAY - 1), cents: 40_002 }],
+    now: now(40_000),
+    hit: false,
+  },
+  {
+    name: 'baseline edge: 200.00 at 00:00 UTC 119 days back counts (σ falls: hit)',
+    past: [...BASE, { at: dayAt(119, 0), cents: 20_000 }],
+    now: now(40_000),
+    hit: true,
+  },
   { name: 'baseline edge: 1 ms earlier is outside (no hit)', past: [...BASE, { at: dayAt(120, DAY - 1), cents: 20_000 }], now: now(40_000), hit: false },
   { name: 'a transaction later today (stored first) does not count', past: [...BASE, { at: T0 + HOUR, cents: 100 }], now: now(40_001), hit: true },
   { name: 'a transaction earlier today counts', past: [...BASE, { at: T0 - HOUR, cents: 100 }], now: now(40_001), hit: false },

@@ -8,7 +8,9 @@ import { dayAt, describeAnomalyRule, sends, type AnomalyRow, type Sent } from '.
  * daily round shares alternating 0 (one 150.00) and 1/2 (100.00 + 150.00): mean 25 %, σ 25 %,
  * mean + 2σ = 75 %. Recent days without a transaction are left out; the current transaction is at T0.
  */
-const BASE: Sent[] = [48, 46, 44, 42, 40, 38, 36, 34, 32, 30].flatMap((d, i) => (i % 2 === 0 ? sends(d, 15_000) : [...sends(d, 10_000), ...sends(d, 15_000, 1, 2 * HOUR)]));
+const BASE: Sent[] = [48, 46, 44, 42, 40, 38, 36, 34, 32, 30].flatMap((d, i) =>
+  i % 2 === 0 ? sends(d, 15_000) : [...sends(d, 10_000), ...sends(d, 15_000, 1, 2 * HOUR)],
+);
 const ROUND = 10_000;
 const PLAIN = 15_000;
 const now = (cents: number): Sent => ({ at: T0, cents });
@@ -24,13 +26,43 @@ const rows: AnomalyRow[] = [
   { name: '100.50 is not round', past: BASE, now: now(10_050), hit: false },
   { name: '0.00 is not round', past: BASE, now: now(0), hit: false },
   { name: '1000.00 is round', past: BASE, now: now(100_000), hit: true },
-  { name: 'quiet recent days are left out: 50 % yesterday and 100 % today average 75 % (no hit)', past: [...BASE, ...sends(1, ROUND), ...sends(1, PLAIN, 1, 2 * HOUR)], now: now(ROUND), hit: false },
+  {
+    name: 'quiet recent days are left out: 50 % yesterday and 100 % today average 75 % (no hit)',
+    past: [...BASE, ...sends(1, ROUND), ...sends(1, PLAIN, 1, 2 * HOUR)],
+    now: now(ROUND),
+    hit: false,
+  },
   { name: 'too little history: 9 baseline days with a transaction never hit', past: BASE.slice(1), now: now(ROUND), hit: false },
-  { name: 'day edge: a round one at 00:00 UTC of the first recent day is recent (100 % and 75 %: hit)', past: [...BASE, ...today(2, 1), { at: dayAt(29, 0), cents: ROUND }], now: now(ROUND), hit: true },
-  { name: 'day edge: 1 ms before it is in the last baseline day (no hit)', past: [...BASE, ...today(2, 1), { at: dayAt(30, DAY - 1), cents: ROUND }], now: now(ROUND), hit: false },
-  { name: 'baseline edge: a non-round one at 00:00 UTC 119 days back counts (σ falls: hit)', past: [...BASE, ...today(2, 1), { at: dayAt(119, 0), cents: PLAIN }], now: now(ROUND), hit: true },
-  { name: 'baseline edge: 1 ms earlier is outside (no hit)', past: [...BASE, ...today(2, 1), { at: dayAt(120, DAY - 1), cents: PLAIN }], now: now(ROUND), hit: false },
-  { name: 'a non-round transaction later today (stored first) does not count', past: [...BASE, ...today(3, 1), { at: T0 + HOUR, cents: PLAIN }], now: now(ROUND), hit: true },
+  {
+    name: 'day edge: a round one at 00:00 UTC of the first recent day is recent (100 % and 75 %: hit)',
+    past: [...BASE, ...today(2, 1), { at: dayAt(29, 0), cents: ROUND }],
+    now: now(ROUND),
+    hit: true,
+  },
+  {
+    name: 'day edge: 1 ms before it is in the last baseline day (no hit)',
+    past: [...BASE, ...today(2, 1), { at: dayAt(30, DAY - 1), cents: ROUND }],
+    now: now(ROUND),
+    hit: false,
+  },
+  {
+    name: 'baseline edge: a non-round one at 00:00 UTC 119 days back counts (σ falls: hit)',
+    past: [...BASE, ...today(2, 1), { at: dayAt(119, 0), cents: PLAIN }],
+    now: now(ROUND),
+    hit: true,
+  },
+  {
+    name: 'baseline edge: 1 ms earlier is outside (no hit)',
+    past: [...BASE, ...today(2, 1), { at: dayAt(120, DAY - 1), cents: PLAIN }],
+    now: now(ROUND),
+    hit: false,
+  },
+  {
+    name: 'a non-round transaction later today (stored first) does not count',
+    past: [...BASE, ...today(3, 1), { at: T0 + HOUR, cents: PLAIN }],
+    now: now(ROUND),
+    hit: true,
+  },
 ];
 
 describeAnomalyRule({

@@ -23,7 +23,9 @@ describe('R-3 Transaction to or from a new country', () => {
   it('the receiver side looks at the origin countries it received from', async () => {
     const engine = await engineWith('R-3', 1);
     await engine.createTransaction(send(T0, 'FR'));
-    const r = await engine.createTransaction(send(T0 + 1, 'FR', 'EUR', { originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'PL' } }));
+    const r = await engine.createTransaction(
+      send(T0 + 1, 'FR', 'EUR', { originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'PL' } }),
+    );
     expect(hits(r, 'R-3')).toEqual(['DESTINATION']);
   });
 

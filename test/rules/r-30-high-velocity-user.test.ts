@@ -39,7 +39,13 @@ const rows: Row[] = [
   { name: 'a count of limit + 1 hits', limit: 2, past: [{ at: T0 - 2 }, { at: T0 - 1 }], directions: ['ORIGIN'] },
   { name: 'rolling hour: an entry exactly at the window start is IN', limit: 1, timeWindow: ROLLING_HOUR, past: [{ at: T0 - HOUR }], directions: ['ORIGIN'] },
   { name: 'rolling hour: an entry 1 ms before the window start is OUT', limit: 1, timeWindow: ROLLING_HOUR, past: [{ at: T0 - HOUR - 1 }], directions: [] },
-  { name: 'an entry with the same timestamp as the current one (window end) is IN', limit: 1, timeWindow: ROLLING_HOUR, past: [{ at: T0 }], directions: ['ORIGIN'] },
+  {
+    name: 'an entry with the same timestamp as the current one (window end) is IN',
+    limit: 1,
+    timeWindow: ROLLING_HOUR,
+    past: [{ at: T0 }],
+    directions: ['ORIGIN'],
+  },
   {
     name: 'a transaction after the current one (arrived earlier) is OUT: the window ends at the current timestamp',
     limit: 1,
@@ -163,9 +169,7 @@ describe('R-30 high velocity user', () => {
         },
       });
       for (const p of row.past) {
-        await engine.createTransaction(
-          tx({ timestamp: p.at, originUserId: p.origin ?? 'alice', destinationUserId: p.destination ?? 'bob' }),
-        );
+        await engine.createTransaction(tx({ timestamp: p.at, originUserId: p.origin ?? 'alice', destinationUserId: p.destination ?? 'bob' }));
       }
       const r = await engine.createTransaction(tx({ timestamp: row.now ?? T0 }));
       const hit = row.directions.length > 0;

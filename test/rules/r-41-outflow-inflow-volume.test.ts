@@ -65,7 +65,8 @@ async function engineWith(parameters: Record<string, unknown> = {}) {
 }
 
 /** {@link flow} of a {@link Step}, with extra transaction fields. */
-const flowOf = (at: number, [type, sender, receiver, amount, currency]: Step, extra: Record<string, unknown> = {}) => flow(at, type, sender, receiver, amount, currency, extra);
+const flowOf = (at: number, [type, sender, receiver, amount, currency]: Step, extra: Record<string, unknown> = {}) =>
+  flow(at, type, sender, receiver, amount, currency, extra);
 
 const hitsOf = (r: { hitRules: { ruleId?: string; ruleHitMeta?: { hitDirections?: string[] } }[] }) =>
   r.hitRules.filter((h) => h.ruleId === 'R-41').flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
@@ -91,8 +92,19 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
     { name: 'a transaction of a type in neither list is not checked', steps: [D(100), W(100), ['TRANSFER', 'alice', 'bob', 5]], expected: [] },
     { name: "other users' flows do not count", steps: [D(100, 'bob'), W(100)], expected: [] },
     { name: 'each side reads its own amount: origin for outflow, destination for inflow', steps: [D([50, 100]), W([100, 40])], expected: ['ORIGIN'] },
-    { name: 'the same currency converts the same way: 100 EUR out equals 100 EUR in', steps: [['DEPOSIT', undefined, 'alice', 100, 'EUR'], ['WITHDRAWAL', 'alice', undefined, 100, 'EUR']], expected: ['ORIGIN'] },
-    { name: 'volumes are compared in the base currency: 100 USD out is below 100 EUR in', steps: [['DEPOSIT', undefined, 'alice', 100, 'EUR'], W(100)], expected: [] },
+    {
+      name: 'the same currency converts the same way: 100 EUR out equals 100 EUR in',
+      steps: [
+        ['DEPOSIT', undefined, 'alice', 100, 'EUR'],
+        ['WITHDRAWAL', 'alice', undefined, 100, 'EUR'],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'volumes are compared in the base currency: 100 USD out is below 100 EUR in',
+      steps: [['DEPOSIT', undefined, 'alice', 100, 'EUR'], W(100)],
+      expected: [],
+    },
     { name: '≤: outflow below inflow hits the receiver of the deposit', parameters: LTE, steps: [W(50), D(100)], expected: ['DESTINATION'] },
     { name: '≤: equal volumes hit (inclusive)', parameters: LTE, steps: [D(100), W(100)], expected: ['ORIGIN'] },
     { name: '≤: outflow one cent above inflow does not hit', parameters: LTE, steps: [D(100), W(100.01)], expected: [] },
@@ -131,26 +143,93 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
   const out = (value: number, comparator = AT_OR_ABOVE) => ({ outflow3dsDonePercentageThreshold: { value, comparator } });
   const inn = (value: number, comparator = AT_OR_ABOVE) => ({ inflow3dsDonePercentageThreshold: { value, comparator } });
   /** A step with payment details: [type, sender, receiver, amount, origin payment, destination payment]. */
-  type PaidStep = readonly [type: string, sender: string | undefined, receiver: string | undefined, amount: number, origin?: Pay | undefined, destination?: Pay | undefined];
+  type PaidStep = readonly [
+    type: string,
+    sender: string | undefined,
+    receiver: string | undefined,
+    amount: number,
+    origin?: Pay | undefined,
+    destination?: Pay | undefined,
+  ];
   const PD = (amount: number, origin?: Pay, destination?: Pay): PaidStep => ['DEPOSIT', undefined, 'alice', amount, origin, destination];
   const PW = (amount: number, origin?: Pay, destination?: Pay): PaidStep => ['WITHDRAWAL', 'alice', undefined, amount, origin, destination];
   const guardRows: { name: string; parameters: Record<string, unknown>; steps: PaidStep[]; expected: string[] }[] = [
     { name: 'outflow ≥ 50 %: a single 3DS-done withdrawal (100 %) hits', parameters: out(50), steps: [PD(100), PW(100, '3ds')], expected: ['ORIGIN'] },
-    { name: 'outflow ≥ 50 %: 1 of 2 withdrawals 3DS-done (exactly 50 %) hits', parameters: out(50), steps: [PD(100), PW(50, 'no3ds'), PW(50, '3ds')], expected: ['ORIGIN'] },
-    { name: 'outflow ≥ 50 %: 1 of 3 withdrawals 3DS-done (33.3 %) does not hit', parameters: out(50), steps: [PD(100), PW(40, 'card'), PW(30, 'no3ds'), PW(30, '3ds')], expected: [] },
-    { name: 'outflow ≥ 33.33333333 %: 1 of 3 (33.333… %) hits (exact)', parameters: out(33.33333333), steps: [PD(100), PW(40, 'iban'), PW(30), PW(30, '3ds')], expected: ['ORIGIN'] },
-    { name: 'outflow ≥ 33.33333334 %: 1 of 3 (33.333… %) does not hit (exact)', parameters: out(33.33333334), steps: [PD(100), PW(40, 'iban'), PW(30), PW(30, '3ds')], expected: [] },
+    {
+      name: 'outflow ≥ 50 %: 1 of 2 withdrawals 3DS-done (exactly 50 %) hits',
+      parameters: out(50),
+      steps: [PD(100), PW(50, 'no3ds'), PW(50, '3ds')],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'outflow ≥ 50 %: 1 of 3 withdrawals 3DS-done (33.3 %) does not hit',
+      parameters: out(50),
+      steps: [PD(100), PW(40, 'card'), PW(30, 'no3ds'), PW(30, '3ds')],
+      expected: [],
+    },
+    {
+      name: 'outflow ≥ 33.33333333 %: 1 of 3 (33.333… %) hits (exact)',
+      parameters: out(33.33333333),
+      steps: [PD(100), PW(40, 'iban'), PW(30), PW(30, '3ds')],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'outflow ≥ 33.33333334 %: 1 of 3 (33.333… %) does not hit (exact)',
+      parameters: out(33.33333334),
+      steps: [PD(100), PW(40, 'iban'), PW(30), PW(30, '3ds')],
+      expected: [],
+    },
     { name: 'outflow ≤ 0 %: a 3DS-done withdrawal does not hit', parameters: out(0, AT_OR_BELOW), steps: [PD(100), PW(100, '3ds')], expected: [] },
-    { name: 'outflow ≤ 0 %: a card withdrawal without the 3dsDone flag hits', parameters: out(0, AT_OR_BELOW), steps: [PD(100), PW(100, 'card')], expected: ['ORIGIN'] },
-    { name: 'outflow: 3DS on the DESTINATION details of a withdrawal is not the user paying with 3DS', parameters: out(1), steps: [PD(100), PW(100, 'iban', '3ds')], expected: [] },
+    {
+      name: 'outflow ≤ 0 %: a card withdrawal without the 3dsDone flag hits',
+      parameters: out(0, AT_OR_BELOW),
+      steps: [PD(100), PW(100, 'card')],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'outflow: 3DS on the DESTINATION details of a withdrawal is not the user paying with 3DS',
+      parameters: out(1),
+      steps: [PD(100), PW(100, 'iban', '3ds')],
+      expected: [],
+    },
     { name: 'outflow: 3DS-done deposits are not outflow', parameters: out(50), steps: [PD(100, '3ds', '3ds'), PW(100, 'no3ds')], expected: [] },
-    { name: 'inflow ≤ 0 %: a deposit to a 3DS-done card (destination) stops the withdrawal hit', parameters: inn(0, AT_OR_BELOW), steps: [PD(100, 'iban', '3ds'), PW(100)], expected: [] },
-    { name: 'inflow ≤ 0 %: the PAYER card of a deposit (origin) is not read for inflow', parameters: inn(0, AT_OR_BELOW), steps: [PD(100, '3ds', 'iban'), PW(100)], expected: ['ORIGIN'] },
-    { name: 'inflow ≥ 100 %: the current 3DS-done deposit counts on the receiver side', parameters: inn(100), steps: [PW(100), PD(100, 'card', '3ds')], expected: ['DESTINATION'] },
-    { name: 'inflow ≥ 100 %: a current deposit without 3DS (0 of 1) does not hit', parameters: inn(100), steps: [PW(100), PD(100, 'card', 'no3ds')], expected: [] },
-    { name: 'inflow ≥ 50 %: 1 of 2 deposits 3DS-done hits the receiver', parameters: inn(50), steps: [PW(200), PD(100, 'iban', '3ds'), PD(100)], expected: ['DESTINATION'] },
+    {
+      name: 'inflow ≤ 0 %: a deposit to a 3DS-done card (destination) stops the withdrawal hit',
+      parameters: inn(0, AT_OR_BELOW),
+      steps: [PD(100, 'iban', '3ds'), PW(100)],
+      expected: [],
+    },
+    {
+      name: 'inflow ≤ 0 %: the PAYER card of a deposit (origin) is not read for inflow',
+      parameters: inn(0, AT_OR_BELOW),
+      steps: [PD(100, '3ds', 'iban'), PW(100)],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'inflow ≥ 100 %: the current 3DS-done deposit counts on the receiver side',
+      parameters: inn(100),
+      steps: [PW(100), PD(100, 'card', '3ds')],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: 'inflow ≥ 100 %: a current deposit without 3DS (0 of 1) does not hit',
+      parameters: inn(100),
+      steps: [PW(100), PD(100, 'card', 'no3ds')],
+      expected: [],
+    },
+    {
+      name: 'inflow ≥ 50 %: 1 of 2 deposits 3DS-done hits the receiver',
+      parameters: inn(50),
+      steps: [PW(200), PD(100, 'iban', '3ds'), PD(100)],
+      expected: ['DESTINATION'],
+    },
     { name: 'both guards met hit', parameters: { ...out(100), ...inn(0, AT_OR_BELOW) }, steps: [PD(100, '3ds'), PW(100, '3ds')], expected: ['ORIGIN'] },
-    { name: 'both guards set, the inflow one unmet: no hit', parameters: { ...out(100), ...inn(0, AT_OR_BELOW) }, steps: [PD(100, '3ds', '3ds'), PW(100, '3ds')], expected: [] },
+    {
+      name: 'both guards set, the inflow one unmet: no hit',
+      parameters: { ...out(100), ...inn(0, AT_OR_BELOW) },
+      steps: [PD(100, '3ds', '3ds'), PW(100, '3ds')],
+      expected: [],
+    },
     { name: 'a met guard does not make up for the volume comparison', parameters: out(0), steps: [PD(100), PW(99.99, '3ds')], expected: [] },
     {
       name: 'a self-transfer is outflow and inflow: each side reads its own payment details',
@@ -192,7 +271,13 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
       const engine = engineFor();
       await engine.createRuleInstance({
         ruleId: 'R-41',
-        parameters: { timeWindow: ROLLING_30_DAYS, outflowTransactionTypes: ['WITHDRAWAL'], inflowTransactionTypes: ['DEPOSIT'], outflowInflowComparator: AT_OR_ABOVE, ...out(0, AT_OR_BELOW) },
+        parameters: {
+          timeWindow: ROLLING_30_DAYS,
+          outflowTransactionTypes: ['WITHDRAWAL'],
+          inflowTransactionTypes: ['DEPOSIT'],
+          outflowInflowComparator: AT_OR_ABOVE,
+          ...out(0, AT_OR_BELOW),
+        },
         filters: { transactionStatesHistorical: ['SUCCESSFUL'] },
       });
       await engine.createTransaction(flowOf(T0 - 2, D(100), { transactionState: 'SUCCESSFUL' }));
@@ -263,7 +348,9 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
     const engine = await engineWith();
     await engine.createTransaction(flow(T0, ...D(100)));
     const r = await engine.createTransaction(flow(T0 + 1, ...W(100.5)));
-    expect(r.hitRules.find((h) => h.ruleId === 'R-41')?.ruleDescription).toBe('Sender outflow of 100.50 USD is at or above the inflow of 100.00 USD in 30 days.');
+    expect(r.hitRules.find((h) => h.ruleId === 'R-41')?.ruleDescription).toBe(
+      'Sender outflow of 100.50 USD is at or above the inflow of 100.00 USD in 30 days.',
+    );
   });
 
   it('uses the defaults (withdrawals ≥ deposits in 30 days) when no parameters are given', async () => {
@@ -279,10 +366,26 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
     { name: 'a repeated type', parameters: { inflowTransactionTypes: ['DEPOSIT', 'DEPOSIT'] }, path: '/parameters/inflowTransactionTypes' },
     { name: 'an unknown comparator', parameters: { outflowInflowComparator: 'GREATER_THAN' }, path: '/parameters/outflowInflowComparator' },
     { name: 'a zero-unit window', parameters: { timeWindow: { units: 0, granularity: 'day' } }, path: '/parameters/timeWindow/units' },
-    { name: 'a 3DS percentage above 100', parameters: { outflow3dsDonePercentageThreshold: { value: 100.01, comparator: 'GREATER_THAN_OR_EQUAL_TO' } }, path: '/parameters/outflow3dsDonePercentageThreshold/value' },
-    { name: 'a negative 3DS percentage', parameters: { inflow3dsDonePercentageThreshold: { value: -1, comparator: 'LESS_THAN_OR_EQUAL_TO' } }, path: '/parameters/inflow3dsDonePercentageThreshold/value' },
-    { name: 'an unknown 3DS comparator', parameters: { inflow3dsDonePercentageThreshold: { value: 50, comparator: 'EQUAL_TO' } }, path: '/parameters/inflow3dsDonePercentageThreshold/comparator' },
-    { name: 'a 3DS guard without comparator', parameters: { outflow3dsDonePercentageThreshold: { value: 50 } }, path: '/parameters/outflow3dsDonePercentageThreshold/comparator' },
+    {
+      name: 'a 3DS percentage above 100',
+      parameters: { outflow3dsDonePercentageThreshold: { value: 100.01, comparator: 'GREATER_THAN_OR_EQUAL_TO' } },
+      path: '/parameters/outflow3dsDonePercentageThreshold/value',
+    },
+    {
+      name: 'a negative 3DS percentage',
+      parameters: { inflow3dsDonePercentageThreshold: { value: -1, comparator: 'LESS_THAN_OR_EQUAL_TO' } },
+      path: '/parameters/inflow3dsDonePercentageThreshold/value',
+    },
+    {
+      name: 'an unknown 3DS comparator',
+      parameters: { inflow3dsDonePercentageThreshold: { value: 50, comparator: 'EQUAL_TO' } },
+      path: '/parameters/inflow3dsDonePercentageThreshold/comparator',
+    },
+    {
+      name: 'a 3DS guard without comparator',
+      parameters: { outflow3dsDonePercentageThreshold: { value: 50 } },
+      path: '/parameters/outflow3dsDonePercentageThreshold/comparator',
+    },
     {
       name: 'an unknown property in a 3DS guard',
       parameters: { outflow3dsDonePercentageThreshold: { value: 50, comparator: 'GREATER_THAN_OR_EQUAL_TO', unit: '%' } },
@@ -294,7 +397,13 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
       const e = await errorOf(() =>
         engineFor().createRuleInstance({
           ruleId: 'R-41',
-          parameters: { timeWindow: ROLLING_30_DAYS, outflowTransactionTypes: ['WITHDRAWAL'], inflowTransactionTypes: ['DEPOSIT'], outflowInflowComparator: 'GREATER_THAN_OR_EQUAL_TO', ...row.parameters },
+          parameters: {
+            timeWindow: ROLLING_30_DAYS,
+            outflowTransactionTypes: ['WITHDRAWAL'],
+            inflowTransactionTypes: ['DEPOSIT'],
+            outflowInflowComparator: 'GREATER_THAN_OR_EQUAL_TO',
+            ...row.parameters,
+          },
         }),
       );
       expect(e.code).toBe('INVALID_PARAMETERS');
@@ -305,7 +414,10 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
 
 describe('properties', () => {
   const GUARD_VALUES = [0, 25, 33.33333333, 33.33333334, 50, 66.66666667, 100];
-  const guard = fc.option(fc.record({ value: fc.constantFrom(...GUARD_VALUES), comparator: fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO') }), { nil: undefined });
+  const guard = fc.option(
+    fc.record({ value: fc.constantFrom(...GUARD_VALUES), comparator: fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO') }),
+    { nil: undefined },
+  );
   const paidStep = fc.record({
     type: fc.constantFrom('DEPOSIT', 'WITHDRAWAL'),
     sender: fc.constantFrom('alice', 'bob', undefined),
@@ -322,7 +434,15 @@ describe('properties', () => {
         ...(outGuard === undefined ? {} : { outflow3dsDonePercentageThreshold: outGuard }),
         ...(inGuard === undefined ? {} : { inflow3dsDonePercentageThreshold: inGuard }),
       });
-      const history: { at: number; type: string; sender: string | undefined; receiver: string | undefined; amount: bigint; origin3ds: boolean; destination3ds: boolean }[] = [];
+      const history: {
+        at: number;
+        type: string;
+        sender: string | undefined;
+        receiver: string | undefined;
+        amount: bigint;
+        origin3ds: boolean;
+        destination3ds: boolean;
+      }[] = [];
       // value / 100 compared with done / total as exact fractions: done × 100 × 10^8 vs value × 10^8 × total.
       const meets = (g: typeof outGuard, done: number, total: number) => {
         if (g === undefined) return true;
@@ -333,7 +453,15 @@ describe('properties', () => {
       let at = T0;
       for (const s of steps) {
         at += s.gapDays * DAY;
-        history.push({ at, type: s.type, sender: s.sender, receiver: s.receiver, amount: toScaled(s.amount), origin3ds: s.origin === '3ds', destination3ds: s.destination === '3ds' });
+        history.push({
+          at,
+          type: s.type,
+          sender: s.sender,
+          receiver: s.receiver,
+          amount: toScaled(s.amount),
+          origin3ds: s.origin === '3ds',
+          destination3ds: s.destination === '3ds',
+        });
         const r = await engine.createTransaction(flow(at, s.type, s.sender, s.receiver, s.amount, 'USD', paid(s.origin, s.destination)));
         const verdict = (user: string) => {
           const inWindow = history.filter((h) => h.at >= at - 30 * DAY);
@@ -364,32 +492,31 @@ describe('properties', () => {
     gapDays: fc.integer({ min: 0, max: 12 }),
   });
   const lists = fc.subarray(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER'], { minLength: 1 });
-  test.prop([fc.array(step, { minLength: 1, maxLength: 25 }), lists, lists, fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO')], { numRuns: 50 })(
-    "hits each side exactly as a brute-force recomputation of the user's outflow and inflow in 30 days",
-    async (steps, outTypes, inTypes, comparator) => {
-      const engine = await engineWith({ outflowTransactionTypes: outTypes, inflowTransactionTypes: inTypes, outflowInflowComparator: comparator });
-      const history: { at: number; type: string; sender: string | undefined; receiver: string | undefined; origin: bigint; destination: bigint }[] = [];
-      let at = T0;
-      for (const s of steps) {
-        at += s.gapDays * DAY;
-        history.push({ at, type: s.type, sender: s.sender, receiver: s.receiver, origin: toScaled(s.origin), destination: toScaled(s.destination) });
-        const r = await engine.createTransaction(flow(at, s.type, s.sender, s.receiver, [s.origin, s.destination]));
-        const verdict = (user: string) => {
-          const inWindow = history.filter((h) => h.at >= at - 30 * DAY);
-          const outs = inWindow.filter((h) => h.sender === user && outTypes.includes(h.type));
-          const ins = inWindow.filter((h) => h.receiver === user && inTypes.includes(h.type));
-          if (outs.length === 0 || ins.length === 0) return false;
-          const outflow = outs.reduce((a, h) => a + h.origin, 0n);
-          const inflow = ins.reduce((a, h) => a + h.destination, 0n);
-          return comparator === 'GREATER_THAN_OR_EQUAL_TO' ? outflow >= inflow : outflow <= inflow;
-        };
-        const expected: string[] = [];
-        if (s.sender !== undefined && outTypes.includes(s.type) && verdict(s.sender)) expected.push('ORIGIN');
-        if (s.receiver !== undefined && inTypes.includes(s.type) && verdict(s.receiver)) expected.push('DESTINATION');
-        expect(hitsOf(r)).toEqual(expected);
-      }
-    },
-  );
+  test.prop([fc.array(step, { minLength: 1, maxLength: 25 }), lists, lists, fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO')], {
+    numRuns: 50,
+  })("hits each side exactly as a brute-force recomputation of the user's outflow and inflow in 30 days", async (steps, outTypes, inTypes, comparator) => {
+    const engine = await engineWith({ outflowTransactionTypes: outTypes, inflowTransactionTypes: inTypes, outflowInflowComparator: comparator });
+    const history: { at: number; type: string; sender: string | undefined; receiver: string | undefined; origin: bigint; destination: bigint }[] = [];
+    let at = T0;
+    for (const s of steps) {
+      at += s.gapDays * DAY;
+      history.push({ at, type: s.type, sender: s.sender, receiver: s.receiver, origin: toScaled(s.origin), destination: toScaled(s.destination) });
+      const r = await engine.createTransaction(flow(at, s.type, s.sender, s.receiver, [s.origin, s.destination]));
+      const verdict = (user: string) => {
+        const inWindow = history.filter((h) => h.at >= at - 30 * DAY);
+        const outs = inWindow.filter((h) => h.sender === user && outTypes.includes(h.type));
+        const ins = inWindow.filter((h) => h.receiver === user && inTypes.includes(h.type));
+        if (outs.length === 0 || ins.length === 0) return false;
+        const outflow = outs.reduce((a, h) => a + h.origin, 0n);
+        const inflow = ins.reduce((a, h) => a + h.destination, 0n);
+        return comparator === 'GREATER_THAN_OR_EQUAL_TO' ? outflow >= inflow : outflow <= inflow;
+      };
+      const expected: string[] = [];
+      if (s.sender !== undefined && outTypes.includes(s.type) && verdict(s.sender)) expected.push('ORIGIN');
+      if (s.receiver !== undefined && inTypes.includes(s.type) && verdict(s.receiver)) expected.push('DESTINATION');
+      expect(hitsOf(r)).toEqual(expected);
+    }
+  });
 });
 
 /** The hit directions of rule `id` in a result. */
@@ -404,10 +531,26 @@ describe('R-41 the current transaction and historical filters', () => {
     const { engine } = testEngine();
     await engine.createRuleInstance({ ruleId: 'R-41', filters: { paymentMethodsHistorical: ['CARD'] } });
     await engine.createTransaction(
-      tx({ type: 'DEPOSIT', timestamp: T0 - DAY, originUserId: 'bank', destinationUserId: 'alice', originPaymentDetails: card, originAmountDetails: usdAmount(100), destinationAmountDetails: usdAmount(100) }),
+      tx({
+        type: 'DEPOSIT',
+        timestamp: T0 - DAY,
+        originUserId: 'bank',
+        destinationUserId: 'alice',
+        originPaymentDetails: card,
+        originAmountDetails: usdAmount(100),
+        destinationAmountDetails: usdAmount(100),
+      }),
     );
     const result = await engine.createTransaction(
-      tx({ type: 'WITHDRAWAL', timestamp: T0, originUserId: 'alice', destinationUserId: 'bank', originPaymentDetails: card, originAmountDetails: usdAmount(200), destinationAmountDetails: usdAmount(200) }),
+      tx({
+        type: 'WITHDRAWAL',
+        timestamp: T0,
+        originUserId: 'alice',
+        destinationUserId: 'bank',
+        originPaymentDetails: card,
+        originAmountDetails: usdAmount(200),
+        destinationAmountDetails: usdAmount(200),
+      }),
     );
     expect(ruleHits(result, 'R-41')).toEqual(['ORIGIN']);
   });
@@ -417,11 +560,27 @@ describe('R-41 the current transaction and historical filters', () => {
       const { engine } = testEngine();
       await engine.createRuleInstance({ ruleId: 'R-41', filters: { paymentMethodsHistorical: ['CARD'] } });
       await engine.createTransaction(
-        tx({ type: 'DEPOSIT', timestamp: T0 - DAY, originUserId: 'bank', destinationUserId: 'alice', originPaymentDetails: card, originAmountDetails: usdAmount(100), destinationAmountDetails: usdAmount(100) }),
+        tx({
+          type: 'DEPOSIT',
+          timestamp: T0 - DAY,
+          originUserId: 'bank',
+          destinationUserId: 'alice',
+          originPaymentDetails: card,
+          originAmountDetails: usdAmount(100),
+          destinationAmountDetails: usdAmount(100),
+        }),
       );
       // No passing outflow: the side has no outflow transaction, so it cannot hit.
       const result = await engine.createTransaction(
-        tx({ type: 'WITHDRAWAL', timestamp: T0, originUserId: 'alice', destinationUserId: 'bank', originPaymentDetails: iban, originAmountDetails: usdAmount(200), destinationAmountDetails: usdAmount(200) }),
+        tx({
+          type: 'WITHDRAWAL',
+          timestamp: T0,
+          originUserId: 'alice',
+          destinationUserId: 'bank',
+          originPaymentDetails: iban,
+          originAmountDetails: usdAmount(200),
+          destinationAmountDetails: usdAmount(200),
+        }),
       );
       expect(ruleHits(result, 'R-41')).toEqual([]);
     });

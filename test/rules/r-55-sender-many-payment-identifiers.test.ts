@@ -33,13 +33,71 @@ type Step = readonly [user: string | undefined, card: string | undefined];
 
 describe('R-55 Same sender user using too many payment identifiers', () => {
   const rows: { name: string; steps: Step[]; expected: string[] }[] = [
-    { name: 'exactly at the limit (2 identifiers) does not hit (strict >)', steps: [['u', 'c1'], ['u', 'c2']], expected: [] },
-    { name: 'one more identifier (3 > 2) hits the origin', steps: [['u', 'c1'], ['u', 'c2'], ['u', 'c3']], expected: ['ORIGIN'] },
-    { name: 'the same identifier twice counts once', steps: [['u', 'c1'], ['u', 'c2'], ['u', 'c1'], ['u', 'c2']], expected: [] },
-    { name: "another sender's identifiers do not count", steps: [['v', 'c1'], ['v', 'c2'], ['u', 'c3']], expected: [] },
-    { name: 'a transaction without an identifier still sees the earlier ones', steps: [['u', 'c1'], ['u', 'c2'], ['u', 'c3'], ['u', undefined]], expected: ['ORIGIN'] },
-    { name: 'a transaction without an identifier adds none', steps: [['u', 'c1'], ['u', undefined], ['u', 'c2']], expected: [] },
-    { name: 'a missing sender gives no hit', steps: [['u', 'c1'], ['u', 'c2'], ['u', 'c3'], [undefined, 'c4']], expected: [] },
+    {
+      name: 'exactly at the limit (2 identifiers) does not hit (strict >)',
+      steps: [
+        ['u', 'c1'],
+        ['u', 'c2'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'one more identifier (3 > 2) hits the origin',
+      steps: [
+        ['u', 'c1'],
+        ['u', 'c2'],
+        ['u', 'c3'],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'the same identifier twice counts once',
+      steps: [
+        ['u', 'c1'],
+        ['u', 'c2'],
+        ['u', 'c1'],
+        ['u', 'c2'],
+      ],
+      expected: [],
+    },
+    {
+      name: "another sender's identifiers do not count",
+      steps: [
+        ['v', 'c1'],
+        ['v', 'c2'],
+        ['u', 'c3'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a transaction without an identifier still sees the earlier ones',
+      steps: [
+        ['u', 'c1'],
+        ['u', 'c2'],
+        ['u', 'c3'],
+        ['u', undefined],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'a transaction without an identifier adds none',
+      steps: [
+        ['u', 'c1'],
+        ['u', undefined],
+        ['u', 'c2'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a missing sender gives no hit',
+      steps: [
+        ['u', 'c1'],
+        ['u', 'c2'],
+        ['u', 'c3'],
+        [undefined, 'c4'],
+      ],
+      expected: [],
+    },
   ];
   for (const row of rows) {
     it(row.name, async () => {

@@ -122,16 +122,13 @@ describe('properties', () => {
   const currencyArb = fc.constantFrom(...CURRENCIES);
   const listArb = fc.uniqueArray(currencyArb, { minLength: 1, maxLength: CURRENCIES.length });
 
-  test.prop([listArb, currencyArb, currencyArb], { numRuns: 60 })(
-    'a side hits exactly when its currency is listed',
-    async (list, origin, destination) => {
-      const engine = engineFor();
-      await engine.createRuleInstance({ ruleId: 'R-6', parameters: { highRiskCurrencies: list } });
-      const r = await engine.createTransaction(tx(amounts(origin, destination)));
-      const expected = [...(list.includes(origin) ? ['ORIGIN'] : []), ...(list.includes(destination) ? ['DESTINATION'] : [])];
-      expect(r.hitRules[0]?.ruleHitMeta?.hitDirections ?? []).toEqual(expected);
-    },
-  );
+  test.prop([listArb, currencyArb, currencyArb], { numRuns: 60 })('a side hits exactly when its currency is listed', async (list, origin, destination) => {
+    const engine = engineFor();
+    await engine.createRuleInstance({ ruleId: 'R-6', parameters: { highRiskCurrencies: list } });
+    const r = await engine.createTransaction(tx(amounts(origin, destination)));
+    const expected = [...(list.includes(origin) ? ['ORIGIN'] : []), ...(list.includes(destination) ? ['DESTINATION'] : [])];
+    expect(r.hitRules[0]?.ruleHitMeta?.hitDirections ?? []).toEqual(expected);
+  });
 
   test.prop([listArb, currencyArb, currencyArb, currencyArb], { numRuns: 60 })(
     'adding a currency to the list can only add hit sides',

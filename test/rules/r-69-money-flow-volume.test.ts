@@ -51,7 +51,13 @@ for (const currency of ['USD', 'EUR', 'GBP', 'CHF']) {
       amounts: [500_000_000, 499_999_999.99],
       hits: [false, false],
     },
-    { name: `${currency}: a volume exactly at a large threshold (1e9) hits`, currency, threshold: 1e9, amounts: [500_000_000, 500_000_000], hits: [false, true] },
+    {
+      name: `${currency}: a volume exactly at a large threshold (1e9) hits`,
+      currency,
+      threshold: 1e9,
+      amounts: [500_000_000, 500_000_000],
+      hits: [false, true],
+    },
   );
 }
 
@@ -64,17 +70,59 @@ exactRows.push(
 
 const rows: Row[] = [
   ...exactRows,
-  { name: 'upper bound: a volume exactly at the upper bound still hits (inclusive)', currency: 'USD', threshold: 100, upper: 200, amounts: [200], hits: [true] },
+  {
+    name: 'upper bound: a volume exactly at the upper bound still hits (inclusive)',
+    currency: 'USD',
+    threshold: 100,
+    upper: 200,
+    amounts: [200],
+    hits: [true],
+  },
   { name: 'upper bound: a volume 0.01 above the upper bound does not hit', currency: 'USD', threshold: 100, upper: 200, amounts: [200.01], hits: [false] },
   { name: 'upper bound: a volume exactly at the lower threshold hits', currency: 'USD', threshold: 100, upper: 200, amounts: [100], hits: [true] },
-  { name: 'upper bound: crossing the upper bound in steps stops the hits', currency: 'USD', threshold: 100, upper: 200, amounts: [60, 60, 60, 60], hits: [false, true, true, false] },
-  { name: 'upper bound: exact decimals at the upper bound (0.1 + 0.2 ≤ 0.3)', currency: 'USD', threshold: 0.2, upper: 0.3, amounts: [0.1, 0.2], hits: [false, true] },
-  { name: 'initialTransactions 3: the first two transactions never hit, the third does', currency: 'USD', threshold: 10, initialTransactions: 3, amounts: [100, 100, 100], hits: [false, false, true] },
+  {
+    name: 'upper bound: crossing the upper bound in steps stops the hits',
+    currency: 'USD',
+    threshold: 100,
+    upper: 200,
+    amounts: [60, 60, 60, 60],
+    hits: [false, true, true, false],
+  },
+  {
+    name: 'upper bound: exact decimals at the upper bound (0.1 + 0.2 ≤ 0.3)',
+    currency: 'USD',
+    threshold: 0.2,
+    upper: 0.3,
+    amounts: [0.1, 0.2],
+    hits: [false, true],
+  },
+  {
+    name: 'initialTransactions 3: the first two transactions never hit, the third does',
+    currency: 'USD',
+    threshold: 10,
+    initialTransactions: 3,
+    amounts: [100, 100, 100],
+    hits: [false, false, true],
+  },
   { name: 'initialTransactions 1 behaves like none', currency: 'USD', threshold: 10, initialTransactions: 1, amounts: [100], hits: [true] },
   { name: 'initialTransactions 0 behaves like none', currency: 'USD', threshold: 10, initialTransactions: 0, amounts: [100], hits: [true] },
   { name: 'rolling day: an amount exactly at the window start counts', currency: 'USD', threshold: 100, amounts: [50, 50], at: [-DAY, 0], hits: [false, true] },
-  { name: 'rolling day: an amount 1 ms before the window start does not count', currency: 'USD', threshold: 100, amounts: [50, 50], at: [-DAY - 1, 0], hits: [false, false] },
-  { name: 'an amount after the current timestamp (arrived earlier) does not count', currency: 'USD', threshold: 100, amounts: [50, 50], at: [HOUR, 0], hits: [false, false] },
+  {
+    name: 'rolling day: an amount 1 ms before the window start does not count',
+    currency: 'USD',
+    threshold: 100,
+    amounts: [50, 50],
+    at: [-DAY - 1, 0],
+    hits: [false, false],
+  },
+  {
+    name: 'an amount after the current timestamp (arrived earlier) does not count',
+    currency: 'USD',
+    threshold: 100,
+    amounts: [50, 50],
+    at: [HOUR, 0],
+    hits: [false, false],
+  },
 ];
 
 describe('R-69 money flow volume', () => {
@@ -114,8 +162,17 @@ describe('R-69 money flow volume', () => {
       ruleId: 'R-69',
       parameters: { transactionVolumeThreshold: { USD: 100 }, timeWindow: ROLLING_DAY, checkSender: 'none', checkReceiver: 'receiving' },
     });
-    await engine.createTransaction(tx({ timestamp: T0 - 1, originUserId: 'carol', originAmountDetails: { transactionAmount: 60, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }));
-    const r = await engine.createTransaction(tx({ timestamp: T0, originAmountDetails: { transactionAmount: 40, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }));
+    await engine.createTransaction(
+      tx({
+        timestamp: T0 - 1,
+        originUserId: 'carol',
+        originAmountDetails: { transactionAmount: 60, transactionCurrency: 'USD' },
+        destinationAmountDetails: undefined,
+      }),
+    );
+    const r = await engine.createTransaction(
+      tx({ timestamp: T0, originAmountDetails: { transactionAmount: 40, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }),
+    );
     expect(r.hitRules[0]?.ruleHitMeta?.hitDirections).toEqual(['DESTINATION']);
   });
 
@@ -127,8 +184,18 @@ describe('R-69 money flow volume', () => {
     });
     const all = await engine.createRuleInstance(params('all'));
     const sending = await engine.createRuleInstance(params('sending'));
-    await engine.createTransaction(tx({ timestamp: T0 - 1, originUserId: 'carol', destinationUserId: 'alice', originAmountDetails: { transactionAmount: 60, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }));
-    const r = await engine.createTransaction(tx({ timestamp: T0, originAmountDetails: { transactionAmount: 40, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }));
+    await engine.createTransaction(
+      tx({
+        timestamp: T0 - 1,
+        originUserId: 'carol',
+        destinationUserId: 'alice',
+        originAmountDetails: { transactionAmount: 60, transactionCurrency: 'USD' },
+        destinationAmountDetails: undefined,
+      }),
+    );
+    const r = await engine.createTransaction(
+      tx({ timestamp: T0, originAmountDetails: { transactionAmount: 40, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }),
+    );
     const hitIds = r.hitRules.map((h) => h.ruleInstanceId);
     expect(hitIds).toContain(all.id);
     expect(hitIds).not.toContain(sending.id);
@@ -148,7 +215,9 @@ describe('R-69 money flow volume', () => {
       transactionState: 'PROCESSING',
       updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 89.99, transactionCurrency: 'USD' } },
     });
-    const r = await engine.createTransaction(tx({ timestamp: T0, originAmountDetails: { transactionAmount: 10, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }));
+    const r = await engine.createTransaction(
+      tx({ timestamp: T0, originAmountDetails: { transactionAmount: 10, transactionCurrency: 'USD' }, destinationAmountDetails: undefined }),
+    );
     // 89.99 + 10 = 99.99 < 100 (the old 90 must be gone, and never counted twice).
     expect(r.hitRules).toEqual([]);
   });
@@ -175,7 +244,12 @@ function referenceR69(transaction: never, parameters: Record<string, any>, aggre
     }
     hits.push({
       direction,
-      vars: { side: direction === 'ORIGIN' ? 'Sender' : 'Receiver', window: '1 day', volume: formatMoney(resolved.amount, resolved.currency), threshold: formatMoney(resolved.threshold, resolved.currency) },
+      vars: {
+        side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',
+        window: '1 day',
+        volume: formatMoney(resolved.amount, resolved.currency),
+        threshold: formatMoney(resolved.threshold, resolved.currency),
+      },
     });
   };
   side('ORIGIN', senderReads(transaction, parameters.checkSender, VOLUME), senderReads(transaction, parameters.checkSender, HISTORY));
@@ -185,7 +259,11 @@ function referenceR69(transaction: never, parameters: Record<string, any>, aggre
 
 describe('R-69 against a resolve-then-compare reference', () => {
   fcTest.prop([
-    fc.dictionary(fc.constantFrom(...CURRENCIES), fc.integer({ min: 0, max: 2_000_000 }).map((n) => n / 100), { minKeys: 1, maxKeys: 3 }),
+    fc.dictionary(
+      fc.constantFrom(...CURRENCIES),
+      fc.integer({ min: 0, max: 2_000_000 }).map((n) => n / 100),
+      { minKeys: 1, maxKeys: 3 },
+    ),
     fc.option(thresholdsArb, { nil: undefined }),
     fc.constantFrom('sending', 'all', 'none'),
     fc.constantFrom('receiving', 'all', 'none'),
@@ -193,21 +271,24 @@ describe('R-69 against a resolve-then-compare reference', () => {
     fc.array(fc.bigInt({ min: 0n, max: 3_000_000_000_000_000n }), { minLength: 8, maxLength: 8 }),
     fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 8, maxLength: 8 }),
     fc.constantFrom('USD', 'EUR', 'JPY'),
-  ])('with upper thresholds and initial transactions, hits and describes as the resolve-then-compare reference', (lower, upper, checkSender, checkReceiver, initialTransactions, sums, counts, base) => {
-    const t = tx({ timestamp: T0 }) as never;
-    const parameters = deepFreeze({
-      transactionVolumeThreshold: lower,
-      ...(upper !== undefined ? { transactionVolumeUpperThreshold: upper } : {}),
-      timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
-      checkSender,
-      checkReceiver,
-      ...(initialTransactions !== undefined ? { initialTransactions } : {}),
-    });
-    const needs = r69MoneyFlowVolume.aggregates?.({ transaction: t, parameters: parameters as never }) ?? [];
-    const aggregates: Record<string, unknown> = {};
-    needs.forEach((n, i) => (aggregates[n.name] = n.fn === 'sum' ? sums[i % 8] : counts[i % 8]));
-    const m = { rates: createFixedRateProvider(), baseCurrency: base };
-    const got = r69MoneyFlowVolume.check({ transaction: t, parameters, originUser: null, destinationUser: null, aggregates, money: m } as never);
-    expect(got).toEqual(referenceR69(t, parameters, aggregates, m));
-  });
+  ])(
+    'with upper thresholds and initial transactions, hits and describes as the resolve-then-compare reference',
+    (lower, upper, checkSender, checkReceiver, initialTransactions, sums, counts, base) => {
+      const t = tx({ timestamp: T0 }) as never;
+      const parameters = deepFreeze({
+        transactionVolumeThreshold: lower,
+        ...(upper !== undefined ? { transactionVolumeUpperThreshold: upper } : {}),
+        timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+        checkSender,
+        checkReceiver,
+        ...(initialTransactions !== undefined ? { initialTransactions } : {}),
+      });
+      const needs = r69MoneyFlowVolume.aggregates?.({ transaction: t, parameters: parameters as never }) ?? [];
+      const aggregates: Record<string, unknown> = {};
+      needs.forEach((n, i) => (aggregates[n.name] = n.fn === 'sum' ? sums[i % 8] : counts[i % 8]));
+      const m = { rates: createFixedRateProvider(), baseCurrency: base };
+      const got = r69MoneyFlowVolume.check({ transaction: t, parameters, originUser: null, destinationUser: null, aggregates, money: m } as never);
+      expect(got).toEqual(referenceR69(t, parameters, aggregates, m));
+    },
+  );
 });

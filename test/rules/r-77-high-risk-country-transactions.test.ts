@@ -49,9 +49,27 @@ interface Row {
 }
 
 const rows: Row[] = [
-  { name: 'a first transaction to a high-risk country hits with limit 0 (1 > 0)', parameters: { transactionsLimit: 0 }, past: [], current: { at: T0 }, expected: ['ORIGIN'] },
-  { name: 'a count equal to the limit does not hit (strict >)', parameters: { transactionsLimit: 2 }, past: [{ at: T0 - 1 }], current: { at: T0 }, expected: [] },
-  { name: 'limit + 1 high-risk transactions hit', parameters: { transactionsLimit: 2 }, past: [{ at: T0 - 2 }, { at: T0 - 1, to: 'KP' }], current: { at: T0 }, expected: ['ORIGIN'] },
+  {
+    name: 'a first transaction to a high-risk country hits with limit 0 (1 > 0)',
+    parameters: { transactionsLimit: 0 },
+    past: [],
+    current: { at: T0 },
+    expected: ['ORIGIN'],
+  },
+  {
+    name: 'a count equal to the limit does not hit (strict >)',
+    parameters: { transactionsLimit: 2 },
+    past: [{ at: T0 - 1 }],
+    current: { at: T0 },
+    expected: [],
+  },
+  {
+    name: 'limit + 1 high-risk transactions hit',
+    parameters: { transactionsLimit: 2 },
+    past: [{ at: T0 - 2 }, { at: T0 - 1, to: 'KP' }],
+    current: { at: T0 },
+    expected: ['ORIGIN'],
+  },
   {
     name: 'a current transaction to a non-listed country never hits, whatever the past',
     parameters: { transactionsLimit: 0 },
@@ -59,8 +77,23 @@ const rows: Row[] = [
     current: { at: T0, to: 'FR' },
     expected: [],
   },
-  { name: 'past transactions to non-listed countries do not count', parameters: { transactionsLimit: 1 }, past: [{ at: T0 - 2, to: 'FR' }, { at: T0 - 1, to: 'NL' }], current: { at: T0 }, expected: [] },
-  { name: 'inclusive list: a past transaction without a destination country does not count', parameters: { transactionsLimit: 1 }, past: [{ at: T0 - 1, to: null }], current: { at: T0 }, expected: [] },
+  {
+    name: 'past transactions to non-listed countries do not count',
+    parameters: { transactionsLimit: 1 },
+    past: [
+      { at: T0 - 2, to: 'FR' },
+      { at: T0 - 1, to: 'NL' },
+    ],
+    current: { at: T0 },
+    expected: [],
+  },
+  {
+    name: 'inclusive list: a past transaction without a destination country does not count',
+    parameters: { transactionsLimit: 1 },
+    past: [{ at: T0 - 1, to: null }],
+    current: { at: T0 },
+    expected: [],
+  },
   { name: 'the window start is inclusive', parameters: { transactionsLimit: 1 }, past: [{ at: T0 - HOUR }], current: { at: T0 }, expected: ['ORIGIN'] },
   { name: '1 ms before the window start is out', parameters: { transactionsLimit: 1 }, past: [{ at: T0 - HOUR - 1 }], current: { at: T0 }, expected: [] },
   { name: 'an empty inclusive list never hits', parameters: { transactionsLimit: 0, highRiskCountries: [] }, past: [], current: { at: T0 }, expected: [] },
@@ -109,18 +142,30 @@ const rows: Row[] = [
   {
     name: 'initialTransactions: exactly as many all-time transactions (this one included) hits',
     parameters: { transactionsLimit: 0, initialTransactions: 3 },
-    past: [{ at: T0 - 10 * DAY, to: 'FR' }, { at: T0 - 1, to: 'FR' }],
+    past: [
+      { at: T0 - 10 * DAY, to: 'FR' },
+      { at: T0 - 1, to: 'FR' },
+    ],
     current: { at: T0 },
     expected: ['ORIGIN'],
   },
   {
     name: 'initialTransactions: one all-time transaction short does not hit',
     parameters: { transactionsLimit: 0, initialTransactions: 4 },
-    past: [{ at: T0 - 10 * DAY, to: 'FR' }, { at: T0 - 1, to: 'FR' }],
+    past: [
+      { at: T0 - 10 * DAY, to: 'FR' },
+      { at: T0 - 1, to: 'FR' },
+    ],
     current: { at: T0 },
     expected: [],
   },
-  { name: 'initialTransactions 1: the first transaction counts itself', parameters: { transactionsLimit: 0, initialTransactions: 1 }, past: [], current: { at: T0 }, expected: ['ORIGIN'] },
+  {
+    name: 'initialTransactions 1: the first transaction counts itself',
+    parameters: { transactionsLimit: 0, initialTransactions: 1 },
+    past: [],
+    current: { at: T0 },
+    expected: ['ORIGIN'],
+  },
   {
     name: "checkSender 'sending': a received transaction from a high-risk country does not count",
     parameters: { transactionsLimit: 1 },
@@ -219,7 +264,11 @@ describe('R-77 Too Many Transactions To High Risk Country', () => {
 describe('properties', () => {
   const country = fc.constantFrom('IR', 'KP', 'FR', 'DE', null);
   test.prop(
-    [fc.array(fc.record({ gap: fc.integer({ min: 0, max: 40 * 60_000 }), to: country }), { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 4 }), fc.boolean()],
+    [
+      fc.array(fc.record({ gap: fc.integer({ min: 0, max: 40 * 60_000 }), to: country }), { minLength: 1, maxLength: 20 }),
+      fc.integer({ min: 0, max: 4 }),
+      fc.boolean(),
+    ],
     { numRuns: 50 },
   )('hits exactly as a brute-force count over the last hour says', async (steps, limit, exclusive) => {
     const list = ['IR', 'KP'];

@@ -81,23 +81,49 @@ describe('R-88 Unexpected IP address for user', () => {
     { name: 'a secondary nationality is an expected country too', steps: [{ sender: 'dual', ip: 'IT' }], hits: [false] },
     { name: 'a first transaction ever from another country hits', steps: [{ ip: 'US' }], hits: [true] },
     { name: 'a second transaction from the same country does not hit (sent from before)', steps: [{ ip: 'US' }, { at: DAY, ip: 'US' }], hits: [true, false] },
-    { name: 'each new country hits once', steps: [{ ip: 'US' }, { at: 1, ip: 'RU' }, { at: 2, ip: 'US' }, { at: 3, ip: 'RU' }], hits: [true, true, false, false] },
-    { name: 'expected countries in the history do not make another country expected', steps: [{ ip: 'DE' }, { at: 1, ip: 'FR' }, { at: 2, ip: 'US' }], hits: [false, false, true] },
-    { name: 'an earlier transaction WITHOUT an IP country does not make a country expected', steps: [{ ip: null }, { at: 1 }, { at: 2, ip: 'US' }], hits: [false, false, true] },
+    {
+      name: 'each new country hits once',
+      steps: [{ ip: 'US' }, { at: 1, ip: 'RU' }, { at: 2, ip: 'US' }, { at: 3, ip: 'RU' }],
+      hits: [true, true, false, false],
+    },
+    {
+      name: 'expected countries in the history do not make another country expected',
+      steps: [{ ip: 'DE' }, { at: 1, ip: 'FR' }, { at: 2, ip: 'US' }],
+      hits: [false, false, true],
+    },
+    {
+      name: 'an earlier transaction WITHOUT an IP country does not make a country expected',
+      steps: [{ ip: null }, { at: 1 }, { at: 2, ip: 'US' }],
+      hits: [false, false, true],
+    },
     { name: 'device data without an IP country does not hit (no geo-IP lookup)', steps: [{ ip: null }], hits: [false] },
     { name: 'no device data does not hit', steps: [{}], hits: [false] },
     {
       name: 'a RECEIVED transaction from that IP country is not a sending one: the send still hits',
-      steps: [{ sender: 'bob', receiver: 'alice', receiverIp: 'US' }, { at: 1, ip: 'US' }],
+      steps: [
+        { sender: 'bob', receiver: 'alice', receiverIp: 'US' },
+        { at: 1, ip: 'US' },
+      ],
       hits: [false, true],
     },
-    { name: "another user's sending from that country does not count", steps: [{ sender: 'dual', ip: 'US' }, { at: 1, ip: 'US' }], hits: [true, true] },
+    {
+      name: "another user's sending from that country does not count",
+      steps: [
+        { sender: 'dual', ip: 'US' },
+        { at: 1, ip: 'US' },
+      ],
+      hits: [true, true],
+    },
     { name: 'the receiver device is not read: a foreign receiver IP does not hit', steps: [{ ip: 'DE', receiverIp: 'US' }], hits: [false] },
     { name: 'a transaction at the SAME timestamp is not earlier, whichever arrived first', steps: [{ ip: 'US' }, { ip: 'US' }], hits: [true, true] },
     { name: 'one millisecond earlier is earlier', steps: [{ ip: 'US' }, { at: 1, ip: 'US' }], hits: [true, false] },
     {
       name: 'a later-timestamped transaction (arrived first) is not earlier: a late older one still hits, a newer one does not',
-      steps: [{ at: DAY, ip: 'US' }, { at: 0, ip: 'US' }, { at: 2 * DAY, ip: 'US' }],
+      steps: [
+        { at: DAY, ip: 'US' },
+        { at: 0, ip: 'US' },
+        { at: 2 * DAY, ip: 'US' },
+      ],
       hits: [true, true, false],
     },
     { name: 'a business sender is not checked', steps: [{ sender: 'acme', ip: 'US' }], hits: [false] },
@@ -105,20 +131,39 @@ describe('R-88 Unexpected IP address for user', () => {
     { name: 'a transaction without a sender is not checked', steps: [{ sender: null, ip: 'US' }], hits: [false] },
     {
       name: 'a consumer without residence or nationality: its first IP country hits, then it is expected',
-      steps: [{ sender: 'bare', ip: 'DE' }, { sender: 'bare', at: 1, ip: 'DE' }, { sender: 'bare', at: 2, ip: 'FR' }],
+      steps: [
+        { sender: 'bare', ip: 'DE' },
+        { sender: 'bare', at: 1, ip: 'DE' },
+        { sender: 'bare', at: 2, ip: 'FR' },
+      ],
       hits: [true, false, true],
     },
-    { name: 'a consumer without userDetails is checked on its history alone', steps: [{ sender: 'nodetails', ip: 'DE' }, { sender: 'nodetails', at: 1, ip: 'DE' }], hits: [true, false] },
+    {
+      name: 'a consumer without userDetails is checked on its history alone',
+      steps: [
+        { sender: 'nodetails', ip: 'DE' },
+        { sender: 'nodetails', at: 1, ip: 'DE' },
+      ],
+      hits: [true, false],
+    },
     { name: 'amount threshold: exactly at the threshold hits (≥)', parameters: TH, steps: [{ ip: 'US', amount: 1000 }], hits: [true] },
     { name: 'amount threshold: 0.01 below does not hit', parameters: TH, steps: [{ ip: 'US', amount: 999.99 }], hits: [false] },
     {
       name: 'amount threshold: a small earlier send from the country still makes it known (history ignores the threshold)',
       parameters: TH,
-      steps: [{ ip: 'US', amount: 10 }, { at: 1, ip: 'US', amount: 5000 }],
+      steps: [
+        { ip: 'US', amount: 10 },
+        { at: 1, ip: 'US', amount: 5000 },
+      ],
       hits: [false, false],
     },
     { name: 'amount threshold: an expected country never hits, whatever the amount', parameters: TH, steps: [{ ip: 'DE', amount: 5000 }], hits: [false] },
-    { name: 'amount threshold: another currency is converted (1000 USD = 800 EUR ≥ 800 EUR)', parameters: { transactionAmountThreshold: { EUR: 800 } }, steps: [{ ip: 'US', amount: 1000, currency: 'USD' }], hits: [true] },
+    {
+      name: 'amount threshold: another currency is converted (1000 USD = 800 EUR ≥ 800 EUR)',
+      parameters: { transactionAmountThreshold: { EUR: 800 } },
+      steps: [{ ip: 'US', amount: 1000, currency: 'USD' }],
+      hits: [true],
+    },
     {
       name: 'amount threshold: a converted amount one cent below does not hit (999.99 USD = 799.99 EUR)',
       parameters: { transactionAmountThreshold: { EUR: 800 } },
@@ -139,7 +184,12 @@ describe('R-88 Unexpected IP address for user', () => {
     const engine = await engineWith();
     await engine.createUser({ userId: 'mover', createdTimestamp: T0 - DAY, userDetails: { countryOfResidence: 'DE' } });
     await engine.createUser({ userId: 'mover', createdTimestamp: T0 - DAY, userDetails: { countryOfResidence: 'US' } });
-    expect(await run(engine, [{ sender: 'mover', ip: 'US' }, { sender: 'mover', at: 1, ip: 'DE' }])).toEqual([false, true]);
+    expect(
+      await run(engine, [
+        { sender: 'mover', ip: 'US' },
+        { sender: 'mover', at: 1, ip: 'DE' },
+      ]),
+    ).toEqual([false, true]);
   });
 
   it('respects historical filters: an earlier send that fails them does not make the country known', async () => {
@@ -196,7 +246,9 @@ describe('properties', () => {
       for (const s of steps) {
         if (!s.sending) {
           // alice receives from that IP country: never hits, never makes it known.
-          expect(hitsOf(await engine.createTransaction(build({ at: s.at, sender: 'bob', receiver: 'alice', ...(s.ip === null ? {} : { receiverIp: s.ip }) })))).toEqual([]);
+          expect(
+            hitsOf(await engine.createTransaction(build({ at: s.at, sender: 'bob', receiver: 'alice', ...(s.ip === null ? {} : { receiverIp: s.ip }) }))),
+          ).toEqual([]);
           continue;
         }
         const expected = s.ip !== null && s.ip !== 'DE' && s.ip !== 'FR' && !sent.some((p) => p.at < s.at && p.ip === s.ip);

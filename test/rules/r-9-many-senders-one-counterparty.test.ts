@@ -33,16 +33,97 @@ type Step = readonly [sender: string | undefined, receiver: string | undefined, 
 
 describe('R-9 Too many users transacting with a single counterparty', () => {
   const rows: { name: string; steps: Step[]; expected: string[] }[] = [
-    { name: 'exactly at the limit (2 senders) does not hit (strict >)', steps: [['u1', 'm'], ['u2', 'm']], expected: [] },
-    { name: 'one more sender (3 > 2) hits the destination', steps: [['u1', 'm'], ['u2', 'm'], ['u3', 'm']], expected: ['DESTINATION'] },
-    { name: 'the same sender twice counts once', steps: [['u1', 'm'], ['u2', 'm'], ['u1', 'm'], ['u2', 'm']], expected: [] },
-    { name: 'senders to another receiver do not count', steps: [['u1', 'x'], ['u2', 'x'], ['u3', 'm']], expected: [] },
-    { name: 'a sender-less transaction adds no sender', steps: [['u1', 'm'], [undefined, 'm'], ['u2', 'm']], expected: [] },
-    { name: 'a sender-less transaction still sees the earlier senders', steps: [['u1', 'm'], ['u2', 'm'], ['u3', 'm'], [undefined, 'm']], expected: ['DESTINATION'] },
-    { name: 'a user-less beneficiary is keyed by its destination identifier', steps: [['u1', undefined, 'b'], ['u2', undefined, 'b'], ['u3', undefined, 'b']], expected: ['DESTINATION'] },
-    { name: 'another destination identifier does not count', steps: [['u1', undefined, 'b'], ['u2', undefined, 'c'], ['u3', undefined, 'b']], expected: [] },
-    { name: 'no receiver and no destination identifier gives no hit', steps: [['u1', 'm'], ['u2', 'm'], ['u3', undefined]], expected: [] },
-    { name: 'a receiving user takes precedence over the identifier', steps: [['u1', undefined, 'b'], ['u2', undefined, 'b'], ['u3', 'm', 'b']], expected: [] },
+    {
+      name: 'exactly at the limit (2 senders) does not hit (strict >)',
+      steps: [
+        ['u1', 'm'],
+        ['u2', 'm'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'one more sender (3 > 2) hits the destination',
+      steps: [
+        ['u1', 'm'],
+        ['u2', 'm'],
+        ['u3', 'm'],
+      ],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: 'the same sender twice counts once',
+      steps: [
+        ['u1', 'm'],
+        ['u2', 'm'],
+        ['u1', 'm'],
+        ['u2', 'm'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'senders to another receiver do not count',
+      steps: [
+        ['u1', 'x'],
+        ['u2', 'x'],
+        ['u3', 'm'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a sender-less transaction adds no sender',
+      steps: [
+        ['u1', 'm'],
+        [undefined, 'm'],
+        ['u2', 'm'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a sender-less transaction still sees the earlier senders',
+      steps: [
+        ['u1', 'm'],
+        ['u2', 'm'],
+        ['u3', 'm'],
+        [undefined, 'm'],
+      ],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: 'a user-less beneficiary is keyed by its destination identifier',
+      steps: [
+        ['u1', undefined, 'b'],
+        ['u2', undefined, 'b'],
+        ['u3', undefined, 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: 'another destination identifier does not count',
+      steps: [
+        ['u1', undefined, 'b'],
+        ['u2', undefined, 'c'],
+        ['u3', undefined, 'b'],
+      ],
+      expected: [],
+    },
+    {
+      name: 'no receiver and no destination identifier gives no hit',
+      steps: [
+        ['u1', 'm'],
+        ['u2', 'm'],
+        ['u3', undefined],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a receiving user takes precedence over the identifier',
+      steps: [
+        ['u1', undefined, 'b'],
+        ['u2', undefined, 'b'],
+        ['u3', 'm', 'b'],
+      ],
+      expected: [],
+    },
   ];
   for (const row of rows) {
     it(row.name, async () => {

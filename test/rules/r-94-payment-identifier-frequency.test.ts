@@ -28,34 +28,126 @@ async function engineWith(parameters: Record<string, unknown> = {}) {
 }
 
 const hitsOf = (r: { hitRules: { ruleId?: string; ruleHitMeta?: { hitDirections?: string[] } }[] }) =>
-  r.hitRules.filter((h) => h.ruleId === 'R-94').flatMap((h) => h.ruleHitMeta?.hitDirections ?? []).sort();
+  r.hitRules
+    .filter((h) => h.ruleId === 'R-94')
+    .flatMap((h) => h.ruleHitMeta?.hitDirections ?? [])
+    .sort();
 
 type Step = readonly [from: string | undefined, to: string | undefined];
 
 describe('R-94 Payment identifier used too frequently', () => {
   const rows: { name: string; parameters?: Record<string, unknown>; steps: Step[]; expected: string[] }[] = [
-    { name: 'one below the threshold (2 < 3) does not hit', steps: [['a', undefined], ['a', undefined]], expected: [] },
-    { name: 'exactly at the threshold (3 ≥ 3) hits the origin', steps: [['a', undefined], ['a', undefined], ['a', undefined]], expected: ['ORIGIN'] },
-    { name: 'a receiving identifier at the threshold hits the destination', steps: [[undefined, 'b'], [undefined, 'b'], [undefined, 'b']], expected: ['DESTINATION'] },
-    { name: 'both sides at the threshold hit both', steps: [['a', 'b'], ['a', 'b'], ['a', 'b']], expected: ['DESTINATION', 'ORIGIN'] },
-    { name: "with 'all', the origin identifier counts where it was a destination", steps: [[undefined, 'a'], [undefined, 'a'], ['a', undefined]], expected: ['ORIGIN'] },
-    { name: "with 'all', the destination identifier counts where it was an origin", steps: [['b', undefined], ['b', undefined], [undefined, 'b']], expected: ['DESTINATION'] },
+    {
+      name: 'one below the threshold (2 < 3) does not hit',
+      steps: [
+        ['a', undefined],
+        ['a', undefined],
+      ],
+      expected: [],
+    },
+    {
+      name: 'exactly at the threshold (3 ≥ 3) hits the origin',
+      steps: [
+        ['a', undefined],
+        ['a', undefined],
+        ['a', undefined],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'a receiving identifier at the threshold hits the destination',
+      steps: [
+        [undefined, 'b'],
+        [undefined, 'b'],
+        [undefined, 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: 'both sides at the threshold hit both',
+      steps: [
+        ['a', 'b'],
+        ['a', 'b'],
+        ['a', 'b'],
+      ],
+      expected: ['DESTINATION', 'ORIGIN'],
+    },
+    {
+      name: "with 'all', the origin identifier counts where it was a destination",
+      steps: [
+        [undefined, 'a'],
+        [undefined, 'a'],
+        ['a', undefined],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: "with 'all', the destination identifier counts where it was an origin",
+      steps: [
+        ['b', undefined],
+        ['b', undefined],
+        [undefined, 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
     {
       name: "with 'sending', the origin identifier as a destination does not count",
       parameters: { checkSender: 'sending' },
-      steps: [[undefined, 'a'], [undefined, 'a'], ['a', undefined]],
+      steps: [
+        [undefined, 'a'],
+        [undefined, 'a'],
+        ['a', undefined],
+      ],
       expected: [],
     },
     {
       name: "with 'receiving', the destination identifier as an origin does not count",
       parameters: { checkReceiver: 'receiving' },
-      steps: [['b', undefined], ['b', undefined], [undefined, 'b']],
+      steps: [
+        ['b', undefined],
+        ['b', undefined],
+        [undefined, 'b'],
+      ],
       expected: [],
     },
-    { name: "with checkSender 'none', the origin is not checked", parameters: { checkSender: 'none' }, steps: [['a', 'b'], ['a', 'b'], ['a', 'b']], expected: ['DESTINATION'] },
-    { name: "with checkReceiver 'none', the destination is not checked", parameters: { checkReceiver: 'none' }, steps: [['a', 'b'], ['a', 'b'], ['a', 'b']], expected: ['ORIGIN'] },
-    { name: 'other identifiers do not count', steps: [['x', undefined], ['y', undefined], ['a', undefined]], expected: [] },
-    { name: 'a missing identifier gives no hit', steps: [['a', undefined], ['a', undefined], [undefined, undefined]], expected: [] },
+    {
+      name: "with checkSender 'none', the origin is not checked",
+      parameters: { checkSender: 'none' },
+      steps: [
+        ['a', 'b'],
+        ['a', 'b'],
+        ['a', 'b'],
+      ],
+      expected: ['DESTINATION'],
+    },
+    {
+      name: "with checkReceiver 'none', the destination is not checked",
+      parameters: { checkReceiver: 'none' },
+      steps: [
+        ['a', 'b'],
+        ['a', 'b'],
+        ['a', 'b'],
+      ],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'other identifiers do not count',
+      steps: [
+        ['x', undefined],
+        ['y', undefined],
+        ['a', undefined],
+      ],
+      expected: [],
+    },
+    {
+      name: 'a missing identifier gives no hit',
+      steps: [
+        ['a', undefined],
+        ['a', undefined],
+        [undefined, undefined],
+      ],
+      expected: [],
+    },
   ];
   for (const row of rows) {
     it(row.name, async () => {
@@ -128,9 +220,17 @@ describe('R-94 Payment identifier used too frequently', () => {
 describe('properties', () => {
   const card = fc.constantFrom('a', 'b', 'c', undefined);
   const step = fc.record({ from: card, to: card, gapHours: fc.integer({ min: 0, max: 60 }) });
-  test.prop([fc.array(step, { minLength: 1, maxLength: 20 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom('sending', 'all', 'none'), fc.constantFrom('receiving', 'all', 'none')], {
-    numRuns: 50,
-  })('hits a side exactly when the brute-force uses of its identifier in 7 days reach the threshold', async (steps, threshold, checkSender, checkReceiver) => {
+  test.prop(
+    [
+      fc.array(step, { minLength: 1, maxLength: 20 }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.constantFrom('sending', 'all', 'none'),
+      fc.constantFrom('receiving', 'all', 'none'),
+    ],
+    {
+      numRuns: 50,
+    },
+  )('hits a side exactly when the brute-force uses of its identifier in 7 days reach the threshold', async (steps, threshold, checkSender, checkReceiver) => {
     const engine = await engineWith({ threshold, checkSender, checkReceiver });
     const history: { at: number; from: string | undefined; to: string | undefined }[] = [];
     let at = T0;
@@ -140,7 +240,9 @@ describe('properties', () => {
       const r = await engine.createTransaction(pay(at, s.from, s.to));
       const inWindow = history.filter((h) => h.at >= at - 7 * DAY);
       const uses = (id: string, own: 'from' | 'to', mode: string) =>
-        mode === 'none' ? 0 : inWindow.filter((h) => h[own] === id).length + (mode === 'all' ? inWindow.filter((h) => h[own === 'from' ? 'to' : 'from'] === id).length : 0);
+        mode === 'none'
+          ? 0
+          : inWindow.filter((h) => h[own] === id).length + (mode === 'all' ? inWindow.filter((h) => h[own === 'from' ? 'to' : 'from'] === id).length : 0);
       const expected: string[] = [];
       if (s.to !== undefined && checkReceiver !== 'none' && uses(s.to, 'to', checkReceiver) >= threshold) expected.push('DESTINATION');
       if (s.from !== undefined && checkSender !== 'none' && uses(s.from, 'from', checkSender) >= threshold) expected.push('ORIGIN');

@@ -145,7 +145,8 @@ function trio() {
   return { kept, onDemand, reference, all };
 }
 
-const hitsOf = (r: unknown) => (typeof r === 'object' && r !== null && Array.isArray((r as { hitRules?: unknown[] }).hitRules) ? (r as { hitRules: unknown[] }).hitRules.length : 0);
+const hitsOf = (r: unknown) =>
+  typeof r === 'object' && r !== null && Array.isArray((r as { hitRules?: unknown[] }).hitRules) ? (r as { hitRules: unknown[] }).hitRules.length : 0;
 
 describe('the series an engine keeps for a stored instance', () => {
   const money = { rates: { rate: () => '1' }, baseCurrency: 'USD' };
@@ -205,7 +206,14 @@ describe('an engine keeping only the series its instances read answers as one ke
   for (const filter of ['types', 'states', 'countries'] as const) {
     it(`historical filter ${filter} with checkSender 'all', and changing the checks under it`, async () => {
       const { all } = trio();
-      const spec: InstanceSpec = { ruleId: 'R-30', checks: { checkSender: 'all', checkReceiver: 'none' }, initial: undefined, variant: 0, perLevel: undefined, filter };
+      const spec: InstanceSpec = {
+        ruleId: 'R-30',
+        checks: { checkSender: 'all', checkReceiver: 'none' },
+        initial: undefined,
+        variant: 0,
+        perLevel: undefined,
+        filter,
+      };
       const created = (await all((e, ref) => e.createRuleInstance(ref ? toReference(requestOf(spec)) : requestOf(spec)))) as { id: string };
       let hits = 0;
       const s = stream(16);
@@ -221,8 +229,22 @@ describe('an engine keeping only the series its instances read answers as one ke
 
   it('deleting one of two instances that share a series keeps the series for the other', async () => {
     const { all } = trio();
-    const a: InstanceSpec = { ruleId: 'R-30', checks: { checkSender: 'all', checkReceiver: 'none' }, initial: undefined, variant: 0, perLevel: undefined, filter: 'none' };
-    const b: InstanceSpec = { ruleId: 'R-69', checks: { checkSender: 'none', checkReceiver: 'all' }, initial: 1, variant: 0, perLevel: undefined, filter: 'none' };
+    const a: InstanceSpec = {
+      ruleId: 'R-30',
+      checks: { checkSender: 'all', checkReceiver: 'none' },
+      initial: undefined,
+      variant: 0,
+      perLevel: undefined,
+      filter: 'none',
+    };
+    const b: InstanceSpec = {
+      ruleId: 'R-69',
+      checks: { checkSender: 'none', checkReceiver: 'all' },
+      initial: 1,
+      variant: 0,
+      perLevel: undefined,
+      filter: 'none',
+    };
     const ia = (await all((e, ref) => e.createRuleInstance(ref ? toReference(requestOf(a)) : requestOf(a)))) as { id: string };
     await all((e, ref) => e.createRuleInstance(ref ? toReference(requestOf(b)) : requestOf(b)));
     const s = stream(12);
@@ -236,10 +258,15 @@ describe('an engine keeping only the series its instances read answers as one ke
         transactionId: s[1]!.transactionId as string,
         timestamp: T0 + 40 * DAY,
         transactionState: 'SUCCESSFUL',
-        updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 9000, transactionCurrency: 'EUR' }, destinationAmountDetails: { transactionAmount: 9000, transactionCurrency: 'EUR' } },
+        updatedTransactionAttributes: {
+          originAmountDetails: { transactionAmount: 9000, transactionCurrency: 'EUR' },
+          destinationAmountDetails: { transactionAmount: 9000, transactionCurrency: 'EUR' },
+        },
       }),
     );
-    hits += hitsOf(await all((e) => e.createTransaction(tx({ transactionId: 'after', timestamp: T0 + 20 * HOUR, originUserId: 'u-3', destinationUserId: 'u-2' }))));
+    hits += hitsOf(
+      await all((e) => e.createTransaction(tx({ transactionId: 'after', timestamp: T0 + 20 * HOUR, originUserId: 'u-3', destinationUserId: 'u-2' }))),
+    );
     expect(hits).toBeGreaterThan(0);
   });
 
@@ -257,7 +284,13 @@ describe('an engine keeping only the series its instances read answers as one ke
             await all((e, ref) => e.updateRuleInstance(created.id, ref ? toReference(requestOf(spec)) : requestOf(spec)));
             const t = stream(2, T0 + n * 2 * HOUR);
             for (const x of t) hits += hitsOf(await all((e) => e.createTransaction(x)));
-            await all((e) => e.createTransactionEvent({ transactionId: t[0]!.transactionId as string, timestamp: T0 + 60 * DAY + n, transactionState: n % 2 ? 'REFUNDED' : 'SUCCESSFUL' }));
+            await all((e) =>
+              e.createTransactionEvent({
+                transactionId: t[0]!.transactionId as string,
+                timestamp: T0 + 60 * DAY + n,
+                transactionState: n % 2 ? 'REFUNDED' : 'SUCCESSFUL',
+              }),
+            );
             n += 1;
           }
         }
@@ -268,7 +301,14 @@ describe('an engine keeping only the series its instances read answers as one ke
 
   it('R-131 with initialTransactions and checks none/receiving reads user-all for the receiver only', async () => {
     const { all } = trio();
-    const spec: InstanceSpec = { ruleId: 'R-131', checks: { checkSender: 'none', checkReceiver: 'receiving' }, initial: 3, variant: 0, perLevel: undefined, filter: 'states' };
+    const spec: InstanceSpec = {
+      ruleId: 'R-131',
+      checks: { checkSender: 'none', checkReceiver: 'receiving' },
+      initial: 3,
+      variant: 0,
+      perLevel: undefined,
+      filter: 'states',
+    };
     await all((e, ref) => e.createRuleInstance(ref ? toReference(requestOf(spec)) : requestOf(spec)));
     let hits = 0;
     for (const t of stream(20, T0 - 10 * DAY)) hits += hitsOf(await all((e) => e.createTransaction(t)));
@@ -280,12 +320,24 @@ describe('an engine keeping only the series its instances read answers as one ke
     const repositories = createMemoryRepositories();
     const mk = (prefix: string, repos: Repositories) => {
       let n = 0;
-      return createEngine({ repositories: repos, clock: fixedClock(), ids: { next: (k: string) => `${prefix}-${k}-${++n}` }, urlSigningSecret: new Uint8Array(32).fill(7) });
+      return createEngine({
+        repositories: repos,
+        clock: fixedClock(),
+        ids: { next: (k: string) => `${prefix}-${k}-${++n}` },
+        urlSigningSecret: new Uint8Array(32).fill(7),
+      });
     };
     const a = mk('a', repositories);
     const b = mk('b', repositories);
     const solo = mk('s', createMemoryRepositories());
-    const spec: InstanceSpec = { ruleId: 'R-30', checks: { checkSender: 'sending', checkReceiver: 'none' }, initial: undefined, variant: 0, perLevel: undefined, filter: 'none' };
+    const spec: InstanceSpec = {
+      ruleId: 'R-30',
+      checks: { checkSender: 'sending', checkReceiver: 'none' },
+      initial: undefined,
+      variant: 0,
+      perLevel: undefined,
+      filter: 'none',
+    };
     const created = await a.createRuleInstance(requestOf(spec));
     const soloCreated = await solo.createRuleInstance(requestOf(spec));
     const s = stream(12);
@@ -456,9 +508,11 @@ describe('in production, a host rule whose seriesFor names too few series answer
 
 describe('LIBRARY_RULES', () => {
   it('declares seriesFor on every sender/receiver-aware rule', () => {
-    expect(LIBRARY_RULES.filter((r) => r.seriesFor !== undefined).map((r) => r.id).sort()).toEqual(
-      ['R-120', 'R-121', 'R-122', 'R-123', 'R-124', 'R-125', 'R-130', 'R-131', 'R-27', 'R-30', 'R-69', 'R-77'].sort(),
-    );
+    expect(
+      LIBRARY_RULES.filter((r) => r.seriesFor !== undefined)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['R-120', 'R-121', 'R-122', 'R-123', 'R-124', 'R-125', 'R-130', 'R-131', 'R-27', 'R-30', 'R-69', 'R-77'].sort());
   });
 
   it('declares readsEntryValues: false on the counting and summing rules of the benchmark workload, never on a rule reading distinct values', () => {
@@ -505,7 +559,13 @@ function hostVelocityRule(declared: Partial<RuleDefinition<{ limit: number; chec
     series: ['user-sending', 'user-all'],
     seriesFor: (p: { checkSender: string }) => (p.checkSender === 'all' ? ['user-all'] : ['user-sending']),
     readsEntryValues: false,
-    aggregates: ({ transaction, parameters }: { transaction: { originUserId?: string; timestamp: number; transactionId: string }; parameters: { checkSender: string } }) =>
+    aggregates: ({
+      transaction,
+      parameters,
+    }: {
+      transaction: { originUserId?: string; timestamp: number; transactionId: string };
+      parameters: { checkSender: string };
+    }) =>
       transaction.originUserId
         ? [
             {
@@ -535,7 +595,12 @@ describe('createRuleRegistry', () => {
 
   it('lists host rules after the library, by id', () => {
     const registry = createRuleRegistry([hostVelocityRule()]);
-    expect(registry.list().map((r) => r.id).slice(-2)).toEqual(['R-132', 'ACME-1']);
+    expect(
+      registry
+        .list()
+        .map((r) => r.id)
+        .slice(-2),
+    ).toEqual(['R-132', 'ACME-1']);
   });
 
   it('keeps a host rule declared with defineRule as it is', () => {

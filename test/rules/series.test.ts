@@ -7,17 +7,37 @@ import { transactionArbitrary } from '../arbitraries/index.js';
 
 describe('paymentIdentifier', () => {
   const rows = [
-    { name: 'IBAN needs BIC and IBAN', details: { method: 'IBAN', IBAN: 'DE89370400440532013000', BIC: 'COBADEFFXXX' }, expected: 'IBAN:COBADEFFXXX|DE89370400440532013000' },
+    {
+      name: 'IBAN needs BIC and IBAN',
+      details: { method: 'IBAN', IBAN: 'DE89370400440532013000', BIC: 'COBADEFFXXX' },
+      expected: 'IBAN:COBADEFFXXX|DE89370400440532013000',
+    },
     { name: 'IBAN without BIC has none', details: { method: 'IBAN', IBAN: 'DE89370400440532013000' }, expected: undefined },
     { name: 'CARD uses the fingerprint', details: { method: 'CARD', cardFingerprint: 'fp-1', cardLast4Digits: '4242' }, expected: 'CARD:fp-1' },
     { name: 'CARD without fingerprint has none', details: { method: 'CARD', cardLast4Digits: '4242' }, expected: undefined },
-    { name: 'ACH uses routing and account number', details: { method: 'ACH', routingNumber: '021000021', accountNumber: '123' }, expected: 'ACH:021000021|123' },
+    {
+      name: 'ACH uses routing and account number',
+      details: { method: 'ACH', routingNumber: '021000021', accountNumber: '123' },
+      expected: 'ACH:021000021|123',
+    },
     { name: 'UPI uses upiID', details: { method: 'UPI', upiID: 'a@upi' }, expected: 'UPI:a@upi' },
     { name: 'WALLET uses walletId', details: { method: 'WALLET', walletId: 'w-1' }, expected: 'WALLET:w-1' },
-    { name: 'GENERIC_BANK_ACCOUNT prefers bankCode', details: { method: 'GENERIC_BANK_ACCOUNT', accountNumber: '9', bankCode: 'B', accountType: 'SAVINGS' }, expected: 'GENERIC_BANK_ACCOUNT:9|B' },
-    { name: 'GENERIC_BANK_ACCOUNT falls back to accountType', details: { method: 'GENERIC_BANK_ACCOUNT', accountNumber: '9', accountType: 'SAVINGS' }, expected: 'GENERIC_BANK_ACCOUNT:9|SAVINGS' },
+    {
+      name: 'GENERIC_BANK_ACCOUNT prefers bankCode',
+      details: { method: 'GENERIC_BANK_ACCOUNT', accountNumber: '9', bankCode: 'B', accountType: 'SAVINGS' },
+      expected: 'GENERIC_BANK_ACCOUNT:9|B',
+    },
+    {
+      name: 'GENERIC_BANK_ACCOUNT falls back to accountType',
+      details: { method: 'GENERIC_BANK_ACCOUNT', accountNumber: '9', accountType: 'SAVINGS' },
+      expected: 'GENERIC_BANK_ACCOUNT:9|SAVINGS',
+    },
     { name: 'SWIFT uses account number and swift code', details: { method: 'SWIFT', accountNumber: '9', swiftCode: 'S' }, expected: 'SWIFT:9|S' },
-    { name: 'MPESA uses short code and phone', details: { method: 'MPESA', businessShortCode: '1', phoneNumber: '+2547', transactionType: 'SalaryPayment' }, expected: 'MPESA:1|+2547' },
+    {
+      name: 'MPESA uses short code and phone',
+      details: { method: 'MPESA', businessShortCode: '1', phoneNumber: '+2547', transactionType: 'SalaryPayment' },
+      expected: 'MPESA:1|+2547',
+    },
     { name: 'CHECK uses the account number', details: { method: 'CHECK', accountNumber: '7' }, expected: 'CHECK:7' },
     { name: 'CASH uses the identifier', details: { method: 'CASH', identifier: 'desk-3' }, expected: 'CASH:desk-3' },
     { name: 'NPP uses payId', details: { method: 'NPP', payId: 'p@x' }, expected: 'NPP:p@x' },
@@ -55,7 +75,15 @@ describe('contributionsOf and contributionRefsOf', () => {
       'payment-destination:WALLET:w',
       'ip:10.0.0.1',
     ]);
-    expect(entries[0]?.values).toMatchObject({ counterparty: 'b', country: 'DE', currency: 'EUR', state: 'CREATED', type: 'TRANSFER', round: '1', paymentId: 'CARD:fp' });
+    expect(entries[0]?.values).toMatchObject({
+      counterparty: 'b',
+      country: 'DE',
+      currency: 'EUR',
+      state: 'CREATED',
+      type: 'TRANSFER',
+      round: '1',
+      paymentId: 'CARD:fp',
+    });
     expect(entries[5]?.values).toEqual({ user: 'a', counterpartyUser: 'b' });
     expect(contributionRefsOf(t, all)).toEqual(entries.map((e) => ({ series: e.series, key: e.key, id: e.id })));
   });

@@ -7,4 +7,8 @@ import { createFixedRateProvider } from '../../src/domain/money.js';
 
 export const money = { rates: createFixedRateProvider(), baseCurrency: 'USD' };
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'JPY', 'KWD', 'XXX'] as const;
-export const thresholdsArb = fc.dictionary(fc.constantFrom(...CURRENCIES), fc.integer({ min: 0, max: 2_000_000 }).map((n) => n / 100), { maxKeys: 3 });
+export const thresholdsArb = fc.dictionary(
+  fc.constantFrom(...CURRENCIES),
+  fc.integer({ min: 0, max: 2_000_000 }).map((n) => n / 100),
+  { maxKeys: 3 },
+);

@@ -52,7 +52,9 @@ function postgresBinDir(): string {
   if (configured) return configured;
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => existsSync(join(debian, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions[0] !== undefined) return join(debian, versions[0], 'bin');
   }
   for (const dir of (process.env.PATH ?? '').split(':')) {
@@ -91,7 +93,9 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
       execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
     } catch {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error('PostgreSQL refuses to run as root and there is no postgres user to run it as: create one (useradd postgres) or run the tests as another user.');
+      throw new Error(
+        'PostgreSQL refuses to run as root and there is no postgres user to run it as: create one (useradd postgres) or run the tests as another user.',
+      );
     }
     execFileSync('chown', ['postgres', dir]);
   }

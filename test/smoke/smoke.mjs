@@ -10,7 +10,10 @@ assert.equal(typeof testing, 'object');
 const engine = txmon.createEngine();
 await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1 } } });
 const r = await engine.createTransaction({
-  type: 'TRANSFER', transactionId: 's-1', timestamp: 1_700_000_000_000, originUserId: 'u',
+  type: 'TRANSFER',
+  transactionId: 's-1',
+  timestamp: 1_700_000_000_000,
+  originUserId: 'u',
   originAmountDetails: { transactionAmount: 5, transactionCurrency: 'USD' },
 });
 assert.equal(r.status, 'SUSPEND');

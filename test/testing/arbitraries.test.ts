@@ -132,7 +132,10 @@ describe('transactionEventSequenceArbitrary', () => {
   describe('properties', () => {
     test.prop([withEvents()])('events pass the schema and fold without a lifecycle error in timestamp order', ({ transaction, events }) => {
       for (const e of events) validateEvent(e);
-      const final = foldTransactionEvents(initialTransaction(transaction), events.map((event, arrival) => ({ event, arrival })));
+      const final = foldTransactionEvents(
+        initialTransaction(transaction),
+        events.map((event, arrival) => ({ event, arrival })),
+      );
       expect(final.transactionState).toBe(events.at(-1)?.transactionState ?? transaction.transactionState ?? 'CREATED');
     });
 
@@ -158,7 +161,11 @@ describe('transactionEventSequenceArbitrary', () => {
       REVERSED: [],
     };
     test.prop([withEvents(strict)])('respects a custom transitions table', ({ transaction, events }) => {
-      foldTransactionEvents(initialTransaction(transaction), events.map((event, arrival) => ({ event, arrival })), { transitions: strict });
+      foldTransactionEvents(
+        initialTransaction(transaction),
+        events.map((event, arrival) => ({ event, arrival })),
+        { transitions: strict },
+      );
     });
 
     test.prop([transactionArbitrary().chain((t) => transactionEventSequenceArbitrary(t, { minEvents: 3, maxEvents: 3 }))])(
@@ -198,7 +205,10 @@ describe('transactionEventSequenceArbitrary', () => {
   it('generates null removals unless nullRemovals is false', () => {
     const hasNull = (nullRemovals: boolean) =>
       fc
-        .sample(transactionArbitrary().chain((t) => transactionEventSequenceArbitrary(t, { minEvents: 3, nullRemovals })), { numRuns: 100, seed: 3 })
+        .sample(
+          transactionArbitrary().chain((t) => transactionEventSequenceArbitrary(t, { minEvents: 3, nullRemovals })),
+          { numRuns: 100, seed: 3 },
+        )
         .some((events) => events.some((e) => Object.values(e.updatedTransactionAttributes ?? {}).includes(null)));
     expect([hasNull(false), hasNull(true)]).toEqual([false, true]);
   });

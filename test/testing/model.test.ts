@@ -12,9 +12,12 @@ describe('checkRepositoriesAgainstModel', () => {
         created += 1;
         return createMemoryRepositories();
       },
-      { numRuns: 20, dispose: () => {
+      {
+        numRuns: 20,
+        dispose: () => {
           disposed += 1;
-        } },
+        },
+      },
     );
     expect(created).toBeGreaterThanOrEqual(20);
     expect(disposed).toBe(created);
@@ -40,14 +43,12 @@ describe('checkRepositoriesAgainstModel', () => {
   }
 
   it('replays a failure from its seed and path', async () => {
-    const first = await checkRepositoriesAgainstModel(FAULTY_REPOSITORIES.doublesCounters.create, { numRuns: 200, seed: 42 }).catch(
-      (e: Error) => e,
-    );
+    const first = await checkRepositoriesAgainstModel(FAULTY_REPOSITORIES.doublesCounters.create, { numRuns: 200, seed: 42 }).catch((e: Error) => e);
     expect(first).toBeInstanceOf(Error);
     const match = /seed: (-?\d+), path: "([^"]+)"/.exec((first as Error).message);
     expect(match).not.toBeNull();
-    await expect(
-      checkRepositoriesAgainstModel(FAULTY_REPOSITORIES.doublesCounters.create, { seed: Number(match![1]), path: match![2]! }),
-    ).rejects.toThrow(/ruleInstances\.list\(\)/);
+    await expect(checkRepositoriesAgainstModel(FAULTY_REPOSITORIES.doublesCounters.create, { seed: Number(match![1]), path: match![2]! })).rejects.toThrow(
+      /ruleInstances\.list\(\)/,
+    );
   });
 });

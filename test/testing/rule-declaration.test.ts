@@ -16,7 +16,11 @@ const twoUsers = transactionArbitrary({ userIds: ['u-1', 'u-2'] });
 /** The rule's defaults with the side checks (and R-131/R-130/R-77's `initialTransactions`) varied. */
 function sideChecksArbitrary(rule: AnyRuleDefinition) {
   return fc
-    .record({ checkSender: fc.constantFrom(...SENDER), checkReceiver: fc.constantFrom(...RECEIVER), initialTransactions: fc.option(fc.nat(5), { nil: undefined }) })
+    .record({
+      checkSender: fc.constantFrom(...SENDER),
+      checkReceiver: fc.constantFrom(...RECEIVER),
+      initialTransactions: fc.option(fc.nat(5), { nil: undefined }),
+    })
     .map(({ checkSender, checkReceiver, initialTransactions }) => {
       const parameters: Record<string, unknown> = { ...(rule.defaultParameters as Record<string, unknown>), checkSender, checkReceiver };
       if (initialTransactions !== undefined && 'initialTransactions' in rule.parametersSchema.properties) parameters.initialTransactions = initialTransactions;
@@ -83,7 +87,11 @@ describe('checkRuleDeclaration', () => {
     });
 
     it('fails when seriesFor returns a series the rule does not declare', () => {
-      const broken = { ...r30, id: 'M-30', seriesFor: (p: { checkSender: string }) => (p.checkSender === 'none' ? ['ip'] : ['user-sending', 'user-receiving', 'user-all']) } as unknown as AnyRuleDefinition;
+      const broken = {
+        ...r30,
+        id: 'M-30',
+        seriesFor: (p: { checkSender: string }) => (p.checkSender === 'none' ? ['ip'] : ['user-sending', 'user-receiving', 'user-all']),
+      } as unknown as AnyRuleDefinition;
       expect(failure(() => checkRuleDeclaration(broken, { parameters: sideChecksArbitrary(r30) }))).toContain('seriesFor(parameters) returned ip');
     });
 
@@ -94,7 +102,12 @@ describe('checkRuleDeclaration', () => {
 
     it('fails when two needs of one plan share a name, or a need has no key', () => {
       const plan = (needs: (t: { originUserId?: string; timestamp: number }) => unknown[]) =>
-        ({ ...r30, id: 'M-30', seriesFor: undefined, aggregates: ({ transaction }: { transaction: { originUserId?: string; timestamp: number } }) => needs(transaction) }) as unknown as AnyRuleDefinition;
+        ({
+          ...r30,
+          id: 'M-30',
+          seriesFor: undefined,
+          aggregates: ({ transaction }: { transaction: { originUserId?: string; timestamp: number } }) => needs(transaction),
+        }) as unknown as AnyRuleDefinition;
       const need = (key: string) => ({ name: 'n', series: 'user-sending', key, start: 0, end: 1, fn: 'count', includeCurrent: true });
       expect(failure(() => checkRuleDeclaration(plan(() => [need('u'), need('u')])))).toContain('two needs named "n"');
       expect(failure(() => checkRuleDeclaration(plan(() => [need('')])))).toContain('without a key');

@@ -20,10 +20,7 @@ describe('mapAjvErrors', () => {
 
   test('keeps only the deepest branch of a failed anyOf', () => {
     const schema = {
-      anyOf: [
-        { type: 'string' },
-        { type: 'object', properties: { amount: { type: 'object', properties: { value: { type: 'number' } } } } },
-      ],
+      anyOf: [{ type: 'string' }, { type: 'object', properties: { amount: { type: 'object', properties: { value: { type: 'number' } } } } }],
     };
     expect(pairs(detailsFor(schema, { amount: { value: 'x' } }))).toEqual([{ path: '/amount/value', code: 'type' }]);
   });
@@ -40,9 +37,7 @@ describe('mapAjvErrors', () => {
 
   test('merges single-property alternatives into one required detail', () => {
     const schema = { type: 'object', anyOf: [{ required: ['s3Key'] }, { required: ['key'] }] };
-    expect(detailsFor(schema, {}, '/files/0')).toEqual([
-      { path: '/files/0/s3Key', code: 'required', message: 'is required (or one of: s3Key, key)' },
-    ]);
+    expect(detailsFor(schema, {}, '/files/0')).toEqual([{ path: '/files/0/s3Key', code: 'required', message: 'is required (or one of: s3Key, key)' }]);
   });
 
   test('reports a oneOf matched by several branches as one oneOf detail', () => {
@@ -80,16 +75,36 @@ describe('mapAjvErrors', () => {
   });
 
   test.each([
-    { name: 'maxLength', schema: { type: 'string', maxLength: 2 }, value: 'abc', expected: { path: '', code: 'maxLength', message: 'must have at most 2 characters' } },
+    {
+      name: 'maxLength',
+      schema: { type: 'string', maxLength: 2 },
+      value: 'abc',
+      expected: { path: '', code: 'maxLength', message: 'must have at most 2 characters' },
+    },
     { name: 'minItems', schema: { type: 'array', minItems: 1 }, value: [], expected: { path: '', code: 'minItems', message: 'must have at least 1 item' } },
     { name: 'exclusiveMaximum', schema: { exclusiveMaximum: 5 }, value: 5, expected: { path: '', code: 'exclusiveMaximum', message: 'must be < 5' } },
     { name: 'multipleOf', schema: { multipleOf: 0.5 }, value: 0.3, expected: { path: '', code: 'multipleOf', message: 'must be a multiple of 0.5' } },
     { name: 'const', schema: { const: 'CARD' }, value: 'X', expected: { path: '', code: 'const', message: 'must be "CARD"' } },
-    { name: 'maxProperties', schema: { maxProperties: 1 }, value: { a: 1, b: 2 }, expected: { path: '', code: 'maxProperties', message: 'must have at most 1 property' } },
+    {
+      name: 'maxProperties',
+      schema: { maxProperties: 1 },
+      value: { a: 1, b: 2 },
+      expected: { path: '', code: 'maxProperties', message: 'must have at most 1 property' },
+    },
     { name: 'not', schema: { not: { type: 'string' } }, value: 'x', expected: { path: '', code: 'not', message: 'must not match the excluded shape' } },
     { name: 'false schema', schema: { properties: { x: false } }, value: { x: 1 }, expected: { path: '/x', code: 'false-schema', message: 'is not allowed' } },
-    { name: 'dependencies', schema: { dependencies: { a: ['b'] } }, value: { a: 1 }, expected: { path: '/b', code: 'required', message: 'is required when a is present' } },
-    { name: 'currency format', schema: { type: 'string', format: 'currency-code' }, value: 'usd', expected: { path: '', code: 'format', message: 'must be an ISO 4217 currency code' } },
+    {
+      name: 'dependencies',
+      schema: { dependencies: { a: ['b'] } },
+      value: { a: 1 },
+      expected: { path: '/b', code: 'required', message: 'is required when a is present' },
+    },
+    {
+      name: 'currency format',
+      schema: { type: 'string', format: 'currency-code' },
+      value: 'usd',
+      expected: { path: '', code: 'format', message: 'must be an ISO 4217 currency code' },
+    },
   ])('maps $name', ({ schema, value, expected }) => {
     expect(detailsFor(schema, value)).toEqual([expected]);
   });
@@ -121,6 +136,11 @@ describe('mapAjvErrors', () => {
 
   test(`keeps at most ${MAX_ERROR_DETAILS} details`, () => {
     const schema = { type: 'array', items: { type: 'string' } };
-    expect(detailsFor(schema, Array.from({ length: 100 }, (_, i) => i))).toHaveLength(MAX_ERROR_DETAILS);
+    expect(
+      detailsFor(
+        schema,
+        Array.from({ length: 100 }, (_, i) => i),
+      ),
+    ).toHaveLength(MAX_ERROR_DETAILS);
   });
 });

@@ -26,7 +26,9 @@ const Limit = Type.Object(
     name: Type.Optional(Type.String({ minLength: 2, maxLength: 3, pattern: '^[a-z😀]+$' })),
     mode: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('none')])),
     tags: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 2, uniqueItems: true })),
-    amounts: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: 0 }), { minProperties: 1, maxProperties: 2, propertyNames: { format: 'currency-code' } })),
+    amounts: Type.Optional(
+      Type.Record(Type.String(), Type.Number({ minimum: 0 }), { minProperties: 1, maxProperties: 2, propertyNames: { format: 'currency-code' } }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -77,7 +79,11 @@ describe('interpretSchema', () => {
 
   const unknowns: { name: string; schema: unknown; value: unknown }[] = [
     { name: 'a reference', schema: Type.Ref('Limit'), value: 1 },
-    { name: 'a discriminator', schema: { type: 'object', oneOf: [Type.Object({ kind: Type.Literal('a') })], discriminator: { propertyName: 'kind' } }, value: { kind: 'a' } },
+    {
+      name: 'a discriminator',
+      schema: { type: 'object', oneOf: [Type.Object({ kind: Type.Literal('a') })], discriminator: { propertyName: 'kind' } },
+      value: { kind: 'a' },
+    },
     { name: 'a format txmon does not define', schema: Type.String({ format: 'email' }), value: 'a@b.c' },
     { name: 'a tuple', schema: Type.Tuple([Type.Number()]), value: [1] },
     { name: 'a const object', schema: { const: { a: 1 } }, value: { a: 1 } },
@@ -94,7 +100,9 @@ describe('interpretSchema', () => {
   }
 
   test('decides every library rule’s defaults (required parameters left out) without compiling', () => {
-    const undecided = LIBRARY_RULES.filter((rule) => interpretSchema(rule.parametersSchema, rule.defaultParameters, { ignoreTopLevelRequired: true }) !== 'accepted');
+    const undecided = LIBRARY_RULES.filter(
+      (rule) => interpretSchema(rule.parametersSchema, rule.defaultParameters, { ignoreTopLevelRequired: true }) !== 'accepted',
+    );
     expect(undecided.map((rule) => rule.id)).toEqual([]);
   });
 
@@ -105,17 +113,23 @@ describe('interpretSchema', () => {
       const replace = (value: unknown, path: readonly string[], replacement: unknown): unknown => {
         if (path.length === 0 || typeof value !== 'object' || value === null) return replacement;
         const [head, ...rest] = path as [string, ...string[]];
-        const copy: Record<string, unknown> = Array.isArray(value) ? ([...value] as unknown as Record<string, unknown>) : { ...(value as Record<string, unknown>) };
+        const copy: Record<string, unknown> = Array.isArray(value)
+          ? ([...value] as unknown as Record<string, unknown>)
+          : { ...(value as Record<string, unknown>) };
         copy[head] = replace(copy[head], rest, replacement);
         return copy;
       };
       const keysOf = (value: unknown): string[][] =>
-        typeof value !== 'object' || value === null ? [] : Object.keys(value).flatMap((key) => [[key], ...keysOf((value as Record<string, unknown>)[key]).map((rest) => [key, ...rest])]);
+        typeof value !== 'object' || value === null
+          ? []
+          : Object.keys(value).flatMap((key) => [[key], ...keysOf((value as Record<string, unknown>)[key]).map((rest) => [key, ...rest])]);
       return valueArbitrary(plain).chain((value) => {
         const paths = keysOf(value);
         return fc.oneof(
           fc.constant(value),
-          paths.length === 0 ? fc.jsonValue() : fc.tuple(fc.constantFrom(...paths), fc.jsonValue({ maxDepth: 2 })).map(([path, json]) => replace(value, path, json)),
+          paths.length === 0
+            ? fc.jsonValue()
+            : fc.tuple(fc.constantFrom(...paths), fc.jsonValue({ maxDepth: 2 })).map(([path, json]) => replace(value, path, json)),
         );
       });
     }

@@ -1,7 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { test as propTest, fc } from '@fast-check/vitest';
 import { TxmonError, isTxmonError } from '../../src/errors.js';
-import { FORBIDDEN_KEYS, SAFE_JSON_DEFAULTS, assertSafeJson, copySafeJson, copySafeJsonSized, measureJsonSize, type SafeJsonOptions } from '../../src/validation/safe-json.js';
+import {
+  FORBIDDEN_KEYS,
+  SAFE_JSON_DEFAULTS,
+  assertSafeJson,
+  copySafeJson,
+  copySafeJsonSized,
+  measureJsonSize,
+  type SafeJsonOptions,
+} from '../../src/validation/safe-json.js';
 
 /** The single detail of the thrown error, or `null` when the value passed. */
 function problemOf(value: unknown, options?: SafeJsonOptions): { path: string; code: string } | null {
@@ -43,10 +51,22 @@ describe('assertSafeJson', () => {
     { name: 'an empty array', input: [], expected: null },
     { name: 'an object without prototype', input: Object.assign(Object.create(null) as object, { a: 1 }), expected: null },
     { name: 'an object property holding undefined (JSON.stringify drops it)', input: { a: undefined }, expected: null },
-    { name: '__proto__ key from JSON.parse', input: JSON.parse('{"a":{"__proto__":{"polluted":true}}}') as unknown, expected: { path: '/a/__proto__', code: 'forbidden-key' } },
-    { name: 'constructor key inside an array item', input: { tags: [{ key: 'k' }, { constructor: { prototype: 1 } }] }, expected: { path: '/tags/1/constructor', code: 'forbidden-key' } },
+    {
+      name: '__proto__ key from JSON.parse',
+      input: JSON.parse('{"a":{"__proto__":{"polluted":true}}}') as unknown,
+      expected: { path: '/a/__proto__', code: 'forbidden-key' },
+    },
+    {
+      name: 'constructor key inside an array item',
+      input: { tags: [{ key: 'k' }, { constructor: { prototype: 1 } }] },
+      expected: { path: '/tags/1/constructor', code: 'forbidden-key' },
+    },
     { name: 'prototype key at the top', input: { prototype: 1 }, expected: { path: '/prototype', code: 'forbidden-key' } },
-    { name: 'forbidden key deep in arrays of objects', input: [[{ ok: [{ __proto__x: 1, x: { prototype: 2 } }] }]], expected: { path: '/0/0/ok/0/x/prototype', code: 'forbidden-key' } },
+    {
+      name: 'forbidden key deep in arrays of objects',
+      input: [[{ ok: [{ __proto__x: 1, x: { prototype: 2 } }] }]],
+      expected: { path: '/0/0/ok/0/x/prototype', code: 'forbidden-key' },
+    },
     { name: 'NaN', input: { amount: Number.NaN }, expected: { path: '/amount', code: 'not-json' } },
     { name: 'Infinity', input: { amount: Number.POSITIVE_INFINITY }, expected: { path: '/amount', code: 'not-json' } },
     { name: '-Infinity at the top', input: Number.NEGATIVE_INFINITY, expected: { path: '', code: 'not-json' } },
@@ -60,7 +80,11 @@ describe('assertSafeJson', () => {
     { name: 'a Map', input: { m: new Map() }, expected: { path: '/m', code: 'not-json' } },
     { name: 'a class instance', input: { amount: new Money(1) }, expected: { path: '/amount', code: 'not-json' } },
     { name: 'a boxed string', input: [Object('x') as unknown], expected: { path: '/0', code: 'not-json' } },
-    { name: 'a key with / and ~ is escaped in the path', input: { 'a/b~c': { prototype: 1 } }, expected: { path: '/a~1b~0c/prototype', code: 'forbidden-key' } },
+    {
+      name: 'a key with / and ~ is escaped in the path',
+      input: { 'a/b~c': { prototype: 1 } },
+      expected: { path: '/a~1b~0c/prototype', code: 'forbidden-key' },
+    },
   ])('$name', ({ input, expected }) => {
     expect(problemOf(input)).toEqual(expected);
   });
@@ -152,7 +176,9 @@ describe('well-formed text', () => {
   ];
   test.each(rows)('refuses $name (not-json, at its path), in assertSafeJson and copySafeJson', ({ value, path }) => {
     expect(problemOf(value)).toEqual({ path, code: 'not-json' });
-    expect(() => copySafeJson(value)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ path, code: 'not-json' })] }));
+    expect(() => copySafeJson(value)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ path, code: 'not-json' })] }),
+    );
   });
 
   test('accepts surrogate pairs (astral characters)', () => {
@@ -171,12 +197,15 @@ describe('measureJsonSize and copySafeJsonSized', () => {
   });
 
   const safeJsonValue = fc.jsonValue().filter((value) => problemOf(value) === null);
-  propTest.prop([safeJsonValue])('copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text', (value) => {
-    const { copy, size } = copySafeJsonSized(value);
-    expect(copy).toEqual(value);
-    expect(size).toBe(measureJsonSize(value));
-    expect(size).toBeLessThanOrEqual(JSON.stringify(value).length);
-  });
+  propTest.prop([safeJsonValue])(
+    'copySafeJsonSized counts, in its one pass, what measureJsonSize counts; and stays within a small factor of the JSON text',
+    (value) => {
+      const { copy, size } = copySafeJsonSized(value);
+      expect(copy).toEqual(value);
+      expect(size).toBe(measureJsonSize(value));
+      expect(size).toBeLessThanOrEqual(JSON.stringify(value).length);
+    },
+  );
 });
 
 describe('copySafeJson', () => {

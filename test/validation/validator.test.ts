@@ -45,8 +45,16 @@ describe('createValidator', () => {
 
   test.each([
     { name: 'NaN timestamp (ajv strictNumbers, guard off)', input: { ...tx, timestamp: Number.NaN }, expected: { path: '/timestamp', code: 'type' } },
-    { name: 'Infinity amount (ajv strictNumbers, guard off)', input: { ...tx, originAmountDetails: { transactionAmount: Number.POSITIVE_INFINITY, transactionCurrency: 'EUR' } }, expected: { path: '/originAmountDetails/transactionAmount', code: 'type' } },
-    { name: '-Infinity amount (ajv strictNumbers, guard off)', input: { ...tx, originAmountDetails: { transactionAmount: Number.NEGATIVE_INFINITY, transactionCurrency: 'EUR' } }, expected: { path: '/originAmountDetails/transactionAmount', code: 'type' } },
+    {
+      name: 'Infinity amount (ajv strictNumbers, guard off)',
+      input: { ...tx, originAmountDetails: { transactionAmount: Number.POSITIVE_INFINITY, transactionCurrency: 'EUR' } },
+      expected: { path: '/originAmountDetails/transactionAmount', code: 'type' },
+    },
+    {
+      name: '-Infinity amount (ajv strictNumbers, guard off)',
+      input: { ...tx, originAmountDetails: { transactionAmount: Number.NEGATIVE_INFINITY, transactionCurrency: 'EUR' } },
+      expected: { path: '/originAmountDetails/transactionAmount', code: 'type' },
+    },
   ])('ajv itself rejects $name', ({ input, expected }) => {
     const validate = createValidator(TransactionSchema, { safeJson: false });
     const { details } = errorOf(() => validate(input));
@@ -55,8 +63,16 @@ describe('createValidator', () => {
 
   test.each([
     { name: 'NaN timestamp', input: { ...tx, timestamp: Number.NaN }, expected: { path: '/timestamp', code: 'not-json' } },
-    { name: 'Infinity amount', input: { ...tx, originAmountDetails: { transactionAmount: Number.POSITIVE_INFINITY, transactionCurrency: 'EUR' } }, expected: { path: '/originAmountDetails/transactionAmount', code: 'not-json' } },
-    { name: 'forbidden key inside metadata', input: { ...tx, metadata: { list: [{ __proto__: null, constructor: 1 }] } }, expected: { path: '/metadata/list/0/constructor', code: 'forbidden-key' } },
+    {
+      name: 'Infinity amount',
+      input: { ...tx, originAmountDetails: { transactionAmount: Number.POSITIVE_INFINITY, transactionCurrency: 'EUR' } },
+      expected: { path: '/originAmountDetails/transactionAmount', code: 'not-json' },
+    },
+    {
+      name: 'forbidden key inside metadata',
+      input: { ...tx, metadata: { list: [{ __proto__: null, constructor: 1 }] } },
+      expected: { path: '/metadata/list/0/constructor', code: 'forbidden-key' },
+    },
   ])('the JSON guard runs first: $name', ({ input, expected }) => {
     const { details, code } = errorOf(() => createValidator(TransactionSchema)(input));
     expect(code).toBe('VALIDATION_FAILED');
@@ -123,7 +139,14 @@ describe('validateAgainstSchema', () => {
   test.each([
     { name: 'valid parameters', input: { threshold: 10, currency: 'EUR' }, expected: [] },
     { name: 'missing threshold', input: {}, expected: [{ path: '/parameters/threshold', code: 'required' }] },
-    { name: 'negative threshold and bad currency', input: { threshold: -1, currency: 'EURO' }, expected: [{ path: '/parameters/threshold', code: 'minimum' }, { path: '/parameters/currency', code: 'format' }] },
+    {
+      name: 'negative threshold and bad currency',
+      input: { threshold: -1, currency: 'EURO' },
+      expected: [
+        { path: '/parameters/threshold', code: 'minimum' },
+        { path: '/parameters/currency', code: 'format' },
+      ],
+    },
     { name: 'unknown parameter', input: { threshold: 1, window: 3 }, expected: [{ path: '/parameters/window', code: 'additionalProperties' }] },
   ])('$name', ({ input, expected }) => {
     const run = () => validateAgainstSchema(parametersSchema, input, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });

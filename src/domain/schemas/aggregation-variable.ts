@@ -16,11 +16,19 @@ export const AGGREGATION_TRANSACTION_DIRECTIONS = ['SENDING', 'RECEIVING', 'SEND
 
 const WindowPointSchema = defineClosedObject(
   {
-    units: Type.Integer({ minimum: 0, maximum: 10_000, title: 'Units', description: 'How many granularity units back from the transaction time (0 = the transaction time)' }),
-    granularity: Type.Union(([...TIME_WINDOW_GRANULARITIES, 'now'] as const).map((g) => Type.Literal(g)), {
-      title: 'Granularity',
-      description: 'The unit; `now` is the transaction time itself',
+    units: Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      title: 'Units',
+      description: 'How many granularity units back from the transaction time (0 = the transaction time)',
     }),
+    granularity: Type.Union(
+      ([...TIME_WINDOW_GRANULARITIES, 'now'] as const).map((g) => Type.Literal(g)),
+      {
+        title: 'Granularity',
+        description: 'The unit; `now` is the transaction time itself',
+      },
+    ),
     rollingBasis: Type.Optional(
       Type.Boolean({
         title: 'Rolling basis',
@@ -36,23 +44,39 @@ const WindowPointSchema = defineClosedObject(
 export const AggregationVariableSchema = defineClosedObject(
   {
     key: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', title: 'Key', description: 'Name the logic reads the value under (`agg.<key>`)' }),
-    aggregationFunc: Type.Union(AGGREGATION_FUNCTIONS.map((f) => Type.Literal(f)), { title: 'Function', description: 'What to compute over the window' }),
-    aggregationFieldKey: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, title: 'Field', description: 'Transaction field aggregated (see docs/rules.md for the supported fields); not used by COUNT' }),
+    aggregationFunc: Type.Union(
+      AGGREGATION_FUNCTIONS.map((f) => Type.Literal(f)),
+      { title: 'Function', description: 'What to compute over the window' },
     ),
-    userDirection: Type.Union(AGGREGATION_USER_DIRECTIONS.map((d) => Type.Literal(d)), {
-      title: 'User',
-      description: 'SENDER or RECEIVER of the current transaction; SENDER_OR_RECEIVER evaluates the logic once per side (ORIGIN and DESTINATION hits)',
-    }),
-    transactionDirection: Type.Union(AGGREGATION_TRANSACTION_DIRECTIONS.map((d) => Type.Literal(d)), {
-      title: 'Transactions',
-      description: "The user's sent, received, or all transactions",
-    }),
+    aggregationFieldKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        title: 'Field',
+        description: 'Transaction field aggregated (see docs/rules.md for the supported fields); not used by COUNT',
+      }),
+    ),
+    userDirection: Type.Union(
+      AGGREGATION_USER_DIRECTIONS.map((d) => Type.Literal(d)),
+      {
+        title: 'User',
+        description: 'SENDER or RECEIVER of the current transaction; SENDER_OR_RECEIVER evaluates the logic once per side (ORIGIN and DESTINATION hits)',
+      },
+    ),
+    transactionDirection: Type.Union(
+      AGGREGATION_TRANSACTION_DIRECTIONS.map((d) => Type.Literal(d)),
+      {
+        title: 'Transactions',
+        description: "The user's sent, received, or all transactions",
+      },
+    ),
     timeWindow: defineClosedObject(
       { start: WindowPointSchema, end: WindowPointSchema },
       { title: 'Time window', description: 'From `start` (inclusive) to `end` (exclusive; inclusive when `end` is the transaction time)' },
     ),
-    filtersLogic: Type.Optional(Type.Unknown({ title: 'Filter logic', description: 'json-logic over `transaction` (a past transaction): only those it accepts count' })),
+    filtersLogic: Type.Optional(
+      Type.Unknown({ title: 'Filter logic', description: 'json-logic over `transaction` (a past transaction): only those it accepts count' }),
+    ),
     baseCurrency: Type.Optional(CurrencyCodeSchema),
     includeCurrentEntity: Type.Optional(Type.Boolean({ title: 'Include the current transaction', description: 'Default true' })),
   },

@@ -6,15 +6,7 @@
  * required are required (UPI `upiID`; MPESA `businessShortCode`, `transactionType`, `phoneNumber`).
  */
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import {
-  CARD_BRANDS,
-  CARD_FUNDINGS,
-  CARD_STATUSES,
-  CARD_TYPES,
-  COUNTERPARTY_TYPES,
-  MPESA_TRANSACTION_TYPES,
-  type PAYMENT_METHODS,
-} from '../enums.js';
+import { CARD_BRANDS, CARD_FUNDINGS, CARD_STATUSES, CARD_TYPES, COUNTERPARTY_TYPES, MPESA_TRANSACTION_TYPES, type PAYMENT_METHODS } from '../enums.js';
 import {
   AddressSchema,
   AmountSchema,

@@ -5,7 +5,15 @@
  * filters mean when they run is in `src/rules/filters/`.
  */
 import { Type, type SchemaOptions, type Static } from '@sinclair/typebox';
-import { ACQUISITION_CHANNELS, BUSINESS_USER_SEGMENTS, CONSUMER_USER_SEGMENTS, KYC_STATUSES, PAYMENT_METHODS, TRANSACTION_STATES, USER_STATES } from '../enums.js';
+import {
+  ACQUISITION_CHANNELS,
+  BUSINESS_USER_SEGMENTS,
+  CONSUMER_USER_SEGMENTS,
+  KYC_STATUSES,
+  PAYMENT_METHODS,
+  TRANSACTION_STATES,
+  USER_STATES,
+} from '../enums.js';
 import { CountryCodeSchema, SCHEMA_LIMITS, defineClosedObject, defineStringEnum } from './common.js';
 
 /** Limits of the filters schema (all txmon's own choices). */
@@ -49,26 +57,29 @@ function defineUserIdList(title: string, description: string, group: FilterGroup
 
 /** Payment-details sub-filters of `originPaymentFilters` / `destinationPaymentFilters`. */
 function definePaymentFilters(options?: SchemaOptions) {
-  return defineClosedObject({
-  paymentMethods: Type.Optional(
-    defineEnumList(PAYMENT_METHODS, 'Payment methods', 'Run only when the payment details have one of these methods', 'transaction'),
-  ),
-  walletType: Type.Optional(
-    Type.String({
-      ...annotate('Wallet type', 'Run only when the payment details have this `walletType` (WALLET payments)', 'transaction'),
-      maxLength: SCHEMA_LIMITS.SHORT_TEXT_MAX_LENGTH,
-    }),
-  ),
-  cardIssuedCountries: Type.Optional(
-    defineCountryList('Card issued countries', 'Run only when the card was issued in one of these countries (`cardIssuedCountry`)', 'transaction'),
-  ),
-  cardPaymentChannels: Type.Optional(
-    defineTextList('Payment channels', 'Run only when the payment details have one of these `paymentChannel` values', 'transaction'),
-  ),
-  mccCodes: Type.Optional(
-    defineTextList('MCC codes', 'Run only when the card merchant category code (`merchantDetails.MCC`) is one of these', 'transaction', 16),
-  ),
-  }, options);
+  return defineClosedObject(
+    {
+      paymentMethods: Type.Optional(
+        defineEnumList(PAYMENT_METHODS, 'Payment methods', 'Run only when the payment details have one of these methods', 'transaction'),
+      ),
+      walletType: Type.Optional(
+        Type.String({
+          ...annotate('Wallet type', 'Run only when the payment details have this `walletType` (WALLET payments)', 'transaction'),
+          maxLength: SCHEMA_LIMITS.SHORT_TEXT_MAX_LENGTH,
+        }),
+      ),
+      cardIssuedCountries: Type.Optional(
+        defineCountryList('Card issued countries', 'Run only when the card was issued in one of these countries (`cardIssuedCountry`)', 'transaction'),
+      ),
+      cardPaymentChannels: Type.Optional(
+        defineTextList('Payment channels', 'Run only when the payment details have one of these `paymentChannel` values', 'transaction'),
+      ),
+      mccCodes: Type.Optional(
+        defineTextList('MCC codes', 'Run only when the card merchant category code (`merchantDetails.MCC`) is one of these', 'transaction', 16),
+      ),
+    },
+    options,
+  );
 }
 /** Payment-details sub-filters (schema without title; the filters schema holds titled copies). */
 export const PaymentFiltersSchema = definePaymentFilters();
@@ -78,12 +89,8 @@ export type PaymentFilters = Static<typeof PaymentFiltersSchema>;
 /** Bounds of an amount range in one currency; both inclusive, both optional. */
 export const AmountBoundsSchema = defineClosedObject(
   {
-    min: Type.Optional(
-      Type.Number({ title: 'Minimum', description: 'Smallest accepted amount (inclusive)', minimum: 0, maximum: SCHEMA_LIMITS.MAX_AMOUNT }),
-    ),
-    max: Type.Optional(
-      Type.Number({ title: 'Maximum', description: 'Largest accepted amount (inclusive)', minimum: 0, maximum: SCHEMA_LIMITS.MAX_AMOUNT }),
-    ),
+    min: Type.Optional(Type.Number({ title: 'Minimum', description: 'Smallest accepted amount (inclusive)', minimum: 0, maximum: SCHEMA_LIMITS.MAX_AMOUNT })),
+    max: Type.Optional(Type.Number({ title: 'Maximum', description: 'Largest accepted amount (inclusive)', minimum: 0, maximum: SCHEMA_LIMITS.MAX_AMOUNT })),
   },
   { title: 'Amount bounds', description: 'Inclusive bounds in the currency of the key' },
 );
@@ -197,7 +204,9 @@ export const RuleFiltersSchema = defineClosedObject(
         annotate('Destination payment filters', 'Conditions on the destination payment details; all given conditions must hold', 'transaction'),
       ),
     ),
-    transactionTypes: Type.Optional(defineTextList('Transaction types', 'Run only for transactions of these types (`type`)', 'transaction', SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH)),
+    transactionTypes: Type.Optional(
+      defineTextList('Transaction types', 'Run only for transactions of these types (`type`)', 'transaction', SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH),
+    ),
     transactionStates: Type.Optional(
       defineEnumList(TRANSACTION_STATES, 'Transaction states', 'Run only when the transaction is in one of these states (no state = CREATED)', 'transaction'),
     ),
@@ -247,7 +256,9 @@ export const RuleFiltersSchema = defineClosedObject(
       defineClosedObject(
         {
           userIds: Type.Optional(defineUserIdList('Whitelisted user ids', 'The rule never runs for these users', 'user')),
-          listIds: Type.Optional(defineUserIdList('Whitelist ids', 'Ids of WHITELIST lists of subtype USER_ID (engine.putList): their users are skipped', 'user')),
+          listIds: Type.Optional(
+            defineUserIdList('Whitelist ids', 'Ids of WHITELIST lists of subtype USER_ID (engine.putList): their users are skipped', 'user'),
+          ),
         },
         annotate('Whitelisted users', 'Users the rule is skipped for', 'user'),
       ),
@@ -275,19 +286,33 @@ export const RuleFiltersSchema = defineClosedObject(
 
     // Historical filters: which past transactions count in the rule's windowed aggregates.
     paymentMethodsHistorical: Type.Optional(
-      defineEnumList(PAYMENT_METHODS, 'Past payment methods', 'Count only past transactions whose origin or destination payment method is one of these', 'historical'),
+      defineEnumList(
+        PAYMENT_METHODS,
+        'Past payment methods',
+        'Count only past transactions whose origin or destination payment method is one of these',
+        'historical',
+      ),
     ),
     transactionTypesHistorical: Type.Optional(
       defineTextList('Past transaction types', 'Count only past transactions of these types', 'historical', SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH),
     ),
     transactionStatesHistorical: Type.Optional(
-      defineEnumList(TRANSACTION_STATES, 'Past transaction states', 'Count only past transactions currently in these states (events move them in and out)', 'historical'),
+      defineEnumList(
+        TRANSACTION_STATES,
+        'Past transaction states',
+        'Count only past transactions currently in these states (events move them in and out)',
+        'historical',
+      ),
     ),
     transactionCountriesHistorical: Type.Optional(
       defineCountryList('Past transaction countries', 'Count only past transactions whose origin or destination amount country is one of these', 'historical'),
     ),
     transactionAmountRangeHistorical: Type.Optional(
-      defineAmountRange('Past transaction amounts', 'Count only past transactions whose origin amount is in the range of its currency (bounds inclusive)', 'historical'),
+      defineAmountRange(
+        'Past transaction amounts',
+        'Count only past transactions whose origin amount is in the range of its currency (bounds inclusive)',
+        'historical',
+      ),
     ),
     transactionTimeRangeHistorical24hr: Type.Optional(
       defineTimeRange('Past transaction time of day', 'Count only past transactions made in this UTC time-of-day range', 'historical'),
@@ -355,4 +380,3 @@ export function getRuleFiltersSchemaJson(): Record<string, unknown> {
   schemaJsonText ??= JSON.stringify(RuleFiltersSchema);
   return JSON.parse(schemaJsonText) as Record<string, unknown>;
 }
-

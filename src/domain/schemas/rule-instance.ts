@@ -5,15 +5,7 @@
  * a typo in an instance setting must fail loudly, not be ignored.
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import {
-  CASE_PRIORITIES,
-  RULE_ACTIONS,
-  RULE_INSTANCE_MODES,
-  RULE_INSTANCE_STATUSES,
-  RULE_LABELS,
-  RULE_NATURES,
-  USER_DIRECTIONS,
-} from '../enums.js';
+import { CASE_PRIORITIES, RULE_ACTIONS, RULE_INSTANCE_MODES, RULE_INSTANCE_STATUSES, RULE_LABELS, RULE_NATURES, USER_DIRECTIONS } from '../enums.js';
 import { AggregationVariableSchema } from './aggregation-variable.js';
 import { IdSchema, SCHEMA_LIMITS, ShortTextSchema, TextSchema, defineClosedObject, defineFreeObject, defineStringEnum } from './common.js';
 import { RuleFiltersSchema } from './rule-filters.js';
@@ -26,9 +18,7 @@ export const RuleActionSchema = defineStringEnum(RULE_ACTIONS);
  * An object with exactly the five risk levels as keys, each holding `inner`
  * (`additionalProperties: false`; all five required).
  */
-export function RiskLevelRecordSchema<T extends TSchema>(
-  inner: T,
-): TObject<{ VERY_LOW: T; LOW: T; MEDIUM: T; HIGH: T; VERY_HIGH: T }> {
+export function RiskLevelRecordSchema<T extends TSchema>(inner: T): TObject<{ VERY_LOW: T; LOW: T; MEDIUM: T; HIGH: T; VERY_HIGH: T }> {
   return defineClosedObject({ VERY_LOW: inner, LOW: inner, MEDIUM: inner, HIGH: inner, VERY_HIGH: inner });
 }
 
@@ -74,9 +64,7 @@ export const MAX_LOGIC_AGGREGATION_VARIABLES = SCHEMA_LIMITS.MAX_LIST_ITEMS;
 export const RuleInstanceRequestSchema = defineClosedObject({
   ruleId: Type.Optional(IdSchema),
   logic: Type.Optional(Type.Unknown()),
-  logicAggregationVariables: Type.Optional(
-    Type.Array(defineFreeObject(), { maxItems: MAX_LOGIC_AGGREGATION_VARIABLES }),
-  ),
+  logicAggregationVariables: Type.Optional(Type.Array(defineFreeObject(), { maxItems: MAX_LOGIC_AGGREGATION_VARIABLES })),
   alertCreationOnHit: Type.Optional(Type.Boolean()),
   filters: Type.Optional(defineFreeObject()),
   parameters: Type.Optional(defineFreeObject()),

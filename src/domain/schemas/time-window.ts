@@ -6,16 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /** The units a {@link TimeWindow} counts in. */
-export const TIME_WINDOW_GRANULARITIES = [
-  'second',
-  'minute',
-  'hour',
-  'day',
-  'week',
-  'month',
-  'year',
-  'fiscal_year',
-] as const;
+export const TIME_WINDOW_GRANULARITIES = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year', 'fiscal_year'] as const;
 
 /** One of {@link TIME_WINDOW_GRANULARITIES}. */
 export type TimeWindowGranularity = (typeof TIME_WINDOW_GRANULARITIES)[number];
@@ -69,8 +60,7 @@ export const TimeWindowSchema = Type.Object(
             minimum: 1,
             maximum: 31,
             title: 'Start day',
-            description:
-              'Day of the start month on which the fiscal year starts; clamped to the last day of shorter months (31 in February means 28 or 29).',
+            description: 'Day of the start month on which the fiscal year starts; clamped to the last day of shorter months (31 in February means 28 or 29).',
           }),
         },
         {

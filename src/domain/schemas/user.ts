@@ -3,15 +3,7 @@
  * other field of the Flagright user model is accepted as an unknown property and kept.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  ACQUISITION_CHANNELS,
-  BUSINESS_USER_SEGMENTS,
-  CONSUMER_USER_SEGMENTS,
-  KYC_STATUSES,
-  PAYMENT_METHODS,
-  RISK_LEVELS,
-  USER_STATES,
-} from '../enums.js';
+import { ACQUISITION_CHANNELS, BUSINESS_USER_SEGMENTS, CONSUMER_USER_SEGMENTS, KYC_STATUSES, PAYMENT_METHODS, RISK_LEVELS, USER_STATES } from '../enums.js';
 import {
   ConsumerNameSchema,
   CountryCodeSchema,
@@ -56,9 +48,7 @@ export type KycStatusDetails = Static<typeof KycStatusDetailsSchema>;
 /** Personal details of a consumer user. `dateOfBirth` is a calendar date `YYYY-MM-DD`. */
 export const UserDetailsSchema = defineOpenObject({
   name: Type.Optional(ConsumerNameSchema),
-  dateOfBirth: Type.Optional(
-    Type.String({ format: 'calendar-date' }),
-  ),
+  dateOfBirth: Type.Optional(Type.String({ format: 'calendar-date' })),
   countryOfResidence: Type.Optional(CountryCodeSchema),
   countryOfNationality: Type.Optional(CountryCodeSchema),
   countryOfTaxResidence: Type.Optional(CountryCodeSchema),

@@ -119,9 +119,7 @@ export function buildRuleInstance(
     const ruleChanged = prev !== undefined && prev.ruleId !== ruleId;
     const base = (ruleChanged || !prev ? rule.defaultParameters : prev.parameters) as Record<string, unknown>;
     // Deep copies: nested defaults (e.g. a timeWindow) must never be shared with the rule template.
-    parameters = cloneJson(
-      request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : base,
-    );
+    parameters = cloneJson(request.parameters !== undefined ? { ...(rule.defaultParameters as Record<string, unknown>), ...request.parameters } : base);
     validateAgainstSchema(rule.parametersSchema, parameters, { basePath: '/parameters', code: 'INVALID_PARAMETERS', what: 'parameters' });
     validateRuleParameters(rule, parameters, '/parameters', 'parameters');
     defaultAction = rule.defaultAction;
@@ -199,9 +197,11 @@ export function buildRuleInstance(
     // A historical filter on a rule that reads no history would be silently ignored: refused.
     const key = HISTORICAL_FILTER_KEYS.find((k) => filters[k] !== undefined && historical.canonical.includes(`"${k}"`)) ?? 'paymentMethodsHistorical';
     const path = `/filters/${key}`;
-    throw new TxmonError('INVALID_FILTERS', `Invalid filters: ${path} has no effect: ${isCustom ? 'custom logic reads no history (use the filter logic of an aggregation variable)' : 'this rule reads no history'}`, [
-      { path, code: 'unsupported', message: 'has no effect on a rule that reads no history' },
-    ]);
+    throw new TxmonError(
+      'INVALID_FILTERS',
+      `Invalid filters: ${path} has no effect: ${isCustom ? 'custom logic reads no history (use the filter logic of an aggregation variable)' : 'this rule reads no history'}`,
+      [{ path, code: 'unsupported', message: 'has no effect on a rule that reads no history' }],
+    );
   }
 
   const instance: Omit<RuleInstance, 'runCount' | 'hitCount'> = {
@@ -210,8 +210,8 @@ export function buildRuleInstance(
     ruleId,
     ...(logic !== undefined ? { logic } : {}),
     ...(variables !== undefined && variables.length > 0 ? { logicAggregationVariables: cloneJson(variables) } : {}),
-    ...(request.ruleNameAlias ?? prev?.ruleNameAlias ? { ruleNameAlias: (request.ruleNameAlias ?? prev?.ruleNameAlias) as string } : {}),
-    ...(request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias
+    ...((request.ruleNameAlias ?? prev?.ruleNameAlias) ? { ruleNameAlias: (request.ruleNameAlias ?? prev?.ruleNameAlias) as string } : {}),
+    ...((request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias)
       ? { ruleDescriptionAlias: (request.ruleDescriptionAlias ?? prev?.ruleDescriptionAlias) as string }
       : {}),
     parameters,

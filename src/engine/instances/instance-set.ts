@@ -144,7 +144,13 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
     const work = async (repos: Repositories): Promise<SeriesPruneResult> => {
       const state = await active(repos);
       const kept = catalog.kept();
-      const horizons = retentionHorizons({ reach: seriesReach(state.active), held: kept, maintained: context.maintainedSeries, now: context.clock.now(), lateArrivalMs: context.lateArrivalMs });
+      const horizons = retentionHorizons({
+        reach: seriesReach(state.active),
+        held: kept,
+        maintained: context.maintainedSeries,
+        now: context.clock.now(),
+        lateArrivalMs: context.lateArrivalMs,
+      });
       const removed = dryRun ? 0 : await repos.aggregates.prune(horizons);
       const names = [...kept.bases, ...kept.derived.map((d) => d.name)].sort();
       return { dryRun, removed, series: names.map((name) => ({ name, prunedBefore: horizons.get(name) ?? null })) };
@@ -191,7 +197,11 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         const existed = await repos.ruleInstances.delete(id);
         if (existed) {
           const before = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
-          const after = prepareActiveInstances(list.filter((i) => i.id !== id), context.maintainedSeries, context).wanted;
+          const after = prepareActiveInstances(
+            list.filter((i) => i.id !== id),
+            context.maintainedSeries,
+            context,
+          ).wanted;
           // On a shared store a derived series no instance reads is dropped with the instance.
           if (repos.flags.sharedAcrossProcesses) await catalog.beforeWrite(before, after, repos);
           ownRevision = await repos.ruleInstances.revision();

@@ -40,7 +40,13 @@ export interface SeriesCatalog {
 }
 
 /** Fills `bases` and `derived` from every stored transaction, in one scan. */
-async function fillFromHistory(repositories: Repositories, money: MoneyContext, bases: ReadonlySet<SeriesName>, derived: readonly DerivedSeries[], values: boolean): Promise<void> {
+async function fillFromHistory(
+  repositories: Repositories,
+  money: MoneyContext,
+  bases: ReadonlySet<SeriesName>,
+  derived: readonly DerivedSeries[],
+  values: boolean,
+): Promise<void> {
   if (bases.size === 0 && derived.length === 0) return;
   const filled = new Map<string, SeriesEntry[]>();
   for (const name of [...bases, ...derived.map((d) => d.name)]) filled.set(name, []);
@@ -53,7 +59,13 @@ async function fillFromHistory(repositories: Repositories, money: MoneyContext, 
 /** Refills the series of `kept` named in `names` from every stored transaction, with entry values. */
 function refillKept(repositories: Repositories, money: MoneyContext, kept: KeptSeries, names: ReadonlySet<string>): Promise<void> {
   const bases = new Set([...kept.bases].filter((base) => names.has(base)));
-  return fillFromHistory(repositories, money, bases, kept.derived.filter((d) => names.has(d.name)), true);
+  return fillFromHistory(
+    repositories,
+    money,
+    bases,
+    kept.derived.filter((d) => names.has(d.name)),
+    true,
+  );
 }
 
 /**
@@ -74,31 +86,31 @@ export function createSeriesCatalog(money: MoneyContext): SeriesCatalog {
   };
 
   async function fill(wanted: SeriesWanted, repositories: Repositories): Promise<void> {
-      // Entries held without values cannot answer a value read: when values become wanted, every
-      // wanted series is filled afresh.
-      const refill = wanted.values && !entriesHaveValues;
-      const newBases = new Set([...wanted.bases].filter((b) => refill || !bases.has(b)));
-      const newDerived = [...wanted.derived.values()].filter((d) => refill || !derived.has(d.name));
-      await fillFromHistory(repositories, money, newBases, newDerived, wanted.values);
-      for (const b of newBases) bases.add(b);
-      for (const d of newDerived) derived.set(d.name, d);
-      // After a refill every wanted series has its values; a series held beyond them was not
-      // refilled and may lack them, so the trust comes back only when no such series is held.
-      if (!wanted.values) entriesHaveValues = false;
-      else if (refill) entriesHaveValues = keptOnly(newBases, newDerived, wanted);
+    // Entries held without values cannot answer a value read: when values become wanted, every
+    // wanted series is filled afresh.
+    const refill = wanted.values && !entriesHaveValues;
+    const newBases = new Set([...wanted.bases].filter((b) => refill || !bases.has(b)));
+    const newDerived = [...wanted.derived.values()].filter((d) => refill || !derived.has(d.name));
+    await fillFromHistory(repositories, money, newBases, newDerived, wanted.values);
+    for (const b of newBases) bases.add(b);
+    for (const d of newDerived) derived.set(d.name, d);
+    // After a refill every wanted series has its values; a series held beyond them was not
+    // refilled and may lack them, so the trust comes back only when no such series is held.
+    if (!wanted.values) entriesHaveValues = false;
+    else if (refill) entriesHaveValues = keptOnly(newBases, newDerived, wanted);
   }
 
   async function drop(wanted: SeriesWanted, repositories: Repositories): Promise<void> {
-      for (const base of [...bases]) {
-        if (wanted.bases.has(base)) continue;
-        await repositories.aggregates.replaceSeries(base, []);
-        bases.delete(base);
-      }
-      for (const name of [...derived.keys()]) {
-        if (wanted.derived.has(name)) continue;
-        await repositories.aggregates.replaceSeries(name, []);
-        derived.delete(name);
-      }
+    for (const base of [...bases]) {
+      if (wanted.bases.has(base)) continue;
+      await repositories.aggregates.replaceSeries(base, []);
+      bases.delete(base);
+    }
+    for (const name of [...derived.keys()]) {
+      if (wanted.derived.has(name)) continue;
+      await repositories.aggregates.replaceSeries(name, []);
+      derived.delete(name);
+    }
   }
 
   return {

@@ -14,13 +14,7 @@ export interface ApplyEventOptions {
 }
 
 /** Fields an event can never change (SPEC §3). */
-export const IMMUTABLE_TRANSACTION_FIELDS = [
-  'transactionId',
-  'type',
-  'timestamp',
-  'originUserId',
-  'destinationUserId',
-] as const;
+export const IMMUTABLE_TRANSACTION_FIELDS = ['transactionId', 'type', 'timestamp', 'originUserId', 'destinationUserId'] as const;
 
 /**
  * Field names a transaction cannot carry: `getTransaction` returns the transaction merged with its
@@ -55,7 +49,6 @@ const validateMerged = createLazyValidator(TransactionSchema, { what: 'transacti
 const PATCH_PATH = '/updatedTransactionAttributes';
 
 type JsonObject = Record<string, unknown>;
-
 
 /** RFC 7396 merge of `patch` into a draft object: objects merge, arrays and scalars replace, `null` removes. */
 function mergeInto(target: JsonObject, patch: JsonObject): void {
@@ -93,11 +86,7 @@ function mergeInto(target: JsonObject, patch: JsonObject): void {
  *   transactionState: 'SUCCESSFUL', updatedTransactionAttributes: { reference: 'invoice 42' } });
  * ```
  */
-export function applyTransactionEvent(
-  transaction: Transaction,
-  event: TransactionEvent,
-  options: ApplyEventOptions = {},
-): Transaction {
+export function applyTransactionEvent(transaction: Transaction, event: TransactionEvent, options: ApplyEventOptions = {}): Transaction {
   const table = options.transitions ?? DEFAULT_TRANSITIONS;
   const from: TransactionState = transaction.transactionState ?? 'CREATED';
   const to = event.transactionState;
@@ -172,11 +161,7 @@ export function orderEvents<E extends SequencedEvent>(events: readonly E[]): E[]
  * @param base the transaction as created (state `CREATED` unless the create payload named another).
  * @throws TxmonError `INVALID_STATE_TRANSITION` / `IMMUTABLE_FIELD` as {@link applyTransactionEvent}.
  */
-export function foldTransactionEvents(
-  base: Transaction,
-  events: readonly SequencedEvent[],
-  options: ApplyEventOptions = {},
-): Transaction {
+export function foldTransactionEvents(base: Transaction, events: readonly SequencedEvent[], options: ApplyEventOptions = {}): Transaction {
   let current = base;
   for (const { event } of orderEvents(events)) current = applyTransactionEvent(current, event, options);
   return current;

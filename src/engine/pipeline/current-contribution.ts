@@ -50,4 +50,3 @@ export function mergeCurrentContribution(need: AggregateNeed, others: AggregateV
   }
   return value;
 }
-

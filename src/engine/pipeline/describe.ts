@@ -70,4 +70,3 @@ export function describeHits(template: string, hits: readonly RuleHit[], templat
   }
   return parts.join(' ');
 }
-

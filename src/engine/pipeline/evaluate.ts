@@ -9,7 +9,15 @@ import type { RuleInstance } from '../../domain/entities.js';
 import type { AggregateNeed, LookupNeed, MoneyContext, RuleCheckContext, RuleHit, RuleUser } from '../../rules/types.js';
 import { describeHits } from './describe.js';
 import { sameElements, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
-import { aggregateNeedKey, planOf, type AggregateSnapshot, type EvaluationInput, type EvaluationPlan, type InstancePlan, type PreparedInstance } from './plan.js';
+import {
+  aggregateNeedKey,
+  planOf,
+  type AggregateSnapshot,
+  type EvaluationInput,
+  type EvaluationPlan,
+  type InstancePlan,
+  type PreparedInstance,
+} from './plan.js';
 import { ACTION_SEVERITY } from './settings.js';
 
 /** The outcome of one instance, for counters, alerts and triggers. */
@@ -116,7 +124,15 @@ export function evaluateRuleInstances(
         for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
       }
       // Each check gets a context of its own, which the rule may keep (a host's spy or log does).
-      const context: RuleCheckContext<unknown> = { transaction, parameters: settings.parameters, originUser, destinationUser, aggregates: values, money, currentCounts };
+      const context: RuleCheckContext<unknown> = {
+        transaction,
+        parameters: settings.parameters,
+        originUser,
+        destinationUser,
+        aggregates: values,
+        money,
+        currentCounts,
+      };
       hits = rule.check(found === undefined ? context : { ...context, lookups: found });
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
@@ -145,17 +161,17 @@ export function evaluateRuleInstances(
     const labels = frozenLabels(instance, plan.shared);
     // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
     executedRules[i] = Object.freeze({
-        ruleInstanceId: instance.id,
-        ruleId: instance.ruleId,
-        ruleName: ruleNameOf(prepared),
-        ruleDescription,
-        ruleAction: settings.action,
-        ruleHit: true,
-        ruleHitMeta,
-        nature: instance.nature,
-        labels,
-        isShadow,
-      }) as ExecutedRuleResult;
+      ruleInstanceId: instance.id,
+      ruleId: instance.ruleId,
+      ruleName: ruleNameOf(prepared),
+      ruleDescription,
+      ruleAction: settings.action,
+      ruleHit: true,
+      ruleHitMeta,
+      nature: instance.nature,
+      labels,
+      isShadow,
+    }) as ExecutedRuleResult;
     hitRules.push(
       Object.freeze({
         ruleInstanceId: instance.id,
@@ -198,7 +214,6 @@ export function evaluateRuleInstances(
     outcomes,
   };
 }
-
 
 /** The data a custom instance's logic reads (`var` paths start at these names). */
 interface LogicData {
@@ -285,5 +300,3 @@ function hitMetaOf(hits: readonly RuleHit[]): { readonly hitDirections: readonly
   }
   return origin ? (destination ? META_BOTH : META_ORIGIN) : META_DESTINATION;
 }
-
-

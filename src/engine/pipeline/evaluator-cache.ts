@@ -105,4 +105,3 @@ export function slotOf(cache: InstanceCache, level: RiskLevel): LevelSlot {
   }
   return slot;
 }
-

@@ -21,14 +21,28 @@ export interface RuleOutcomeWrites {
 }
 
 /** The alert hit of an instance outcome on one side's user. */
-function alertHitOf(o: InstanceOutcome, userId: string, direction: 'ORIGIN' | 'DESTINATION', transaction: Transaction, ruleName: string, ids: IdGenerator): AlertHit {
+function alertHitOf(
+  o: InstanceOutcome,
+  userId: string,
+  direction: 'ORIGIN' | 'DESTINATION',
+  transaction: Transaction,
+  ruleName: string,
+  ids: IdGenerator,
+): AlertHit {
   return {
     instanceId: o.instance.id,
     userId,
     direction,
     transactionId: transaction.transactionId,
     priority: o.instance.casePriority,
-    ruleDetails: { id: o.instance.ruleId, name: ruleName, description: o.ruleDescription, instanceId: o.instance.id, action: o.action, nature: o.instance.nature },
+    ruleDetails: {
+      id: o.instance.ruleId,
+      name: ruleName,
+      description: o.ruleDescription,
+      instanceId: o.instance.id,
+      action: o.action,
+      nature: o.instance.nature,
+    },
     newAlertId: ids.next('alert'),
     newCaseId: ids.next('case'),
   };

@@ -12,11 +12,7 @@ import { cachesOf, createEvaluatorCache, newCache, sameElements, slotOf, type Ev
 import { selectRiskLevel, type ResolvedSettings } from './settings.js';
 
 /** A compiled instance filter (see `compileRuleFilters`). */
-export type InstanceFilter = (context: {
-  transaction: Transaction;
-  originUser: RuleUser | null;
-  destinationUser: RuleUser | null;
-}) => FilterDecision;
+export type InstanceFilter = (context: { transaction: Transaction; originUser: RuleUser | null; destinationUser: RuleUser | null }) => FilterDecision;
 
 /** A rule instance ready to run: the stored instance with its rule or its compiled custom logic. */
 export interface PreparedInstance {
@@ -151,12 +147,25 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
     if (decision && !decision.run) continue;
     const settings = slot.settings;
     const rule = prepared.rule;
-    let needs = rule !== null && rule.aggregates !== undefined ? rule.aggregates({ transaction: input.transaction, parameters: settings.parameters }) : NO_NEEDS;
+    let needs =
+      rule !== null && rule.aggregates !== undefined ? rule.aggregates({ transaction: input.transaction, parameters: settings.parameters }) : NO_NEEDS;
     const map = prepared.seriesMap;
     const currentCounts = prepared.historical ? prepared.historical(input.transaction) : true;
     if (map && needs.length > 0) needs = needs.map((need) => renamed(need, map, currentCounts));
-    const lookups = rule !== null && rule.lookups !== undefined ? rule.lookups({ transaction: input.transaction, parameters: settings.parameters }) : NO_LOOKUPS;
-    const plan: InstancePlan = { prepared, settings, decision, needs, offset: positions.length, currentCounts, lookups, lookupOffset: allLookups.length, cache, slot };
+    const lookups =
+      rule !== null && rule.lookups !== undefined ? rule.lookups({ transaction: input.transaction, parameters: settings.parameters }) : NO_LOOKUPS;
+    const plan: InstancePlan = {
+      prepared,
+      settings,
+      decision,
+      needs,
+      offset: positions.length,
+      currentCounts,
+      lookups,
+      lookupOffset: allLookups.length,
+      cache,
+      slot,
+    };
     if (!prepared.filter && !prepared.historical && rule?.aggregates === undefined && rule?.lookups === undefined) {
       // Nothing in this plan depends on the transaction: kept for the next one at this level.
       slot.simple = Object.freeze(plan);
@@ -268,4 +277,3 @@ export function planOf(inputOrPlan: EvaluationInput | EvaluationPlan): Evaluatio
 export function collectAggregateNeeds(input: EvaluationInput | EvaluationPlan): AggregateNeed[] {
   return [...planOf(input).needs];
 }
-

@@ -35,14 +35,21 @@ export const RISK_PARAMETERS = [
 /** A value a risk factor reads. */
 export type RiskParameter = (typeof RISK_PARAMETERS)[number];
 
-const riskLevelSchema = (title?: string) => Type.Union(RISK_LEVELS.map((l) => Type.Literal(l)), title ? { title } : {});
+const riskLevelSchema = (title?: string) =>
+  Type.Union(
+    RISK_LEVELS.map((l) => Type.Literal(l)),
+    title ? { title } : {},
+  );
 
 /** JSON Schema of one risk factor (validated when the engine is created). */
 export const RiskFactorSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 128, title: 'Id' }),
     description: Type.Optional(Type.String({ maxLength: 1024 })),
-    parameter: Type.Union(RISK_PARAMETERS.map((p) => Type.Literal(p)), { title: 'The transaction value the factor reads' }),
+    parameter: Type.Union(
+      RISK_PARAMETERS.map((p) => Type.Literal(p)),
+      { title: 'The transaction value the factor reads' },
+    ),
     weight: Type.Number({ exclusiveMinimum: 0, maximum: 1000, title: 'Weight in the weighted average' }),
     defaultRiskLevel: Type.Optional(riskLevelSchema('Level when no mapping matches (default VERY_HIGH)')),
     mapping: Type.Array(
@@ -130,12 +137,7 @@ function valueOf(t: Transaction, p: RiskParameter, origin: RuleUser | null, dest
   }
 }
 
-function matches(
-  entry: RiskFactor['mapping'][number],
-  value: string | number | boolean | NonNullable<Amounts>,
-  money: MoneyContext,
-  at: number,
-): boolean {
+function matches(entry: RiskFactor['mapping'][number], value: string | number | boolean | NonNullable<Amounts>, money: MoneyContext, at: number): boolean {
   if (entry.values !== undefined) return typeof value !== 'object' && entry.values.includes(value as string | boolean);
   let n: number | bigint;
   let min: number | bigint | undefined = entry.min;
@@ -199,7 +201,6 @@ export function computeTransactionRisk(
   return { trsScore, trsRiskLevel: scoreToRiskLevel(trsScore, context.bands) };
 }
 
-
 /** What {@link riskScoreDetailsOf} reads besides the transaction. */
 export interface RiskScoringInput {
   readonly factors: readonly RiskFactor[];
@@ -223,7 +224,10 @@ export interface RiskScoringInput {
  */
 export function riskScoreDetailsOf(transaction: Transaction, input: RiskScoringInput): { details: RiskScoreDetails | undefined; observations: UserUpdate[] } {
   const { factors, bands } = input;
-  const trs = factors.length > 0 ? computeTransactionRisk(transaction, factors, { money: input.money, originUser: input.originUser, destinationUser: input.destinationUser, bands }) : null;
+  const trs =
+    factors.length > 0
+      ? computeTransactionRisk(transaction, factors, { money: input.money, originUser: input.originUser, destinationUser: input.destinationUser, bands })
+      : null;
   const details: RiskScoreDetails = {};
   const observations: UserUpdate[] = [];
   if (trs) {

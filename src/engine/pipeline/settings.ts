@@ -46,4 +46,3 @@ export function resolveSettings(instance: RuleInstance, riskLevel: RiskLevel): R
     triggersOnHit: instance.riskLevelsTriggersOnHit?.[riskLevel] ?? instance.triggersOnHit,
   };
 }
-

@@ -98,7 +98,13 @@ export function createCommentAndFileService(settings: EngineSettings): CommentAn
       const expiresAt = now + urlTtlMs;
       await repos.files.putFile({ key, filename: request.filename, fileSize: request.fileSize, createdAt: now, expiresAt, uploaded: false });
       const signature = await signer.sign('upload', key, expiresAt);
-      return { key, url: `${publicBaseUrl}/uploads/${encodeURIComponent(key)}?expires=${expiresAt}&signature=${signature}`, method: 'PUT', expiresAt, fields: { key } };
+      return {
+        key,
+        url: `${publicBaseUrl}/uploads/${encodeURIComponent(key)}?expires=${expiresAt}&signature=${signature}`,
+        method: 'PUT',
+        expiresAt,
+        fields: { key },
+      };
     },
 
     async putUploadContent(access, content, opts) {

@@ -14,7 +14,14 @@ import { assertId } from './assert-id.js';
 
 type RuleInstanceMethods = Pick<
   Engine,
-  'createRuleInstance' | 'getRuleInstance' | 'listRuleInstances' | 'updateRuleInstance' | 'deleteRuleInstance' | 'listRules' | 'getRule' | 'getRuleFiltersSchema'
+  | 'createRuleInstance'
+  | 'getRuleInstance'
+  | 'listRuleInstances'
+  | 'updateRuleInstance'
+  | 'deleteRuleInstance'
+  | 'listRules'
+  | 'getRule'
+  | 'getRuleFiltersSchema'
 >;
 
 /**

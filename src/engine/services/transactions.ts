@@ -70,7 +70,12 @@ function resultOf(result: MonitoringResult): MonitoringResult {
 
 function createResponse(stored: StoredTransaction): TransactionMonitoringResult {
   const r = stored.createResult;
-  const out: TransactionMonitoringResult = { transactionId: stored.transaction.transactionId, executedRules: r.executedRules, hitRules: r.hitRules, status: r.status };
+  const out: TransactionMonitoringResult = {
+    transactionId: stored.transaction.transactionId,
+    executedRules: r.executedRules,
+    hitRules: r.hitRules,
+    status: r.status,
+  };
   if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
   return out;
 }
@@ -112,14 +117,19 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     withLocks(keys, () => withRetries(() => inStoreUnit(store, keys, work, [RULE_INSTANCES_KEY], prefetch)));
 
   /** The users the evaluation of a transaction with these parties reads (see `evaluate`). */
-  const partiesOf = (t: { originUserId?: string | undefined; destinationUserId?: string | undefined } | undefined) => [t?.originUserId ?? '', t?.destinationUserId ?? ''];
+  const partiesOf = (t: { originUserId?: string | undefined; destinationUserId?: string | undefined } | undefined) => [
+    t?.originUserId ?? '',
+    t?.destinationUserId ?? '',
+  ];
 
   /**
    * On a store shared across processes (where a read is a round trip): the users of transactions
    * this engine created or updated, most recent last, so an event on one of them takes its locks
    * without reading the transaction first. A transaction's users never change.
    */
-  const partiesKnown = store.flags.sharedAcrossProcesses ? new Map<string, { originUserId?: string | undefined; destinationUserId?: string | undefined }>() : null;
+  const partiesKnown = store.flags.sharedAcrossProcesses
+    ? new Map<string, { originUserId?: string | undefined; destinationUserId?: string | undefined }>()
+    : null;
   const rememberParties = (t: Transaction) => {
     if (partiesKnown === null) return;
     partiesKnown.delete(t.transactionId);
@@ -145,18 +155,32 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     const existing = await repos.transactions.getTransaction(request.transactionId);
     if (existing) {
       if (canonicalJson(existing.request) === canonicalJson(request)) return createResponse(existing);
-      throw conflict('TRANSACTION_ID_CONFLICT', 'A transaction with this transactionId exists with a different payload', '/transactionId', 'exists with a different payload');
+      throw conflict(
+        'TRANSACTION_ID_CONFLICT',
+        'A transaction with this transactionId exists with a different payload',
+        '/transactionId',
+        'exists with a different payload',
+      );
     }
     const transaction = initialTransaction(request);
     const out = await evaluate(transaction, null, repos);
-    const stored: StoredTransaction = { transaction, request, createResult: out.result, latestResult: out.result, eventCount: 0, lastEventTimestamp: null, version: 1 };
+    const stored: StoredTransaction = {
+      transaction,
+      request,
+      createResult: out.result,
+      latestResult: out.result,
+      eventCount: 0,
+      lastEventTimestamp: null,
+      version: 1,
+    };
     await repos.transactions.saveOutcome(outcomeOf(stored, null, null, out));
     return createResponse(stored);
   }
 
   /** The transaction after `event`: applied on top, or — for a late event — the history re-folded in (timestamp, arrival) order. */
   async function transactionAfter(repos: Repositories, stored: StoredTransaction, event: TransactionEvent & { eventId: string }): Promise<Transaction> {
-    if (stored.lastEventTimestamp === null || event.timestamp >= stored.lastEventTimestamp) return applyTransactionEvent(stored.transaction, event, { transitions });
+    if (stored.lastEventTimestamp === null || event.timestamp >= stored.lastEventTimestamp)
+      return applyTransactionEvent(stored.transaction, event, { transitions });
     const history = await repos.transactions.listEvents(stored.transaction.transactionId);
     const sequence = history.map((e) => ({ event: e.event, arrival: e.arrival }));
     sequence.push({ event, arrival: stored.eventCount });
@@ -167,7 +191,12 @@ export function createTransactionService(context: TransactionServiceContext): Tr
    * Applies an event under the locks `keys`; returns the lock keys it needs instead when they
    * differ (the transaction was created, with its users, after the keys were chosen).
    */
-  async function applyEventOnce(repos: Repositories, request: TransactionEvent, clientEventId: boolean, keys: readonly string[]): Promise<TransactionEventMonitoringResult | string[]> {
+  async function applyEventOnce(
+    repos: Repositories,
+    request: TransactionEvent,
+    clientEventId: boolean,
+    keys: readonly string[],
+  ): Promise<TransactionEventMonitoringResult | string[]> {
     if (request.eventId !== undefined) {
       const existing = await repos.transactions.getEvent(request.eventId);
       if (existing) {
@@ -190,7 +219,15 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       throw limitExceeded('maxTransactionSize', limits.maxTransactionSize, 'the transaction after this event', '/updatedTransactionAttributes');
     }
     const out = await evaluate(transaction, stored.transaction, repos);
-    const storedEvent: StoredEvent = { eventId: event.eventId, transactionId: request.transactionId, event, clientEventId, arrival: stored.eventCount, transaction, result: out.result };
+    const storedEvent: StoredEvent = {
+      eventId: event.eventId,
+      transactionId: request.transactionId,
+      event,
+      clientEventId,
+      arrival: stored.eventCount,
+      transaction,
+      result: out.result,
+    };
     const next: StoredTransaction = {
       transaction,
       request: stored.request,
@@ -211,7 +248,9 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
       assertNoReservedFields(request);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
-      const result = await gate.shared(() => locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }));
+      const result = await gate.shared(() =>
+        locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }),
+      );
       rememberParties(request);
       return result;
     },
@@ -237,7 +276,11 @@ export function createTransactionService(context: TransactionServiceContext): Tr
         let keys = lockKeysOf(request.transactionId, parties?.originUserId, parties?.destinationUserId);
         for (;;) {
           const held = keys;
-          const prefetch: UnitPrefetch = { transactionId: request.transactionId, userIds: partiesOf(parties), ...(request.eventId === undefined ? {} : { eventId: request.eventId }) };
+          const prefetch: UnitPrefetch = {
+            transactionId: request.transactionId,
+            userIds: partiesOf(parties),
+            ...(request.eventId === undefined ? {} : { eventId: request.eventId }),
+          };
           const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held), prefetch);
           if (!Array.isArray(result)) {
             rememberParties(result.transaction);

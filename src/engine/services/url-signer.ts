@@ -28,13 +28,7 @@ export function timingSafeEqualText(a: string, b: string): boolean {
 
 /** Creates a signer with a secret (≥ 16 bytes). */
 export function createUrlSigner(secret: Uint8Array): UrlSigner {
-  const keyPromise = globalThis.crypto.subtle.importKey(
-    'raw',
-    secret as Uint8Array<ArrayBuffer>,
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
+  const keyPromise = globalThis.crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   async function sign(purpose: string, key: string, expiresAt: number): Promise<string> {
     const k = await keyPromise;
     return toHex(await globalThis.crypto.subtle.sign('HMAC', k, encoder.encode(`${purpose}:${key}:${expiresAt}`)));

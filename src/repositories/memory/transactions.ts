@@ -64,7 +64,15 @@ function storedTransactionOf(entry: TransactionEntry, expanded: ExpandedResult):
 
 function storedEventOf(entry: EventEntry): StoredEvent {
   const e = entry;
-  return { eventId: e.eventId, transactionId: e.transactionId, event: e.event, clientEventId: e.clientEventId, arrival: e.arrival, transaction: e.transaction, result: unpackResult(entry.result) };
+  return {
+    eventId: e.eventId,
+    transactionId: e.transactionId,
+    event: e.event,
+    clientEventId: e.clientEventId,
+    arrival: e.arrival,
+    transaction: e.transaction,
+    result: unpackResult(entry.result),
+  };
 }
 
 /** Transactions and events in memory; `saveOutcome` applies a whole outcome in one synchronous step. */

@@ -8,7 +8,17 @@
  *   one of them passes all user filters, and only the sides that passed can be hit;
  * - `checkDirection` keeps only the ORIGIN or the DESTINATION side.
  */
-import { parseCalendarDate, toScaled, type Age, type AmountBounds, type PaymentFilters, type RuleFilters, type TagsFilter, type TimeOfDay, type Transaction } from '../../domain/index.js';
+import {
+  parseCalendarDate,
+  toScaled,
+  type Age,
+  type AmountBounds,
+  type PaymentFilters,
+  type RuleFilters,
+  type TagsFilter,
+  type TimeOfDay,
+  type Transaction,
+} from '../../domain/index.js';
 import { isJsonObject } from '../../domain/json.js';
 import { DAY_MS, MINUTE_MS } from '../../domain/time.js';
 import type { RuleUser } from '../types.js';
@@ -191,7 +201,6 @@ function compileTransactionChecks(filters: RuleFilters): TransactionCheck[] {
   return checks;
 }
 
-
 /**
  * Whole units completed from `start` to `at` (both epoch ms), calendar arithmetic in UTC. A month
  * (year) is completed when the same day of month (and month) and time of day is reached; a start
@@ -208,10 +217,7 @@ function completedUnits(start: number, at: number, granularity: Age['granularity
   return granularity === 'month' ? months : Math.floor(months / 12);
 }
 
-function compileAgeRange(
-  range: { minAge?: Age; maxAge?: Age } | undefined,
-  startOf: (user: RuleUser) => number | null,
-): UserCheck | null {
+function compileAgeRange(range: { minAge?: Age; maxAge?: Age } | undefined, startOf: (user: RuleUser) => number | null): UserCheck | null {
   const minAge = range?.minAge;
   const maxAge = range?.maxAge;
   if (minAge === undefined && maxAge === undefined) return null;
@@ -273,9 +279,7 @@ function compileUserChecks(filters: RuleFilters): UserCheck[] {
   if (nationality !== null) checks.push(onProfile((profile) => isIn(nationality, read(profile['userDetails'], 'countryOfNationality'))));
   const registration = toSet(filters.userRegistrationCountries);
   if (registration !== null) {
-    checks.push(
-      onProfile((profile) => isIn(registration, read(read(profile['legalEntity'], 'companyRegistrationDetails'), 'registrationCountry'))),
-    );
+    checks.push(onProfile((profile) => isIn(registration, read(read(profile['legalEntity'], 'companyRegistrationDetails'), 'registrationCountry'))));
   }
   const channels = toSet(filters.acquisitionChannels);
   if (channels !== null) checks.push(onProfile((profile) => isIn(channels, profile['acquisitionChannel'])));

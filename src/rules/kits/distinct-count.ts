@@ -90,7 +90,12 @@ export function defineDistinctCountRule<K extends string>(spec: DistinctCountRul
       if (read === null) return [];
       const end = transaction.timestamp;
       const includeValue = read.includeValue ? read.includeValue : undefined;
-      return [createNeed(NEED, read.series, read.key, windowStart(end, windowOf(parameters)), end, 'distinct', transaction.transactionId, false, { field: read.field, includeValue })];
+      return [
+        createNeed(NEED, read.series, read.key, windowStart(end, windowOf(parameters)), end, 'distinct', transaction.transactionId, false, {
+          field: read.field,
+          includeValue,
+        }),
+      ];
     },
     check({ parameters, aggregates }): RuleHit[] {
       const count = aggregates[NEED];

@@ -20,7 +20,8 @@ export function newValueParametersSchema(id: string) {
         minimum: 0,
         maximum: 1_000_000,
         title: 'Initial transactions',
-        description: 'The rule applies once the user has at least this many earlier transactions on that side (sent for the sender, received for the receiver).',
+        description:
+          'The rule applies once the user has at least this many earlier transactions on that side (sent for the sender, received for the receiver).',
       }),
     },
     { additionalProperties: false, title: `${id} parameters` },
@@ -71,7 +72,13 @@ export function defineNewValueRule(spec: NewValueRuleSpec): RuleDefinition<NewVa
   const DESTINATION = names('DESTINATION');
   const sides = (transaction: Transaction): readonly NewValueSide[] => [
     { direction: 'ORIGIN', userId: transaction.originUserId, series: 'user-sending', value: spec.valueOf(transaction, 'ORIGIN'), ...ORIGIN },
-    { direction: 'DESTINATION', userId: transaction.destinationUserId, series: 'user-receiving', value: spec.valueOf(transaction, 'DESTINATION'), ...DESTINATION },
+    {
+      direction: 'DESTINATION',
+      userId: transaction.destinationUserId,
+      series: 'user-receiving',
+      value: spec.valueOf(transaction, 'DESTINATION'),
+      ...DESTINATION,
+    },
   ];
   return defineRule({
     id: spec.id,
@@ -93,7 +100,9 @@ export function defineNewValueRule(spec: NewValueRuleSpec): RuleDefinition<NewVa
         const at = transaction.timestamp;
         const id = transaction.transactionId;
         needs.push(createNeed(side.past, side.series, side.userId, Number.NEGATIVE_INFINITY, at, 'count', id, false));
-        needs.push(createNeed(side.seen, side.series, side.userId, Number.NEGATIVE_INFINITY, at, 'countIn', id, false, { field: spec.field, values: [side.value] }));
+        needs.push(
+          createNeed(side.seen, side.series, side.userId, Number.NEGATIVE_INFINITY, at, 'countIn', id, false, { field: spec.field, values: [side.value] }),
+        );
       }
       return needs;
     },

@@ -32,8 +32,12 @@ export function periodSchema(title: string, description: string) {
 export function countRangeSchema(title: string, description: string) {
   return Type.Object(
     {
-      min: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, title: 'Minimum', description: 'No hit below this many transactions (inclusive bound).' })),
-      max: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, title: 'Maximum', description: 'No hit above this many transactions (inclusive bound).' })),
+      min: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 1_000_000_000, title: 'Minimum', description: 'No hit below this many transactions (inclusive bound).' }),
+      ),
+      max: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 1_000_000_000, title: 'Maximum', description: 'No hit above this many transactions (inclusive bound).' }),
+      ),
     },
     { additionalProperties: false, title, description },
   );
@@ -442,7 +446,14 @@ export function defineTwoPeriodRule<M extends TSchema>(spec: TwoPeriodRuleSpec<M
     readsEntryValues: false,
     aggregates: ({ transaction, parameters }) => planTwoPeriods(transaction, shared(parameters), names, spec.readsVolumes),
     check: ({ transaction, parameters, aggregates, money }) =>
-      checkTwoPeriods(transaction, shared(parameters), aggregates, names, spec.percentOf(parameters), spec.comparisonOf(parameters, money, transaction.timestamp)),
+      checkTwoPeriods(
+        transaction,
+        shared(parameters),
+        aggregates,
+        names,
+        spec.percentOf(parameters),
+        spec.comparisonOf(parameters, money, transaction.timestamp),
+      ),
   });
 }
 

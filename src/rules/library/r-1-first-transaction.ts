@@ -40,7 +40,9 @@ export const r1FirstTransaction = defineRule({
   readsEntryValues: false,
   aggregates({ transaction }) {
     if (!transaction.originUserId) return [];
-    return [createNeed(PRIOR, 'user-sending', transaction.originUserId, Number.NEGATIVE_INFINITY, transaction.timestamp, 'count', transaction.transactionId, false)];
+    return [
+      createNeed(PRIOR, 'user-sending', transaction.originUserId, Number.NEGATIVE_INFINITY, transaction.timestamp, 'count', transaction.transactionId, false),
+    ];
   },
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
     if (!transaction.originUserId) return [];

@@ -45,7 +45,18 @@ export const r119PairVelocity = defineRule({
     const { originUserId, destinationUserId } = transaction;
     if (!originUserId || !destinationUserId) return [];
     const end = transaction.timestamp;
-    return [createNeed(COUNT, 'user-pair', pairKey(originUserId, destinationUserId), windowStart(end, parameters.timeWindow), end, 'count', transaction.transactionId, true)];
+    return [
+      createNeed(
+        COUNT,
+        'user-pair',
+        pairKey(originUserId, destinationUserId),
+        windowStart(end, parameters.timeWindow),
+        end,
+        'count',
+        transaction.transactionId,
+        true,
+      ),
+    ];
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const count = aggregates[COUNT];

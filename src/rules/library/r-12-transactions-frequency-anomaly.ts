@@ -17,7 +17,8 @@ import { defineAnomalyRule } from '../kits/anomaly.js';
 export const r12TransactionsFrequencyAnomaly = defineAnomalyRule({
   id: 'R-12',
   name: 'Transactions frequency anomaly',
-  description: "A user's average number of transactions sent per day over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",
+  description:
+    "A user's average number of transactions sent per day over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",
   descriptionTemplate:
     'Sender made {{recentMean}} transactions per day over the last {{recentDays}} days, above the average of {{baselineMean}} plus 2 standard deviations of {{stdDev}} over the {{baselineDays}} days before.',
   checksFor: ['No. of transactions'],

@@ -12,9 +12,9 @@ export const r120AverageAmountExceedsPastPeriod = defineVolumeTwoPeriodRule({
   id: 'R-120',
   name: 'Average transaction amount exceed past period average',
   description: "A user's average transaction amount in a recent period is at or above a multiple of the average in a past reference period.",
-  descriptionTemplate: '{{side}} average amount in {{period1}} ({{average1}}) is {{ratio}} of the average in {{period2}} ({{average2}}), at or above {{multiplier}}%.',
-  multiplierDescription:
-    'The rule hits when the average amount of period 1 is at or above this percentage of the average amount of period 2 (200 = twice).',
+  descriptionTemplate:
+    '{{side}} average amount in {{period1}} ({{average1}}) is {{ratio}} of the average in {{period2}} ({{average2}}), at or above {{multiplier}}%.',
+  multiplierDescription: 'The rule hits when the average amount of period 1 is at or above this percentage of the average amount of period 2 (200 = twice).',
   valueThresholdPeriod1: {
     title: 'Average amount range (period 1)',
     description:

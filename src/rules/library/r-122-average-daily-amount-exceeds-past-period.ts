@@ -15,7 +15,8 @@ export const r122AverageDailyAmountExceedsPastPeriod = defineVolumeTwoPeriodRule
   id: 'R-122',
   name: 'Average daily transaction amount exceed past period average',
   description: "A user's average daily transaction volume in a recent period is at or above a multiple of the daily average in a past reference period.",
-  descriptionTemplate: '{{side}} daily volume in {{period1}} ({{average1}} per day) is {{ratio}} of the daily volume in {{period2}} ({{average2}} per day), at or above {{multiplier}}%.',
+  descriptionTemplate:
+    '{{side}} daily volume in {{period1}} ({{average1}} per day) is {{ratio}} of the daily volume in {{period2}} ({{average2}} per day), at or above {{multiplier}}%.',
   multiplierDescription:
     'The rule hits when the average daily volume of period 1 is at or above this percentage of the average daily volume of period 2 (200 = twice).',
   valueThresholdPeriod1: {

@@ -41,7 +41,8 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
     // A distinct count cannot add the current transaction afterwards (whether its country is new
     // depends on the window), so the store counts its country as present (`includeValue`).
     const country = counterpartyCountry(transaction, direction);
-    for (const r of reads) needs.push(createNeed(r.name, r.series, userId, start, end, 'distinct', transaction.transactionId, false, { field: FIELD, includeValue: country }));
+    for (const r of reads)
+      needs.push(createNeed(r.name, r.series, userId, start, end, 'distinct', transaction.transactionId, false, { field: FIELD, includeValue: country }));
   };
   add('ORIGIN', transaction.originUserId, senderReads(transaction, parameters.checkSender, NAMES));
   add('DESTINATION', transaction.destinationUserId, receiverReads(transaction, parameters.checkReceiver, NAMES));

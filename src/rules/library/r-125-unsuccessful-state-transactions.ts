@@ -17,7 +17,7 @@ const ParametersSchema = Type.Object(
       ),
       {
         title: 'Unsuccessful states',
-        description: "The states that count as unsuccessful. A transaction counts in the state it is in now (its latest event). Empty: the rule never hits.",
+        description: 'The states that count as unsuccessful. A transaction counts in the state it is in now (its latest event). Empty: the rule never hits.',
         maxItems: TRANSACTION_STATES.length,
         uniqueItems: true,
       },

@@ -22,7 +22,8 @@ const ParametersSchema = Type.Object(
         minimum: 0,
         maximum: 1_000_000,
         title: 'Minimum number of transactions',
-        description: 'When set, the rule only hits when the pair made more than this many transactions in the window (the volume is spread over several transfers).',
+        description:
+          'When set, the rule only hits when the pair made more than this many transactions in the window (the volume is spread over several transfers).',
       }),
     ),
   },

@@ -23,7 +23,12 @@ const CardEntrySchema = Type.Object(
   {
     cardFingerprint: Type.Optional(IdentifierText('Card fingerprint', 'Compared exactly.')),
     cardLast4Digits: Type.Optional(
-      Type.String({ pattern: '^[0-9]{4}$', 'x-pattern-message': 'must be exactly 4 digits', title: 'Last 4 digits', description: 'Last four digits of the card number.' }),
+      Type.String({
+        pattern: '^[0-9]{4}$',
+        'x-pattern-message': 'must be exactly 4 digits',
+        title: 'Last 4 digits',
+        description: 'Last four digits of the card number.',
+      }),
     ),
     cardExpiry: Type.Optional(
       Type.Object(
@@ -39,7 +44,12 @@ const CardEntrySchema = Type.Object(
         {
           firstName: Type.String({ minLength: 1, maxLength: 256, title: 'First name', description: 'Compared case-insensitively, whitespace collapsed.' }),
           lastName: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 256, title: 'Last name', description: 'When given, must match too (case-insensitive, whitespace collapsed).' }),
+            Type.String({
+              minLength: 1,
+              maxLength: 256,
+              title: 'Last name',
+              description: 'When given, must match too (case-insensitive, whitespace collapsed).',
+            }),
           ),
         },
         { additionalProperties: false, title: 'Name on card', description: 'Cardholder name.' },

@@ -7,8 +7,7 @@ import { periodSchema } from '../kits/two-periods.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
-const minCountSchema = (title: string, description: string) =>
-  Type.Integer({ minimum: 0, maximum: 1_000_000_000, title, description });
+const minCountSchema = (title: string, description: string) => Type.Integer({ minimum: 0, maximum: 1_000_000_000, title, description });
 
 const ParametersSchema = Type.Object(
   {
@@ -30,12 +29,15 @@ const ParametersSchema = Type.Object(
       minCountSchema('Minimum transactions in time period 1', 'No hit with fewer transactions in time period 1 (this one included).'),
     ),
     minTransactionsInTimeWindow2: Type.Optional(
-      minCountSchema('Minimum transactions in time period 2', 'No hit with fewer transactions in time period 2 (time period 1 excluded). The rule never hits when time period 2 is empty.'),
+      minCountSchema(
+        'Minimum transactions in time period 2',
+        'No hit with fewer transactions in time period 2 (time period 1 excluded). The rule never hits when time period 2 is empty.',
+      ),
     ),
     initialTransactions: Type.Optional(
       minCountSchema(
         'Initial transactions',
-        "The rule only applies once the user has at least this many transactions in all (sent and received, this one included), whatever checkSender/checkReceiver say.",
+        'The rule only applies once the user has at least this many transactions in all (sent and received, this one included), whatever checkSender/checkReceiver say.',
       ),
     ),
   },
@@ -84,8 +86,7 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
 export const r131TransactionsExceedPastPeriod = defineRule({
   id: 'R-131',
   name: 'Transactions exceed past period',
-  description:
-    "A user's number of transactions in a recent period is more than a multiple (a factor, e.g. 2 = twice) of the number in the period before it.",
+  description: "A user's number of transactions in a recent period is more than a multiple (a factor, e.g. 2 = twice) of the number in the period before it.",
   descriptionTemplate: '{{side}} made {{count1}} transactions in {{window1}}, more than {{multiplier}} times the {{count2}} in the rest of {{window2}}.',
   parametersSchema: ParametersSchema,
   defaultParameters: {

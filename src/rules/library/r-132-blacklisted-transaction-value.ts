@@ -86,7 +86,8 @@ export const r132BlacklistedTransactionValue = defineRule({
   lookups({ transaction, parameters }): LookupNeed[] {
     const out: LookupNeed[] = [];
     for (const side of SIDES) {
-      for (const c of candidates(transaction, side)) out.push({ name: `${side}:${c.subtype}`, listId: parameters.blacklistId, listType: 'BLACKLIST', subtype: c.subtype, value: c.value });
+      for (const c of candidates(transaction, side))
+        out.push({ name: `${side}:${c.subtype}`, listId: parameters.blacklistId, listType: 'BLACKLIST', subtype: c.subtype, value: c.value });
     }
     return out;
   },

@@ -21,7 +21,8 @@ import { ROUND_ENTRIES } from '../kits/side-counts.js';
 export const r26RoundAmountAnomaly = defineAnomalyRule({
   id: 'R-26',
   name: 'Round-amount anomaly',
-  description: "A user's average daily share of round-amount transactions (multiples of 100) over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",
+  description:
+    "A user's average daily share of round-amount transactions (multiples of 100) over the last 30 days is above the previous 90 days' daily average plus 2 standard deviations.",
   descriptionTemplate:
     "Sender's average daily share of round-amount transactions over the last {{recentDays}} days is {{recentMean}}%, above the average of {{baselineMean}}% plus 2 standard deviations of {{stdDev}}% over the {{baselineDays}} days before.",
   checksFor: ['Transaction amount', 'No. of transactions'],

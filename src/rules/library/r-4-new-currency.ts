@@ -14,7 +14,9 @@ export const r4NewCurrency = defineNewValueRule({
   typologies: ['Unusual behaviour'],
   field: 'currency',
   valueOf: (transaction, direction) =>
-    (direction === 'ORIGIN' ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails) : (transaction.destinationAmountDetails ?? transaction.originAmountDetails))
-      ?.transactionCurrency,
+    (direction === 'ORIGIN'
+      ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails)
+      : (transaction.destinationAmountDetails ?? transaction.originAmountDetails)
+    )?.transactionCurrency,
   valueVar: 'currency',
 });

@@ -85,7 +85,14 @@ const FLOW_SERIES: ReadonlySet<SeriesName> = new Set(['user-sending', 'user-rece
  */
 function namesOf(direction: Direction) {
   const p = `R-41:${direction}`;
-  return { outSum: `${p}:outSum`, outCount: `${p}:outCount`, outThreeDs: `${p}:outThreeDs`, inSum: `${p}:inSum`, inCount: `${p}:inCount`, inThreeDs: `${p}:inThreeDs` };
+  return {
+    outSum: `${p}:outSum`,
+    outCount: `${p}:outCount`,
+    outThreeDs: `${p}:outThreeDs`,
+    inSum: `${p}:inSum`,
+    inCount: `${p}:inCount`,
+    inThreeDs: `${p}:inThreeDs`,
+  };
 }
 const NAMES: Readonly<Record<Direction, ReturnType<typeof namesOf>>> = { ORIGIN: namesOf('ORIGIN'), DESTINATION: namesOf('DESTINATION') };
 
@@ -129,10 +136,20 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
     );
     // 3DS-done transactions of the listed types: their `threeDsType` is their type.
     if (parameters.outflow3dsDonePercentageThreshold) {
-      needs.push(createNeed(names.outThreeDs, 'user-sending', user, start, end, 'countIn', id, false, { field: THREE_DS_TYPE, values: parameters.outflowTransactionTypes }));
+      needs.push(
+        createNeed(names.outThreeDs, 'user-sending', user, start, end, 'countIn', id, false, {
+          field: THREE_DS_TYPE,
+          values: parameters.outflowTransactionTypes,
+        }),
+      );
     }
     if (parameters.inflow3dsDonePercentageThreshold) {
-      needs.push(createNeed(names.inThreeDs, 'user-receiving', user, start, end, 'countIn', id, false, { field: THREE_DS_TYPE, values: parameters.inflowTransactionTypes }));
+      needs.push(
+        createNeed(names.inThreeDs, 'user-receiving', user, start, end, 'countIn', id, false, {
+          field: THREE_DS_TYPE,
+          values: parameters.inflowTransactionTypes,
+        }),
+      );
     }
   }
   return needs;

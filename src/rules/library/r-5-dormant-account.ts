@@ -32,7 +32,7 @@ const LATEST = 'latest';
 export const r5DormantAccount = defineRule({
   id: 'R-5',
   name: 'Dormant account',
-  description: "A user transacts again after a period of inactivity longer than the dormancy period.",
+  description: 'A user transacts again after a period of inactivity longer than the dormancy period.',
   descriptionTemplate: "Sender's previous transaction was {{days}} days earlier, more than the dormancy period of {{period}} days.",
   parametersSchema: ParametersSchema,
   defaultParameters: { dormancyPeriodDays: 360, checkDirection: 'all' },

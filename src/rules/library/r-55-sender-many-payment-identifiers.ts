@@ -17,7 +17,8 @@ export const r55SenderManyPaymentIdentifiers = defineDistinctCountRule({
   limit: {
     parameter: 'uniquePaymentIdentifiersCountThreshold',
     title: 'Payment identifiers limit',
-    description: 'The rule hits when the number of distinct origin payment identifiers the sender used in the window, this transaction included, is greater than this.',
+    description:
+      'The rule hits when the number of distinct origin payment identifiers the sender used in the window, this transaction included, is greater than this.',
     default: 10,
   },
   defaultTimeWindow: { units: 1, granularity: 'day', rollingBasis: true },

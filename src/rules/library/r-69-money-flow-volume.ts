@@ -5,7 +5,18 @@ import type { Transaction } from '../../domain/index.js';
 import { formatMoney } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
-import { createSideNames, describeSide, planSides, receiverReads, senderReads, sideSeries, sumAmounts, sumCounts, USER_SERIES, type SideRead } from '../kits/directions.js';
+import {
+  createSideNames,
+  describeSide,
+  planSides,
+  receiverReads,
+  senderReads,
+  sideSeries,
+  sumAmounts,
+  sumCounts,
+  USER_SERIES,
+  type SideRead,
+} from '../kits/directions.js';
 import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
 
@@ -43,7 +54,14 @@ const HISTORY = createSideNames('h');
 
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
-  const needs = planSides(transaction, parameters.checkSender, parameters.checkReceiver, VOLUME, { start: windowStart(end, parameters.timeWindow), end }, 'sum');
+  const needs = planSides(
+    transaction,
+    parameters.checkSender,
+    parameters.checkReceiver,
+    VOLUME,
+    { start: windowStart(end, parameters.timeWindow), end },
+    'sum',
+  );
   if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
     planSides(transaction, parameters.checkSender, parameters.checkReceiver, HISTORY, { start: Number.NEGATIVE_INFINITY, end }, 'count', true, needs);
   }
@@ -81,7 +99,16 @@ export const r69MoneyFlowVolume = defineRule({
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
     const hits: RuleHit[] = [];
     const at = transaction.timestamp;
-    checkSide(hits, parameters, aggregates, money, at, 'ORIGIN', senderReads(transaction, parameters.checkSender, VOLUME), senderReads(transaction, parameters.checkSender, HISTORY));
+    checkSide(
+      hits,
+      parameters,
+      aggregates,
+      money,
+      at,
+      'ORIGIN',
+      senderReads(transaction, parameters.checkSender, VOLUME),
+      senderReads(transaction, parameters.checkSender, HISTORY),
+    );
     checkSide(
       hits,
       parameters,

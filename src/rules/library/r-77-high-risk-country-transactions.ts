@@ -44,7 +44,7 @@ export const r77HighRiskCountryTransactions = defineMatchingCountRule({
     highRiskCountries: Type.Array(Type.String({ format: 'country-code' }), {
       title: 'High-risk countries',
       description:
-        'ISO 3166-1 alpha-2 codes. The counterparty country of a transaction is the other side\'s country (the destination country of a sent transaction, the origin country of a received one). Empty: no country is high risk (unless the list is exclusive).',
+        "ISO 3166-1 alpha-2 codes. The counterparty country of a transaction is the other side's country (the destination country of a sent transaction, the origin country of a received one). Empty: no country is high risk (unless the list is exclusive).",
       maxItems: 300,
       uniqueItems: true,
     }),

@@ -72,8 +72,7 @@ function meetsThreshold(parameters: Parameters, context: Pick<RuleCheckContext<P
 export const r88UnexpectedIpCountry = defineRule({
   id: 'R-88',
   name: 'Unexpected IP address for user',
-  description:
-    "A consumer sends from an IP address country that is not its country of residence or nationality and that it never sent from before.",
+  description: 'A consumer sends from an IP address country that is not its country of residence or nationality and that it never sent from before.',
   descriptionTemplate:
     'Sender sent from IP address country {{country}}, which is neither a country of residence or nationality of the sender nor a country of its earlier sending transactions.',
   parametersSchema: ParametersSchema,
@@ -91,7 +90,12 @@ export const r88UnexpectedIpCountry = defineRule({
     // Ending strictly earlier: transactions at the same instant never make each other "known", so
     // the decision does not depend on which of them arrived first.
     const end = getPreviousDouble(transaction.timestamp);
-    return [createNeed(SEEN, 'user-sending', user, Number.NEGATIVE_INFINITY, end, 'countIn', transaction.transactionId, false, { field: 'ipCountry', values: [country] })];
+    return [
+      createNeed(SEEN, 'user-sending', user, Number.NEGATIVE_INFINITY, end, 'countIn', transaction.transactionId, false, {
+        field: 'ipCountry',
+        values: [country],
+      }),
+    ];
   },
   check(context): RuleHit[] {
     const { transaction, parameters, originUser, aggregates } = context;

@@ -19,7 +19,8 @@ export const r9ManySendersOneCounterparty = defineDistinctCountRule({
   limit: {
     parameter: 'sendersCount',
     title: 'Senders limit',
-    description: 'The rule hits when the number of distinct users that sent to the counterparty in the window, this transaction included, is greater than this.',
+    description:
+      'The rule hits when the number of distinct users that sent to the counterparty in the window, this transaction included, is greater than this.',
     default: 4,
   },
   defaultTimeWindow: { units: 30, granularity: 'day', rollingBasis: true },

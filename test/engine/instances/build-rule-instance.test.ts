@@ -8,7 +8,10 @@ describe('buildRuleInstance: update semantics', () => {
     const levels = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'] as const;
     const ri = await engine.createRuleInstance({
       ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(levels.map((l) => [l, { transactionAmountThreshold: { USD: l === 'VERY_HIGH' ? 1000 : 20000 } }])) as Record<RiskLevel, { transactionAmountThreshold: { USD: number } }>,
+      riskLevelParameters: Object.fromEntries(levels.map((l) => [l, { transactionAmountThreshold: { USD: l === 'VERY_HIGH' ? 1000 : 20000 } }])) as Record<
+        RiskLevel,
+        { transactionAmountThreshold: { USD: number } }
+      >,
       riskLevelActions: Object.fromEntries(levels.map((l) => [l, l === 'VERY_HIGH' ? 'BLOCK' : 'FLAG'])) as Record<RiskLevel, 'BLOCK' | 'FLAG'>,
     });
     const up = await engine.updateRuleInstance(ri.id, { parameters: { transactionAmountThreshold: { USD: 9000 } }, action: 'FLAG' });
@@ -21,9 +24,7 @@ describe('buildRuleInstance: update semantics', () => {
 describe('buildRuleInstance: custom logic with aggregation variables', () => {
   it('keeps logicAggregationVariables (never dropped) and refuses an incomplete one with its path', async () => {
     const { engine } = testEngine();
-    const e = await errorOf(() =>
-      engine.createRuleInstance({ logic: { '==': [1, 1] }, logicAggregationVariables: [{ key: 'x' }] }),
-    );
+    const e = await errorOf(() => engine.createRuleInstance({ logic: { '==': [1, 1] }, logicAggregationVariables: [{ key: 'x' }] }));
     expect(e.code).toBe('INVALID_LOGIC');
     expect(e.details[0]?.path.startsWith('/logicAggregationVariables/0')).toBe(true);
     expect(await engine.listRuleInstances()).toEqual([]);

@@ -285,7 +285,10 @@ describe('createInstanceSet: a failed instance write', () => {
     expect(fb).toEqual(fa);
     await once(tx({ timestamp: T0 - 2 * HOUR, destinationUserId: 'dave' }), (t) => both((e) => e.createTransaction(t)));
     await both((e) => e.createRuleInstance(R123));
-    const [a, b] = await once(tx({ timestamp: T0 - HOUR, destinationUserId: 'erin', destinationAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'GB' } }), (t) => both((e) => e.createTransaction(t)));
+    const [a, b] = await once(
+      tx({ timestamp: T0 - HOUR, destinationUserId: 'erin', destinationAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'GB' } }),
+      (t) => both((e) => e.createTransaction(t)),
+    );
     expect(b).toEqual(a);
   });
 
@@ -296,8 +299,12 @@ describe('createInstanceSet: a failed instance write', () => {
       const [counter] = await both((e) => e.createRuleInstance(R30));
       const id = (counter as { id: string }).id;
       // Two counterparty countries (FR, GB) for alice's sent transactions.
-      await once(tx({ timestamp: T0 - 3 * HOUR, destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'FR' } }), (t) => both((e) => e.createTransaction(t)));
-      await once(tx({ timestamp: T0 - 2 * HOUR, destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'GB' } }), (t) => both((e) => e.createTransaction(t)));
+      await once(tx({ timestamp: T0 - 3 * HOUR, destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'FR' } }), (t) =>
+        both((e) => e.createTransaction(t)),
+      );
+      await once(tx({ timestamp: T0 - 2 * HOUR, destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'GB' } }), (t) =>
+        both((e) => e.createTransaction(t)),
+      );
       // The counter is turned into a value reader of user-all only; the fill refills user-all
       // with values, then the repository rejects the write.
       failNextPut();
@@ -306,10 +313,17 @@ describe('createInstanceSet: a failed instance write', () => {
       expect(typeof fb).toBe('string');
       // A reader of user-sending is created next: its series must be refilled with values.
       await both((e) => e.createRuleInstance(R123));
-      const [a, b] = await once(tx({ timestamp: T0 - HOUR, destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'US' } }), (t) => both((e) => e.createTransaction(t)));
+      const [a, b] = await once(
+        tx({ timestamp: T0 - HOUR, destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'US' } }),
+        (t) => both((e) => e.createTransaction(t)),
+      );
       expect(hitIds(a)).toContain('R-123');
       expect(hitIds(b)).toEqual(hitIds(a));
-      expect((await onDemandRepositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values?.counterpartyCountry ?? null)).toEqual(['FR', 'GB', 'US']);
+      expect((await onDemandRepositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values?.counterpartyCountry ?? null)).toEqual([
+        'FR',
+        'GB',
+        'US',
+      ]);
     });
 
     it('a failed write leaves no filled series kept that the prepared instances do not maintain', async () => {

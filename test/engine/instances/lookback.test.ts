@@ -9,7 +9,12 @@ import { DAY, HOUR } from '../../helpers.js';
 
 const ruleOf = (id: string) => LIBRARY_RULES.find((r) => r.id === id) as PreparedInstance['rule'];
 
-function prepared(ruleId: string, parameters: Record<string, unknown>, extra: Partial<RuleInstance> = {}, seriesMap: ReadonlyMap<string, string> | null = null): PreparedInstance {
+function prepared(
+  ruleId: string,
+  parameters: Record<string, unknown>,
+  extra: Partial<RuleInstance> = {},
+  seriesMap: ReadonlyMap<string, string> | null = null,
+): PreparedInstance {
   const rule = ruleOf(ruleId) as NonNullable<PreparedInstance['rule']>;
   const instance = { id: `ri-${ruleId}`, ruleId, parameters: { ...(rule.defaultParameters as object), ...parameters }, ...extra } as RuleInstance;
   return { instance, rule, logic: null, filter: null, seriesMap };
@@ -24,7 +29,9 @@ describe('seriesReach', () => {
   });
 
   it('a calendar month reaches the longest month plus a day', () => {
-    const reach = seriesReach([prepared('R-30', { timeWindow: { units: 1, granularity: 'month', rollingBasis: false }, checkSender: 'sending', checkReceiver: 'none' })]);
+    const reach = seriesReach([
+      prepared('R-30', { timeWindow: { units: 1, granularity: 'month', rollingBasis: false }, checkSender: 'sending', checkReceiver: 'none' }),
+    ]);
     const reached = reach.get('user-sending') as number;
     expect(reached).toBeGreaterThanOrEqual(31 * DAY);
     expect(reached).toBeLessThanOrEqual(32 * DAY);
@@ -46,7 +53,9 @@ describe('seriesReach', () => {
 
   it('an instance with historical filters reaches on its derived series, not the base one', () => {
     const derived = `user-sending~${compileHistoricalFilters({ transactionTypesHistorical: ['TRANSFER'] })?.id as string}`;
-    const reach = seriesReach([prepared('R-30', { timeWindow: rolling(1, 'day'), checkSender: 'sending', checkReceiver: 'none' }, {}, new Map([['user-sending', derived]]))]);
+    const reach = seriesReach([
+      prepared('R-30', { timeWindow: rolling(1, 'day'), checkSender: 'sending', checkReceiver: 'none' }, {}, new Map([['user-sending', derived]])),
+    ]);
     expect(reach).toEqual(new Map([[derived, 2 * DAY]]));
   });
 

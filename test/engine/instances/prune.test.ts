@@ -18,7 +18,15 @@ const velocity = (days: number) => ({
 });
 const INSTANCES = [
   velocity(1),
-  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { EUR: 250 }, timeWindow: { units: 2, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'receiving' } },
+  {
+    ruleId: 'R-69',
+    parameters: {
+      transactionVolumeThreshold: { EUR: 250 },
+      timeWindow: { units: 2, granularity: 'day', rollingBasis: true },
+      checkSender: 'sending',
+      checkReceiver: 'receiving',
+    },
+  },
   { ruleId: 'R-1' },
   { ruleId: 'R-119', parameters: { transactionsLimit: 1, timeWindow: { units: 6, granularity: 'hour', rollingBasis: true } } },
 ];
@@ -29,7 +37,17 @@ type Step =
   | { kind: 'widen'; days: number };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('transaction' as const), advance: fc.integer({ min: 0, max: 30 * HOUR }), late: fc.integer({ min: 0, max: LATE_MS }), from: fc.nat(2), to: fc.nat(2), amount: fc.integer({ min: 1, max: 200 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('transaction' as const),
+      advance: fc.integer({ min: 0, max: 30 * HOUR }),
+      late: fc.integer({ min: 0, max: LATE_MS }),
+      from: fc.nat(2),
+      to: fc.nat(2),
+      amount: fc.integer({ min: 1, max: 200 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('prune' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('widen' as const), days: fc.integer({ min: 1, max: 10 }) }) },
 );
@@ -101,7 +119,14 @@ describe.each(targets)('pruneSeries on $name', (target) => {
     const { engine, clock } = await engineOn(await pruned.fresh());
     for (let i = 0; i < 6; i++) {
       clock.set(T0 + i * DAY);
-      await engine.createTransaction({ type: 'TRANSFER', transactionId: `d-${i}`, timestamp: clock.now(), originUserId: 'u1', destinationUserId: 'u2', originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR' } });
+      await engine.createTransaction({
+        type: 'TRANSFER',
+        transactionId: `d-${i}`,
+        timestamp: clock.now(),
+        originUserId: 'u1',
+        destinationUserId: 'u2',
+        originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR' },
+      });
     }
     const before = await engine.repositories.aggregates.entries('user-receiving', 'u2');
     const preview = await engine.pruneSeries({ dryRun: true });
@@ -113,7 +138,9 @@ describe.each(targets)('pruneSeries on $name', (target) => {
     // R-69 reads user-receiving furthest, over 2 days (+ a day's margin + 12 h late arrivals).
     const horizon = result.series.find((s) => s.name === 'user-receiving')?.prunedBefore as number;
     expect(horizon).toBe(clock.now() - LATE_MS - 3 * DAY);
-    expect((await engine.repositories.aggregates.entries('user-receiving', 'u2')).map((e) => e.id)).toEqual(before.filter((e) => e.timestamp >= horizon).map((e) => e.id));
+    expect((await engine.repositories.aggregates.entries('user-receiving', 'u2')).map((e) => e.id)).toEqual(
+      before.filter((e) => e.timestamp >= horizon).map((e) => e.id),
+    );
     // R-1 reads user-sending from the beginning: kept whole.
     expect(result.series.find((s) => s.name === 'user-sending')?.prunedBefore).toBeNull();
     expect(await engine.repositories.aggregates.entries('user-sending', 'u1')).toHaveLength(6);

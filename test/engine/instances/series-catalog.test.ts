@@ -58,17 +58,43 @@ const derivedName = (base: string, filters: Record<string, unknown>) => `${base}
 
 /** Instances over every built-in series: user sending/receiving/all, pairs, payment identifiers, IPs. */
 const MENU: Record<string, unknown>[] = [
-  { ruleId: 'R-30', parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'all', checkReceiver: 'all' } },
-  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 2000 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'all', checkReceiver: 'all' } },
+  {
+    ruleId: 'R-30',
+    parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'all', checkReceiver: 'all' },
+  },
+  {
+    ruleId: 'R-69',
+    parameters: {
+      transactionVolumeThreshold: { USD: 2000 },
+      timeWindow: { units: 30, granularity: 'day', rollingBasis: true },
+      checkSender: 'all',
+      checkReceiver: 'all',
+    },
+  },
   { ruleId: 'R-119' },
   { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } } },
   { ruleId: 'R-52', parameters: { uniqueUsersCountThreshold: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } } },
   { ruleId: 'R-94' },
   { ruleId: 'R-8', parameters: { lowTransactionValues: { USD: { min: 0, max: 5000 } }, lowTransactionCount: 2 } },
-  { ruleId: 'R-30', parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } }, filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] } },
+  {
+    ruleId: 'R-30',
+    parameters: { transactionsLimit: 0, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } },
+    filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] },
+  },
   // Instances whose parameters read some of their rule's series only.
-  { ruleId: 'R-30', parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'none', checkReceiver: 'all' } },
-  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 1500 }, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' } },
+  {
+    ruleId: 'R-30',
+    parameters: { transactionsLimit: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true }, checkSender: 'none', checkReceiver: 'all' },
+  },
+  {
+    ruleId: 'R-69',
+    parameters: {
+      transactionVolumeThreshold: { USD: 1500 },
+      timeWindow: { units: 30, granularity: 'day', rollingBasis: true },
+      checkSender: 'sending',
+      checkReceiver: 'none',
+    },
+  },
   { ruleId: 'R-131', parameters: { initialTransactions: 2, checkSender: 'sending', checkReceiver: 'receiving' } },
   { ruleId: 'R-77', parameters: { checkSender: 'all', checkReceiver: 'receiving' } },
 ];
@@ -106,7 +132,7 @@ describe('createSeriesCatalog: a series is kept while an instance reads it', () 
     expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
   });
 
-  it("maintainSeries keeps series no instance reads; an unknown name is a configuration error", async () => {
+  it('maintainSeries keeps series no instance reads; an unknown name is a configuration error', async () => {
     const repositories = createMemoryRepositories();
     const { engine } = testEngine({ repositories, maintainSeries: ['user-pair'] });
     await engine.createTransaction(tx({ timestamp: T0 }));
@@ -161,7 +187,11 @@ describe('createSeriesCatalog: entry values are kept while an instance reads the
     for (const ev of events) {
       if (ids.length === 0) break;
       const [x, y] = await both((e) =>
-        e.createTransactionEvent({ transactionId: ids[ev.target % ids.length] as string, timestamp: T0 + 40 * 24 * HOUR + ev.target, transactionState: ev.state }),
+        e.createTransactionEvent({
+          transactionId: ids[ev.target % ids.length] as string,
+          timestamp: T0 + 40 * 24 * HOUR + ev.target,
+          transactionState: ev.state,
+        }),
       );
       expect(y).toEqual(x);
     }
@@ -194,7 +224,10 @@ describe('createSeriesCatalog: entry values are kept while an instance reads the
   it('a state change made while only counting rules run is seen by a value reader created later (R-125 countIn state)', async () => {
     const kept = testEngine({ maintainSeries: 'all' }).engine;
     const onDemand = testEngine().engine;
-    const R125 = { ruleId: 'R-125', parameters: { transactionStates: ['DECLINED'], threshold: 20, minimumTransactions: 2, timeWindow: WINDOW, checkSender: 'sending', checkReceiver: 'none' } };
+    const R125 = {
+      ruleId: 'R-125',
+      parameters: { transactionStates: ['DECLINED'], threshold: 20, minimumTransactions: 2, timeWindow: WINDOW, checkSender: 'sending', checkReceiver: 'none' },
+    };
     for (const e of [kept, onDemand]) await e.createRuleInstance(R30);
     const t1 = tx({ timestamp: T0 - 3 * HOUR });
     const t2 = tx({ timestamp: T0 - 2 * HOUR });
@@ -310,11 +343,20 @@ describe('createSeriesCatalog: instance writes on one engine', () => {
     const { engine } = testEngine({ repositories });
     const eur = { transactionAmount: 10, transactionCurrency: 'EUR' };
     await engine.createTransaction(tx({ timestamp: T0 - 2 * HOUR, destinationUserId: 'bob', originAmountDetails: eur, destinationAmountDetails: eur }));
-    const lib = await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 100, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'none', checkReceiver: 'receiving' } });
+    const lib = await engine.createRuleInstance({
+      ruleId: 'R-30',
+      parameters: { transactionsLimit: 100, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'none', checkReceiver: 'receiving' },
+    });
     await engine.createRuleInstance({
       logic: { '>=': [{ var: 'agg.n' }, 2] },
       logicAggregationVariables: [
-        { key: 'n', aggregationFunc: 'COUNT', userDirection: 'RECEIVER', transactionDirection: 'RECEIVING', timeWindow: { start: { units: 1, granularity: 'day', rollingBasis: true }, end: { units: 0, granularity: 'now' } } },
+        {
+          key: 'n',
+          aggregationFunc: 'COUNT',
+          userDirection: 'RECEIVER',
+          transactionDirection: 'RECEIVING',
+          timeWindow: { start: { units: 1, granularity: 'day', rollingBasis: true }, end: { units: 0, granularity: 'now' } },
+        },
       ],
     });
     await engine.deleteRuleInstance(lib.id);
@@ -415,19 +457,43 @@ const VALUE_MENU: Record<string, unknown>[] = [
   // value readers
   { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: WINDOW } },
   { ruleId: 'R-123', parameters: { transactionsLimit: 1, timeWindow: WINDOW, checkSender: 'all', checkReceiver: 'all' } },
-  { ruleId: 'R-125', parameters: { transactionStates: ['DECLINED', 'REFUNDED'], threshold: 10, minimumTransactions: 1, timeWindow: WINDOW, checkSender: 'all', checkReceiver: 'all' } },
-  { ruleId: 'R-125', parameters: { transactionStates: ['DECLINED'], threshold: 10, minimumTransactions: 1, timeWindow: WINDOW, checkSender: 'sending', checkReceiver: 'none' }, filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] } },
+  {
+    ruleId: 'R-125',
+    parameters: {
+      transactionStates: ['DECLINED', 'REFUNDED'],
+      threshold: 10,
+      minimumTransactions: 1,
+      timeWindow: WINDOW,
+      checkSender: 'all',
+      checkReceiver: 'all',
+    },
+  },
+  {
+    ruleId: 'R-125',
+    parameters: { transactionStates: ['DECLINED'], threshold: 10, minimumTransactions: 1, timeWindow: WINDOW, checkSender: 'sending', checkReceiver: 'none' },
+    filters: { transactionTypesHistorical: ['TRANSFER', 'DEPOSIT'] },
+  },
   { ruleId: 'R-41' },
   {
     logic: { '>=': [{ var: 'agg.u' }, 2] },
     logicAggregationVariables: [
-      { key: 'u', aggregationFunc: 'UNIQUE_COUNT', aggregationFieldKey: 'destinationUserId', userDirection: 'SENDER', transactionDirection: 'SENDING', timeWindow: { start: { units: 30, granularity: 'day', rollingBasis: true }, end: { units: 0, granularity: 'now' } } },
+      {
+        key: 'u',
+        aggregationFunc: 'UNIQUE_COUNT',
+        aggregationFieldKey: 'destinationUserId',
+        userDirection: 'SENDER',
+        transactionDirection: 'SENDING',
+        timeWindow: { start: { units: 30, granularity: 'day', rollingBasis: true }, end: { units: 0, granularity: 'now' } },
+      },
     ],
   },
   { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: WINDOW }, filters: { transactionTypesHistorical: ['TRANSFER'] } },
   // counting / summing only
   R30,
-  { ruleId: 'R-69', parameters: { transactionVolumeThreshold: { USD: 2000 }, timeWindow: WINDOW, checkSender: 'all', checkReceiver: 'all', initialTransactions: 1 } },
+  {
+    ruleId: 'R-69',
+    parameters: { transactionVolumeThreshold: { USD: 2000 }, timeWindow: WINDOW, checkSender: 'all', checkReceiver: 'all', initialTransactions: 1 },
+  },
   { ruleId: 'R-1' },
   { ruleId: 'R-119' },
   { ruleId: 'R-126' },
@@ -538,40 +604,44 @@ describe('properties', () => {
     [
       transactionsArbitrary({ maxLength: 14, userIds: users }),
       fc.nat(14),
-      fc.subarray(MENU.map((_, i) => i), { minLength: 1 }),
+      fc.subarray(
+        MENU.map((_, i) => i),
+        { minLength: 1 },
+      ),
       fc.array(fc.record({ target: fc.nat(), state: fc.constantFrom('SUCCESSFUL', 'DECLINED', 'REFUNDED') }), { maxLength: 5 }),
     ],
     { numRuns: 40 },
-  )(
-    'an instance created at any point decides exactly as if every series had always been kept',
-    async (transactions, split, chosen, events) => {
-      const { kept, onDemand, both } = keptAndOnDemand();
-      const cut = split % (transactions.length + 1);
-      for (const t of transactions.slice(0, cut)) {
-        const [a, b] = await both((e) => e.createTransaction(t));
-        expect(b).toEqual(a);
-      }
-      for (const i of chosen) {
-        // Every menu entry is a valid instance: a refusal would make the comparison vacuous.
-        for (const e of [kept, onDemand]) await e.createRuleInstance(MENU[i] as Record<string, unknown>);
-      }
-      let hits = 0;
-      const ids = transactions.slice(0, cut).map((t) => t.transactionId);
-      for (const ev of events) {
-        if (ids.length === 0) break;
-        const [a, b] = await both((e) =>
-          e.createTransactionEvent({ transactionId: ids[ev.target % ids.length] as string, timestamp: T0 + 40 * 24 * HOUR + ev.target, transactionState: ev.state }),
-        );
-        expect(b).toEqual(a);
-      }
-      for (const t of transactions.slice(cut)) {
-        const [a, b] = await both((e) => e.createTransaction(t));
-        expect(b).toEqual(a);
-        if (typeof a !== 'string') hits += a.hitRules.length;
-      }
-      totalHits += hits;
-    },
-  );
+  )('an instance created at any point decides exactly as if every series had always been kept', async (transactions, split, chosen, events) => {
+    const { kept, onDemand, both } = keptAndOnDemand();
+    const cut = split % (transactions.length + 1);
+    for (const t of transactions.slice(0, cut)) {
+      const [a, b] = await both((e) => e.createTransaction(t));
+      expect(b).toEqual(a);
+    }
+    for (const i of chosen) {
+      // Every menu entry is a valid instance: a refusal would make the comparison vacuous.
+      for (const e of [kept, onDemand]) await e.createRuleInstance(MENU[i] as Record<string, unknown>);
+    }
+    let hits = 0;
+    const ids = transactions.slice(0, cut).map((t) => t.transactionId);
+    for (const ev of events) {
+      if (ids.length === 0) break;
+      const [a, b] = await both((e) =>
+        e.createTransactionEvent({
+          transactionId: ids[ev.target % ids.length] as string,
+          timestamp: T0 + 40 * 24 * HOUR + ev.target,
+          transactionState: ev.state,
+        }),
+      );
+      expect(b).toEqual(a);
+    }
+    for (const t of transactions.slice(cut)) {
+      const [a, b] = await both((e) => e.createTransaction(t));
+      expect(b).toEqual(a);
+      if (typeof a !== 'string') hits += a.hitRules.length;
+    }
+    totalHits += hits;
+  });
 
   let comparisons = 0;
   const readerHits: Record<string, number> = {};
@@ -580,7 +650,14 @@ describe('properties', () => {
     for (const id of ['R-10', 'R-123', 'R-125', 'CUSTOM']) expect(readerHits[id] ?? 0).toBeGreaterThan(0);
   });
   test.prop(
-    [fc.oneof(denseTransactions, transactionsArbitrary({ maxLength: 16, userIds: ['u-1', 'u-2', 'u-3'] })) as fc.Arbitrary<TransactionInput[]>, fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), fc.subarray(VALUE_MENU.map((_, i) => i), { maxLength: 6 })],
+    [
+      fc.oneof(denseTransactions, transactionsArbitrary({ maxLength: 16, userIds: ['u-1', 'u-2', 'u-3'] })) as fc.Arbitrary<TransactionInput[]>,
+      fc.array(opArbitrary, { minLength: 1, maxLength: 40 }),
+      fc.subarray(
+        VALUE_MENU.map((_, i) => i),
+        { maxLength: 6 },
+      ),
+    ],
     { numRuns: 300 },
   )('instance writes, transactions and events in any order: answers equal an always-kept engine’s', async (transactions, ops, initial) => {
     const kept = testEngine({ maintainSeries: 'all' }).engine;

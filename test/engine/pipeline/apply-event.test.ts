@@ -71,7 +71,11 @@ describe('applyTransactionEvent', () => {
     { name: 'an object replaces a scalar (unknown field)', patch: { customS: { x: 1 } }, expected: { customS: { x: 1 } } },
     { name: 'an unknown extra field is added', patch: { customX: { y: [1, 2] } }, expected: { customX: { y: [1, 2] } } },
     { name: 'an empty patch changes only the state', patch: {}, expected: { reference: 'old' } },
-    { name: 'an identity field with its current value is accepted', patch: { originUserId: 'alice', timestamp: T0 }, expected: { originUserId: 'alice', timestamp: T0 } },
+    {
+      name: 'an identity field with its current value is accepted',
+      patch: { originUserId: 'alice', timestamp: T0 },
+      expected: { originUserId: 'alice', timestamp: T0 },
+    },
   ];
   for (const row of mergeRows) {
     it(`merges as RFC 7396: ${row.name}`, () => {
@@ -106,8 +110,16 @@ describe('applyTransactionEvent', () => {
 
   const invalidMergeRows: { name: string; patch: Record<string, unknown>; path: string }[] = [
     { name: 'an object onto a string field', patch: { reference: { x: 1 } }, path: '/updatedTransactionAttributes/reference' },
-    { name: 'null removing a required nested member', patch: { originAmountDetails: { transactionCurrency: null } }, path: '/updatedTransactionAttributes/originAmountDetails/transactionCurrency' },
-    { name: 'a partial amount object where there was none', patch: { destinationAmountDetails: { transactionAmount: 5 } }, path: '/updatedTransactionAttributes/destinationAmountDetails/transactionCurrency' },
+    {
+      name: 'null removing a required nested member',
+      patch: { originAmountDetails: { transactionCurrency: null } },
+      path: '/updatedTransactionAttributes/originAmountDetails/transactionCurrency',
+    },
+    {
+      name: 'a partial amount object where there was none',
+      patch: { destinationAmountDetails: { transactionAmount: 5 } },
+      path: '/updatedTransactionAttributes/destinationAmountDetails/transactionCurrency',
+    },
   ];
   for (const row of invalidMergeRows) {
     it(`rejects a merge that leaves an invalid transaction (${row.name}) with VALIDATION_FAILED naming the field`, async () => {

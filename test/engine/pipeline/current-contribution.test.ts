@@ -44,7 +44,17 @@ describe('mergeCurrentContribution', () => {
   }
 
   it('countIn with includeCurrent merges the current entry', () => {
-    const need: AggregateNeed = { name: 'n', series: 'user-sending', key: 'alice', start: 0, end: T0, fn: 'countIn', field: 'type', values: ['TRANSFER'], includeCurrent: true };
+    const need: AggregateNeed = {
+      name: 'n',
+      series: 'user-sending',
+      key: 'alice',
+      start: 0,
+      end: T0,
+      fn: 'countIn',
+      field: 'type',
+      values: ['TRANSFER'],
+      includeCurrent: true,
+    };
     const current: SeriesEntry[] = [{ series: 'user-sending', key: 'alice', id: 't', timestamp: T0, amount: 500n, values: { type: 'TRANSFER' } }];
     expect(mergeCurrentContribution(need, 1, current)).toBe(2);
   });
@@ -52,7 +62,17 @@ describe('mergeCurrentContribution', () => {
 
 describe('edge cases', () => {
   it('a sumIn need with includeCurrent adds the current entry’s amount', () => {
-    const need: AggregateNeed = { name: 'n', series: 'user-sending', key: 'alice', start: 0, end: T0, fn: 'sumIn', field: 'type', values: ['TRANSFER'], includeCurrent: true };
+    const need: AggregateNeed = {
+      name: 'n',
+      series: 'user-sending',
+      key: 'alice',
+      start: 0,
+      end: T0,
+      fn: 'sumIn',
+      field: 'type',
+      values: ['TRANSFER'],
+      includeCurrent: true,
+    };
     const current: SeriesEntry[] = [{ series: 'user-sending', key: 'alice', id: 't', timestamp: T0, amount: 500n, values: { type: 'TRANSFER' } }];
     expect(mergeCurrentContribution(need, 100n, current)).toBe(600n);
   });

@@ -72,7 +72,11 @@ describe('renderDescription', () => {
   });
 
   it('a var whose conversion throws leaves no trace in the next rendering', () => {
-    const bad = { toString: () => { throw new Error('boom'); } } as unknown as string;
+    const bad = {
+      toString: () => {
+        throw new Error('boom');
+      },
+    } as unknown as string;
     expect(() => renderDescription('A {{x}} B {{y}}', { x: 'left', y: bad })).toThrow('boom');
     expect(renderDescription('C {{x}} D', { x: 'ok' })).toBe('C ok D');
     expect(renderDescription('plain {{x}}', undefined)).toBe('plain ');

@@ -11,7 +11,8 @@ import { T0, fixedClock, sequentialIds, tx } from '../../helpers.js';
 import { EMPTY, input, prepare, r14, transaction, user } from './fixtures.js';
 
 /** The most severe of `actions` (ALLOW for none): what a result's status must be. */
-const mostSevere = (actions: readonly RuleAction[]): RuleAction => actions.reduce<RuleAction>((m, a) => (ACTION_SEVERITY[a] > ACTION_SEVERITY[m] ? a : m), 'ALLOW');
+const mostSevere = (actions: readonly RuleAction[]): RuleAction =>
+  actions.reduce<RuleAction>((m, a) => (ACTION_SEVERITY[a] > ACTION_SEVERITY[m] ? a : m), 'ALLOW');
 
 describe('evaluateRuleInstances', () => {
   const statusRows: { name: string; instances: () => PreparedInstance[]; status: RuleAction; hits: number }[] = [
@@ -217,7 +218,10 @@ describe('evaluateRuleInstances: the check context', () => {
     await engine.createRuleInstance({ ruleId: 'HOST-SPY', parameters: { transactionAmountThreshold: { EUR: 2 } } });
     await engine.createTransaction(tx({ timestamp: T0 }));
     expect(check).toHaveBeenCalledTimes(2);
-    expect(check.mock.calls.map((c) => (c[0].parameters as { transactionAmountThreshold: unknown }).transactionAmountThreshold)).toEqual([{ EUR: 1 }, { EUR: 2 }]);
+    expect(check.mock.calls.map((c) => (c[0].parameters as { transactionAmountThreshold: unknown }).transactionAmountThreshold)).toEqual([
+      { EUR: 1 },
+      { EUR: 2 },
+    ]);
     expect(check.mock.calls[0]?.[0]).not.toBe(check.mock.calls[1]?.[0]);
   });
 
@@ -295,7 +299,9 @@ describe('edge cases', () => {
       status: 'ACTIVE',
       filters: {},
     } as unknown as PreparedInstance['instance'];
-    const prepared = { instance: base, rule: r2TransactionAmount, logic: null, filter: null } as unknown as { instance: PreparedInstance['instance'] } & PreparedInstance;
+    const prepared = { instance: base, rule: r2TransactionAmount, logic: null, filter: null } as unknown as {
+      instance: PreparedInstance['instance'];
+    } & PreparedInstance;
     const instances = [prepared];
     const inputAt = (t: ReturnType<typeof tx>) =>
       ({

@@ -46,7 +46,10 @@ describe('collectAggregateNeeds', () => {
   it('gives each instance the value of its need when needs are merged', () => {
     const instances = [prepare(r30(1)), prepare(r30(5))];
     const plan = planRuleInstances(input(instances));
-    const result = evaluateRuleInstances(plan, plan.needs.map(() => 3));
+    const result = evaluateRuleInstances(
+      plan,
+      plan.needs.map(() => 3),
+    );
     expect(result.hitRules.map((h) => h.ruleInstanceId)).toEqual([instances[0]?.instance.id]);
   });
 
@@ -87,7 +90,12 @@ const hitIds = (r: { hitRules: { ruleId?: string }[] }) => r.hitRules.map((h) =>
 describe('planRuleInstances through the engine: settings by risk level', () => {
   it('risk-level parameters apply to an instance with historical filters (limit by level, history filtered)', async () => {
     const { engine } = testEngine({ defaultRiskLevel: 'LOW' });
-    const parameters = { transactionsLimit: 1, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' };
+    const parameters = {
+      transactionsLimit: 1,
+      timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+      checkSender: 'sending',
+      checkReceiver: 'none',
+    };
     const byLevel = (limit: number) => ({ ...parameters, transactionsLimit: limit });
     await engine.createRuleInstance({
       ruleId: 'R-30',
@@ -106,7 +114,17 @@ describe('planRuleInstances through the engine: list lookups', () => {
     const { engine } = testEngine({ defaultRiskLevel: 'LOW' });
     await engine.putList('low', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['nobody'] });
     await engine.putList('high', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['alice'] });
-    await engine.createRuleInstance({ ruleId: 'R-132', parameters: { blacklistId: 'low' }, riskLevelParameters: { VERY_LOW: { blacklistId: 'low' }, LOW: { blacklistId: 'low' }, MEDIUM: { blacklistId: 'low' }, HIGH: { blacklistId: 'high' }, VERY_HIGH: { blacklistId: 'low' } } });
+    await engine.createRuleInstance({
+      ruleId: 'R-132',
+      parameters: { blacklistId: 'low' },
+      riskLevelParameters: {
+        VERY_LOW: { blacklistId: 'low' },
+        LOW: { blacklistId: 'low' },
+        MEDIUM: { blacklistId: 'low' },
+        HIGH: { blacklistId: 'high' },
+        VERY_HIGH: { blacklistId: 'low' },
+      },
+    });
     await engine.createRuleInstance({ ruleId: 'R-132', parameters: { blacklistId: 'high' }, mode: 'SHADOW' });
     const low = await engine.createTransaction(tx());
     expect(low.status).toBe('ALLOW');
@@ -129,7 +147,8 @@ describe('planRuleInstances through the engine: list lookups', () => {
 });
 
 describe('planRuleInstances through the engine: the current transaction and historical filters', () => {
-  const ip = (userId: string, type: string, at: number) => tx({ type, timestamp: at, originUserId: userId, destinationUserId: 'shop', originDeviceData: { ipAddress: '10.0.0.1' } });
+  const ip = (userId: string, type: string, at: number) =>
+    tx({ type, timestamp: at, originUserId: userId, destinationUserId: 'shop', originDeviceData: { ipAddress: '10.0.0.1' } });
 
   it('R-52: a current transaction that passes the historical filters adds its sender to the distinct count', async () => {
     const { engine } = testEngine();

@@ -29,8 +29,7 @@ const AMOUNT: RiskFactor = {
   ],
 };
 
-const base = (overrides: Partial<Transaction> = {}): Transaction =>
-  ({ type: 'TRANSFER', transactionId: 't', timestamp: T0, ...overrides }) as Transaction;
+const base = (overrides: Partial<Transaction> = {}): Transaction => ({ type: 'TRANSFER', transactionId: 't', timestamp: T0, ...overrides }) as Transaction;
 
 describe('computeTransactionRisk', () => {
   const context = { money, originUser: null, destinationUser: null };
@@ -75,7 +74,15 @@ describe('computeTransactionRisk', () => {
   });
 
   it('reads the user age on the platform from the profile', () => {
-    const age: RiskFactor = { id: 'age', parameter: 'originUserAgeOnPlatformDays', weight: 1, mapping: [{ max: 30, riskLevel: 'HIGH' }, { min: 30, riskLevel: 'LOW' }] };
+    const age: RiskFactor = {
+      id: 'age',
+      parameter: 'originUserAgeOnPlatformDays',
+      weight: 1,
+      mapping: [
+        { max: 30, riskLevel: 'HIGH' },
+        { min: 30, riskLevel: 'LOW' },
+      ],
+    };
     const user = (created: number) => ({ userId: 'u', type: 'CONSUMER' as const, profile: { createdTimestamp: created }, riskLevel: null, craScore: null });
     const t = base({ originUserId: 'u' });
     expect(computeTransactionRisk(t, [age], { ...context, originUser: user(T0 - 29 * DAY) })?.trsRiskLevel).toBe('HIGH');
@@ -96,7 +103,9 @@ describe('createEngine with risk factors', () => {
       destinationUserCraRiskScore: 90,
       destinationUserCraRiskLevel: 'VERY_HIGH',
     });
-    const second = await engine.createTransaction(tx({ timestamp: T0 + 1, originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR', country: 'DE' } }));
+    const second = await engine.createTransaction(
+      tx({ timestamp: T0 + 1, originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR', country: 'DE' } }),
+    );
     expect(second.riskScoreDetails).toMatchObject({ trsScore: 10, originUserCraRiskScore: 50, originUserCraRiskLevel: 'MEDIUM' });
     // An event re-scores the transaction but reports the CRA without moving it again.
     const ev = await engine.createTransactionEvent({ transactionId: second.transactionId, timestamp: T0 + 2, transactionState: 'SUCCESSFUL' });
@@ -118,7 +127,10 @@ describe('createEngine with risk factors', () => {
     const thresholds = { VERY_LOW: 50000, LOW: 50000, MEDIUM: 50000, HIGH: 50000, VERY_HIGH: 100 };
     await engine.createRuleInstance({
       ruleId: 'R-2',
-      riskLevelParameters: Object.fromEntries(Object.entries(thresholds).map(([l, v]) => [l, { transactionAmountThreshold: { EUR: v } }])) as Record<RiskLevel, { transactionAmountThreshold: { EUR: number } }>,
+      riskLevelParameters: Object.fromEntries(Object.entries(thresholds).map(([l, v]) => [l, { transactionAmountThreshold: { EUR: v } }])) as Record<
+        RiskLevel,
+        { transactionAmountThreshold: { EUR: number } }
+      >,
     });
     const amount = { transactionAmount: 1000, transactionCurrency: 'EUR' };
     // No CRA yet: the default level VERY_LOW applies (threshold 50000).

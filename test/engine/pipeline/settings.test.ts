@@ -8,7 +8,13 @@ describe('selectRiskLevel', () => {
     { name: 'sender level', tx: transaction(), origin: user('alice', 'LOW'), destination: user('bob', 'HIGH'), expected: 'LOW' },
     { name: 'sender without a level → default', tx: transaction(), origin: user('alice', null), destination: user('bob', 'HIGH'), expected: 'MEDIUM' },
     { name: 'no sender → receiver level', tx: transaction({ originUserId: undefined }), origin: null, destination: user('bob', 'HIGH'), expected: 'HIGH' },
-    { name: 'no users → default', tx: transaction({ originUserId: undefined, destinationUserId: undefined }), origin: null, destination: null, expected: 'MEDIUM' },
+    {
+      name: 'no users → default',
+      tx: transaction({ originUserId: undefined, destinationUserId: undefined }),
+      origin: null,
+      destination: null,
+      expected: 'MEDIUM',
+    },
   ];
   for (const row of rows) {
     it(row.name, () => {

@@ -37,7 +37,10 @@ describe('createTransaction and createTransactionEvent under concurrency', () =>
         ruleId: 'R-69',
         parameters: { transactionVolumeThreshold: { USD: 2500 }, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
       });
-      await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 4, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } });
+      await engine.createRuleInstance({
+        ruleId: 'R-30',
+        parameters: { transactionsLimit: 4, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+      });
       await engine.createRuleInstance({ ruleId: 'R-1' });
       const bodies = Array.from({ length: 150 }, (_, i) =>
         tx({
@@ -48,14 +51,18 @@ describe('createTransaction and createTransactionEvent under concurrency', () =>
           originAmountDetails: { transactionAmount: 700 + i, transactionCurrency: 'USD' },
         }),
       );
-      const events = Array.from({ length: 60 }, (_, i): TransactionEventInput => ({
-        transactionId: `many-${(i * 7) % 150}`,
-        eventId: `many-event-${i}`,
-        timestamp: T0 + 1000 + i,
-        transactionState: 'SUCCESSFUL',
-        updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 10 + i, transactionCurrency: 'USD' } },
-      }));
-      const summary = (r: { hitRules: readonly { ruleInstanceId: string }[]; status: string }) => `${r.status}:${r.hitRules.map((h) => h.ruleInstanceId).join(',')}`;
+      const events = Array.from(
+        { length: 60 },
+        (_, i): TransactionEventInput => ({
+          transactionId: `many-${(i * 7) % 150}`,
+          eventId: `many-event-${i}`,
+          timestamp: T0 + 1000 + i,
+          transactionState: 'SUCCESSFUL',
+          updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 10 + i, transactionCurrency: 'USD' } },
+        }),
+      );
+      const summary = (r: { hitRules: readonly { ruleInstanceId: string }[]; status: string }) =>
+        `${r.status}:${r.hitRules.map((h) => h.ruleInstanceId).join(',')}`;
       let created: string[];
       let updated: string[];
       if (parallel) {
@@ -76,7 +83,15 @@ describe('createTransaction and createTransactionEvent under concurrency', () =>
   });
 
   it('reports CRA values that match what is stored when one user transacts concurrently', async () => {
-    const factor = { id: 'c', parameter: 'originCountry' as const, weight: 1, mapping: [{ values: ['IR'], riskLevel: 'VERY_HIGH' as const }, { values: ['DE'], riskLevel: 'VERY_LOW' as const }] };
+    const factor = {
+      id: 'c',
+      parameter: 'originCountry' as const,
+      weight: 1,
+      mapping: [
+        { values: ['IR'], riskLevel: 'VERY_HIGH' as const },
+        { values: ['DE'], riskLevel: 'VERY_LOW' as const },
+      ],
+    };
     const { engine } = testEngine({ riskFactors: [factor] });
     const [a, b] = await Promise.all([
       engine.createTransaction(tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'IR' } })),

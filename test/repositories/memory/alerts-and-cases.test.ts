@@ -98,7 +98,12 @@ describe('createMemoryAlertsAndCases', () => {
 
   it('lists a transaction hit by three instances once in each of their alerts, however often it hits again', async () => {
     const store = createStore();
-    const of = (instanceId: string, transactionId: string): AlertHit => ({ ...hit(transactionId), instanceId, ruleDetails: { ...hit(transactionId).ruleDetails, instanceId }, newAlertId: `A-${instanceId}-${transactionId}` });
+    const of = (instanceId: string, transactionId: string): AlertHit => ({
+      ...hit(transactionId),
+      instanceId,
+      ruleDetails: { ...hit(transactionId).ruleDetails, instanceId },
+      newAlertId: `A-${instanceId}-${transactionId}`,
+    });
     for (const instanceId of ['ri-1', 'ri-2', 'ri-3']) store.applyAlertHit(of(instanceId, 't-0'), T);
     for (let round = 1; round <= 2; round++) {
       for (const instanceId of ['ri-1', 'ri-2', 'ri-3']) {

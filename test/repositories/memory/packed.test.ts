@@ -5,12 +5,43 @@ import { createResultPacker, PackedResult, requestDerivable, requestOf, unpackRe
 const META = Object.freeze({ hitDirections: Object.freeze(['ORIGIN']) }) as unknown as NonNullable<HitRuleDetails['ruleHitMeta']>;
 
 function notHit(id: string): ExecutedRuleResult {
-  return Object.freeze({ ruleInstanceId: id, ruleId: 'R-2', ruleName: 'Amount', ruleDescription: 'Amount at or above a threshold.', ruleAction: 'FLAG', ruleHit: false, nature: 'AML', labels: [], isShadow: false }) as unknown as ExecutedRuleResult;
+  return Object.freeze({
+    ruleInstanceId: id,
+    ruleId: 'R-2',
+    ruleName: 'Amount',
+    ruleDescription: 'Amount at or above a threshold.',
+    ruleAction: 'FLAG',
+    ruleHit: false,
+    nature: 'AML',
+    labels: [],
+    isShadow: false,
+  }) as unknown as ExecutedRuleResult;
 }
 
 function hit(id: string, description: string): { executed: ExecutedRuleResult; hit: HitRuleDetails } {
-  const executed = Object.freeze({ ruleInstanceId: id, ruleId: 'R-2', ruleName: 'Amount', ruleDescription: description, ruleAction: 'FLAG', ruleHit: true, ruleHitMeta: META, nature: 'AML', labels: [], isShadow: false });
-  const details = Object.freeze({ ruleInstanceId: id, ruleId: 'R-2', ruleName: 'Amount', ruleDescription: description, ruleAction: 'FLAG', ruleHitMeta: META, nature: 'AML', labels: [], isShadow: false });
+  const executed = Object.freeze({
+    ruleInstanceId: id,
+    ruleId: 'R-2',
+    ruleName: 'Amount',
+    ruleDescription: description,
+    ruleAction: 'FLAG',
+    ruleHit: true,
+    ruleHitMeta: META,
+    nature: 'AML',
+    labels: [],
+    isShadow: false,
+  });
+  const details = Object.freeze({
+    ruleInstanceId: id,
+    ruleId: 'R-2',
+    ruleName: 'Amount',
+    ruleDescription: description,
+    ruleAction: 'FLAG',
+    ruleHitMeta: META,
+    nature: 'AML',
+    labels: [],
+    isShadow: false,
+  });
   return { executed: executed as unknown as ExecutedRuleResult, hit: details as unknown as HitRuleDetails };
 }
 
@@ -57,7 +88,7 @@ describe('createResultPacker', () => {
     expect(Object.isFrozen(back.executedRules) && Object.isFrozen(back.hitRules) && Object.isFrozen(back.hitRules[0])).toBe(true);
   });
 
-  it('keeps a hit rule result whose keys are not the pipeline\'s as saved', () => {
+  it("keeps a hit rule result whose keys are not the pipeline's as saved", () => {
     const packer = createResultPacker();
     packer.pack(missResult());
     const { labels: _labels, ...withoutLabels } = hit('c', 'no labels').executed as unknown as Record<string, unknown>;
@@ -104,7 +135,12 @@ describe('createResultPacker', () => {
 });
 
 describe('requestDerivable and requestOf', () => {
-  const request = { type: 'TRANSFER', transactionId: 't-1', timestamp: 1, originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' } } as Transaction;
+  const request = {
+    type: 'TRANSFER',
+    transactionId: 't-1',
+    timestamp: 1,
+    originAmountDetails: { transactionAmount: 5, transactionCurrency: 'EUR' },
+  } as Transaction;
 
   it('rebuilds a request the transaction adds only transactionState CREATED to, with the same keys in order', () => {
     const transaction = { ...request, transactionState: 'CREATED' } as Transaction;
@@ -115,9 +151,13 @@ describe('requestDerivable and requestOf', () => {
   });
 
   it('refuses a request with a state, another state, other values, other keys or another key order', () => {
-    expect(requestDerivable({ ...request, transactionState: 'CREATED' } as Transaction, { ...request, transactionState: 'CREATED' } as Transaction)).toBe(false);
+    expect(requestDerivable({ ...request, transactionState: 'CREATED' } as Transaction, { ...request, transactionState: 'CREATED' } as Transaction)).toBe(
+      false,
+    );
     expect(requestDerivable({ ...request, transactionState: 'SUCCESSFUL' } as Transaction, request)).toBe(false);
-    expect(requestDerivable({ ...request, originAmountDetails: { ...request.originAmountDetails }, transactionState: 'CREATED' } as Transaction, request)).toBe(false);
+    expect(requestDerivable({ ...request, originAmountDetails: { ...request.originAmountDetails }, transactionState: 'CREATED' } as Transaction, request)).toBe(
+      false,
+    );
     expect(requestDerivable({ ...request, reference: 'x', transactionState: 'CREATED' } as Transaction, request)).toBe(false);
     expect(requestDerivable({ ...request, transactionState: 'CREATED', reference: 'x' } as Transaction, request)).toBe(false);
     expect(requestDerivable({ transactionState: 'CREATED', ...request } as Transaction, request)).toBe(false);

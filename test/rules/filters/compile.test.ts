@@ -115,25 +115,105 @@ const eurRange: RuleFilters = { transactionAmountRange: { EUR: { min: 10, max: 1
 describe('evaluateRuleFilters', () => {
   const transactionRows: TransactionRow[] = [
     // originPaymentFilters / destinationPaymentFilters
-    { name: 'payment method listed', filters: { originPaymentFilters: { paymentMethods: ['CARD', 'IBAN'] } }, transaction: tx({ originPaymentDetails: card }), expected: true },
-    { name: 'payment method not listed', filters: { originPaymentFilters: { paymentMethods: ['IBAN'] } }, transaction: tx({ originPaymentDetails: card }), expected: false },
+    {
+      name: 'payment method listed',
+      filters: { originPaymentFilters: { paymentMethods: ['CARD', 'IBAN'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: true,
+    },
+    {
+      name: 'payment method not listed',
+      filters: { originPaymentFilters: { paymentMethods: ['IBAN'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: false,
+    },
     { name: 'payment filter without payment details', filters: { originPaymentFilters: { paymentMethods: ['CARD'] } }, transaction: tx({}), expected: false },
-    { name: 'empty payment sub-filters without payment details', filters: { originPaymentFilters: { paymentMethods: [], mccCodes: [], walletType: '' } }, transaction: tx({}), expected: true },
-    { name: 'wallet type matches', filters: { originPaymentFilters: { walletType: 'paypal' } }, transaction: tx({ originPaymentDetails: wallet }), expected: true },
-    { name: 'wallet type differs', filters: { originPaymentFilters: { walletType: 'venmo' } }, transaction: tx({ originPaymentDetails: wallet }), expected: false },
-    { name: 'wallet type on a card (field missing)', filters: { originPaymentFilters: { walletType: 'paypal' } }, transaction: tx({ originPaymentDetails: card }), expected: false },
-    { name: 'card issued country listed', filters: { originPaymentFilters: { cardIssuedCountries: ['DE'] } }, transaction: tx({ originPaymentDetails: card }), expected: true },
-    { name: 'card issued country not listed', filters: { originPaymentFilters: { cardIssuedCountries: ['FR'] } }, transaction: tx({ originPaymentDetails: card }), expected: false },
-    { name: 'card issued country on an IBAN (field missing)', filters: { originPaymentFilters: { paymentMethods: ['CARD', 'IBAN'], cardIssuedCountries: ['DE'] } }, transaction: tx({ originPaymentDetails: iban }), expected: false },
-    { name: 'payment channel listed', filters: { originPaymentFilters: { cardPaymentChannels: ['ONLINE'] } }, transaction: tx({ originPaymentDetails: card }), expected: true },
-    { name: 'payment channel not listed', filters: { originPaymentFilters: { cardPaymentChannels: ['POS'] } }, transaction: tx({ originPaymentDetails: card }), expected: false },
+    {
+      name: 'empty payment sub-filters without payment details',
+      filters: { originPaymentFilters: { paymentMethods: [], mccCodes: [], walletType: '' } },
+      transaction: tx({}),
+      expected: true,
+    },
+    {
+      name: 'wallet type matches',
+      filters: { originPaymentFilters: { walletType: 'paypal' } },
+      transaction: tx({ originPaymentDetails: wallet }),
+      expected: true,
+    },
+    {
+      name: 'wallet type differs',
+      filters: { originPaymentFilters: { walletType: 'venmo' } },
+      transaction: tx({ originPaymentDetails: wallet }),
+      expected: false,
+    },
+    {
+      name: 'wallet type on a card (field missing)',
+      filters: { originPaymentFilters: { walletType: 'paypal' } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: false,
+    },
+    {
+      name: 'card issued country listed',
+      filters: { originPaymentFilters: { cardIssuedCountries: ['DE'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: true,
+    },
+    {
+      name: 'card issued country not listed',
+      filters: { originPaymentFilters: { cardIssuedCountries: ['FR'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: false,
+    },
+    {
+      name: 'card issued country on an IBAN (field missing)',
+      filters: { originPaymentFilters: { paymentMethods: ['CARD', 'IBAN'], cardIssuedCountries: ['DE'] } },
+      transaction: tx({ originPaymentDetails: iban }),
+      expected: false,
+    },
+    {
+      name: 'payment channel listed',
+      filters: { originPaymentFilters: { cardPaymentChannels: ['ONLINE'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: true,
+    },
+    {
+      name: 'payment channel not listed',
+      filters: { originPaymentFilters: { cardPaymentChannels: ['POS'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: false,
+    },
     { name: 'MCC listed', filters: { originPaymentFilters: { mccCodes: ['5411'] } }, transaction: tx({ originPaymentDetails: card }), expected: true },
     { name: 'MCC not listed', filters: { originPaymentFilters: { mccCodes: ['6011'] } }, transaction: tx({ originPaymentDetails: card }), expected: false },
-    { name: 'MCC without merchant details', filters: { originPaymentFilters: { mccCodes: ['5411'] } }, transaction: tx({ originPaymentDetails: { method: 'CARD' } }), expected: false },
-    { name: 'all payment sub-filters match', filters: { originPaymentFilters: { paymentMethods: ['CARD'], cardIssuedCountries: ['DE'], cardPaymentChannels: ['ONLINE'], mccCodes: ['5411'] } }, transaction: tx({ originPaymentDetails: card }), expected: true },
-    { name: 'one payment sub-filter fails', filters: { originPaymentFilters: { paymentMethods: ['CARD'], mccCodes: ['6011'] } }, transaction: tx({ originPaymentDetails: card }), expected: false },
-    { name: 'destination filter reads destination details', filters: { destinationPaymentFilters: { paymentMethods: ['WALLET'] } }, transaction: tx({ originPaymentDetails: card, destinationPaymentDetails: wallet }), expected: true },
-    { name: 'destination filter ignores origin details', filters: { destinationPaymentFilters: { paymentMethods: ['CARD'] } }, transaction: tx({ originPaymentDetails: card, destinationPaymentDetails: wallet }), expected: false },
+    {
+      name: 'MCC without merchant details',
+      filters: { originPaymentFilters: { mccCodes: ['5411'] } },
+      transaction: tx({ originPaymentDetails: { method: 'CARD' } }),
+      expected: false,
+    },
+    {
+      name: 'all payment sub-filters match',
+      filters: { originPaymentFilters: { paymentMethods: ['CARD'], cardIssuedCountries: ['DE'], cardPaymentChannels: ['ONLINE'], mccCodes: ['5411'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: true,
+    },
+    {
+      name: 'one payment sub-filter fails',
+      filters: { originPaymentFilters: { paymentMethods: ['CARD'], mccCodes: ['6011'] } },
+      transaction: tx({ originPaymentDetails: card }),
+      expected: false,
+    },
+    {
+      name: 'destination filter reads destination details',
+      filters: { destinationPaymentFilters: { paymentMethods: ['WALLET'] } },
+      transaction: tx({ originPaymentDetails: card, destinationPaymentDetails: wallet }),
+      expected: true,
+    },
+    {
+      name: 'destination filter ignores origin details',
+      filters: { destinationPaymentFilters: { paymentMethods: ['CARD'] } },
+      transaction: tx({ originPaymentDetails: card, destinationPaymentDetails: wallet }),
+      expected: false,
+    },
     // transactionTypes
     { name: 'type listed', filters: { transactionTypes: ['DEPOSIT', 'TRANSFER'] }, transaction: tx({}), expected: true },
     { name: 'type not listed', filters: { transactionTypes: ['DEPOSIT'] }, transaction: tx({}), expected: false },
@@ -144,32 +224,92 @@ describe('evaluateRuleFilters', () => {
     { name: 'no state counts as CREATED', filters: { transactionStates: ['CREATED'] }, transaction: tx({}), expected: true },
     { name: 'no state is not SUCCESSFUL', filters: { transactionStates: ['SUCCESSFUL'] }, transaction: tx({}), expected: false },
     // origin / destination countries
-    { name: 'origin country listed', filters: { originTransactionCountries: ['DE'] }, transaction: tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'DE' } }), expected: true },
-    { name: 'origin country not listed', filters: { originTransactionCountries: ['FR'] }, transaction: tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'DE' } }), expected: false },
+    {
+      name: 'origin country listed',
+      filters: { originTransactionCountries: ['DE'] },
+      transaction: tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'DE' } }),
+      expected: true,
+    },
+    {
+      name: 'origin country not listed',
+      filters: { originTransactionCountries: ['FR'] },
+      transaction: tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'DE' } }),
+      expected: false,
+    },
     { name: 'origin country missing', filters: { originTransactionCountries: ['DE'] }, transaction: tx(amount(1)), expected: false },
-    { name: 'destination country listed', filters: { destinationTransactionCountries: ['FR'] }, transaction: tx({ destinationAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'FR' } }), expected: true },
-    { name: 'destination country read from destination side only', filters: { destinationTransactionCountries: ['DE'] }, transaction: tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'DE' } }), expected: false },
+    {
+      name: 'destination country listed',
+      filters: { destinationTransactionCountries: ['FR'] },
+      transaction: tx({ destinationAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'FR' } }),
+      expected: true,
+    },
+    {
+      name: 'destination country read from destination side only',
+      filters: { destinationTransactionCountries: ['DE'] },
+      transaction: tx({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'EUR', country: 'DE' } }),
+      expected: false,
+    },
     // transactionAmountRange
     { name: 'amount exactly at min', filters: eurRange, transaction: tx(amount(10)), expected: true },
     { name: 'amount one minor unit below min', filters: eurRange, transaction: tx(amount(9.99)), expected: false },
     { name: 'amount exactly at max', filters: eurRange, transaction: tx(amount(1000)), expected: true },
     { name: 'amount one minor unit above max', filters: eurRange, transaction: tx(amount(1000.01)), expected: false },
-    { name: 'amount from a binary float sum equals min exactly', filters: { transactionAmountRange: { EUR: { min: 0.3 } } }, transaction: tx(amount(0.1 + 0.2)), expected: true },
+    {
+      name: 'amount from a binary float sum equals min exactly',
+      filters: { transactionAmountRange: { EUR: { min: 0.3 } } },
+      transaction: tx(amount(0.1 + 0.2)),
+      expected: true,
+    },
     { name: 'currency not listed', filters: eurRange, transaction: tx(amount(100, 'USD')), expected: false },
     { name: 'currency listed without bounds', filters: { transactionAmountRange: { USD: {} } }, transaction: tx(amount(123456, 'USD')), expected: true },
     { name: 'only a max bound', filters: { transactionAmountRange: { EUR: { max: 5 } } }, transaction: tx(amount(0)), expected: true },
-    { name: 'no origin amount', filters: eurRange, transaction: tx({ destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR' } }), expected: false },
+    {
+      name: 'no origin amount',
+      filters: eurRange,
+      transaction: tx({ destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR' } }),
+      expected: false,
+    },
     // productTypes
     { name: 'product type listed', filters: { productTypes: ['gift-card'] }, transaction: tx({ productType: 'gift-card' }), expected: true },
     { name: 'product type not listed', filters: { productTypes: ['gift-card'] }, transaction: tx({ productType: 'loan' }), expected: false },
     { name: 'product type missing', filters: { productTypes: ['gift-card'] }, transaction: tx({}), expected: false },
     // transactionTags
-    { name: 'tags OR: one tag matches', filters: { transactionTags: { tags: { channel: ['web'], risk: ['high'] } } }, transaction: tx({ tags: [{ key: 'channel', value: 'web' }] }), expected: true },
-    { name: 'tags OR: key matches, value does not', filters: { transactionTags: { tags: { channel: ['web'] } } }, transaction: tx({ tags: [{ key: 'channel', value: 'app' }] }), expected: false },
-    { name: 'tags OR: value under another key', filters: { transactionTags: { tags: { channel: ['web'] } } }, transaction: tx({ tags: [{ key: 'source', value: 'web' }] }), expected: false },
+    {
+      name: 'tags OR: one tag matches',
+      filters: { transactionTags: { tags: { channel: ['web'], risk: ['high'] } } },
+      transaction: tx({ tags: [{ key: 'channel', value: 'web' }] }),
+      expected: true,
+    },
+    {
+      name: 'tags OR: key matches, value does not',
+      filters: { transactionTags: { tags: { channel: ['web'] } } },
+      transaction: tx({ tags: [{ key: 'channel', value: 'app' }] }),
+      expected: false,
+    },
+    {
+      name: 'tags OR: value under another key',
+      filters: { transactionTags: { tags: { channel: ['web'] } } },
+      transaction: tx({ tags: [{ key: 'source', value: 'web' }] }),
+      expected: false,
+    },
     { name: 'tags: transaction without tags', filters: { transactionTags: { tags: { channel: ['web'] } } }, transaction: tx({}), expected: false },
-    { name: 'tags AND: every key matches', filters: { transactionTags: { tags: { channel: ['web', 'app'], risk: ['high'] }, useAndLogic: true } }, transaction: tx({ tags: [{ key: 'risk', value: 'high' }, { key: 'channel', value: 'app' }] }), expected: true },
-    { name: 'tags AND: one key missing', filters: { transactionTags: { tags: { channel: ['web'], risk: ['high'] }, useAndLogic: true } }, transaction: tx({ tags: [{ key: 'channel', value: 'web' }] }), expected: false },
+    {
+      name: 'tags AND: every key matches',
+      filters: { transactionTags: { tags: { channel: ['web', 'app'], risk: ['high'] }, useAndLogic: true } },
+      transaction: tx({
+        tags: [
+          { key: 'risk', value: 'high' },
+          { key: 'channel', value: 'app' },
+        ],
+      }),
+      expected: true,
+    },
+    {
+      name: 'tags AND: one key missing',
+      filters: { transactionTags: { tags: { channel: ['web'], risk: ['high'] }, useAndLogic: true } },
+      transaction: tx({ tags: [{ key: 'channel', value: 'web' }] }),
+      expected: false,
+    },
     { name: 'tags: empty tag map is no filter', filters: { transactionTags: { tags: {}, useAndLogic: true } }, transaction: tx({}), expected: true },
     { name: 'tags: a key with no values is ignored', filters: { transactionTags: { tags: { channel: [] } } }, transaction: tx({}), expected: true },
     // transactionTimeRange24hr
@@ -183,7 +323,12 @@ describe('evaluateRuleFilters', () => {
     { name: 'wrapping range: just before end', filters: overnight, transaction: tx(timeOfDay(5, 59, 59, 999)), expected: true },
     { name: 'wrapping range: at end', filters: overnight, transaction: tx(timeOfDay(6, 0)), expected: false },
     { name: 'wrapping range: noon', filters: overnight, transaction: tx(timeOfDay(12, 0)), expected: false },
-    { name: 'minutes of the bounds count', filters: { transactionTimeRange24hr: { startTime: { utcHours: 9, utcMinutes: 30 }, endTime: { utcHours: 9, utcMinutes: 45 } } }, transaction: tx(timeOfDay(9, 44, 59)), expected: true },
+    {
+      name: 'minutes of the bounds count',
+      filters: { transactionTimeRange24hr: { startTime: { utcHours: 9, utcMinutes: 30 }, endTime: { utcHours: 9, utcMinutes: 45 } } },
+      transaction: tx(timeOfDay(9, 44, 59)),
+      expected: true,
+    },
     // several filters: AND
     { name: 'two filters both pass', filters: { transactionTypes: ['TRANSFER'], transactionStates: ['CREATED'] }, transaction: tx({}), expected: true },
     { name: 'two filters, one fails', filters: { transactionTypes: ['TRANSFER'], transactionStates: ['SENT'] }, transaction: tx({}), expected: false },
@@ -231,24 +376,95 @@ describe('evaluateRuleFilters', () => {
     { name: 'age: day before the 18th birthday', filters: adult, user: consumer, timestamp: at('2018-06-14T23:59:59.999Z'), expected: false },
     { name: 'max age: last instant aged 18', filters: upTo18, user: consumer, timestamp: at('2019-06-14T23:59:59.999Z'), expected: true },
     { name: 'max age: 19th birthday', filters: upTo18, user: consumer, timestamp: at('2019-06-15T00:00:00.000Z'), expected: false },
-    { name: 'age: leap-day birthday not yet reached on 28 Feb', filters: { userAgeRange: { minAge: { units: 1, granularity: 'year' } } }, user: born('2000-02-29'), timestamp: at('2001-02-28T12:00:00Z'), expected: false },
-    { name: 'age: leap-day birthday reached on 1 Mar', filters: { userAgeRange: { minAge: { units: 1, granularity: 'year' } } }, user: born('2000-02-29'), timestamp: at('2001-03-01T00:00:00Z'), expected: true },
-    { name: 'age in months: 31st not reached in a short month', filters: { userAgeRange: { minAge: { units: 1, granularity: 'month' } } }, user: born('2000-01-31'), timestamp: at('2000-02-29T23:59:59Z'), expected: false },
-    { name: 'age in months: reached the day after', filters: { userAgeRange: { minAge: { units: 1, granularity: 'month' } } }, user: born('2000-01-31'), timestamp: at('2000-03-01T00:00:00Z'), expected: true },
-    { name: 'age in days: exactly 10 days', filters: { userAgeRange: { minAge: { units: 10, granularity: 'day' } } }, user: born('2000-01-01'), timestamp: at('2000-01-11T00:00:00Z'), expected: true },
-    { name: 'age in days: one ms short of 10 days', filters: { userAgeRange: { minAge: { units: 10, granularity: 'day' } } }, user: born('2000-01-01'), timestamp: at('2000-01-10T23:59:59.999Z'), expected: false },
-    { name: 'age: min and max both hold', filters: { userAgeRange: { minAge: { units: 18, granularity: 'year' }, maxAge: { units: 30, granularity: 'year' } } }, user: consumer, timestamp: at('2024-06-10T00:00:00Z'), expected: true },
+    {
+      name: 'age: leap-day birthday not yet reached on 28 Feb',
+      filters: { userAgeRange: { minAge: { units: 1, granularity: 'year' } } },
+      user: born('2000-02-29'),
+      timestamp: at('2001-02-28T12:00:00Z'),
+      expected: false,
+    },
+    {
+      name: 'age: leap-day birthday reached on 1 Mar',
+      filters: { userAgeRange: { minAge: { units: 1, granularity: 'year' } } },
+      user: born('2000-02-29'),
+      timestamp: at('2001-03-01T00:00:00Z'),
+      expected: true,
+    },
+    {
+      name: 'age in months: 31st not reached in a short month',
+      filters: { userAgeRange: { minAge: { units: 1, granularity: 'month' } } },
+      user: born('2000-01-31'),
+      timestamp: at('2000-02-29T23:59:59Z'),
+      expected: false,
+    },
+    {
+      name: 'age in months: reached the day after',
+      filters: { userAgeRange: { minAge: { units: 1, granularity: 'month' } } },
+      user: born('2000-01-31'),
+      timestamp: at('2000-03-01T00:00:00Z'),
+      expected: true,
+    },
+    {
+      name: 'age in days: exactly 10 days',
+      filters: { userAgeRange: { minAge: { units: 10, granularity: 'day' } } },
+      user: born('2000-01-01'),
+      timestamp: at('2000-01-11T00:00:00Z'),
+      expected: true,
+    },
+    {
+      name: 'age in days: one ms short of 10 days',
+      filters: { userAgeRange: { minAge: { units: 10, granularity: 'day' } } },
+      user: born('2000-01-01'),
+      timestamp: at('2000-01-10T23:59:59.999Z'),
+      expected: false,
+    },
+    {
+      name: 'age: min and max both hold',
+      filters: { userAgeRange: { minAge: { units: 18, granularity: 'year' }, maxAge: { units: 30, granularity: 'year' } } },
+      user: consumer,
+      timestamp: at('2024-06-10T00:00:00Z'),
+      expected: true,
+    },
     { name: 'age: date of birth missing', filters: adult, user: withProfile(consumer, { userDetails: {} }), expected: false },
     { name: 'age: date of birth not a real date', filters: adult, user: born('2001-02-30'), expected: false },
-    { name: 'age: born after the transaction', filters: { userAgeRange: { maxAge: { units: 100, granularity: 'year' } } }, user: born('2030-01-01'), expected: false },
-    { name: 'age of a business from its registration date', filters: { userAgeRange: { minAge: { units: 14, granularity: 'year' } } }, user: business, timestamp: at('2024-03-01T00:00:00Z'), expected: true },
-    { name: 'age of a business one day short', filters: { userAgeRange: { minAge: { units: 14, granularity: 'year' } } }, user: business, timestamp: at('2024-02-29T23:59:59Z'), expected: false },
+    {
+      name: 'age: born after the transaction',
+      filters: { userAgeRange: { maxAge: { units: 100, granularity: 'year' } } },
+      user: born('2030-01-01'),
+      expected: false,
+    },
+    {
+      name: 'age of a business from its registration date',
+      filters: { userAgeRange: { minAge: { units: 14, granularity: 'year' } } },
+      user: business,
+      timestamp: at('2024-03-01T00:00:00Z'),
+      expected: true,
+    },
+    {
+      name: 'age of a business one day short',
+      filters: { userAgeRange: { minAge: { units: 14, granularity: 'year' } } },
+      user: business,
+      timestamp: at('2024-02-29T23:59:59Z'),
+      expected: false,
+    },
     { name: 'age of a user without profile', filters: adult, user: seenOnly, expected: false },
     // userCreationAgeRange (created 2024-01-15T12:00Z)
     { name: 'creation age: exactly one month', filters: createdOneMonth, user: consumer, timestamp: at('2024-02-15T12:00:00.000Z'), expected: true },
     { name: 'creation age: one ms short of a month', filters: createdOneMonth, user: consumer, timestamp: at('2024-02-15T11:59:59.999Z'), expected: false },
-    { name: 'creation age: max 30 days holds', filters: { userCreationAgeRange: { maxAge: { units: 30, granularity: 'day' } } }, user: consumer, timestamp: at('2024-02-14T11:59:59.999Z'), expected: true },
-    { name: 'creation age: max 30 days exceeded', filters: { userCreationAgeRange: { maxAge: { units: 30, granularity: 'day' } } }, user: consumer, timestamp: at('2024-02-15T12:00:00.000Z'), expected: false },
+    {
+      name: 'creation age: max 30 days holds',
+      filters: { userCreationAgeRange: { maxAge: { units: 30, granularity: 'day' } } },
+      user: consumer,
+      timestamp: at('2024-02-14T11:59:59.999Z'),
+      expected: true,
+    },
+    {
+      name: 'creation age: max 30 days exceeded',
+      filters: { userCreationAgeRange: { maxAge: { units: 30, granularity: 'day' } } },
+      user: consumer,
+      timestamp: at('2024-02-15T12:00:00.000Z'),
+      expected: false,
+    },
     // whitelistUsers
     { name: 'whitelisted user fails', filters: { whitelistUsers: { userIds: ['c-1'] } }, user: consumer, expected: false },
     { name: 'user not whitelisted passes', filters: { whitelistUsers: { userIds: ['x'] } }, user: consumer, expected: true },
@@ -282,8 +498,18 @@ describe('evaluateRuleFilters', () => {
     // userTags
     { name: 'user tags OR: one matches', filters: { userTags: { tags: { tier: ['gold'], vip: ['yes'] } } }, user: consumer, expected: true },
     { name: 'user tags OR: none matches', filters: { userTags: { tags: { tier: ['silver'] } } }, user: consumer, expected: false },
-    { name: 'user tags AND: all keys match', filters: { userTags: { tags: { tier: ['gold'], region: ['eu', 'us'] }, useAndLogic: true } }, user: consumer, expected: true },
-    { name: 'user tags AND: one key missing', filters: { userTags: { tags: { tier: ['gold'], vip: ['yes'] }, useAndLogic: true } }, user: consumer, expected: false },
+    {
+      name: 'user tags AND: all keys match',
+      filters: { userTags: { tags: { tier: ['gold'], region: ['eu', 'us'] }, useAndLogic: true } },
+      user: consumer,
+      expected: true,
+    },
+    {
+      name: 'user tags AND: one key missing',
+      filters: { userTags: { tags: { tier: ['gold'], vip: ['yes'] }, useAndLogic: true } },
+      user: consumer,
+      expected: false,
+    },
     { name: 'user tags: user without tags', filters: { userTags: { tags: { tier: ['gold'] } } }, user: business, expected: false },
     // several user filters: AND on the same user
     { name: 'two user filters on the same user pass', filters: { userType: 'CONSUMER', kycStatus: ['SUCCESSFUL'] }, user: consumer, expected: true },
@@ -306,19 +532,79 @@ describe('evaluateRuleFilters', () => {
     expected: FilterDecision;
   }[] = [
     { name: 'no filters', filters: {}, originUser: null, destinationUser: null, expected: ALL },
-    { name: 'only empty values', filters: { transactionTypes: [], userIds: [], transactionTags: { tags: {} }, userAgeRange: {} }, originUser: null, destinationUser: null, expected: ALL },
-    { name: 'checkDirection ORIGIN', filters: { checkDirection: 'ORIGIN' }, originUser: consumer, destinationUser: business, expected: { run: true, origin: true, destination: false } },
-    { name: 'checkDirection DESTINATION', filters: { checkDirection: 'DESTINATION' }, originUser: null, destinationUser: null, expected: { run: true, origin: false, destination: true } },
-    { name: 'sender passes, receiver fails', filters: { userType: 'CONSUMER' }, originUser: consumer, destinationUser: business, expected: { run: true, origin: true, destination: false } },
-    { name: 'sender fails, receiver passes', filters: { userType: 'BUSINESS' }, originUser: consumer, destinationUser: business, expected: { run: true, origin: false, destination: true } },
+    {
+      name: 'only empty values',
+      filters: { transactionTypes: [], userIds: [], transactionTags: { tags: {} }, userAgeRange: {} },
+      originUser: null,
+      destinationUser: null,
+      expected: ALL,
+    },
+    {
+      name: 'checkDirection ORIGIN',
+      filters: { checkDirection: 'ORIGIN' },
+      originUser: consumer,
+      destinationUser: business,
+      expected: { run: true, origin: true, destination: false },
+    },
+    {
+      name: 'checkDirection DESTINATION',
+      filters: { checkDirection: 'DESTINATION' },
+      originUser: null,
+      destinationUser: null,
+      expected: { run: true, origin: false, destination: true },
+    },
+    {
+      name: 'sender passes, receiver fails',
+      filters: { userType: 'CONSUMER' },
+      originUser: consumer,
+      destinationUser: business,
+      expected: { run: true, origin: true, destination: false },
+    },
+    {
+      name: 'sender fails, receiver passes',
+      filters: { userType: 'BUSINESS' },
+      originUser: consumer,
+      destinationUser: business,
+      expected: { run: true, origin: false, destination: true },
+    },
     { name: 'both sides pass', filters: { userIds: ['c-1', 'b-1'] }, originUser: consumer, destinationUser: business, expected: ALL },
     { name: 'both sides fail', filters: { userIds: ['x'] }, originUser: consumer, destinationUser: business, expected: NONE },
     { name: 'no users at all with a user filter', filters: { userIds: ['x'] }, originUser: null, destinationUser: null, expected: NONE },
-    { name: 'missing receiver with a user filter', filters: { userType: 'CONSUMER' }, originUser: consumer, destinationUser: null, expected: { run: true, origin: true, destination: false } },
-    { name: 'transaction filter fails although users pass', filters: { transactionTypes: ['DEPOSIT'], userIds: ['c-1'] }, originUser: consumer, destinationUser: business, expected: NONE },
-    { name: 'checkDirection ORIGIN but only the receiver passes', filters: { checkDirection: 'ORIGIN', userType: 'BUSINESS' }, originUser: consumer, destinationUser: business, expected: { run: true, origin: false, destination: false } },
-    { name: 'checkDirection DESTINATION and the receiver passes', filters: { checkDirection: 'DESTINATION', userType: 'BUSINESS' }, originUser: consumer, destinationUser: business, expected: { run: true, origin: false, destination: true } },
-    { name: 'checkDirection with failing transaction filter', filters: { checkDirection: 'ORIGIN', transactionTypes: ['DEPOSIT'] }, originUser: consumer, destinationUser: business, expected: NONE },
+    {
+      name: 'missing receiver with a user filter',
+      filters: { userType: 'CONSUMER' },
+      originUser: consumer,
+      destinationUser: null,
+      expected: { run: true, origin: true, destination: false },
+    },
+    {
+      name: 'transaction filter fails although users pass',
+      filters: { transactionTypes: ['DEPOSIT'], userIds: ['c-1'] },
+      originUser: consumer,
+      destinationUser: business,
+      expected: NONE,
+    },
+    {
+      name: 'checkDirection ORIGIN but only the receiver passes',
+      filters: { checkDirection: 'ORIGIN', userType: 'BUSINESS' },
+      originUser: consumer,
+      destinationUser: business,
+      expected: { run: true, origin: false, destination: false },
+    },
+    {
+      name: 'checkDirection DESTINATION and the receiver passes',
+      filters: { checkDirection: 'DESTINATION', userType: 'BUSINESS' },
+      originUser: consumer,
+      destinationUser: business,
+      expected: { run: true, origin: false, destination: true },
+    },
+    {
+      name: 'checkDirection with failing transaction filter',
+      filters: { checkDirection: 'ORIGIN', transactionTypes: ['DEPOSIT'] },
+      originUser: consumer,
+      destinationUser: business,
+      expected: NONE,
+    },
   ];
   it.each(decisionRows)('decision: $name', ({ filters, originUser, destinationUser, transaction, expected }) => {
     expect(evaluateRuleFilters(filters, { transaction: transaction ?? makeTransaction(), originUser, destinationUser })).toEqual(expected);
@@ -333,8 +619,16 @@ describe('hasActiveFilters', () => {
   const rows: { name: string; input: RuleFilters; expected: boolean }[] = [
     { name: 'empty object', input: {}, expected: false },
     { name: 'empty arrays', input: { transactionTypes: [], userIds: [], kycStatus: [] }, expected: false },
-    { name: 'empty objects', input: { originPaymentFilters: {}, transactionAmountRange: {}, transactionTimeRange24hr: {}, userAgeRange: {}, whitelistUsers: {} }, expected: false },
-    { name: 'nested empties', input: { originPaymentFilters: { paymentMethods: [], walletType: '' }, userTags: { tags: { k: [] }, useAndLogic: true } }, expected: false },
+    {
+      name: 'empty objects',
+      input: { originPaymentFilters: {}, transactionAmountRange: {}, transactionTimeRange24hr: {}, userAgeRange: {}, whitelistUsers: {} },
+      expected: false,
+    },
+    {
+      name: 'nested empties',
+      input: { originPaymentFilters: { paymentMethods: [], walletType: '' }, userTags: { tags: { k: [] }, useAndLogic: true } },
+      expected: false,
+    },
     { name: 'empty historical values', input: { paymentMethodsHistorical: [], transactionAmountRangeHistorical: {} }, expected: false },
     { name: 'one transaction filter', input: { transactionTypes: ['TRANSFER'] }, expected: true },
     { name: 'one user filter', input: { userType: 'BUSINESS' }, expected: true },
@@ -353,7 +647,11 @@ describe('compileRuleFilters', () => {
     const check = compileRuleFilters(filters);
     expect(check.active).toBe(true);
     for (const transaction of [makeTransaction(), makeTransaction({ type: 'DEPOSIT' })]) {
-      for (const [originUser, destinationUser] of [[consumer, business], [business, consumer], [null, consumer]] as const) {
+      for (const [originUser, destinationUser] of [
+        [consumer, business],
+        [business, consumer],
+        [null, consumer],
+      ] as const) {
         const context = { transaction, originUser, destinationUser };
         expect(check(context)).toEqual(evaluateRuleFilters(filters, context));
       }
@@ -416,9 +714,7 @@ const transactionArb: fc.Arbitrary<Transaction> = fc.record(
   { requiredKeys: ['type', 'transactionId', 'timestamp'] },
 );
 
-const dateArb = fc
-  .integer({ min: Date.UTC(1950, 0, 1), max: Date.UTC(2025, 0, 1) })
-  .map((ms) => new Date(ms).toISOString().slice(0, 10));
+const dateArb = fc.integer({ min: Date.UTC(1950, 0, 1), max: Date.UTC(2025, 0, 1) }).map((ms) => new Date(ms).toISOString().slice(0, 10));
 const consumerProfileArb = fc.record(
   {
     createdTimestamp: fc.integer({ min: Date.UTC(2015, 0, 1), max: Date.UTC(2026, 0, 1) }),
@@ -557,15 +853,18 @@ describe('properties', () => {
     expect(validationDetails(filters)).toBe('valid');
   });
 
-  test.prop([filtersArb, transactionArb, userArb, userArb])('evaluation is pure: frozen inputs, same answer twice', (filters, transaction, originUser, destinationUser) => {
-    const context = deepFreeze({ transaction, originUser, destinationUser });
-    const frozenFilters = deepFreeze(filters);
-    const snapshot = structuredClone({ filters, context });
-    const first = evaluateRuleFilters(frozenFilters, context);
-    expect(evaluateRuleFilters(frozenFilters, context)).toEqual(first);
-    expect(compileRuleFilters(frozenFilters)(context)).toEqual(first);
-    expect({ filters, context }).toEqual(snapshot);
-  });
+  test.prop([filtersArb, transactionArb, userArb, userArb])(
+    'evaluation is pure: frozen inputs, same answer twice',
+    (filters, transaction, originUser, destinationUser) => {
+      const context = deepFreeze({ transaction, originUser, destinationUser });
+      const frozenFilters = deepFreeze(filters);
+      const snapshot = structuredClone({ filters, context });
+      const first = evaluateRuleFilters(frozenFilters, context);
+      expect(evaluateRuleFilters(frozenFilters, context)).toEqual(first);
+      expect(compileRuleFilters(frozenFilters)(context)).toEqual(first);
+      expect({ filters, context }).toEqual(snapshot);
+    },
+  );
 
   test.prop([filtersWithSubsetArb, transactionArb, userArb, userArb])(
     'adding filters can only turn true into false (monotonicity)',
@@ -575,11 +874,14 @@ describe('properties', () => {
     },
   );
 
-  test.prop([filtersArb, transactionArb, userArb, userArb])('decisions are consistent: a kept side implies run; no active filter implies all pass', (filters, transaction, originUser, destinationUser) => {
-    const decision = evaluateRuleFilters(filters, { transaction, originUser, destinationUser });
-    if (decision.origin || decision.destination) expect(decision.run).toBe(true);
-    if (!hasActiveFilters(filters)) expect(decision).toEqual(ALL);
-  });
+  test.prop([filtersArb, transactionArb, userArb, userArb])(
+    'decisions are consistent: a kept side implies run; no active filter implies all pass',
+    (filters, transaction, originUser, destinationUser) => {
+      const decision = evaluateRuleFilters(filters, { transaction, originUser, destinationUser });
+      if (decision.origin || decision.destination) expect(decision.run).toBe(true);
+      if (!hasActiveFilters(filters)) expect(decision).toEqual(ALL);
+    },
+  );
 
   test.prop([timeRangeArb, fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2026, 0, 1) })])(
     'a time range and its swapped range split the day: exactly one contains any instant',

@@ -21,9 +21,24 @@ describe('compileHistoricalFilters', () => {
     { name: 'type listed', filters: { transactionTypesHistorical: ['TRANSFER'] }, transaction: BASE, expected: true },
     { name: 'type not listed', filters: { transactionTypesHistorical: ['DEPOSIT'] }, transaction: BASE, expected: false },
     { name: 'no state counts as CREATED', filters: { transactionStatesHistorical: ['CREATED'] }, transaction: BASE, expected: true },
-    { name: 'state not listed', filters: { transactionStatesHistorical: ['SUCCESSFUL'] }, transaction: variant({ transactionState: 'DECLINED' }), expected: false },
-    { name: 'origin payment method listed', filters: { paymentMethodsHistorical: ['CARD'] }, transaction: variant({ originPaymentDetails: card }), expected: true },
-    { name: 'destination payment method listed', filters: { paymentMethodsHistorical: ['IBAN'] }, transaction: variant({ originPaymentDetails: card, destinationPaymentDetails: iban }), expected: true },
+    {
+      name: 'state not listed',
+      filters: { transactionStatesHistorical: ['SUCCESSFUL'] },
+      transaction: variant({ transactionState: 'DECLINED' }),
+      expected: false,
+    },
+    {
+      name: 'origin payment method listed',
+      filters: { paymentMethodsHistorical: ['CARD'] },
+      transaction: variant({ originPaymentDetails: card }),
+      expected: true,
+    },
+    {
+      name: 'destination payment method listed',
+      filters: { paymentMethodsHistorical: ['IBAN'] },
+      transaction: variant({ originPaymentDetails: card, destinationPaymentDetails: iban }),
+      expected: true,
+    },
     { name: 'no payment details fails a method filter', filters: { paymentMethodsHistorical: ['CARD'] }, transaction: BASE, expected: false },
     { name: 'origin country listed', filters: { transactionCountriesHistorical: ['DE'] }, transaction: BASE, expected: true },
     { name: 'destination country listed', filters: { transactionCountriesHistorical: ['FR'] }, transaction: BASE, expected: true },
@@ -220,7 +235,11 @@ describe('historical filters through the engine (R-30, limit 1)', () => {
   });
 
   const refused: { name: string; request: Record<string, unknown>; path: string }[] = [
-    { name: 'a rule that reads no history (R-2)', request: { ruleId: 'R-2', filters: { transactionTypesHistorical: ['TRANSFER'] } }, path: '/filters/transactionTypesHistorical' },
+    {
+      name: 'a rule that reads no history (R-2)',
+      request: { ruleId: 'R-2', filters: { transactionTypesHistorical: ['TRANSFER'] } },
+      path: '/filters/transactionTypesHistorical',
+    },
     {
       name: 'custom logic',
       request: { logic: { '==': [1, 1] }, filters: { transactionCountriesHistorical: ['DE'] } },
@@ -241,14 +260,27 @@ describe('properties', () => {
   const typeArb = fc.constantFrom('TRANSFER', 'DEPOSIT', 'WITHDRAWAL');
   const stateArb = fc.constantFrom('CREATED', 'SUCCESSFUL', 'DECLINED');
   const opArb = fc.oneof(
-    fc.record({ kind: fc.constant('tx' as const), type: typeArb, state: stateArb, user: fc.integer({ min: 0, max: 2 }), dt: fc.integer({ min: 0, max: 10 * HOUR }) }),
+    fc.record({
+      kind: fc.constant('tx' as const),
+      type: typeArb,
+      state: stateArb,
+      user: fc.integer({ min: 0, max: 2 }),
+      dt: fc.integer({ min: 0, max: 10 * HOUR }),
+    }),
     fc.record({ kind: fc.constant('event' as const), target: fc.nat(), state: fc.constantFrom('SUCCESSFUL', 'DECLINED', 'REFUNDED') }),
     fc.record({ kind: fc.constant('instance' as const) }),
   );
 
-  test.prop([fc.array(opArb, { maxLength: 25 }), fc.subarray(['TRANSFER', 'DEPOSIT', 'WITHDRAWAL'], { minLength: 1 }), fc.subarray(['CREATED', 'SUCCESSFUL', 'DECLINED', 'REFUNDED'], { minLength: 1 })], {
-    numRuns: 60,
-  })('the derived series equals the filter applied to the final transactions, whenever the instance is created', async (ops, types, states) => {
+  test.prop(
+    [
+      fc.array(opArb, { maxLength: 25 }),
+      fc.subarray(['TRANSFER', 'DEPOSIT', 'WITHDRAWAL'], { minLength: 1 }),
+      fc.subarray(['CREATED', 'SUCCESSFUL', 'DECLINED', 'REFUNDED'], { minLength: 1 }),
+    ],
+    {
+      numRuns: 60,
+    },
+  )('the derived series equals the filter applied to the final transactions, whenever the instance is created', async (ops, types, states) => {
     const repositories = createMemoryRepositories();
     const { engine } = testEngine({ repositories });
     const filters = { transactionTypesHistorical: types, transactionStatesHistorical: states } as RuleFilters;
@@ -284,7 +316,8 @@ describe('properties', () => {
         const stored = await repositories.transactions.getTransaction(id);
         if (stored?.transaction.originUserId !== user) continue;
         // R-30 reads no entry values (readsEntryValues: false), so the engine keeps its series without them.
-        for (const { values: _values, ...entry } of series.accepts(stored.transaction) ? contributionsOf(stored.transaction, new Set(), money, [series]) : []) expected.push(entry);
+        for (const { values: _values, ...entry } of series.accepts(stored.transaction) ? contributionsOf(stored.transaction, new Set(), money, [series]) : [])
+          expected.push(entry);
       }
       expected.sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       expect(await repositories.aggregates.entries(series.name, user)).toEqual(expected);

@@ -77,9 +77,15 @@ describe('validateRuleFilters', () => {
       },
     },
     { name: 'whitelist list ids', input: { whitelistUsers: { listIds: ['list-1'] } } },
-    { name: 'empty objects everywhere', input: { originPaymentFilters: {}, transactionTags: {}, transactionTimeRange24hr: {}, userAgeRange: {}, whitelistUsers: { listIds: [] } } },
+    {
+      name: 'empty objects everywhere',
+      input: { originPaymentFilters: {}, transactionTags: {}, transactionTimeRange24hr: {}, userAgeRange: {}, whitelistUsers: { listIds: [] } },
+    },
     { name: 'min equal to max', input: { transactionAmountRange: { EUR: { min: 10, max: 10 } } } },
-    { name: 'ages in days and years are not compared', input: { userAgeRange: { minAge: { units: 400, granularity: 'day' }, maxAge: { units: 1, granularity: 'year' } } } },
+    {
+      name: 'ages in days and years are not compared',
+      input: { userAgeRange: { minAge: { units: 400, granularity: 'day' }, maxAge: { units: 1, granularity: 'year' } } },
+    },
   ];
   it.each(accepted)('accepts $name', ({ input }) => {
     expect(validationDetails(input)).toBe('valid');
@@ -90,33 +96,101 @@ describe('validateRuleFilters', () => {
     { name: 'not an object', input: ['CARD'], expected: { path: '/filters', code: 'type' } },
     { name: 'null', input: null, expected: { path: '/filters', code: 'type' } },
     { name: 'list given as a string', input: { transactionTypes: 'TRANSFER' }, expected: { path: '/filters/transactionTypes', code: 'type' } },
-    { name: 'bad country code', input: { originTransactionCountries: ['DE', 'ZZ'] }, expected: { path: '/filters/originTransactionCountries/1', code: 'format' } },
+    {
+      name: 'bad country code',
+      input: { originTransactionCountries: ['DE', 'ZZ'] },
+      expected: { path: '/filters/originTransactionCountries/1', code: 'format' },
+    },
     {
       name: 'bad card issued country',
       input: { originPaymentFilters: { cardIssuedCountries: ['de'] } },
       expected: { path: '/filters/originPaymentFilters/cardIssuedCountries/0', code: 'format' },
     },
-    { name: 'unknown payment method', input: { originPaymentFilters: { paymentMethods: ['BITCOIN'] } }, expected: { path: '/filters/originPaymentFilters/paymentMethods/0', code: 'enum' } },
-    { name: 'unknown key in payment filters', input: { destinationPaymentFilters: { iban: 'x' } }, expected: { path: '/filters/destinationPaymentFilters/iban', code: 'additionalProperties' } },
+    {
+      name: 'unknown payment method',
+      input: { originPaymentFilters: { paymentMethods: ['BITCOIN'] } },
+      expected: { path: '/filters/originPaymentFilters/paymentMethods/0', code: 'enum' },
+    },
+    {
+      name: 'unknown key in payment filters',
+      input: { destinationPaymentFilters: { iban: 'x' } },
+      expected: { path: '/filters/destinationPaymentFilters/iban', code: 'additionalProperties' },
+    },
     { name: 'unknown transaction state', input: { transactionStates: ['DONE'] }, expected: { path: '/filters/transactionStates/0', code: 'enum' } },
-    { name: 'bad currency key', input: { transactionAmountRange: { EURO: { min: 1 } } }, expected: { path: '/filters/transactionAmountRange/EURO', code: 'propertyNames' } },
-    { name: 'negative min', input: { transactionAmountRange: { EUR: { min: -1 } } }, expected: { path: '/filters/transactionAmountRange/EUR/min', code: 'minimum' } },
-    { name: 'min greater than max', input: { transactionAmountRange: { EUR: { min: 10.01, max: 10 } } }, expected: { path: '/filters/transactionAmountRange/EUR/min', code: 'range' } },
-    { name: 'hour 24', input: { transactionTimeRange24hr: { startTime: { utcHours: 24, utcMinutes: 0 }, endTime: { utcHours: 1, utcMinutes: 0 } } }, expected: { path: '/filters/transactionTimeRange24hr/startTime/utcHours', code: 'maximum' } },
-    { name: 'fractional minute', input: { transactionTimeRange24hr: { startTime: { utcHours: 1, utcMinutes: 0.5 }, endTime: { utcHours: 2, utcMinutes: 0 } } }, expected: { path: '/filters/transactionTimeRange24hr/startTime/utcMinutes', code: 'type' } },
-    { name: 'start without end', input: { transactionTimeRange24hr: { startTime: { utcHours: 1, utcMinutes: 0 } } }, expected: { path: '/filters/transactionTimeRange24hr/endTime', code: 'required' } },
-    { name: 'start equal to end', input: { transactionTimeRange24hr: { startTime: { utcHours: 6, utcMinutes: 0 }, endTime: { utcHours: 6, utcMinutes: 0 } } }, expected: { path: '/filters/transactionTimeRange24hr/endTime', code: 'range' } },
+    {
+      name: 'bad currency key',
+      input: { transactionAmountRange: { EURO: { min: 1 } } },
+      expected: { path: '/filters/transactionAmountRange/EURO', code: 'propertyNames' },
+    },
+    {
+      name: 'negative min',
+      input: { transactionAmountRange: { EUR: { min: -1 } } },
+      expected: { path: '/filters/transactionAmountRange/EUR/min', code: 'minimum' },
+    },
+    {
+      name: 'min greater than max',
+      input: { transactionAmountRange: { EUR: { min: 10.01, max: 10 } } },
+      expected: { path: '/filters/transactionAmountRange/EUR/min', code: 'range' },
+    },
+    {
+      name: 'hour 24',
+      input: { transactionTimeRange24hr: { startTime: { utcHours: 24, utcMinutes: 0 }, endTime: { utcHours: 1, utcMinutes: 0 } } },
+      expected: { path: '/filters/transactionTimeRange24hr/startTime/utcHours', code: 'maximum' },
+    },
+    {
+      name: 'fractional minute',
+      input: { transactionTimeRange24hr: { startTime: { utcHours: 1, utcMinutes: 0.5 }, endTime: { utcHours: 2, utcMinutes: 0 } } },
+      expected: { path: '/filters/transactionTimeRange24hr/startTime/utcMinutes', code: 'type' },
+    },
+    {
+      name: 'start without end',
+      input: { transactionTimeRange24hr: { startTime: { utcHours: 1, utcMinutes: 0 } } },
+      expected: { path: '/filters/transactionTimeRange24hr/endTime', code: 'required' },
+    },
+    {
+      name: 'start equal to end',
+      input: { transactionTimeRange24hr: { startTime: { utcHours: 6, utcMinutes: 0 }, endTime: { utcHours: 6, utcMinutes: 0 } } },
+      expected: { path: '/filters/transactionTimeRange24hr/endTime', code: 'range' },
+    },
     { name: 'bad check direction', input: { checkDirection: 'BOTH' }, expected: { path: '/filters/checkDirection', code: 'enum' } },
     { name: 'bad user type', input: { userType: 'ROBOT' }, expected: { path: '/filters/userType', code: 'enum' } },
-    { name: 'negative age', input: { userAgeRange: { minAge: { units: -1, granularity: 'year' } } }, expected: { path: '/filters/userAgeRange/minAge/units', code: 'minimum' } },
-    { name: 'bad age granularity', input: { userAgeRange: { maxAge: { units: 1, granularity: 'week' } } }, expected: { path: '/filters/userAgeRange/maxAge/granularity', code: 'enum' } },
-    { name: 'min age above max age', input: { userCreationAgeRange: { minAge: { units: 2, granularity: 'year' }, maxAge: { units: 13, granularity: 'month' } } }, expected: { path: '/filters/userCreationAgeRange/minAge', code: 'range' } },
+    {
+      name: 'negative age',
+      input: { userAgeRange: { minAge: { units: -1, granularity: 'year' } } },
+      expected: { path: '/filters/userAgeRange/minAge/units', code: 'minimum' },
+    },
+    {
+      name: 'bad age granularity',
+      input: { userAgeRange: { maxAge: { units: 1, granularity: 'week' } } },
+      expected: { path: '/filters/userAgeRange/maxAge/granularity', code: 'enum' },
+    },
+    {
+      name: 'min age above max age',
+      input: { userCreationAgeRange: { minAge: { units: 2, granularity: 'year' }, maxAge: { units: 13, granularity: 'month' } } },
+      expected: { path: '/filters/userCreationAgeRange/minAge', code: 'range' },
+    },
     { name: 'tags values not a list', input: { userTags: { tags: { tier: 'gold' } } }, expected: { path: '/filters/userTags/tags/tier', code: 'type' } },
     { name: 'forbidden key', input: JSON.parse('{"__proto__": {}}') as unknown, expected: { path: '/filters/__proto__', code: 'forbidden-key' } },
-    { name: 'historical min greater than max', input: { transactionAmountRangeHistorical: { EUR: { min: 10.01, max: 10 } } }, expected: { path: '/filters/transactionAmountRangeHistorical/EUR/min', code: 'range' } },
-    { name: 'historical start equal to end', input: { transactionTimeRangeHistorical24hr: { startTime: { utcHours: 6, utcMinutes: 0 }, endTime: { utcHours: 6, utcMinutes: 0 } } }, expected: { path: '/filters/transactionTimeRangeHistorical24hr/endTime', code: 'range' } },
-    { name: 'unknown historical payment method', input: { paymentMethodsHistorical: ['CHEQUE'] }, expected: { path: '/filters/paymentMethodsHistorical/0', code: 'enum' } },
-    { name: 'unknown historical state', input: { transactionStatesHistorical: ['DONE'] }, expected: { path: '/filters/transactionStatesHistorical/0', code: 'enum' } },
+    {
+      name: 'historical min greater than max',
+      input: { transactionAmountRangeHistorical: { EUR: { min: 10.01, max: 10 } } },
+      expected: { path: '/filters/transactionAmountRangeHistorical/EUR/min', code: 'range' },
+    },
+    {
+      name: 'historical start equal to end',
+      input: { transactionTimeRangeHistorical24hr: { startTime: { utcHours: 6, utcMinutes: 0 }, endTime: { utcHours: 6, utcMinutes: 0 } } },
+      expected: { path: '/filters/transactionTimeRangeHistorical24hr/endTime', code: 'range' },
+    },
+    {
+      name: 'unknown historical payment method',
+      input: { paymentMethodsHistorical: ['CHEQUE'] },
+      expected: { path: '/filters/paymentMethodsHistorical/0', code: 'enum' },
+    },
+    {
+      name: 'unknown historical state',
+      input: { transactionStatesHistorical: ['DONE'] },
+      expected: { path: '/filters/transactionStatesHistorical/0', code: 'enum' },
+    },
   ];
   it.each(rejected)('rejects $name', ({ input, expected }) => {
     const details = validationDetails(input);
@@ -178,4 +252,3 @@ describe('getRuleFiltersSchemaJson', () => {
     expect(validate({ foo: 1 })).toBe(false);
   });
 });
-

@@ -166,7 +166,9 @@ export const historyArb = fc
     regular: fc.boolean(),
     farDay: fc.option(fc.constantFrom(118, 119, 120), { nil: undefined }),
     perDay: fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), centsArb, offsetArb), { minLength: 14, maxLength: 14 }),
-    recent: fc.array(fc.tuple(fc.integer({ min: 0, max: 29 }), centsArb, offsetArb, fc.constantFrom(1, 2, 3, 10), fc.integer({ min: 1, max: 8 })), { maxLength: 14 }),
+    recent: fc.array(fc.tuple(fc.integer({ min: 0, max: 29 }), centsArb, offsetArb, fc.constantFrom(1, 2, 3, 10), fc.integer({ min: 1, max: 8 })), {
+      maxLength: 14,
+    }),
     current: fc.tuple(centsArb, fc.oneof(fc.constant(12 * HOUR), offsetArb)),
   })
   .map(({ baselineDays, regular, farDay, perDay, recent, current }) => {
@@ -257,10 +259,13 @@ export function describeAnomalyRule(c: AnomalyRuleCase): void {
   });
 
   describe('properties', () => {
-    test.prop([historyArb], { numRuns: 40 })('hits exactly when a brute-force exact recomputation from the sent transactions says so', async ({ past, current }) => {
-      const r = await runHistory(rule, past, current);
-      expect(r.hitRules.length > 0).toBe(expectedSpike(c.metric, past, current));
-    });
+    test.prop([historyArb], { numRuns: 40 })(
+      'hits exactly when a brute-force exact recomputation from the sent transactions says so',
+      async ({ past, current }) => {
+        const r = await runHistory(rule, past, current);
+        expect(r.hitRules.length > 0).toBe(expectedSpike(c.metric, past, current));
+      },
+    );
 
     it('the generator yields both outcomes', () => {
       const outcomes = fc.sample(historyArb, { numRuns: 300, seed: 1 }).map((h) => expectedSpike(c.metric, h.past, h.current));

@@ -27,15 +27,39 @@ describe('evaluateStdDevSpike', () => {
     { name: 'a recent mean exactly at mean + 2σ does not hit', baseline: [int(1), int(3)], recentSum: int(12), recentDays: 3, expected: false },
     { name: 'a recent mean 1/1000 above it hits', baseline: [int(1), int(3)], recentSum: q(12_003, 1000), recentDays: 3, expected: true },
     { name: 'a recent mean 1/1000 below it does not hit', baseline: [int(1), int(3)], recentSum: q(11_997, 1000), recentDays: 3, expected: false },
-    { name: 'a recent mean below the baseline mean never hits (d < 0, d² large)', baseline: [int(100), int(100), int(100)], recentSum: int(0), recentDays: 1, expected: false },
+    {
+      name: 'a recent mean below the baseline mean never hits (d < 0, d² large)',
+      baseline: [int(100), int(100), int(100)],
+      recentSum: int(0),
+      recentDays: 1,
+      expected: false,
+    },
     { name: 'a constant baseline (σ 0): equal to the mean does not hit', baseline: [int(5), int(5)], recentSum: int(5), recentDays: 1, expected: false },
-    { name: 'a constant baseline (σ 0): any amount above the mean hits', baseline: [int(5), int(5)], recentSum: q(5_000_001, 1_000_000), recentDays: 1, expected: true },
+    {
+      name: 'a constant baseline (σ 0): any amount above the mean hits',
+      baseline: [int(5), int(5)],
+      recentSum: q(5_000_001, 1_000_000),
+      recentDays: 1,
+      expected: true,
+    },
     // Baseline [0, 1/2] (shares): mean 1/4, σ 1/4, mean + 2σ = 3/4.
     { name: 'rational values: exactly 3/4 does not hit', baseline: [int(0), q(1, 2)], recentSum: q(3, 4), recentDays: 1, expected: false },
     { name: 'rational values: 4/5 hits', baseline: [int(0), q(1, 2)], recentSum: q(4, 5), recentDays: 1, expected: true },
     // Amounts of 10^15 in 10^-8 units (beyond doubles): baseline [0, 2·10^23], mean + 2σ = 3·10^23.
-    { name: 'huge values: exactly at the boundary does not hit', baseline: [int(0), big(2n * 10n ** 23n)], recentSum: big(3n * 10n ** 23n), recentDays: 1, expected: false },
-    { name: 'huge values: one unit above the boundary hits', baseline: [int(0), big(2n * 10n ** 23n)], recentSum: big(3n * 10n ** 23n + 1n), recentDays: 1, expected: true },
+    {
+      name: 'huge values: exactly at the boundary does not hit',
+      baseline: [int(0), big(2n * 10n ** 23n)],
+      recentSum: big(3n * 10n ** 23n),
+      recentDays: 1,
+      expected: false,
+    },
+    {
+      name: 'huge values: one unit above the boundary hits',
+      baseline: [int(0), big(2n * 10n ** 23n)],
+      recentSum: big(3n * 10n ** 23n + 1n),
+      recentDays: 1,
+      expected: true,
+    },
   ];
   for (const row of rows) {
     it(row.name, () => {
@@ -56,7 +80,13 @@ describe('evaluateStdDevSpike', () => {
 
 describe('collectDailyValues', () => {
   const rows = [
-    { name: 'zero-fill starts at the first day with a value', daily: [null, null, int(2), null, int(1), null], zeroFill: true, values: [int(2), int(0), int(1), int(0)], active: 2 },
+    {
+      name: 'zero-fill starts at the first day with a value',
+      daily: [null, null, int(2), null, int(1), null],
+      zeroFill: true,
+      values: [int(2), int(0), int(1), int(0)],
+      active: 2,
+    },
     { name: 'without zero-fill quiet days are left out', daily: [null, int(2), null, int(1)], zeroFill: false, values: [int(2), int(1)], active: 2 },
     { name: 'no value at all gives nothing', daily: [null, null], zeroFill: true, values: [], active: 0 },
   ];

@@ -42,13 +42,71 @@ export function describeDistinctUsersRule(c: DistinctUsersRuleCase): void {
 
   describe(`${c.ruleId} ${c.title}`, () => {
     const rows: { name: string; steps: Step[]; expected: string[] }[] = [
-      { name: 'exactly at the limit (2 users) does not hit', steps: [['u1', 0], ['u2', 0]], expected: [] },
-      { name: 'one more user (3 > 2) hits the origin', steps: [['u1', 0], ['u2', 0], ['u3', 0]], expected: ['ORIGIN'] },
-      { name: 'the same user twice counts once', steps: [['u1', 0], ['u2', 0], ['u1', 0], ['u2', 0]], expected: [] },
-      { name: `users of another ${c.keyName} do not count`, steps: [['u1', 1], ['u2', 1], ['u3', 0]], expected: [] },
-      { name: `${c.missingKey} gives no hit`, steps: [['u1', 0], ['u2', 0], ['u3', 0], ['u4', undefined]], expected: [] },
-      { name: 'a sender-less transaction still sees the earlier users', steps: [['u1', 0], ['u2', 0], ['u3', 0], [undefined, 0]], expected: ['ORIGIN'] },
-      { name: 'a sender-less transaction adds no user', steps: [['u1', 0], [undefined, 0], ['u2', 0]], expected: [] },
+      {
+        name: 'exactly at the limit (2 users) does not hit',
+        steps: [
+          ['u1', 0],
+          ['u2', 0],
+        ],
+        expected: [],
+      },
+      {
+        name: 'one more user (3 > 2) hits the origin',
+        steps: [
+          ['u1', 0],
+          ['u2', 0],
+          ['u3', 0],
+        ],
+        expected: ['ORIGIN'],
+      },
+      {
+        name: 'the same user twice counts once',
+        steps: [
+          ['u1', 0],
+          ['u2', 0],
+          ['u1', 0],
+          ['u2', 0],
+        ],
+        expected: [],
+      },
+      {
+        name: `users of another ${c.keyName} do not count`,
+        steps: [
+          ['u1', 1],
+          ['u2', 1],
+          ['u3', 0],
+        ],
+        expected: [],
+      },
+      {
+        name: `${c.missingKey} gives no hit`,
+        steps: [
+          ['u1', 0],
+          ['u2', 0],
+          ['u3', 0],
+          ['u4', undefined],
+        ],
+        expected: [],
+      },
+      {
+        name: 'a sender-less transaction still sees the earlier users',
+        steps: [
+          ['u1', 0],
+          ['u2', 0],
+          ['u3', 0],
+          [undefined, 0],
+        ],
+        expected: ['ORIGIN'],
+      },
+      {
+        name: 'a sender-less transaction adds no user',
+        steps: [
+          ['u1', 0],
+          [undefined, 0],
+          ['u2', 0],
+        ],
+        expected: [],
+      },
     ];
     for (const row of rows) {
       it(row.name, async () => {

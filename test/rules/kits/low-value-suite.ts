@@ -22,8 +22,24 @@ export function txOf(rule: RuleId, at: number, amount: number, currency = 'USD',
   const own = { transactionAmount: amount, transactionCurrency: currency };
   const far = { transactionAmount: 5, transactionCurrency: 'USD' };
   return rule === 'R-8'
-    ? { type: 'TRANSFER', transactionId: `lv-${n}`, timestamp: at, originUserId: 'alice', destinationUserId: other, originAmountDetails: own, destinationAmountDetails: far }
-    : { type: 'TRANSFER', transactionId: `lv-${n}`, timestamp: at, originUserId: other, destinationUserId: 'bob', originAmountDetails: far, destinationAmountDetails: own };
+    ? {
+        type: 'TRANSFER',
+        transactionId: `lv-${n}`,
+        timestamp: at,
+        originUserId: 'alice',
+        destinationUserId: other,
+        originAmountDetails: own,
+        destinationAmountDetails: far,
+      }
+    : {
+        type: 'TRANSFER',
+        transactionId: `lv-${n}`,
+        timestamp: at,
+        originUserId: other,
+        destinationUserId: 'bob',
+        originAmountDetails: far,
+        destinationAmountDetails: own,
+      };
 }
 
 /** The sides rule `id` hit in a result. */
@@ -68,16 +84,30 @@ const rows: Row[] = [
     steps: s(995, 995, 995, 1200, 995, 995, 995),
     hits: [false, false, true, false, false, false, true],
   },
-  { name: 'a count of 1: any in-range transaction hits on its own', parameters: { lowTransactionCount: 1 }, steps: s(995, 1200, 990), hits: [true, false, true] },
+  {
+    name: 'a count of 1: any in-range transaction hits on its own',
+    parameters: { lowTransactionCount: 1 },
+    steps: s(995, 1200, 990),
+    hits: [true, false, true],
+  },
   { name: 'a count of 2: the second in-range transaction hits', parameters: { lowTransactionCount: 2 }, steps: s(995, 995), hits: [false, true] },
   {
     name: 'a later-timestamped transaction that arrived first is not among the last ones',
-    steps: [{ amount: 995, at: 10 }, { amount: 995, at: 20 }, { amount: 995, at: 0 }],
+    steps: [
+      { amount: 995, at: 10 },
+      { amount: 995, at: 20 },
+      { amount: 995, at: 0 },
+    ],
     hits: [false, false, false],
   },
   {
     name: 'an earlier-timestamped transaction arriving late counts for the transactions after it',
-    steps: [{ amount: 995, at: 0 }, { amount: 995, at: 20 }, { amount: 995, at: 10 }, { amount: 995, at: 30 }],
+    steps: [
+      { amount: 995, at: 0 },
+      { amount: 995, at: 20 },
+      { amount: 995, at: 10 },
+      { amount: 995, at: 30 },
+    ],
     hits: [false, false, false, true],
   },
   {
@@ -102,25 +132,39 @@ const rows: Row[] = [
   {
     name: 'EUR range: EUR amounts exactly at the minimum (990 EUR) are in range after the round trip',
     parameters: { lowTransactionValues: { EUR: { min: 990, max: 1000 } } },
-    steps: [{ amount: 990, currency: 'EUR' }, { amount: 990, currency: 'EUR' }, { amount: 990, currency: 'EUR' }],
+    steps: [
+      { amount: 990, currency: 'EUR' },
+      { amount: 990, currency: 'EUR' },
+      { amount: 990, currency: 'EUR' },
+    ],
     hits: [false, false, true],
   },
   {
     name: 'EUR range: one cent below the minimum (989.99 EUR) is out',
     parameters: { lowTransactionValues: { EUR: { min: 990, max: 1000 } } },
-    steps: [{ amount: 995, currency: 'EUR' }, { amount: 989.99, currency: 'EUR' }, { amount: 995, currency: 'EUR' }],
+    steps: [
+      { amount: 995, currency: 'EUR' },
+      { amount: 989.99, currency: 'EUR' },
+      { amount: 995, currency: 'EUR' },
+    ],
     hits: [false, false, false],
   },
   {
     name: 'EUR range: exactly at the maximum (1000 EUR) is in, 1000.01 EUR is out',
     parameters: { lowTransactionValues: { EUR: { min: 990, max: 1000 } }, lowTransactionCount: 1 },
-    steps: [{ amount: 1000, currency: 'EUR' }, { amount: 1000.01, currency: 'EUR' }],
+    steps: [
+      { amount: 1000, currency: 'EUR' },
+      { amount: 1000.01, currency: 'EUR' },
+    ],
     hits: [true, false],
   },
   {
     name: 'USD range, EUR transactions: 960 EUR (≈ 993.98 USD) is in, 970 EUR (≈ 1004.33 USD) is out',
     parameters: { lowTransactionCount: 1 },
-    steps: [{ amount: 960, currency: 'EUR' }, { amount: 970, currency: 'EUR' }],
+    steps: [
+      { amount: 960, currency: 'EUR' },
+      { amount: 970, currency: 'EUR' },
+    ],
     hits: [true, false],
   },
   {
@@ -243,7 +287,10 @@ export function describeLowValueRule(ruleId: RuleId): void {
     for (const row of badRows) {
       it(`rejects ${row.name} with INVALID_PARAMETERS at ${row.path}`, async () => {
         const e = await errorOf(() =>
-          engineFor().createRuleInstance({ ruleId, parameters: { lowTransactionValues: { USD: { min: 990, max: 1000 } }, lowTransactionCount: 3, ...row.parameters } }),
+          engineFor().createRuleInstance({
+            ruleId,
+            parameters: { lowTransactionValues: { USD: { min: 990, max: 1000 } }, lowTransactionCount: 3, ...row.parameters },
+          }),
         );
         expect(e.code).toBe('INVALID_PARAMETERS');
         expect(e.details[0]?.path).toBe(row.path);

@@ -78,10 +78,16 @@ describe('defineLowValueRule', () => {
         parameters: { lowTransactionValues: { USD: { min: 990, max: 1000 } }, lowTransactionCount: 3 },
         filters: { paymentMethodsHistorical: ['CARD'] },
       });
-      await engine.createTransaction(tx({ timestamp: T0 - 2 * HOUR, originPaymentDetails: card, originAmountDetails: usd(995), destinationAmountDetails: usd(995) }));
-      await engine.createTransaction(tx({ timestamp: T0 - HOUR, originPaymentDetails: card, originAmountDetails: usd(995), destinationAmountDetails: usd(995) }));
+      await engine.createTransaction(
+        tx({ timestamp: T0 - 2 * HOUR, originPaymentDetails: card, originAmountDetails: usd(995), destinationAmountDetails: usd(995) }),
+      );
+      await engine.createTransaction(
+        tx({ timestamp: T0 - HOUR, originPaymentDetails: card, originAmountDetails: usd(995), destinationAmountDetails: usd(995) }),
+      );
       // Only 2 matching (CARD) transactions, the current IBAN one does not match: fewer than 3.
-      const result = await engine.createTransaction(tx({ timestamp: T0, originPaymentDetails: iban, originAmountDetails: usd(995), destinationAmountDetails: usd(995) }));
+      const result = await engine.createTransaction(
+        tx({ timestamp: T0, originPaymentDetails: iban, originAmountDetails: usd(995), destinationAmountDetails: usd(995) }),
+      );
       expect(hitsOf(result, 'R-8')).toEqual([]);
     });
   });

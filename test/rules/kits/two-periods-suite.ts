@@ -46,7 +46,10 @@ export interface TwoPeriodRow {
 export const pct = (value: number) => ({ multiplierThreshold: { currency: 'USD', value } });
 
 /** An amount in USD on the origin side only (no destination amount to fall back on). */
-export const usd = (amount: number) => ({ originAmountDetails: { transactionAmount: amount, transactionCurrency: 'USD' }, destinationAmountDetails: undefined });
+export const usd = (amount: number) => ({
+  originAmountDetails: { transactionAmount: amount, transactionCurrency: 'USD' },
+  destinationAmountDetails: undefined,
+});
 
 const amountOf = (amount: number | undefined) => (amount === undefined ? {} : usd(amount));
 
@@ -74,7 +77,9 @@ export function describeTwoPeriodRule(c: TwoPeriodRuleCase): void {
         const engine = engineFor();
         await engine.createRuleInstance({ ruleId: rule.id, parameters: { ...c.base, ...row.parameters } });
         for (const p of row.past) {
-          await engine.createTransaction(tx({ timestamp: p.at, originUserId: p.origin ?? 'alice', destinationUserId: p.destination ?? 'bob', ...amountOf(p.amount) }));
+          await engine.createTransaction(
+            tx({ timestamp: p.at, originUserId: p.origin ?? 'alice', destinationUserId: p.destination ?? 'bob', ...amountOf(p.amount) }),
+          );
         }
         const r = await engine.createTransaction(tx({ timestamp: row.now ?? T0, ...amountOf(row.amount) }));
         expect(r.hitRules[0]?.ruleHitMeta?.hitDirections ?? []).toEqual(row.directions);
