@@ -1071,9 +1071,11 @@ function inlinePredicate(alias) {
       return (tx) => list.includes(tx.originAmountDetails?.country);
     }
     case 'Large cross-border transaction':
-      return (tx) => tx.originAmountDetails?.country != tx.destinationAmountDetails?.country && amountOf(tx) >= 5000; // eslint-disable-line eqeqeq
+      // biome-ignore lint/suspicious/noDoubleEquals: the custom rule's json-logic != (loose), written out
+      return (tx) => tx.originAmountDetails?.country != tx.destinationAmountDetails?.country && amountOf(tx) >= 5000;
     case 'Card used outside its issuing country':
-      return (tx) => tx.originPaymentDetails?.method === 'CARD' && tx.originPaymentDetails.cardIssuedCountry != tx.originAmountDetails?.country; // eslint-disable-line eqeqeq
+      // biome-ignore lint/suspicious/noDoubleEquals: the custom rule's json-logic != (loose), written out
+      return (tx) => tx.originPaymentDetails?.method === 'CARD' && tx.originPaymentDetails.cardIssuedCountry != tx.originAmountDetails?.country;
     case 'Micro-deposit or high-risk merchant': {
       const mccs = ['7995', '6051'];
       return (tx) => (tx.type === 'DEPOSIT' && amountOf(tx) < 1) || mccs.includes(tx.originPaymentDetails?.merchantDetails?.MCC);
@@ -1081,13 +1083,13 @@ function inlinePredicate(alias) {
     case 'Large GBP transaction':
       return (tx) => tx.originAmountDetails?.transactionCurrency === 'GBP' && amountOf(tx) > 7500;
     case 'Pass-through':
-      return (tx, agg) => agg.received7 > 10000 && agg.sent7 >= 0.9 * agg.received7;
+      return (_tx, agg) => agg.received7 > 10000 && agg.sent7 >= 0.9 * agg.received7;
     case 'Structuring':
-      return (tx, agg) => agg.nearThreshold >= 3;
+      return (_tx, agg) => agg.nearThreshold >= 3;
     case 'Fan-out':
-      return (tx, agg) => agg.payees > 40;
+      return (_tx, agg) => agg.payees > 40;
     case 'Amount spike':
-      return (tx, agg) => agg.max30 > 5000 && agg.max30 > 10 * agg.avg30;
+      return (_tx, agg) => agg.max30 > 5000 && agg.max30 > 10 * agg.avg30;
     default:
       throw new Error(`baseline: no inline predicate for custom instance "${alias}"`);
   }

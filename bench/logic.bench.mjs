@@ -101,9 +101,9 @@ const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits
 
 function printTable(header, rows, align) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => '| ' + cells.map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ') + ' |';
+  const line = (cells) => `| ${cells.map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
   console.log(line(header));
-  console.log('| ' + widths.map((w, i) => (align[i] === 'r' ? '-'.repeat(w - 1) + ':' : '-'.repeat(w))).join(' | ') + ' |');
+  console.log(`| ${widths.map((w, i) => (align[i] === 'r' ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`);
   for (const r of rows) console.log(line(r));
 }
 
@@ -325,7 +325,7 @@ async function main() {
     header.map((_, i) => (i < 2 ? 'l' : 'r')),
   );
   console.log('');
-  console.log('overall per round: ' + subjects.map((s, i) => `${s.label} ${overall[i].map((v) => fmt(v, 1)).join(' / ')}`).join('; '));
+  console.log(`overall per round: ${subjects.map((s, i) => `${s.label} ${overall[i].map((v) => fmt(v, 1)).join(' / ')}`).join('; ')}`);
   console.log(
     `load average at end: ${os
       .loadavg()

@@ -35,7 +35,7 @@ export function locate(frame) {
   const map = sourceMapOf(url);
   if (map && lineNumber >= 0) {
     const entry = map.findEntry(lineNumber, columnNumber);
-    if (entry && entry.originalSource) {
+    if (entry?.originalSource) {
       const source = entry.originalSource.replace(/^.*?(src\/|node_modules\/)/, '$1');
       return `${source}:${entry.originalLine + 1}`;
     }
@@ -54,7 +54,7 @@ export function locate(frame) {
 export function summarizeProfile(file, options = {}) {
   const top = options.top ?? 20;
   const profile = JSON.parse(readFileSync(file, 'utf8'));
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const _byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const keyOf = new Map();

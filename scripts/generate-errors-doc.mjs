@@ -50,10 +50,10 @@ export function renderErrorsDoc(source) {
     'Detail codes (`details[].code`, type `DetailCode`) name the violated constraint: the ajv keyword for a',
     'schema violation (`required`, `type`, `minimum`, `maximum`, `maxLength`, `enum`, `format`,',
     "`additionalProperties`, …), or one of txmon's own (`TXMON_DETAIL_CODES`):",
-    own
+    `${own
       .map((c) => `\`${c}\``)
       .sort()
-      .join(', ') + '.',
+      .join(', ')}.`,
     "A `limit` detail's message names the limit and its value (see docs/security.md).",
     '',
   );

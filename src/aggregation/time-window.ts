@@ -8,7 +8,7 @@
  */
 import { TxmonError } from '../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../domain/time.js';
-import { DEFAULT_FISCAL_YEAR_START, MAX_TIME_WINDOW_UNITS, type TimeWindow, type TimeWindowGranularity } from '../domain/schemas/time-window.js';
+import { DEFAULT_FISCAL_YEAR_START, MAX_TIME_WINDOW_UNITS, type TimeWindow } from '../domain/schemas/time-window.js';
 
 const WEEK_MS = 7 * DAY_MS;
 

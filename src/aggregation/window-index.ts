@@ -203,8 +203,8 @@ type Values = Readonly<Record<string, string>>;
 type StoredAmount = number | bigint | null;
 
 function isPresent(amount: StoredAmount): amount is number | bigint {
-  // NaN (no amount, number form) is the only value not equal to itself.
-  return amount !== null && amount === amount;
+  // NaN marks "no amount" in the number form.
+  return amount !== null && !Number.isNaN(amount);
 }
 
 /** The non-empty string `values[field]`, else `undefined`. */
@@ -415,14 +415,14 @@ class ArrayWindowIndex implements WindowIndex {
   }
 
   private hasAmountAt(i: number): boolean {
-    return this.bigAmt !== null ? this.bigAmt[i] !== null : this.amt[i] === this.amt[i];
+    return this.bigAmt !== null ? this.bigAmt[i] !== null : !Number.isNaN(this.amt[i]);
   }
 
   /** Amount at physical position i, as a bigint. */
   private amountAt(i: number): bigint | null {
     if (this.bigAmt !== null) return this.bigAmt[i] as bigint | null;
     const a = this.amt[i] as number;
-    return a === a ? BigInt(a) : null;
+    return Number.isNaN(a) ? null : BigInt(a);
   }
 
   /** The amounts in their stored form (numbers with NaN, or bigints with null). */
@@ -446,7 +446,7 @@ class ArrayWindowIndex implements WindowIndex {
     prefixes[0] = 0n;
     for (let i = 0; i < n; i++) {
       const a = this.amt[i] as number;
-      const big = a === a ? BigInt(a) : null;
+      const big = Number.isNaN(a) ? null : BigInt(a);
       amounts[i] = big;
       if (big !== null) s += big;
       prefixes[i + 1] = s;
@@ -468,7 +468,7 @@ class ArrayWindowIndex implements WindowIndex {
       let s = this.ps[from] as number;
       for (let i = from; i < n; i++) {
         const a = this.amt[i] as number;
-        if (a === a) {
+        if (!Number.isNaN(a)) {
           s += a;
           if (s > NUMBER_LIMIT || s < -NUMBER_LIMIT) {
             this.pc.length = 1;

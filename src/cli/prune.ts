@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { createEngine } from '../default-engine.js';
 import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, type StoreSpec } from './stores.js';
 import { readTenants } from './serve.js';
-import { PRUNE_USAGE, UsageError } from './usage.js';
+import { UsageError } from './usage.js';
 
 export { PRUNE_USAGE } from './usage.js';
 

@@ -152,6 +152,8 @@ export function createFdSink(
   const maxHeld = options.maxHeldBytes ?? 1 << 20;
   const write = options.write ?? writeSync;
   let held: Buffer | null = null;
+  // The pending retry after EAGAIN: at most one at a time.
+  // biome-ignore lint/correctness/noUnusedVariables: read by the ??= below (one timer, not one per failed write)
   let retry: ReturnType<typeof setTimeout> | null = null;
   const push = (): boolean => {
     while (held !== null) {

@@ -13,19 +13,10 @@ import type {
   UserType,
   ListSummary,
   BusinessUser,
-  CaseStatus,
   ListSubtype,
   ConsumerUser,
-  ExecutedRuleResult,
-  HitRuleDetails,
-  RiskLevel,
-  RiskScoreDetails,
-  RuleAction,
-  RuleLabel,
-  RuleNature,
   Transaction,
   TransactionEvent,
-  TriggersOnHit,
 } from '../domain/index.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */

@@ -67,8 +67,8 @@ export function stringifyBody(body: unknown): string {
       text = JSON.stringify(value) as string | undefined;
       if (text === undefined) continue;
     }
-    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
+    out += `${(first ? '' : ',') + JSON.stringify(key)}:${text}`;
     first = false;
   }
-  return out + '}';
+  return `${out}}`;
 }

@@ -327,7 +327,7 @@ function checkPath(path: unknown, pointer: string, scope: Scope, walk: Walk): { 
     return { ok: false };
   }
   const segments = splitPath(path as string | number);
-  if (segments !== null && segments.some((segment) => FORBIDDEN.has(segment))) {
+  if (segments?.some((segment) => FORBIDDEN.has(segment))) {
     report(walk, pointer, 'forbidden-key', 'a data path must not use __proto__, constructor or prototype');
     return { ok: false };
   }

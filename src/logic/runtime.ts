@@ -46,7 +46,7 @@ export function splitPath(path: string | number): readonly string[] | null {
 }
 
 // eslint-disable-next-line @typescript-eslint/unbound-method
-const hasOwnProperty = Object.prototype.hasOwnProperty;
+const ownProperty = Object.prototype.hasOwnProperty;
 
 /**
  * Reads a path like json-logic-js's `var`, but through OWN properties only: an inherited name
@@ -60,7 +60,7 @@ export function readPath(data: unknown, segments: readonly string[] | null, notF
     const segment = segments[i] as string;
     if (current === null || current === undefined) return notFound;
     // hasOwnProperty boxes primitives, so string indices and `length` count as own.
-    if (!hasOwnProperty.call(current, segment)) return notFound;
+    if (!ownProperty.call(current, segment)) return notFound;
     current = (current as Record<string, unknown>)[segment];
     if (current === undefined) return notFound;
   }
@@ -82,7 +82,10 @@ export function chargeArguments(ctx: EvalContext, args: readonly unknown[]): voi
  * search reads every character), other operands as {@link chargePair}.
  */
 export function chargeSearch(ctx: EvalContext, needle: unknown, haystack: unknown): void {
-  if (typeof haystack !== 'string') return chargePair(ctx, needle, haystack);
+  if (typeof haystack !== 'string') {
+    chargePair(ctx, needle, haystack);
+    return;
+  }
   spendWork(ctx, 1 + haystack.length + (typeof needle === 'string' ? needle.length : 0));
 }
 
@@ -154,10 +157,10 @@ type Num = number;
  * each equals its {@link VALUE_OPERATORS} entry applied to exactly two arguments.
  */
 export const BINARY_OPERATORS: Readonly<Record<string, (a: unknown, b: unknown) => unknown>> = Object.freeze({
-  // eslint-disable-next-line eqeqeq
+  // biome-ignore lint/suspicious/noDoubleEquals: json-logic's == is JavaScript's loose equality
   '==': (a, b) => a == b,
   '===': (a, b) => a === b,
-  // eslint-disable-next-line eqeqeq
+  // biome-ignore lint/suspicious/noDoubleEquals: json-logic's != is JavaScript's loose inequality
   '!=': (a, b) => a != b,
   '!==': (a, b) => a !== b,
   '>': (a, b) => (a as Num) > (b as Num),
@@ -172,10 +175,10 @@ export const BINARY_OPERATORS: Readonly<Record<string, (a: unknown, b: unknown) 
 
 /** The operators evaluated depth-first with all their arguments (json-logic-js's "everyone else"). */
 export const VALUE_OPERATORS: Readonly<Record<string, OperatorFn>> = Object.freeze({
-  // eslint-disable-next-line eqeqeq
+  // biome-ignore lint/suspicious/noDoubleEquals: json-logic's == is JavaScript's loose equality
   '==': (args) => args[0] == args[1],
   '===': (args) => args[0] === args[1],
-  // eslint-disable-next-line eqeqeq
+  // biome-ignore lint/suspicious/noDoubleEquals: json-logic's != is JavaScript's loose inequality
   '!=': (args) => args[0] != args[1],
   '!==': (args) => args[0] !== args[1],
   '>': (args) => (args[0] as Num) > (args[1] as Num),

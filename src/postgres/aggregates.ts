@@ -52,7 +52,7 @@ function paramsOf(q: AggregateQuery): unknown[] {
 }
 
 /** The value of a scalar function from its text. */
-function valueOf(fn: string, text: string | null): AggregateValue {
+function aggregateValueOf(fn: string, text: string | null): AggregateValue {
   switch (fn) {
     case 'count':
     case 'amountCount':
@@ -208,12 +208,12 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
     const byWindow = new Map<number, WindowRow>();
     for (const row of rows) {
       if (row.i > 0) byWindow.set(row.i, row);
-      else answers[-row.i - 1] = valueOf((queries[-row.i - 1] as AggregateQuery).fn, row.n);
+      else answers[-row.i - 1] = aggregateValueOf((queries[-row.i - 1] as AggregateQuery).fn, row.n);
     }
     for (let i = 0; i < queries.length; i++) {
       if (windowOf[i] === 0) continue;
       const fn = (queries[i] as AggregateQuery).fn;
-      answers[i] = valueOf(fn, windowText(fn, byWindow.get(windowOf[i] as number) as WindowRow));
+      answers[i] = aggregateValueOf(fn, windowText(fn, byWindow.get(windowOf[i] as number) as WindowRow));
     }
   }
   return answers;

@@ -215,6 +215,7 @@ class Batch {
   }
 
   /** A batch is awaitable as the promise `query` returns for other queries (wrappers that time queries await it). */
+  // biome-ignore lint/suspicious/noThenProperty: a batch is awaited like the promise node-postgres returns
   then<T1 = Record<string, unknown>[], T2 = never>(
     onFulfilled?: ((rows: Record<string, unknown>[]) => T1 | PromiseLike<T1>) | null,
     onRejected?: ((error: unknown) => T2 | PromiseLike<T2>) | null,

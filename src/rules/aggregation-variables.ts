@@ -11,9 +11,9 @@
 import { Type } from '@sinclair/typebox';
 import { windowStart } from '../aggregation/time-window.js';
 import {
-  AGGREGATION_FUNCTIONS,
-  AGGREGATION_TRANSACTION_DIRECTIONS,
-  AGGREGATION_USER_DIRECTIONS,
+  type AGGREGATION_FUNCTIONS,
+  type AGGREGATION_TRANSACTION_DIRECTIONS,
+  type AGGREGATION_USER_DIRECTIONS,
   AggregationVariableSchema,
   type AggregationVariable,
 } from '../domain/schemas/aggregation-variable.js';
@@ -267,7 +267,7 @@ function moneyValue(value: AggregateValue, currency: string | undefined, money: 
   return converted === null ? null : scaledToNumber(converted);
 }
 
-function valueOf(
+function variableValueOf(
   variable: CompiledAggregationVariable,
   side: Side,
   aggregates: Readonly<Record<string, AggregateValue>>,
@@ -317,7 +317,7 @@ export function createCustomLogicRule(
 
   const aggFor = (side: Side, aggregates: Readonly<Record<string, AggregateValue>>, money: MoneyContext, at: number) => {
     const agg: Record<string, number | null> = {};
-    for (const v of variables) agg[v.key] = valueOf(v, sideFor(v, side), aggregates, money, at);
+    for (const v of variables) agg[v.key] = variableValueOf(v, sideFor(v, side), aggregates, money, at);
     return agg;
   };
   const profile = (user: RuleUser | null) => user?.profile ?? null;

@@ -1378,7 +1378,7 @@ describe('properties', () => {
     'sumIn, countIn and distinct on one field over sliding long windows match a scan (cursors with and without sums shared, kept in step by edits)',
     (rows, queries) => {
       const model = new Map<string, WindowEntry>();
-      rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
+      for (const [i, [t, amount]] of rows.entries()) model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } });
       const index = indexOf([...model.values()]);
       let start = T0;
       for (const q of queries) {
@@ -1433,7 +1433,7 @@ describe('properties', () => {
     ),
   ])('cursors kept in step with every edit (values, amount, move, out-of-order insert, removal) answer as a scan', (rows, queries) => {
     const model = new Map<string, WindowEntry>();
-    rows.forEach(([t, amount], i) => model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } }));
+    for (const [i, [t, amount]] of rows.entries()) model.set(`e${i}`, { id: `e${i}`, timestamp: T0 + t, amount, values: { cp: `v${(i * 31) % 23}` } });
     const index = indexOf([...model.values()]);
     let start = T0;
     let added = 0;
@@ -1695,7 +1695,8 @@ describe('several fields of one index', () => {
     let horizon = -Infinity;
     for (const s of steps) {
       if (s.kind === 'append' || s.kind === 'insert') {
-        const timestamp = s.kind === 'append' ? (last += 1 + (s.t % 5)) : T0 + s.t;
+        if (s.kind === 'append') last += 1 + (s.t % 5);
+        const timestamp = s.kind === 'append' ? last : T0 + s.t;
         const values =
           s.a === undefined && s.b === undefined ? undefined : { ...(s.a === undefined ? {} : { a: s.a }), ...(s.b === undefined ? {} : { b: s.b }) };
         const entry: WindowEntry = values === undefined ? { id: `e${next++}`, timestamp, amount: 1n } : { id: `e${next++}`, timestamp, amount: 1n, values };

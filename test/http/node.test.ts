@@ -567,7 +567,7 @@ describe('toNodeListener: a 413 closes the connection after the responses before
 
   it('a chunked body over the limit: 413, connection closed, no torn bytes', async () => {
     const chunk = 'y'.repeat(600);
-    const body = `${(600).toString(16)}\r\n${chunk}\r\n`.repeat(4) + '0\r\n\r\n';
+    const body = `${`${(600).toString(16)}\r\n${chunk}\r\n`.repeat(4)}0\r\n\r\n`;
     const text = `POST /transactions HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${body}`;
     const result = await exchange(
       port,

@@ -257,6 +257,7 @@ describe('compileLogic', () => {
     { name: 'NaN', expression: { '==': [Number.NaN, 1] }, expected: [{ path: '/logic/==/0', code: 'invalid-node' }] },
     { name: 'undefined at the root', expression: undefined, expected: [{ path: '/logic', code: 'invalid-node' }] },
     { name: 'Date object', expression: { '==': [new Date(0), 1] }, expected: [{ path: '/logic/==/0', code: 'invalid-node' }] },
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the input under test
     { name: 'sparse array', expression: { '==': [[1, , 2], 1] }, expected: [{ path: '/logic/==/0/1', code: 'invalid-node' }] },
     {
       name: 'operator keys are escaped in pointers',
@@ -351,7 +352,7 @@ describe('compileLogic', () => {
       expect(jsonLogic.apply({ '==': [1, 2] })).toBe(true);
       expect(compiled.evaluate(tx({ type: 'B' }))).toBe(false);
     } finally {
-      // eslint-disable-next-line eqeqeq
+      // biome-ignore lint/suspicious/noDoubleEquals: json-logic's loose equality, restored
       jsonLogic.add_operation('==', (a: unknown, b: unknown) => a == b);
     }
   });
@@ -506,7 +507,7 @@ describe('properties', () => {
   );
 
   test.prop([fc.oneof(expressions, operatorShaped), logicData])('evaluate returns a boolean, never throws and never mutates the data', (expression, data) => {
-    let compiled;
+    let compiled: ReturnType<typeof compileLogic>;
     try {
       compiled = compileLogic(expression, options);
     } catch {
@@ -557,7 +558,7 @@ describe('in over strings', () => {
       // A needle past the built-in search's length and a haystack of the needle's period: the
       // input a quadratic search spends the most time on.
       const haystack = 'a'.repeat(length);
-      const needle = 'a'.repeat(needleLength - 1) + 'b';
+      const needle = `${'a'.repeat(needleLength - 1)}b`;
       const logic = { in: [needle, { var: 'transaction.reference' }] };
       const within = compileLogic({ '!': logic }, { basePath: '/logic', maxWork: length + needleLength + 10 });
       expect(within.evaluate(tx({ reference: haystack }))).toBe(true);

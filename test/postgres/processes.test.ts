@@ -135,6 +135,7 @@ function workloadOf(seed: number): Op[][] {
     if (k < DUPLICATES ? k % 2 === 0 : random.next() < EVENT_SHARE) {
       // A raise (never a cut): every request adds to its users' volumes.
       const raised = (cents + 1 + random.int(5_000)) / 100;
+      // biome-ignore lint/suspicious/noThenProperty: the follow-up operation of a scripted step, never awaited
       op.then = {
         transactionId,
         eventId: `${transactionId}-event`,
@@ -180,7 +181,9 @@ function startProcess(url: string): EngineProcess {
   const child = spawn(process.execPath, [SCRIPT, url, String(CONCURRENCY)], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   running.push(child);
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const inbox: Message[] = [];
   let wake: (() => void) | null = null;
   let exited = false;
@@ -281,7 +284,10 @@ function userOrders(items: readonly Item[], ids: Readonly<Record<Role, string>>)
     for (const [user, side] of sidesOf(item.create)) {
       own.set(user, statedBy(item, ids, side));
       let list = orders.get(user);
-      if (!list) orders.set(user, (list = []));
+      if (!list) {
+        list = [];
+        orders.set(user, list);
+      }
       list.push(item);
     }
     stated.set(item, own);
@@ -431,7 +437,7 @@ async function runProcesses(): Promise<Run> {
     for (const role of Object.keys(INSTANCES) as Role[]) ids[role] = (await engine.createRuleInstance(INSTANCES[role])).id;
 
     const lists = workloadOf(SEED);
-    processes.forEach((p, i) => p.child.send({ type: 'work', ops: lists[i] }));
+    for (const [i, p] of processes.entries()) p.child.send({ type: 'work', ops: lists[i] });
     await Promise.all(processes.map((p) => p.next('armed')));
     for (const p of processes) p.child.send({ type: 'go' });
     const results = (await Promise.all(processes.map((p) => p.next('done')))).map((m) => m.results);
@@ -558,8 +564,12 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
           const hit = item.response.hitRules.find((h) => h.ruleInstanceId === run.ids[role]);
           if (!hit?.ruleHitMeta?.hitDirections?.includes(side)) continue;
           const key = `${run.ids[role]} ${user}`;
-          if (!expectedAlerts[key]) (expectedCases[user] ??= []).push(key);
-          const listed = (expectedAlerts[key] ??= []);
+          if (!expectedAlerts[key]) {
+            expectedCases[user] ??= [];
+            expectedCases[user].push(key);
+          }
+          expectedAlerts[key] ??= [];
+          const listed = expectedAlerts[key];
           if (!listed.includes(item.create.transactionId)) listed.push(item.create.transactionId);
         }
       }

@@ -342,7 +342,7 @@ describe('reachesThreshold with a cached bound per rate (frozen maps), against c
     const rates = new Map<string, string>();
     const money = { rates: { rate: (from: string) => rates.get(from) ?? null }, baseCurrency: 'USD' };
     const codes = Array.from({ length: 80 }, (_, i) => `Q${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}`);
-    codes.forEach((c, i) => rates.set(c, `${i + 1}.${String(i * 7919).padStart(5, '0')}`));
+    for (const [i, c] of codes.entries()) rates.set(c, `${i + 1}.${String(i * 7919).padStart(5, '0')}`);
     const frozen = deepFreeze({ KWD: 1234.567 });
     for (let round = 0; round < 3; round++) {
       for (const [i, c] of codes.entries()) {

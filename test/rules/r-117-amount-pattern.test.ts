@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r117AmountPattern } from '../../src/rules/library/r-117-amount-pattern.js';
 import { errorOf, testEngine, tx } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;

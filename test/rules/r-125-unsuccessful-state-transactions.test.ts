@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r125UnsuccessfulStateTransactions } from '../../src/rules/library/r-125-unsuccessful-state-transactions.js';
 import type { TransactionState } from '../../src/domain/enums.js';
 import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 

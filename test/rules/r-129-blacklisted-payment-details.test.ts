@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { Transaction } from '../../src/domain/index.js';
 import type { StepCounter } from '../../src/rules/bounded-levenshtein.js';
-import { findBlacklistedPaymentDetails, r129BlacklistedPaymentDetails } from '../../src/rules/library/r-129-blacklisted-payment-details.js';
+import { findBlacklistedPaymentDetails } from '../../src/rules/library/r-129-blacklisted-payment-details.js';
 import type { MoneyContext } from '../../src/rules/types.js';
 import { hostileText } from '../arbitraries/hostile-text.js';
 import { errorOf, testEngine, tx } from '../helpers.js';

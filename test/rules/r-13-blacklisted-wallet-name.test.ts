@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r13BlacklistedWalletName } from '../../src/rules/library/r-13-blacklisted-wallet-name.js';
 import { T0, errorOf, testEngine, tx } from '../helpers.js';
 
 /**

@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r130RoundTransactionsSameUser } from '../../src/rules/library/r-130-round-transactions-same-user.js';
 import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;

@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r22BlacklistedCardCountry } from '../../src/rules/library/r-22-blacklisted-card-country.js';
 import { T0, errorOf, testEngine, tx } from '../helpers.js';
 
 /** R-22 boundary table, through the engine: a card's issuing country on either side, and nothing else. */

@@ -355,7 +355,11 @@ describe('properties', () => {
     return wordsOf(keyword)
       .map((word) =>
         Array.from(word)
-          .map((c) => (every || !replaced ? ((replaced = true), c === 'x' ? 'y' : 'x') : c))
+          .map((c) => {
+            if (!every && replaced) return c;
+            replaced = true;
+            return c === 'x' ? 'y' : 'x';
+          })
           .join(''),
       )
       .join(' ');

@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r55SenderManyPaymentIdentifiers as rule } from '../../src/rules/library/r-55-sender-many-payment-identifiers.js';
 import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;

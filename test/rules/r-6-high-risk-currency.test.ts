@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r6HighRiskCurrency } from '../../src/rules/library/r-6-high-risk-currency.js';
 import { T0, errorOf, testEngine, tx } from '../helpers.js';
 
 /** R-6 boundary table, through the engine: which side's currency hits, and what the hit carries. */

@@ -7,7 +7,7 @@ import { createSideNames, receiverReads, senderReads, sumAmounts, sumCounts, typ
 import { r69MoneyFlowVolume } from '../../src/rules/library/r-69-money-flow-volume.js';
 import { resolveThreshold } from '../../src/rules/parameters.js';
 import type { RuleHit } from '../../src/rules/types.js';
-import { CURRENCIES, money, thresholdsArb } from './threshold-fixtures.js';
+import { CURRENCIES, type money, thresholdsArb } from './threshold-fixtures.js';
 
 /**
  * R-69 boundary table, through the engine. Each row sends the sender's amounts in arrival order
@@ -285,7 +285,7 @@ describe('R-69 against a resolve-then-compare reference', () => {
       });
       const needs = r69MoneyFlowVolume.aggregates?.({ transaction: t, parameters: parameters as never }) ?? [];
       const aggregates: Record<string, unknown> = {};
-      needs.forEach((n, i) => (aggregates[n.name] = n.fn === 'sum' ? sums[i % 8] : counts[i % 8]));
+      for (const [i, n] of needs.entries()) aggregates[n.name] = n.fn === 'sum' ? sums[i % 8] : counts[i % 8];
       const m = { rates: createFixedRateProvider(), baseCurrency: base };
       const got = r69MoneyFlowVolume.check({ transaction: t, parameters, originUser: null, destinationUser: null, aggregates, money: m } as never);
       expect(got).toEqual(referenceR69(t, parameters, aggregates, m));

@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r77HighRiskCountryTransactions } from '../../src/rules/library/r-77-high-risk-country-transactions.js';
 import { DAY, HOUR, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;

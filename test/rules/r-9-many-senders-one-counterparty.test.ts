@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { r9ManySendersOneCounterparty as rule } from '../../src/rules/library/r-9-many-senders-one-counterparty.js';
 import { DAY, T0, errorOf, testEngine, type TransactionInput } from '../helpers.js';
 
 const engineFor = () => testEngine().engine;

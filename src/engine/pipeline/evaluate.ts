@@ -6,7 +6,7 @@
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleHitDirection, RuleLabel, Transaction, TriggersOnHit } from '../../domain/index.js';
 import type { RuleInstance } from '../../domain/entities.js';
-import type { AggregateNeed, LookupNeed, MoneyContext, RuleCheckContext, RuleHit, RuleUser } from '../../rules/types.js';
+import type { AggregateNeed, LookupNeed, RuleCheckContext, RuleHit } from '../../rules/types.js';
 import { describeHits } from './describe.js';
 import { sameElements, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
 import {
@@ -204,7 +204,12 @@ export function evaluateRuleInstances(
   } else {
     // No hit: every entry is a shared not-hit result; reuse the last such list when equal.
     const last = plan.shared.lastMissList;
-    executed = last !== null && sameElements(last, executedRules) ? last : (plan.shared.lastMissList = Object.freeze(executedRules));
+    if (last !== null && sameElements(last, executedRules)) {
+      executed = last;
+    } else {
+      executed = Object.freeze(executedRules);
+      plan.shared.lastMissList = executed;
+    }
   }
   return {
     executedRules: executed as ExecutedRuleResult[],

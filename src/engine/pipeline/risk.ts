@@ -6,7 +6,7 @@ import { TxmonError } from '../../errors.js';
 import type { MoneyContext, RuleUser } from '../../rules/types.js';
 import { collectSchemaErrors } from '../../validation/index.js';
 import { DAY_MS } from '../../domain/time.js';
-import { DEFAULT_RISK_BANDS, nextCraScore, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../../domain/risk-score.js';
+import { nextCraScore, riskLevelScore, scoreToRiskLevel, type RiskBands } from '../../domain/risk-score.js';
 import type { RiskScoreDetails, StoredUser } from '../../domain/index.js';
 import type { UserUpdate } from '../../domain/user-update.js';
 
@@ -99,7 +99,12 @@ function ageDays(user: RuleUser | null, at: number): number | undefined {
   return typeof created === 'number' ? (at - created) / DAY_MS : undefined;
 }
 
-function valueOf(t: Transaction, p: RiskParameter, origin: RuleUser | null, destination: RuleUser | null): string | number | boolean | Amounts | undefined {
+function parameterValueOf(
+  t: Transaction,
+  p: RiskParameter,
+  origin: RuleUser | null,
+  destination: RuleUser | null,
+): string | number | boolean | Amounts | undefined {
   const op = t.originPaymentDetails as Record<string, unknown> | undefined;
   switch (p) {
     case 'originCountry':
@@ -164,7 +169,7 @@ export function riskFactorLevel(
   transaction: Transaction,
   context: { money: MoneyContext; originUser: RuleUser | null; destinationUser: RuleUser | null },
 ): RiskLevel | null {
-  const value = valueOf(transaction, factor.parameter, context.originUser, context.destinationUser);
+  const value = parameterValueOf(transaction, factor.parameter, context.originUser, context.destinationUser);
   if (value === undefined || value === null) return null;
   for (const entry of factor.mapping) {
     if (matches(entry, value as NonNullable<typeof value>, context.money, transaction.timestamp)) return entry.riskLevel;

@@ -356,6 +356,7 @@ describe('createInstanceSet: writes under the writer gate', () => {
         scanTransactions() {
           if (!failNextScan) return memory.transactions.scanTransactions();
           failNextScan = false;
+          // biome-ignore lint/correctness/useYield: a scan that fails before its first entry
           return (async function* () {
             throw new Error('storage unavailable');
           })();
@@ -432,6 +433,7 @@ describe('createInstanceSet: writes under the writer gate', () => {
           scanTransactions() {
             if (!failNextScan) return memory.transactions.scanTransactions();
             failNextScan = false;
+            // biome-ignore lint/correctness/useYield: a scan that fails before its first entry
             return (async function* () {
               throw new Error('storage unavailable');
             })();
