@@ -6,56 +6,16 @@
  * (`maintainSeries: 'all'`) with the default on-demand engine: their answers must be equal.
  */
 import { describe, expect, it } from 'vitest';
-import { compileHistoricalFilters, createEngine, createMemoryRepositories, type EngineOptions, type Repositories } from '../../../src/internals.js';
+import { createEngine, createMemoryRepositories, type EngineOptions, type Repositories } from '../../../src/internals.js';
 import { HOUR, T0, fixedClock, testEngine, tx } from '../../helpers.js';
 import { pairKey } from '../../../src/rules/series.js';
+import { WINDOW, R30, attempt, hitIds, hitRuleIds, ruleHits, velocity, filtered, TRANSFERS, derivedName } from './fixtures.js';
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 type Outcome = Parameters<Repositories['transactions']['saveOutcome']>[0];
 type StoredInstance = Parameters<Repositories['ruleInstances']['put']>[0];
 
-const WINDOW = { units: 30, granularity: 'day', rollingBasis: true };
 const R10 = { ruleId: 'R-10', parameters: { sendersCount: 2, timeWindow: WINDOW } };
-const R30 = { ruleId: 'R-30', parameters: { transactionsLimit: 1, timeWindow: WINDOW, checkSender: 'all', checkReceiver: 'all' } };
-
-/** The result of a call, or the code of the error it threw. */
-async function attempt<T>(fn: () => Promise<T>): Promise<T | string> {
-  try {
-    return await fn();
-  } catch (error) {
-    return String((error as { code?: string }).code ?? error);
-  }
-}
-
-/** The sorted rule ids of a result's hits (an error code as is). */
-function hitIds(r: unknown): string[] {
-  if (typeof r === 'string') return [r];
-  return (r as { hitRules: { ruleId: string }[] }).hitRules.map((h) => h.ruleId).sort();
-}
-
-/** The rule ids of a result's hits, in result order. */
-const hitRuleIds = (r: { hitRules: { ruleId?: string }[] }) => r.hitRules.map((h) => h.ruleId);
-
-/** The hit directions of rule `id` in a result. */
-const ruleHits = (r: { hitRules: { ruleId?: string; ruleHitMeta?: { hitDirections?: string[] } }[] }, id: string) =>
-  r.hitRules.filter((h) => h.ruleId === id).flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
-
-/** R-30 on the sender over a rolling day: more than `limit` sent transactions (this one included) hit. */
-function velocity(limit = 1, extra: Record<string, unknown> = {}) {
-  return {
-    ruleId: 'R-30',
-    parameters: { transactionsLimit: limit, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' },
-    ...extra,
-  };
-}
-
-/** {@link velocity} with historical (or other) filters. */
-function filtered(filters: Record<string, unknown>, extra: Record<string, unknown> = {}, limit = 1) {
-  return velocity(limit, { filters, ...extra });
-}
-
-const TRANSFERS = { transactionTypesHistorical: ['TRANSFER'] };
-const derivedName = (base: string, filters: Record<string, unknown>) => `${base}~${compileHistoricalFilters(filters)?.id as string}`;
 
 /** Deterministic ids with a prefix, so two engines on one repository never collide. */
 function prefixedIds(prefix: string) {
