@@ -15,6 +15,8 @@
  * them. Sampling interval 512 bytes: figures are estimates (±a few %).
  */
 import { Session } from 'node:inspector/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     dist: { type: 'string', default: path.join('dist', 'index.js') },
     ops: { type: 'string', default: '30000' },
     top: { type: 'string', default: '25' },
+    retained: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -40,7 +43,8 @@ if (args.help || !['engine', 'baseline'].includes(args.subject) || !WORKLOADS[ar
 const pkg = await import(pathToFileURL(path.resolve(args.dist)).href);
 const workload = WORKLOADS[args.workload];
 const configs = workload.configs();
-const payloads = () => [...workload.stream({ seed: workload.seed, operations: Number(args.ops) })];
+const stats = {};
+const payloads = () => [...workload.stream({ seed: workload.seed, operations: Number(args.ops) }, stats)];
 
 let sequence = 0;
 async function subject() {
@@ -64,10 +68,14 @@ const session = new Session();
 session.connect();
 await session.post('HeapProfiler.startSampling', {
   samplingInterval: 512,
-  includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true,
+  includeObjectsCollectedByMajorGC: !args.retained,
+  includeObjectsCollectedByMinorGC: !args.retained,
 });
 await run(target, operations);
+if (args.retained) {
+  v8.setFlagsFromString('--expose-gc');
+  vm.runInNewContext('gc')();
+}
 const { profile } = await session.post('HeapProfiler.stopSampling');
 session.disconnect();
 
@@ -81,12 +89,14 @@ function walk(node, caller) {
 }
 walk(profile.head, null);
 
-const n = operations.length;
+const n = args.retained ? stats.transactions : operations.length;
 const total = [...bySite.values()].reduce((a, b) => a + b, 0);
+const what = args.retained ? 'retained' : 'allocated';
+const per = args.retained ? 'stored transaction' : 'operation';
 console.log(
-  `${args.subject} (${args.dist}), ${args.workload}, ${n} operations, node ${process.version}: ${(total / 1e6).toFixed(1)} MB allocated, ${Math.round(total / n)} bytes per operation`,
+  `${args.subject} (${args.dist}), ${args.workload}, ${operations.length} operations, node ${process.version}: ${(total / 1e6).toFixed(1)} MB ${what}, ${Math.round(total / n)} bytes per ${per}`,
 );
-console.log('bytes/op  share  allocating function');
+console.log(`${args.retained ? 'bytes/tx' : 'bytes/op'}  share  allocating function`);
 for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
   console.log(`${String(Math.round(bytes / n)).padStart(8)}  ${((100 * bytes) / total).toFixed(1).padStart(4)} %  ${site}`);
 }
