@@ -408,6 +408,7 @@ async function timedRun(subject, w, s, profiler = null) {
   let totalNs = 0;
   const gcMeter = createGcMeter();
   let gcBefore = { ms: 0, count: 0 };
+  let hitsBefore = 0;
   const heapBeforeRunMb = Math.round(liveHeapMb());
   if (profiler) await profiler.start();
   const cpu0 = process.cpuUsage();
@@ -433,15 +434,18 @@ async function timedRun(subject, w, s, profiler = null) {
     ops = null;
     kinds = null;
     const gc = await gcMeter.read();
+    const hits = (await subject.counters()).reduce((sum, c) => sum + c.hits, 0);
     segments.push({
       from,
       to: n,
+      hitsPerOp: Math.round(((hits - hitsBefore) * 1000) / (n - from)) / 1000,
       usPerOp: Math.round(ns / 10 / (n - from)) / 100,
       gcUsPerOp: Math.round(((gc.ms - gcBefore.ms) * 100_000) / (n - from)) / 100,
       p99Us: latencyStats(latencies.subarray(from, n)).p99Us,
       heapMb: Math.round(liveHeapMb()),
     });
     gcBefore = gc;
+    hitsBefore = hits;
   }
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -660,12 +664,12 @@ function printTable(rows) {
 }
 
 function printSegments(rows) {
-  console.log(`${pad('segment', 18)} ${rows.map((r) => pad(`${r.subject} µs/op  GC µs/op  p99 µs  heap MB`, 40, true)).join('  ')}`);
+  console.log(`${pad('segment', 18)} ${rows.map((r) => pad(`${r.subject} µs/op  GC µs/op  p99 µs  heap MB  hits/op`, 49, true)).join('  ')}`);
   const segments = rows[0].segments;
   for (let i = 0; i < segments.length; i++) {
     const cells = rows.map((r) => {
       const g = r.segments[i];
-      return pad(`${g.usPerOp.toFixed(2)}  ${pad(g.gcUsPerOp.toFixed(2), 8, true)}  ${pad(g.p99Us, 6, true)}  ${pad(g.heapMb, 7, true)}`, 40, true);
+      return pad(`${g.usPerOp.toFixed(2)}  ${pad(g.gcUsPerOp.toFixed(2), 8, true)}  ${pad(g.p99Us, 6, true)}  ${pad(g.heapMb, 7, true)}  ${pad(g.hitsPerOp.toFixed(2), 7, true)}`, 49, true);
     });
     console.log(`${pad(`${segments[i].from}–${segments[i].to}`, 18)} ${cells.join('  ')}`);
   }
@@ -790,6 +794,17 @@ async function runWorkload(pkg, w, o) {
   if (e && e.segments.length > 1) {
     out.drift = Math.round((e.segments[e.segments.length - 1].usPerOp / e.segments[0].usPerOp) * 1000) / 1000;
     console.log(`engine µs/op, last segment / first: ${out.drift.toFixed(3)}`);
+    // The stream's first segments are its windows filling (few hits per operation); the first
+    // segment with the last one's hit rate (within 10%) separates what history costs from that.
+    const last = e.segments[e.segments.length - 1];
+    const steady = e.segments.find((g) => g.hitsPerOp >= last.hitsPerOp * 0.9);
+    if (steady && steady !== last) {
+      out.steadyDrift = { from: steady.from, ratio: Math.round((last.usPerOp / steady.usPerOp) * 1000) / 1000 };
+      console.log(
+        `hits per operation: ${e.segments[0].hitsPerOp.toFixed(2)} in the first segment, ${last.hitsPerOp.toFixed(2)} in the last; ` +
+          `last segment / first at that hit rate (${steady.from}–${steady.to}, ${steady.hitsPerOp.toFixed(2)}): ${out.steadyDrift.ratio.toFixed(3)}`,
+      );
+    }
   }
   if (o.rules && w.name === 'aml') {
     console.log(
