@@ -669,7 +669,11 @@ function printSegments(rows) {
   for (let i = 0; i < segments.length; i++) {
     const cells = rows.map((r) => {
       const g = r.segments[i];
-      return pad(`${g.usPerOp.toFixed(2)}  ${pad(g.gcUsPerOp.toFixed(2), 8, true)}  ${pad(g.p99Us, 6, true)}  ${pad(g.heapMb, 7, true)}  ${pad(g.hitsPerOp.toFixed(2), 7, true)}`, 49, true);
+      return pad(
+        `${g.usPerOp.toFixed(2)}  ${pad(g.gcUsPerOp.toFixed(2), 8, true)}  ${pad(g.p99Us, 6, true)}  ${pad(g.heapMb, 7, true)}  ${pad(g.hitsPerOp.toFixed(2), 7, true)}`,
+        49,
+        true,
+      );
     });
     console.log(`${pad(`${segments[i].from}–${segments[i].to}`, 18)} ${cells.join('  ')}`);
   }

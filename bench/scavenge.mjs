@@ -70,6 +70,8 @@ for (let step = 0; step <= steps; step++) {
   await settle();
   const n = scavenges - n0;
   const heapMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
-  console.log(`${String(heapMb).padStart(18)}   ${String(n).padStart(9)}   ${((scavengeMs - ms0) / n).toFixed(2).padStart(15)}   ${us.toFixed(2).padStart(16)}`);
+  console.log(
+    `${String(heapMb).padStart(18)}   ${String(n).padStart(9)}   ${((scavengeMs - ms0) / n).toFixed(2).padStart(15)}   ${us.toFixed(2).padStart(16)}`,
+  );
 }
 if (sink < 0) console.log(history.length);
