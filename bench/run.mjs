@@ -22,6 +22,8 @@
  *   --alerts off         instances with alertCreationOnHit false, to compare with figures taken
  *                        without alerts (the baseline keeps no alerts then either)
  *   --no-verify          skip the verification pass
+ *   --verify-only        the verification pass alone (exit code 1 on any difference): a
+ *                        differential test of the engine against the baseline, as the test suite runs it
  *   --dist PATH          the built package to load (default ../dist/internals.js)
  *   --json PATH          where to write the results (default bench/results/latest.json; "-": none)
  *   --profile            CPU-profile the timed engine run of each workload (default workload:
@@ -62,6 +64,7 @@ function parseArgs(argv) {
     ruleRounds: 1,
     alerts: true,
     verify: true,
+    verifyOnly: false,
     dist: path.resolve(BENCH_DIR, '../dist/internals.js'),
     json: path.join(BENCH_DIR, 'results', 'latest.json'),
     profile: false,
@@ -112,6 +115,9 @@ function parseArgs(argv) {
       case '--no-verify':
         o.verify = false;
         break;
+      case '--verify-only':
+        o.verifyOnly = true;
+        break;
       case '--dist':
         o.dist = path.resolve(value());
         break;
@@ -143,6 +149,9 @@ function parseArgs(argv) {
   }
   if (!['json-logic-js', 'inline'].includes(o.baselineLogic)) throw new Error('--baseline-logic must be inline or json-logic-js');
   if (o.engineOnly && o.baselineOnly) throw new Error('--engine-only and --baseline-only exclude each other');
+  if (o.verifyOnly && (o.engineOnly || o.baselineOnly || o.profile || !o.verify)) {
+    throw new Error('--verify-only compares both subjects: drop --engine-only, --baseline-only, --profile and --no-verify');
+  }
   if (o.profile) {
     if (o.baselineOnly) throw new Error('--profile profiles the engine; drop --baseline-only');
     o.engineOnly = true;
@@ -753,6 +762,7 @@ async function runWorkload(pkg, w, o) {
       return out;
     }
   }
+  if (o.verifyOnly) return out;
 
   const subjects = o.engineOnly ? ['engine'] : o.baselineOnly ? ['baseline'] : ['engine', 'baseline'];
   const profiler = o.profile ? createProfiler() : null;
