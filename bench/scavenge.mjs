@@ -1,18 +1,28 @@
 #!/usr/bin/env node
 /**
  * How the cost of V8's young-generation collections (scavenges) grows with the old generation,
- * whatever the program does: a heap of long-lived objects that is never touched again, grown step
- * by step, while a fixed loop allocates only short-lived garbage. At each step: the mean scavenge
- * pause and the time per loop iteration. The engine's long workload allocates ~20 KB per operation
- * (a scavenge every ~600 operations) while its history grows to ~2 GB, so this is the part of its
+ * whatever the program does: long-lived data that is never touched again, grown step by step,
+ * while a fixed loop allocates only short-lived garbage. At each step: the mean scavenge pause and
+ * the time per loop iteration. The engine's long workload allocates ~21 KB per operation (a
+ * scavenge every ~600 operations) while its history grows to ~2 GB, so this is the part of its
  * per-operation cost that grows with history without any algorithm reading more.
  *
- *   node --max-old-space-size=8192 bench/scavenge.mjs [--step-mb 256] [--steps 8]
+ * `--shape` is how that data is held, the same records each time:
+ *   objects  small objects (what the memory repositories keep: a stored transaction is ~20 of them)
+ *   json     each record as one JSON string
+ *   doubles  the records' numbers in a few large arrays of doubles (one per 8M values)
+ *   bytes    each record's JSON text in 16 MB buffers, outside the JavaScript heap
+ *
+ *   node --max-old-space-size=8192 bench/scavenge.mjs [--shape objects] [--step-mb 256] [--steps 8]
  */
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
-const { values: args } = parseArgs({ options: { 'step-mb': { type: 'string', default: '256' }, steps: { type: 'string', default: '8' } } });
+const { values: args } = parseArgs({
+  options: { shape: { type: 'string', default: 'objects' }, 'step-mb': { type: 'string', default: '256' }, steps: { type: 'string', default: '8' } },
+});
+const SHAPES = ['objects', 'json', 'doubles', 'bytes'];
+if (!SHAPES.includes(args.shape)) throw new Error(`--shape must be one of ${SHAPES.join(', ')}`);
 const stepMb = Number(args['step-mb']);
 const steps = Number(args.steps);
 
@@ -27,21 +37,53 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 
-/** Long-lived objects shaped like a stored transaction: a few small nested objects and strings. */
+/** One long-lived record shaped like a stored transaction: a few small nested objects and strings. */
+const record = (serial) => ({
+  id: `tx-${serial}`,
+  amount: { value: serial % 9973, currency: 'EUR' },
+  origin: { userId: `u-${serial % 2000}`, country: 'DE' },
+  tags: [{ key: 'channel', value: `c${serial % 7}` }],
+});
+
 const history = [];
 let serial = 0;
-function grow(mb) {
-  const target = process.memoryUsage().heapUsed + mb * 2 ** 20;
-  while (process.memoryUsage().heapUsed < target) {
-    for (let i = 0; i < 10_000; i++, serial++) {
-      history.push({
-        id: `tx-${serial}`,
-        amount: { value: serial % 9973, currency: 'EUR' },
-        origin: { userId: `u-${serial % 2000}`, country: 'DE' },
-        tags: [{ key: 'channel', value: `c${serial % 7}` }],
-      });
+let doubles = null;
+let doublesUsed = 0;
+let bytes = null;
+let bytesUsed = 0;
+/** Keeps one more record in the chosen shape. */
+function keep(n) {
+  if (args.shape === 'objects') history.push(record(n));
+  else if (args.shape === 'json') history.push(JSON.stringify(record(n)));
+  else if (args.shape === 'doubles') {
+    if (doubles === null || doublesUsed + 3 > doubles.length) {
+      doubles = new Array(8_000_000).fill(0.5);
+      doublesUsed = 0;
+      history.push(doubles);
     }
+    doubles[doublesUsed++] = n + 0.5;
+    doubles[doublesUsed++] = (n % 9973) + 0.25;
+    doubles[doublesUsed++] = (n % 2000) + 0.125;
+  } else {
+    const text = JSON.stringify(record(n));
+    if (bytes === null || bytesUsed + text.length * 3 > bytes.length) {
+      bytes = Buffer.allocUnsafeSlow(16 * 2 ** 20);
+      bytesUsed = 0;
+      history.push(bytes);
+    }
+    bytesUsed += bytes.write(text, bytesUsed);
   }
+}
+
+/** Bytes held, on the JavaScript heap and in buffers outside it. */
+const held = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+function grow(mb) {
+  const target = held() + mb * 2 ** 20;
+  while (held() < target) for (let i = 0; i < 10_000; i++) keep(serial++);
 }
 
 /** Garbage only: ~15 KB of short-lived objects per iteration. */
@@ -57,8 +99,8 @@ function iteration(k) {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-console.log(`node ${process.version}; each step: 200,000 iterations of garbage only (~15 KB each)`);
-console.log('old generation MB   scavenges   ms per scavenge   µs per iteration');
+console.log(`node ${process.version}; data held as ${args.shape}; each step: 200,000 iterations of garbage only (~15 KB each)`);
+console.log('data held MB   scavenges   ms per scavenge   µs per iteration');
 for (let step = 0; step <= steps; step++) {
   if (step > 0) grow(stepMb);
   await settle();
@@ -69,9 +111,9 @@ for (let step = 0; step <= steps; step++) {
   const us = ((performance.now() - t0) * 1000) / 200_000;
   await settle();
   const n = scavenges - n0;
-  const heapMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+  const heldMb = Math.round(held() / 2 ** 20);
   console.log(
-    `${String(heapMb).padStart(18)}   ${String(n).padStart(9)}   ${((scavengeMs - ms0) / n).toFixed(2).padStart(15)}   ${us.toFixed(2).padStart(16)}`,
+    `${String(heldMb).padStart(12)}   ${String(n).padStart(9)}   ${((scavengeMs - ms0) / n).toFixed(2).padStart(15)}   ${us.toFixed(2).padStart(16)}`,
   );
 }
 if (sink < 0) console.log(history.length);
