@@ -793,6 +793,9 @@ async function runWorkload(pkg, w, o) {
   const b = out.median.baseline;
   if (e && b) {
     out.ratio = Math.round((e.opsPerSec / b.opsPerSec) * 1000) / 1000;
+    // Each round runs both subjects back to back: its own ratio is what host speed changes across
+    // the run disturb least (the medians above may come from different rounds).
+    out.roundRatios = out.rounds.map((r) => Math.round((r.engine.opsPerSec / r.baseline.opsPerSec) * 1000) / 1000);
     out.cpuRatio = Math.round((e.opsPerCpuSec / b.opsPerCpuSec) * 1000) / 1000;
     out.countersEqual = out.rounds.every((r) => isDeepStrictEqual(r.engine.counters, r.baseline.counters));
     out.alertsEqual = out.rounds.every((r) => isDeepStrictEqual(r.engine.alertTotals, r.baseline.alertTotals));
@@ -800,6 +803,8 @@ async function runWorkload(pkg, w, o) {
       `ratio engine / baseline: ${out.ratio.toFixed(3)}x wall clock, ${out.cpuRatio.toFixed(3)}x per CPU-second; ` +
         `hits per instance ${out.countersEqual ? 'equal' : 'DIFFERENT'} in every timed run; alerts ${e.alertTotals.alerts} (${e.alertTotals.listed} transactions listed), cases ${e.alertTotals.cases}: ${out.alertsEqual ? 'equal' : 'DIFFERENT'}`,
     );
+    if (out.roundRatios.length > 1)
+      console.log(`ratio of each round (engine and baseline back to back): ${out.roundRatios.map((r) => r.toFixed(3)).join(', ')}`);
     if (!out.countersEqual || !out.alertsEqual) {
       printCounters(configs, e.counters, b.counters);
       process.exitCode = 1;
