@@ -81,7 +81,10 @@ export function createRoutes(openApi: () => Record<string, unknown>): Route[] {
       {
         GET: async (c) => ok(await c.engine.getRuleInstance(param(c, 'ruleInstanceId'))),
         POST: async (c) => ok(await c.engine.updateRuleInstance(param(c, 'ruleInstanceId'), await c.body())),
-        DELETE: async (c) => (await c.engine.deleteRuleInstance(param(c, 'ruleInstanceId')), noContent()),
+        DELETE: async (c) => {
+          await c.engine.deleteRuleInstance(param(c, 'ruleInstanceId'));
+          return noContent();
+        },
       },
     ],
     ['/rules', { GET: async (c) => ok(await c.engine.listRules()) }],
@@ -96,7 +99,10 @@ export function createRoutes(openApi: () => Record<string, unknown>): Route[] {
       {
         GET: async (c) => ok(await c.engine.getList(param(c, 'listId'))),
         PUT: async (c) => ok(await c.engine.putList(param(c, 'listId'), await c.body())),
-        DELETE: async (c) => (await c.engine.deleteList(param(c, 'listId')), noContent()),
+        DELETE: async (c) => {
+          await c.engine.deleteList(param(c, 'listId'));
+          return noContent();
+        },
       },
     ],
     ['/uploads/{key}', { PUT: putUpload }, 'signed-url'],

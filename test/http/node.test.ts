@@ -375,19 +375,38 @@ describe('toNodeListener: pipelined requests on one connection', () => {
     expect(json(r)).toMatchObject({ status, code });
   };
   const kinds: Record<string, () => Case> = {
-    health: () => ({ req: request('GET', '/healthz', { key: null }), check: (r) => (expect(r.status).toBe(200), expect(json(r)).toEqual({ status: 'ok' })) }),
+    health: () => ({
+      req: request('GET', '/healthz', { key: null }),
+      check: (r) => {
+        expect(r.status).toBe(200);
+        expect(json(r)).toEqual({ status: 'ok' });
+      },
+    }),
     notFound: () => ({ req: request('GET', '/no-such-route'), check: problem(404, 'ROUTE_NOT_FOUND') }),
     badKey: () => ({ req: request('GET', '/rules', { key: 'wrong-key-0123456789abcdef' }), check: problem(401, 'UNAUTHORIZED') }),
     noKey: () => ({ req: request('GET', '/rules', { key: null }), check: problem(401, 'UNAUTHORIZED') }),
     wrongMethod: () => ({
       req: request('DELETE', '/rules'),
-      check: (r) => (problem(405, 'METHOD_NOT_ALLOWED')(r), expect(r.headers.allow).toBe('GET, HEAD')),
+      check: (r) => {
+        problem(405, 'METHOD_NOT_ALLOWED')(r);
+        expect(r.headers.allow).toBe('GET, HEAD');
+      },
     }),
     headRules: () => ({
       req: request('HEAD', '/rules'),
-      check: (r) => (expect(r.status).toBe(200), expect(r.headers['content-type']).toBe('application/json'), expect(r.body.length).toBe(0)),
+      check: (r) => {
+        expect(r.status).toBe(200);
+        expect(r.headers['content-type']).toBe('application/json');
+        expect(r.body.length).toBe(0);
+      },
     }),
-    headMissing: () => ({ req: request('HEAD', '/no-such-route'), check: (r) => (expect(r.status).toBe(404), expect(r.body.length).toBe(0)) }),
+    headMissing: () => ({
+      req: request('HEAD', '/no-such-route'),
+      check: (r) => {
+        expect(r.status).toBe(404);
+        expect(r.body.length).toBe(0);
+      },
+    }),
     rules: () => ({
       req: request('GET', '/rules'),
       check: (r) => {
@@ -396,13 +415,22 @@ describe('toNodeListener: pipelined requests on one connection', () => {
         expect(list.length).toBeGreaterThan(10);
       },
     }),
-    seed: () => ({ req: request('GET', '/transactions/seed-1'), check: (r) => (expect(r.status).toBe(200), expect(json(r).transactionId).toBe('seed-1')) }),
+    seed: () => ({
+      req: request('GET', '/transactions/seed-1'),
+      check: (r) => {
+        expect(r.status).toBe(200);
+        expect(json(r).transactionId).toBe('seed-1');
+      },
+    }),
     missingTx: () => ({ req: request('GET', '/transactions/never-created'), check: problem(404, 'TRANSACTION_NOT_FOUND') }),
     post: () => {
       const t = txBody();
       return {
         req: request('POST', '/transactions', { type: 'application/json', body: t.body }),
-        check: (r) => (expect(r.status).toBe(201), expect(json(r).transactionId).toBe(t.id)),
+        check: (r) => {
+          expect(r.status).toBe(201);
+          expect(json(r).transactionId).toBe(t.id);
+        },
       };
     },
     unsupported: () => ({ req: request('POST', '/transactions', { type: 'text/plain', body: 'a=b&c=d' }), check: problem(415, 'UNSUPPORTED_MEDIA_TYPE') }),

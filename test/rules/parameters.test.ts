@@ -202,7 +202,18 @@ describe('reachesThreshold with converting rates', () => {
 /** A provider whose rate is whatever `current.rate` says at the time of the call. */
 function switchableProvider() {
   const current = { rate: '1' as string | null, calls: 0 };
-  return { current, money: { rates: { rate: () => (current.calls++, current.rate) }, baseCurrency: 'USD' } };
+  return {
+    current,
+    money: {
+      rates: {
+        rate: () => {
+          current.calls++;
+          return current.rate;
+        },
+      },
+      baseCurrency: 'USD',
+    },
+  };
 }
 
 /** The uncached answer: an unfrozen map is never cached. */

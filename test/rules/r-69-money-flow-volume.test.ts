@@ -6,6 +6,8 @@ import { createFixedRateProvider, formatMoney } from '../../src/domain/money.js'
 import { createSideNames, receiverReads, senderReads, sumAmounts, sumCounts, type SideRead } from '../../src/rules/kits/directions.js';
 import { r69MoneyFlowVolume } from '../../src/rules/library/r-69-money-flow-volume.js';
 import { resolveThreshold } from '../../src/rules/parameters.js';
+import type { AggregateValue } from '../../src/aggregation/aggregate-store.js';
+import type { LibraryRuleParameters } from '../../src/rules/registry.js';
 import type { RuleHit } from '../../src/rules/types.js';
 import { CURRENCIES, type money, thresholdsArb } from './threshold-fixtures.js';
 
@@ -226,7 +228,7 @@ describe('R-69 money flow volume', () => {
 const VOLUME = createSideNames('v');
 const HISTORY = createSideNames('h');
 /** A reference R-69 check: resolve each threshold, then compare. */
-function referenceR69(transaction: never, parameters: Record<string, any>, aggregates: Record<string, any>, m: typeof money): RuleHit[] {
+function referenceR69(transaction: never, parameters: LibraryRuleParameters['R-69'], aggregates: Record<string, AggregateValue>, m: typeof money): RuleHit[] {
   const hits: RuleHit[] = [];
   const t = transaction as { timestamp: number };
   const side = (direction: 'ORIGIN' | 'DESTINATION', volume: readonly SideRead[] | null, history: readonly SideRead[] | null) => {
@@ -275,17 +277,17 @@ describe('R-69 against a resolve-then-compare reference', () => {
     'with upper thresholds and initial transactions, hits and describes as the resolve-then-compare reference',
     (lower, upper, checkSender, checkReceiver, initialTransactions, sums, counts, base) => {
       const t = tx({ timestamp: T0 }) as never;
-      const parameters = deepFreeze({
+      const parameters: LibraryRuleParameters['R-69'] = deepFreeze({
         transactionVolumeThreshold: lower,
         ...(upper !== undefined ? { transactionVolumeUpperThreshold: upper } : {}),
-        timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+        timeWindow: { units: 1, granularity: 'day' as const, rollingBasis: true },
         checkSender,
         checkReceiver,
         ...(initialTransactions !== undefined ? { initialTransactions } : {}),
       });
       const needs = r69MoneyFlowVolume.aggregates?.({ transaction: t, parameters: parameters as never }) ?? [];
-      const aggregates: Record<string, unknown> = {};
-      for (const [i, n] of needs.entries()) aggregates[n.name] = n.fn === 'sum' ? sums[i % 8] : counts[i % 8];
+      const aggregates: Record<string, AggregateValue> = {};
+      for (const [i, n] of needs.entries()) aggregates[n.name] = (n.fn === 'sum' ? sums[i % 8] : counts[i % 8]) as AggregateValue;
       const m = { rates: createFixedRateProvider(), baseCurrency: base };
       const got = r69MoneyFlowVolume.check({ transaction: t, parameters, originUser: null, destinationUser: null, aggregates, money: m } as never);
       expect(got).toEqual(referenceR69(t, parameters, aggregates, m));

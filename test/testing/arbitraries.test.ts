@@ -213,7 +213,7 @@ describe('transactionEventSequenceArbitrary', () => {
     expect([hasNull(false), hasNull(true)]).toEqual([false, true]);
   });
 
-  describe('properties', () => {
+  describe('properties through the engine', () => {
     test.prop([transactionArbitrary().chain((t) => transactionEventSequenceArbitrary(t, { minEvents: 3 }).map((events) => ({ t, events })))])(
       'with null removals (the default), events pass the schema and the engine',
       async ({ t, events }) => {
