@@ -15,7 +15,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { summarizeProfile } from './profile-summary.mjs';
-import { WORKLOADS } from './workloads.mjs';
+import { feed, WORKLOADS } from './workloads.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -70,14 +70,7 @@ for (let from = 0; from < OPS; from += SEGMENT) {
   const gc0 = { ...gcMs };
   if (profiled) await session.post('Profiler.start');
   const t0 = process.hrtime.bigint();
-  for (const op of ops) {
-    try {
-      if (op.kind === 'transaction') await engine.createTransaction(op.payload);
-      else await engine.createTransactionEvent(op.payload);
-    } catch {
-      // Rejected operations are part of the stream.
-    }
-  }
+  await feed(engine, ops);
   const us = Number(process.hrtime.bigint() - t0) / 1e3 / ops.length;
   if (profiled) {
     const { profile } = await session.post('Profiler.stop');

@@ -43,7 +43,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createBaseline } from './baseline.mjs';
 import { summarizeProfile, formatProfileSummary } from './profile-summary.mjs';
-import { DEFAULT_WORKLOADS, WORKLOADS, windowedInstances } from './workloads.mjs';
+import { DEFAULT_WORKLOADS, feed, WORKLOADS, windowedInstances } from './workloads.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const TARGETS = { ratio: 0.5, ratioGoal: 0.8, p99Us: 200, longDrift: 1.2 };
@@ -502,15 +502,7 @@ async function timeFresh(name, pkg, w, s, o, profiler = null) {
   const cleanMb = liveHeapMb();
   {
     const warm = await createSubject(name, pkg, w, configs, o);
-    const { ops, kinds } = take(w.stream({ seed: s.seed, operations: Math.min(s.ops, w.warmupOps) })[Symbol.iterator](), Infinity);
-    for (let i = 0; i < ops.length; i++) {
-      try {
-        if (kinds[i] === 0) await warm.createTransaction(ops[i].payload);
-        else await warm.createTransactionEvent(ops[i].payload);
-      } catch {
-        // Rejected operations are part of the stream (the same for both subjects).
-      }
-    }
+    await feed(warm, take(w.stream({ seed: s.seed, operations: Math.min(s.ops, w.warmupOps) })[Symbol.iterator](), Infinity).ops);
     warm.dispose?.();
   }
   await settleHeap(cleanMb + 10);

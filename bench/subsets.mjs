@@ -17,6 +17,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createInstanceConfigs, generateWorkload } from './workload.mjs';
+import { feed } from './workloads.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,14 +86,7 @@ async function once(pkg, indexes) {
   gcMs = 0;
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  for (const o of payloads) {
-    try {
-      if (o.kind === 'transaction') await engine.createTransaction(o.payload);
-      else await engine.createTransactionEvent(o.payload);
-    } catch {
-      // Rejected operations are part of the stream (same for every build).
-    }
-  }
+  await feed(engine, payloads);
   const wall = Number(process.hrtime.bigint() - t0) / 1000 / payloads.length;
   const cpu = process.cpuUsage(cpu0);
   await new Promise((resolve) => setTimeout(resolve, 10));

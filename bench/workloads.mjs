@@ -106,3 +106,20 @@ export function windowedInstances(configs) {
   });
   return out;
 }
+
+/**
+ * Feeds `subject` the operations one awaited call at a time, as a client would. A rejected
+ * operation is part of the stream (the same for every subject and build) and is passed over.
+ * @param {{ createTransaction(p: unknown): Promise<unknown>, createTransactionEvent(p: unknown): Promise<unknown> }} subject
+ * @param {readonly import('./workload.mjs').Operation[]} operations
+ */
+export async function feed(subject, operations) {
+  for (const op of operations) {
+    try {
+      if (op.kind === 'transaction') await subject.createTransaction(op.payload);
+      else await subject.createTransactionEvent(op.payload);
+    } catch {
+      // Rejected by design of the stream.
+    }
+  }
+}

@@ -5,7 +5,7 @@
  * the baseline's, over the first 20,000 operations of three workloads.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -62,6 +62,7 @@ export function createEngine(options) {
 `,
     );
     const { status, output } = verify(['--workload', 'today', '--ops', '2000', '--dist', altered]);
+    rmSync(dir, { recursive: true, force: true });
     expect(status).toBe(1);
     expect(output).toMatch(/MISMATCH at operation \d+ \(transaction [^)]+\), first at \/status/);
     expect(output).toContain('verification FAILED');
