@@ -67,6 +67,16 @@ if (reason !== null) {
   process.stderr.write(`txmon: built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 process.stderr.write(`txmon: starting… data ${storeOf(args)}\n`);
+// `npm start` runs this script under a shell that npm signals on SIGTERM (a container runtime's
+// stop): the shell ends, and this process would live on, orphaned. It checks once a second that
+// its parent is still the one that started it, and stops gracefully (as on SIGTERM) when not.
+const parent = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(watch);
+  process.kill(process.pid, 'SIGTERM');
+}, 1_000);
+watch.unref();
 // The command reads its arguments from process.argv, as if run as `txmon serve …`.
 process.argv = [process.argv[0], cli, 'serve', ...args];
 await import(pathToFileURL(cli).href);

@@ -54,6 +54,32 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  /**
+   * The store (a database, PGlite, or a host's repository) failed or could not be reached: a lost
+   * connection, a refused one, a store that threw. Nothing of the request was written; answered with
+   * `Retry-After`, and sending the same request again is safe (an idempotent replay).
+   */
+  STORE_UNAVAILABLE: 503,
+  /**
+   * The store did not answer within a bound: connecting, waiting for a pooled connection, a
+   * statement or a lock wait took longer than configured. The unit was rolled back whole; answered
+   * with `Retry-After`, and a retry is an idempotent replay.
+   */
+  STORE_TIMEOUT: 503,
+  /** The process has more work waiting than its bound (`maxQueued`): refused at once, with `Retry-After`. */
+  OVERLOADED: 503,
+  /** The server is starting: its store is not open and migrated yet. Answered with `Retry-After`. */
+  NOT_READY: 503,
+  /**
+   * A connection past the server's connection caps (in all, or from one client address): its first
+   * request is answered with `Retry-After` and `Connection: close`, then the connection is closed.
+   */
+  TOO_MANY_CONNECTIONS: 503,
+  /**
+   * Never sent: the client closed its connection while its request waited for its turn, so the
+   * request was not run. The request log records it under this code, as nginx's 499.
+   */
+  CLIENT_GONE: 499,
   /** The host passed invalid options to `createEngine` (a programming error, never client input). */
   INVALID_CONFIGURATION: 500,
   /** A genuine internal fault; never caused by client input. */

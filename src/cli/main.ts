@@ -5,11 +5,20 @@
  */
 import { PRUNE_USAGE, USAGE, UsageError } from './usage.js';
 
-/** The message of a failed command: usage errors as they are, anything else as what failed. */
-function messageOf(error: unknown, doing: string): string {
-  return error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ? (error as Error).message
-    : `cannot ${doing}: ${(error as Error).message}`;
+/** Whether `error` is about the command line (then the usage is printed and the exit code is 2). */
+function isUsageError(error: unknown): boolean {
+  return error instanceof UsageError || (error as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS') === true;
+}
+
+/**
+ * Ends the command after `error`: a usage error with the usage text and exit code 2; anything else
+ * — a store that could not be opened, a directory another process owns — as one line naming what
+ * failed, and exit code 1.
+ */
+function fail(error: unknown, doing: string, usage: string): never {
+  if (isUsageError(error)) process.stderr.write(`txmon: ${(error as Error).message}\n\n${usage}`);
+  else process.stderr.write(`txmon: cannot ${doing}: ${(error as Error | null)?.message ?? String(error)}\n`);
+  process.exit(isUsageError(error) ? 2 : 1);
 }
 
 function asksForHelp(args: readonly string[]): boolean {
@@ -27,8 +36,7 @@ async function main(argv: readonly string[]): Promise<void> {
       const { prune } = await import('./prune.js');
       await prune(rest);
     } catch (error) {
-      process.stderr.write(`txmon: ${messageOf(error, 'prune')}\n\n${PRUNE_USAGE}`);
-      process.exit(2);
+      fail(error, 'prune', PRUNE_USAGE);
     }
     return;
   }
@@ -42,12 +50,13 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   try {
-    const { exitOnSignals, loggerOf, serve, shutdownGraceOf } = await import('./serve.js');
-    const server = await serve(rest);
-    exitOnSignals(server, loggerOf(server), shutdownGraceOf(server));
+    const { exitOnSignals, startServer } = await import('./serve.js');
+    const handle = await startServer(rest);
+    exitOnSignals(handle);
+    // The server listens (and answers 503) while its stores open; a store that cannot be opened ends it.
+    handle.ready.catch((error: unknown) => handle.log.drain(() => fail(error, 'start', USAGE)));
   } catch (error) {
-    process.stderr.write(`txmon: ${messageOf(error, 'start')}\n\n${USAGE}`);
-    process.exit(2);
+    fail(error, 'start', USAGE);
   }
 }
 

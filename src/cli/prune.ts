@@ -1,13 +1,15 @@
 /**
  * `txmon prune`: retention of windowed-aggregate entries on a durable store, one tenant after the
  * other (see `Engine.pruneSeries`). Transactions, events, alerts and cases are kept. On PostgreSQL it
- * runs beside serving processes; a PGlite directory is one process's at a time, so stop the server
- * first (or let `txmon serve --prune-every-hours` do it).
+ * runs beside serving processes; a PGlite directory is one process's at a time (its lock refuses
+ * prune while a server owns it), so stop the server first (or let `txmon serve --prune-every-hours`
+ * do it).
  */
 import { parseArgs } from 'node:util';
 import { createEngine } from '../default-engine.js';
-import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, type StoreSpec } from './stores.js';
-import { readTenants } from './serve.js';
+import type { Repositories } from '../engine/repositories.js';
+import { readTenants } from './serve-args.js';
+import { DEFAULT_STORE, DEFAULT_STORE_SETTINGS, StoreSpecError, describeStore, openStores, parseStore, type StoreSpec } from './stores.js';
 import { UsageError } from './usage.js';
 
 export { PRUNE_USAGE } from './usage.js';
@@ -52,29 +54,34 @@ function parsePruneArgs(argv: readonly string[], env: NodeJS.ProcessEnv): PruneA
 }
 
 /** One tenant's prune, as the line printed for it. */
-async function pruneTenant(args: PruneArgs, tenantId: string): Promise<Record<string, unknown>> {
-  const opened = await openStore(args.store, tenantId, args.single, { maxStoredBytes: 1 });
-  try {
-    const engine = createEngine({ repositories: opened.repositories, ...(args.lateArrivalMs === undefined ? {} : { lateArrivalMs: args.lateArrivalMs }) });
-    const result = await engine.pruneSeries({ dryRun: args.dryRun });
-    const series = Object.fromEntries(result.series.map((s) => [s.name, s.prunedBefore === null ? 'kept whole' : new Date(s.prunedBefore).toISOString()]));
-    return { tenant: tenantId, dryRun: result.dryRun, removed: result.removed, prunedBefore: series };
-  } finally {
-    await opened.close();
-  }
+async function pruneTenant(args: PruneArgs, tenantId: string, repositories: Repositories): Promise<Record<string, unknown>> {
+  const engine = createEngine({ repositories, ...(args.lateArrivalMs === undefined ? {} : { lateArrivalMs: args.lateArrivalMs }) });
+  const result = await engine.pruneSeries({ dryRun: args.dryRun });
+  const series = Object.fromEntries(result.series.map((s) => [s.name, s.prunedBefore === null ? 'kept whole' : new Date(s.prunedBefore).toISOString()]));
+  return { tenant: tenantId, dryRun: result.dryRun, removed: result.removed, prunedBefore: series };
 }
 
 /**
  * Runs `txmon prune`; each tenant's result is written as one JSON line to `out`.
- * @throws UsageError for bad arguments or a store that cannot be opened
+ * @throws UsageError for bad arguments; DirectoryLockedError when a server owns the PGlite
+ *   directory; StoreStartError when the database cannot be reached
  */
 export async function prune(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, out: { write(line: string): void } = process.stdout): Promise<void> {
   const args = parsePruneArgs(argv, env);
-  for (const tenantId of args.tenantIds) {
-    try {
-      out.write(`${JSON.stringify({ store: describeStore(args.store), ...(await pruneTenant(args, tenantId)) })}\n`);
-    } catch (error) {
-      throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
+  let stores: Awaited<ReturnType<typeof openStores>>;
+  try {
+    // Dropping a long history is one statement that may take a while: bounded by an hour, not by a request's bound.
+    const settings = { ...DEFAULT_STORE_SETTINGS, statementTimeoutMs: 3_600_000 };
+    stores = await openStores(args.store, args.tenantIds, { single: args.single, maxStoredBytes: 1, settings });
+  } catch (error) {
+    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
+  }
+  try {
+    for (const tenantId of args.tenantIds) {
+      const repositories = stores.repositories.get(tenantId) as Repositories;
+      out.write(`${JSON.stringify({ store: describeStore(args.store), ...(await pruneTenant(args, tenantId, repositories)) })}\n`);
     }
+  } finally {
+    await stores.close();
   }
 }

@@ -19,11 +19,26 @@ function numberText(value: number): string {
   return Number.isFinite(value) ? String(value) : 'null';
 }
 
+/** pino's levels as numbers: what `level` says in a line. */
+export const LOG_LEVELS = Object.freeze({ debug: 20, info: 30, warn: 40, error: 50 });
+
+/** A log level's name. */
+export type LogLevel = keyof typeof LOG_LEVELS;
+
+/**
+ * The level of a request's line: `error` for a fault of the server or its store (a 500, or a 503
+ * saying the store is away or slow), `warn` for a request refused because the server is full or
+ * still starting, `info` for everything else.
+ */
+export function requestLevelOf(entry: RequestLogEntry): number {
+  if (entry.status < 500) return LOG_LEVELS.info;
+  return entry.status === 500 || entry.code === 'STORE_UNAVAILABLE' || entry.code === 'STORE_TIMEOUT' ? LOG_LEVELS.error : LOG_LEVELS.warn;
+}
+
 /**
  * The log line of one request, newline included: byte for byte what pino 10 writes for
- * `pino({ base: null, timestamp }).info(entry, 'request')` (level 30, time, the entry's fields in
- * their order, `code` only when set, msg). `time` is the `,"time":"…"` fragment pino's
- * `timestamp` option returns.
+ * `pino({ base: null, timestamp })[level](entry, 'request')` (the level of {@link requestLevelOf},
+ * time, the entry's fields in their order, `code` and `fault` only when set, msg). `time` is the `,"time":"…"` fragment pino's `timestamp` option returns.
  *
  * @example
  * ```ts
@@ -33,18 +48,19 @@ function numberText(value: number): string {
  */
 export function formatRequestLine(entry: RequestLogEntry, time: string): string {
   const code = entry.code === undefined ? '' : `,"code":${JSON.stringify(entry.code)}`;
+  const fault = entry.fault === undefined ? '' : `,"fault":${JSON.stringify(entry.fault)}`;
   return (
-    `{"level":30${time},"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(entry.route)},` +
-    `"status":${numberText(entry.status)},"tenant":${JSON.stringify(entry.tenant)},"durationMs":${numberText(entry.durationMs)}${code},"msg":"request"}\n`
+    `{"level":${requestLevelOf(entry)}${time},"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(entry.route)},` +
+    `"status":${numberText(entry.status)},"tenant":${JSON.stringify(entry.tenant)},"durationMs":${numberText(entry.durationMs)}${code}${fault},"msg":"request"}\n`
   );
 }
 
 /** A field value of a lifecycle line. */
-export type LogValue = string | number | boolean | null | readonly LogValue[];
+export type LogValue = string | number | boolean | null | readonly LogValue[] | { readonly [key: string]: LogValue | undefined };
 
 /**
  * A lifecycle line of `txmon serve` (serving, shutting down, pruned, stopped…), newline included:
- * the text pino 10 writes for `pino({ base: null, timestamp }).info(fields, msg)` — level 30, time,
+ * the text pino 10 writes for `pino({ base: null, timestamp })[level](fields, msg)` — level (30, info, by default), time,
  * the fields in their order (undefined ones left out), msg — save for strings holding a lone
  * surrogate, which are escaped as `JSON.stringify` does (pino writes them raw, as in
  * {@link formatRequestLine}). txmon writes these few lines itself, so the command needs no logger
@@ -56,8 +72,8 @@ export type LogValue = string | number | boolean | null | readonly LogValue[];
  * // '{"level":30,"time":"2026-11-22T09:00:00.000Z","signal":"SIGTERM","msg":"shutting down"}\n'
  * ```
  */
-export function formatLogLine(fields: Readonly<Record<string, LogValue | undefined>>, msg: string, time: string): string {
-  let line = `{"level":30${time}`;
+export function formatLogLine(fields: Readonly<Record<string, LogValue | undefined>>, msg: string, time: string, level: number = LOG_LEVELS.info): string {
+  let line = `{"level":${level}${time}`;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     if (value === undefined) continue;

@@ -1,145 +1,86 @@
 /**
- * The `txmon` command. `txmon serve` serves the interface document's HTTP API on txmon engines
- * over a store (`--store`: PGlite files by default, PostgreSQL, or memory): one default tenant
- * (`--api-key-file`, `TXMON_API_KEYS`, `--api-key`, or a
- * generated key printed once), or the tenants of `--tenants <file.json>`. One structured log line
- * per request (pino's format), no payload values; SIGTERM/SIGINT stop accepting connections and
- * finish in-flight requests.
+ * The command `txmon serve`: the interface document's HTTP API on txmon engines over a store
+ * (`--store`: PGlite files by default, PostgreSQL, or memory), for one default tenant
+ * (`--api-key-file`, `TXMON_API_KEYS`, `--api-key`, or a generated key kept in the store's
+ * directory) or the tenants of `--tenants <file.json>`.
+ *
+ * It listens first and answers from that moment: 503 `NOT_READY` until its stores are open and
+ * migrated (starting.ts), then the API. One structured log line per request (pino's format), no
+ * payload values; a fault of the server or its store is logged at error level with its cause.
+ * SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
-import { randomBytes } from 'node:crypto';
-import { readFileSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { createEngine } from '../default-engine.js';
-import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
-import { createHttpHandler } from '../http/handler.js';
 import { tenantsOf } from '../http/auth.js';
+import { faultOf } from '../http/fault.js';
+import { createHttpHandler } from '../http/handler.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
-import { HANDLER_CORE, type CoreRequest, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
+import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
-import { DEFAULT_STORE, StoreSpecError, describeStore, openStore, parseStore, type OpenStore, type StoreSpec } from './stores.js';
-import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, type LogValue } from './request-log.js';
-import { USAGE, UsageError } from './usage.js';
+import { type DirectoryLock, lockDirectory } from './directory-lock.js';
+import { generatedKeyIn, newApiKey } from './generated-key.js';
+import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, LOG_LEVELS, type LogLevel, type LogValue } from './request-log.js';
+import { configuredKeys, parseLimits, parseServeArgs, readJsonFile, readTenants, type ServeArgs, type TenantLimits, type TenantSpec } from './serve-args.js';
+import { startingCore } from './starting.js';
+import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, type OpenStores, type StoreSpec } from './stores.js';
+import { UsageError } from './usage.js';
 
 export { USAGE, UsageError } from './usage.js';
+export { readTenants } from './serve-args.js';
 
-/** What the command logs through: `info` (a line in pino's format), and a synchronous flush before the process exits. */
+/** What the command logs through: a line in pino's format at a level, and a synchronous flush before the process exits. */
 export interface ServeLogger {
   info(fields: Readonly<Record<string, LogValue | undefined>>, msg: string): void;
+  /** A line at `level` (`warn`, `error`, …). */
+  at(level: LogLevel, fields: Readonly<Record<string, LogValue | undefined>>, msg: string): void;
   flushSync(): void;
   /** Writes out every pending request line, then calls `done`. */
   drain(done: () => void): void;
 }
-const logs = new WeakMap<Server, ServeLogger>();
-/** Per server, how to close its tenants' stores once it stopped serving. */
-const closers = new WeakMap<Server, () => Promise<void>>();
 
-/** Closes the stores of a server started by {@link serve} (after it stopped serving). */
-export function closeStoresOf(server: Server): Promise<void> {
-  return closers.get(server)?.() ?? Promise.resolve();
+/** A server started by {@link startServer}. */
+export interface ServerHandle {
+  readonly server: Server;
+  /** The API's base URL (`http://host:port` and the base path). */
+  readonly url: string;
+  readonly log: ServeLogger;
+  /** How long in-flight requests may take to finish on shutdown (`--shutdown-grace-ms`). */
+  readonly graceMs: number;
+  /**
+   * Resolves once the stores are open and the API is served. Rejects (after closing the server and
+   * the stores) when they cannot be opened: a PGlite directory owned by another process, a
+   * database that did not answer within `--store-wait-ms`.
+   */
+  readonly ready: Promise<void>;
+  /** Closes the stores (a pool's connections, PGlite's files) and gives up the directory lock; call once the server stopped serving. */
+  closeStores(): Promise<void>;
+  /** Stops serving at once (open connections closed) and closes the stores: for tests and failed starts. */
+  close(): Promise<void>;
 }
 
-/** A `--store` / `TXMON_STORE` value, or the usage error that names it. */
-function parseStoreArgument(value: string): StoreSpec {
-  try {
-    return parseStore(value);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-const graces = new WeakMap<Server, number>();
-
-/** The logger of a server started by {@link serve}. */
-export function loggerOf(server: Server): ServeLogger {
-  return logs.get(server) ?? { info: () => undefined, flushSync: () => undefined, drain: (done) => done() };
-}
-
-/** How long a server started by {@link serve} lets in-flight requests finish on shutdown (`--shutdown-grace-ms`). */
-export function shutdownGraceOf(server: Server): number {
-  return graces.get(server) ?? DEFAULT_SHUTDOWN_GRACE_MS;
-}
-
-const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Heap bytes per byte the memory store counts, at most (measured with transactions of thousands of tiny fields; see docs/security.md). */
 const HEAP_PER_COUNTED_BYTE = 3;
-
-/** What a tenant may store and compute: the engine's limits and the memory store's byte budget. */
-type TenantLimits = Partial<EngineLimits> & { maxStoredBytes?: number };
-
-export interface TenantSpec {
-  id: string;
-  apiKeys: string[];
-  limits: TenantLimits;
-}
-
-const LIMIT_NAMES: readonly string[] = [...Object.keys(DEFAULT_ENGINE_LIMITS), 'maxStoredBytes'];
-
-/** Limits from JSON: an object of known limit names with positive integer values. */
-function parseLimits(value: unknown, where: string): TenantLimits {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where} must be an object of limits`);
-  for (const [name, limit] of Object.entries(value)) {
-    if (!LIMIT_NAMES.includes(name)) throw new UsageError(`${where}: ${name} is not a known limit (${LIMIT_NAMES.join(', ')})`);
-    if (!Number.isSafeInteger(limit) || (limit as number) < 1) throw new UsageError(`${where}: ${name} must be a positive integer`);
-  }
-  return value as TenantLimits;
-}
-
-function readJsonFile(file: string, flag: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new UsageError(`${flag}: cannot read JSON from ${file}`);
-  }
-}
-
-/** API keys from a file: one per line; blank lines and lines starting with # are skipped. */
-function readKeyFile(file: string, flag: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new UsageError(`${flag}: cannot read ${file}`);
-  }
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
-
-export function readTenants(file: string): TenantSpec[] {
-  const parsed = readJsonFile(file, '--tenants');
-  const list = typeof parsed === 'object' && parsed !== null ? (parsed as { tenants?: unknown }).tenants : undefined;
-  if (!Array.isArray(list) || list.length === 0) throw new UsageError('--tenants: the file must be {"tenants": [{"id", "apiKeys": [...]}, ...]}');
-  return list.map((t: unknown, i) => {
-    const entry = typeof t === 'object' && t !== null ? (t as { id?: unknown; apiKeys?: unknown; limits?: unknown }) : {};
-    const id = entry.id;
-    const keys = entry.apiKeys;
-    if (typeof id !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) {
-      throw new UsageError(`--tenants: /tenants/${i} needs a string id and a list of string apiKeys`);
-    }
-    return { id, apiKeys: keys as string[], limits: parseLimits(entry.limits, `--tenants: /tenants/${i}/limits`) };
-  });
-}
 
 /**
  * Stops on SIGTERM/SIGINT: no new connections, idle keep-alive connections closed, in-flight
  * requests finished and answered with `connection: close` (at most `graceMs`), the tenants' stores
  * closed, then `stopped` is logged and the process exits 0 — on every path, the forced one after
- * `graceMs` included. A second
- * signal while stopping is logged and changes nothing. Installed by the command only (never by
- * {@link serve}).
+ * `graceMs` included. A second signal while stopping is logged and changes nothing. Installed by
+ * the command only (never by {@link startServer}).
  */
-export function exitOnSignals(server: Server, log: ServeLogger, graceMs = DEFAULT_SHUTDOWN_GRACE_MS): void {
+export function exitOnSignals(handle: ServerHandle): void {
+  const { server, log, graceMs } = handle;
   let stopping = false;
   let exiting = false;
   const exit = (forced: boolean) => {
     if (exiting) return;
     exiting = true;
     // The stores close after the last response: a pool's connections, PGlite's files.
-    void closeStoresOf(server).finally(() => {
+    void handle.closeStores().finally(() => {
       log.info({ forced }, 'stopped');
       log.drain(() => process.exit(0));
     });
@@ -163,79 +104,6 @@ export function exitOnSignals(server: Server, log: ServeLogger, graceMs = DEFAUL
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/** The command line of `txmon serve`, checked. */
-interface ServeArgs {
-  readonly port: number;
-  readonly host: string;
-  /** Requests per second per API key; `null` for no limit. */
-  readonly rate: number | null;
-  /** Without trailing slashes. */
-  readonly basePath: string;
-  readonly graceMs: number;
-  readonly apiKeys: readonly string[];
-  readonly apiKeyFile: string | undefined;
-  readonly tenantsFile: string | undefined;
-  readonly limitsFile: string | undefined;
-  /** `--store` as given (`TXMON_STORE` and the default apply later). */
-  readonly store: string | undefined;
-  /** `--prune-every-hours`: how often each tenant's series are pruned (`null`: never). */
-  readonly pruneEveryMs: number | null;
-}
-
-/**
- * Parses and checks the command line (`--help` prints the usage and exits).
- * @throws UsageError for a value out of range; Node's `ERR_PARSE_ARGS_*` errors for unknown options.
- */
-function parseServeArgs(argv: readonly string[]): ServeArgs {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      port: { type: 'string', default: '8080' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'api-key': { type: 'string', multiple: true },
-      'api-key-file': { type: 'string' },
-      tenants: { type: 'string' },
-      limits: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      'base-path': { type: 'string', default: '' },
-      'shutdown-grace-ms': { type: 'string' },
-      store: { type: 'string' },
-      'prune-every-hours': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    process.exit(0);
-  }
-  const port = Number(values.port);
-  if (!/^[0-9]{1,5}$/.test(values.port ?? '') || port > 65_535) throw new UsageError('--port must be an integer 0–65535');
-  const rate = values['rate-limit'] === undefined ? null : Number(values['rate-limit']);
-  if (rate !== null && !(Number.isFinite(rate) && rate > 0)) throw new UsageError('--rate-limit must be a positive number');
-  const rawBase = values['base-path'] ?? '';
-  if (rawBase !== '' && !/^\/[A-Za-z0-9/_-]*$/.test(rawBase)) throw new UsageError('--base-path must start with / and use [A-Za-z0-9/_-]');
-  const rawGrace = values['shutdown-grace-ms'];
-  if (rawGrace !== undefined && !/^[0-9]{1,7}$/.test(rawGrace)) throw new UsageError('--shutdown-grace-ms must be an integer 0–9999999');
-  const rawPrune = values['prune-every-hours'];
-  if (rawPrune !== undefined && !(/^[0-9]{1,4}$/.test(rawPrune) && Number(rawPrune) >= 1))
-    throw new UsageError('--prune-every-hours must be an integer 1–9999');
-  return {
-    port,
-    host: values.host ?? '127.0.0.1',
-    rate,
-    basePath: rawBase.replace(/\/+$/, ''),
-    graceMs: rawGrace === undefined ? DEFAULT_SHUTDOWN_GRACE_MS : Number(rawGrace),
-    apiKeys: values['api-key'] ?? [],
-    apiKeyFile: values['api-key-file'],
-    tenantsFile: values.tenants,
-    limitsFile: values.limits,
-    store: values.store,
-    pruneEveryMs: rawPrune === undefined ? null : Number(rawPrune) * 3_600_000,
-  };
 }
 
 /** Where the command's log goes: lifecycle lines at once, request lines gathered. */
@@ -280,6 +148,7 @@ function createServeLogging(logTo: { write(line: string): void } | undefined): S
   };
   const log: ServeLogger = {
     info: (fields, msg) => void out.write(formatLogLine(fields, msg, time())),
+    at: (level, fields, msg) => void out.write(formatLogLine(fields, msg, time(), LOG_LEVELS[level])),
     flushSync: () => {
       requests?.flush();
       stdout?.flush();
@@ -299,29 +168,84 @@ function createServeLogging(logTo: { write(line: string): void } | undefined): S
   return { log, logRequest, afterResponses: requests?.flushIfLarge, time };
 }
 
-/**
- * The tenants to serve: those of `--tenants`, or else the default tenant with the keys of
- * `--api-key-file` / `TXMON_API_KEY_FILE`, `TXMON_API_KEYS` and `--api-key` — or a key generated
- * here (returned, to be shown once) when none is given.
- * @throws UsageError for keys given both ways.
- */
-function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.ProcessEnv): { specs: TenantSpec[]; generated: string | null } {
-  if (fromFile.length > 0) {
-    if (args.apiKeys.length > 0 || args.apiKeyFile !== undefined) throw new UsageError('give either --api-key/--api-key-file or --tenants, not both');
-    return { specs: fromFile, generated: null };
+/** Refuses bad tenant ids or keys before anything is opened (the handler checks them the same way). */
+function checkTenantSpecs(specs: readonly TenantSpec[]): void {
+  try {
+    tenantsOf({ tenants: specs.map((spec) => ({ id: spec.id, apiKeys: spec.apiKeys, engine: undefined as never })) });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
-  const keyFile = args.apiKeyFile ?? env.TXMON_API_KEY_FILE;
-  const keys = [
-    ...(keyFile === undefined ? [] : readKeyFile(keyFile, args.apiKeyFile === undefined ? 'TXMON_API_KEY_FILE' : '--api-key-file')),
-    ...(env.TXMON_API_KEYS ?? '')
-      .split(',')
-      .map((k) => k.trim())
-      .filter((k) => k !== ''),
-    ...args.apiKeys,
-  ];
-  const generated = keys.length === 0 ? `txm_${randomBytes(24).toString('base64url')}` : null;
-  if (generated !== null) keys.push(generated);
-  return { specs: [{ id: 'default', apiKeys: keys, limits: {} }], generated };
+}
+
+/** A `--store` / `TXMON_STORE` value, or the usage error that names it. */
+function parseStoreArgument(value: string): StoreSpec {
+  try {
+    return parseStore(value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The tenants to serve, and a generated key to show (`null` when the key was configured or shown before). */
+interface Tenancy {
+  readonly specs: TenantSpec[];
+  readonly shownKey: string | null;
+}
+
+/**
+ * The tenants to serve: those of `--tenants`, or else the default tenant with its configured keys
+ * — or, with none, a generated key: kept in a PGlite store's directory (so a restart serves the
+ * same key) and shown only when made, made afresh for a memory store (which keeps nothing), and
+ * refused for PostgreSQL (its processes would each make their own).
+ * @throws UsageError for keys given both ways, or no key for a PostgreSQL store.
+ */
+function tenancyOf(args: ServeArgs, store: StoreSpec, env: NodeJS.ProcessEnv): Tenancy {
+  if (args.tenantsFile !== undefined) {
+    if (args.apiKeys.length > 0 || args.apiKeyFile !== undefined) throw new UsageError('give either --api-key/--api-key-file or --tenants, not both');
+    return { specs: readTenants(args.tenantsFile), shownKey: null };
+  }
+  const keys = configuredKeys(args, env);
+  if (keys.length > 0) return { specs: [{ id: 'default', apiKeys: keys, limits: {} }], shownKey: null };
+  if (store.kind === 'postgres') {
+    throw new UsageError('a PostgreSQL store needs API keys (several processes share it): --api-key-file, TXMON_API_KEY_FILE or TXMON_API_KEYS');
+  }
+  const generated = store.kind === 'pglite' ? generatedKeyIn(resolve(store.dir)) : { key: newApiKey(), created: true };
+  return { specs: [{ id: 'default', apiKeys: [generated.key], limits: {} }], shownKey: generated.created ? generated.key : null };
+}
+
+/** A server listening on `port` and `host`, answering as `startingCore` until {@link LateHandler.serve} is given the API. */
+interface LateHandler {
+  readonly server: Server;
+  serve(handler: TxmonHttpHandler): void;
+}
+
+async function listenStarting(args: ServeArgs, afterResponses: (() => void) | undefined, detail: () => string): Promise<LateHandler> {
+  // The engines need the address the server listens on (for file URLs), known once it listens; the
+  // stores take from milliseconds to minutes to open. Until both, requests are answered by the
+  // starting core (503), never left to a handler that does not exist yet.
+  let core: (request: CoreRequest) => Promise<CoreResponse> = startingCore(args.basePath, detail);
+  let handler: TxmonHttpHandler | null = null;
+  const delegate = Object.assign(
+    (request: Request) => (handler === null ? Promise.resolve(new Response('{"code":"NOT_READY"}', { status: 503 })) : handler(request)),
+    { [HANDLER_CORE]: (request: CoreRequest) => core(request) },
+  );
+  const server = createNodeServer(delegate, {
+    ...(afterResponses === undefined ? {} : { afterResponses }),
+    maxConnections: args.maxConnections,
+    maxConnectionsPerAddress: args.maxConnectionsPerAddress,
+    trustedProxies: args.trustedProxies,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(args.port, args.host, () => resolve());
+  });
+  return {
+    server,
+    serve(h) {
+      handler = h;
+      core = h[HANDLER_CORE];
+    },
+  };
 }
 
 /**
@@ -329,39 +253,27 @@ function tenantSpecs(args: ServeArgs, fromFile: TenantSpec[], env: NodeJS.Proces
  * budget, unless configured, is a third of the heap shared among the tenants, counted in the
  * store's units (its heap use is up to about three times its count).
  */
-async function createTenants(
-  specs: readonly TenantSpec[],
-  common: TenantLimits,
-  store: StoreSpec,
-  origin: string,
-  single: boolean,
-): Promise<{ tenants: HttpTenant[]; stores: OpenStore[] }> {
-  const sharedStoredBytes = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
-  const { maxStoredBytes: commonStoredBytes, ...commonEngineLimits } = common;
-  const tenants: HttpTenant[] = [];
-  const stores: OpenStore[] = [];
-  try {
-    for (const spec of specs) {
-      const { maxStoredBytes, ...own } = spec.limits;
-      const opened = await openStore(store, spec.id, single, {
-        maxStoredBytes: maxStoredBytes ?? commonStoredBytes ?? Math.min(DEFAULT_MAX_STORED_BYTES, sharedStoredBytes),
-      });
-      stores.push(opened);
-      tenants.push({
-        id: spec.id,
-        apiKeys: spec.apiKeys,
-        engine: createEngine({
-          publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
-          repositories: opened.repositories,
-          limits: { ...commonEngineLimits, ...own },
-        }),
-      });
-    }
-  } catch (error) {
-    await closeStores(stores);
-    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
-  }
-  return { tenants, stores };
+function createTenants(specs: readonly TenantSpec[], common: TenantLimits, stores: OpenStores, origin: string, single: boolean): HttpTenant[] {
+  const { maxStoredBytes: _memoryBudget, ...commonEngineLimits } = common;
+  return specs.map((spec) => {
+    const { maxStoredBytes: _own, ...own } = spec.limits;
+    return {
+      id: spec.id,
+      apiKeys: spec.apiKeys,
+      engine: createEngine({
+        publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
+        repositories: stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>,
+        limits: { ...commonEngineLimits, ...own },
+      }),
+    };
+  });
+}
+
+/** A memory store's byte budget per tenant: configured, or a share of a third of the heap. */
+function memoryBudgetOf(specs: readonly TenantSpec[], common: TenantLimits): number {
+  const configured = specs.find((spec) => spec.limits.maxStoredBytes !== undefined)?.limits.maxStoredBytes ?? common.maxStoredBytes;
+  const shared = Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / 3 / HEAP_PER_COUNTED_BYTE / specs.length));
+  return configured ?? Math.min(DEFAULT_MAX_STORED_BYTES, shared);
 }
 
 /**
@@ -379,7 +291,7 @@ function schedulePrunes(tenants: readonly HttpTenant[], everyMs: number, log: Se
           const { removed } = await tenant.engine.pruneSeries();
           log.info({ tenant: tenant.id, removed }, 'pruned');
         } catch (error) {
-          log.info({ tenant: tenant.id, error: (error as Error).message }, 'prune failed');
+          log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'prune failed');
         }
       }
     })().finally(() => {
@@ -390,102 +302,124 @@ function schedulePrunes(tenants: readonly HttpTenant[], everyMs: number, log: Se
   return () => clearInterval(timer);
 }
 
-/** Closes every store (a pool's connections, PGlite's files); failures are ignored, the process is ending. */
-async function closeStores(stores: readonly OpenStore[]): Promise<void> {
-  for (const store of stores) await store.close().catch(() => undefined);
+/** Shows a generated key once, with two commands to try it. */
+function printGeneratedKey(key: string, origin: string): void {
+  process.stdout.write(
+    `\nGenerated API key (shown once, kept for the next starts): ${key}\nTry:\n  curl -s -H 'x-api-key: ${key}' ${origin}/rules | head -c 300\n` +
+      `  curl -s -X POST -H 'x-api-key: ${key}' -H 'content-type: application/json' ${origin}/transactions \\\n` +
+      // A new transaction id and the current time on every run, so the example works every time.
+      `    -d '{"type":"TRANSFER","transactionId":"try-'$(date +%s%N)'","timestamp":'$(date +%s000)',"originUserId":"u-1","originAmountDetails":{"transactionAmount":100,"transactionCurrency":"EUR"}}'\n\n`,
+  );
 }
 
-/** A server listening on `port` and `host` with a handler set later, once the address is known. */
-async function listenWithLateHandler(
-  args: ServeArgs,
-  afterResponses: (() => void) | undefined,
-): Promise<{ server: Server; setHandler(handler: TxmonHttpHandler): void }> {
-  // The engines need the address the server listens on (for file URLs), known once it listens: the
-  // server starts with a handler that delegates to the real one, set in the same turn as `listen`
-  // completes (so before any request can be read).
-  let handler: TxmonHttpHandler | undefined;
-  const delegate = Object.assign((request: Request) => (handler as TxmonHttpHandler)(request), {
-    [HANDLER_CORE]: (request: CoreRequest) => (handler as TxmonHttpHandler)[HANDLER_CORE](request),
-  });
-  const server = createNodeServer(delegate, afterResponses === undefined ? {} : { afterResponses });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(args.port, args.host, () => resolve());
-  });
-  return { server, setHandler: (h) => (handler = h) };
-}
-
-/** Refuses bad tenant ids or keys before anything is opened (the handler checks them the same way). */
-function checkTenantSpecs(specs: readonly TenantSpec[]): void {
-  try {
-    tenantsOf({ tenants: specs.map((spec) => ({ id: spec.id, apiKeys: spec.apiKeys, engine: undefined as never })) });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+/** The per-store parts of a start: the PGlite directory's lock, taken before anything in it is read or written. */
+function lockStore(store: StoreSpec): DirectoryLock | null {
+  return store.kind === 'pglite' ? lockDirectory(store.dir) : null;
 }
 
 /**
- * Starts `txmon serve`; resolves with the listening server (for tests) once it listens.
- * @param logTo where the request log goes (default standard output).
+ * Starts `txmon serve`: resolves once the server listens (answering 503 until ready); `ready`
+ * resolves once the API is served.
+ * @param logTo where the log goes (default standard output).
+ * @throws UsageError for a bad command line; DirectoryLockedError when another process owns the
+ *   PGlite directory.
  */
-export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<Server> {
+export async function startServer(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<ServerHandle> {
   const args = parseServeArgs(argv);
-  const { log, logRequest, afterResponses, time } = createServeLogging(logTo);
-  const fromFile = args.tenantsFile === undefined ? [] : readTenants(args.tenantsFile);
+  const storeSpec = parseStoreArgument(args.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
   const commonLimits = args.limitsFile === undefined ? {} : parseLimits(readJsonFile(args.limitsFile, '--limits'), '--limits');
-  const { specs, generated } = tenantSpecs(args, fromFile, env);
-  checkTenantSpecs(specs);
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
-  const { server, setHandler } = await listenWithLateHandler(args, afterResponses);
+  // The directory is this process's before its key file is read or made, or its database opened.
+  const lock = lockStore(storeSpec);
+  const { log, logRequest, afterResponses, time } = createServeLogging(logTo);
+  const single = args.tenantsFile === undefined;
+  let progress = 'opening the store';
+  let stores: OpenStores | null = null;
+  let tenancy: Tenancy;
+  const openAll = (specs: readonly TenantSpec[]) =>
+    openStores(
+      storeSpec,
+      specs.map((spec) => spec.id),
+      {
+        single,
+        maxStoredBytes: memoryBudgetOf(specs, commonLimits),
+        settings: args.storeSettings,
+        ...(lock === null ? {} : { lock }),
+        onProgress: (detail) => {
+          if (detail !== progress && detail.startsWith('waiting')) log.at('warn', { detail }, 'store not ready');
+          progress = detail;
+        },
+        onConnectionError: (error) => log.at('error', { fault: faultOf(error) as unknown as LogValue }, 'store connection lost'),
+      },
+    );
+  let late: LateHandler;
+  try {
+    tenancy = tenancyOf(args, storeSpec, env);
+    checkTenantSpecs(tenancy.specs);
+    // A store in the process (memory, PGlite) opens before the server listens: PGlite's WASM runs
+    // on this thread, and a server listening meanwhile would leave its clients unanswered for
+    // seconds. A database server may take minutes to come: the server listens and answers 503.
+    if (storeSpec.kind !== 'postgres') stores = await openAll(tenancy.specs);
+    late = await listenStarting(args, afterResponses, () => progress);
+  } catch (error) {
+    await (stores as OpenStores | null)?.close();
+    lock?.release();
+    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
+  }
+  const { server } = late;
   const address = server.address();
   const actualPort = typeof address === 'object' && address !== null ? address.port : args.port;
   const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
-  const single = args.tenantsFile === undefined;
-  const storeSpec = parseStoreArgument(args.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
-  let opened: { tenants: HttpTenant[]; stores: OpenStore[] };
-  try {
-    opened = await createTenants(specs, commonLimits, storeSpec, origin, single);
-  } catch (error) {
-    server.close();
-    throw error;
-  }
-  const { tenants, stores } = opened;
-  const stopPruning = args.pruneEveryMs === null ? () => undefined : schedulePrunes(tenants, args.pruneEveryMs, log);
-  closers.set(server, () => {
+  if (stores === null) log.info({ address: `${args.host}:${actualPort}`, store: describeStore(storeSpec) }, 'txmon listening: opening the store');
+  let stopPruning: () => void = () => undefined;
+  const closeStores = async () => {
     stopPruning();
-    return closeStores(stores);
-  });
-  try {
-    setHandler(
+    await stores?.close();
+    lock?.release();
+  };
+  const ready = (async () => {
+    stores ??= await openAll(tenancy.specs);
+    const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single);
+    if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
+    late.serve(
       createHttpHandler({
         ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
         basePath: args.basePath,
         rateLimit: args.rate === null ? null : { requestsPerSecond: args.rate },
+        concurrency: args.concurrency,
         openApi: () => createOpenApiDocument({ basePath: args.basePath, serverUrl: origin.slice(0, origin.length - args.basePath.length) }),
         onRequest: (entry) => logRequest(formatRequestLine(entry, time())),
       }),
     );
-  } catch (error) {
-    server.close();
-    await closeStores(stores);
-    throw new UsageError((error as Error).message);
-  }
-  log.info({ url: origin, tenants: tenants.map((t) => t.id), store: describeStore(storeSpec) }, 'txmon serving');
-  logs.set(server, log);
-  graces.set(server, args.graceMs);
-  if (generated !== null) printGeneratedKey(generated, origin);
-  return server;
+    log.info({ url: origin, tenants: tenants.map((t) => t.id), store: describeStore(storeSpec) }, 'txmon serving');
+    if (tenancy.shownKey !== null) printGeneratedKey(tenancy.shownKey, origin);
+  })();
+  const close = async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await closeStores();
+  };
+  // A failed start closes what it opened; the caller hears of it through `ready`.
+  const settled = ready.catch(async (error: unknown) => {
+    await close().catch(() => undefined);
+    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
+  });
+  settled.catch(() => undefined);
+  return { server, url: origin, log, graceMs: args.graceMs, ready: settled, closeStores, close };
 }
 
-/** Shows a generated key once, with two commands to try it. */
-function printGeneratedKey(key: string, origin: string): void {
-  process.stdout.write(
-    `\nGenerated API key (shown once): ${key}\nTry:\n  curl -s -H 'x-api-key: ${key}' ${origin}/rules | head -c 300\n` +
-      `  curl -s -X POST -H 'x-api-key: ${key}' -H 'content-type: application/json' ${origin}/transactions \\\n` +
-      `    -d '{"type":"TRANSFER","transactionId":"t-1","timestamp":${Date.now()},"originUserId":"u-1","originAmountDetails":{"transactionAmount":100,"transactionCurrency":"EUR"}}'\n\n`,
-  );
+/**
+ * Starts `txmon serve` and waits until it serves (for tests and embedding); see {@link startServer}.
+ * @throws whatever {@link startServer} or its `ready` throws.
+ */
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<ServerHandle> {
+  const handle = await startServer(argv, env, logTo);
+  await handle.ready;
+  return handle;
 }
 
 /**

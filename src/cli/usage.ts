@@ -11,7 +11,8 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --host          address to bind (default 127.0.0.1)
   --api-key-file  a file with the API keys of the default tenant, one per line (also TXMON_API_KEY_FILE,
                   or the keys themselves in TXMON_API_KEYS, comma-separated). With no key at all,
-                  one is generated and printed once.
+                  one is generated, kept in the PGlite directory (<dir>/.api-key, mode 0600) and
+                  printed once (a memory store makes a new one each start; PostgreSQL needs keys).
   --api-key       an API key on the command line (repeatable). Other users of the machine can read
                   it in the process list: prefer --api-key-file or TXMON_API_KEYS.
   --tenants       JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"], "limits": {…}}, …]}: one
@@ -21,13 +22,33 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
                   maxRuleInstances, … see docs/security.md) and, for --store memory, maxStoredBytes
                   (default: 256 MiB, or less so that all tenants together fit in a third of the heap)
   --store         where the data is kept (also TXMON_STORE): pglite:<dir> (default pglite:./txmon-data,
-                  kept across restarts), postgres://user:password@host/db (several processes may
-                  share it), or memory (thrown away on exit)
+                  kept across restarts; one process at a time, a second is refused), postgres://user:
+                  password@host/db (several processes may share it), or memory (thrown away on exit)
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
   --base-path     mount the API under this prefix, e.g. /v1
   --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
   --prune-every-hours  drop the windowed-aggregate entries no rule instance reads any more, every n
                   hours (see txmon prune); default: never
+
+  Faults and bounds (docs/persistence.md, "Faults"): a store that fails or is slow is answered 503
+  with Retry-After, never waited for without end.
+  --store-wait-ms               how long a database that cannot be reached at start is tried again
+                                (the server answers 503 meanwhile), then exit code 1 (default 60000)
+  --store-connect-timeout-ms    longest wait to connect, or for a pooled connection (default 3000)
+  --store-statement-timeout-ms  longest statement (default 30000)
+  --store-lock-timeout-ms       longest wait for a lock held by another session (default 2000)
+  --pg-pool-size                PostgreSQL connections of the process, shared by all tenants (default 10)
+  --max-active-requests         requests running at once (default 64)
+  --max-queued-requests         requests waiting for their turn; past it 503 at once (default 1024)
+  --max-queue-wait-ms           longest wait for a turn; past it 503 (default 10000)
+  --max-connections             open connections; past it 503 and close (default 1024)
+  --max-connections-per-address open connections from one client address (default 256)
+  --trust-proxy <list>          proxies (addresses, CIDR ranges, loopback) whose X-Forwarded-For names
+                                the client for the per-address limits (repeatable, comma-separated)
+
+  Routes without a key: /healthz (the process is alive) and /readyz (every store answers: 200, else 503).
+  Exit codes: 0 stopped by SIGTERM/SIGINT, 1 could not start (store unreachable, directory in use),
+  2 bad command line.
 `;
 
 /** Usage of `txmon prune`. */
@@ -38,7 +59,7 @@ export const PRUNE_USAGE = `Usage: txmon prune [--store pglite:<dir>|postgres://
   Transactions, events, alerts and cases are kept. Prints one JSON line per tenant.
 
   --store            the store to prune (also TXMON_STORE; default pglite:./txmon-data). A PGlite
-                     directory must not be in use by a running server.
+                     directory in use by a running server is refused (exit code 1).
   --tenants          the tenants file of the server: prunes each tenant's store
   --late-arrival-ms  how much older than now a transaction may be and still see exact windows
                      (default 604800000, 7 days; use the server's value)

@@ -5,6 +5,7 @@
  * over the pure pipeline), and the endpoints grouped by resource (`services/`).
  */
 import type { Repositories } from './repositories.js';
+import { guardRepositories } from './store-faults.js';
 import { createKeyedLock } from './concurrency/keyed-lock.js';
 import { createWriterGate } from './concurrency/writer-gate.js';
 import { createInstanceSet } from './instances/instance-set.js';
@@ -30,7 +31,8 @@ export type * from './types.js';
  * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, a short signing secret, an
  *   unknown maintained series, bad risk factors or bands, or a bad limit.
  */
-export function assembleEngine(repositories: Repositories, options: EngineOptions = {}): Engine {
+export function assembleEngine(given: Repositories, options: EngineOptions = {}): Engine {
+  const repositories = guardRepositories(given);
   const settings = resolveEngineSettings(options, repositories);
   const gate = createWriterGate();
   const instances = createInstanceSet({
@@ -47,12 +49,15 @@ export function assembleEngine(repositories: Repositories, options: EngineOption
   const evaluate = createTransactionEvaluator(settings, instances);
   return {
     repositories,
-    ...createTransactionService({ settings, evaluate, withLocks: createKeyedLock(), gate }),
+    ...createTransactionService({ settings, evaluate, withLocks: createKeyedLock(settings.limits.maxLockWaitMs), gate }),
     ...createUserService(settings),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),
     ...createCaseService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
+    checkStore: async () => {
+      await repositories.ping?.();
+    },
   };
 }

@@ -35,6 +35,13 @@ export interface EngineLimits {
   readonly maxLists: number;
   /** Most items of one list. */
   readonly maxListItems: number;
+  /**
+   * Longest a transaction or event waits, in this process, for the calls before it on the same
+   * transaction or users (they run one after the other): past it the call is refused with
+   * `OVERLOADED` (503, `Retry-After`) and nothing is written. A merchant paid by every client at
+   * once is such a user; the bound keeps its queue from growing without end when the store slows.
+   */
+  readonly maxLockWaitMs: number;
 }
 
 /**
@@ -53,6 +60,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = Object.freeze({
   maxLogicWork: 50_000,
   maxLists: 1_000,
   maxListItems: 100_000,
+  maxLockWaitMs: 10_000,
 });
 
 /**

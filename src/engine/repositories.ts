@@ -233,6 +233,14 @@ export interface RepositoryFlags {
    * filled on demand in one process could miss what another process writes meanwhile).
    */
   readonly sharedAcrossProcesses: boolean;
+  /**
+   * The repositories report their own faults: a store that cannot be reached or answers too late
+   * rejects with a `TxmonError` (`STORE_UNAVAILABLE`, `STORE_TIMEOUT`), and any other error they
+   * throw is a bug. txmon's memory and PostgreSQL repositories do. Without this flag the engine
+   * reports any error a repository throws that is not a `TxmonError` as `STORE_UNAVAILABLE` (503,
+   * the cause kept for the log).
+   */
+  readonly reportsStoreFaults?: boolean;
 }
 
 /** Options of {@link Repositories.runExclusive}. */
@@ -268,6 +276,11 @@ export interface Repositories {
   readonly aggregates: AggregateRepository;
   readonly lists: ListRepository;
   readonly flags: RepositoryFlags;
+  /**
+   * One round trip to the store (a database's `SELECT 1`): resolves when it answers, rejects when it
+   * is unreachable. What a readiness check (`/readyz`) asks; absent for a store in the process.
+   */
+  ping?(): Promise<void>;
   /**
    * Runs `work` as one unit: all its reads and writes go through the repositories it receives and
    * commit together (or not at all when it throws), while it holds `keys` exclusively — against

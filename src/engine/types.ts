@@ -169,11 +169,21 @@ export interface SeriesPruneResult {
   readonly series: readonly { readonly name: string; readonly prunedBefore: number | null }[];
 }
 
+/** Options of a call that may wait for its turn (a transaction or an event of a busy user). */
+export interface CallOptions {
+  /**
+   * The caller's interest: an `AbortSignal`, or anything with `aborted`. When it is aborted by the
+   * time the call's turn comes (its users' locks are free), the call is not run: it rejects with
+   * `CLIENT_GONE` and nothing is written. The HTTP handler passes its client's connection.
+   */
+  readonly signal?: { readonly aborted: boolean };
+}
+
 /** The txmon engine: every endpoint of the interface as an async method. */
 export interface Engine {
-  createTransaction(input: TransactionInput): Promise<TransactionMonitoringResult>;
+  createTransaction(input: TransactionInput, options?: CallOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
-  createTransactionEvent(input: TransactionEventInput): Promise<TransactionEventMonitoringResult>;
+  createTransactionEvent(input: TransactionEventInput, options?: CallOptions): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
   createUser(input: UserInput, options?: { type?: UserType }): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
@@ -231,6 +241,16 @@ export interface Engine {
    * ```
    */
   pruneSeries(options?: { readonly dryRun?: boolean }): Promise<SeriesPruneResult>;
+  /**
+   * One round trip to the store (`repositories.ping`; nothing for a store in the process): what a
+   * readiness check asks.
+   * @throws TxmonError `STORE_UNAVAILABLE` or `STORE_TIMEOUT` when the store does not answer.
+   * @example
+   * ```ts
+   * const ready = await engine.checkStore().then(() => true, () => false);
+   * ```
+   */
+  checkStore(): Promise<void>;
   /** The repositories the engine runs on (for hosts and tests). */
   readonly repositories: Repositories;
 }

@@ -7,7 +7,10 @@
  */
 import type { Engine } from '../engine/create-engine.js';
 import { isTxmonError, TxmonError } from '../errors.js';
+import { createAdmission } from './admission.js';
 import { createAuthenticator, tenantsOf, type Authenticated } from './auth.js';
+import { faultOf } from './fault.js';
+import { createReadinessCheck, DEFAULT_READINESS_TIMEOUT_MS } from './readiness.js';
 import { declaredLength, readJsonBody, readLimited, streamLimited } from './body.js';
 import { locateRoute, normalizeBasePath, type Located } from './match.js';
 import { createOpenApiDocument } from './openapi.js';
@@ -59,7 +62,9 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxUpload = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD;
   let document: Record<string, unknown> | null = null;
-  const routes = createRoutes(options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))));
+  const admission = createAdmission(options.concurrency ?? {});
+  const readiness = createReadinessCheck(tenants, options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
+  const routes = createRoutes(options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))), readiness);
   const table = { routes, basePath, prefixedTenants: options.tenants === undefined ? null : tenants };
   const report = createReporter(options.onRequest, clock);
   const defaultTenant = tenants[0] as HttpTenant;
@@ -94,6 +99,11 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       body: <T>() => readJsonBody(request, maxBody) as Promise<T>,
       stream: () => request.streamBody(maxUpload),
       declaredLength: () => declaredLength(request.header('content-length')),
+      signal: {
+        get aborted() {
+          return request.isGone?.() === true;
+        },
+      },
     };
   }
 
@@ -104,12 +114,18 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     const action = actionOf(located.route, method);
     if (!action) throw withResponseHeaders(new TxmonError('METHOD_NOT_ALLOWED', `${method} is not allowed on this route`), { allow: allowOf(located.route) });
     const engine = admit(request, located, seen);
+    // Open routes (liveness, readiness) never wait behind engine work.
+    if (located.route.access === 'public') return responseOf(await action(contextOf(request, engine, located)), method);
+    if (!admission.tryEnter()) await admission.wait(() => request.isGone?.() === true);
     try {
+      if (request.isGone?.() === true) throw new TxmonError('CLIENT_GONE', 'The client closed the connection before its request started');
       return responseOf(await action(contextOf(request, engine, located)), method);
     } catch (error) {
       // A bad file-URL signature counts against the client's address like a bad API key.
       if (located.route.access === 'signed-url' && isTxmonError(error) && error.code === 'UNAUTHORIZED') limits.forAddress(request.remoteAddress);
       throw error;
+    } finally {
+      admission.leave();
     }
   }
 
@@ -118,7 +134,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     try {
       return report(request, seen, await serve(request, seen));
     } catch (error) {
-      return report(request, seen, errorResponse(error, request.method), errorCodeOf(error));
+      return report(request, seen, errorResponse(error, request.method), errorCodeOf(error), error);
     }
   }
 
@@ -127,7 +143,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
 
 /** Calls `onRequest` once per response (a hook that throws changes no response, and is not called twice). */
 function createReporter(onRequest: HttpHandlerOptions['onRequest'], clock: { now(): number }) {
-  return (request: CoreRequest, seen: Seen, response: CoreResponse, code?: string): CoreResponse => {
+  return (request: CoreRequest, seen: Seen, response: CoreResponse, code?: string, error?: unknown): CoreResponse => {
     if (onRequest === undefined) return response;
     // Explicit literals, no conditional spread: one hidden class per shape of log entry.
     const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = {
@@ -138,6 +154,7 @@ function createReporter(onRequest: HttpHandlerOptions['onRequest'], clock: { now
       durationMs: clock.now() - seen.started,
     };
     if (code !== undefined) entry.code = code;
+    if (response.status >= 500 && error !== undefined) entry.fault = faultOf(error);
     try {
       onRequest(entry);
     } catch {
@@ -157,6 +174,7 @@ function fetchHandler(core: (request: CoreRequest) => Promise<CoreResponse>, cli
       readBody: (limit) => readLimited(request, limit),
       streamBody: (limit) => streamLimited(request, limit),
       remoteAddress: clientAddress?.(request),
+      isGone: () => request.signal.aborted,
     });
     return new Response(response.body as BodyInit | null, { status: response.status, headers: response.headers as Record<string, string> });
   };

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import proxyAddr from 'proxy-addr';
 import { configurationError, invalidRequest, TxmonError } from '../errors.js';
 import { payloadTooLarge } from './body.js';
 import { problemOf } from './problem.js';
@@ -12,6 +13,15 @@ import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpHandler, ty
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
+  /**
+   * The addresses of proxies in front of the server (load balancers, API gateways), as IP
+   * addresses, CIDR ranges or `loopback` / `linklocal` / `uniquelocal` (proxy-addr's names). A
+   * request from one of them is taken to come from the address its `X-Forwarded-For` names — the
+   * nearest one that is not itself a trusted proxy — for the per-address limits; its connections
+   * are not capped per address (a proxy carries many clients). Default: none (the header is
+   * ignored, as any client can send it).
+   */
+  readonly trustedProxies?: readonly string[];
   /**
    * Called right after each batch of responses is written, e.g. to write the request-log lines of
    * those requests: a log write then never delays a response. Only the native path of a
@@ -38,14 +48,36 @@ type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
  */
 export function toNodeListener(handler: HttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const core = (handler as Partial<TxmonHttpHandler>)[HANDLER_CORE];
-  return core ? coreListener(core, options.afterResponses) : fetchListener(handler);
+  return core ? coreListener(core, options.afterResponses, trustOf(options.trustedProxies)) : fetchListener(handler);
+}
+
+/** Whether a peer address is a trusted proxy, or `null` when none is. */
+type Trust = ((address: string, hop: number) => boolean) | null;
+
+/**
+ * The trust function of `trustedProxies` (`null` for none).
+ * @throws TxmonError `INVALID_CONFIGURATION` for an entry that is no address, range or name.
+ */
+function trustOf(trustedProxies: readonly string[] | undefined): Trust {
+  if (trustedProxies === undefined || trustedProxies.length === 0) return null;
+  try {
+    return proxyAddr.compile([...trustedProxies]);
+  } catch (error) {
+    throw configurationError('createNodeServer', `trustedProxies: ${(error as Error).message}`);
+  }
+}
+
+/** The client's address: the peer's, or behind trusted proxies the nearest untrusted one of `X-Forwarded-For`. */
+function clientAddressOf(req: IncomingMessage, trust: Trust): string | undefined {
+  if (trust === null || req.socket?.remoteAddress === undefined) return req.socket?.remoteAddress;
+  return proxyAddr(req, trust);
 }
 
 /** Serves a handler's core straight from Node's request and response objects. */
-function coreListener(core: (request: CoreRequest) => Promise<CoreResponse>, afterResponses: (() => void) | undefined): NodeListener {
+function coreListener(core: (request: CoreRequest) => Promise<CoreResponse>, afterResponses: (() => void) | undefined, trust: Trust): NodeListener {
   const send = createResponseBatcher(afterResponses);
   return (req, res) => {
-    core(nodeRequest(req)).then(
+    core(nodeRequest(req, trust)).then(
       (response) => send(res, response),
       () => send(res, problemOf(new Error('internal'))),
     );
@@ -91,7 +123,7 @@ function fetchRequest(req: IncomingMessage): Request {
 const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>();
 
 /** The core's view of a Node request. */
-function nodeRequest(req: IncomingMessage): CoreRequest {
+function nodeRequest(req: IncomingMessage, trust: Trust): CoreRequest {
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -105,7 +137,8 @@ function nodeRequest(req: IncomingMessage): CoreRequest {
     readBody: (limit) => readNodeBody(req, limit),
     streamBody: (limit) => streamNodeBody(req, limit),
     connection: req.socket ?? undefined,
-    remoteAddress: req.socket?.remoteAddress,
+    remoteAddress: clientAddressOf(req, trust),
+    isGone: () => req.socket?.destroyed === true,
   };
 }
 
@@ -335,9 +368,16 @@ export interface NodeServerOptions extends NodeListenerOptions {
   readonly idleTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept between requests. Default 5 s. */
   readonly keepAliveTimeoutMs?: number;
-  /** Most open connections; past it new ones are closed at once. Default 1,024. */
+  /**
+   * Most open connections; past it a new connection's first request is answered 503
+   * (`TOO_MANY_CONNECTIONS`, `Retry-After`, `Connection: close`), and past twice it a new
+   * connection is closed at once. Default 1,024.
+   */
   readonly maxConnections?: number;
-  /** Most open connections from one client address. Default 64. */
+  /**
+   * Most open connections from one client address (a trusted proxy's are not counted per address),
+   * with the same 503 past it and the same close past twice it. Default 256.
+   */
   readonly maxConnectionsPerAddress?: number;
 }
 
@@ -348,7 +388,7 @@ export const DEFAULT_NODE_SERVER_OPTIONS = Object.freeze({
   idleTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1_024,
-  maxConnectionsPerAddress: 64,
+  maxConnectionsPerAddress: 256,
 });
 
 /**
@@ -365,7 +405,10 @@ export const DEFAULT_NODE_SERVER_OPTIONS = Object.freeze({
  */
 export function createNodeServer(handler: HttpHandler, options: NodeServerOptions = {}): Server {
   const settings = serverSettings(options);
-  const listener = toNodeListener(handler, options.afterResponses === undefined ? {} : { afterResponses: options.afterResponses });
+  const listener = toNodeListener(handler, {
+    ...(options.afterResponses === undefined ? {} : { afterResponses: options.afterResponses }),
+    ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
+  });
   const server = createServer({
     headersTimeout: settings.headersTimeoutMs,
     requestTimeout: settings.requestTimeoutMs,
@@ -374,9 +417,8 @@ export function createNodeServer(handler: HttpHandler, options: NodeServerOption
     // stalled head live up to 30 s past its timeout).
     connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
   });
-  server.maxConnections = settings.maxConnections;
   server.setTimeout(settings.idleTimeoutMs);
-  capConnectionsPerAddress(server, settings.maxConnectionsPerAddress);
+  capConnections(server, settings.maxConnections, settings.maxConnectionsPerAddress, trustOf(options.trustedProxies));
   const serveRequest = trackInFlight(server, listener);
   server.on('request', serveRequest);
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -405,20 +447,42 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Closes each new connection from an address that already has `max` open. */
-function capConnectionsPerAddress(server: Server, max: number): void {
+/** Connections past a cap: their first request is answered 503 `TOO_MANY_CONNECTIONS`, then they close. */
+const surplus = new WeakSet<Socket>();
+
+/**
+ * Counts open connections, in all and per client address (a trusted proxy's are counted in all
+ * only), and marks those past a cap as surplus: rather than a bare reset, which a client cannot
+ * tell from a crash, each gets a 503 with `Retry-After` and `Connection: close` to its first
+ * request. Past twice a cap a connection is closed at once (Node's `maxConnections` does it for the
+ * total), so that a flood of connections cannot hold a socket each while waiting for a request.
+ */
+function capConnections(server: Server, maxConnections: number, maxPerAddress: number, trust: Trust): void {
   const perAddress = new Map<string, number>();
+  let open = 0;
+  server.maxConnections = 2 * maxConnections;
   server.on('connection', (socket: Socket) => {
+    open++;
     const address = socket.remoteAddress ?? '';
-    const open = (perAddress.get(address) ?? 0) + 1;
-    perAddress.set(address, open);
+    const proxied = trust?.(address, 0) === true;
+    const fromAddress = proxied ? 0 : (perAddress.get(address) ?? 0) + 1;
+    if (!proxied) perAddress.set(address, fromAddress);
     socket.once('close', () => {
+      open--;
+      if (proxied) return;
       const left = (perAddress.get(address) ?? 1) - 1;
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
-    if (open > max) socket.destroy();
+    if (fromAddress > 2 * maxPerAddress) socket.destroy();
+    else if (open > maxConnections || fromAddress > maxPerAddress) surplus.add(socket);
   });
+}
+
+/** Answers a request on a surplus connection (see {@link capConnections}); the connection closes after it. */
+function refuseSurplus(res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  writeCore(res, problemOf(new TxmonError('TOO_MANY_CONNECTIONS', 'Too many connections are open; try again'), { connection: 'close' }));
 }
 
 /**
@@ -438,6 +502,10 @@ function trackInFlight(server: Server, listener: NodeListener): NodeListener {
     for (const [socket, count] of inFlight) if (count === 0) socket.destroy();
   });
   return (req, res) => {
+    if (surplus.has(req.socket)) {
+      refuseSurplus(res);
+      return;
+    }
     if (closing.has(server)) res.shouldKeepAlive = false;
     const socket = req.socket;
     unfinished.add(res);

@@ -34,6 +34,7 @@ import {
   CaseSchema,
   CommentViewSchema,
   HealthSchema,
+  ReadinessSchema,
   JsonDocumentSchema,
   ListSummarySchema,
   MonitoringResultSchema,
@@ -118,6 +119,8 @@ interface RouteSpec {
   readonly binaryResponse?: boolean;
   /** The route can answer 409 (id conflicts, lifecycle, concurrent updates). */
   readonly conflict?: boolean;
+  /** Its 503 carries this body (a `$ref`) rather than a problem. */
+  readonly unavailableResponse?: JsonObject;
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -215,6 +218,7 @@ const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
   ['StoredList', StoredListSchema],
   ['ListSummary', ListSummarySchema],
   ['Health', HealthSchema],
+  ['Readiness', ReadinessSchema],
 ];
 
 /** The body schemas, by component name. Built from the domain schemas only. */
@@ -631,6 +635,18 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The service is up',
     response: refSchema('Health'),
   },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    summary: 'Readiness check: whether each store answers (no API key needed)',
+    tag: 'Service',
+    access: 'public',
+    status: 200,
+    description: 'Every store answered a round trip in time',
+    response: refSchema('Readiness'),
+    unavailableResponse: refSchema('Readiness'),
+  },
 ];
 
 /** Reusable error responses, by `components.responses` name. */
@@ -644,6 +660,12 @@ const ERROR_RESPONSES: Readonly<Record<string, { readonly status: number; readon
   UnsupportedMediaType: { status: 415, description: 'The body has the wrong content type' },
   TooManyRequests: { status: 429, description: 'The rate limit of the API key is exhausted; retry after `Retry-After` seconds', retryAfter: true },
   InternalError: { status: 500, description: 'An internal fault (never caused by client input); generic body' },
+  ServiceUnavailable: {
+    status: 503,
+    description:
+      'Not now: the store is away (`STORE_UNAVAILABLE`) or slow (`STORE_TIMEOUT`), the server is full (`OVERLOADED`, `TOO_MANY_CONNECTIONS`) or starting (`NOT_READY`); nothing was written, and sending the same request again after `Retry-After` seconds is safe',
+    retryAfter: true,
+  },
 };
 
 function buildErrorResponses(): JsonObject {
@@ -700,6 +722,14 @@ function buildOperation(route: RouteSpec): JsonObject {
   if (route.body !== undefined) responses['415'] = errorResponseRef('UnsupportedMediaType');
   if (route.access !== 'public') responses['429'] = errorResponseRef('TooManyRequests');
   responses['500'] = errorResponseRef('InternalError');
+  responses['503'] =
+    route.unavailableResponse === undefined
+      ? errorResponseRef('ServiceUnavailable')
+      : {
+          description: 'A store is not ready; the body says which',
+          headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+          content: { [JSON_MEDIA_TYPE]: { schema: cloneJson(route.unavailableResponse) } },
+        };
 
   const operation: JsonObject = { operationId: route.operationId, summary: route.summary, tags: [route.tag] };
   if (parameters.length > 0) operation['parameters'] = parameters;

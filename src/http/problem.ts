@@ -19,7 +19,14 @@ const TITLES: Readonly<Record<number, string>> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
+
+/**
+ * Seconds a client is told to wait before retrying a 503 (the store is away, the process is full or
+ * still starting): short, since a pool reconnects within milliseconds of its database returning.
+ */
+export const RETRY_AFTER_SECONDS = 1;
 
 /** Headers an error is answered with besides the problem's own (set by {@link withResponseHeaders}). */
 const headersOf = new WeakMap<object, Readonly<Record<string, string>>>();
@@ -41,13 +48,16 @@ export function errorCodeOf(error: unknown): ErrorCode {
 /**
  * The problem+json {@link CoreResponse} of an error. Carries `message` and `validationErrors` (a
  * string, as clients of the interface document expect) plus `code` and `errors[]` with
- * JSON-Pointer paths. A 5xx carries neither the message nor the details.
+ * JSON-Pointer paths. A 500 carries neither the message nor the details; a 503 (the store or the
+ * process is unavailable for a moment) carries its message and `Retry-After`.
  */
 export function problemOf(error: unknown, extraHeaders: Record<string, string> = {}): CoreResponse {
   const known = isTxmonError(error) ? error : null;
   const code: ErrorCode = known ? (known.code as ErrorCode) : 'INTERNAL';
   const status = ERROR_CODES[code] ?? 500;
-  const message = known && status < 500 ? known.message : 'Internal error';
+  // A 503 says what is unavailable (its message names the store or the limit, never a value); a
+  // 500 says nothing.
+  const message = known && (status < 500 || status === 503) ? known.message : 'Internal error';
   const details: readonly ErrorDetail[] = known && status < 500 ? known.details : [];
   const body = {
     type: `https://txmon.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
@@ -58,7 +68,11 @@ export function problemOf(error: unknown, extraHeaders: Record<string, string> =
     validationErrors: details.map((d) => `${d.path || '/'} ${d.message}`).join('; '),
     errors: details.map((d) => ({ path: d.path, code: d.code, message: d.message })),
   };
-  return { status, headers: { 'content-type': PROBLEM_TYPE, ...extraHeaders }, body: JSON.stringify(body) };
+  const headers =
+    status === 503
+      ? { 'content-type': PROBLEM_TYPE, 'retry-after': String(RETRY_AFTER_SECONDS), ...extraHeaders }
+      : { 'content-type': PROBLEM_TYPE, ...extraHeaders };
+  return { status, headers, body: JSON.stringify(body) };
 }
 
 /** The problem+json `Response` of an error (see {@link problemOf}), for fetch-style servers. */

@@ -6,6 +6,8 @@
 import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { TxmonError } from '../errors.js';
 import { JSON_TYPE } from './body.js';
+import { RETRY_AFTER_SECONDS } from './problem.js';
+import type { Readiness } from './readiness.js';
 import { stringifyBody } from './response-json.js';
 import type { CoreResponse } from './types.js';
 
@@ -26,6 +28,8 @@ export interface ActionContext {
   stream(): AsyncIterable<Uint8Array>;
   /** The body's announced length (`content-length`), when given. */
   declaredLength(): number | undefined;
+  /** Aborted once the client has gone (see `CoreRequest.isGone`): a call still waiting is then not run. */
+  readonly signal: { readonly aborted: boolean };
 }
 
 /** What an action answers: a JSON `body`, raw `bytes`, or nothing (204). */
@@ -34,6 +38,7 @@ export interface ActionResult {
   readonly body?: unknown;
   readonly bytes?: Uint8Array;
   readonly contentType?: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export type Action = (context: ActionContext) => Promise<ActionResult>;
@@ -50,17 +55,21 @@ export interface Route {
 }
 
 const ok = (body: unknown): ActionResult => ({ status: 200, body });
+/** 200 when ready, else 503 with `Retry-After`. */
+const readyOf = (readiness: Readiness): ActionResult =>
+  readiness.status === 'ready' ? ok(readiness) : { status: 503, body: readiness, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } };
 const created = (body: unknown): ActionResult => ({ status: 201, body });
 const noContent = (): ActionResult => ({ status: 204 });
 
 /** The API's routes; `openApi` makes the document served at `/openapi.json`. */
-export function createRoutes(openApi: () => Record<string, unknown>): Route[] {
+export function createRoutes(openApi: () => Record<string, unknown>, readiness: () => Promise<Readiness>): Route[] {
   const table: [string, Record<string, Action>, RouteAccess?][] = [
     ['/healthz', { GET: async () => ok({ status: 'ok' }) }, 'public'],
+    ['/readyz', { GET: async () => readyOf(await readiness()) }, 'public'],
     ['/openapi.json', { GET: async () => ok(openApi()) }],
-    ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body())) }],
+    ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body(), { signal: c.signal })) }],
     ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(param(c, 'transactionId'))) }],
-    ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body())) }],
+    ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body(), { signal: c.signal })) }],
     ['/events/transaction/{eventId}', { GET: async (c) => ok(await c.engine.getTransactionEvent(param(c, 'eventId'))) }],
     ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'CONSUMER' })) }],
     ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'BUSINESS' })) }],
@@ -130,7 +139,8 @@ export function responseOf(result: ActionResult, method: string): CoreResponse {
   const head = method === 'HEAD';
   if (result.bytes)
     return { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: head ? null : result.bytes };
-  return { status: result.status, headers: JSON_HEADERS, body: head ? null : stringifyBody(result.body) };
+  const headers = result.headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...result.headers };
+  return { status: result.status, headers, body: head ? null : stringifyBody(result.body) };
 }
 
 function param(c: ActionContext, name: string): string {

@@ -3,6 +3,8 @@
  * transport-neutral core that `toNodeListener` serves without `Request`/`Response` objects.
  */
 import type { Engine } from '../engine/create-engine.js';
+import type { Concurrency } from './admission.js';
+import type { RequestFault } from './fault.js';
 import type { RateLimit } from './rate-limit.js';
 
 /** One tenant: its API keys and its own engine (its own repositories). */
@@ -44,6 +46,14 @@ export interface HttpHandlerOptions {
   readonly openApi?: () => Record<string, unknown>;
   /** Called once per request after the response is built (no payload values are passed); errors it throws are ignored. */
   readonly onRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * How much engine work runs at once and how much may wait (`maxActive` 64, `maxQueued` 1,024,
+   * `maxWaitMs` 10,000 by default): past the queue or the wait, `OVERLOADED` (503). Open routes
+   * (`/healthz`, `/readyz`) never wait.
+   */
+  readonly concurrency?: Concurrency;
+  /** How long `GET /readyz` waits for each store's round trip. Default 2,000 ms. */
+  readonly readinessTimeoutMs?: number;
 }
 
 /** What {@link HttpHandlerOptions.onRequest} receives: no body, no key, no query values. */
@@ -55,6 +65,8 @@ export interface RequestLogEntry {
   readonly tenant: string | null;
   readonly durationMs: number;
   readonly code?: string;
+  /** For a 5xx: its cause, without any payload value (see `RequestFault`). */
+  readonly fault?: RequestFault;
 }
 
 /** A fetch-style handler. */
@@ -76,6 +88,8 @@ export interface CoreRequest {
   streamBody(limit: number): AsyncIterable<Uint8Array>;
   /** The client's address, when the transport knows it (for {@link HttpHandlerOptions.unauthenticatedRateLimit}). */
   readonly remoteAddress?: string | undefined;
+  /** Whether the client has closed its connection (or aborted the request): a request still waiting is then not run. */
+  isGone?(): boolean;
   /**
    * The client connection the request came on (a Node socket), when the transport knows it. The
    * handler remembers, per connection, the last API key it verified there, so that a keep-alive

@@ -2,7 +2,7 @@
  * One SQL dialect over two clients: a node-postgres `Pool` (or anything with its `query` and
  * `connect`) and a PGlite instance. txmon imports neither package; it talks to what it is given.
  */
-import { configurationError, TxmonError } from '../errors.js';
+import { configurationError, isTxmonError, TxmonError } from '../errors.js';
 
 /** A statement node-postgres prepares once per connection under `name` (see {@link prepared}). */
 export interface PgQueryConfig {
@@ -16,6 +16,9 @@ export interface PgPoolLike {
   query(text: string | PgQueryConfig, params?: unknown[]): Promise<{ rows: unknown[] }>;
   connect(): Promise<PgPoolClientLike>;
   end?(): Promise<void>;
+  /** node-postgres' pool is an EventEmitter: txmon listens for `error` when no one does (see {@link databaseOf}). */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  listenerCount?(event: 'error'): number;
 }
 
 /**
@@ -26,6 +29,13 @@ export interface PgPoolLike {
 export interface PgPoolClientLike {
   query(text: string | PgQueryConfig, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(error?: Error | boolean): void;
+  /**
+   * node-postgres' client is an EventEmitter. A connection lost while checked out emits `error`
+   * with no listener of the pool's attached, which would end the process: txmon listens while it
+   * holds the connection, and releases a connection that emitted one as broken.
+   */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown;
   /**
    * node-postgres' parser of a column type (`Client#getTypeParser`). With it, a unit's first and
    * last round trips are sent as one extended-protocol batch each (see {@link Batch}); without it
@@ -73,6 +83,8 @@ export interface UnitSql extends Sql {
 
 /** The database: statements, and transactions on one connection. */
 export interface Database extends Sql {
+  /** One round trip (`SELECT 1`): resolves when the database answers. */
+  ping(): Promise<void>;
   /** Runs `fn` inside BEGIN … COMMIT on one connection; ROLLBACK when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /**
@@ -99,6 +111,57 @@ function retryableAs(error: unknown): unknown {
   if (state === '40P01' || state === '40001')
     return new TxmonError('CONCURRENT_UPDATE', 'The database transaction lost a race with another one; try again', [], { cause: error });
   return error;
+}
+
+/**
+ * SQLSTATEs of a wait past a bound: a statement cancelled by `statement_timeout` (57014), a lock
+ * not granted within `lock_timeout` (55P03), a session ended by
+ * `idle_in_transaction_session_timeout` (25P03).
+ */
+const TIMEOUT_STATES = new Set(['57014', '55P03', '25P03']);
+/**
+ * SQLSTATE classes where the server, not the statement, failed: connection exceptions (08),
+ * insufficient resources such as too many connections (53), operator intervention such as a
+ * terminated backend or a shutdown (57), system errors (58) and internal errors (XX).
+ */
+const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
+/** Socket errors of a connection that could not be made or was lost. */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED', 'ENOENT']);
+/** node-postgres' own messages for a wait past `connectionTimeoutMillis` or `query_timeout`. */
+const CLIENT_TIMEOUT = /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout|Query read timeout)/;
+/** node-postgres' and PGlite's own messages for a connection that is gone. */
+const CLIENT_GONE = /^(Connection terminated|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end|PGlite is closed)/;
+
+/**
+ * Whether `error` says the store itself failed (`'unavailable'`) or a wait passed its bound
+ * (`'timeout'`), rather than the statement; `null` for any other error.
+ */
+export function storeFaultOf(error: unknown): 'unavailable' | 'timeout' | null {
+  if (isTxmonError(error) || typeof error !== 'object' || error === null) return null;
+  const state = sqlStateOf(error);
+  if (state !== undefined) {
+    if (TIMEOUT_STATES.has(state)) return 'timeout';
+    return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) ? 'unavailable' : null;
+  }
+  const errno = (error as { code?: unknown }).code;
+  if (errno === 'ETIMEDOUT') return 'timeout';
+  if (typeof errno === 'string' && UNAVAILABLE_ERRNOS.has(errno)) return 'unavailable';
+  const message = (error as { message?: unknown }).message;
+  if (typeof message !== 'string') return null;
+  if (CLIENT_TIMEOUT.test(message)) return 'timeout';
+  return CLIENT_GONE.test(message) ? 'unavailable' : null;
+}
+
+/**
+ * The error a store call fails with: a lost race as `CONCURRENT_UPDATE`, a store fault as
+ * `STORE_UNAVAILABLE` or `STORE_TIMEOUT` (503: the client may retry; the cause is kept for the
+ * log), anything else as it is.
+ */
+export function storeErrorOf(error: unknown): unknown {
+  const fault = storeFaultOf(error);
+  if (fault === 'timeout') return new TxmonError('STORE_TIMEOUT', 'The database did not answer in time; try again', [], { cause: error });
+  if (fault === 'unavailable') return new TxmonError('STORE_UNAVAILABLE', 'The database is unavailable; try again', [], { cause: error });
+  return retryableAs(error);
 }
 
 /** Statement texts node-postgres prepares once per connection, by name. */
@@ -333,26 +396,31 @@ function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
   };
 }
 
+/** Runs `call`, failing with {@link storeErrorOf} of what it throws. */
+async function guarded<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw storeErrorOf(error);
+  }
+}
+
 /** The {@link Database} over a PGlite instance: `unit` is a plain transaction (no round trips to save). */
 function pgliteDatabase(client: PGliteLike): Database {
   type Queryable = { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(text: string): Promise<unknown> };
   const sqlOf = (q: Queryable): Sql => ({
-    async query<R>(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, [...params])).rows as R[];
+    query<R>(text: string, params: readonly unknown[] = []) {
+      return guarded(async () => (await q.query(text, [...params])).rows as R[]);
     },
-    async execute(text) {
-      await q.exec(text);
+    execute(text) {
+      return guarded(async () => void (await q.exec(text)));
     },
   });
-  const transaction = async <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => {
-    try {
-      return await client.transaction((tx) => fn(sqlOf(tx)));
-    } catch (error) {
-      throw retryableAs(error);
-    }
-  };
+  const transaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => guarded(() => client.transaction((tx) => fn(sqlOf(tx))));
+  const root = sqlOf(client);
   return {
-    ...sqlOf(client),
+    ...root,
+    ping: async () => void (await root.query('SELECT 1')),
     transaction,
     unit(first, fn) {
       return transaction(async (tx) => {
@@ -366,37 +434,81 @@ function pgliteDatabase(client: PGliteLike): Database {
   };
 }
 
+/** Options of {@link databaseOf}. */
+export interface DatabaseOptions {
+  /**
+   * On a `pg` Pool: the schema every statement runs in. Each connection taken from the pool has its
+   * `search_path` set to it first (when it is not already), so one pool serves several schemas —
+   * several tenants — with its connections bounded by the pool's `max` whatever their number.
+   */
+  readonly schema?: string;
+}
+
+/** `schema` as a quoted identifier (`"txmon_acme"`), the value `search_path` is set to. */
+export function quoteIdentifier(schema: string): string {
+  return `"${schema.replace(/"/g, '""')}"`;
+}
+
+/** Per pooled connection, the `search_path` txmon last set on it. */
+const SEARCH_PATHS = new WeakMap<object, string>();
+
 /** The {@link Database} over a `pg` Pool. */
-function pgDatabase(client: PgPoolLike): Database {
+function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
+  const searchPath = options.schema === undefined ? null : quoteIdentifier(options.schema);
+  // A connection lost while idle in the pool emits `error` on the pool: without a listener that
+  // ends the process. The pool replaces the connection by itself.
+  if (client.on !== undefined && client.listenerCount?.('error') === 0) client.on('error', () => undefined);
   const sqlOf = (q: PgPoolLike | PgPoolClientLike): Sql => ({
-    async query<R>(text: string, params: readonly unknown[] = []) {
+    query<R>(text: string, params: readonly unknown[] = []) {
       const [query, values] = pgQueryOf(text, params);
-      return (await q.query(query, values)).rows as R[];
+      return guarded(async () => (await q.query(query, values)).rows as R[]);
     },
-    async execute(text) {
-      await q.query(text);
+    execute(text) {
+      return guarded(async () => void (await q.query(text)));
     },
   });
-  /** Runs `fn` on one connection of the pool; `end` is ROLLBACK on failure (the connection is dropped when that fails too). */
+  /**
+   * Runs `fn` on one connection of the pool, listening for its `error` while it is held; `end` is
+   * ROLLBACK on failure. A connection that emitted `error` or failed its ROLLBACK is dropped from
+   * the pool.
+   */
   const onConnection = async <T>(fn: (connection: PgPoolClientLike) => Promise<T>): Promise<T> => {
-    const connection = await client.connect();
-    let broken = false;
+    const connection = await guarded(() => client.connect());
+    let lost: Error | null = null;
+    const onError = (error: Error) => {
+      lost = error;
+    };
+    connection.on?.('error', onError);
+    let rollbackFailed = false;
     try {
+      if (searchPath !== null && SEARCH_PATHS.get(connection) !== searchPath) {
+        await connection.query("SELECT set_config('search_path', $1, false)", [searchPath]);
+        SEARCH_PATHS.set(connection, searchPath);
+      }
       return await fn(connection);
     } catch (error) {
       try {
-        await connection.query('ROLLBACK');
+        if (lost === null) await connection.query('ROLLBACK');
       } catch {
         // The connection is unusable: it is dropped from the pool below.
-        broken = true;
+        rollbackFailed = true;
       }
-      throw retryableAs(error);
+      throw storeErrorOf(lost !== null && storeFaultOf(error) === null && !isTxmonError(error) ? lost : error);
     } finally {
-      connection.release(broken);
+      connection.removeListener?.('error', onError);
+      connection.release(lost ?? rollbackFailed);
     }
   };
+  const root: Sql =
+    searchPath === null
+      ? sqlOf(client)
+      : {
+          query: (text, params) => onConnection((connection) => sqlOf(connection).query(text, params)),
+          execute: (text) => onConnection((connection) => sqlOf(connection).execute(text)),
+        };
   return {
-    ...sqlOf(client),
+    ...root,
+    ping: async () => void (await root.query('SELECT 1')),
     transaction(fn) {
       return onConnection(async (connection) => {
         await connection.query('BEGIN');
@@ -429,11 +541,16 @@ function pgDatabase(client: PgPoolLike): Database {
 }
 
 /**
- * The {@link Database} over `client`.
- * @throws TxmonError `INVALID_CONFIGURATION` when `client` is neither a `pg` Pool nor a PGlite instance
+ * The {@link Database} over `client`. Store faults surface as `STORE_UNAVAILABLE` or
+ * `STORE_TIMEOUT` (see {@link storeErrorOf}), lost races as `CONCURRENT_UPDATE`.
+ * @throws TxmonError `INVALID_CONFIGURATION` when `client` is neither a `pg` Pool nor a PGlite
+ *   instance, or for a `schema` with PGlite (a PGlite directory is one database of its own)
  */
-export function databaseOf(client: PostgresClient): Database {
-  if (isPGlite(client)) return pgliteDatabase(client);
-  if (isPgPool(client)) return pgDatabase(client);
+export function databaseOf(client: PostgresClient, options: DatabaseOptions = {}): Database {
+  if (isPGlite(client)) {
+    if (options.schema !== undefined) throw configurationError('txmon/postgres', 'schema applies to a pg Pool; give each PGlite database its own directory');
+    return pgliteDatabase(client);
+  }
+  if (isPgPool(client)) return pgDatabase(client, options);
   throw configurationError('txmon/postgres', 'client must be a pg Pool or a PGlite instance');
 }

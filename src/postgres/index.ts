@@ -4,5 +4,5 @@
  * this entry imports neither; it uses the client it is given.
  */
 export { createPostgresRepositories, type PostgresRepositoriesOptions } from './repositories.js';
-export { migrate, SCHEMA_VERSION, type MigrationResult } from './migrate.js';
+export { migrate, SCHEMA_VERSION, type MigrateOptions, type MigrationResult } from './migrate.js';
 export type { PGliteLike, PgPoolClientLike, PgPoolLike, PostgresClient } from './client.js';

@@ -3,7 +3,7 @@
  * run from several processes at once: they take turns on an advisory lock, and each migration is
  * recorded in the same transaction that applies it.
  */
-import { databaseOf, type PostgresClient } from './client.js';
+import { databaseOf, quoteIdentifier, type PostgresClient } from './client.js';
 
 /**
  * Migration 3: a unit of work in few round trips and few statements. `txmon_unit_start` takes a
@@ -420,6 +420,12 @@ export interface MigrationResult {
   readonly applied: readonly number[];
 }
 
+/** Options of {@link migrate}. */
+export interface MigrateOptions {
+  /** On a `pg` Pool: the schema to create (when missing) and migrate, as `createPostgresRepositories({ schema })` uses it. */
+  readonly schema?: string;
+}
+
 /**
  * Brings the database of `client` (a `pg` Pool or a PGlite instance) to the current txmon schema.
  * Idempotent; safe when several processes run it at once.
@@ -433,10 +439,11 @@ export interface MigrationResult {
  * const engine = createEngine({ repositories: createPostgresRepositories({ client: pool }) });
  * ```
  */
-export async function migrate(client: PostgresClient): Promise<MigrationResult> {
-  const db = databaseOf(client);
+export async function migrate(client: PostgresClient, options: MigrateOptions = {}): Promise<MigrationResult> {
+  const db = databaseOf(client, options);
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    if (options.schema !== undefined) await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`);
     await tx.query(
       'CREATE TABLE IF NOT EXISTS txmon_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
     );

@@ -32,6 +32,12 @@ import { databaseOf, prepared, sqlStateOf, type Database, type PostgresClient, t
 export interface PostgresRepositoriesOptions {
   /** A `pg` Pool (node-postgres) or a PGlite instance, migrated with `migrate(client)`. */
   readonly client: PostgresClient;
+  /**
+   * On a `pg` Pool: the schema to keep the data in (migrated with `migrate(client, { schema })`).
+   * Several repository sets, one per schema, can share one pool: each connection's `search_path`
+   * is set as it is taken, so the process's connections stay within the pool's `max`.
+   */
+  readonly schema?: string;
 }
 
 const concurrentUpdate = (what: string, cause?: unknown) => new TxmonError('CONCURRENT_UPDATE', `The ${what} was changed concurrently`, [], { cause });
@@ -696,7 +702,8 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     files: filesOf(sql, db),
     aggregates: aggregatesOf(sql, db),
     lists: listsOf(sql),
-    flags: { durable: true, sharedAcrossProcesses: true },
+    flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
+    ping: () => root.ping(),
     async runExclusive(keys, work, options) {
       try {
         return await root.unit(unitStartOf(keys, options), (tx, rows) =>
@@ -727,6 +734,6 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
  * ```
  */
 export function createPostgresRepositories(options: PostgresRepositoriesOptions): Repositories {
-  const db = databaseOf(options.client);
+  const db = databaseOf(options.client, options.schema === undefined ? {} : { schema: options.schema });
   return repositoriesOn(db, db, db, null);
 }

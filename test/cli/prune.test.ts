@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prune } from '../../src/cli/prune.js';
-import { openStore, parseStore } from '../../src/cli/stores.js';
+import { DEFAULT_STORE_SETTINGS, openStores, parseStore } from '../../src/cli/stores.js';
+import type { Repositories } from '../../src/index.js';
 import { createEngine } from '../../src/index.js';
 import { DAY } from '../helpers.js';
 
@@ -15,8 +16,8 @@ import { DAY } from '../helpers.js';
 async function storeWithHistory(tenantId: string, single: boolean): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'txmon-prune-'));
   const spec = parseStore(`pglite:${dir}`);
-  const opened = await openStore(spec, tenantId, single, { maxStoredBytes: 1 });
-  const engine = createEngine({ repositories: opened.repositories });
+  const opened = await openStores(spec, [tenantId], { single, maxStoredBytes: 1, settings: DEFAULT_STORE_SETTINGS });
+  const engine = createEngine({ repositories: opened.repositories.get(tenantId) as Repositories });
   await engine.createRuleInstance({
     ruleId: 'R-30',
     parameters: { transactionsLimit: 5, timeWindow: { units: 1, granularity: 'day', rollingBasis: true }, checkSender: 'sending', checkReceiver: 'none' },

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { pino } from 'pino';
-import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, type LogValue } from '../../src/cli/request-log.js';
+import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, requestLevelOf, type LogValue } from '../../src/cli/request-log.js';
 import { createHttpHandler, toNodeListener, type RequestLogEntry } from '../../src/http/index.js';
 import { createEngine } from '../../src/index.js';
 import { pipelined, rawRequestOf, type RawRequest } from '../http/raw-http.js';
@@ -13,7 +13,8 @@ import { pipelined, rawRequestOf, type RawRequest } from '../http/raw-http.js';
 /** What pino itself writes for the entry, with the options `txmon serve` uses. */
 function pinoLine(entry: RequestLogEntry, time: string): string {
   const lines: string[] = [];
-  pino({ base: null, timestamp: () => time }, { write: (line: string) => void lines.push(line) }).info(entry, 'request');
+  const level = ({ 30: 'info', 40: 'warn', 50: 'error' } as const)[requestLevelOf(entry) as 30 | 40 | 50];
+  pino({ base: null, timestamp: () => time }, { write: (line: string) => void lines.push(line) })[level](entry, 'request');
   expect(lines).toHaveLength(1);
   return lines[0] as string;
 }
@@ -33,7 +34,8 @@ const entryArb = fc.record(
     status: anyNumber,
     tenant: fc.option(anyText, { nil: null }),
     durationMs: anyNumber,
-    code: anyText,
+    code: fc.oneof(anyText, fc.constantFrom('STORE_UNAVAILABLE', 'STORE_TIMEOUT', 'OVERLOADED', 'INTERNAL')),
+    fault: fc.record({ code: anyText, cause: anyText, causeCode: anyText, message: anyText, at: anyText }, { requiredKeys: ['code', 'cause'] }),
   },
   { requiredKeys: ['method', 'route', 'status', 'tenant', 'durationMs'] },
 );
@@ -265,7 +267,7 @@ describe('formatRequestLine on long strings and any entry', () => {
     expect(wellFormed(line)).toBe(true);
     const num = (n: number) => (Number.isFinite(n) ? (Object.is(n, -0) ? 0 : n) : null);
     expect(JSON.parse(line)).toEqual({
-      level: 30,
+      level: requestLevelOf(entry),
       time: '2026-11-22T09:00:00.000Z',
       method: 'GET',
       route,

@@ -1,26 +1,25 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
-import { serve } from '../../src/cli/serve.js';
+import { serve, type ServerHandle } from '../../src/cli/serve.js';
 import { T0, tx } from '../helpers.js';
 
 const KEY = 'cli-key-0123456789abcdef';
-const servers: Server[] = [];
+const servers: ServerHandle[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+  for (const s of servers.splice(0)) await s.close();
 });
 
 const logLines: string[] = [];
 const logTo = { write: (line: string) => void logLines.push(line) };
 
 async function start(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const server = await serve(['--port', '0', '--store', 'memory', ...args], env, logTo);
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const handle = await serve(['--port', '0', '--store', 'memory', ...args], env, logTo);
+  servers.push(handle);
+  return `http://127.0.0.1:${(handle.server.address() as AddressInfo).port}`;
 }
 
 describe('txmon serve (in process)', () => {
@@ -151,9 +150,9 @@ describe('txmon serve (in process)', () => {
 });
 
 describe('txmon serve (in process): edge cases of the options', () => {
-  const servers: Server[] = [];
+  const servers: ServerHandle[] = [];
   afterEach(async () => {
-    for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+    for (const s of servers.splice(0)) await s.close();
   });
   function tenantsFile(content: unknown): string {
     const file = join(mkdtempSync(join(tmpdir(), 'txmon-')), 'tenants.json');
@@ -163,9 +162,9 @@ describe('txmon serve (in process): edge cases of the options', () => {
 
   it('with --tenants and --base-path ending in "/", the signed upload URL it hands out works', async () => {
     const file = tenantsFile({ tenants: [{ id: 'acme', apiKeys: [KEY] }] });
-    const server = await serve(['--port', '0', '--store', 'memory', '--tenants', file, '--base-path', '/v1/'], {}, { write: () => undefined });
-    servers.push(server);
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const handle = await serve(['--port', '0', '--store', 'memory', '--tenants', file, '--base-path', '/v1/'], {}, { write: () => undefined });
+    servers.push(handle);
+    const origin = `http://127.0.0.1:${(handle.server.address() as AddressInfo).port}`;
     const created = await fetch(`${origin}/v1/pre-signed-url`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
@@ -179,9 +178,9 @@ describe('txmon serve (in process): edge cases of the options', () => {
 
   it('an empty --port is refused, not turned into port 0 (a random port)', async () => {
     const started = serve(['--port', '', '--store', 'memory', '--api-key', KEY], {}, { write: () => undefined });
-    const server = await started.catch(() => null);
-    if (server !== null) servers.push(server);
-    expect(server, `listening on ${server ? (server.address() as AddressInfo).port : ''}`).toBeNull();
+    const handle = await started.catch(() => null);
+    if (handle !== null) servers.push(handle);
+    expect(handle, `listening on ${handle ? (handle.server.address() as AddressInfo).port : ''}`).toBeNull();
   });
 
   const badFiles = [
@@ -200,9 +199,9 @@ describe('txmon serve (in process): the time of request-log lines', () => {
     const lines: string[] = [];
     let now = Date.UTC(2025, 0, 1, 0, 0, 0, 999);
     vi.spyOn(Date, 'now').mockImplementation(() => now);
-    const server = await serve(['--port', '0', '--store', 'memory', '--api-key', KEY], {}, { write: (line: string) => void lines.push(line) });
+    const handle = await serve(['--port', '0', '--store', 'memory', '--api-key', KEY], {}, { write: (line: string) => void lines.push(line) });
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const url = `http://127.0.0.1:${(handle.server.address() as AddressInfo).port}`;
       const times: number[] = [now];
       for (const next of [now, now + 1, now + 1, now - 5_000, 253402300800000, 0, now]) {
         now = next;
@@ -218,7 +217,7 @@ describe('txmon serve (in process): the time of request-log lines', () => {
       expect(requestTimes).toEqual(expected);
       expect(parsed[0]?.time).toBe(new Date(times[0] as number).toISOString());
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await handle.close();
     }
   });
 });

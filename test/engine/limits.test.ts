@@ -29,6 +29,7 @@ describe('limits', () => {
       maxLogicWork: 50_000,
       maxLists: 1_000,
       maxListItems: 100_000,
+      maxLockWaitMs: 10_000,
     });
   });
 

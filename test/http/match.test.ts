@@ -33,7 +33,10 @@ describe('matchSegments', () => {
 });
 
 describe('findRoute', () => {
-  const routes = createRoutes(() => ({}));
+  const routes = createRoutes(
+    () => ({}),
+    async () => ({ status: 'ready', checks: [] }),
+  );
   it('finds the route of a path and its parameters; null for none', () => {
     expect(findRoute(routes, ['rule-instances', 'ri-1'])).toMatchObject({
       route: { pattern: '/rule-instances/{ruleInstanceId}' },

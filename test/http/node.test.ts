@@ -851,16 +851,50 @@ describe('createNodeServer', () => {
     expect(client.state.closed).toBe(true);
   });
 
-  it('closes connections from one address past maxConnectionsPerAddress, and serves again when they are gone', async () => {
+  it('answers a connection past maxConnectionsPerAddress with 503 TOO_MANY_CONNECTIONS and Connection: close, closes one past twice the cap, and serves again when they are gone', async () => {
     const { port } = await start({ maxConnectionsPerAddress: 3 });
-    const clients = Array.from({ length: 4 }, () => rawClient(port));
-    await Promise.all(clients.slice(0, 3).map((c) => c.connected));
-    await (clients[3] as ReturnType<typeof rawClient>).closed;
-    await until(() => clients.slice(0, 3).every((c) => !c.state.closed));
-    for (const c of clients.slice(0, 3)) c.socket.destroy();
-    await Promise.all(clients.slice(0, 3).map((c) => c.closed));
+    const clients = Array.from({ length: 3 }, () => rawClient(port));
+    await Promise.all(clients.map((c) => c.connected));
+    const surplus = rawClient(port);
+    await surplus.connected;
+    surplus.socket.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
+    await surplus.closed;
+    expect(surplus.state.data).toMatch(/^HTTP\/1\.1 503 /);
+    expect(surplus.state.data.toLowerCase()).toContain('connection: close');
+    expect(surplus.state.data.toLowerCase()).toContain('retry-after: 1');
+    expect(surplus.state.data).toContain('"code":"TOO_MANY_CONNECTIONS"');
+    // Past twice the cap (3 surplus waiting for their first request), a connection is closed at once.
+    const waiting = Array.from({ length: 3 }, () => rawClient(port));
+    await Promise.all(waiting.map((c) => c.connected));
+    const flood = rawClient(port);
+    await flood.closed;
+    expect(flood.state.data).toBe('');
+    for (const c of [...clients, ...waiting]) c.socket.destroy();
+    await Promise.all([...clients, ...waiting].map((c) => c.closed));
     const again = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(again.status).toBe(200);
+  });
+
+  it('does not cap the connections of a trusted proxy per address, and takes the client address from its X-Forwarded-For', async () => {
+    const { engine } = testEngine();
+    const handler = createHttpHandler({ engine, apiKeys: [KEY], unauthenticatedRateLimit: { requestsPerSecond: 1, burst: 1 } });
+    const server = createNodeServer(handler, { maxConnectionsPerAddress: 2, trustedProxies: ['127.0.0.1'] });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const sockets = Array.from({ length: 5 }, () => rawClient(port));
+    await Promise.all(sockets.map((c) => c.connected));
+    const ask = async (client: ReturnType<typeof rawClient>, forwardedFor: string) => {
+      client.state.data = '';
+      client.socket.write(`GET /healthz HTTP/1.1\r\nhost: x\r\nx-forwarded-for: ${forwardedFor}\r\n\r\n`);
+      await until(() => client.state.data.includes('\r\n\r\n'));
+      return client.state.data.slice(9, 12);
+    };
+    // Five connections from the proxy, each with its own client: each client has its own budget.
+    for (const [i, client] of sockets.entries()) expect(await ask(client, `203.0.113.${i}`)).toBe('200');
+    // The same client again, through another connection of the proxy: its budget is spent.
+    expect(await ask(sockets[0] as ReturnType<typeof rawClient>, '198.51.100.7, 203.0.113.1')).toBe('429');
+    for (const c of sockets) c.socket.destroy();
   });
 
   it('sets the timeouts and the connection cap it is given, with safe defaults', async () => {
@@ -869,7 +903,8 @@ describe('createNodeServer', () => {
     expect(server.requestTimeout).toBe(120_000);
     expect(server.keepAliveTimeout).toBe(5_000);
     expect(server.timeout).toBe(30_000);
-    expect(server.maxConnections).toBe(1_024);
+    // Node itself closes connections past twice the cap; between the two they are answered 503.
+    expect(server.maxConnections).toBe(2_048);
   });
 
   it('answers CONNECT with 405 and closes', async () => {

@@ -79,9 +79,10 @@ function scalarKeyOf(literal: ts.ObjectLiteralExpression, file: ts.SourceFile): 
 /** The body of the curl request `npm start` prints (the README's "two curl commands to try"). */
 function startCurlRequest(): ExampleRequest {
   const serve = readFileSync(new URL('src/cli/serve.ts', ROOT), 'utf8');
-  const match = /-X POST [^`]*\/transactions[\s\S]*?-d '(\{.*?\})'/.exec(serve);
+  const match = /-X POST [^`]*\/transactions[\s\S]*?-d '(\{.*\})'\\n/.exec(serve);
   if (match?.[1] === undefined) throw new Error('the curl request of txmon serve was not found');
-  const body = match[1].replace(/\$\{Date\.now\(\)\}/, '1735689600000');
+  // What the shell makes of the command substitutions that give each run its own id and time.
+  const body = match[1].replace(/'\$\(date \+%s%N\)'/, '1795873218019000000').replace(/'\$\(date \+%s000\)'/, '1735689600000');
   JSON.parse(body);
   return { path: '/transactions', method: 'post', body, scalarKey: '"type"', source: 'npm start: curl POST /transactions' };
 }

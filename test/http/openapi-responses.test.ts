@@ -135,6 +135,7 @@ describe('response schemas: the real handler answers what the document says', ()
     };
 
     await send('GET', '/healthz');
+    await send('GET', '/readyz');
     await send('GET', '/openapi.json');
     const rules = await send<Returns<'listRules'>>('GET', '/rules');
     expect(rules.length).toBeGreaterThan(40);

@@ -102,9 +102,10 @@ const EXPECTED_ROUTES = [
   { name: 'delete list', method: 'delete', path: '/lists/{listId}', status: '204' },
   { name: 'openapi document', method: 'get', path: '/openapi.json', status: '200' },
   { name: 'health', method: 'get', path: '/healthz', status: '200' },
+  { name: 'readiness', method: 'get', path: '/readyz', status: '200' },
 ] as const;
 
-const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/uploads/{key}', '/files/{key}']);
+const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/readyz', '/uploads/{key}', '/files/{key}']);
 
 describe('createOpenApiDocument', () => {
   test('passes the OpenAPI 3.1 schema validator with default options', async () => {
@@ -243,7 +244,7 @@ describe('createOpenApiDocument', () => {
     expect(caught.details.map((detail) => detail.path)).toEqual([path]);
   });
 
-  test('requires the x-api-key header globally and lifts it only on health and signed-URL routes', () => {
+  test('requires the x-api-key header globally and lifts it only on health, readiness and signed-URL routes', () => {
     const document = createOpenApiDocument();
     expect(document['security']).toEqual([{ ApiKeyAuth: [] }]);
     expect(asRecord(asRecord(document['components'])['securitySchemes'])['ApiKeyAuth']).toEqual(
@@ -273,7 +274,7 @@ describe('createOpenApiDocument', () => {
     expect(asRecord(download['content'])).toHaveProperty(['application/octet-stream']);
   });
 
-  test('every error response is application/problem+json with the Problem schema, 429 with Retry-After', () => {
+  test('every error response is application/problem+json with the Problem schema, 429 and 503 with Retry-After', () => {
     const document = createOpenApiDocument();
     const responses = asRecord(asRecord(document['components'])['responses']);
     for (const [name, response] of Object.entries(responses)) {
@@ -281,7 +282,8 @@ describe('createOpenApiDocument', () => {
     }
     expect(asRecord(responses['TooManyRequests'])['headers']).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
     const create = asRecord(getOperation(document, '/transactions', 'post')?.['responses']);
-    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '405', '409', '413', '415', '429', '500']);
+    expect(asRecord(responses['ServiceUnavailable'])['headers']).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '405', '409', '413', '415', '429', '500', '503']);
   });
 
   test('the Problem schema lists every error code and requires the RFC 9457 core', () => {

@@ -10,7 +10,10 @@ const KEY_A = 'key-a-0123456789abcdef';
 const call = createCaller(KEY_A);
 
 describe('actionOf and allowOf', () => {
-  const routes = createRoutes(() => ({}));
+  const routes = createRoutes(
+    () => ({}),
+    async () => ({ status: 'ready', checks: [] }),
+  );
   const route = (pattern: string) => routes.find((r) => r.pattern === pattern) ?? expect.fail(pattern);
 
   it('HEAD takes the GET action; a method the route lacks has none', () => {
@@ -24,8 +27,8 @@ describe('actionOf and allowOf', () => {
     expect(allowOf(route('/transactions'))).toBe('POST');
   });
 
-  it('only /healthz is public and only the file routes are signed', () => {
-    expect(routes.filter((r) => r.access === 'public').map((r) => r.pattern)).toEqual(['/healthz']);
+  it('only /healthz and /readyz are public and only the file routes are signed', () => {
+    expect(routes.filter((r) => r.access === 'public').map((r) => r.pattern)).toEqual(['/healthz', '/readyz']);
     expect(routes.filter((r) => r.access === 'signed-url').map((r) => r.pattern)).toEqual(['/uploads/{key}', '/files/{key}']);
   });
 });

@@ -24,6 +24,12 @@ function request(method: string, path: string, options: { key?: string | null; c
   return rawRequestOf(options.key === undefined ? KEY : options.key, method, path, options);
 }
 
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  // A child left running by a failed test.
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 describe('txmon serve: lifecycle', () => {
   const cli = join(import.meta.dirname, '../../dist/cli.js');
 
@@ -34,6 +40,7 @@ describe('txmon serve: lifecycle', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TXMON_API_KEYS: '', TXMON_STORE: '' },
     });
+    children.push(child);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -49,7 +56,7 @@ describe('txmon serve: lifecycle', () => {
         }
       }, 20);
     });
-    const key = /Generated API key \(shown once\): (\S+)/.exec(out)?.[1] as string;
+    const key = /Generated API key \(shown once[^)]*\): (\S+)/.exec(out)?.[1] as string;
     const url = /"url":"([^"]+)"/.exec(out)?.[1] as string;
     const secret = 'very-secret-reference-text';
     const r = await fetch(`${url}/transactions`, {
@@ -101,6 +108,7 @@ describe('txmon serve: lifecycle', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TXMON_API_KEYS: KEY },
     });
+    children.push(child);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -142,12 +150,6 @@ function waitFor(condition: () => boolean, ms = 25_000): Promise<void> {
     tick();
   });
 }
-
-const children: ReturnType<typeof spawn>[] = [];
-afterEach(() => {
-  // A child left running by a failed test.
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
 
 function startCli(stdio: ('pipe' | 'ignore' | number)[], extra: string[] = []) {
   expect(existsSync(CLI), 'dist/cli.js is missing: run `npm run build`').toBe(true);

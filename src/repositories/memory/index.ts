@@ -44,7 +44,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const alertsAndCases = createMemoryAlertsAndCases();
   const users = createMemoryUsers(budget);
   return {
-    flags: { durable: false, sharedAcrossProcesses: false },
+    flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
     transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,

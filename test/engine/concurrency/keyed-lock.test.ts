@@ -1,5 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createKeyedLock } from '../../../src/engine/concurrency/keyed-lock.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -31,6 +31,47 @@ describe('createKeyedLock', () => {
       });
     await Promise.all([job('a'), job('b')]);
     expect(most).toBe(2);
+  });
+
+  it('refuses with OVERLOADED a call that waited maxWaitMs for its keys, leaves its place, and runs the next caller', async () => {
+    const withLocks = createKeyedLock(30);
+    let release!: () => void;
+    const holding = withLocks(['k'], () => new Promise<void>((resolve) => (release = resolve)));
+    const late = withLocks(['k'], async () => 'late');
+    await expect(late).rejects.toMatchObject({ code: 'OVERLOADED' });
+    const next = withLocks(['k'], async () => 'next');
+    release();
+    await holding;
+    expect(await next).toBe('next');
+    // The abandoned waiter held nothing: the key is free afterwards.
+    expect(await withLocks(['k'], async () => 'free')).toBe('free');
+  });
+
+  it('bounds the wait of a call on several keys in all, not per key', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const withLocks = createKeyedLock(60);
+      const releases: (() => void)[] = [];
+      const hold = (key: string) => withLocks([key], () => new Promise<void>((resolve) => releases.push(resolve)));
+      const held = [hold('a'), hold('b')];
+      let outcome = 'waiting';
+      const both = withLocks(['a', 'b'], async () => 'both').then(
+        () => (outcome = 'ran'),
+        (error: { code?: string }) => (outcome = error.code ?? 'error'),
+      );
+      await vi.advanceTimersByTimeAsync(40);
+      releases[0]?.();
+      // a was handed over after 40 ms; b is waited for until the call's one deadline, at 60 ms.
+      await vi.advanceTimersByTimeAsync(19);
+      expect(outcome).toBe('waiting');
+      await vi.advanceTimersByTimeAsync(1);
+      await both;
+      expect(outcome).toBe('OVERLOADED');
+      releases[1]?.();
+      await Promise.all(held);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('releases the keys when the work throws', async () => {
