@@ -1,12 +1,12 @@
-// `npm start`: serves the built `txmon` command, building it first only when dist/cli.js is missing
-// or older than the sources, and says which of the two it is doing and where the data is kept.
-// It builds the command alone (TXMON_BUILD=cli: no library entries, no type declarations), which
-// takes seconds; `npm run build` builds everything. Arguments after `npm start --` go to
-// `txmon serve` (e.g. `npm start -- --store memory --port 0`).
+// `npm start`: serves the built `txmon` command, building the package first only when dist/ is
+// missing or older than the sources, and says which of the two it is doing and where the data is
+// kept. It builds all of dist/ (the command and the library entries: `npm run build`), so a clone
+// that was started can also be installed by a host (`npm install ../txmon`). `npm install` builds it
+// too (the `prepare` script). Arguments after `npm start --` go to `txmon serve` (e.g.
+// `npm start -- --store memory --port 0`).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +24,9 @@ function newestMtime(path) {
 
 /** Why dist/ must be built again, or null when it is up to date. */
 function staleness() {
-  if (!existsSync(cli)) return 'dist/cli.js is missing';
+  for (const entry of ['cli.js', 'index.js', 'index.cjs', 'index.d.ts', 'postgres.js', 'http.js', 'testing.js']) {
+    if (!existsSync(join(root, 'dist', entry))) return `dist/${entry} is missing`;
+  }
   const built = statSync(cli).mtimeMs;
   for (const input of ['src', 'package.json', 'tsup.config.ts']) {
     if (newestMtime(join(root, input)) > built) return `${input} changed since the last build`;
@@ -50,16 +52,11 @@ function storeOf(argv) {
 
 const reason = staleness();
 if (reason !== null) {
-  process.stderr.write(`txmon: building the command… (${reason})\n`);
+  process.stderr.write(`txmon: building the package… (${reason})\n`);
   const started = Date.now();
-  const tsupPackage = createRequire(import.meta.url).resolve('tsup/package.json');
-  const tsup = join(dirname(tsupPackage), JSON.parse(readFileSync(tsupPackage, 'utf8')).bin.tsup);
-  const build = spawnSync(process.execPath, [tsup, '--silent'], {
-    cwd: root,
-    env: { ...process.env, TXMON_BUILD: 'cli' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-  });
+  const npm = process.env.npm_execpath;
+  const [command, args] = npm?.endsWith('.js') ? [process.execPath, [npm, 'run', 'build', '--silent']] : ['npm', ['run', 'build', '--silent']];
+  const build = spawnSync(command, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   if (build.status !== 0) {
     process.stderr.write(`${build.stderr ?? ''}txmon: the build failed (${build.error?.message ?? `exit code ${build.status ?? build.signal}`})\n`);
     process.exit(1);

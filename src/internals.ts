@@ -1,47 +1,19 @@
 /**
- * `txmon/internals` — UNSTABLE. The pure pipeline, the aggregate store, the filter and custom-logic
- * compilers and the other building blocks the engine is made of, for benchmarks, tools and tests.
- * Anything here may change or disappear in any release, minor or patch; build on the root entry
- * (`txmon`) instead. Re-exports the whole root entry, so one import gives both.
+ * `txmon/internals` — UNSTABLE. The building blocks the engine is made of beyond the root's pure
+ * core — the planner's helpers, the aggregate index, the filter and custom-logic compilers, domain
+ * policy, the rule registry — for benchmarks, tools and tests. Anything here may change or
+ * disappear in any release, minor or patch; build on the root entry (`txmon`) instead, whose pure
+ * core (event fold, rule sets, plan, evaluation, result) is stable. Re-exports the whole root entry,
+ * so one import gives both.
  */
 export * from './index.js';
 
-// The event fold (pure)
-export {
-  applyTransactionEvent,
-  assertNoReservedFields,
-  foldTransactionEvents,
-  IMMUTABLE_TRANSACTION_FIELDS,
-  initialTransaction,
-  orderEvents,
-  RESERVED_TRANSACTION_FIELDS,
-} from './engine/pipeline/apply-event.js';
-export type { ApplyEventOptions, SequencedEvent } from './engine/pipeline/apply-event.js';
+// The event fold's parts (the fold itself is on the root)
+export { assertNoReservedFields, IMMUTABLE_TRANSACTION_FIELDS, orderEvents, RESERVED_TRANSACTION_FIELDS } from './engine/pipeline/apply-event.js';
 
-// The evaluation pipeline (pure)
-export {
-  aggregateNeedKey,
-  collectAggregateNeeds,
-  createEvaluatorCache,
-  evaluateRuleInstances,
-  mergeCurrentContribution,
-  planRuleInstances,
-  renderDescription,
-  resolveSettings,
-  selectRiskLevel,
-} from './engine/pipeline/index.js';
-export type {
-  AggregateSnapshot,
-  EvaluationInput,
-  EvaluationPlan,
-  EvaluationResult,
-  EvaluatorCache,
-  InstanceFilter,
-  InstanceOutcome,
-  InstancePlan,
-  PreparedInstance,
-  ResolvedSettings,
-} from './engine/pipeline/index.js';
+// The evaluation pipeline's parts (plan, evaluate and the result are on the root)
+export { aggregateNeedKey, collectAggregateNeeds, createEvaluatorCache, renderDescription, resolveSettings, selectRiskLevel } from './engine/pipeline/index.js';
+export type { EvaluatorCache, InstanceFilter, InstancePlan, ResolvedSettings } from './engine/pipeline/index.js';
 export { isTransitionAllowed } from './engine/pipeline/lifecycle.js';
 export { computeTransactionRisk, riskFactorLevel, validateRiskConfiguration } from './engine/pipeline/risk.js';
 export type { TransactionRisk } from './engine/pipeline/risk.js';
@@ -67,8 +39,7 @@ export { compileAggregationVariables } from './rules/aggregation-variables.js';
 export type { CompiledAggregationVariable } from './rules/aggregation-variables.js';
 
 // Aggregation
-export { computeAggregate, createAggregateStore } from './aggregation/aggregate-store.js';
-export type { AggregateStore } from './aggregation/aggregate-store.js';
+export { computeAggregate } from './aggregation/aggregate-store.js';
 export { createWindowIndex } from './aggregation/window-index.js';
 
 // Custom logic

@@ -18,4 +18,5 @@ export {
 export { mergeCurrentContribution } from './current-contribution.js';
 export { evaluateRuleInstances, type CounterIncrement, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
 export { renderDescription } from './describe.js';
+export { monitoringResultOf } from './result.js';
 export { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';

@@ -9,7 +9,14 @@ import type { RiskLevel, Transaction } from '../../domain/index.js';
 import type { Repositories, TransactionOutcome } from '../repositories.js';
 import { contributionRefsOf, contributionsOf } from '../../rules/series.js';
 import type { AggregateNeed, LookupNeed, RuleUser } from '../../rules/types.js';
-import { evaluateRuleInstances, mergeCurrentContribution, planRuleInstances, type EvaluationInput, type InstanceOutcome } from '../pipeline/index.js';
+import {
+  evaluateRuleInstances,
+  mergeCurrentContribution,
+  monitoringResultOf,
+  planRuleInstances,
+  type EvaluationInput,
+  type InstanceOutcome,
+} from '../pipeline/index.js';
 import type { InstanceSet } from '../instances/instance-set.js';
 import type { EngineSettings } from '../options.js';
 import { ruleOutcomeWrites } from '../pipeline/outcome.js';
@@ -119,7 +126,6 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     for (let i = 0; i < needs.length; i++) values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(repositories, plan.lookups) : undefined);
     const writes = ruleOutcomeWrites(transaction, evaluation.outcomes, { origin: originStored, destination: destinationStored }, ruleNameOf, settings.ids);
-    const result: MonitoringResult = { executedRules: evaluation.executedRules, hitRules: evaluation.hitRules, status: evaluation.status };
     const risk = riskScoreDetailsOf(transaction, {
       factors: settings.riskFactors,
       bands: settings.riskBands,
@@ -130,7 +136,7 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
       destinationStored,
       isCreate: previous === null,
     });
-    if (risk.details) result.riskScoreDetails = risk.details;
+    const result = monitoringResultOf(evaluation, risk.details);
     for (const observation of risk.observations) writes.userUpdates.push(observation);
     const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, ...writes };
