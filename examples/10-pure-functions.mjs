@@ -30,7 +30,10 @@ const raised = applyTransactionEvent(first, {
   updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 12500, transactionCurrency: 'EUR', country: 'DE' } },
 });
 const { result } = runRuleSet({ ruleSet, store, transaction: raised, previous: first });
-console.log(result.status, result.hitRules.map((r) => r.ruleId)); // SUSPEND [ 'R-2' ]
+console.log(
+  result.status,
+  result.hitRules.map((r) => r.ruleId),
+); // SUSPEND [ 'R-2' ]
 
 assert.equal(raised.transactionState, 'SUCCESSFUL');
 assert.equal(result.status, 'SUSPEND');

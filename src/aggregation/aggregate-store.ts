@@ -7,6 +7,7 @@
  * (SPEC §5, guarantee 5).
  */
 import { TxmonError } from '../errors.js';
+import { assertAggregateQuery, assertSeriesEntries, compareSeriesEntries } from './checks.js';
 import { createWindowIndex, type WindowEntry, type WindowIndex } from './window-index.js';
 
 /** One entry of one key's history in one series. */
@@ -209,20 +210,13 @@ export function createAggregateStore(): AggregateStore {
   }
 
   function run(q: AggregateQuery, position: number, found?: WindowIndex): AggregateValue {
-    assertQuery(q, position);
+    assertAggregateQuery(q, position);
     return queryIndex(found ?? indexOf(q.series, q.key) ?? empty, q, position);
   }
 
   return {
     apply(remove, add) {
-      for (let i = 0; i < add.length; i++) {
-        if (!Number.isFinite((add[i] as SeriesEntry).timestamp)) {
-          const path = `/add/${i}/timestamp`;
-          throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate entry: ${path} must be a finite number`, [
-            { path, code: 'type', message: 'must be a finite number' },
-          ]);
-        }
-      }
+      assertSeriesEntries(add, '/add');
       for (let r = 0; r < remove.length; r++) {
         const ref = remove[r] as SeriesEntryRef;
         // An entry re-added under the same (series, key, id) is replaced in place by the add below
@@ -308,7 +302,7 @@ export function createAggregateStore(): AggregateStore {
       const slot = bySeries.get(series)?.get(key);
       if (slot !== undefined && isLight(slot)) {
         return [...slot.entries]
-          .sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .sort(compareSeriesEntries)
           .map((e) =>
             e.values === undefined
               ? { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount }
@@ -363,7 +357,7 @@ export function createAggregateStore(): AggregateStore {
 
 /**
  * `q` answered by one key's index, through the {@link WindowIndex} method for `q.fn` (`q.series`
- * and `q.key` are not read: the index is that key's history). `q` must have passed `assertQuery`.
+ * and `q.key` are not read: the index is that key's history). `q` must have passed `assertAggregateQuery`.
  * `position` (≥ 0) is the query's index in a batch, for the error path. Internal: the store's one
  * dispatch, also used by the index's tests.
  * @throws TxmonError `VALIDATION_FAILED` (detail path `/fn`) for an unknown function
@@ -409,7 +403,7 @@ export function queryIndex(index: WindowIndex, q: AggregateQuery, position = -1)
  *   `/limit`, `/fn`)
  */
 export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQuery): AggregateValue {
-  assertQuery(q, -1);
+  assertAggregateQuery(q, -1);
   const inside = entries.filter(
     (e) => e.series === q.series && e.key === q.key && e.timestamp >= q.start && e.timestamp <= q.end && (q.excludeId === undefined || e.id !== q.excludeId),
   );
@@ -450,7 +444,7 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
     case 'lastAmountCount':
     case 'lastMin':
     case 'lastMax': {
-      const ordered = [...inside].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const ordered = [...inside].sort(compareSeriesEntries);
       const last = (q.limit as number) === 0 ? [] : ordered.slice(-(q.limit as number));
       const lastAmounts = last.flatMap((e) => (e.amount === null ? [] : [e.amount]));
       if (q.fn === 'lastAmountCount') return lastAmounts.length;
@@ -459,25 +453,6 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
     }
     default:
       throw unknownFunction('');
-  }
-}
-
-/**
- * Checks what a function requires of a query; `position` (≥ 0) is the query's index in a batch,
- * prefixed to the detail paths. The path is built only on errors: queries are on the hot path.
- */
-function assertQuery(q: AggregateQuery, position: number): void {
-  if ((q.fn === 'distinct' || q.fn === 'countIn' || q.fn === 'sumIn') && q.field === undefined) {
-    const path = position < 0 ? '' : `/${position}`;
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/field is required for ${q.fn}`, [
-      { path: `${path}/field`, code: 'required', message: `is required for ${q.fn}` },
-    ]);
-  }
-  if ((q.fn === 'lastAmountCount' || q.fn === 'lastMin' || q.fn === 'lastMax') && !(Number.isInteger(q.limit) && (q.limit as number) >= 0)) {
-    const path = position < 0 ? '' : `/${position}`;
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: ${path}/limit must be a non-negative integer for ${q.fn}`, [
-      { path: `${path}/limit`, code: 'type', message: `must be a non-negative integer for ${q.fn}` },
-    ]);
   }
 }
 

@@ -36,7 +36,7 @@
  * Entries are stored as their fields (`get` and `entries` build new objects); `values` objects are
  * kept by reference and must not be mutated.
  */
-import { TxmonError } from '../errors.js';
+import { assertEntryTimestamp } from './checks.js';
 
 /** One entry of a key's history: a transaction's contribution to the aggregates of that key. */
 export interface WindowEntry {
@@ -818,11 +818,7 @@ class ArrayWindowIndex implements WindowIndex {
     const timestamp = entry.timestamp;
     const amount = entry.amount;
     const values = entry.values;
-    if (!Number.isFinite(timestamp)) {
-      throw new TxmonError('VALIDATION_FAILED', 'Invalid window entry: /timestamp must be a finite number', [
-        { path: '/timestamp', code: 'type', message: 'must be a finite number' },
-      ]);
-    }
+    assertEntryTimestamp(timestamp, '/timestamp');
     if (amount !== null && this.bigAmt === null && (amount >= BIG_LIMIT || amount <= NEGATIVE_BIG_LIMIT)) this.goBig();
     this.changed();
     const n = this.ts.length;

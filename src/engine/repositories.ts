@@ -117,15 +117,15 @@ export interface TransactionRepository {
 /** Rule instances and their run/hit counters. */
 export interface RuleInstanceRepository {
   /** Every instance with its counters, in creation order. */
-  list(): Promise<RuleInstance[]>;
-  get(id: string): Promise<RuleInstance | null>;
-  getStored(id: string): Promise<StoredRuleInstance | null>;
+  listRuleInstances(): Promise<RuleInstance[]>;
+  getRuleInstance(id: string): Promise<RuleInstance | null>;
+  getStoredRuleInstance(id: string): Promise<StoredRuleInstance | null>;
   /** Creates or replaces an instance (counters are kept on replace). */
-  put(stored: StoredRuleInstance): Promise<void>;
+  putRuleInstance(stored: StoredRuleInstance): Promise<void>;
   /** @returns whether the instance existed. */
-  delete(id: string): Promise<boolean>;
+  deleteRuleInstance(id: string): Promise<boolean>;
   /** A number that changes whenever an instance is created, updated or deleted (for caches). */
-  revision(): Promise<number>;
+  getRevision(): Promise<number>;
 }
 
 /** Users. */
@@ -168,26 +168,26 @@ export interface FileRepository {
    * @throws TxmonError `FILE_NOT_FOUND` for an unknown key; `FILE_ALREADY_UPLOADED` when the slot's
    *   bytes are stored or being stored; `PAYLOAD_TOO_LARGE` past `maxBytes`; or the error `content` throws.
    */
-  putContent(key: string, content: AsyncIterable<Uint8Array>, maxBytes: number): Promise<FileRecord>;
-  getContent(key: string): Promise<Uint8Array | null>;
+  putFileContent(key: string, content: AsyncIterable<Uint8Array>, maxBytes: number): Promise<FileRecord>;
+  getFileContent(key: string): Promise<Uint8Array | null>;
 }
 
 /** Windowed aggregates (written through {@link TransactionRepository.saveOutcome}). */
 export interface AggregateRepository {
-  query(queries: readonly AggregateQuery[]): Promise<AggregateValue[]>;
+  queryAggregates(queries: readonly AggregateQuery[]): Promise<AggregateValue[]>;
   /** Every entry of one series key, ordered (for conformance tests and brute-force checks). */
-  entries(series: string, key: string): Promise<readonly SeriesEntry[]>;
+  listEntries(series: string, key: string): Promise<readonly SeriesEntry[]>;
   /**
    * Drops, for each series in `horizons`, every entry (of every key) whose timestamp is below the
-   * series' horizon, and records that horizon (see {@link AggregateRepository.retainedFrom});
+   * series' horizon, and records that horizon (see {@link AggregateRepository.getRetentionHorizons});
    * returns how many entries went. Only windowed entries go: transactions are kept.
    */
-  prune(horizons: ReadonlyMap<string, number>): Promise<number>;
+  pruneSeries(horizons: ReadonlyMap<string, number>): Promise<number>;
   /**
    * For each series pruned since it was last replaced whole, the highest horizon passed to
-   * {@link AggregateRepository.prune}: queries starting before it miss the pruned history.
+   * {@link AggregateRepository.pruneSeries}: queries starting before it miss the pruned history.
    */
-  retainedFrom(): Promise<ReadonlyMap<string, number>>;
+  getRetentionHorizons(): Promise<ReadonlyMap<string, number>>;
   /**
    * Atomically replaces every entry of `series` (all keys) with `entries` (each must name
    * `series`), and forgets its prune horizon; `[]` drops the series. Used to build and drop
@@ -218,7 +218,7 @@ export interface ListRepository {
    * For each probe, whether list `listId` exists, has the probe's list type and subtype and holds its value
    * (exact, case-sensitive). An unknown list answers `false` for every probe. Answers in probe order.
    */
-  lookup(listId: string, probes: readonly ListProbe[]): Promise<boolean[]>;
+  lookupListItems(listId: string, probes: readonly ListProbe[]): Promise<boolean[]>;
 }
 
 /** Capabilities of a repository set, declared rather than guessed; the engine reads them. */

@@ -7,8 +7,10 @@
  * orders them.
  */
 import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
-import { TxmonError } from '../errors.js';
-import { prepared, type Sql } from './client.js';
+import { assertAggregateQuery, compareSeriesEntries } from '../aggregation/checks.js';
+import type { AggregateRepository } from '../engine/repositories.js';
+import { assertSeriesEntries } from '../aggregation/checks.js';
+import { prepared, type Database, type Sql } from './client.js';
 
 /** One row of `txmon_series_entries` as read. */
 interface EntryRow {
@@ -22,11 +24,6 @@ interface EntryRow {
 export function entryOf(series: string, key: string, row: EntryRow): SeriesEntry {
   const entry = { series, key, id: row.id, timestamp: Number(row.ts), amount: row.amount === null ? null : BigInt(row.amount) };
   return row.vals === null ? entry : { ...entry, values: row.vals };
-}
-
-/** Entries ordered as the memory store orders them: by timestamp, then by id (UTF-16 order). */
-export function compareEntries(a: { timestamp: number; id: string }, b: { timestamp: number; id: string }): number {
-  return a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 const WINDOW = 'series = $1 AND key = $2 AND ts >= $3 AND ts <= $4 AND ($5::text IS NULL OR id <> $5)';
@@ -69,25 +66,6 @@ function aggregateValueOf(fn: string, text: string | null): AggregateValue {
   }
 }
 
-/** Checks what a function requires of a query (as the memory store does); `i` is its position. */
-function assertQuery(q: AggregateQuery, i: number): void {
-  if ((q.fn === 'distinct' || q.fn === 'countIn' || q.fn === 'sumIn') && q.field === undefined) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/field is required for ${q.fn}`, [
-      { path: `/${i}/field`, code: 'required', message: `is required for ${q.fn}` },
-    ]);
-  }
-  if (LAST_FUNCTIONS.has(q.fn) && !(Number.isInteger(q.limit) && (q.limit as number) >= 0)) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/limit must be a non-negative integer for ${q.fn}`, [
-      { path: `/${i}/limit`, code: 'type', message: `must be a non-negative integer for ${q.fn}` },
-    ]);
-  }
-  if (!LAST_FUNCTIONS.has(q.fn) && SCALAR_SQL[q.fn] === undefined) {
-    throw new TxmonError('VALIDATION_FAILED', `Invalid aggregate query: /${i}/fn is not an aggregate function`, [
-      { path: `/${i}/fn`, code: 'enum', message: 'must be an aggregate function' },
-    ]);
-  }
-}
-
 /** `lastAmountCount` / `lastMin` / `lastMax`: the last `limit` entries of the window, ordered exactly. */
 async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue> {
   const limit = q.limit as number;
@@ -101,7 +79,7 @@ async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue>
     );
     const ordered = rows
       .map((row) => entryOf(q.series, q.key, row))
-      .sort(compareEntries)
+      .sort(compareSeriesEntries)
       .slice(-limit);
     amounts = ordered.flatMap((e) => (e.amount === null ? [] : [e.amount]));
   }
@@ -154,7 +132,7 @@ function windowText(fn: string, row: WindowRow): string | null {
  * functions, one subquery each for `distinct`, `countIn` and `sumIn`; each "last N" query in its own.
  */
 export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery[]): Promise<AggregateValue[]> {
-  queries.forEach(assertQuery);
+  queries.forEach(assertAggregateQuery);
   const answers: AggregateValue[] = new Array<AggregateValue>(queries.length).fill(null);
   // Distinct windows, in first-asked order; each query's window (1-based, as WITH ORDINALITY counts).
   const windows = new Map<string, number>();
@@ -219,23 +197,6 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
   return answers;
 }
 
-/** Validates entries as the memory store does (each names `series`, a finite timestamp), before any change. */
-export function assertEntries(entries: readonly SeriesEntry[], series: string | null, basePath: string): void {
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as SeriesEntry;
-    if (series !== null && entry.series !== series) {
-      throw new TxmonError('VALIDATION_FAILED', `Invalid series entry: ${basePath}/${i}/series must name the replaced series`, [
-        { path: `${basePath}/${i}/series`, code: 'const', message: 'must name the replaced series' },
-      ]);
-    }
-    if (!Number.isFinite(entry.timestamp)) {
-      throw new TxmonError('VALIDATION_FAILED', `Invalid series entry: ${basePath}/${i}/timestamp must be a finite number`, [
-        { path: `${basePath}/${i}/timestamp`, code: 'type', message: 'must be a finite number' },
-      ]);
-    }
-  }
-}
-
 /**
  * The rows of `add` for `txmon_save_outcome`, `[series, key, id, ts, amount, values]` (amount as
  * text, exact); the last of several entries with one (series, key, id) wins, as in the memory store.
@@ -278,5 +239,42 @@ export async function applyEntries(sql: Sql, remove: readonly SeriesEntryRef[], 
 /** The entries of one (series, key), ordered by (timestamp, id). */
 export async function entriesOf(sql: Sql, series: string, key: string): Promise<SeriesEntry[]> {
   const rows = await sql.query<EntryRow>('SELECT id, ts, amount::text AS amount, vals FROM txmon_series_entries WHERE series = $1 AND key = $2', [series, key]);
-  return rows.map((row) => entryOf(series, key, row)).sort(compareEntries);
+  return rows.map((row) => entryOf(series, key, row)).sort(compareSeriesEntries);
+}
+export function createPostgresAggregates(sql: Sql, db: Database | null): AggregateRepository {
+  return {
+    queryAggregates: (queries) => queryAggregates(sql, queries),
+    listEntries: (series, key) => entriesOf(sql, series, key),
+    replaceSeries(series, entries) {
+      assertSeriesEntries(entries, '', series);
+      const replace = async (tx: Sql) => {
+        await tx.query('DELETE FROM txmon_series_entries WHERE series = $1', [series]);
+        await tx.query('DELETE FROM txmon_series_retention WHERE series = $1', [series]);
+        await applyEntries(tx, [], entries);
+      };
+      return db === null ? replace(sql) : db.transaction(replace);
+    },
+    pruneSeries(horizons) {
+      const series = [...horizons.keys()];
+      const at = series.map((s) => horizons.get(s) as number);
+      const prune = async (tx: Sql) => {
+        const rows = await tx.query<{ dropped: string }>(
+          `WITH h AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS h(series, horizon)),
+             kept AS (
+               INSERT INTO txmon_series_retention (series, retained_from) SELECT series, horizon FROM h
+               ON CONFLICT (series) DO UPDATE SET retained_from = GREATEST(txmon_series_retention.retained_from, excluded.retained_from)
+             ),
+             gone AS (DELETE FROM txmon_series_entries e USING h WHERE e.series = h.series AND e.ts < h.horizon RETURNING 1)
+           SELECT count(*) AS dropped FROM gone`,
+          [series, at],
+        );
+        return Number(rows[0]?.dropped ?? 0);
+      };
+      return db === null ? prune(sql) : db.transaction(prune);
+    },
+    async getRetentionHorizons() {
+      const rows = await sql.query<{ series: string; retained_from: number }>('SELECT series, retained_from FROM txmon_series_retention');
+      return new Map(rows.map((r) => [r.series, Number(r.retained_from)]));
+    },
+  };
 }

@@ -29,7 +29,7 @@ export interface RuleUser {
 /**
  * One windowed aggregate a rule needs, computed over stored history by the aggregate repository.
  * A need is itself a valid repository query ({@link AggregateQuery}): the engine passes the needs
- * of a transaction to `aggregates.query()` unchanged. `excludeId` (the transaction itself) keeps
+ * of a transaction to `aggregates.queryAggregates()` unchanged. `excludeId` (the transaction itself) keeps
  * its stored, earlier version out; `includeCurrent` adds its current contribution instead (the
  * usual "including the current transaction" of velocity rules).
  */

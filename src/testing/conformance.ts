@@ -62,13 +62,13 @@ async function captureState(
 ): Promise<unknown> {
   const aggregates: Record<string, readonly SeriesEntry[]> = {};
   for (const series of SERIES) {
-    for (const key of ids.userIds) aggregates[`${series}/${key}`] = await repos.aggregates.entries(series, key);
+    for (const key of ids.userIds) aggregates[`${series}/${key}`] = await repos.aggregates.listEntries(series, key);
   }
   return structuredClone({
     transactions: await Promise.all(ids.transactionIds.map((id) => repos.transactions.getTransaction(id))),
     eventLists: await Promise.all(ids.transactionIds.map((id) => repos.transactions.listEvents(id))),
     events: await Promise.all(ids.eventIds.map((id) => repos.transactions.getEvent(id))),
-    instances: await repos.ruleInstances.list(),
+    instances: await repos.ruleInstances.listRuleInstances(),
     users: await repos.users.getUsers(ids.userIds),
     alerts: byId(await repos.cases.listAlerts(), (a: Alert) => a.alertId),
     cases: byId(await repos.cases.listCases(), (c: Case) => c.caseId),
@@ -81,7 +81,7 @@ async function captureState(
  * (alert `A-1` in case `C-1` on alice) and one event `e-1` (version 2).
  */
 async function seedOneTransaction(repos: Repositories) {
-  await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+  await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
   const created = buildStoredTransaction(
     buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }),
     buildMonitoringResult(['ri-1'], ['ri-1']),
@@ -156,9 +156,9 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(await repos.transactions.getTransaction('nope'), null, 'getTransaction of an unknown id');
       assertEqual(await repos.transactions.listEvents('nope'), [], 'listEvents of an unknown transaction');
       assertEqual(await repos.transactions.getEvent('nope'), null, 'getEvent of an unknown id');
-      assertEqual(await repos.ruleInstances.get('nope'), null, 'ruleInstances.get of an unknown id');
-      assertEqual(await repos.ruleInstances.getStored('nope'), null, 'ruleInstances.getStored of an unknown id');
-      assertEqual(await repos.ruleInstances.list(), [], 'ruleInstances.list of an empty store');
+      assertEqual(await repos.ruleInstances.getRuleInstance('nope'), null, 'ruleInstances.get of an unknown id');
+      assertEqual(await repos.ruleInstances.getStoredRuleInstance('nope'), null, 'ruleInstances.getStoredRuleInstance of an unknown id');
+      assertEqual(await repos.ruleInstances.listRuleInstances(), [], 'ruleInstances.list of an empty store');
       assertEqual(await repos.users.getUser('nope'), null, 'getUser of an unknown id');
       assertEqual(await repos.users.getUsers([]), [], 'getUsers of no ids');
       assertEqual(await repos.cases.getAlert('nope'), null, 'getAlert of an unknown id');
@@ -167,8 +167,8 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(await repos.cases.listCases(), [], 'listCases of an empty store');
       assertEqual(await repos.comments.listComments({ kind: 'user', id: 'nope' }), [], 'listComments of an unknown target');
       assertEqual(await repos.files.getFile('nope'), null, 'getFile of an unknown key');
-      assertEqual(await repos.files.getContent('nope'), null, 'getContent of an unknown key');
-      assertEqual(await repos.aggregates.entries('user-sending', 'nope'), [], 'aggregates.entries of an unknown key');
+      assertEqual(await repos.files.getFileContent('nope'), null, 'getFileContent of an unknown key');
+      assertEqual(await repos.aggregates.listEntries('user-sending', 'nope'), [], 'aggregates.listEntries of an unknown key');
     },
   },
   {
@@ -272,17 +272,17 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
       const firstEntries = buildContributions(created.transaction);
       await repos.transactions.saveOutcome(buildOutcome(created, null, { aggregates: { remove: [], add: firstEntries } }));
-      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), [firstEntries[0]], 'user-sending entries after the create');
+      assertEqual(await repos.aggregates.listEntries('user-sending', 'alice'), [firstEntries[0]], 'user-sending entries after the create');
       const step = buildEventStep(created, 'e-1', { amount: 250 });
       const secondEntries = buildContributions(step.transaction.transaction);
       await repos.transactions.saveOutcome(
         buildOutcome(step.transaction, 1, { event: step.event, aggregates: { remove: refsOf(firstEntries), add: secondEntries } }),
       );
-      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), [secondEntries[0]], 'user-sending entries after the update');
-      assertEqual(await repos.aggregates.entries('user-receiving', 'bob'), [secondEntries[1]], 'user-receiving entries after the update');
+      assertEqual(await repos.aggregates.listEntries('user-sending', 'alice'), [secondEntries[0]], 'user-sending entries after the update');
+      assertEqual(await repos.aggregates.listEntries('user-receiving', 'bob'), [secondEntries[1]], 'user-receiving entries after the update');
       const window = { start: FIXTURE_T0 - 1, end: FIXTURE_T0 + 1 };
       assertEqual(
-        await repos.aggregates.query([
+        await repos.aggregates.queryAggregates([
           { series: 'user-sending', key: 'alice', ...window, fn: 'count' },
           { series: 'user-sending', key: 'alice', ...window, fn: 'sum' },
         ]),
@@ -311,12 +311,12 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           aggregates: { remove: [{ series: 'user-sending', key: 'nobody', id: 't-404' }], add: [replacement] },
         }),
       );
-      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), [replacement], 'entries after an upsert of a held id');
-      assertEqual(await repos.aggregates.entries('user-sending', 'nobody'), [], 'entries of the key of a missing ref');
+      assertEqual(await repos.aggregates.listEntries('user-sending', 'alice'), [replacement], 'entries after an upsert of a held id');
+      assertEqual(await repos.aggregates.listEntries('user-sending', 'nobody'), [], 'entries of the key of a missing ref');
     },
   },
   {
-    name: 'aggregates.entries are ordered by timestamp and query answers every function over the closed window',
+    name: 'aggregates.listEntries are ordered by timestamp and queryAggregates answers every function over the closed window',
     async body(repos) {
       const t0 = FIXTURE_T0;
       const entries: SeriesEntry[] = [
@@ -328,7 +328,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
       await repos.transactions.saveOutcome(buildOutcome(stored, null, { aggregates: { remove: [], add: entries } }));
       assertEqual(
-        (await repos.aggregates.entries('user-sending', 'alice')).map((e) => e.id),
+        (await repos.aggregates.listEntries('user-sending', 'alice')).map((e) => e.id),
         ['a', 'b', 'c', 'd'],
         'entry ids in timestamp order',
       );
@@ -374,8 +374,8 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         { name: 'lastMin over the last 3 entries', query: q(t0, t0 + 30, 'lastMin', { limit: 3 }), expected: -50n },
         { name: 'lastMax over the last 2 entries before t0+30', query: q(t0, t0 + 29, 'lastMax', { limit: 2 }), expected: 300n },
       ];
-      const answers = await repos.aggregates.query(rows.map((r) => r.query));
-      for (const [i, row] of rows.entries()) assertEqual(answers[i], row.expected, `aggregates.query: ${row.name}`);
+      const answers = await repos.aggregates.queryAggregates(rows.map((r) => r.query));
+      for (const [i, row] of rows.entries()) assertEqual(answers[i], row.expected, `aggregates.queryAggregates: ${row.name}`);
     },
   },
   {
@@ -398,27 +398,27 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     async body(repos) {
       const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
       await repos.transactions.saveOutcome(buildOutcome(created, null, { aggregates: { remove: [], add: buildContributions(created.transaction) } }));
-      const sendingBefore = await repos.aggregates.entries('user-sending', 'alice');
+      const sendingBefore = await repos.aggregates.listEntries('user-sending', 'alice');
       const series = 'user-sending~f1';
       const first: SeriesEntry[] = [
         { series, key: 'alice', id: 't-1', timestamp: FIXTURE_T0, amount: 1n },
         { series, key: 'carol', id: 't-9', timestamp: FIXTURE_T0 + 1, amount: null, values: { counterparty: 'bob' } },
       ];
       await repos.aggregates.replaceSeries(series, first);
-      assertEqual(await repos.aggregates.entries(series, 'carol'), [first[1]], 'entries of the filled series');
+      assertEqual(await repos.aggregates.listEntries(series, 'carol'), [first[1]], 'entries of the filled series');
       const second: SeriesEntry[] = [{ series, key: 'alice', id: 't-2', timestamp: FIXTURE_T0 + 2, amount: 5n }];
       await repos.aggregates.replaceSeries(series, second);
-      assertEqual(await repos.aggregates.entries(series, 'alice'), second, 'entries after a replace (old ids gone)');
-      assertEqual(await repos.aggregates.entries(series, 'carol'), [], 'a key absent from the replacement is emptied');
+      assertEqual(await repos.aggregates.listEntries(series, 'alice'), second, 'entries after a replace (old ids gone)');
+      assertEqual(await repos.aggregates.listEntries(series, 'carol'), [], 'a key absent from the replacement is emptied');
       const bad: SeriesEntry[] = [
         { series, key: 'x', id: 'ok', timestamp: FIXTURE_T0, amount: 1n },
         { series: 'user-sending', key: 'x', id: 'bad', timestamp: FIXTURE_T0, amount: 1n },
       ];
       await assertRejectsWithCode(() => repos.aggregates.replaceSeries(series, bad), 'VALIDATION_FAILED', 'replaceSeries with an entry of another series');
-      assertEqual(await repos.aggregates.entries(series, 'alice'), second, 'a rejected replace changes nothing');
+      assertEqual(await repos.aggregates.listEntries(series, 'alice'), second, 'a rejected replace changes nothing');
       await repos.aggregates.replaceSeries(series, []);
-      assertEqual(await repos.aggregates.entries(series, 'alice'), [], 'entries after dropping the series');
-      assertEqual(await repos.aggregates.entries('user-sending', 'alice'), sendingBefore, 'other series are untouched');
+      assertEqual(await repos.aggregates.listEntries(series, 'alice'), [], 'entries after dropping the series');
+      assertEqual(await repos.aggregates.listEntries('user-sending', 'alice'), sendingBefore, 'other series are untouched');
     },
   },
   {
@@ -434,33 +434,33 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         entry(a, 'bob', 't-4', 20),
       ]);
       await repos.aggregates.replaceSeries(b, [entry(b, 'alice', 't-1', 0)]);
-      assertEqual(await repos.aggregates.retainedFrom(), new Map(), 'nothing pruned yet');
-      assertEqual(await repos.aggregates.prune(new Map([[a, FIXTURE_T0 + 10]])), 2, 'entries dropped (below the horizon, not at it)');
+      assertEqual(await repos.aggregates.getRetentionHorizons(), new Map(), 'nothing pruned yet');
+      assertEqual(await repos.aggregates.pruneSeries(new Map([[a, FIXTURE_T0 + 10]])), 2, 'entries dropped (below the horizon, not at it)');
       assertEqual(
-        (await repos.aggregates.entries(a, 'alice')).map((e) => e.id),
+        (await repos.aggregates.listEntries(a, 'alice')).map((e) => e.id),
         ['t-2'],
         'alice keeps the entry at the horizon',
       );
       assertEqual(
-        (await repos.aggregates.entries(a, 'bob')).map((e) => e.id),
+        (await repos.aggregates.listEntries(a, 'bob')).map((e) => e.id),
         ['t-4'],
         'every key is pruned',
       );
       assertEqual(
-        (await repos.aggregates.entries(b, 'alice')).map((e) => e.id),
+        (await repos.aggregates.listEntries(b, 'alice')).map((e) => e.id),
         ['t-1'],
         'a series not named is untouched',
       );
-      assertEqual(await repos.aggregates.prune(new Map([[a, FIXTURE_T0]])), 0, 'a lower horizon drops nothing');
-      assertEqual(await repos.aggregates.retainedFrom(), new Map([[a, FIXTURE_T0 + 10]]), 'the highest horizon is kept');
-      const [answer] = await repos.aggregates.query([{ series: a, key: 'bob', start: FIXTURE_T0 + 10, end: FIXTURE_T0 + 30, fn: 'count' }]);
+      assertEqual(await repos.aggregates.pruneSeries(new Map([[a, FIXTURE_T0]])), 0, 'a lower horizon drops nothing');
+      assertEqual(await repos.aggregates.getRetentionHorizons(), new Map([[a, FIXTURE_T0 + 10]]), 'the highest horizon is kept');
+      const [answer] = await repos.aggregates.queryAggregates([{ series: a, key: 'bob', start: FIXTURE_T0 + 10, end: FIXTURE_T0 + 30, fn: 'count' }]);
       assertEqual(answer, 1, 'a query from the horizon on is exact');
       await repos.aggregates.replaceSeries(a, [entry(a, 'alice', 't-1', 0)]);
-      assertEqual(await repos.aggregates.retainedFrom(), new Map(), 'a replaced series is whole again');
+      assertEqual(await repos.aggregates.getRetentionHorizons(), new Map(), 'a replaced series is whole again');
     },
   },
   {
-    name: 'lists: put/get/listLists/delete, and lookup answers by subtype and exact value, false for an unknown list',
+    name: 'lists: putList/getList/listLists/deleteList, and lookupListItems answers by subtype and exact value, false for an unknown list',
     async body(repos) {
       const list = {
         listId: 'bl-1',
@@ -476,7 +476,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       const { items: _items, ...summary } = list;
       assertEqual(await repos.lists.listLists(), [{ ...summary, itemCount: 2 }], 'listLists (item counts, not items)');
       assertEqual(
-        await repos.lists.lookup('bl-1', [
+        await repos.lists.lookupListItems('bl-1', [
           { listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' },
           { listType: 'BLACKLIST', subtype: 'USER_ID', value: 'Alice' },
           { listType: 'BLACKLIST', subtype: 'IBAN_NUMBER', value: 'bob' },
@@ -486,9 +486,17 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         [true, false, false, false, true],
         'lookup answers in probe order',
       );
-      assertEqual(await repos.lists.lookup('nope', [{ listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup in an unknown list');
+      assertEqual(
+        await repos.lists.lookupListItems('nope', [{ listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' }]),
+        [false],
+        'lookupListItems in an unknown list',
+      );
       await repos.lists.putList({ ...list, items: ['carol'], updatedAt: FIXTURE_T0 + 1 });
-      assertEqual(await repos.lists.lookup('bl-1', [{ listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' }]), [false], 'lookup after a replace');
+      assertEqual(
+        await repos.lists.lookupListItems('bl-1', [{ listType: 'BLACKLIST', subtype: 'USER_ID', value: 'alice' }]),
+        [false],
+        'lookup after a replace',
+      );
       assertEqual(await repos.lists.deleteList('bl-1'), true, 'deleteList of a stored list');
       assertEqual(await repos.lists.deleteList('bl-1'), false, 'deleteList again');
       assertEqual(await repos.lists.getList('bl-1'), null, 'getList after delete');
@@ -497,8 +505,8 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'counters of successive outcomes add up on the instance (get and list)',
     async body(repos) {
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-2'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'));
       for (let i = 0; i < 3; i++) {
         const stored = buildStoredTransaction(buildTransaction(`t-${i}`, { origin: 'alice' }));
         await repos.transactions.saveOutcome(
@@ -510,9 +518,9 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           }),
         );
       }
-      const one = await repos.ruleInstances.get('ri-1');
+      const one = await repos.ruleInstances.getRuleInstance('ri-1');
       assertEqual([one?.runCount, one?.hitCount], [3, 1], 'ri-1 [runCount, hitCount]');
-      const list = await repos.ruleInstances.list();
+      const list = await repos.ruleInstances.listRuleInstances();
       assertEqual(
         list.map((i) => [i.id, i.runCount, i.hitCount]),
         [
@@ -526,7 +534,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'concurrent outcomes on different transactions add up exactly and share one alert and case per (instance, user)',
     async body(repos) {
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
       const n = 40;
       await Promise.all(
         Array.from({ length: n }, (_, i) => {
@@ -542,9 +550,9 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           );
         }),
       );
-      const instance = await repos.ruleInstances.get('ri-1');
+      const instance = await repos.ruleInstances.getRuleInstance('ri-1');
       assertEqual([instance?.runCount, instance?.hitCount], [n, n / 2], '[runCount, hitCount] after concurrent outcomes');
-      const [count] = await repos.aggregates.query([{ series: 'user-sending', key: 'alice', start: FIXTURE_T0, end: FIXTURE_T0 + n, fn: 'count' }]);
+      const [count] = await repos.aggregates.queryAggregates([{ series: 'user-sending', key: 'alice', start: FIXTURE_T0, end: FIXTURE_T0 + n, fn: 'count' }]);
       assertEqual(count, n, 'user-sending count of alice after concurrent outcomes');
       const alerts = await repos.cases.listAlerts();
       assertEqual(alerts.length, 1, 'number of alerts for one (instance, user)');
@@ -569,9 +577,9 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'counters naming an instance that does not exist are ignored',
     async body(repos) {
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-gone'));
-      await repos.ruleInstances.delete('ri-gone');
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-gone'));
+      await repos.ruleInstances.deleteRuleInstance('ri-gone');
       const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
       await repos.transactions.saveOutcome(
         buildOutcome(stored, null, {
@@ -583,44 +591,44 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         }),
       );
       assertEqual(
-        (await repos.ruleInstances.list()).map((i) => [i.id, i.runCount, i.hitCount]),
+        (await repos.ruleInstances.listRuleInstances()).map((i) => [i.id, i.runCount, i.hitCount]),
         [['ri-1', 1, 1]],
         'instances after counters of missing ones',
       );
-      assertEqual(await repos.ruleInstances.get('ri-gone'), null, 'a deleted instance stays deleted');
-      assertEqual(await repos.ruleInstances.get('ri-never'), null, 'a never-created instance is not created by counters');
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-gone'));
-      const back = await repos.ruleInstances.get('ri-gone');
+      assertEqual(await repos.ruleInstances.getRuleInstance('ri-gone'), null, 'a deleted instance stays deleted');
+      assertEqual(await repos.ruleInstances.getRuleInstance('ri-never'), null, 'a never-created instance is not created by counters');
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-gone'));
+      const back = await repos.ruleInstances.getRuleInstance('ri-gone');
       assertEqual([back?.runCount, back?.hitCount], [0, 0], 'counters of a re-created instance start at 0');
     },
   },
   {
-    name: 'ruleInstances put/get/getStored/list/delete: replace keeps counters and position, delete reports existence',
+    name: 'ruleInstances putRuleInstance/getRuleInstance/getStoredRuleInstance/listRuleInstances/deleteRuleInstance: replace keeps counters and position, delete reports existence',
     async body(repos) {
       const a = buildStoredRuleInstance('ri-a');
       const b = buildStoredRuleInstance('ri-b');
-      await repos.ruleInstances.put(structuredClone(a));
-      await repos.ruleInstances.put(structuredClone(b));
-      assertEqual(await repos.ruleInstances.getStored('ri-a'), a, 'getStored after put');
-      assertEqual(await repos.ruleInstances.get('ri-a'), { ...a.instance, runCount: 0, hitCount: 0 }, 'get after put (counters 0)');
+      await repos.ruleInstances.putRuleInstance(structuredClone(a));
+      await repos.ruleInstances.putRuleInstance(structuredClone(b));
+      assertEqual(await repos.ruleInstances.getStoredRuleInstance('ri-a'), a, 'getStoredRuleInstance after put');
+      assertEqual(await repos.ruleInstances.getRuleInstance('ri-a'), { ...a.instance, runCount: 0, hitCount: 0 }, 'get after put (counters 0)');
       const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
       await repos.transactions.saveOutcome(buildOutcome(stored, null, { counters: [{ instanceId: 'ri-a', runs: 1, hits: 1 }] }));
       const a2 = buildStoredRuleInstance('ri-a', { threshold: 500, now: FIXTURE_T0 + 1 });
       a2.derived = { riskLevelParameters: false, riskLevelActions: true, riskLevelsTriggersOnHit: true };
-      await repos.ruleInstances.put(structuredClone(a2));
-      assertEqual(await repos.ruleInstances.getStored('ri-a'), a2, 'getStored after replace');
-      assertEqual(await repos.ruleInstances.get('ri-a'), { ...a2.instance, runCount: 1, hitCount: 1 }, 'get after replace keeps counters');
+      await repos.ruleInstances.putRuleInstance(structuredClone(a2));
+      assertEqual(await repos.ruleInstances.getStoredRuleInstance('ri-a'), a2, 'getStoredRuleInstance after replace');
+      assertEqual(await repos.ruleInstances.getRuleInstance('ri-a'), { ...a2.instance, runCount: 1, hitCount: 1 }, 'get after replace keeps counters');
       assertEqual(
-        (await repos.ruleInstances.list()).map((i) => i.id),
+        (await repos.ruleInstances.listRuleInstances()).map((i) => i.id),
         ['ri-a', 'ri-b'],
         'list keeps creation order after a replace',
       );
-      assertEqual(await repos.ruleInstances.delete('ri-a'), true, 'delete of an existing instance');
-      assertEqual(await repos.ruleInstances.delete('ri-a'), false, 'delete of a deleted instance');
-      assertEqual(await repos.ruleInstances.get('ri-a'), null, 'get after delete');
-      assertEqual(await repos.ruleInstances.getStored('ri-a'), null, 'getStored after delete');
+      assertEqual(await repos.ruleInstances.deleteRuleInstance('ri-a'), true, 'delete of an existing instance');
+      assertEqual(await repos.ruleInstances.deleteRuleInstance('ri-a'), false, 'delete of a deleted instance');
+      assertEqual(await repos.ruleInstances.getRuleInstance('ri-a'), null, 'get after delete');
+      assertEqual(await repos.ruleInstances.getStoredRuleInstance('ri-a'), null, 'getStoredRuleInstance after delete');
       assertEqual(
-        (await repos.ruleInstances.list()).map((i) => i.id),
+        (await repos.ruleInstances.listRuleInstances()).map((i) => i.id),
         ['ri-b'],
         'list after delete',
       );
@@ -629,21 +637,21 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'ruleInstances.revision changes on every put and delete and not on reads',
     async body(repos) {
-      const seen = [await repos.ruleInstances.revision()];
+      const seen = [await repos.ruleInstances.getRevision()];
       const expectChange = async (what: string) => {
-        const r = await repos.ruleInstances.revision();
+        const r = await repos.ruleInstances.getRevision();
         assertTrue(!seen.includes(r), `revision must change after ${what} (got a value seen before)`);
         seen.push(r);
       };
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
       await expectChange('a create');
-      await repos.ruleInstances.put(buildStoredRuleInstance('ri-1', { threshold: 1 }));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1', { threshold: 1 }));
       await expectChange('a replace');
-      await repos.ruleInstances.list();
-      await repos.ruleInstances.get('ri-1');
-      await repos.ruleInstances.getStored('ri-1');
-      assertEqual(await repos.ruleInstances.revision(), seen.at(-1), 'revision after reads');
-      await repos.ruleInstances.delete('ri-1');
+      await repos.ruleInstances.listRuleInstances();
+      await repos.ruleInstances.getRuleInstance('ri-1');
+      await repos.ruleInstances.getStoredRuleInstance('ri-1');
+      assertEqual(await repos.ruleInstances.getRevision(), seen.at(-1), 'revision after reads');
+      await repos.ruleInstances.deleteRuleInstance('ri-1');
       await expectChange('a delete');
     },
   },
@@ -896,7 +904,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
-    name: 'files putFile/getFile and putContent/getContent round-trip, and putContent marks the file uploaded with its size',
+    name: 'files putFile/getFile and putFileContent/getFileContent round-trip, and putFileContent marks the file uploaded with its size',
     async body(repos) {
       const record: FileRecord = {
         key: 'f-1',
@@ -908,40 +916,40 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       };
       await repos.files.putFile({ ...record });
       assertEqual(await repos.files.getFile('f-1'), record, 'getFile after putFile');
-      assertEqual(await repos.files.getContent('f-1'), null, 'getContent before an upload');
-      const stored = await repos.files.putContent('f-1', chunksOf([1, 2], [3, 250, 0]), 5);
-      assertEqual(stored, { ...record, uploaded: true, size: 5 }, 'the record putContent returns');
-      assertEqual(await repos.files.getContent('f-1'), new Uint8Array([1, 2, 3, 250, 0]), 'getContent after putContent');
-      assertEqual(await repos.files.getFile('f-1'), { ...record, uploaded: true, size: 5 }, 'getFile after putContent');
+      assertEqual(await repos.files.getFileContent('f-1'), null, 'getFileContent before an upload');
+      const stored = await repos.files.putFileContent('f-1', chunksOf([1, 2], [3, 250, 0]), 5);
+      assertEqual(stored, { ...record, uploaded: true, size: 5 }, 'the record putFileContent returns');
+      assertEqual(await repos.files.getFileContent('f-1'), new Uint8Array([1, 2, 3, 250, 0]), 'getFileContent after putFileContent');
+      assertEqual(await repos.files.getFile('f-1'), { ...record, uploaded: true, size: 5 }, 'getFile after putFileContent');
       assertEqual(await repos.files.getFile('f-2'), null, 'getFile of another key');
     },
   },
   {
-    name: 'files putContent stores a slot once: a second upload is refused and the first bytes stay',
+    name: 'files putFileContent stores a slot once: a second upload is refused and the first bytes stay',
     async body(repos) {
       await repos.files.putFile({ key: 'f-1', filename: 'a.bin', fileSize: 3, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false });
-      await repos.files.putContent('f-1', chunksOf([1, 2]), 3);
-      await assertRejectsWithCode(() => repos.files.putContent('f-1', chunksOf([9]), 3), 'FILE_ALREADY_UPLOADED', 'putContent of an uploaded slot');
-      assertEqual(await repos.files.getContent('f-1'), new Uint8Array([1, 2]), 'getContent after a refused second upload');
-      await assertRejectsWithCode(() => repos.files.putContent('nope', chunksOf([1]), 3), 'FILE_NOT_FOUND', 'putContent of an unknown slot');
+      await repos.files.putFileContent('f-1', chunksOf([1, 2]), 3);
+      await assertRejectsWithCode(() => repos.files.putFileContent('f-1', chunksOf([9]), 3), 'FILE_ALREADY_UPLOADED', 'putContent of an uploaded slot');
+      assertEqual(await repos.files.getFileContent('f-1'), new Uint8Array([1, 2]), 'getContent after a refused second upload');
+      await assertRejectsWithCode(() => repos.files.putFileContent('nope', chunksOf([1]), 3), 'FILE_NOT_FOUND', 'putContent of an unknown slot');
     },
   },
   {
-    name: 'files putContent past maxBytes or with failing content stores nothing, and the slot can be used again',
+    name: 'files putFileContent past maxBytes or with failing content stores nothing, and the slot can be used again',
     async body(repos) {
       const record: FileRecord = { key: 'f-1', filename: 'a.bin', fileSize: 3, createdAt: FIXTURE_T0, expiresAt: FIXTURE_T0 + 900_000, uploaded: false };
       await repos.files.putFile({ ...record });
-      await assertRejectsWithCode(() => repos.files.putContent('f-1', chunksOf([1, 2], [3, 4]), 3), 'PAYLOAD_TOO_LARGE', 'putContent past maxBytes');
+      await assertRejectsWithCode(() => repos.files.putFileContent('f-1', chunksOf([1, 2], [3, 4]), 3), 'PAYLOAD_TOO_LARGE', 'putContent past maxBytes');
       assertEqual(await repos.files.getFile('f-1'), record, 'getFile after an upload past maxBytes');
-      assertEqual(await repos.files.getContent('f-1'), null, 'getContent after an upload past maxBytes');
+      assertEqual(await repos.files.getFileContent('f-1'), null, 'getContent after an upload past maxBytes');
       async function* failing(): AsyncIterable<Uint8Array> {
         yield new Uint8Array([1]);
         throw new TxmonError('VALIDATION_FAILED', 'The request body was cut off');
       }
-      await assertRejectsWithCode(() => repos.files.putContent('f-1', failing(), 3), 'VALIDATION_FAILED', 'putContent of content that fails');
+      await assertRejectsWithCode(() => repos.files.putFileContent('f-1', failing(), 3), 'VALIDATION_FAILED', 'putContent of content that fails');
       assertEqual(await repos.files.getFile('f-1'), record, 'getFile after failing content');
-      await repos.files.putContent('f-1', chunksOf([7, 8, 9]), 3);
-      assertEqual(await repos.files.getContent('f-1'), new Uint8Array([7, 8, 9]), 'getContent after a retried upload');
+      await repos.files.putFileContent('f-1', chunksOf([7, 8, 9]), 3);
+      assertEqual(await repos.files.getFileContent('f-1'), new Uint8Array([7, 8, 9]), 'getContent after a retried upload');
     },
   },
 ];

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import type { Arbitrary, Parameters } from 'fast-check';
 import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import { compareSeriesEntries } from '../aggregation/checks.js';
 import { applyUserUpdate, decideAlertHit, seenUser, type RiskLevel } from '../domain/index.js';
 import { isTxmonError } from '../errors.js';
 import type {
@@ -213,7 +214,7 @@ function createModel() {
 type Model = ReturnType<typeof createModel>;
 
 function sortEntries(list: readonly SeriesEntry[]): SeriesEntry[] {
-  return [...list].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...list].sort(compareSeriesEntries);
 }
 
 function sortById<T>(list: readonly T[], id: (x: T) => string): T[] {
@@ -291,7 +292,7 @@ async function compare(repos: Repositories, model: Model, label: string): Promis
     assertEqual(await repos.transactions.getEvent(eventId), event, `${label}: getEvent(${eventId})`);
   }
   const expectedInstances = [...model.instances.values()].map((i) => ({ ...i.stored.instance, runCount: i.runs, hitCount: i.hits }));
-  assertEqual(await repos.ruleInstances.list(), expectedInstances, `${label}: ruleInstances.list()`);
+  assertEqual(await repos.ruleInstances.listRuleInstances(), expectedInstances, `${label}: ruleInstances.list()`);
   assertEqual(
     await repos.users.getUsers(ALL_USERS),
     ALL_USERS.map((u) => model.users.get(u) ?? null),
@@ -310,16 +311,16 @@ async function compare(repos: Repositories, model: Model, label: string): Promis
   for (const series of SERIES) {
     for (const user of ALL_USERS) {
       const expected = sortEntries([...(model.entries.get(`${series}\u0000${user}`)?.values() ?? [])]);
-      assertEqual(sortEntries(await repos.aggregates.entries(series, user)), expected, `${label}: aggregates.entries(${series}, ${user})`);
+      assertEqual(sortEntries(await repos.aggregates.listEntries(series, user)), expected, `${label}: aggregates.listEntries(${series}, ${user})`);
       const window = { series, key: user, start: FIXTURE_T0, end: FIXTURE_T0 + 31 * 3_600_000 };
       const sum = expected.reduce((acc, e) => acc + (e.amount ?? 0n), 0n);
       assertEqual(
-        await repos.aggregates.query([
+        await repos.aggregates.queryAggregates([
           { ...window, fn: 'count' },
           { ...window, fn: 'sum' },
         ]),
         [expected.length, sum],
-        `${label}: aggregates.query count/sum (${series}, ${user})`,
+        `${label}: aggregates.queryAggregates count/sum (${series}, ${user})`,
       );
     }
   }
@@ -327,7 +328,7 @@ async function compare(repos: Repositories, model: Model, label: string): Promis
 
 async function runOps(repos: Repositories, ops: readonly Op[]): Promise<void> {
   const model = createModel();
-  let revision = await repos.ruleInstances.revision();
+  let revision = await repos.ruleInstances.getRevision();
   for (let step = 0; step < ops.length; step++) {
     const op = ops[step] as Op;
     const label = `step ${step} (${op.kind})`;
@@ -355,19 +356,19 @@ async function runOps(repos: Repositories, ops: readonly Op[]): Promise<void> {
       }
       case 'putInstance': {
         const stored = buildStoredRuleInstance(instanceId(op.instance), { threshold: op.threshold, now: FIXTURE_T0 + step });
-        await repos.ruleInstances.put(structuredClone(stored));
+        await repos.ruleInstances.putRuleInstance(structuredClone(stored));
         model.putInstance(stored);
-        const next = await repos.ruleInstances.revision();
-        assertTrue(next !== revision, `${label}: ruleInstances.revision() must change after put`);
+        const next = await repos.ruleInstances.getRevision();
+        assertTrue(next !== revision, `${label}: ruleInstances.getRevision() must change after put`);
         revision = next;
         break;
       }
       case 'deleteInstance': {
         const id = instanceId(op.instance);
         const existed = model.instances.delete(id);
-        assertEqual(await repos.ruleInstances.delete(id), existed, `${label}: ruleInstances.delete(${id})`);
-        const next = await repos.ruleInstances.revision();
-        if (existed) assertTrue(next !== revision, `${label}: ruleInstances.revision() must change after a delete`);
+        assertEqual(await repos.ruleInstances.deleteRuleInstance(id), existed, `${label}: ruleInstances.delete(${id})`);
+        const next = await repos.ruleInstances.getRevision();
+        if (existed) assertTrue(next !== revision, `${label}: ruleInstances.getRevision() must change after a delete`);
         revision = next;
         break;
       }

@@ -92,7 +92,7 @@ async function stateOf(f: Fixture) {
     badTransaction: await maybe(() => e.getTransaction('t-bad')),
     badEvent: await maybe(() => e.getTransactionEvent('ev-bad')),
     users: [await maybe(() => e.getUser('alice')), await maybe(() => e.getUser('u-bad')), await repos.users.getUser('bob')],
-    aggregates: await Promise.all(['alice', 'bob'].flatMap((u) => SERIES_NAMES.map((s) => repos.aggregates.entries(s, u)))),
+    aggregates: await Promise.all(['alice', 'bob'].flatMap((u) => SERIES_NAMES.map((s) => repos.aggregates.listEntries(s, u)))),
     comments: await Promise.all([
       repos.comments.listComments({ kind: 'user', id: 'alice' }),
       repos.comments.listComments({ kind: 'case', id: f.caseId }),
@@ -100,7 +100,7 @@ async function stateOf(f: Fixture) {
     ]),
     nextFile: await repos.files.getFile('file-3'),
     uploadedFile: await repos.files.getFile(f.uploadKey),
-    uploadedBytes: await repos.files.getContent(f.uploadKey),
+    uploadedBytes: await repos.files.getFileContent(f.uploadKey),
   };
 }
 
@@ -969,7 +969,7 @@ describe('putUploadContent and getFileContent', () => {
   it('stores the bytes announced, exactly at the announced size', async () => {
     const f = await fixture();
     await f.engine.putUploadContent(f.uploadAccess, new Uint8Array([9]));
-    expect([...((await f.engine.repositories.files.getContent(f.uploadKey)) ?? [])]).toEqual([9]);
+    expect([...((await f.engine.repositories.files.getFileContent(f.uploadKey)) ?? [])]).toEqual([9]);
   });
 });
 

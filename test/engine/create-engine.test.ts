@@ -241,7 +241,7 @@ describe('windowed rules through the engine', () => {
       updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 1000 } },
     });
     expect(r2.hitRules).toHaveLength(1);
-    const entries = await engine.repositories.aggregates.entries('user-sending', 'alice');
+    const entries = await engine.repositories.aggregates.listEntries('user-sending', 'alice');
     expect(entries).toHaveLength(1);
     // Kept in the base currency (USD): 1000 EUR at the fixed 2025-01-02 table rate.
     expect(entries[0]?.amount).toBe(103_540_033_754n);

@@ -726,7 +726,7 @@ for (const target of ADAPTER_TARGETS) {
       const stored = await Promise.all(creates.map((o) => engine.getTransaction(o.body.transactionId as string)));
       for (const user of USERS) {
         for (const series of SERIES_NAMES) {
-          const entries = await engine.repositories.aggregates.entries(series, user);
+          const entries = await engine.repositories.aggregates.listEntries(series, user);
           const expected = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
           expect(entries.map((e) => e.id).sort()).toEqual(expected.sort());
         }
@@ -870,7 +870,7 @@ for (const target of ADAPTER_TARGETS) {
                 scaled.length === 0 ? null : scaled.reduce((m, x) => (x > m ? x : m)),
               ];
               const q = { series, key: user, start, end };
-              const actual = await engine.repositories.aggregates.query([
+              const actual = await engine.repositories.aggregates.queryAggregates([
                 { ...q, fn: 'count' },
                 { ...q, fn: 'sum' },
                 { ...q, fn: 'min' },
@@ -883,7 +883,7 @@ for (const target of ADAPTER_TARGETS) {
         // Every stored transaction has exactly one entry per series it belongs to.
         for (const user of USERS) {
           for (const series of SERIES_NAMES) {
-            const entries = await engine.repositories.aggregates.entries(series, user);
+            const entries = await engine.repositories.aggregates.listEntries(series, user);
             const expectedIds = stored.filter((t) => inSeries(series, t, user)).map((t) => t.transactionId);
             expect(entries.map((e) => e.id).sort()).toEqual(expectedIds.sort());
           }
@@ -916,7 +916,7 @@ for (const target of ADAPTER_TARGETS) {
           cases: await engine.listCases(),
           transactions: await Promise.all(txIds.map((id) => engine.getTransaction(id))),
           events: await Promise.all(txIds.map((id) => engine.repositories.transactions.listEvents(id))),
-          aggregates: await Promise.all(USERS.flatMap((u) => SERIES_NAMES.map((s) => engine.repositories.aggregates.entries(s, u)))),
+          aggregates: await Promise.all(USERS.flatMap((u) => SERIES_NAMES.map((s) => engine.repositories.aggregates.listEntries(s, u)))),
         });
         const before = await state();
         clock.advance(60_000);

@@ -214,12 +214,12 @@ describe('createMemoryRepositories maxStoredBytes', () => {
     async function* chunks() {
       for (let i = 0; i < 20; i++) yield new Uint8Array(1_000);
     }
-    await expect(repositories.files.putContent('f', chunks(), 20_000)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
-    expect(await repositories.files.getContent('f')).toBeNull();
+    await expect(repositories.files.putFileContent('f', chunks(), 20_000)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect(await repositories.files.getFileContent('f')).toBeNull();
     async function* small() {
       yield new Uint8Array(5_000);
     }
-    expect((await repositories.files.putContent('f', small(), 20_000)).size).toBe(5_000);
+    expect((await repositories.files.putFileContent('f', small(), 20_000)).size).toBe(5_000);
   });
 
   it('refuses a budget that is not a positive integer', () => {

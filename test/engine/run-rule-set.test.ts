@@ -62,11 +62,15 @@ describe('runRuleSet', () => {
   });
 
   it('replaces an updated transaction’s entries instead of counting it twice', () => {
-    const ruleSet = createRuleSet([{ ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: { units: 1, granularity: 'hour', rollingBasis: true } } }]);
+    const ruleSet = createRuleSet([
+      { ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: { units: 1, granularity: 'hour', rollingBasis: true } } },
+    ]);
     const store = createAggregateStore();
     const created = initialTransaction(tx({ timestamp: T0 }));
     runRuleSet({ ruleSet, store, transaction: created });
-    const updated = foldTransactionEvents(created, [{ event: { transactionId: created.transactionId, timestamp: T0 + 1, transactionState: 'SUCCESSFUL' }, arrival: 0 }]);
+    const updated = foldTransactionEvents(created, [
+      { event: { transactionId: created.transactionId, timestamp: T0 + 1, transactionState: 'SUCCESSFUL' }, arrival: 0 },
+    ]);
     for (let i = 0; i < 3; i++) expect(runRuleSet({ ruleSet, store, transaction: updated, previous: created }).result.status).toBe('ALLOW');
   });
 

@@ -232,7 +232,7 @@ describe('createRoutes: the signed upload route', () => {
     const again = await put(slot.url, new Uint8Array([9, 9, 9]));
     expect(again.status).toBe(409);
     expect((await json(again)).code).toBe('FILE_ALREADY_UPLOADED');
-    expect([...((await uploadEngine.repositories.files.getContent(slot.key)) ?? [])]).toEqual([1, 2, 3]);
+    expect([...((await uploadEngine.repositories.files.getFileContent(slot.key)) ?? [])]).toEqual([1, 2, 3]);
   });
 
   it("refuses a comment whose file entry does not match the stored file's size, or names a file not uploaded yet", async () => {

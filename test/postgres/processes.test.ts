@@ -411,7 +411,7 @@ async function storedEntries(pool: pg.Pool, repositories: Txmon.Repositories): P
   const keys = (await pool.query<{ series: string; key: string }>('SELECT DISTINCT series, key FROM txmon_series_entries ORDER BY series, key')).rows;
   const out: EntryView[] = [];
   for (const { series, key } of keys) {
-    for (const e of await repositories.aggregates.entries(series, key)) {
+    for (const e of await repositories.aggregates.listEntries(series, key)) {
       const view: EntryView = { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount === null ? null : e.amount.toString() };
       if (e.values?.state !== undefined) view.state = e.values.state;
       out.push(view);
@@ -625,7 +625,7 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
     expect(casesByUser(await reference.listCases(), alerts)).toEqual(casesByUser(run.cases, run.alerts));
     const inMemory: EntryView[] = [];
     for (const user of USERS) {
-      for (const e of await repositories.aggregates.entries('user-all', user)) {
+      for (const e of await repositories.aggregates.listEntries('user-all', user)) {
         inMemory.push({ series: 'user-all', key: user, id: e.id, timestamp: e.timestamp, amount: e.amount === null ? null : e.amount.toString() });
       }
     }

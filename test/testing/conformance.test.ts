@@ -57,7 +57,7 @@ describe('repositoryConformanceCases', () => {
     { name: 'put resetting counters', input: FAULTY_REPOSITORIES.putResetsCounters, expected: 'replace keeps counters' },
     { name: 'a revision that never changes', input: FAULTY_REPOSITORIES.staticRevision, expected: 'revision changes' },
     { name: 'comments mixed across target kinds', input: FAULTY_REPOSITORIES.commentsIgnoreKind, expected: 'comments are listed per target' },
-    { name: 'uploads not marked as uploaded', input: FAULTY_REPOSITORIES.contentNotMarked, expected: 'putContent marks the file uploaded' },
+    { name: 'uploads not marked as uploaded', input: FAULTY_REPOSITORIES.contentNotMarked, expected: 'putFileContent marks the file uploaded' },
     { name: 'a second upload replacing the bytes', input: FAULTY_REPOSITORIES.replaceableUploads, expected: 'stores a slot once' },
     { name: 'uploads kept past maxBytes', input: FAULTY_REPOSITORIES.uploadsUnbounded, expected: 'past maxBytes or with failing content' },
   ];

@@ -79,7 +79,7 @@ export const FAULTY_REPOSITORIES = {
         async saveOutcome(o) {
           await r.transactions.saveOutcome({ ...o, counters: [] });
           for (const c of o.counters) {
-            if (!(await r.ruleInstances.get(c.instanceId))) continue;
+            if (!(await r.ruleInstances.getRuleInstance(c.instanceId))) continue;
             const current = counts.get(c.instanceId) ?? { runs: 0, hits: 0 };
             await tick();
             counts.set(c.instanceId, { runs: current.runs + c.runs, hits: current.hits + c.hits });
@@ -88,8 +88,8 @@ export const FAULTY_REPOSITORIES = {
       },
       ruleInstances: {
         ...r.ruleInstances,
-        get: async (id) => withCounts(await r.ruleInstances.get(id)),
-        list: async () => (await r.ruleInstances.list()).map(withCounts),
+        getRuleInstance: async (id) => withCounts(await r.ruleInstances.getRuleInstance(id)),
+        listRuleInstances: async () => (await r.ruleInstances.listRuleInstances()).map(withCounts),
       },
     };
   }),
@@ -156,14 +156,14 @@ export const FAULTY_REPOSITORIES = {
     ...r,
     ruleInstances: {
       ...r.ruleInstances,
-      async put(stored) {
-        await r.ruleInstances.delete(stored.instance.id);
-        await r.ruleInstances.put(stored);
+      async putRuleInstance(stored) {
+        await r.ruleInstances.deleteRuleInstance(stored.instance.id);
+        await r.ruleInstances.putRuleInstance(stored);
       },
     },
   })),
   /** A revision that never changes. */
-  staticRevision: mutant('staticRevision', (r) => ({ ...r, ruleInstances: { ...r.ruleInstances, revision: async () => 0 } })),
+  staticRevision: mutant('staticRevision', (r) => ({ ...r, ruleInstances: { ...r.ruleInstances, getRevision: async () => 0 } })),
   /** Files comments under the id only, mixing users, cases and alerts with the same id. */
   commentsIgnoreKind: mutant('commentsIgnoreKind', (r) => ({
     ...r,
@@ -177,9 +177,9 @@ export const FAULTY_REPOSITORIES = {
     ...r,
     files: {
       ...r.files,
-      async putContent(key, content, maxBytes) {
+      async putFileContent(key, content, maxBytes) {
         const before = await r.files.getFile(key);
-        const stored = await r.files.putContent(key, content, maxBytes);
+        const stored = await r.files.putFileContent(key, content, maxBytes);
         if (before) await r.files.putFile(before);
         return stored;
       },
@@ -192,7 +192,7 @@ export const FAULTY_REPOSITORIES = {
       ...r,
       files: {
         ...r.files,
-        async putContent(key, content) {
+        async putFileContent(key, content) {
           const record = await r.files.getFile(key);
           if (!record) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
           const chunks: number[] = [];
@@ -202,7 +202,7 @@ export const FAULTY_REPOSITORIES = {
           await r.files.putFile(stored);
           return stored;
         },
-        async getContent(key) {
+        async getFileContent(key) {
           return contents.get(key) ?? null;
         },
       },
@@ -211,6 +211,6 @@ export const FAULTY_REPOSITORIES = {
   /** Keeps the bytes of an upload past maxBytes. */
   uploadsUnbounded: mutant('uploadsUnbounded', (r) => ({
     ...r,
-    files: { ...r.files, putContent: (key, content) => r.files.putContent(key, content, Number.MAX_SAFE_INTEGER) },
+    files: { ...r.files, putFileContent: (key, content) => r.files.putFileContent(key, content, Number.MAX_SAFE_INTEGER) },
   })),
 } satisfies Record<string, FaultyRepositories>;

@@ -98,7 +98,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
   async function refresh(revision: number, repos: Repositories): Promise<ActiveInstances> {
     // Another engine may have written entries without values meanwhile: a value reader refills.
     if (revision !== ownRevision) catalog.distrustValues();
-    const { active, wanted } = prepareActiveInstances(await repos.ruleInstances.list(), context.maintainedSeries, context);
+    const { active, wanted } = prepareActiveInstances(await repos.ruleInstances.listRuleInstances(), context.maintainedSeries, context);
     await catalog.onRefresh(wanted, repos);
     const kept = catalog.kept();
     const whitelistIds = [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters)))];
@@ -110,7 +110,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
   }
 
   async function active(repos: Repositories = repositories): Promise<ActiveInstances> {
-    const revision = await repos.ruleInstances.revision();
+    const revision = await repos.ruleInstances.getRevision();
     if (prepared && prepared.revision === revision) return prepared;
     // Outside a unit, concurrent callers share one refresh; inside one, the unit's view is used.
     if (repos !== repositories) return refresh(revision, repos);
@@ -134,7 +134,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
 
   /** Refills the series the `active` instances read further back than a prune left of them. */
   async function refillPruned(active: readonly PreparedInstance[], repos: Repositories): Promise<void> {
-    const retained = await repos.aggregates.retainedFrom();
+    const retained = await repos.aggregates.getRetentionHorizons();
     if (retained.size === 0) return;
     const stale = seriesToRefill(seriesReach(active), retained, context.clock.now(), context.lateArrivalMs);
     if (stale.length > 0) await catalog.refill(new Set(stale), repos);
@@ -151,7 +151,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         now: context.clock.now(),
         lateArrivalMs: context.lateArrivalMs,
       });
-      const removed = dryRun ? 0 : await repos.aggregates.prune(horizons);
+      const removed = dryRun ? 0 : await repos.aggregates.pruneSeries(horizons);
       const names = [...kept.bases, ...kept.derived.map((d) => d.name)].sort();
       return { dryRun, removed, series: names.map((name) => ({ name, prunedBefore: horizons.get(name) ?? null })) };
     };
@@ -169,7 +169,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         await active(repos);
         const stored = await build(repos);
         const id = stored.instance.id;
-        const list = await repos.ruleInstances.list();
+        const list = await repos.ruleInstances.listRuleInstances();
         const current = list.find((i) => i.id === id);
         assertInstanceCounts(list, stored.instance, context.limits);
         const written: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
@@ -179,7 +179,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         await catalog.beforeWrite(wantedBefore, next.wanted, repos);
         await refillPruned(next.active, repos);
         try {
-          await repos.ruleInstances.put(stored);
+          await repos.ruleInstances.putRuleInstance(stored);
         } catch (error) {
           // The series were filled for instances that were not stored: the next call re-prepares
           // from the stored instances (dropping series they do not read), and trusts no values.
@@ -187,14 +187,14 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
           catalog.distrustValues();
           throw error;
         }
-        ownRevision = await repos.ruleInstances.revision();
-        return cloneJson((await repos.ruleInstances.get(id)) as RuleInstance);
+        ownRevision = await repos.ruleInstances.getRevision();
+        return cloneJson((await repos.ruleInstances.getRuleInstance(id)) as RuleInstance);
       });
     },
     remove(id) {
       return exclusive(async (repos) => {
-        const list = await repos.ruleInstances.list();
-        const existed = await repos.ruleInstances.delete(id);
+        const list = await repos.ruleInstances.listRuleInstances();
+        const existed = await repos.ruleInstances.deleteRuleInstance(id);
         if (existed) {
           const before = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
           const after = prepareActiveInstances(
@@ -204,7 +204,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
           ).wanted;
           // On a shared store a derived series no instance reads is dropped with the instance.
           if (repos.flags.sharedAcrossProcesses) await catalog.beforeWrite(before, after, repos);
-          ownRevision = await repos.ruleInstances.revision();
+          ownRevision = await repos.ruleInstances.getRevision();
         }
         return existed;
       });

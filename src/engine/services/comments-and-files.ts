@@ -116,12 +116,12 @@ export function createCommentAndFileService(settings: EngineSettings): CommentAn
       if (record.uploaded) throw conflict('FILE_ALREADY_UPLOADED', 'The upload URL was used already');
       const announced = bytes ? content.byteLength : opts?.declaredBytes;
       if (announced !== undefined && announced > record.fileSize) throw new TxmonError('PAYLOAD_TOO_LARGE', 'The upload is larger than the fileSize announced');
-      await repos.files.putContent(record.key, bytes ? oneChunk(content) : content, record.fileSize);
+      await repos.files.putFileContent(record.key, bytes ? oneChunk(content) : content, record.fileSize);
     },
 
     async getFileContent(access) {
       const record = await checkedFile(access, 'download');
-      const content = await repos.files.getContent(record.key);
+      const content = await repos.files.getFileContent(record.key);
       if (!content) throw notFound('FILE_NOT_FOUND', 'file content');
       return { filename: record.filename, bytes: content };
     },

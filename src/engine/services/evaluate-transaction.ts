@@ -55,7 +55,7 @@ async function whitelistsOf(repositories: Repositories, listIds: readonly string
   const destinationSet = new Set<string>();
   const probes = [origin, destination].map((userId) => ({ listType: 'WHITELIST' as const, subtype: 'USER_ID' as const, value: userId ?? '' }));
   for (const listId of listIds) {
-    const [o, d] = await repositories.lists.lookup(listId, probes);
+    const [o, d] = await repositories.lists.lookupListItems(listId, probes);
     if (origin && o === true) originSet.add(listId);
     if (destination && d === true) destinationSet.add(listId);
   }
@@ -72,7 +72,7 @@ async function answerLookups(repositories: Repositories, lookups: readonly Looku
   });
   const answers: boolean[] = new Array<boolean>(lookups.length).fill(false);
   for (const [listId, positions] of byList) {
-    const found = await repositories.lists.lookup(
+    const found = await repositories.lists.lookupListItems(
       listId,
       positions.map((i) => {
         const l = lookups[i] as LookupNeed;
@@ -122,7 +122,7 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     const needs = plan.needs;
     // Needs are valid queries (they exclude this transaction): the values come back aligned with
     // them, and this transaction's current contribution is merged in place.
-    const values = needs.length > 0 ? await repositories.aggregates.query(needs) : [];
+    const values = needs.length > 0 ? await repositories.aggregates.queryAggregates(needs) : [];
     for (let i = 0; i < needs.length; i++) values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(repositories, plan.lookups) : undefined);
     const writes = ruleOutcomeWrites(transaction, evaluation.outcomes, { origin: originStored, destination: destinationStored }, ruleNameOf, settings.ids);

@@ -70,19 +70,19 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
 
     async getRuleInstance(id) {
       assertId(id, 'rule instance id');
-      const instance = await repos.ruleInstances.get(id);
+      const instance = await repos.ruleInstances.getRuleInstance(id);
       if (!instance) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
       return cloneJson(instance);
     },
 
     async listRuleInstances(): Promise<RuleInstance[]> {
-      return cloneJson(await repos.ruleInstances.list());
+      return cloneJson(await repos.ruleInstances.listRuleInstances());
     },
 
     async updateRuleInstance(id, input) {
       assertId(id, 'rule instance id');
       return instances.write(async (unit) => {
-        const existing = await unit.ruleInstances.getStored(id);
+        const existing = await unit.ruleInstances.getStoredRuleInstance(id);
         if (!existing) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
         return buildLimited(input, existing, id);
       });

@@ -91,7 +91,7 @@ export function createMemoryFiles(budget: ByteBudget): FileRepository {
     async getFile(key) {
       return files.get(key) ?? null;
     },
-    async putContent(key, content, maxBytes) {
+    async putFileContent(key, content, maxBytes) {
       const slot = files.get(key);
       if (!slot) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
       if (slot.uploaded || uploading.has(key)) throw new TxmonError('FILE_ALREADY_UPLOADED', 'The upload URL was used already');
@@ -121,7 +121,7 @@ export function createMemoryFiles(budget: ByteBudget): FileRepository {
         uploading.delete(key);
       }
     },
-    async getContent(key) {
+    async getFileContent(key) {
       return contents.get(key) ?? null;
     },
   };
@@ -149,7 +149,7 @@ export function createMemoryLists(budget: ByteBudget): ListRepository {
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
       return lists.delete(listId);
     },
-    async lookup(listId, probes) {
+    async lookupListItems(listId, probes) {
       const list = lists.get(listId);
       if (!list) return probes.map(() => false);
       return probes.map((p) => p.listType === list.stored.listType && p.subtype === list.stored.subtype && list.set.has(p.value));

@@ -34,18 +34,18 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
   }
 
   const repository: RuleInstanceRepository = {
-    async list() {
+    async listRuleInstances() {
       if (!listCache) listCache = [...instances.values()].map(withCounters);
       return listCache;
     },
-    async get(id) {
+    async getRuleInstance(id) {
       const s = instances.get(id);
       return s ? withCounters(s) : null;
     },
-    async getStored(id) {
+    async getStoredRuleInstance(id) {
       return instances.get(id) ?? null;
     },
-    async put(stored) {
+    async putRuleInstance(stored) {
       const previous = instances.get(stored.instance.id);
       budget.reserve(RECORD_OVERHEAD + measureJsonSize(stored.instance));
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
@@ -54,7 +54,7 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
       revision += 1;
       listCache = null;
     },
-    async delete(id) {
+    async deleteRuleInstance(id) {
       const previous = instances.get(id);
       const existed = instances.delete(id);
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
@@ -65,7 +65,7 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
       }
       return existed;
     },
-    async revision() {
+    async getRevision() {
       return revision;
     },
   };

@@ -13,7 +13,7 @@ import { WINDOW, R30, attempt, hitIds, hitRuleIds, ruleHits, velocity, filtered,
 
 type Engine = ReturnType<typeof testEngine>['engine'];
 type Outcome = Parameters<Repositories['transactions']['saveOutcome']>[0];
-type StoredInstance = Parameters<Repositories['ruleInstances']['put']>[0];
+type StoredInstance = Parameters<Repositories['ruleInstances']['putRuleInstance']>[0];
 
 const R10 = { ruleId: 'R-10', parameters: { sendersCount: 2, timeWindow: WINDOW } };
 
@@ -79,13 +79,13 @@ function createControlledRepositories() {
     },
     ruleInstances: {
       ...memory.ruleInstances,
-      async put(stored: StoredInstance) {
+      async putRuleInstance(stored: StoredInstance) {
         const h = putHolds.get(stored.instance.ruleNameAlias ?? '');
         if (h) {
           h.reached.resolve();
           await h.release.promise;
         }
-        return memory.ruleInstances.put(stored);
+        return memory.ruleInstances.putRuleInstance(stored);
       },
     },
   };
@@ -100,12 +100,12 @@ function flakyRepositories() {
     ...inner,
     ruleInstances: {
       ...inner.ruleInstances,
-      async put(stored: Parameters<typeof inner.ruleInstances.put>[0]) {
+      async putRuleInstance(stored: Parameters<typeof inner.ruleInstances.putRuleInstance>[0]) {
         if (control.failNextPut) {
           control.failNextPut = false;
           throw new Error('put failed (storage unavailable)');
         }
-        return inner.ruleInstances.put(stored);
+        return inner.ruleInstances.putRuleInstance(stored);
       },
     },
   } as typeof inner;
@@ -145,12 +145,12 @@ describe('createInstanceSet: engines sharing repositories', () => {
     const second = engineOn(repositories, 'b', { maintainSeries: ['user-pair'] });
     // An event first: the refill happens before the removal of t1's stored contribution.
     await second.createTransactionEvent({ transactionId: t1.transactionId, timestamp: T0 - HOUR, transactionState: 'SUCCESSFUL' });
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(2);
-    expect(await repositories.aggregates.entries('user-pair', pairKey('alice', 'bob'))).toHaveLength(2);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(2);
+    expect(await repositories.aggregates.listEntries('user-pair', pairKey('alice', 'bob'))).toHaveLength(2);
     const r = await second.createTransaction(tx({ timestamp: T0 }));
     expect(new Set(hitRuleIds(r))).toEqual(new Set(['R-30']));
     expect(r.hitRules).toHaveLength(2);
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(3);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(3);
   });
 
   it('engines sharing repositories with the same maintainSeries keep the series when one deletes its last reader', async () => {
@@ -163,7 +163,7 @@ describe('createInstanceSet: engines sharing repositories', () => {
     await b.deleteRuleInstance(reader.id);
     await a.createTransaction(tx({ timestamp: T0 - HOUR / 2 }));
     // A keeps user-sending by option: all three of its transactions should be there.
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(3);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(3);
   });
 
   describe('edge cases', () => {
@@ -190,7 +190,7 @@ describe('createInstanceSet: engines sharing repositories', () => {
       // The admin node switches the reader back on: the entries written meanwhile must get their values.
       await reference.updateRuleInstance(readers[0]!.id, { status: 'ACTIVE' });
       await admin.updateRuleInstance(readers[1]!.id, { status: 'ACTIVE' });
-      expect((await repositories.aggregates.entries('user-all', 'alice')).map((e) => e.values?.counterparty ?? null)).toEqual(['bob', 'carol']);
+      expect((await repositories.aggregates.listEntries('user-all', 'alice')).map((e) => e.values?.counterparty ?? null)).toEqual(['bob', 'carol']);
     });
 
     it('an engine that re-creates a value reader after another engine wrote entries without values evaluates with the counterparties of history', async () => {
@@ -228,7 +228,7 @@ describe('createInstanceSet: engines sharing repositories', () => {
       await b.deleteRuleInstance(first.id);
       // A has not evaluated since: its own view still says user-sending is kept; the write must fill it all the same.
       await a.createRuleInstance(velocity(2));
-      expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(2);
+      expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(2);
       const r = await a.createTransaction(tx({ timestamp: T0 }));
       expect(hitRuleIds(r)).toEqual(['R-30']);
     });
@@ -279,7 +279,7 @@ describe('createInstanceSet: a failed instance write', () => {
       );
       expect(hitIds(a)).toContain('R-123');
       expect(hitIds(b)).toEqual(hitIds(a));
-      expect((await onDemandRepositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values?.counterpartyCountry ?? null)).toEqual([
+      expect((await onDemandRepositories.aggregates.listEntries('user-sending', 'alice')).map((e) => e.values?.counterpartyCountry ?? null)).toEqual([
         'FR',
         'GB',
         'US',
@@ -379,7 +379,7 @@ describe('createInstanceSet: writes under the writer gate', () => {
       await second;
       save.release.resolve();
       await t;
-      const entries = await repositories.aggregates.entries(derivedName('user-sending', TRANSFERS), 'alice');
+      const entries = await repositories.aggregates.listEntries(derivedName('user-sending', TRANSFERS), 'alice');
       expect(entries.map((e) => e.id)).toEqual(['t-race']);
     });
 

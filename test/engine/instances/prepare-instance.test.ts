@@ -11,9 +11,9 @@ describe('prepareInstance', () => {
       const created = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 100 } } });
       const result = await engine.createTransaction(tx({ transactionId: 't-1', originAmountDetails: { transactionAmount: 500, transactionCurrency: 'EUR' } }));
       expect(result.status).toBe('SUSPEND');
-      const stored = await repositories.ruleInstances.getStored(created.id);
+      const stored = await repositories.ruleInstances.getStoredRuleInstance(created.id);
       expect(Object.isFrozen(stored?.instance.parameters)).toBe(false);
-      const listed = await repositories.ruleInstances.list();
+      const listed = await repositories.ruleInstances.listRuleInstances();
       expect(Object.isFrozen(listed[0]?.parameters)).toBe(false);
     });
   });

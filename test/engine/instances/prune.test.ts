@@ -128,22 +128,22 @@ describe.each(targets)('pruneSeries on $name', (target) => {
         originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR' },
       });
     }
-    const before = await engine.repositories.aggregates.entries('user-receiving', 'u2');
+    const before = await engine.repositories.aggregates.listEntries('user-receiving', 'u2');
     const preview = await engine.pruneSeries({ dryRun: true });
     expect(preview.removed).toBe(0);
-    expect(await engine.repositories.aggregates.entries('user-receiving', 'u2')).toEqual(before);
+    expect(await engine.repositories.aggregates.listEntries('user-receiving', 'u2')).toEqual(before);
     const result = await engine.pruneSeries();
     expect(result.series).toEqual(preview.series);
     expect(result.removed).toBeGreaterThan(0);
     // R-69 reads user-receiving furthest, over 2 days (+ a day's margin + 12 h late arrivals).
     const horizon = result.series.find((s) => s.name === 'user-receiving')?.prunedBefore as number;
     expect(horizon).toBe(clock.now() - LATE_MS - 3 * DAY);
-    expect((await engine.repositories.aggregates.entries('user-receiving', 'u2')).map((e) => e.id)).toEqual(
+    expect((await engine.repositories.aggregates.listEntries('user-receiving', 'u2')).map((e) => e.id)).toEqual(
       before.filter((e) => e.timestamp >= horizon).map((e) => e.id),
     );
     // R-1 reads user-sending from the beginning: kept whole.
     expect(result.series.find((s) => s.name === 'user-sending')?.prunedBefore).toBeNull();
-    expect(await engine.repositories.aggregates.entries('user-sending', 'u1')).toHaveLength(6);
+    expect(await engine.repositories.aggregates.listEntries('user-sending', 'u1')).toHaveLength(6);
     // The transactions themselves are kept.
     expect((await engine.getTransaction('d-0')).transactionId).toBe('d-0');
   });

@@ -84,20 +84,20 @@ describe('createSeriesCatalog: a series is kept while an instance reads it', () 
     const repositories = createMemoryRepositories();
     const { engine } = testEngine({ repositories });
     await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(0);
     const instance = await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 1 } });
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(1);
-    expect(await repositories.aggregates.entries('user-pair', pairKey('alice', 'bob'))).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries('user-pair', pairKey('alice', 'bob'))).toHaveLength(0);
     await engine.deleteRuleInstance(instance.id);
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(0);
   });
 
   it('maintainSeries keeps series no instance reads; an unknown name is a configuration error', async () => {
     const repositories = createMemoryRepositories();
     const { engine } = testEngine({ repositories, maintainSeries: ['user-pair'] });
     await engine.createTransaction(tx({ timestamp: T0 }));
-    expect(await repositories.aggregates.entries('user-pair', pairKey('alice', 'bob'))).toHaveLength(1);
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-pair', pairKey('alice', 'bob'))).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(0);
     expect(() => testEngine({ maintainSeries: ['user-nope' as never] })).toThrow(/maintainSeries/);
   });
 });
@@ -110,19 +110,19 @@ describe('createSeriesCatalog: entry values are kept while an instance reads the
     const { engine } = testEngine({ repositories });
     await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 5 } });
     await engine.createTransaction(tx({ timestamp: T0 - 2 * HOUR }));
-    const [bare] = await repositories.aggregates.entries('user-sending', 'alice');
+    const [bare] = await repositories.aggregates.listEntries('user-sending', 'alice');
     expect(bare).toBeDefined();
     expect(bare?.values).toBeUndefined();
     const reader = await engine.createRuleInstance(R10);
-    const [filled] = await repositories.aggregates.entries('user-sending', 'alice');
+    const [filled] = await repositories.aggregates.listEntries('user-sending', 'alice');
     expect(filled?.values).toMatchObject({ counterparty: 'bob', type: 'TRANSFER' });
     // The value reader leaves: new entries are kept without values again; when it comes back the
     // series are refilled, so the entry written in between has its values too.
     await engine.deleteRuleInstance(reader.id);
     await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
-    expect((await repositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values === undefined)).toEqual([false, true]);
+    expect((await repositories.aggregates.listEntries('user-sending', 'alice')).map((e) => e.values === undefined)).toEqual([false, true]);
     await engine.createRuleInstance(R10);
-    expect((await repositories.aggregates.entries('user-sending', 'alice')).map((e) => e.values?.counterparty)).toEqual(['bob', 'bob']);
+    expect((await repositories.aggregates.listEntries('user-sending', 'alice')).map((e) => e.values?.counterparty)).toEqual(['bob', 'bob']);
   });
 
   test.prop(
@@ -216,9 +216,9 @@ describe('createSeriesCatalog: the series an instance’s parameters read', () =
     const { engine } = testEngine({ repositories });
     await engine.createRuleInstance(R30('sending', 'receiving'));
     await engine.createTransaction(tx({ timestamp: T0 }));
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(1);
-    expect(await repositories.aggregates.entries('user-receiving', 'bob')).toHaveLength(1);
-    expect(await repositories.aggregates.entries('user-all', 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries('user-receiving', 'bob')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries('user-all', 'alice')).toHaveLength(0);
   });
 
   test.prop(
@@ -256,7 +256,7 @@ describe('createSeriesCatalog: instance writes on one engine', () => {
     await engine.createRuleInstance(velocity(1, { mode: 'SHADOW' }));
     await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
     await engine.deleteRuleInstance(live.id);
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(1);
     const r = await engine.createTransaction(tx({ timestamp: T0 }));
     expect(r.hitRules.map((h) => h.isShadow)).toEqual([true]);
     expect(r.status).toBe('ALLOW');
@@ -269,16 +269,16 @@ describe('createSeriesCatalog: instance writes on one engine', () => {
     const t1 = tx({ timestamp: T0 - 3 * HOUR, transactionState: 'SUCCESSFUL' });
     await engine.createTransaction(t1);
     await engine.updateRuleInstance(inst.id, { status: 'INACTIVE' });
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(0);
     const t2 = tx({ timestamp: T0 - 2 * HOUR, transactionState: 'SUCCESSFUL' });
     await engine.createTransaction(t2);
     // t1 leaves the filtered history while the instance is inactive.
     await engine.createTransactionEvent({ transactionId: t1.transactionId, timestamp: T0 - HOUR, transactionState: 'REFUNDED' });
     await engine.updateRuleInstance(inst.id, { status: 'ACTIVE' });
     // Only the derived series is kept, and it holds t2 alone (t1 was refunded while nobody read it).
-    expect(await repositories.aggregates.entries('user-sending', 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toHaveLength(0);
     const derived = `user-sending~${compileHistoricalFilters({ transactionStatesHistorical: ['SUCCESSFUL'] })?.id as string}`;
-    expect((await repositories.aggregates.entries(derived, 'alice')).map((e) => e.id)).toEqual([t2.transactionId]);
+    expect((await repositories.aggregates.listEntries(derived, 'alice')).map((e) => e.id)).toEqual([t2.transactionId]);
     const r = await engine.createTransaction(tx({ timestamp: T0, transactionState: 'SUCCESSFUL' }));
     expect(hitRuleIds(r)).toEqual(['R-30']);
   });
@@ -320,7 +320,7 @@ describe('createSeriesCatalog: instance writes on one engine', () => {
       ],
     });
     await engine.deleteRuleInstance(lib.id);
-    expect(await repositories.aggregates.entries('user-receiving', 'bob')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries('user-receiving', 'bob')).toHaveLength(1);
     const r = await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
     expect(hitRuleIds(r)).toEqual(['CUSTOM']);
   });
@@ -335,7 +335,7 @@ describe('createSeriesCatalog: derived (filtered) series', () => {
     await engine.createTransaction(tx({ timestamp: T0 - 2 * HOUR }));
     await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
     await engine.deleteRuleInstance(a.id);
-    expect(await repositories.aggregates.entries(derivedName('user-sending', TRANSFERS), 'alice')).toHaveLength(2);
+    expect(await repositories.aggregates.listEntries(derivedName('user-sending', TRANSFERS), 'alice')).toHaveLength(2);
     const alertsBefore = (await engine.listAlerts()).length;
     const result = await engine.createTransaction(tx({ timestamp: T0 }));
     // The remaining SHADOW instance hits (reported) but makes no alert.
@@ -351,14 +351,14 @@ describe('createSeriesCatalog: derived (filtered) series', () => {
     const past = tx({ timestamp: T0 - HOUR, transactionState: 'PROCESSING' });
     await engine.createTransaction(past);
     const name = derivedName('user-sending', filters);
-    expect(await repositories.aggregates.entries(name, 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries(name, 'alice')).toHaveLength(1);
     await engine.createTransactionEvent({
       transactionId: past.transactionId,
       timestamp: T0 - HOUR + 20,
       transactionState: 'PROCESSING',
       updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 900, transactionCurrency: 'EUR', country: 'DE' } },
     });
-    expect(await repositories.aggregates.entries(name, 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries(name, 'alice')).toHaveLength(0);
     // A late event (before the previous one) changes the amount too, but the later event wins the fold.
     await engine.createTransactionEvent({
       transactionId: past.transactionId,
@@ -366,20 +366,20 @@ describe('createSeriesCatalog: derived (filtered) series', () => {
       transactionState: 'PROCESSING',
       updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 50, transactionCurrency: 'EUR', country: 'DE' } },
     });
-    expect(await repositories.aggregates.entries(name, 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries(name, 'alice')).toHaveLength(0);
     await engine.createTransactionEvent({
       transactionId: past.transactionId,
       timestamp: T0 - HOUR + 30,
       transactionState: 'PROCESSING',
       updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 60, transactionCurrency: 'EUR', country: 'DE' } },
     });
-    const entries = await repositories.aggregates.entries(name, 'alice');
+    const entries = await repositories.aggregates.listEntries(name, 'alice');
     // The same transaction created directly with 60 EUR gives the same derived entry.
     const direct = createMemoryRepositories();
     const other = testEngine({ repositories: direct }).engine;
     await other.createRuleInstance(filtered(filters));
     await other.createTransaction({ ...past, originAmountDetails: { transactionAmount: 60, transactionCurrency: 'EUR', country: 'DE' } });
-    expect(entries).toEqual(await direct.aggregates.entries(name, 'alice'));
+    expect(entries).toEqual(await direct.aggregates.listEntries(name, 'alice'));
   });
 
   it('idempotent replays of a transaction and an event add nothing twice to a derived series', async () => {
@@ -392,7 +392,7 @@ describe('createSeriesCatalog: derived (filtered) series', () => {
     const event: TransactionEventInput = { eventId: 'ev-1', transactionId: payload.transactionId, timestamp: T0, transactionState: 'SUCCESSFUL' };
     await engine.createTransactionEvent(event);
     await engine.createTransactionEvent(event);
-    expect(await repositories.aggregates.entries(derivedName('user-sending', { transactionStatesHistorical: ['SUCCESSFUL'] }), 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries(derivedName('user-sending', { transactionStatesHistorical: ['SUCCESSFUL'] }), 'alice')).toHaveLength(1);
   });
 
   it('no historical filter: no derived series is written', async () => {

@@ -12,7 +12,7 @@ describe('createTransactionEvaluator', () => {
         ruleInstances: {
           ...memory.ruleInstances,
           // A database adapter: the revision takes real time.
-          revision: () => new Promise((resolve) => setTimeout(() => void memory.ruleInstances.revision().then(resolve), 20)),
+          getRevision: () => new Promise((resolve) => setTimeout(() => void memory.ruleInstances.getRevision().then(resolve), 20)),
         },
         users: { ...memory.users, getUsers: () => Promise.reject(new Error('db down')) },
       };

@@ -173,12 +173,12 @@ describe('historical filters through the engine (R-30, limit 1)', () => {
     const id = compileHistoricalFilters(filters)?.id as string;
     const instance = await engine.createRuleInstance(velocity(filters));
     await engine.createTransaction(tx({ timestamp: T0 - HOUR }));
-    expect(await repositories.aggregates.entries(`user-sending~${id}`, 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries(`user-sending~${id}`, 'alice')).toHaveLength(1);
     await engine.deleteRuleInstance(instance.id);
-    expect(await repositories.aggregates.entries(`user-sending~${id}`, 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries(`user-sending~${id}`, 'alice')).toHaveLength(0);
     await engine.createTransaction(tx({ timestamp: T0 - HOUR + 1 }));
     await engine.createRuleInstance(velocity(filters));
-    expect(await repositories.aggregates.entries(`user-sending~${id}`, 'alice')).toHaveLength(2);
+    expect(await repositories.aggregates.listEntries(`user-sending~${id}`, 'alice')).toHaveLength(2);
   });
 
   it('an update that changes the filters switches to the new series; deactivation drops it', async () => {
@@ -190,12 +190,12 @@ describe('historical filters through the engine (R-30, limit 1)', () => {
     const idB = compileHistoricalFilters(b)?.id as string;
     await engine.createTransaction(tx({ type: 'DEPOSIT', timestamp: T0 - HOUR }));
     const instance = await engine.createRuleInstance(velocity(a));
-    expect(await repositories.aggregates.entries(`user-sending~${idA}`, 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries(`user-sending~${idA}`, 'alice')).toHaveLength(0);
     await engine.updateRuleInstance(instance.id, { filters: b });
-    expect(await repositories.aggregates.entries(`user-sending~${idA}`, 'alice')).toHaveLength(0);
-    expect(await repositories.aggregates.entries(`user-sending~${idB}`, 'alice')).toHaveLength(1);
+    expect(await repositories.aggregates.listEntries(`user-sending~${idA}`, 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries(`user-sending~${idB}`, 'alice')).toHaveLength(1);
     await engine.updateRuleInstance(instance.id, { status: 'INACTIVE' });
-    expect(await repositories.aggregates.entries(`user-sending~${idB}`, 'alice')).toHaveLength(0);
+    expect(await repositories.aggregates.listEntries(`user-sending~${idB}`, 'alice')).toHaveLength(0);
   });
 
   it('waits for in-flight transactions before filling a new series (none is lost, even with slow writes)', async () => {
@@ -230,7 +230,7 @@ describe('historical filters through the engine (R-30, limit 1)', () => {
     const more = Array.from({ length: 20 }, (_, i) => engine.createTransaction(tx({ timestamp: T0 + 100 + i, originUserId: `u-${i % 3}` })));
     await Promise.all([...sends, created, ...more]);
     let total = 0;
-    for (const user of ['u-0', 'u-1', 'u-2']) total += (await repositories.aggregates.entries(`user-sending~${id}`, user)).length;
+    for (const user of ['u-0', 'u-1', 'u-2']) total += (await repositories.aggregates.listEntries(`user-sending~${id}`, user)).length;
     expect(total).toBe(40);
   });
 
@@ -320,7 +320,7 @@ describe('properties', () => {
           expected.push(entry);
       }
       expected.sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      expect(await repositories.aggregates.entries(series.name, user)).toEqual(expected);
+      expect(await repositories.aggregates.listEntries(series.name, user)).toEqual(expected);
     }
   });
 });

@@ -1,0 +1,203 @@
+/**
+ * One transaction's or event's outcome as one SQL statement (`txmon_save_outcome`): the
+ * transaction, its event, its series entries, counters, alert hits and user updates — the domain's
+ * own policy (`decideAlertHit`, `applyUserUpdate`) applied to what the unit read first.
+ */
+import type { Alert, Case, StoredUser } from '../domain/entities.js';
+import { decideAlertHit, type AlertHit } from '../domain/case-policy.js';
+import { applyUserUpdate, seenUser, type UserUpdate } from '../domain/user-update.js';
+import type { StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
+import { assertSeriesEntries } from '../aggregation/checks.js';
+import { entryRowsOf } from './aggregates.js';
+import { concurrentUpdate, json, sameJson } from './rows.js';
+import { prepared, sqlStateOf, type Sql, type Statement, type UnitSql } from './client.js';
+
+/** What the engine stores of one new alert: its transaction ids live in txmon_alert_transactions. */
+function alertDocOf(alert: Alert): Record<string, unknown> {
+  const { entityDetails, ...doc } = alert;
+  return { ...doc, entityDetails: { type: entityDetails.type } };
+}
+
+/** What the alert and user policies of one outcome read (see `txmon_outcome_reads`). */
+interface OutcomeReads {
+  /** The last alert of (instance, user), by {@link pairKey}. */
+  readonly alerts: Map<string, Alert>;
+  /** The last case of each user. */
+  readonly cases: Map<string, Case>;
+  /** The stored record of each user to update. */
+  readonly users: Map<string, StoredUser>;
+}
+
+const pairKey = (instanceId: string, userId: string) => `${instanceId}\u0000${userId}`;
+const OUTCOME_READS_SQL = prepared('SELECT * FROM txmon_outcome_reads($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])');
+
+/**
+ * Reads what the outcome's alert hits and user updates need, in one statement, after locking each
+ * user they touch (so the decisions of concurrent outcomes of one user never interleave); none
+ * when the outcome has neither.
+ */
+async function outcomeReadsOf(sql: Sql, outcome: TransactionOutcome): Promise<OutcomeReads> {
+  const reads: OutcomeReads = { alerts: new Map(), cases: new Map(), users: new Map() };
+  const { alertHits: hits, userUpdates: updates } = outcome;
+  if (hits.length === 0 && updates.length === 0) return reads;
+  const caseUsers = [...new Set(hits.map((h) => h.userId))];
+  const updateUsers = [...new Set(updates.map((u) => u.userId))];
+  const rows = await sql.query<{ r_kind: 'a' | 'c' | 'u'; r_instance_id: string | null; r_user_id: string; r_doc: unknown }>(OUTCOME_READS_SQL, [
+    [...new Set([...caseUsers, ...updateUsers])],
+    hits.map((h) => h.instanceId),
+    hits.map((h) => h.userId),
+    caseUsers,
+    updateUsers,
+  ]);
+  for (const r of rows) {
+    if (r.r_kind === 'a') reads.alerts.set(pairKey(r.r_instance_id as string, r.r_user_id), r.r_doc as Alert);
+    else if (r.r_kind === 'c') reads.cases.set(r.r_user_id, r.r_doc as Case);
+    else reads.users.set(r.r_user_id, r.r_doc as StoredUser);
+  }
+  return reads;
+}
+
+/**
+ * Where the alert hits land, as the case policy decides them in order (a hit can land in an alert
+ * or case an earlier hit of the same outcome opened), as the rows `txmon_save_outcome` writes: each
+ * new case and alert in its final state, one patch per stored case and alert, and the rows that
+ * link them, in order; `null` without hits.
+ */
+function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: number): Record<string, unknown> | null {
+  if (hits.length === 0) return null;
+  const { alerts, cases } = reads;
+  const newCases = new Map<string, { userId: string; doc: Record<string, unknown> }>();
+  const casePatches: Record<string, { updatedAt: number; priority?: string }> = {};
+  const caseAlerts: [string, string][] = [];
+  const newAlerts = new Map<string, { instanceId: string; userId: string; doc: Record<string, unknown> }>();
+  const alertUpdates: Record<string, number> = {};
+  const alertTransactions = new Map<string, [string, string]>();
+  const link = (alertId: string, transactionId: string) => alertTransactions.set(`${alertId}\u0000${transactionId}`, [alertId, transactionId]);
+  /** A change to a case: folded into it when this outcome creates it, else into its patch. */
+  const patchCase = (caseId: string, patch: { updatedAt: number; priority?: string }) => {
+    const created = newCases.get(caseId);
+    if (created) Object.assign(created.doc, patch);
+    else casePatches[caseId] = { ...casePatches[caseId], ...patch };
+  };
+  for (const hit of hits) {
+    const change = decideAlertHit(hit, alerts.get(pairKey(hit.instanceId, hit.userId)) ?? null, cases.get(hit.userId) ?? null, now);
+    if (change.kind === 'append') {
+      const created = newAlerts.get(change.alertId);
+      if (created) created.doc.updatedAt = change.at;
+      else alertUpdates[change.alertId] = change.at;
+      patchCase(change.caseId, { updatedAt: change.at });
+      link(change.alertId, change.transactionId);
+      continue;
+    }
+    if (change.caseIsNew) {
+      const { alertIds: _alertIds, ...caseDoc } = change.case;
+      newCases.set(change.case.caseId, { userId: hit.userId, doc: caseDoc });
+      cases.set(hit.userId, change.case);
+    } else {
+      patchCase(change.caseId, { updatedAt: change.at, priority: change.casePriority });
+      const open = cases.get(hit.userId);
+      if (open) cases.set(hit.userId, { ...open, priority: change.casePriority, updatedAt: change.at });
+    }
+    caseAlerts.push([change.alert.caseId, change.alert.alertId]);
+    newAlerts.set(change.alert.alertId, { instanceId: hit.instanceId, userId: hit.userId, doc: alertDocOf(change.alert) });
+    link(change.alert.alertId, hit.transactionId);
+    alerts.set(pairKey(hit.instanceId, hit.userId), change.alert);
+  }
+  return {
+    newCases: [...newCases].map(([caseId, c]) => [caseId, c.userId, c.doc]),
+    casePatches,
+    caseAlerts,
+    newAlerts: [...newAlerts].map(([alertId, a]) => [alertId, a.instanceId, a.userId, a.doc]),
+    alertUpdates,
+    alertTransactions: [...alertTransactions.values()],
+  };
+}
+
+/** The users after the outcome's updates, applied in order by the domain's `applyUserUpdate`, as `[userId, record]` pairs. */
+function userWritesOf(updates: readonly UserUpdate[], reads: OutcomeReads, now: number): [string, StoredUser][] {
+  const users = reads.users;
+  for (const update of updates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, now));
+  return [...new Set(updates.map((u) => u.userId))].map((id) => [id, users.get(id) as StoredUser]);
+}
+
+/** The entries to delete: those removed and not added again (an added entry replaces the stored one). */
+function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: readonly unknown[][]): string[][] {
+  if (remove.length === 0) return [];
+  const added = new Set(add.map((row) => `${row[0] as string}\u0000${row[1] as string}\u0000${row[2] as string}`));
+  return remove.filter((r) => !added.has(`${r.series}\u0000${r.key}\u0000${r.id}`)).map((r) => [r.series, r.key, r.id]);
+}
+
+/**
+ * Applies a whole outcome with `sql` (inside a database transaction): the reads the alert and user
+ * policies need (one statement, only when the outcome has alert hits or user updates), then every
+ * write in one statement, `txmon_save_outcome`, which raises SQLSTATE `TX409` on a version or
+ * event-id conflict.
+ */
+export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null): Promise<void> {
+  assertSeriesEntries(outcome.aggregates.add, '/add');
+  const reads = await outcomeReadsOf(sql, outcome);
+  const alerts = alertWritesOf(outcome.alertHits, reads, outcome.now);
+  const users = userWritesOf(outcome.userUpdates, reads, outcome.now);
+  const t = outcome.transaction;
+  const e = outcome.event;
+  const add = entryRowsOf(outcome.aggregates.add);
+  // Run and hit counts per instance, summed here (one counter row write per instance).
+  const counters = new Map<string, [string, number, number]>();
+  for (const c of outcome.counters) {
+    const sum = counters.get(c.instanceId);
+    if (sum) {
+      sum[1] += c.runs;
+      sum[2] += c.hits;
+    } else counters.set(c.instanceId, [c.instanceId, c.runs, c.hits]);
+  }
+  // The row's body and latest result are left out (NULL) when equal to their source — the event's,
+  // or the request and create result — and, on an update, the request and create result when
+  // equal to those of the version read in this unit (`previous`). Stored documents travel as json
+  // parameters of their own, beside the document of the rest.
+  const source = e === null ? { eventId: null, body: t.request, result: t.createResult } : { eventId: e.eventId, body: e.transaction, result: e.result };
+  const kept = outcome.expectedVersion !== null && previous !== null && previous.version === outcome.expectedVersion ? previous : null;
+  const documents = [
+    sameJson(t.transaction, source.body) ? null : json(t.transaction),
+    kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
+    kept !== null && sameJson(t.createResult, kept.createResult) ? null : json(t.createResult),
+    sameJson(t.latestResult, source.result) ? null : json(t.latestResult),
+    e === null ? null : json(e.event),
+    e === null ? null : json(e.transaction),
+    e === null ? null : json(e.result),
+  ];
+  const doc = {
+    transaction: {
+      id: t.transaction.transactionId,
+      version: t.version,
+      eventCount: t.eventCount,
+      lastEventTimestamp: t.lastEventTimestamp,
+      currentEventId: source.eventId,
+    },
+    expectedVersion: outcome.expectedVersion,
+    event: e === null ? null : { eventId: e.eventId, transactionId: e.transactionId, arrival: e.arrival, clientEventId: e.clientEventId },
+    remove: removedOf(outcome.aggregates.remove, add),
+    add,
+    counters: [...counters.values()],
+    alerts,
+    seen: outcome.seenUserIds.map((id) => [id, seenUser(id, outcome.now)]),
+    users,
+  };
+  const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
+  // In a unit the write travels with COMMIT (one round trip fewer).
+  if (isUnitSql(sql)) return sql.defer(save);
+  try {
+    await sql.query(save.text, save.params);
+  } catch (error) {
+    throw conflictOf(error);
+  }
+}
+
+/** `txmon_save_outcome`'s conflict (SQLSTATE TX409) as `CONCURRENT_UPDATE`; any other error as it is. */
+export function conflictOf(error: unknown): unknown {
+  if (sqlStateOf(error) !== 'TX409') return error;
+  return concurrentUpdate((error as Error).message === 'event id' ? 'event id' : 'transaction', error);
+}
+
+const SAVE_OUTCOME_SQL = prepared('SELECT txmon_save_outcome($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json, $7::json, $8::json)');
+
+export const isUnitSql = (sql: Sql): sql is UnitSql => typeof (sql as UnitSql).defer === 'function';

@@ -1,0 +1,161 @@
+/**
+ * Users, comments, files and lists on PostgreSQL: each a table of documents beside the columns that
+ * are queried.
+ */
+import type { Comment, CommentTarget, ListSummary, StoredList, StoredUser } from '../domain/entities.js';
+import { TxmonError } from '../errors.js';
+import type { CommentRepository, FileRecord, FileRepository, ListRepository, UserRepository } from '../engine/repositories.js';
+import { json } from './rows.js';
+import type { UnitReads } from './unit.js';
+import type { Database, Sql } from './client.js';
+
+export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepository {
+  return {
+    async getUser(id) {
+      const rows = await sql.query<{ record: StoredUser }>('SELECT record FROM txmon_users WHERE user_id = $1', [id]);
+      return rows[0]?.record ?? null;
+    },
+    async getUsers(ids) {
+      if (ids.length === 0) return [];
+      const read = reads?.live ? reads.users : null;
+      if (read && reads && ids.every((id) => read.has(id))) {
+        reads.users = null;
+        return ids.map((id) => read.get(id) ?? null);
+      }
+      const rows = await sql.query<{ user_id: string; record: StoredUser }>('SELECT user_id, record FROM txmon_users WHERE user_id = ANY($1::text[])', [
+        [...ids],
+      ]);
+      const found = new Map(rows.map((r) => [r.user_id, r.record]));
+      return ids.map((id) => found.get(id) ?? null);
+    },
+    async putUser(user) {
+      if (reads) reads.live = false;
+      await sql.query('INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb) ON CONFLICT (user_id) DO UPDATE SET record = excluded.record', [
+        user.userId,
+        json(user),
+      ]);
+    },
+    async saveUserProfile({ userId, type, profile, now }) {
+      if (reads) reads.live = false;
+      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+      const rows = await sql.query<{ record: StoredUser }>(
+        `INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb)
+         ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $3::text, 'profile', $4::jsonb, 'updatedAt', $5::float8)
+         RETURNING record`,
+        [userId, json(created), type, json(profile), now],
+      );
+      return (rows[0] as { record: StoredUser }).record;
+    },
+  };
+}
+
+export function createPostgresComments(sql: Sql): CommentRepository {
+  return {
+    async addComment(target: CommentTarget, comment: Comment) {
+      await sql.query('INSERT INTO txmon_comments (target_kind, target_id, comment) VALUES ($1, $2, $3::jsonb)', [target.kind, target.id, json(comment)]);
+    },
+    async listComments(target: CommentTarget) {
+      return (
+        await sql.query<{ comment: Comment }>('SELECT comment FROM txmon_comments WHERE target_kind = $1 AND target_id = $2 ORDER BY seq', [
+          target.kind,
+          target.id,
+        ])
+      ).map((r) => r.comment);
+    },
+  };
+}
+
+export function createPostgresFiles(sql: Sql, db: Database | null): FileRepository {
+  return {
+    async putFile(record) {
+      await sql.query('INSERT INTO txmon_files (key, record) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET record = excluded.record', [
+        record.key,
+        json(record),
+      ]);
+    },
+    async getFile(key) {
+      return (await sql.query<{ record: FileRecord }>('SELECT record FROM txmon_files WHERE key = $1', [key]))[0]?.record ?? null;
+    },
+    putFileContent(key, content, maxBytes) {
+      // One transaction holding the slot's row: a second upload waits, then finds it uploaded;
+      // a failed one leaves nothing and the slot free.
+      const store = async (tx: Sql): Promise<FileRecord> => {
+        const rows = await tx.query<{ record: FileRecord }>('SELECT record FROM txmon_files WHERE key = $1 FOR UPDATE', [key]);
+        const slot = rows[0]?.record;
+        if (!slot) throw new TxmonError('FILE_NOT_FOUND', 'file not found');
+        if (slot.uploaded) throw new TxmonError('FILE_ALREADY_UPLOADED', 'The upload URL was used already');
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        for await (const chunk of content) {
+          size += chunk.byteLength;
+          if (size > maxBytes) throw new TxmonError('PAYLOAD_TOO_LARGE', `The upload is larger than ${maxBytes} bytes`);
+          chunks.push(chunk);
+        }
+        const bytes = Buffer.concat(
+          chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
+          size,
+        );
+        const stored: FileRecord = { ...slot, uploaded: true, size };
+        await tx.query('UPDATE txmon_files SET record = $2::jsonb, content = $3 WHERE key = $1', [key, json(stored), bytes]);
+        return stored;
+      };
+      return db === null ? store(sql) : db.transaction(store);
+    },
+    async getFileContent(key) {
+      const rows = await sql.query<{ content: Uint8Array | null }>('SELECT content FROM txmon_files WHERE key = $1', [key]);
+      const content = rows[0]?.content ?? null;
+      return content === null ? null : new Uint8Array(content);
+    },
+  };
+}
+
+export function createPostgresLists(sql: Sql): ListRepository {
+  type ListDoc = Omit<StoredList, 'items'>;
+  return {
+    async getList(listId) {
+      const rows = await sql.query<{ list: ListDoc; items: string[] | null }>(
+        'SELECT l.list, (SELECT array_agg(i.item ORDER BY i.seq) FROM txmon_list_items i WHERE i.list_id = l.list_id) AS items FROM txmon_lists l WHERE l.list_id = $1',
+        [listId],
+      );
+      const r = rows[0];
+      return r ? { ...r.list, items: r.items ?? [] } : null;
+    },
+    async listLists() {
+      const rows = await sql.query<{ list: ListDoc; n: string | number }>(
+        'SELECT l.list, (SELECT count(*) FROM txmon_list_items i WHERE i.list_id = l.list_id) AS n FROM txmon_lists l ORDER BY l.seq',
+      );
+      return rows.map((r): ListSummary => ({ ...r.list, itemCount: Number(r.n) }));
+    },
+    async putList(list) {
+      const { items, ...doc } = list;
+      const unique = [...new Set(items)];
+      await sql.query('INSERT INTO txmon_lists (list_id, list) VALUES ($1, $2::jsonb) ON CONFLICT (list_id) DO UPDATE SET list = excluded.list', [
+        list.listId,
+        json(doc),
+      ]);
+      await sql.query('DELETE FROM txmon_list_items WHERE list_id = $1', [list.listId]);
+      if (unique.length > 0) {
+        await sql.query('INSERT INTO txmon_list_items (list_id, item, seq) SELECT $1, item, seq FROM unnest($2::text[]) WITH ORDINALITY AS x(item, seq)', [
+          list.listId,
+          unique,
+        ]);
+      }
+    },
+    async deleteList(listId) {
+      await sql.query('DELETE FROM txmon_list_items WHERE list_id = $1', [listId]);
+      return (await sql.query('DELETE FROM txmon_lists WHERE list_id = $1 RETURNING 1', [listId])).length > 0;
+    },
+    async lookupListItems(listId, probes) {
+      if (probes.length === 0) return [];
+      const rows = await sql.query<{ list: ListDoc | null; found: boolean[] | null }>(
+        `SELECT (SELECT list FROM txmon_lists WHERE list_id = $1) AS list,
+                (SELECT array_agg(EXISTS (SELECT 1 FROM txmon_list_items i WHERE i.list_id = $1 AND i.item = p.v) ORDER BY p.n) FROM unnest($2::text[]) WITH ORDINALITY AS p(v, n)) AS found`,
+        [listId, probes.map((p) => p.value)],
+      );
+      const r = rows[0];
+      if (!r || r.list === null || r.found === null) return probes.map(() => false);
+      const list = r.list;
+      return probes.map((p, i) => p.listType === list.listType && p.subtype === list.subtype && r.found?.[i] === true);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Rule instances on PostgreSQL: the stored instances and their run and hit counters, summed over
+ * the counter shards.
+ */
+import type { RuleInstance } from '../domain/entities.js';
+import type { RuleInstanceRepository, StoredRuleInstance } from '../engine/repositories.js';
+import { json } from './rows.js';
+import type { UnitReads } from './unit.js';
+import type { Sql } from './client.js';
+
+export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): RuleInstanceRepository {
+  interface Row {
+    stored: StoredRuleInstance;
+    run_count: string | number;
+    hit_count: string | number;
+  }
+  const withCounters = (r: Row): RuleInstance => ({ ...r.stored.instance, runCount: Number(r.run_count), hitCount: Number(r.hit_count) }) as RuleInstance;
+  // The instance's own counters (kept on replace) plus its counts in every shard.
+  const SELECT_WITH_COUNTERS = `SELECT r.stored, r.run_count + coalesce(k.runs, 0) AS run_count, r.hit_count + coalesce(k.hits, 0) AS hit_count
+    FROM txmon_rule_instances r
+    LEFT JOIN LATERAL (SELECT sum(u.runs) AS runs, sum(u.hits) AS hits FROM txmon_instance_counters c, unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits)
+      WHERE u.seq = r.seq) AS k ON true`;
+  const bump = () => {
+    if (reads) reads.live = false;
+    return sql.query(`UPDATE txmon_meta SET value = value + 1 WHERE name = 'rule_instance_revision'`);
+  };
+  return {
+    async listRuleInstances() {
+      return (await sql.query<Row>(`${SELECT_WITH_COUNTERS} ORDER BY r.seq`)).map(withCounters);
+    },
+    async getRuleInstance(id) {
+      const rows = await sql.query<Row>(`${SELECT_WITH_COUNTERS} WHERE r.id = $1`, [id]);
+      return rows[0] ? withCounters(rows[0]) : null;
+    },
+    async getStoredRuleInstance(id) {
+      const rows = await sql.query<Row>('SELECT stored FROM txmon_rule_instances WHERE id = $1', [id]);
+      return rows[0]?.stored ?? null;
+    },
+    async putRuleInstance(stored) {
+      await sql.query('INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored', [
+        stored.instance.id,
+        json(stored),
+      ]);
+      await bump();
+    },
+    async deleteRuleInstance(id) {
+      // The instance's counts go from the shards with it.
+      const rows = await sql.query<{ seq: string }>(
+        `WITH gone AS (DELETE FROM txmon_rule_instances WHERE id = $1 RETURNING seq),
+           counters AS (UPDATE txmon_instance_counters c SET (seqs, runs, hits) = (
+               SELECT coalesce(array_agg(u.seq ORDER BY u.seq), '{}'), coalesce(array_agg(u.runs ORDER BY u.seq), '{}'), coalesce(array_agg(u.hits ORDER BY u.seq), '{}')
+                 FROM unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits) WHERE u.seq <> gone.seq)
+             FROM gone WHERE gone.seq = ANY(c.seqs))
+         SELECT seq::text AS seq FROM gone`,
+        [id],
+      );
+      if (rows.length === 0) return false;
+      await bump();
+      return true;
+    },
+    async getRevision() {
+      if (reads?.live && reads.revision !== null) return reads.revision;
+      const rows = await sql.query<{ value: string | number }>(`SELECT value FROM txmon_meta WHERE name = 'rule_instance_revision'`);
+      return Number(rows[0]?.value ?? 0);
+    },
+  };
+}

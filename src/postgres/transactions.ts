@@ -1,0 +1,105 @@
+import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
+import type { UnitReads } from './unit.js';
+import { saveOutcome } from './outcome.js';
+import { prepared, type Database, type Sql } from './client.js';
+
+/**
+ * A stored transaction's row keeps `body` and `latest_result` only when they differ from their
+ * source: the current event's (`current_event_id`) body and result, or — before any event — the
+ * request and the create result. These read them whole.
+ */
+const TRANSACTION_BODY = 'coalesce(t.body, e.body, t.request)';
+const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, ${TRANSACTION_BODY} AS body, t.request, t.create_result,
+  coalesce(t.latest_result, e.result, t.create_result) AS latest_result`;
+const TRANSACTION_FROM = 'txmon_transactions t LEFT JOIN txmon_events e ON e.event_id = t.current_event_id';
+const GET_TRANSACTION_SQL = prepared(`SELECT ${TRANSACTION_COLUMNS} FROM ${TRANSACTION_FROM} WHERE t.transaction_id = $1`);
+/** Scan pages of the stored transactions. */
+const SCAN_PAGE = 500;
+
+export function createPostgresTransactions(sql: Sql, db: Database | null, reads: UnitReads | null): TransactionRepository {
+  interface TxRow {
+    version: number;
+    event_count: number;
+    last_event_timestamp: number | null;
+    body: StoredTransaction['transaction'];
+    request: StoredTransaction['request'];
+    create_result: StoredTransaction['createResult'];
+    latest_result: StoredTransaction['latestResult'];
+  }
+  interface EventRow {
+    event_id: string;
+    transaction_id: string;
+    arrival: number;
+    client_event_id: boolean;
+    event: StoredEvent['event'];
+    body: StoredEvent['transaction'];
+    result: StoredEvent['result'];
+  }
+  const toEvent = (r: EventRow): StoredEvent => ({
+    eventId: r.event_id,
+    transactionId: r.transaction_id,
+    event: r.event,
+    clientEventId: r.client_event_id,
+    arrival: Number(r.arrival),
+    transaction: r.body,
+    result: r.result,
+  });
+  const EVENT_COLUMNS = 'event_id, transaction_id, arrival, client_event_id, event, body, result';
+  return {
+    async getTransaction(id) {
+      const prefetched = reads?.live ? reads.transaction : null;
+      if (prefetched && prefetched.id === id && reads) {
+        reads.transaction = null;
+        reads.read = prefetched;
+        return prefetched.value;
+      }
+      const rows = await sql.query<TxRow>(GET_TRANSACTION_SQL, [id]);
+      const r = rows[0];
+      const value: StoredTransaction | null = r
+        ? {
+            transaction: r.body,
+            request: r.request,
+            createResult: r.create_result,
+            latestResult: r.latest_result,
+            eventCount: Number(r.event_count),
+            lastEventTimestamp: r.last_event_timestamp === null ? null : Number(r.last_event_timestamp),
+            version: Number(r.version),
+          }
+        : null;
+      if (reads) reads.read = { id, value };
+      return value;
+    },
+    async listEvents(id) {
+      return (await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE transaction_id = $1 ORDER BY arrival`, [id])).map(toEvent);
+    },
+    async getEvent(eventId) {
+      const read = reads?.live ? reads.event : null;
+      if (read && read.id === eventId && reads) {
+        reads.event = null;
+        return read.value;
+      }
+      const rows = await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE event_id = $1`, [eventId]);
+      return rows[0] ? toEvent(rows[0]) : null;
+    },
+    async *scanTransactions() {
+      let after = '0';
+      for (;;) {
+        const rows = await sql.query<{ seq: string; body: StoredTransaction['transaction'] }>(
+          `SELECT t.seq::text AS seq, ${TRANSACTION_BODY} AS body FROM ${TRANSACTION_FROM} WHERE t.seq > $1::bigint ORDER BY t.seq LIMIT $2`,
+          [after, SCAN_PAGE],
+        );
+        for (const row of rows) yield row.body;
+        if (rows.length < SCAN_PAGE) return;
+        after = (rows[rows.length - 1] as { seq: string }).seq;
+      }
+    },
+    saveOutcome(outcome) {
+      // What this unit read of the transaction: what the update leaves as it is.
+      const read = reads?.read;
+      const previous = read && read.id === outcome.transaction.transaction.transactionId ? read.value : null;
+      if (reads) reads.live = false;
+      // One database transaction: inside a unit of work already, or its own.
+      return db === null ? saveOutcome(sql, outcome, previous) : db.transaction((tx) => saveOutcome(tx, outcome, null));
+    },
+  };
+}
