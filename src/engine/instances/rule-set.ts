@@ -6,6 +6,7 @@
 import type { RuleInstance } from '../../domain/entities.js';
 import { RuleInstanceRequestSchema } from '../../domain/index.js';
 import { isTxmonError, TxmonError } from '../../errors.js';
+import { whitelistListIds } from '../../rules/filters/index.js';
 import { createRuleRegistry } from '../../rules/registry.js';
 import type { DerivedSeries, SeriesName } from '../../rules/series.js';
 import type { AnyRuleDefinition } from '../../rules/types.js';
@@ -28,6 +29,8 @@ export interface RuleSet {
   readonly readsValues: boolean;
   /** What evaluations of this set keep between them (shared results, caches): pass it as `cache`. */
   readonly cache: EvaluatorCache;
+  /** The whitelists (`WHITELIST` lists of user ids) the instances' filters name: a rule user carries those that hold it. */
+  readonly whitelistIds: readonly string[];
 }
 
 /** Options of {@link createRuleSet}. */
@@ -104,5 +107,6 @@ export function createRuleSet(inputs: readonly unknown[], options: RuleSetOption
     derived: [...wanted.derived.values()],
     readsValues: wanted.values,
     cache: createEvaluatorCache(),
+    whitelistIds: [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters)))],
   };
 }

@@ -19,4 +19,5 @@ export { mergeCurrentContribution } from './current-contribution.js';
 export { evaluateRuleInstances, type CounterIncrement, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
 export { renderDescription } from './describe.js';
 export { monitoringResultOf } from './result.js';
+export { ruleUserOf } from './rule-user.js';
 export { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';

@@ -4,11 +4,11 @@
  * outcome writes, ready for the repositories' one atomic `saveOutcome`.
  */
 import type { SeriesEntry } from '../../aggregation/aggregate-store.js';
-import type { MonitoringResult, StoredUser } from '../../domain/entities.js';
-import type { RiskLevel, Transaction } from '../../domain/index.js';
+import type { MonitoringResult } from '../../domain/entities.js';
+import type { Transaction } from '../../domain/index.js';
 import type { Repositories, TransactionOutcome } from '../repositories.js';
 import { contributionRefsOf, contributionsOf } from '../../rules/series.js';
-import type { AggregateNeed, LookupNeed, RuleUser } from '../../rules/types.js';
+import type { AggregateNeed, LookupNeed } from '../../rules/types.js';
 import {
   evaluateRuleInstances,
   mergeCurrentContribution,
@@ -20,6 +20,7 @@ import {
 import type { InstanceSet } from '../instances/instance-set.js';
 import type { EngineSettings } from '../options.js';
 import { ruleOutcomeWrites } from '../pipeline/outcome.js';
+import { ruleUserOf } from '../pipeline/rule-user.js';
 import { riskScoreDetailsOf } from '../pipeline/risk.js';
 
 /** What evaluating a transaction decides: its result and everything the outcome writes but the transaction itself. */
@@ -32,20 +33,6 @@ export type Evaluation = Pick<TransactionOutcome, 'aggregates' | 'counters' | 'a
  * through `repositories` (the unit of work's, on a shared store); see {@link createTransactionEvaluator}.
  */
 export type TransactionEvaluator = (transaction: Transaction, previous: Transaction | null, repositories: Repositories) => Promise<Evaluation>;
-
-/** A stored user as rules read it (with the whitelists that hold it, when the filters ask). */
-function toRuleUser(user: StoredUser | null | undefined, whitelists?: ReadonlySet<string>): RuleUser | null {
-  if (!user) return null;
-  const manual = (user.profile as { riskLevel?: RiskLevel } | null)?.riskLevel;
-  const view: RuleUser = {
-    userId: user.userId,
-    type: user.type,
-    profile: user.profile as Record<string, unknown> | null,
-    riskLevel: manual ?? user.craRiskLevel ?? null,
-    craScore: user.craScore,
-  };
-  return whitelists === undefined ? view : { ...view, whitelists };
-}
 
 function ignore(): void {}
 
@@ -110,8 +97,8 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     const input: EvaluationInput = {
       transaction,
       instances: state.active,
-      originUser: toRuleUser(originStored, originLists),
-      destinationUser: toRuleUser(destinationStored, destinationLists),
+      originUser: ruleUserOf(originStored, originLists),
+      destinationUser: ruleUserOf(destinationStored, destinationLists),
       money,
       defaultRiskLevel: settings.defaultRiskLevel,
       cache: state.cache,

@@ -5,25 +5,19 @@
  */
 import { canonicalJson } from '../../domain/canonical-json.js';
 import type { MonitoringResult } from '../../domain/entities.js';
-import { TransactionEventSchema, TransactionSchema, type Transaction, type TransactionEvent } from '../../domain/index.js';
+import type { Transaction, TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
-import { conflict, isTxmonError, limitExceeded, notFound, TxmonError } from '../../errors.js';
+import { conflict, isTxmonError, notFound, TxmonError } from '../../errors.js';
 import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../repositories.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
-import { copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
-import { applyTransactionEvent, assertNoReservedFields, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
+import { applyTransactionEvent, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
+import { assertEventCountWithin, assertUpdatedSizeWithin, checkEventInput, checkTransactionInput } from '../pipeline/intake.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
-import { assertSizeWithin } from '../limits.js';
 import type { EngineSettings } from '../options.js';
 import type { CallOptions, Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
 import { assertId } from './assert-id.js';
 import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js';
-
-// Inputs pass copySafeJson (the JSON safety check and a deep copy in one pass) first, so these
-// validators skip their own check.
-const validateTransaction = createLazyValidator(TransactionSchema, { what: 'transaction', safeJson: false });
-const validateEvent = createLazyValidator(TransactionEventSchema, { what: 'transaction event', safeJson: false });
 
 /** How often a write that lost a race with another writer of the same transaction is tried again. */
 const MAX_RETRIES = 5;
@@ -221,16 +215,12 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     if (!stored) throw notFound('TRANSACTION_NOT_FOUND', 'transaction', '/transactionId');
     const needed = lockKeysOf(request.transactionId, stored.transaction.originUserId, stored.transaction.destinationUserId);
     if (needed.length !== keys.length) return needed;
-    if (stored.eventCount + 1 > limits.maxEventsPerTransaction) {
-      throw limitExceeded('maxEventsPerTransaction', limits.maxEventsPerTransaction, 'the events of this transaction', '/transactionId');
-    }
+    assertEventCountWithin(stored.eventCount + 1, limits);
     // `request` is this call's own copy, so the generated id can be set on it.
     if (request.eventId === undefined) request.eventId = settings.ids.next('event');
     const event = request as typeof request & { eventId: string };
     const transaction = await transactionAfter(repos, stored, event);
-    if (measureJsonSize(transaction) > limits.maxTransactionSize) {
-      throw limitExceeded('maxTransactionSize', limits.maxTransactionSize, 'the transaction after this event', '/updatedTransactionAttributes');
-    }
+    assertUpdatedSizeWithin(transaction, limits);
     const out = await evaluate(transaction, stored.transaction, repos);
     const storedEvent: StoredEvent = {
       eventId: event.eventId,
@@ -256,10 +246,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
 
   return {
     async createTransaction(input, options) {
-      const { copy, size } = copySafeJsonSized(input);
-      const request = validateTransaction(copy);
-      assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
-      assertNoReservedFields(request);
+      const request = checkTransactionInput(input, limits);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
       const result = await gate.shared(() =>
         locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }, options),
@@ -276,9 +263,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     },
 
     async createTransactionEvent(input, options) {
-      const { copy, size } = copySafeJsonSized(input);
-      const request = validateEvent(copy);
-      assertSizeWithin(size, limits.maxEventSize, 'maxEventSize', 'the transaction event');
+      const request = checkEventInput(input, limits);
       const clientEventId = request.eventId !== undefined;
       return gate.shared(async () => {
         // The users are known once the transaction is read: read it (unless this engine knows its
