@@ -97,6 +97,25 @@ export type { RunRuleSetInput, RunRuleSetResult } from './engine/run-rule-set.js
 export { createAggregateStore } from './aggregation/aggregate-store.js';
 export type { AggregateStore } from './aggregation/aggregate-store.js';
 
+// Backtesting: a history replayed through a baseline and a candidate rule set
+export { simulate } from './simulation/simulate.js';
+export type {
+  DayReport,
+  Detection,
+  DetectionScore,
+  DiffCount,
+  InstanceReport,
+  RejectedOperation,
+  RuleSetReport,
+  SimulationDiff,
+  SimulationEngineOptions,
+  SimulationLabel,
+  SimulationList,
+  SimulationOptions,
+  SimulationProgress,
+  SimulationReport,
+} from './simulation/types.js';
+
 // Domain: the wire format's enums, code tables, schemas and entities; exact money; risk bands
 export {
   ACQUISITION_CHANNELS,
