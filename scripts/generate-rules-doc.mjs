@@ -88,8 +88,9 @@ Values are numbers (\`null\` for AVG/MIN/MAX of nothing). Example — more than 
 ## Not shipped
 
 - **R-113** (user location changed too many times by IP address): needs the city of each past
-  transaction's IP, i.e. a geo-IP lookup the host must supply; the interface's \`DeviceData\` carries
-  \`ipCountry\` but no city, and txmon has no geo-IP port yet.
+  transaction's IP, i.e. a geo-IP lookup the host must supply; \`DeviceData\` in the
+  [wire format](wire-format.md#transaction) carries \`ipCountry\` but no city, and txmon has no geo-IP
+  port yet.
 
 ## Lists
 
@@ -101,8 +102,8 @@ creates or replaces one, \`getList\`, \`listLists\`, \`deleteList\` manage them.
 \`IP_ADDRESS\`, \`DEVICE_IDENTIFIER\`, \`COUNTRY\`, \`STRING\`, \`CUSTOM\`) decides which transaction value
 is looked up; matching is exact. The filter \`whitelistUsers.listIds\` names WHITELISTs of subtype
 \`USER_ID\`: their users are skipped by the instance.
-- Rules of DOMAIN.md §(c) outside the issue's list, and user rules (R-20, R-61, R-33, screening), are not
-  transaction rules of this engine.
+- Rules of the [source library](wire-format.md#rule-library) outside the set txmon took on, and user
+  rules (R-20, R-61, R-33, screening), are not transaction rules of this engine.
 `);
 writeFileSync(new URL('../docs/rules.md', import.meta.url), out.join('\n'));
 console.log(`docs/rules.md: ${rules.length} rules`);

@@ -4,7 +4,7 @@
  * {@link WindowIndex}; see window-index.ts for the costs of each query.
  *
  * {@link computeAggregate} is the brute-force reference that every incremental answer must equal
- * (SPEC §5, guarantee 5).
+ * (guarantee 5, docs/guarantees.md#windows).
  */
 import { TxmonError } from '../errors.js';
 import { assertAggregateQuery, assertSeriesEntries, compareSeriesEntries } from './checks.js';

@@ -4,7 +4,7 @@
  * how long it can be.
  *
  * All arithmetic is in UTC on epoch milliseconds; there is no time-zone or DST handling, so a
- * day is always 86 400 000 ms. The semantics follow DOMAIN.md §(c) "Time-window semantics".
+ * day is always 86 400 000 ms. The semantics follow docs/wire-format.md#time-windows.
  */
 import { TxmonError } from '../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../domain/time.js';

@@ -1,5 +1,5 @@
 /**
- * The command `txmon serve`: the interface document's HTTP API on txmon engines over a store
+ * The command `txmon serve`: the HTTP API (docs/wire-format.md) on txmon engines over a store
  * (`--store`: PGlite files by default, PostgreSQL, or memory), for one default tenant
  * (`--api-key-file`, `TXMON_API_KEYS`, `--api-key`, or a generated key kept in the store's
  * directory) or the tenants of `--tenants <file.json>`.

@@ -1,9 +1,9 @@
 /**
- * The one rule for alerts and cases (SPEC §3 "alerts and cases"): every hit of an instance with
- * `alertCreationOnHit` on a user lands in the open alert of (instance, user), which belongs to the
- * user's open case; when there is no such alert a new one opens, in the user's open case or in a
- * new case. Pure: it decides what changes, and a repository stores exactly that, atomically, with
- * the rest of the transaction's outcome.
+ * The one rule for alerts and cases (docs/wire-format.md#alerts-and-cases): every hit of an
+ * instance with `alertCreationOnHit` on a user lands in the open alert of (instance, user), which
+ * belongs to the user's open case; when there is no such alert a new one opens, in the user's open
+ * case or in a new case. Pure: it decides what changes, and a repository stores exactly that,
+ * atomically, with the rest of the transaction's outcome.
  */
 import type { Alert, Case } from './entities.js';
 import type { CaseStatus } from './enums.js';

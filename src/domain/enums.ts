@@ -1,9 +1,12 @@
 /**
- * Every closed vocabulary of the domain, as `as const` arrays (the JSON Schemas use them as `enum`s)
- * with a union type per array. Values and spelling follow DOMAIN.md §(b) and SPEC §3.
+ * Every closed vocabulary of the domain, as `as const` arrays (the JSON Schemas use them as
+ * `enum`s) with a union type per array. Values and spelling follow docs/wire-format.md#enums.
  */
 
-/** Lifecycle states of a transaction (SPEC §3). `CREATED` is the state after `POST /transactions`. */
+/**
+ * Lifecycle states of a transaction (docs/wire-format.md#enums; the moves between them:
+ * docs/wire-format.md#lifecycle). `CREATED` is the state after `POST /transactions`.
+ */
 export const TRANSACTION_STATES = ['CREATED', 'PROCESSING', 'SENT', 'EXPIRED', 'DECLINED', 'SUSPENDED', 'REFUNDED', 'SUCCESSFUL', 'REVERSED'] as const;
 /** One of {@link TRANSACTION_STATES}. */
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
@@ -14,8 +17,8 @@ export const RULE_ACTIONS = ['ALLOW', 'FLAG', 'SUSPEND', 'BLOCK'] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /**
- * Severity of each action: BLOCK > SUSPEND > FLAG > ALLOW (DOMAIN.md §(b)). The overall `status`
- * of a monitoring result is the action with the highest severity among live hits.
+ * Severity of each action: BLOCK > SUSPEND > FLAG > ALLOW (docs/wire-format.md#status). The overall
+ * `status` of a monitoring result is the action with the highest severity among live hits.
  */
 export const RULE_ACTION_SEVERITY: Readonly<Record<RuleAction, number>> = Object.freeze({
   ALLOW: 0,

@@ -19,7 +19,7 @@ export interface UserUpdate {
    * craObservation)` (moving average) and `craRiskLevel = scoreToRiskLevel(craScore, craBands)`.
    */
   craObservation?: number;
-  /** The score bands for `craObservation` (default SPEC §3 bands). */
+  /** The score bands for `craObservation` (default: the bands of docs/wire-format.md#risk-scoring). */
   craBands?: RiskBands;
   userStateDetails?: { state: string; reason?: string; description?: string };
   kycStatusDetails?: { status: string; reason?: string; description?: string };

@@ -1,6 +1,7 @@
 /**
- * What the engine is to its callers: the `Engine` interface (every endpoint of the interface
- * document as an async method), the shapes it answers with, and the clock and id ports it runs on.
+ * What the engine is to its callers: the `Engine` interface (every endpoint of
+ * docs/wire-format.md#endpoints as an async method), the shapes it answers with, and the clock and
+ * id ports it runs on.
  */
 import type {
   BusinessUser,
@@ -25,11 +26,11 @@ export interface Clock {
 
 /*
  * What the engine's methods take: the types of the wire format's request schemas, so a typed host
- * gets completion and its mistakes at compile time. Every input is still checked at run time, as
- * a request from the HTTP API is: a caller without types (JavaScript, a cast, parsed JSON) gets a
- * 4xx TxmonError naming the field, never a crash. The schemas keep fields they do not name (SPEC
- * §3); pass such fields in an object that is not a fresh literal (or cast), since TypeScript
- * refuses unknown properties in literals.
+ * gets completion and its mistakes at compile time. Every input is still checked at run time, as a
+ * request from the HTTP API is: a caller without types (JavaScript, a cast, parsed JSON) gets a 4xx
+ * TxmonError naming the field, never a crash. The schemas keep fields they do not name
+ * (docs/wire-format.md#unknown-fields); pass such fields in an object that is not a fresh literal
+ * (or cast), since TypeScript refuses unknown properties in literals.
  */
 
 /** What {@link Engine.createTransaction} takes: a transaction (`TransactionSchema`). */
@@ -179,7 +180,7 @@ export interface CallOptions {
   readonly signal?: { readonly aborted: boolean };
 }
 
-/** The txmon engine: every endpoint of the interface as an async method. */
+/** The txmon engine: every endpoint of docs/wire-format.md#endpoints as an async method. */
 export interface Engine {
   createTransaction(input: TransactionInput, options?: CallOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;

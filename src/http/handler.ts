@@ -1,5 +1,5 @@
 /**
- * The interface document's HTTP API as a WHATWG fetch handler: `(Request) => Promise<Response>`,
+ * The HTTP API (docs/wire-format.md) as a WHATWG fetch handler: `(Request) => Promise<Response>`,
  * composed of the route table (routes.ts), path matching (match.ts), API-key authentication
  * (auth.ts), rate limits (rate-limit.ts), bodies (body.ts) and error responses (problem.ts).
  *
@@ -39,7 +39,7 @@ interface Seen {
 }
 
 /**
- * Creates the HTTP handler of the interface document's API over one engine (single tenant) or
+ * Creates the HTTP handler of the API (docs/wire-format.md) over one engine (single tenant) or
  * several (one per tenant).
  *
  * @throws TxmonError `INVALID_CONFIGURATION` without tenants or keys, with a key given twice, or

@@ -1,5 +1,5 @@
 /**
- * `txmon/http`: the interface document's HTTP API over txmon engines — a WHATWG fetch handler
+ * `txmon/http`: the HTTP API (docs/wire-format.md) over txmon engines — a WHATWG fetch handler
  * ({@link createHttpHandler}) and its `node:http` adapter ({@link toNodeListener}).
  */
 export { createHttpHandler } from './handler.js';

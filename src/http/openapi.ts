@@ -75,8 +75,8 @@ export const ProblemErrorSchema = defineOpenObject({
 
 /**
  * Body of every error response (`application/problem+json`, RFC 9457) plus txmon's `code`,
- * `message`, `validationErrors` (all problems as one string, for clients of the interface
- * document) and `errors` (the structured details).
+ * `message`, `validationErrors` (all problems as one string, for clients of the public
+ * API: docs/wire-format.md#errors) and `errors` (the structured details).
  */
 export const ProblemSchema = defineOpenObject(
   {

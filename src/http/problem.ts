@@ -47,9 +47,9 @@ export function errorCodeOf(error: unknown): ErrorCode {
 
 /**
  * The problem+json {@link CoreResponse} of an error. Carries `message` and `validationErrors` (a
- * string, as clients of the interface document expect) plus `code` and `errors[]` with
- * JSON-Pointer paths. A 500 carries neither the message nor the details; a 503 (the store or the
- * process is unavailable for a moment) carries its message and `Retry-After`.
+ * string, as clients of the public API expect: docs/wire-format.md#errors) plus `code` and
+ * `errors[]` with JSON-Pointer paths. A 500 carries neither the message nor the details; a 503 (the
+ * store or the process is unavailable for a moment) carries its message and `Retry-After`.
  */
 export function problemOf(error: unknown, extraHeaders: Record<string, string> = {}): CoreResponse {
   const known = isTxmonError(error) ? error : null;

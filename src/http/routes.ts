@@ -1,5 +1,5 @@
 /**
- * The route table of the interface document's API: path pattern → method → action on the
+ * The route table of the API (docs/wire-format.md#endpoints): path pattern → method → action on the
  * tenant's engine. Routes are authenticated by API key unless marked `signed-url` (the file URLs
  * the engine signs) or `public` (`/healthz`).
  */

@@ -1,6 +1,6 @@
 /**
- * Aggregation variables of custom json-logic rules (SPEC §3 "custom rules"): named windowed
- * aggregates over a user's history that the logic reads as `agg.<key>`.
+ * Aggregation variables of custom json-logic rules (docs/wire-format.md#custom-rules): named
+ * windowed aggregates over a user's history that the logic reads as `agg.<key>`.
  *
  * A variable is turned into aggregate needs on a built-in series (or, with `filtersLogic`, on a
  * derived series holding only the past transactions the filter logic accepts), so it is computed by

@@ -24,9 +24,10 @@ import type { MoneyContext } from './types.js';
 export const SERIES_NAMES = ['user-sending', 'user-receiving', 'user-all', 'user-pair', 'payment-origin', 'payment-destination', 'ip'] as const;
 
 /**
- * Fields that identify a payment instrument, per method (DOMAIN.md §(a), Flagright's
- * `PAYMENT_METHOD_IDENTIFIER_FIELDS`): every listed field must be non-empty, else no identifier.
- * GENERIC_BANK_ACCOUNT uses accountNumber + bankCode, else the legacy accountNumber + accountType.
+ * Fields that identify a payment instrument, per method (docs/wire-format.md#payment-identifiers,
+ * Flagright's `PAYMENT_METHOD_IDENTIFIER_FIELDS`): every listed field must be non-empty, else no
+ * identifier. GENERIC_BANK_ACCOUNT uses accountNumber + bankCode, else the legacy accountNumber +
+ * accountType.
  */
 const IDENTIFIER_FIELDS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   IBAN: [['BIC', 'IBAN']],

@@ -43,7 +43,7 @@ import { DEFAULT_TRANSITIONS, type TransitionTable } from '../engine/pipeline/li
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Latest timestamp the schemas accept (SPEC §3), epoch ms. */
+/** Latest timestamp the schemas accept (docs/wire-format.md#timestamps), epoch ms. */
 const MAX_TIMESTAMP_MS = 4_133_890_801_000;
 
 /** Default start of generated timestamps: 2025-01-01T00:00:00Z. */

@@ -30,7 +30,7 @@ describe('enums', () => {
   test('risk levels are in ascending order', () => {
     expect(RISK_LEVELS).toEqual(['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH']);
   });
-  test('transaction states follow SPEC §3', () => {
+  test('transaction states follow docs/wire-format.md#enums', () => {
     expect(TRANSACTION_STATES).toEqual(['CREATED', 'PROCESSING', 'SENT', 'EXPIRED', 'DECLINED', 'SUSPENDED', 'REFUNDED', 'SUCCESSFUL', 'REVERSED']);
   });
   test('there are eleven payment methods', () => {

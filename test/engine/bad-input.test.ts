@@ -1,15 +1,16 @@
 /**
- * Bad input for every engine method that takes client input (SPEC §4, §5 guarantee 9): each
- * rejection is the documented TxmonError (4xx, a code of ERROR_CODES, JSON-Pointer detail paths),
- * never another error, never echoes the input, and stores nothing. Then fast-check fuzzes every
- * method with arbitrary values and corrupted valid bodies.
+ * Bad input for every engine method that takes client input (docs/guarantees.md#errors and
+ * guarantee 9, docs/guarantees.md#no-500): each rejection is the documented TxmonError (4xx, a code
+ * of ERROR_CODES, JSON-Pointer detail paths), never another error, never echoes the input, and
+ * stores nothing. Then fast-check fuzzes every method with arbitrary values and corrupted valid
+ * bodies.
  */
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { ERROR_CODES, SERIES_NAMES, isTxmonError, type Engine } from '../../src/index.js';
 import { T0, testEngine, type TransactionInput, type UserInput } from '../helpers.js';
 
-/** A value that must never appear in an error message or detail (SPEC §4: never echo input). */
+/** A value that must never appear in an error message or detail (docs/guarantees.md#errors: never echo input). */
 const MARKER = 'S3CRET-MARKER-7731';
 /** A 1 MB string that starts with the marker. */
 const BIG = MARKER + 'x'.repeat(1_048_576);

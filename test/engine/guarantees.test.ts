@@ -1,7 +1,7 @@
 /**
- * SPEC §5 guarantees 1–7 as fast-check properties, at the level of the pure functions and through
- * the engine on every repository adapter (memory, PGlite, PostgreSQL; `test/adapters.ts`). Set
- * FC_SEED to replay a run.
+ * Guarantees 1–7 of docs/guarantees.md (#pure-functions … #shadow-instances) as fast-check
+ * properties, at the level of the pure functions and through the engine on every repository adapter
+ * (memory, PGlite, PostgreSQL; `test/adapters.ts`). Set FC_SEED to replay a run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';

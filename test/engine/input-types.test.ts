@@ -22,7 +22,8 @@ describe('Engine input types', () => {
     const { engine } = testEngine();
     // @ts-expect-error: originUserID is no field of a transaction (originUserId is)
     const input: TransactionInput = { type: 'TRANSFER', transactionId: 't-1', timestamp: T0, originUserID: 'alice' };
-    // The wire format keeps unknown fields (SPEC §3): at run time it is stored as sent.
+    // The wire format keeps unknown fields (docs/wire-format.md#unknown-fields): at run time it is
+    // stored as sent.
     await engine.createTransaction(input);
     expect((await engine.getTransaction('t-1'))['originUserID' as keyof TransactionInput]).toBe('alice');
   });

@@ -54,7 +54,7 @@ describe('properties', () => {
   );
 
   test.prop([eventSequenceArbitrary(), fc.func(fc.integer())], { numRuns: 60 })(
-    'any arrival order whose events are all accepted ends in the same transaction as timestamp order (SPEC §5.2)',
+    'any arrival order whose events are all accepted ends in the same transaction as timestamp order (docs/guarantees.md#arrival-order)',
     async ({ transaction, events }, order) => {
       const inOrder = testEngine().engine;
       await inOrder.createTransaction(transaction);
@@ -69,8 +69,9 @@ describe('properties', () => {
         try {
           await other.createTransactionEvent(e);
         } catch (error) {
-          // A prefix of the history may break the lifecycle on its own (SPEC §3: 409); that is
-          // allowed, and then the two runs legitimately differ.
+          // A prefix of the history may break the lifecycle on its own (a 409,
+          // docs/wire-format.md#event-order); that is allowed, and then the two runs legitimately
+          // differ.
           if (!isTxmonError(error) || error.status !== 409) throw error;
           allAccepted = false;
         }

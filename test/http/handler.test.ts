@@ -32,7 +32,7 @@ describe('createHttpHandler: ids', () => {
   });
 });
 
-describe('tenants never see each other (SPEC §5.8)', () => {
+describe('tenants never see each other (docs/guarantees.md#tenant-isolation)', () => {
   const a = httpTestEngine();
   const b = httpTestEngine();
   const handler = createHttpHandler({
@@ -97,7 +97,7 @@ describe('tenants never see each other (SPEC §5.8)', () => {
   });
 });
 
-describe('bad input never breaks the server (SPEC §5.9)', () => {
+describe('bad input never breaks the server (docs/guarantees.md#no-500)', () => {
   const e = httpTestEngine();
   const handler = createHttpHandler({ engine: e, apiKeys: [KEY_A], maxBodyBytes: 64 * 1024 });
   const routes: [string, string][] = [

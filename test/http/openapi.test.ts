@@ -70,7 +70,7 @@ async function validateOpenApi(document: Json): Promise<{ valid: boolean; errors
   return new Validator().validate(structuredClone(document));
 }
 
-/** The routes of the interface document, with their success status (independent of src/http/openapi.ts). */
+/** The routes of docs/wire-format.md#endpoints, with their success status (independent of src/http/openapi.ts). */
 const EXPECTED_ROUTES = [
   { name: 'create transaction', method: 'post', path: '/transactions', status: '201' },
   { name: 'get transaction', method: 'get', path: '/transactions/{transactionId}', status: '200' },

@@ -33,7 +33,7 @@ describe('actionOf and allowOf', () => {
   });
 });
 
-describe('createRoutes: every route of the interface document answers through createHttpHandler', () => {
+describe('createRoutes: every route of docs/wire-format.md#endpoints answers through createHttpHandler', () => {
   const routesEngine = httpTestEngine();
   const handler = createHttpHandler({ engine: routesEngine, apiKeys: [KEY_A] });
 

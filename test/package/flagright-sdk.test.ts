@@ -2,8 +2,8 @@
  * Wire compatibility with the official Flagright Node SDK (`flagright@1.8.53`, devDependency, tests
  * only): the SDK, pointed at a running `txmon serve` (the built `dist/cli.js`, spawned as a child
  * process) through `baseUrl`, must parse every success response (its response parsing rejects a
- * missing required key or a wrong primitive type, DOMAIN.md §(g)) and map our 400/401/409/429 to
- * its typed errors.
+ * missing required key or a wrong primitive type, docs/wire-format.md#sdk-clients) and map our
+ * 400/401/409/429 to its typed errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -435,7 +435,8 @@ describe('typed errors: 429 → TooManyRequestsError', () => {
 
   it('the request past the limit fails with TooManyRequestsError and a Retry-After header', async () => {
     await rateClient.consumerUsers.create({ body: consumer('sdk-user-rate', 'Rita', 'Rate') }, { maxRetries: 0 });
-    // maxRetries 0: the SDK would otherwise retry 429 twice with backoff (DOMAIN.md §(g)).
+    // maxRetries 0: the SDK would otherwise retry 429 twice with backoff
+    // (docs/wire-format.md#sdk-clients).
     const error = await failure(rateClient.transactions.verify({ body: transfer('sdk-tx-rate', 10) }, { maxRetries: 0 }));
     expect(error).toBeInstanceOf(Flagright.TooManyRequestsError);
     expect(error.statusCode).toBe(429);

@@ -231,7 +231,7 @@ describe("R-118 Account name doesn't match user name", () => {
     );
   });
 
-  it('uses the DOMAIN.md defaults', () => {
+  it('uses the source defaults (docs/wire-format.md#rule-library)', () => {
     expect(r118AccountNameMismatch.defaultParameters).toEqual({ allowedDistancePercentage: 30, ignoreEmptyName: false });
   });
 

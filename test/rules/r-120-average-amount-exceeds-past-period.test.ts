@@ -163,7 +163,7 @@ describeTwoPeriodRule({
     text: 'Sender average amount in 1 day (100.00 USD) is 200.00% of the average in 3 days (50.00 USD), at or above 200%.',
   },
   defaults: {
-    name: 'uses the DOMAIN.md defaults',
+    name: 'uses the source defaults (docs/wire-format.md#rule-library)',
     expected: {
       period1: { units: 1, granularity: 'day' },
       period2: { units: 2, granularity: 'day' },

@@ -132,7 +132,7 @@ describeTwoPeriodRule({
     text: 'Sender made 1.00 transactions per day in 1 day, 200.00% of the 0.50 per day in 3 days, at or above 200%.',
   },
   defaults: {
-    name: 'uses the DOMAIN.md defaults (a plain percentage multiplier)',
+    name: 'uses the source defaults (docs/wire-format.md#rule-library; a plain percentage multiplier)',
     expected: { multiplierThreshold: 200, transactionsNumberThreshold2: { min: 5 } },
   },
   invalid: [

@@ -152,7 +152,7 @@ describeTwoPeriodRule({
     text: 'Sender daily volume in 1 day (50.00 USD per day) is 200.00% of the daily volume in 3 days (25.00 USD per day), at or above 200%.',
   },
   defaults: {
-    name: 'uses the DOMAIN.md defaults',
+    name: 'uses the source defaults (docs/wire-format.md#rule-library)',
     expected: {
       period1: { units: 1, granularity: 'day' },
       period2: { units: 2, granularity: 'day' },

@@ -192,7 +192,7 @@ describe('R-131 Transactions exceed past period', () => {
     expect(r.hitRules[0]?.ruleDescription).toBe('Sender made 3 transactions in 1 day, more than 2 times the 1 in the rest of 2 days.');
   });
 
-  it('uses the DOMAIN.md defaults', () => {
+  it('uses the source defaults (docs/wire-format.md#rule-library)', () => {
     expect(r131TransactionsExceedPastPeriod.defaultParameters).toMatchObject({ multiplierThreshold: 100, checkSender: 'all', checkReceiver: 'all' });
     expect(r131TransactionsExceedPastPeriod.defaultAction).toBe('FLAG');
     expect(r131TransactionsExceedPastPeriod.defaultNature).toBe('FRAUD');

@@ -197,7 +197,7 @@ describeTwoPeriodRule({
     text: 'Sender volume in 1 day (101.00 USD) is 505.00% of the volume in 3 days (20.00 USD), at or above 500%.',
   },
   defaults: {
-    name: 'uses the DOMAIN.md defaults (excludePeriod1 on, as recommended)',
+    name: 'uses the source defaults (docs/wire-format.md#rule-library; excludePeriod1 on, as recommended)',
     expected: {
       period1: { units: 7, granularity: 'day' },
       period2: { units: 30, granularity: 'day' },

@@ -13,9 +13,10 @@ import { CURRENCIES, type money, thresholdsArb } from './threshold-fixtures.js';
 
 /**
  * R-69 boundary table, through the engine. Each row sends the sender's amounts in arrival order
- * (1 ms apart unless a row says otherwise) and names which transactions hit. SPEC §3 "money":
- * thresholds and sums are exact (decimal, never accumulated binary floats) — so a volume that
- * equals the threshold in the threshold's own currency must hit, and one minor unit less must not.
+ * (1 ms apart unless a row says otherwise) and names which transactions hit. Money is exact
+ * (docs/wire-format.md#money): thresholds and sums are exact (decimal, never accumulated binary
+ * floats) — so a volume that equals the threshold in the threshold's own currency must hit, and
+ * one minor unit less must not.
  */
 
 const ROLLING_DAY = { units: 1, granularity: 'day', rollingBasis: true };

@@ -1,7 +1,7 @@
 /**
- * Aggregation variables of custom json-logic rules (SPEC §3 "custom rules"): named windowed
- * aggregates over a user's history that the logic reads as `agg.<key>`. This is their request
- * shape; how they are planned and computed is in `src/rules/aggregation-variables.ts`.
+ * Aggregation variables of custom json-logic rules (docs/wire-format.md#custom-rules): named
+ * windowed aggregates over a user's history that the logic reads as `agg.<key>`. This is their
+ * request shape; how they are planned and computed is in `src/rules/aggregation-variables.ts`.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { CurrencyCodeSchema, defineClosedObject } from './common.js';

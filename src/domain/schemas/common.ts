@@ -7,8 +7,9 @@
 import { Type, type SchemaOptions, type Static, type TObject, type TProperties, type TUnsafe } from '@sinclair/typebox';
 
 /**
- * Limits applied by the schemas. Values marked "txmon" are txmon's own choices (the interface
- * document leaves them open); the timestamp range comes from the interface document.
+ * Limits applied by the schemas. Values marked "txmon" are txmon's own choices (the wire format
+ * leaves them open: docs/wire-format.md#open-points); the timestamp range comes from
+ * docs/wire-format.md#timestamps.
  */
 export const SCHEMA_LIMITS = Object.freeze({
   /** Earliest accepted timestamp, epoch ms (1979-12-31T23:00:00Z), inclusive. */
@@ -90,8 +91,8 @@ export const ShortTextSchema = Type.String({ maxLength: SCHEMA_LIMITS.SHORT_TEXT
 export const TextSchema = Type.String({ maxLength: SCHEMA_LIMITS.TEXT_MAX_LENGTH });
 
 /**
- * Epoch milliseconds in the interface document's range, inclusive; integers and fractions both
- * accepted; NaN and ±Infinity are rejected by the validator (ajv `strictNumbers`).
+ * Epoch milliseconds in the range of docs/wire-format.md#timestamps, inclusive; integers and
+ * fractions both accepted; NaN and ±Infinity are rejected by the validator (ajv `strictNumbers`).
  */
 export const TimestampSchema = Type.Number({
   minimum: SCHEMA_LIMITS.MIN_TIMESTAMP_MS,

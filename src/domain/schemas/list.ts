@@ -1,7 +1,7 @@
 /**
  * Lists of values (blacklists and whitelists) that rules and filters check transactions against:
  * R-132 (a transaction value is in a blacklist) and the `whitelistUsers.listIds` filter.
- * Shapes follow the Flagright list types (DOMAIN.md §(b) ListType / ListSubtype).
+ * Shapes follow the Flagright list types (`ListType` / `ListSubtype`, docs/wire-format.md#lists).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ShortTextSchema, TextSchema, defineClosedObject, defineStringEnum } from './common.js';

@@ -2,8 +2,9 @@
  * Payment details, one schema per `method`, and their discriminated union.
  *
  * Property names are the JSON wire names (`IBAN`, `BIC`, `upiID`, `3dsDone`, `MCC`), not the SDK's
- * TypeScript names. Every variant keeps unknown properties. Only the fields DOMAIN.md §(a) marks as
- * required are required (UPI `upiID`; MPESA `businessShortCode`, `transactionType`, `phoneNumber`).
+ * TypeScript names. Every variant keeps unknown properties. Only the fields
+ * docs/wire-format.md#payment-details marks as required are required (UPI `upiID`; MPESA
+ * `businessShortCode`, `transactionType`, `phoneNumber`).
  */
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { CARD_BRANDS, CARD_FUNDINGS, CARD_STATUSES, CARD_TYPES, COUNTERPARTY_TYPES, MPESA_TRANSACTION_TYPES, type PAYMENT_METHODS } from '../enums.js';

@@ -1,5 +1,5 @@
 /**
- * Monitoring results (DOMAIN.md §(a) "Monitoring results"). These describe txmon's output; they
+ * Monitoring results (docs/wire-format.md#results). These describe txmon's output; they
  * are used for types and documentation, not to validate client input.
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -1,8 +1,8 @@
 /**
- * The `filters` of a rule instance (DOMAIN.md §(d) points 4–5 and "Rule filters"; SPEC §3 row
- * `filters`): the JSON Schema that `getRuleFiltersSchema()` returns, with the titles, descriptions
- * and group hints a console renders its form from, and the keys of each filter group. What the
- * filters mean when they run is in `src/rules/filters/`.
+ * The `filters` of a rule instance (docs/wire-format.md#filters): the JSON Schema that
+ * `getRuleFiltersSchema()` returns, with the titles, descriptions and group hints a console renders
+ * its form from, and the keys of each filter group. What the filters mean when they run is in
+ * `src/rules/filters/`.
  */
 import { Type, type SchemaOptions, type Static } from '@sinclair/typebox';
 import {

@@ -85,8 +85,9 @@ export const RuleInstanceRequestSchema = defineClosedObject({
 export type RuleInstanceRequest = Static<typeof RuleInstanceRequestSchema>;
 
 /**
- * A rule instance as stored and returned (the create response of SPEC §3): every request field
- * after defaults, the per-risk-level maps filled in, and the fields the service maintains.
+ * A rule instance as stored and returned (the create response of
+ * docs/wire-format.md#rule-instances): every request field after defaults, the per-risk-level maps
+ * filled in, and the fields the service maintains.
  */
 export const RuleInstanceSchema = defineClosedObject({
   id: IdSchema,

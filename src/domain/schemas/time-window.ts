@@ -1,7 +1,7 @@
 /**
  * The time window of a stateful rule (`timeWindow` parameters) and of an aggregation variable:
- * units, granularity, rolling or calendar-aligned, fiscal year. Semantics: DOMAIN.md §(c)
- * "Time-window semantics"; the arithmetic is in `src/aggregation/time-window.ts`.
+ * units, granularity, rolling or calendar-aligned, fiscal year. Semantics:
+ * docs/wire-format.md#time-windows; the arithmetic is in `src/aggregation/time-window.ts`.
  */
 import { Type, type Static } from '@sinclair/typebox';
 

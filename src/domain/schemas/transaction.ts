@@ -1,5 +1,6 @@
 /**
- * Transaction, its updatable part and the transaction event (DOMAIN.md §(a)).
+ * Transaction, its updatable part and the transaction event (docs/wire-format.md#transaction,
+ * #updatable-fields and #transaction-event).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { TRANSACTION_STATES } from '../enums.js';

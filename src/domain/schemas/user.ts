@@ -1,5 +1,5 @@
 /**
- * Consumer and business users (DOMAIN.md §(a) "Users"). Typed for the fields txmon reads; every
+ * Consumer and business users (docs/wire-format.md#users). Typed for the fields txmon reads; every
  * other field of the Flagright user model is accepted as an unknown property and kept.
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -13,13 +13,14 @@ export interface ApplyEventOptions {
   readonly transitions?: TransitionTable;
 }
 
-/** Fields an event can never change (SPEC §3). */
+/** Fields an event can never change (docs/wire-format.md#merge-patch). */
 export const IMMUTABLE_TRANSACTION_FIELDS = ['transactionId', 'type', 'timestamp', 'originUserId', 'destinationUserId'] as const;
 
 /**
  * Field names a transaction cannot carry: `getTransaction` returns the transaction merged with its
- * result, so a client field of one of these names would either pass for the engine's own output
- * or be silently overwritten (SPEC §3: unknown fields are never dropped silently).
+ * result, so a client field of one of these names would either pass for the engine's own output or
+ * be silently overwritten (unknown fields are never dropped silently:
+ * docs/wire-format.md#unknown-fields).
  */
 export const RESERVED_TRANSACTION_FIELDS = ['status', 'executedRules', 'hitRules', 'riskScoreDetails'] as const;
 

@@ -74,7 +74,7 @@ function emptyValue(need: AggregateNeed): AggregateValue {
 
 /**
  * Runs every given instance against the transaction and returns the executed and hit rules in
- * the wire shape of the interface (DOMAIN.md §(a)) with the overall `status`: the most severe
+ * the wire shape (docs/wire-format.md#results) with the overall `status`: the most severe
  * action among live (non-shadow) hits, `ALLOW` when none hit. Pure and deterministic.
  *
  * @param aggregates values for {@link collectAggregateNeeds}, already including the current

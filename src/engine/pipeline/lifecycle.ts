@@ -7,8 +7,8 @@ export type TransitionTable = Readonly<Record<TransactionState, readonly Transac
 const ALL: readonly TransactionState[] = TRANSACTION_STATES;
 
 /**
- * The default transaction lifecycle (SPEC §3). A move to the same state is always allowed (an
- * attribute-only update). DECLINED, EXPIRED, REFUNDED and REVERSED are final.
+ * The default transaction lifecycle (docs/wire-format.md#lifecycle). A move to the same state is
+ * always allowed (an attribute-only update). DECLINED, EXPIRED, REFUNDED and REVERSED are final.
  */
 export const DEFAULT_TRANSITIONS: TransitionTable = Object.freeze({
   CREATED: ALL.filter((s) => s !== 'CREATED'),

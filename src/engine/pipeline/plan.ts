@@ -53,7 +53,7 @@ export interface EvaluationInput {
   readonly originUser: RuleUser | null;
   readonly destinationUser: RuleUser | null;
   readonly money: MoneyContext;
-  /** Risk level for users without one (SPEC §3 default `VERY_HIGH`). */
+  /** Risk level for users without one (default `VERY_HIGH`, docs/wire-format.md#risk-level-settings). */
   readonly defaultRiskLevel: RiskLevel;
   /**
    * What is kept between evaluations of the same `instances` (see `EvaluatorCache`); without it,
@@ -143,7 +143,8 @@ export function planRuleInstances(input: EvaluationInput): EvaluationPlan {
       continue;
     }
     const decision = prepared.filter ? prepared.filter(input) : null;
-    // DOMAIN.md §(d).4: an instance whose transaction or user filters fail does not run.
+    // An instance whose transaction or user filters fail does not run
+    // (docs/wire-format.md#filters).
     if (decision && !decision.run) continue;
     const settings = slot.settings;
     const rule = prepared.rule;

@@ -11,8 +11,9 @@ import type { RiskScoreDetails, StoredUser } from '../../domain/index.js';
 import type { UserUpdate } from '../../domain/user-update.js';
 
 /**
- * The values of a transaction a risk factor can look at (DOMAIN.md §(e) transaction factors).
- * Amounts and ages are numbers matched by ranges; the rest are strings or booleans matched by lists.
+ * The values of a transaction a risk factor can look at (the transaction factors of
+ * docs/wire-format.md#risk-scoring). Amounts and ages are numbers matched by ranges; the rest are
+ * strings or booleans matched by lists.
  */
 export const RISK_PARAMETERS = [
   'originCountry',
@@ -186,7 +187,8 @@ export interface TransactionRisk {
 
 /**
  * The transaction risk score (TRS): the weighted average Σ(score(levelᵢ)·wᵢ)/Σwᵢ of the factors
- * whose value the transaction has (DOMAIN.md §(e)); `null` when no factor applies. Pure.
+ * whose value the transaction has (docs/wire-format.md#risk-scoring); `null` when no factor
+ * applies. Pure.
  */
 export function computeTransactionRisk(
   transaction: Transaction,
@@ -221,11 +223,11 @@ export interface RiskScoringInput {
 }
 
 /**
- * `riskScoreDetails` (SPEC §3) and the CRA observations to store: the TRS of the configured
- * factors, and each user's CRA — moved by the TRS on a transaction's creation (events report it,
- * so one transaction moves a CRA once); a user with a manual `riskLevel` keeps it (score = its
- * band's midpoint). Risk never depends on rule instances, so shadow instances cannot change it
- * (SPEC §5.7). Pure.
+ * `riskScoreDetails` (docs/wire-format.md#risk-scoring) and the CRA observations to store: the TRS
+ * of the configured factors, and each user's CRA — moved by the TRS on a transaction's creation
+ * (events report it, so one transaction moves a CRA once); a user with a manual `riskLevel` keeps
+ * it (score = its band's midpoint). Risk never depends on rule instances, so shadow instances
+ * cannot change it (docs/guarantees.md#shadow-instances). Pure.
  */
 export function riskScoreDetailsOf(transaction: Transaction, input: RiskScoringInput): { details: RiskScoreDetails | undefined; observations: UserUpdate[] } {
   const { factors, bands } = input;

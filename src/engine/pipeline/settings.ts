@@ -1,13 +1,14 @@
 /**
- * The settings that apply to one instance for one transaction (SPEC §3 "which parameters/action
- * apply"): the risk level that selects them, and the parameters, action and triggers at that level.
+ * The settings that apply to one instance for one transaction
+ * (docs/wire-format.md#risk-level-settings): the risk level that selects them, and the parameters,
+ * action and triggers at that level.
  */
 import type { RiskLevel, RuleAction, TriggersOnHit } from '../../domain/index.js';
 import type { RuleInstance } from '../../domain/entities.js';
 import type { RuleUser } from '../../rules/types.js';
 import type { Transaction } from '../../domain/index.js';
 
-/** Severity order of actions (SPEC §3): BLOCK > SUSPEND > FLAG > ALLOW. */
+/** Severity order of actions (docs/wire-format.md#status): BLOCK > SUSPEND > FLAG > ALLOW. */
 export const ACTION_SEVERITY: Readonly<Record<RuleAction, number>> = Object.freeze({
   ALLOW: 0,
   FLAG: 1,
@@ -24,8 +25,9 @@ export interface ResolvedSettings {
 }
 
 /**
- * The risk level that selects parameters and actions: the sender's (or the receiver's when there
- * is no sender) manual `riskLevel`, else derived CRA level, else `defaultRiskLevel` (SPEC §3).
+ * The risk level that selects parameters and actions: the sender's (or the receiver's when there is
+ * no sender) manual `riskLevel`, else derived CRA level, else `defaultRiskLevel`
+ * (docs/wire-format.md#risk-level-settings).
  */
 export function selectRiskLevel(
   transaction: Transaction,
@@ -37,7 +39,10 @@ export function selectRiskLevel(
   return user?.riskLevel ?? defaultRiskLevel;
 }
 
-/** `riskLevelParameters[level] ?? parameters`, `riskLevelActions[level] ?? action` (SPEC §3). */
+/**
+ * `riskLevelParameters[level] ?? parameters`, `riskLevelActions[level] ?? action`
+ * (docs/wire-format.md#risk-level-settings).
+ */
 export function resolveSettings(instance: RuleInstance, riskLevel: RiskLevel): ResolvedSettings {
   return {
     riskLevel,

@@ -1,7 +1,7 @@
 /**
- * Compilation of the transaction and user filters of a rule instance (DOMAIN.md §(d) point 4 and
- * "Rule filters") into one decision function per instance: sets and parsed bounds are built once,
- * evaluation allocates nothing.
+ * Compilation of the transaction and user filters of a rule instance (docs/wire-format.md#filters)
+ * into one decision function per instance: sets and parsed bounds are built once, evaluation
+ * allocates nothing.
  *
  * - transaction filters: all must pass or the instance does not run for the transaction;
  * - user filters: checked against the sender and the receiver separately; the instance runs when
@@ -305,7 +305,7 @@ const ALWAYS_PASS: CompiledRuleFilters = Object.assign(() => ALL_PASS, { active:
  * exact amount bounds and time ranges are built once. Historical filters are not part of it (see
  * {@link compileHistoricalFilters}). The result is pure; the engine keeps one per instance.
  *
- * Semantics (DOMAIN.md §(d).4):
+ * Semantics (docs/wire-format.md#filters):
  * - `run` = every transaction filter passes AND (no user filter set OR the sender passes all user
  *   filters OR the receiver passes all);
  * - `origin` = `run` AND (no user filter OR the sender passed) AND `checkDirection` ≠ DESTINATION;

@@ -1,8 +1,8 @@
 /**
- * Historical filters of a rule instance (DOMAIN.md "Rule filters"; SPEC §3 row `filters`): they
- * restrict which past transactions count in the instance's windowed aggregates. The engine keeps a
- * filtered copy of each series the rule reads (a derived series, see `src/rules/series.ts`), named
- * after the filters' id ({@link filterIdOf}), so instances with equal filters share it.
+ * Historical filters of a rule instance (docs/wire-format.md#filters): they restrict which past
+ * transactions count in the instance's windowed aggregates. The engine keeps a filtered copy of each
+ * series the rule reads (a derived series, see `src/rules/series.ts`), named after the filters' id
+ * ({@link filterIdOf}), so instances with equal filters share it.
  */
 import { HISTORICAL_FILTER_KEYS, canonicalJson, type RuleFilters, type Transaction } from '../../domain/index.js';
 import { compileAmountRange, compileTimeRange, isIn, toSet, type TransactionCheck } from './compile.js';

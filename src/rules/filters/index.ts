@@ -1,5 +1,5 @@
 /**
- * Rule-instance filters (DOMAIN.md §(d) points 4–5 and "Rule filters"; SPEC §3 row `filters`).
+ * Rule-instance filters (docs/wire-format.md#filters).
  *
  * `filters` is a flat object keyed by filter name (schema: `RuleFiltersSchema` in `src/domain`).
  * Every key whose value is not empty (`undefined`, `[]`, `{}`, `''`, or an object whose members are

@@ -53,11 +53,11 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
  * "Nigerian prince" scam inbound pattern). Each side is checked on its own user's history and hits
  * ORIGIN (sender) and/or DESTINATION (receiver).
  *
- * Decisions: DOMAIN.md leaves the direction open; a counterparty counts whether the user paid it
- * or was paid by it (`user-all` entries, value `counterparty`), which keeps R-10 distinct from R-9
- * (senders paying one receiver). Counterparties are user ids: a side without a user (an external
- * beneficiary known only by payment details) is not a counterparty. A user is never its own
- * counterparty (self-transfers add none).
+ * Decisions: the source leaves the direction open (docs/wire-format.md#rule-library); a
+ * counterparty counts whether the user paid it or was paid by it (`user-all` entries, value
+ * `counterparty`), which keeps R-10 distinct from R-9 (senders paying one receiver). Counterparties
+ * are user ids: a side without a user (an external beneficiary known only by payment details) is
+ * not a counterparty. A user is never its own counterparty (self-transfers add none).
  */
 export const r10ManyCounterpartiesOneUser = defineRule({
   id: 'R-10',

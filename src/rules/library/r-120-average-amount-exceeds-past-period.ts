@@ -2,10 +2,10 @@ import { averageComparisonDefaults, defineVolumeTwoPeriodRule } from '../kits/tw
 
 /**
  * R-120 Average transaction amount exceed past period average: the user's average transaction
- * amount in period 1 (including this transaction) is at least `multiplierThreshold.value` % of
- * the average in period 2 (≥, per DOMAIN.md). Averages are volume ÷ number of transactions with
- * an amount, compared exactly: sum1 × n2 × 100 ≥ m × sum2 × n1. Guards as R-27; no hit when
- * period 2's average is zero, when period 2 does not start before period 1 or holds no
+ * amount in period 1 (including this transaction) is at least `multiplierThreshold.value` % of the
+ * average in period 2 (≥, per docs/wire-format.md#rule-library). Averages are volume ÷ number of
+ * transactions with an amount, compared exactly: sum1 × n2 × 100 ≥ m × sum2 × n1. Guards as R-27;
+ * no hit when period 2's average is zero, when period 2 does not start before period 1 or holds no
  * transaction before it. Targets sudden changes in ticket size (account takeover, card fraud).
  */
 export const r120AverageAmountExceedsPastPeriod = defineVolumeTwoPeriodRule({

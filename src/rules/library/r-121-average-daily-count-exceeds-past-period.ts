@@ -16,12 +16,12 @@ function formatRate(num: bigint, den: bigint): string {
 /**
  * R-121 Average transactions number exceed past period average number: the user's number of
  * transactions per day in period 1 (including this transaction) is at least `multiplierThreshold`
- * % of the number per day in period 2 (≥, per DOMAIN.md). A period's days are its length, as for
- * R-122: the nominal units × unit for fixed-length rolling windows, else the elapsed time
- * end − start / 86 400 000 ms; with `excludePeriod1`, period 2 lasts its length minus period 1's.
- * Compared exactly: n1 × len2 × 100 ≥ m × n2 × len1. Guards as R-27; no hit when period 1 has
- * length 0, when period 2 does not start before period 1 or holds no transaction before it.
- * A velocity comparison for sudden bursts of activity (account takeover, mule activation).
+ * % of the number per day in period 2 (≥, per docs/wire-format.md#rule-library). A period's days
+ * are its length, as for R-122: the nominal units × unit for fixed-length rolling windows, else the
+ * elapsed time end − start / 86 400 000 ms; with `excludePeriod1`, period 2 lasts its length minus
+ * period 1's. Compared exactly: n1 × len2 × 100 ≥ m × n2 × len1. Guards as R-27; no hit when
+ * period 1 has length 0, when period 2 does not start before period 1 or holds no transaction
+ * before it. A velocity comparison for sudden bursts of activity (account takeover, mule activation).
  */
 export const r121AverageDailyCountExceedsPastPeriod = defineTwoPeriodRule({
   id: 'R-121',

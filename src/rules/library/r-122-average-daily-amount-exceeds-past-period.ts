@@ -3,13 +3,13 @@ import { averageComparisonDefaults, defineVolumeTwoPeriodRule, perDay } from '..
 /**
  * R-122 Average daily transaction amount exceed past period average: the user's volume per day in
  * period 1 (including this transaction) is at least `multiplierThreshold.value` % of the volume per
- * day in period 2 (≥, per DOMAIN.md). A period's days are its length: the nominal units × unit for
- * fixed-length rolling windows (7 days = 7), else the elapsed time end − start in ms / 86 400 000
- * (a calendar day at 18:00 UTC has lasted 0.75 days; a rolling month its calendar length); with
- * `excludePeriod1`, period 2 lasts its length minus period 1's. Compared exactly:
- * sum1 × len2 × 100 ≥ m × sum2 × len1. Guards as R-27; no hit when period 1 has length 0 (a
- * calendar window at exactly 00:00 UTC), when period 2's volume is zero, when period 2 does not
- * start before period 1 or holds no transaction before it. Targets sudden volume surges.
+ * day in period 2 (≥, per docs/wire-format.md#rule-library). A period's days are its length: the
+ * nominal units × unit for fixed-length rolling windows (7 days = 7), else the elapsed time
+ * end − start in ms / 86 400 000 (a calendar day at 18:00 UTC has lasted 0.75 days; a rolling
+ * month its calendar length); with `excludePeriod1`, period 2 lasts its length minus period 1's.
+ * Compared exactly: sum1 × len2 × 100 ≥ m × sum2 × len1. Guards as R-27; no hit when period 1 has
+ * length 0 (a calendar window at exactly 00:00 UTC), when period 2's volume is zero, when period 2
+ * does not start before period 1 or holds no transaction before it. Targets sudden volume surges.
  */
 export const r122AverageDailyAmountExceedsPastPeriod = defineVolumeTwoPeriodRule({
   id: 'R-122',

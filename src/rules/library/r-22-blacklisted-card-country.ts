@@ -42,7 +42,7 @@ function cardIssuedCountryOf(details: PaymentDetails | undefined): string | unde
  * programmes). The origin card hits the sender side, the destination card the receiver side; any
  * other payment method, or a card without an issuing country, never hits. Codes are compared
  * exactly (the schemas only accept upper-case codes). Default list: RU, YE, IR, KP, VE, CU, BY, SY,
- * AF (the nine countries DOMAIN.md names before its "…").
+ * AF (the nine countries the source names before its "…", docs/wire-format.md#rule-library).
  */
 export const r22BlacklistedCardCountry = defineRule({
   id: 'R-22',

@@ -1,14 +1,14 @@
 import { defineVolumeTwoPeriodRule } from '../kits/two-periods.js';
 
 /**
- * R-27 Total transaction volume exceed past period total transaction volume: the user's volume
- * in period 1 (including this transaction) is at least `multiplierThreshold.value` % of the volume
- * in period 2 (≥, per DOMAIN.md; compared exactly on base-currency sums). Guards: counts of both
- * periods and the period-1 volume must lie in their optional ranges. No hit when period 2's volume
- * is zero (an "infinite" spike is not decidable), when period 2 does not start before period 1, or
- * when period 2 holds no transaction before period 1 (no history). Without `excludePeriod1` period 2
- * contains period 1, so only multipliers up to 100 % can hit. Targets sudden volume spikes
- * (account takeover, mule activation).
+ * R-27 Total transaction volume exceed past period total transaction volume: the user's volume in
+ * period 1 (including this transaction) is at least `multiplierThreshold.value` % of the volume in
+ * period 2 (≥, per docs/wire-format.md#rule-library; compared exactly on base-currency sums).
+ * Guards: counts of both periods and the period-1 volume must lie in their optional ranges. No hit
+ * when period 2's volume is zero (an "infinite" spike is not decidable), when period 2 does not
+ * start before period 1, or when period 2 holds no transaction before period 1 (no history).
+ * Without `excludePeriod1` period 2 contains period 1, so only multipliers up to 100 % can hit.
+ * Targets sudden volume spikes (account takeover, mule activation).
  */
 export const r27TotalVolumeExceedsPastPeriod = defineVolumeTwoPeriodRule({
   id: 'R-27',

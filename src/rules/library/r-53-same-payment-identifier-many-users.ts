@@ -3,12 +3,12 @@ import { paymentIdentifier } from '../series.js';
 
 /**
  * R-53 Same unique sender payment identifier used by too many users: the distinct sender user ids
- * seen with this transaction's origin payment identifier (DOMAIN.md §(a): card fingerprint, IBAN +
- * BIC, wallet id, …) in the window, this transaction's sender included, are more than
- * `uniqueUsersCountThreshold` (strict `>`). One card or account shared by many customers is a
- * synthetic-identity, account-sharing and money-mule signal (card testing rings, mule herding).
- * No origin identifier → no aggregate and no hit; a transaction without a sender still counts the
- * identifier's earlier users.
+ * seen with this transaction's origin payment identifier (docs/wire-format.md#payment-identifiers:
+ * card fingerprint, IBAN + BIC, wallet id, …) in the window, this transaction's sender included,
+ * are more than `uniqueUsersCountThreshold` (strict `>`). One card or account shared by many
+ * customers is a synthetic-identity, account-sharing and money-mule signal (card testing rings,
+ * mule herding). No origin identifier → no aggregate and no hit; a transaction without a sender
+ * still counts the identifier's earlier users.
  */
 export const r53SamePaymentIdentifierManyUsers = defineDistinctCountRule({
   id: 'R-53',

@@ -2,12 +2,12 @@ import { defineDistinctCountRule } from '../kits/distinct-count.js';
 import { paymentIdentifier } from '../series.js';
 
 /**
- * R-55 Same sender user using too many payment identifiers: the distinct origin payment
- * identifiers (DOMAIN.md §(a)) of the sender's sent transactions in the window, this one included,
- * are more than `uniquePaymentIdentifiersCountThreshold` (strict `>`, as Flagright's code; its
- * description text says ≥). Cycling through many cards or accounts is a card-testing, stolen-card
- * and account-takeover signal. No sender → no aggregate and no hit; a transaction without an origin
- * identifier still counts the sender's earlier identifiers.
+ * R-55 Same sender user using too many payment identifiers: the distinct origin payment identifiers
+ * (docs/wire-format.md#payment-identifiers) of the sender's sent transactions in the window, this
+ * one included, are more than `uniquePaymentIdentifiersCountThreshold` (strict `>`, as Flagright's
+ * code; its description text says ≥). Cycling through many cards or accounts is a card-testing,
+ * stolen-card and account-takeover signal. No sender → no aggregate and no hit; a transaction
+ * without an origin identifier still counts the sender's earlier identifiers.
  */
 export const r55SenderManyPaymentIdentifiers = defineDistinctCountRule({
   id: 'R-55',

@@ -41,10 +41,10 @@ const needName = (direction: Direction, series: SeriesName) => `${direction}:${s
 
 /**
  * R-94 Payment identifier used too frequently: the origin (destination) payment identifier
- * (DOMAIN.md §(a): card fingerprint, IBAN + BIC, account number, …) appears in at least
- * `threshold` transactions in the window, this one included (`≥`, as Flagright's code).
- * `checkSender` / `checkReceiver` choose where the side's identifier is looked for:
- * `'sending'` / `'receiving'` — only on the same side (the origin identifier as an origin);
+ * (docs/wire-format.md#payment-identifiers: card fingerprint, IBAN + BIC, account number, …)
+ * appears in at least `threshold` transactions in the window, this one included (`≥`, as
+ * Flagright's code). `checkSender` / `checkReceiver` choose where the side's identifier is looked
+ * for: `'sending'` / `'receiving'` — only on the same side (the origin identifier as an origin);
  * `'all'` — on both sides (the origin identifier as an origin or as a destination: the sum of both
  * counts, so a transaction carrying it on both sides counts twice); `'none'` — the side is not
  * checked. A side without an identifier asks for no aggregate and cannot hit. Rapid reuse of one

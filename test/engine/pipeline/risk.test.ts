@@ -160,7 +160,7 @@ describe('createEngine with risk factors', () => {
 
 describe('properties', () => {
   test.prop([transactionsArbitrary({ maxLength: 20 })], { numRuns: 40 })(
-    'shadow instances never change risk scores or user CRA (SPEC §5.7)',
+    'shadow instances never change risk scores or user CRA (docs/guarantees.md#shadow-instances)',
     async (transactions) => {
       const live = testEngine({ riskFactors: [COUNTRY, AMOUNT] }).engine;
       const withShadow = testEngine({ riskFactors: [COUNTRY, AMOUNT] }).engine;
