@@ -112,7 +112,25 @@ export interface TransactionRepository {
    * saved while the scan runs may or may not be included.
    */
   scanTransactions(): AsyncIterable<Transaction>;
+  /**
+   * The history as it was received — every create request and every event — in time order: by
+   * timestamp, a transaction before its events at the same instant, then by transaction id and
+   * arrival. Read from one consistent snapshot, without writing anything (a database adapter reads
+   * it in a read-only transaction, so the store keeps serving). What a backtest replays.
+   */
+  scanHistory(range?: HistoryRange): AsyncIterable<HistoryOperation>;
 }
+
+/** Bounds of {@link TransactionRepository.scanHistory}, inclusive (epoch ms); absent: unbounded. */
+export interface HistoryRange {
+  readonly from?: number;
+  readonly to?: number;
+}
+
+/** One operation of the stored history, as it was received (an event with its `eventId`, generated when the client gave none). */
+export type HistoryOperation =
+  | { readonly kind: 'transaction'; readonly operation: Transaction }
+  | { readonly kind: 'event'; readonly operation: TransactionEvent & { eventId: string } };
 
 /** Rule instances and their run/hit counters. */
 export interface RuleInstanceRepository {

@@ -241,6 +241,7 @@ export async function entriesOf(sql: Sql, series: string, key: string): Promise<
   const rows = await sql.query<EntryRow>('SELECT id, ts, amount::text AS amount, vals FROM txmon_series_entries WHERE series = $1 AND key = $2', [series, key]);
   return rows.map((row) => entryOf(series, key, row)).sort(compareSeriesEntries);
 }
+/** The windowed aggregates over `sql` (`db` opens a transaction for a multi-statement write outside a unit). */
 export function createPostgresAggregates(sql: Sql, db: Database | null): AggregateRepository {
   return {
     queryAggregates: (queries) => queryAggregates(sql, queries),

@@ -6,6 +6,7 @@ import type { Alert, Case } from '../domain/entities.js';
 import type { CaseRepository } from '../engine/repositories.js';
 import type { Sql } from './client.js';
 
+/** Alerts and cases over `sql` (read here; the outcome writes them). */
 export function createPostgresAlertsAndCases(sql: Sql): CaseRepository {
   const ALERT_SQL = `SELECT a.alert || jsonb_build_object('entityDetails', jsonb_build_object('type', 'TRANSACTION', 'transactionIds',
       coalesce((SELECT jsonb_agg(t.transaction_id ORDER BY t.seq) FROM txmon_alert_transactions t WHERE t.alert_id = a.alert_id), '[]'::jsonb))) AS doc

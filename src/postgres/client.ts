@@ -83,6 +83,12 @@ export interface UnitSql extends Sql {
 
 /** The database: statements, and transactions on one connection. */
 export interface Database extends Sql {
+  /**
+   * The rows of `text`, read page by page (`pageSize` rows) through a cursor inside a read-only,
+   * repeatable-read transaction on one connection: one consistent snapshot, nothing written, any
+   * number of rows in bounded memory. The transaction ends when the iteration does (also early).
+   */
+  stream<R = Record<string, unknown>>(text: string, params: readonly unknown[], pageSize: number): AsyncIterable<R[]>;
   /** One round trip (`SELECT 1`): resolves when the database answers. */
   ping(): Promise<void>;
   /** Runs `fn` inside BEGIN … COMMIT on one connection; ROLLBACK when it throws. */
@@ -421,6 +427,8 @@ function pgliteDatabase(client: PGliteLike): Database {
   return {
     ...root,
     ping: async () => void (await root.query('SELECT 1')),
+    // PGlite has one session: the cursor's transaction holds it while the rows are read.
+    stream: (text, params, pageSize) => cursorRows(root, text, params, pageSize),
     transaction,
     unit(first, fn) {
       return transaction(async (tx) => {
@@ -432,6 +440,25 @@ function pgliteDatabase(client: PGliteLike): Database {
       });
     },
   };
+}
+
+/** A cursor's rows, page by page, in a read-only snapshot on the session of `sql` (see `Database.stream`). */
+async function* cursorRows<R>(sql: Sql, text: string, params: readonly unknown[], pageSize: number): AsyncIterable<R[]> {
+  await sql.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  let open = true;
+  try {
+    await sql.query(`DECLARE txmon_stream NO SCROLL CURSOR FOR ${text}`, params);
+    for (;;) {
+      const rows = await sql.query<R>(`FETCH ${Math.max(1, Math.floor(pageSize))} FROM txmon_stream`);
+      if (rows.length === 0) break;
+      yield rows;
+    }
+    open = false;
+    await sql.query('COMMIT');
+  } finally {
+    // Stopped early or failed: nothing was written, the snapshot is let go.
+    if (open) await sql.query('ROLLBACK').catch(() => undefined);
+  }
 }
 
 /** Options of {@link databaseOf}. */
@@ -509,6 +536,25 @@ function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
   return {
     ...root,
     ping: async () => void (await root.query('SELECT 1')),
+    async *stream(text, params, pageSize) {
+      const connection = await guarded(() => client.connect());
+      let failed = false;
+      const onError = () => {
+        failed = true;
+      };
+      connection.on?.('error', onError);
+      try {
+        if (searchPath !== null) await guarded(() => connection.query("SELECT set_config('search_path', $1, false)", [searchPath]));
+        SEARCH_PATHS.set(connection, searchPath ?? '');
+        yield* cursorRows(sqlOf(connection), text, params, pageSize);
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        connection.removeListener?.('error', onError);
+        connection.release(failed);
+      }
+    },
     transaction(fn) {
       return onConnection(async (connection) => {
         await connection.query('BEGIN');

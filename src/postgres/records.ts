@@ -9,6 +9,7 @@ import { json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
 
+/** The users over `sql`; inside a unit, `reads` answers its first reads. */
 export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepository {
   return {
     async getUser(id) {
@@ -49,6 +50,7 @@ export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepo
   };
 }
 
+/** The comments on users, cases and alerts over `sql`. */
 export function createPostgresComments(sql: Sql): CommentRepository {
   return {
     async addComment(target: CommentTarget, comment: Comment) {
@@ -65,6 +67,7 @@ export function createPostgresComments(sql: Sql): CommentRepository {
   };
 }
 
+/** Upload slots and their bytes over `sql` (`db` opens a transaction for an upload outside a unit). */
 export function createPostgresFiles(sql: Sql, db: Database | null): FileRepository {
   return {
     async putFile(record) {
@@ -109,6 +112,7 @@ export function createPostgresFiles(sql: Sql, db: Database | null): FileReposito
   };
 }
 
+/** Blacklists and whitelists over `sql`. */
 export function createPostgresLists(sql: Sql): ListRepository {
   type ListDoc = Omit<StoredList, 'items'>;
   return {

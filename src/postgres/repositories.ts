@@ -1,3 +1,10 @@
+/**
+ * The repositories of `txmon/postgres`: every port in SQL, over a `pg` Pool or a PGlite instance,
+ * one module per repository group. They store what the engine decides; the one policy applied in
+ * SQL's transaction — where an alert hit lands, and what a user update does — is the domain's own
+ * (`decideAlertHit`, `applyUserUpdate`), applied inside the same database transaction as the rest
+ * of the outcome.
+ */
 import type { Repositories } from '../engine/repositories.js';
 import { unitReadsOf, unitStartOf, type UnitReads, type UnitStartRow } from './unit.js';
 import { conflictOf } from './outcome.js';
@@ -27,7 +34,7 @@ export interface PostgresRepositoriesOptions {
  */
 function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: UnitReads | null): Repositories {
   return {
-    transactions: createPostgresTransactions(sql, db, reads),
+    transactions: createPostgresTransactions(sql, db, reads, root),
     ruleInstances: createPostgresRuleInstances(sql, reads),
     users: createPostgresUsers(sql, reads),
     comments: createPostgresComments(sql),

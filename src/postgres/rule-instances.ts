@@ -8,6 +8,7 @@ import { json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Sql } from './client.js';
 
+/** The rule instances over `sql`; inside a unit, `reads` answers its first reads. */
 export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): RuleInstanceRepository {
   interface Row {
     stored: StoredRuleInstance;

@@ -1,3 +1,9 @@
+/**
+ * Transactions and their events on PostgreSQL: reads of the stored transaction (its body and latest
+ * result kept only where they differ from their source), events, the scans (current transactions
+ * for a new series; the history as received, for a backtest) and the outcome write (outcome.ts).
+ */
+import type { Transaction, TransactionEvent } from '../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
 import { saveOutcome } from './outcome.js';
@@ -13,10 +19,26 @@ const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, $
   coalesce(t.latest_result, e.result, t.create_result) AS latest_result`;
 const TRANSACTION_FROM = 'txmon_transactions t LEFT JOIN txmon_events e ON e.event_id = t.current_event_id';
 const GET_TRANSACTION_SQL = prepared(`SELECT ${TRANSACTION_COLUMNS} FROM ${TRANSACTION_FROM} WHERE t.transaction_id = $1`);
+/**
+ * The history as received, in time order: create requests and events, by (timestamp, kind,
+ * transaction id, arrival). Sorted by the server (no index serves it: a backtest reads it whole
+ * and rarely, and an index would cost every write).
+ */
+const HISTORY_SQL = `SELECT kind, doc FROM (
+    SELECT 0 AS kind, (request->>'timestamp')::float8 AS ts, transaction_id AS id, 0 AS arrival, request::json AS doc FROM txmon_transactions
+    UNION ALL
+    SELECT 1, (event->>'timestamp')::float8, transaction_id, arrival, event::json FROM txmon_events
+  ) history
+  WHERE ($1::float8 IS NULL OR ts >= $1::float8) AND ($2::float8 IS NULL OR ts <= $2::float8)
+  ORDER BY ts, kind, id COLLATE "C", arrival`;
 /** Scan pages of the stored transactions. */
 const SCAN_PAGE = 500;
 
-export function createPostgresTransactions(sql: Sql, db: Database | null, reads: UnitReads | null): TransactionRepository {
+/**
+ * The transactions over `sql`; `db` as in `repositoriesOn`, `root` the database itself (the history
+ * scan reads outside any unit).
+ */
+export function createPostgresTransactions(sql: Sql, db: Database | null, reads: UnitReads | null, root: Database): TransactionRepository {
   interface TxRow {
     version: number;
     event_count: number;
@@ -91,6 +113,20 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
         for (const row of rows) yield row.body;
         if (rows.length < SCAN_PAGE) return;
         after = (rows[rows.length - 1] as { seq: string }).seq;
+      }
+    },
+    async *scanHistory(range) {
+      interface HistoryRow {
+        kind: number;
+        doc: Transaction | (TransactionEvent & { eventId: string });
+      }
+      const pages = root.stream<HistoryRow>(HISTORY_SQL, [range?.from ?? null, range?.to ?? null], SCAN_PAGE);
+      for await (const rows of pages) {
+        for (const row of rows) {
+          yield row.kind === 0
+            ? { kind: 'transaction', operation: row.doc as Transaction }
+            : { kind: 'event', operation: row.doc as TransactionEvent & { eventId: string } };
+        }
       }
     },
     saveOutcome(outcome) {

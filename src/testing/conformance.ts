@@ -394,6 +394,36 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'scanHistory yields every create request and event as received, in time order (a transaction before its events at one instant), within a range',
+    async body(repos) {
+      const a = buildStoredTransaction(buildTransaction('t-b', { origin: 'alice', amount: 100, timestamp: FIXTURE_T0 + 5_000 }));
+      const b = buildStoredTransaction(buildTransaction('t-a', { origin: 'bob', amount: 200, timestamp: FIXTURE_T0 + 5_000 }));
+      const c = buildStoredTransaction(buildTransaction('t-c', { origin: 'carol', amount: 300, timestamp: FIXTURE_T0 }));
+      await repos.transactions.saveOutcome(buildOutcome(a, null));
+      await repos.transactions.saveOutcome(buildOutcome(b, null));
+      await repos.transactions.saveOutcome(buildOutcome(c, null));
+      // A late event (older than a's latest one) arrives second: it is listed by its timestamp.
+      const first = buildEventStep(a, 'e-1', { amount: 150, timestamp: FIXTURE_T0 + 9_000 });
+      await repos.transactions.saveOutcome(buildOutcome(first.transaction, 1, { event: first.event }));
+      const late = buildEventStep(first.transaction, 'e-2', { amount: 160, timestamp: FIXTURE_T0 + 7_000 });
+      await repos.transactions.saveOutcome(buildOutcome(late.transaction, 2, { event: late.event }));
+      const seen: string[] = [];
+      for await (const item of repos.transactions.scanHistory()) {
+        seen.push(item.kind === 'transaction' ? `t:${item.operation.transactionId}` : `e:${item.operation.eventId}`);
+      }
+      assertEqual(seen, ['t:t-c', 't:t-a', 't:t-b', 'e:e-2', 'e:e-1'], 'history in time order');
+      const firstSeen: unknown[] = [];
+      for await (const item of repos.transactions.scanHistory()) firstSeen.push(item.operation);
+      assertEqual(firstSeen[1], b.request, 'a create request as received');
+      assertEqual(firstSeen[3], late.event.event, 'an event as received');
+      const ranged: string[] = [];
+      for await (const item of repos.transactions.scanHistory({ from: FIXTURE_T0 + 5_000, to: FIXTURE_T0 + 7_000 })) {
+        ranged.push(item.kind === 'transaction' ? `t:${item.operation.transactionId}` : `e:${item.operation.eventId}`);
+      }
+      assertEqual(ranged, ['t:t-a', 't:t-b', 'e:e-2'], 'history within a range, both ends included');
+    },
+  },
+  {
     name: 'replaceSeries replaces every key of one series atomically, leaves other series alone, and [] drops it',
     async body(repos) {
       const created = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));

@@ -1,6 +1,6 @@
 import type { AggregateStore } from '../../aggregation/aggregate-store.js';
 import type { MonitoringResult, Transaction } from '../../domain/index.js';
-import type { StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
+import type { HistoryOperation, StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
 import type { AlertListing, MemoryAlertsAndCases } from './alerts-and-cases.js';
 import { storedBytesOf, type ByteBudget } from './budget.js';
@@ -121,6 +121,36 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     },
     async *scanTransactions() {
       for (const entry of transactions.values()) yield entry.transaction;
+    },
+    async *scanHistory(range) {
+      const from = range?.from ?? Number.NEGATIVE_INFINITY;
+      const to = range?.to ?? Number.POSITIVE_INFINITY;
+      const within = (timestamp: number) => timestamp >= from && timestamp <= to;
+      const history: { timestamp: number; kind: 0 | 1; id: string; arrival: number; operation: HistoryOperation }[] = [];
+      for (const entry of transactions.values()) {
+        const request = entry.request ?? requestOf(entry.transaction);
+        if (within(request.timestamp))
+          history.push({
+            timestamp: request.timestamp,
+            kind: 0,
+            id: request.transactionId,
+            arrival: 0,
+            operation: { kind: 'transaction', operation: request },
+          });
+      }
+      for (const entry of events.values()) {
+        if (within(entry.event.timestamp)) {
+          history.push({
+            timestamp: entry.event.timestamp,
+            kind: 1,
+            id: entry.transactionId,
+            arrival: entry.arrival,
+            operation: { kind: 'event', operation: entry.event },
+          });
+        }
+      }
+      history.sort((a, b) => a.timestamp - b.timestamp || a.kind - b.kind || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.arrival - b.arrival);
+      for (const item of history) yield item.operation;
     },
     async saveOutcome(outcome: TransactionOutcome) {
       const saved = outcome.transaction;
