@@ -68,3 +68,31 @@ export const PRUNE_USAGE = `Usage: txmon prune [--store pglite:<dir>|postgres://
 
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
+
+/** Usage of `txmon simulate`. */
+export const SIMULATE_USAGE = `Usage: txmon simulate (--history <file.ndjson[.gz]|file.csv[.gz]> | --store pglite:<dir>|postgres://… [--tenant <id>] [--from <date>] [--to <date>])
+                      --rules <baseline.json> [--candidate <candidate.json>] [--labels <labels.csv>] [--users <users.ndjson>]
+                      [--engine <engine.json>] [--csv-map <columns.json>] [--report <report.html>] [--json <report.json>] [--strict]
+
+  Replays a history through a baseline rule set and a candidate (docs/backtesting.md): what each would
+  have flagged, alerted and missed. One pass, the engine's own evaluation, nothing stored anywhere.
+
+  --history    transactions and transaction events in time order: NDJSON (one per line; a line with
+               "type" is a transaction, one with "transactionState" and no "type" an event) or CSV
+               (a header of wire-format dot paths such as originAmountDetails.transactionAmount, or
+               columns mapped to them by --csv-map {"column": "dot.path"}); .gz is read gzipped
+  --store      a store's own history instead, read in time order from a read-only snapshot (a server on
+               PostgreSQL keeps serving; a PGlite directory must not be in use); --tenant names the
+               tenant's schema or directory; --from / --to bound it (dates or epoch ms)
+  --rules      the baseline: a JSON array of rule-instance requests (what GET /rule-instances answers)
+  --candidate  the rule set to compare with the baseline
+  --labels     CSV with a header level,id,typology[,scheme]: precision, recall and F1 against them
+  --users      users the host created, one JSON body per line ("type": CONSUMER or BUSINESS, else a
+               body with legalEntity is a business)
+  --engine     JSON of engine settings: baseCurrency, defaultRiskLevel, lateArrivalMs, limits,
+               riskFactors, riskBands, lists ([{"listId", "listType", "subtype", "items"}]), users
+  --report     write the report as one self-contained HTML page
+  --json       write the report as JSON
+  --strict     stop at the first line that is not valid (exit code 1, naming the line); by default such
+               lines are reported with their line numbers and the replay goes on
+`;
