@@ -43,8 +43,8 @@ export interface LiveTransaction {
   readonly request: Transaction;
   current: Transaction;
   readonly events: SequencedEvent[];
-  /** The client event ids it received, with their canonical payloads (a replay answers as before). */
-  eventPayloads: Map<string, string> | null;
+  /** The event ids it received from the client (a replay of one is answered as before). */
+  clientEventIds: Set<string> | null;
   lastEventTimestamp: number | null;
   touchedAt: number;
   /** One flag per instance of the baseline, then of the candidate: whether it ever hit this transaction. */
@@ -156,9 +156,10 @@ function unionOf(sets: readonly RuleSet[]): { series: ReadonlySet<SeriesName>; d
   return { series, derived: [...derived.values()], values: sets.some((s) => s.readsValues) };
 }
 
-/** An item of the history as an operation, or `null` for a blank line. */
-function operationOf(item: unknown): Record<string, unknown> | null {
+/** An item of the history as an operation (`owned` when parsed here from text), or `null` for a blank line. */
+function operationOf(item: unknown): { operation: Record<string, unknown>; owned: boolean } | null {
   let value = item;
+  const owned = typeof item === 'string';
   if (typeof item === 'string') {
     if (item.trim() === '') return null;
     try {
@@ -170,7 +171,7 @@ function operationOf(item: unknown): Record<string, unknown> | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TxmonError('VALIDATION_FAILED', 'An operation must be a JSON object', [{ path: '', code: 'type', message: 'must be an object' }]);
   }
-  return value as Record<string, unknown>;
+  return { operation: value as Record<string, unknown>, owned };
 }
 
 /**
@@ -260,8 +261,8 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
       if (userId && !users.has(userId)) users.set(userId, seenUser(userId, now));
     }
   };
-  const takeTransaction = (input: unknown) => {
-    const request = checkTransactionInput(input, settings.limits);
+  const takeTransaction = (input: unknown, owned: boolean) => {
+    const request = checkTransactionInput(input, settings.limits, owned);
     const existing = live.get(request.transactionId);
     if (existing !== undefined) {
       if (canonicalJson(existing.request) === canonicalJson(request)) return void tally.replays++;
@@ -276,26 +277,25 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
     const now = transaction.timestamp;
     maintain(now);
     latest = latest === null ? now : Math.max(latest, now);
-    const record: LiveTransaction = { request, current: transaction, events: [], eventPayloads: null, lastEventTimestamp: null, touchedAt: now, hits: null };
+    const record: LiveTransaction = { request, current: transaction, events: [], clientEventIds: null, lastEventTimestamp: null, touchedAt: now, hits: null };
     tally.appeared(transaction);
     evaluate(transaction, null, record, now);
     live.set(request.transactionId, record);
     tally.transactions++;
   };
-  const takeEvent = (input: unknown) => {
-    const request = checkEventInput(input, settings.limits) as TransactionEvent & { eventId?: string };
+  const takeEvent = (input: unknown, owned: boolean) => {
+    const request = checkEventInput(input, settings.limits, owned) as TransactionEvent & { eventId?: string };
     const record = live.get(request.transactionId);
     if (record === undefined) throw notFound('TRANSACTION_NOT_FOUND', 'transaction (in the history, quiet for less than lateArrivalMs)', '/transactionId');
-    if (request.eventId !== undefined) {
-      const kept = record.eventPayloads?.get(request.eventId);
-      if (kept !== undefined) {
-        if (kept === canonicalJson(request)) return void tally.replays++;
-        throw conflict('EVENT_ID_CONFLICT', 'An event with this eventId exists with a different payload', '/eventId', 'exists with a different payload');
-      }
+    if (request.eventId !== undefined && record.clientEventIds?.has(request.eventId) === true) {
+      const kept = record.events.find((e) => e.event.eventId === request.eventId)?.event;
+      if (kept !== undefined && canonicalJson(kept) === canonicalJson(request)) return void tally.replays++;
+      throw conflict('EVENT_ID_CONFLICT', 'An event with this eventId exists with a different payload', '/eventId', 'exists with a different payload');
     }
     assertEventCountWithin(record.events.length + 1, settings.limits);
     const clientEventId = request.eventId !== undefined;
-    const event = { ...request, eventId: request.eventId ?? `event-${++eventIds}` };
+    // The stored event is the request as received (so a replay compares alike), its id filled in when absent.
+    const event = request.eventId === undefined ? { ...request, eventId: `event-${++eventIds}` } : (request as TransactionEvent & { eventId: string });
     const late = record.lastEventTimestamp !== null && event.timestamp < record.lastEventTimestamp;
     const sequence = [...record.events, { event, arrival: record.events.length }];
     const next = late
@@ -308,8 +308,8 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
     evaluate(next, record.current, record, now);
     record.events.push({ event, arrival: record.events.length });
     if (clientEventId) {
-      record.eventPayloads ??= new Map();
-      record.eventPayloads.set(event.eventId, canonicalJson(request));
+      record.clientEventIds ??= new Set();
+      record.clientEventIds.add(event.eventId);
     }
     record.lastEventTimestamp = Math.max(record.lastEventTimestamp ?? Number.NEGATIVE_INFINITY, event.timestamp);
     record.current = next;
@@ -332,10 +332,11 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
     take(item: unknown, position: number, strict: boolean) {
       let operation: Record<string, unknown> | null = null;
       try {
-        operation = operationOf(item);
-        if (operation === null) return;
-        if ('type' in operation) takeTransaction(operation);
-        else if ('transactionState' in operation) takeEvent(operation);
+        const taken = operationOf(item);
+        if (taken === null) return;
+        operation = taken.operation;
+        if ('type' in operation) takeTransaction(operation, taken.owned);
+        else if ('transactionState' in operation) takeEvent(operation, taken.owned);
         else {
           throw new TxmonError('VALIDATION_FAILED', 'An operation is a transaction (it has type) or an event (it has transactionState)', [
             { path: '/type', code: 'required', message: 'is required for a transaction (an event has transactionState instead)' },

@@ -7,6 +7,7 @@ export {
   assertSafeJson,
   copySafeJson,
   copySafeJsonSized,
+  checkOwnedJsonSized,
   FORBIDDEN_KEYS,
   isWellFormedText,
   measureJsonSize,

@@ -234,10 +234,22 @@ export function copySafeJson<T>(value: T, options: SafeJsonOptions = {}): T {
  * (counted in the same pass), for size limits checked after the schema.
  */
 export function copySafeJsonSized<T>(value: T, options: SafeJsonOptions = {}): { copy: T; size: number } {
+  return checkSafeJsonSized(value, options, true);
+}
+
+/**
+ * The checks of {@link copySafeJsonSized} without the copy, for a value the caller owns and nobody
+ * else can change (fresh from `JSON.parse`): the value itself is returned, with its size.
+ */
+export function checkOwnedJsonSized<T>(value: T, options: SafeJsonOptions = {}): { copy: T; size: number } {
+  return checkSafeJsonSized(value, options, false);
+}
+
+function checkSafeJsonSized<T>(value: T, options: SafeJsonOptions, copying: boolean): { copy: T; size: number } {
   const maxDepth = options.maxDepth ?? SAFE_JSON_DEFAULTS.maxDepth;
   const budget: Budget = { nodes: options.maxNodes ?? SAFE_JSON_DEFAULTS.maxNodes, size: 0 };
   try {
-    const copy = copyChecked(value, 1, maxDepth, budget) as T;
+    const copy = copyChecked(value, 1, maxDepth, budget, copying) as T;
     return { copy, size: budget.size };
   } catch (error) {
     if (error !== UNSAFE) throw error;
@@ -254,7 +266,8 @@ interface Budget {
   size: number;
 }
 
-function copyChecked(value: unknown, depth: number, maxDepth: number, budget: Budget): unknown {
+/** Checks `value` (see {@link assertSafeJson}) and, when `copying`, returns a copy (else `value` itself). */
+function copyChecked(value: unknown, depth: number, maxDepth: number, budget: Budget, copying: boolean): unknown {
   if (--budget.nodes < 0) throw UNSAFE;
   budget.size += 1;
   switch (typeof value) {
@@ -276,26 +289,29 @@ function copyChecked(value: unknown, depth: number, maxDepth: number, budget: Bu
   if (depth > maxDepth) throw UNSAFE;
   if (Array.isArray(value)) {
     const n = value.length;
-    const out = new Array<unknown>(n);
+    const out = copying ? new Array<unknown>(n) : value;
     for (let i = 0; i < n; i++) {
       const item: unknown = value[i];
       if (item === undefined) throw UNSAFE;
-      out[i] = copyChecked(item, depth + 1, maxDepth, budget);
+      const checked = copyChecked(item, depth + 1, maxDepth, budget, copying);
+      if (copying) out[i] = checked;
     }
     return out;
   }
   if (!isPlainObject(value)) throw UNSAFE;
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = copying ? {} : (value as Record<string, unknown>);
   // for-in with an own-property check, not Object.keys: no key array per object (V8 serves
   // for-in from the map's enum cache).
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw UNSAFE;
     const item = (value as Record<string, unknown>)[key];
+    // An owned value keeps an undefined property (JSON.parse makes none; the schema then judges it).
     if (item === undefined) continue;
     if (!isWellFormedText(key)) throw UNSAFE;
     budget.size += key.length;
-    out[key] = copyChecked(item, depth + 1, maxDepth, budget);
+    const checked = copyChecked(item, depth + 1, maxDepth, budget, copying);
+    if (copying) out[key] = checked;
   }
   return out;
 }

@@ -16,7 +16,7 @@ import {
   type TransactionEvent,
 } from '../../domain/index.js';
 import { invalidField, limitExceeded } from '../../errors.js';
-import { copySafeJson, copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
+import { checkOwnedJsonSized, copySafeJson, copySafeJsonSized, createLazyValidator, measureJsonSize } from '../../validation/index.js';
 import { assertSizeWithin, type EngineLimits } from '../limits.js';
 import { assertNoReservedFields } from './apply-event.js';
 
@@ -28,11 +28,12 @@ const validateConsumer = createLazyValidator(ConsumerUserSchema, { what: 'consum
 const validateBusiness = createLazyValidator(BusinessUserSchema, { what: 'business user', safeJson: false });
 
 /**
- * A create request, checked: a copy of `input` (the caller's object is never kept).
+ * A create request, checked: a copy of `input` (the caller's object is never kept), or — when the
+ * caller `owned` it (fresh from `JSON.parse`, shared with nobody) — `input` itself, checked alike.
  * @throws TxmonError `VALIDATION_FAILED` (schema, JSON safety, reserved fields) or `LIMIT_EXCEEDED` (`maxTransactionSize`)
  */
-export function checkTransactionInput(input: unknown, limits: EngineLimits): Transaction {
-  const { copy, size } = copySafeJsonSized(input);
+export function checkTransactionInput(input: unknown, limits: EngineLimits, owned = false): Transaction {
+  const { copy, size } = owned ? checkOwnedJsonSized(input) : copySafeJsonSized(input);
   const request = validateTransaction(copy);
   assertSizeWithin(size, limits.maxTransactionSize, 'maxTransactionSize', 'the transaction');
   assertNoReservedFields(request);
@@ -40,11 +41,11 @@ export function checkTransactionInput(input: unknown, limits: EngineLimits): Tra
 }
 
 /**
- * An event request, checked: a copy of `input`.
+ * An event request, checked: a copy of `input`, or `input` itself when the caller `owned` it.
  * @throws TxmonError `VALIDATION_FAILED` or `LIMIT_EXCEEDED` (`maxEventSize`)
  */
-export function checkEventInput(input: unknown, limits: EngineLimits): TransactionEvent {
-  const { copy, size } = copySafeJsonSized(input);
+export function checkEventInput(input: unknown, limits: EngineLimits, owned = false): TransactionEvent {
+  const { copy, size } = owned ? checkOwnedJsonSized(input) : copySafeJsonSized(input);
   const request = validateEvent(copy);
   assertSizeWithin(size, limits.maxEventSize, 'maxEventSize', 'the transaction event');
   return request;

@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+/**
+ * The backtest's speed: `txmon simulate` over an NDJSON history through a rule set of 20 instances
+ * (the bench's "today" instances, alerts on), in a child process limited to one core (`taskset`)
+ * and a 1 GB heap, and the same history pushed through a live engine (memory repositories) for
+ * comparison, operation by operation, in the same run.
+ *
+ *   node bench/simulate.mjs [--history file.ndjson] [--ops 1000000] [--compare-ops 200000] [--candidate] [--json out.json]
+ *
+ * Without --history the bench's "long" stream (today's stream continued) is written to a
+ * temporary NDJSON file first. Prints operations per second, the peak heap and RSS, and the
+ * simulation's speed against the live engine's.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { tmpdir, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createInstanceConfigs, streamWorkload } from './workload.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..');
+const { values: opts } = parseArgs({
+  options: {
+    history: { type: 'string' },
+    rules: { type: 'string' },
+    ops: { type: 'string', default: '1000000' },
+    'compare-ops': { type: 'string', default: '200000' },
+    candidate: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    child: { type: 'string' },
+  },
+  strict: true,
+});
+
+const CLI = join(ROOT, 'dist', 'cli.js');
+const INDEX = join(ROOT, 'dist', 'index.js');
+
+/** The instances: today's 20, alerts on (the engine's default), as rule-instance requests. */
+function instances() {
+  return createInstanceConfigs().map((c) => c.request);
+}
+
+/** Writes the long stream's first `ops` operations as NDJSON. */
+async function writeLongStream(file, ops) {
+  const out = createWriteStream(file);
+  for (const op of streamWorkload({ operations: ops })) {
+    if (!out.write(`${JSON.stringify(op.payload)}\n`)) await new Promise((r) => out.once('drain', r));
+  }
+  await new Promise((r) => out.end(r));
+}
+
+/** The first `ops` lines of an NDJSON file, parsed. */
+async function readOperations(file, ops) {
+  const out = [];
+  for await (const line of createInterface({ input: (await import('node:fs')).createReadStream(file) })) {
+    if (line.trim() === '') continue;
+    out.push(JSON.parse(line));
+    if (out.length >= ops) break;
+  }
+  return out;
+}
+
+/** Child: one timed run of a subject over the history, printing one JSON line of figures. */
+async function child(kind) {
+  const txmon = await import(pathToFileURL(INDEX).href);
+  const history = opts.history;
+  const rules = opts.rules ? JSON.parse(readFileSync(opts.rules, 'utf8')) : instances();
+  let peakHeap = 0;
+  let peakRss = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+    peakRss = Math.max(peakRss, m.rss);
+  };
+  const timer = setInterval(sample, 200);
+  const started = performance.now();
+  let operations = 0;
+  if (kind === 'simulate') {
+    const ops = Number(opts.ops);
+    async function* lines() {
+      for await (const line of createInterface({ input: (await import('node:fs')).createReadStream(history), crlfDelay: Infinity })) {
+        if (operations >= ops) return;
+        operations++;
+        yield line;
+      }
+    }
+    const report = await txmon.simulate({ history: lines(), baseline: rules, ...(opts.candidate ? { candidate: rules } : {}), progressEvery: 50_000, onProgress: sample });
+    sample();
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`${JSON.stringify({ kind, operations, seconds, peakHeap, peakRss, hits: report.baseline.hits, rejected: report.history.rejected })}\n`);
+  } else {
+    const operationsList = await readOperations(history, Number(opts['compare-ops']));
+    const engine = txmon.createEngine({ repositories: txmon.createMemoryRepositories({ maxStoredBytes: 2 ** 34 }) });
+    for (const request of rules) await engine.createRuleInstance(request);
+    const t0 = performance.now();
+    for (const op of operationsList) {
+      try {
+        if ('type' in op) await engine.createTransaction(op);
+        else await engine.createTransactionEvent(op);
+      } catch {
+        // Rejected by design of the stream.
+      }
+      operations++;
+    }
+    sample();
+    const seconds = (performance.now() - t0) / 1000;
+    process.stdout.write(`${JSON.stringify({ kind, operations, seconds, peakHeap, peakRss })}\n`);
+  }
+  clearInterval(timer);
+}
+
+/** Runs a child on one core with a 1 GB heap (`--max-old-space-size=1024`); its figures. */
+function runChild(kind, extra) {
+  const args = ['--max-old-space-size=1024', fileURLToPath(import.meta.url), '--child', kind, ...extra];
+  const pin = existsSync('/usr/bin/taskset') ? ['taskset', ['-c', String(cpus().length - 1), process.execPath, ...args]] : [process.execPath, args];
+  const out = execFileSync(pin[0], pin[1], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+async function main() {
+  if (opts.child) return child(opts.child);
+  if (!existsSync(CLI)) throw new Error('run npm run build first');
+  const dir = mkdtempSync(join(tmpdir(), 'txmon-bench-simulate-'));
+  try {
+    const history = opts.history ?? join(dir, 'history.ndjson');
+    if (opts.history === undefined) {
+      process.stderr.write(`writing ${opts.ops} operations of the long stream…\n`);
+      await writeLongStream(history, Number(opts.ops));
+    }
+    const rulesFile = opts.rules ?? join(dir, 'rules.json');
+    if (opts.rules === undefined) writeFileSync(rulesFile, JSON.stringify(instances()));
+    const extra = ['--history', history, '--rules', rulesFile, '--ops', opts.ops, '--compare-ops', opts['compare-ops'], ...(opts.candidate ? ['--candidate'] : [])];
+    const sim = runChild('simulate', extra);
+    const live = runChild('engine', extra);
+    const simRate = sim.operations / sim.seconds;
+    const liveRate = live.operations / live.seconds;
+    const result = {
+      node: process.version,
+      cpu: cpus()[0]?.model,
+      history: opts.history ?? `long stream, ${opts.ops} operations`,
+      instances: 20,
+      candidate: opts.candidate,
+      simulate: { ...sim, opsPerSecond: Math.round(simRate) },
+      engine: { ...live, opsPerSecond: Math.round(liveRate) },
+      simulateOverEngine: Number((simRate / liveRate).toFixed(2)),
+    };
+    process.stdout.write(
+      `simulate: ${sim.operations} operations in ${sim.seconds.toFixed(1)} s (${Math.round(simRate)} ops/s), peak heap ${(sim.peakHeap / 2 ** 20).toFixed(0)} MB, RSS ${(sim.peakRss / 2 ** 20).toFixed(0)} MB\n` +
+        `live engine (memory): ${live.operations} operations in ${live.seconds.toFixed(1)} s (${Math.round(liveRate)} ops/s)\n` +
+        `simulate / engine: ${result.simulateOverEngine}×\n`,
+    );
+    if (opts.json) writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
