@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { currencyExponent } from '../domain/codes.js';
-import { convertAtRate, convertScaled, roundToMinorUnit, toScaled } from '../domain/money.js';
+import { convertAtRate, convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../domain/money.js';
 import type { MoneyContext } from './types.js';
 
 /**
@@ -57,6 +57,22 @@ export function resolveThreshold(thresholds: AmountThresholds, amount: bigint, c
   if (own !== undefined) return { amount, threshold: own, currency };
   const converted = inFirstCurrency(parsed, amount, currency, money, at);
   return converted === null ? null : { amount: converted, threshold: parsed.firstThreshold, currency: parsed.first as string };
+}
+
+/**
+ * The threshold of a {@link resolveThreshold} result as a rule's description states it
+ * (`formatMoney`). A listed threshold of a frozen map (an instance's parameters) is formatted once:
+ * every hit of the instance states the same text.
+ */
+export function statedThreshold(thresholds: AmountThresholds, resolved: { readonly threshold: bigint; readonly currency: string }): string {
+  const parsed = parsedThresholds(thresholds);
+  if (parsed.stated === null || parsed.byCurrency.get(resolved.currency) !== resolved.threshold) return formatMoney(resolved.threshold, resolved.currency);
+  let text = parsed.stated.get(resolved.currency);
+  if (text === undefined) {
+    text = formatMoney(resolved.threshold, resolved.currency);
+    parsed.stated.set(resolved.currency, text);
+  }
+  return text;
 }
 
 /**
@@ -148,6 +164,8 @@ interface ParsedThresholds {
   readonly firstExponent: number;
   /** Per source currency, the bound of {@link reachesThreshold}; only for cached (frozen) maps. */
   readonly bounds: Map<string, RateBound> | null;
+  /** Each listed threshold as a description states it (`formatMoney`), once made; only for cached maps. */
+  readonly stated: Map<string, string> | null;
 }
 // Frozen maps cannot change: each is parsed once.
 const parsedCache = new WeakMap<AmountThresholds, ParsedThresholds>();
@@ -165,6 +183,7 @@ function parsedThresholds(thresholds: AmountThresholds): ParsedThresholds {
       firstThreshold: first === null ? 0n : (byCurrency.get(first) as bigint),
       firstExponent: first === null ? 0 : currencyExponent(first),
       bounds: frozen ? new Map() : null,
+      stated: frozen ? new Map() : null,
     };
     if (frozen) parsedCache.set(thresholds, parsed);
   }

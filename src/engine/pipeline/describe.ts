@@ -56,6 +56,8 @@ export function describeHits(template: string, hits: readonly RuleHit[], templat
   if (hits.length === 1) return renderDescription(template, (hits[0] as RuleHit).vars, templates);
   if (hits.length === 2) {
     const first = renderDescription(template, (hits[0] as RuleHit).vars, templates);
+    // Both sides of one check usually share their variables: rendered once.
+    if ((hits[0] as RuleHit).vars === (hits[1] as RuleHit).vars) return first;
     const second = renderDescription(template, (hits[1] as RuleHit).vars, templates);
     return first === second ? first : `${first} ${second}`;
   }

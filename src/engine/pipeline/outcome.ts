@@ -20,32 +20,83 @@ export interface RuleOutcomeWrites {
   readonly seenUserIds: string[];
 }
 
-/** The alert hit of an instance outcome on one side's user. */
+/*
+ * An alert hit makes the parts only an opening alert needs — the new alert's and case's ids, and the
+ * rule's details the alert keeps — on first read. Most hits land in an alert that is open already,
+ * and making these for each of them was most of a hit's cost (two random UUIDs and an object per
+ * hit and side). What they are made from is kept on the hit under symbols (not enumerable by JSON).
+ */
+const OUTCOME = Symbol('outcome');
+const NAME_OF = Symbol('ruleNameOf');
+const IDS = Symbol('ids');
+const ALERT_ID = Symbol('alertId');
+const CASE_ID = Symbol('caseId');
+const DETAILS = Symbol('details');
+
+interface LazyHit {
+  [OUTCOME]: InstanceOutcome;
+  [NAME_OF]: (o: InstanceOutcome) => string;
+  [IDS]: IdGenerator;
+  [ALERT_ID]: string | undefined;
+  [CASE_ID]: string | undefined;
+  [DETAILS]: AlertHit['ruleDetails'] | undefined;
+}
+
+/** The getters every alert hit shares (on its prototype): each part made once, when first read. */
+const LAZY_HIT_PARTS = Object.create(null, {
+  newAlertId: {
+    enumerable: true,
+    get(this: LazyHit) {
+      this[ALERT_ID] ??= this[IDS].next('alert');
+      return this[ALERT_ID];
+    },
+  },
+  newCaseId: {
+    enumerable: true,
+    get(this: LazyHit) {
+      this[CASE_ID] ??= this[IDS].next('case');
+      return this[CASE_ID];
+    },
+  },
+  ruleDetails: {
+    enumerable: true,
+    get(this: LazyHit) {
+      const o = this[OUTCOME];
+      this[DETAILS] ??= {
+        id: o.instance.ruleId,
+        name: this[NAME_OF](o),
+        description: o.ruleDescription,
+        instanceId: o.instance.id,
+        action: o.action,
+        nature: o.instance.nature,
+      };
+      return this[DETAILS];
+    },
+  },
+}) as object;
+
+/** The alert hit of an instance outcome on one side's user; its opening parts are made only if read. */
 function alertHitOf(
   o: InstanceOutcome,
   userId: string,
   direction: 'ORIGIN' | 'DESTINATION',
   transaction: Transaction,
-  ruleName: string,
+  ruleNameOf: (o: InstanceOutcome) => string,
   ids: IdGenerator,
 ): AlertHit {
-  return {
-    instanceId: o.instance.id,
-    userId,
-    direction,
-    transactionId: transaction.transactionId,
-    priority: o.instance.casePriority,
-    ruleDetails: {
-      id: o.instance.ruleId,
-      name: ruleName,
-      description: o.ruleDescription,
-      instanceId: o.instance.id,
-      action: o.action,
-      nature: o.instance.nature,
-    },
-    newAlertId: ids.next('alert'),
-    newCaseId: ids.next('case'),
-  };
+  const hit = Object.create(LAZY_HIT_PARTS) as AlertHit & LazyHit;
+  hit.instanceId = o.instance.id;
+  hit.userId = userId;
+  hit.direction = direction;
+  hit.transactionId = transaction.transactionId;
+  hit.priority = o.instance.casePriority;
+  hit[OUTCOME] = o;
+  hit[NAME_OF] = ruleNameOf;
+  hit[IDS] = ids;
+  hit[ALERT_ID] = undefined;
+  hit[CASE_ID] = undefined;
+  hit[DETAILS] = undefined;
+  return hit;
 }
 
 /** The `triggersOnHit` update of a hit user, or `null` when the instance sets nothing for that side. */
@@ -83,7 +134,7 @@ export function ruleOutcomeWrites(
     for (const direction of o.hitDirections) {
       const userId = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
       if (!userId) continue;
-      if (o.instance.alertCreationOnHit) alertHits.push(alertHitOf(o, userId, direction, transaction, ruleNameOf(o), ids));
+      if (o.instance.alertCreationOnHit) alertHits.push(alertHitOf(o, userId, direction, transaction, ruleNameOf, ids));
       const update = triggeredUpdate(o, userId, direction);
       if (update !== null) userUpdates.push(update);
     }

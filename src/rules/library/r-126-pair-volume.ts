@@ -5,7 +5,7 @@ import { formatMoney } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { createNeed } from '../kits/need.js';
-import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, resolveThreshold, statedThreshold } from '../parameters.js';
 import { pairKey } from '../series.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -81,7 +81,7 @@ export const r126PairVolume = defineRule({
     const vars = {
       volume: formatMoney(resolved.amount, resolved.currency),
       window: describeTimeWindow(parameters.timeWindow),
-      threshold: formatMoney(resolved.threshold, resolved.currency),
+      threshold: statedThreshold(parameters.transactionVolumeThreshold, resolved),
     };
     return [
       { direction: 'ORIGIN', vars },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
-import { amountThresholdsSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, reachesThreshold, resolveThreshold, statedThreshold } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -38,8 +38,8 @@ export const r2TransactionAmount = defineRule({
     const resolved = resolveThreshold(thresholds, amount, details.transactionCurrency, money, transaction.timestamp);
     if (!resolved) return NO_HITS;
     const vars = {
-      amount: formatMoney(toScaled(details.transactionAmount), details.transactionCurrency),
-      threshold: formatMoney(resolved.threshold, resolved.currency),
+      amount: formatMoney(amount, details.transactionCurrency),
+      threshold: statedThreshold(thresholds, resolved),
     };
     return [
       { direction: 'ORIGIN', vars },

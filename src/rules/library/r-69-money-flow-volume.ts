@@ -17,7 +17,7 @@ import {
   USER_SERIES,
   type SideRead,
 } from '../kits/directions.js';
-import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
+import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold, statedThreshold } from '../parameters.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -153,7 +153,7 @@ function checkSide(
       side: describeSide(direction),
       window: describeTimeWindow(parameters.timeWindow),
       volume: formatMoney(resolved.amount, resolved.currency),
-      threshold: formatMoney(resolved.threshold, resolved.currency),
+      threshold: statedThreshold(parameters.transactionVolumeThreshold, resolved),
     },
   });
 }
