@@ -12,7 +12,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const { values: opts } = parseArgs({
-  options: { ops: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '7' }, users: { type: 'string', default: '500' }, dist: { type: 'string', default: 'dist/index.js' } },
+  options: {
+    ops: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '7' },
+    users: { type: 'string', default: '500' },
+    dist: { type: 'string', default: 'dist/index.js' },
+  },
 });
 const txmon = await import(pathToFileURL(resolve(opts.dist)).href);
 const OPS = Number(opts.ops);

@@ -87,10 +87,18 @@ async function child(kind) {
         yield line;
       }
     }
-    const report = await txmon.simulate({ history: lines(), baseline: rules, ...(opts.candidate ? { candidate: rules } : {}), progressEvery: 50_000, onProgress: sample });
+    const report = await txmon.simulate({
+      history: lines(),
+      baseline: rules,
+      ...(opts.candidate ? { candidate: rules } : {}),
+      progressEvery: 50_000,
+      onProgress: sample,
+    });
     sample();
     const seconds = (performance.now() - started) / 1000;
-    process.stdout.write(`${JSON.stringify({ kind, operations, seconds, peakHeap, peakRss, hits: report.baseline.hits, rejected: report.history.rejected })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ kind, operations, seconds, peakHeap, peakRss, hits: report.baseline.hits, rejected: report.history.rejected })}\n`,
+    );
   } else {
     const operationsList = await readOperations(history, Number(opts['compare-ops']));
     const engine = txmon.createEngine({ repositories: txmon.createMemoryRepositories({ maxStoredBytes: 2 ** 34 }) });
@@ -132,7 +140,17 @@ async function main() {
     }
     const rulesFile = opts.rules ?? join(dir, 'rules.json');
     if (opts.rules === undefined) writeFileSync(rulesFile, JSON.stringify(instances()));
-    const extra = ['--history', history, '--rules', rulesFile, '--ops', opts.ops, '--compare-ops', opts['compare-ops'], ...(opts.candidate ? ['--candidate'] : [])];
+    const extra = [
+      '--history',
+      history,
+      '--rules',
+      rulesFile,
+      '--ops',
+      opts.ops,
+      '--compare-ops',
+      opts['compare-ops'],
+      ...(opts.candidate ? ['--candidate'] : []),
+    ];
     const sim = runChild('simulate', extra);
     const live = runChild('engine', extra);
     const simRate = sim.operations / sim.seconds;

@@ -1,6 +1,6 @@
 /**
- * Imports flow one way — domain ← validation/logic ← rules/aggregation ← engine ← repositories ←
- * http/cli — and the linter (biome.json, run by `npm test`) is what enforces it. These cases feed
+ * Imports flow one way — domain ← validation/logic ← rules/aggregation ← engine ← simulation ←
+ * repositories ← http/cli — and the linter (biome.json, run by `npm test`) is what enforces it. These cases feed
  * the linter a module placed in a layer and check it refuses each import that points up
  * and accepts the ones that point down, so a change to the configuration that stops the rule
  * from firing fails here.
@@ -47,6 +47,9 @@ const upward: [file: string, specifier: string][] = [
   ['src/engine/probe.ts', '../default-engine.js'],
   ['src/repositories/memory/probe.ts', '../../http/index.js'],
   ['src/postgres/probe.ts', '../cli/main.js'],
+  ['src/engine/probe.ts', '../simulation/simulate.js'],
+  ['src/simulation/probe.ts', '../repositories/memory/index.js'],
+  ['src/simulation/probe.ts', '../cli/main.js'],
 ];
 
 const downward: [file: string, specifier: string][] = [
@@ -58,6 +61,8 @@ const downward: [file: string, specifier: string][] = [
   ['src/postgres/probe.ts', '../engine/repositories.js'],
   ['src/http/probe.ts', '../engine/types.js'],
   ['src/cli/probe.ts', '../postgres/index.js'],
+  ['src/simulation/probe.ts', '../engine/pipeline/index.js'],
+  ['src/cli/probe.ts', '../simulation/simulate.js'],
 ];
 
 describe('the import-boundary lint rule', () => {
