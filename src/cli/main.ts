@@ -1,9 +1,9 @@
 /**
- * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts) and `txmon prune …`
- * (prune.ts). Help and unknown commands answer from usage.ts alone: a command's module (and with it
+ * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts), `txmon prune …`
+ * (prune.ts) and `txmon generate …` (generate.ts). Help and unknown commands answer from usage.ts alone: a command's module (and with it
  * the engine, the HTTP layer and the store drivers) is imported only when that command runs.
  */
-import { PRUNE_USAGE, USAGE, UsageError } from './usage.js';
+import { GENERATE_USAGE, PRUNE_USAGE, USAGE, UsageError } from './usage.js';
 
 /** Whether `error` is about the command line (then the usage is printed and the exit code is 2). */
 function isUsageError(error: unknown): boolean {
@@ -40,9 +40,22 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     return;
   }
+  if (command === 'generate') {
+    if (asksForHelp(rest)) {
+      process.stdout.write(GENERATE_USAGE);
+      return;
+    }
+    try {
+      const { generate } = await import('./generate.js');
+      await generate(rest);
+    } catch (error) {
+      fail(error, 'generate', GENERATE_USAGE);
+    }
+    return;
+  }
   if (command !== 'serve') {
     const help = command === undefined || command === '--help' || command === '-h';
-    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}`);
+    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${GENERATE_USAGE}`);
     process.exit(help ? 0 : 2);
   }
   if (asksForHelp(rest)) {
