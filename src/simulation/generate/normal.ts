@@ -4,10 +4,10 @@
  * takings, suppliers and payroll. Each customer draws from its own stream, day after day, so its
  * behaviour does not depend on anyone else's draws. Rates and amounts: docs/typologies.md.
  */
-import { HOUR_MS, MINUTE_MS } from '../../domain/index.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/index.js';
 import { drawTimeOn, isDue, isWeekend, type DayInfo } from './calendar.js';
 import { customerSide, drawReference, type Drafter, type TransactionSpec } from './drafting.js';
-import { REPORTING_THRESHOLD, currencyOfCountry, pickTravelCountry, roundAmount, roundUnit } from './geography.js';
+import { REPORTING_THRESHOLD, convertAmount, currencyOfCountry, pickTravelCountry, roundAmount, roundUnit } from './geography.js';
 import { MERCHANT_CATEGORIES, cardAtMerchant, cashPayment, drawExternalCompany, type Externals } from './parties.js';
 import {
   SUPPLIERS_PER_COUNTRY,
@@ -66,6 +66,7 @@ function draftConsumerDay(context: NormalContext, p: UserProfile, b: ConsumerBeh
   const { random } = state;
   draftMonthly(context, p, b, random, day);
   if (b.oneOff !== null && b.oneOff.day === day.index) draftOneOff(context, p, b, random, day);
+  if (b.returnsWithSum && day.index === p.breakUntilDay) draftComeback(context, p, b, random, day);
   if (b.sweep === 'weekly' && !isWeekend(day)) draftClientPayments(context, p, b, random, day);
   if (state.travelUntil < day.index && random.chance(b.travelRate)) {
     state.travelUntil = day.index + random.int(2, 9);
@@ -201,6 +202,10 @@ function draftOneOff(context: NormalContext, p: UserProfile, b: ConsumerBehaviou
     });
     return;
   }
+  if (b.oneOff?.kind === 'loan') {
+    draftLoan(context, p, random, day, at);
+    return;
+  }
   // Gifts to several friends and relatives on one day: the honest look-alike of dispersal.
   let t = at;
   for (const index of b.contacts.slice(0, random.int(5, 7))) {
@@ -218,6 +223,54 @@ function draftOneOff(context: NormalContext, p: UserProfile, b: ConsumerBehaviou
       reference: 'gift',
     });
   }
+}
+
+/** A loan to a close contact, repaid in one transfer 7–40 days later (an honest two-hop cycle). */
+function draftLoan(context: NormalContext, p: UserProfile, random: Random, day: DayInfo, at: number): void {
+  const b = p.behaviour as ConsumerBehaviour;
+  const friend = context.profiles[b.contacts[0] ?? -1];
+  const repaidOn = day.index + random.int(7, 40);
+  if (friend === undefined || !isActive(friend, day.index) || !isActive(friend, repaidOn) || !isActive(p, repaidOn)) return;
+  const amount = localAmount(random.uniform(300, 3000), p.fx, 50 * roundUnit(p.currency));
+  transaction(context, random, {
+    type: 'TRANSFER',
+    timestamp: at,
+    origin: customerSide(p),
+    destination: customerSide(friend),
+    amount,
+    lifecycle: lifecycleBetween(p, friend),
+    reference: 'loan',
+  });
+  const back = convertAmount(amount, p.currency, friend.currency);
+  const repaidAt = at + (repaidOn - day.index) * DAY_MS + random.int(-6 * HOUR_MS, 6 * HOUR_MS);
+  transaction(context, random, {
+    type: 'TRANSFER',
+    timestamp: repaidAt,
+    origin: customerSide(friend),
+    destination: customerSide(p),
+    amount: back,
+    lifecycle: lifecycleBetween(friend, p),
+    reference: 'repayment',
+  });
+}
+
+/**
+ * Back from a long break with a large sum (a sale, an inheritance) paid in from the customer's own
+ * account elsewhere, most of it paid to a company within three days: the honest look-alike of a burst after dormancy.
+ */
+function draftComeback(context: NormalContext, p: UserProfile, b: ConsumerBehaviour, random: Random, day: DayInfo): void {
+  const at = drawTimeOn(random, day, 'office', p.utcOffset);
+  const amount = localAmount(random.uniform(2000, 10000), p.fx);
+  transaction(context, random, { type: 'DEPOSIT', timestamp: at, origin: b.ownExternal, destination: customerSide(p), amount, lifecycle: 'settled' });
+  const paid = roundAmount(amount * random.uniform(0.5, 1));
+  transaction(context, random, {
+    type: 'EXTERNAL_PAYMENT',
+    timestamp: at + random.int(2 * HOUR_MS, 3 * DAY_MS),
+    origin: customerSide(p),
+    destination: drawExternalCompany(random, p.country),
+    amount: paid,
+    lifecycle: 'domestic',
+  });
 }
 
 function lifecycleBetween(from: UserProfile, to: { readonly country: string }): 'domestic' | 'international' {

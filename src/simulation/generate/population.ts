@@ -63,8 +63,13 @@ export interface ConsumerBehaviour {
   readonly clients: readonly Side[];
   /** Monthly remittance to a relative abroad. */
   readonly remittance: MonthlyPayment | null;
-  /** A one-off honest look-alike: a large purchase just below the reporting threshold, or gifts to several contacts. */
-  readonly oneOff: { readonly kind: 'large_purchase' | 'distribution'; readonly day: number } | null;
+  /**
+   * A one-off honest look-alike: a large purchase just below the reporting threshold, gifts to
+   * several contacts on one day, or a loan to a contact repaid weeks later (a two-hop cycle).
+   */
+  readonly oneOff: { readonly kind: 'large_purchase' | 'distribution' | 'loan'; readonly day: number } | null;
+  /** After an honest break, comes back with a large sum in and most of it paid out (a look-alike of a burst after dormancy). */
+  returnsWithSum: boolean;
   readonly contacts: number[];
   readonly favouriteBusinesses: number[];
 }
@@ -138,6 +143,8 @@ export const POPULATION = Object.freeze({
   weeklySweeperShare: 0.004,
   remitterShare: 0.6,
   returnerShare: 0.015,
+  returnWithSumShare: 0.1,
+  loanShare: 0.01,
   largePurchaseShare: 0.003,
   distributionShare: 0.0005,
   cashBusinessShare: 0.25,
@@ -278,13 +285,7 @@ function drawConsumerBehaviour(random: Random, identity: ReturnType<typeof drawI
           true,
         )
       : null;
-  const oneOffDraw = random.next();
-  const oneOff =
-    oneOffDraw < POPULATION.largePurchaseShare
-      ? ({ kind: 'large_purchase', day: -1 } as const)
-      : oneOffDraw < POPULATION.largePurchaseShare + POPULATION.distributionShare
-        ? ({ kind: 'distribution', day: -1 } as const)
-        : null;
+  const oneOff = drawOneOff(random.next());
   return {
     kind: 'consumer',
     spendScale,
@@ -305,9 +306,18 @@ function drawConsumerBehaviour(random: Random, identity: ReturnType<typeof drawI
     clients,
     remittance,
     oneOff,
+    returnsWithSum: false,
     contacts: [],
     favouriteBusinesses: [],
   };
+}
+
+function drawOneOff(draw: number): ConsumerBehaviour['oneOff'] {
+  const { largePurchaseShare, distributionShare, loanShare } = POPULATION;
+  if (draw < largePurchaseShare) return { kind: 'large_purchase', day: -1 };
+  if (draw < largePurchaseShare + distributionShare) return { kind: 'distribution', day: -1 };
+  if (draw < largePurchaseShare + distributionShare + loanShare) return { kind: 'loan', day: -1 };
+  return null;
 }
 
 function drawBusinessBehaviour(random: Random, identity: ReturnType<typeof drawIdentity>, externals: Externals): BusinessBehaviour {
@@ -383,6 +393,7 @@ function relate(random: Random, profiles: UserProfile[], days: number): void {
       const from = random.int(1, Math.max(1, days - gap - 1));
       p.breakFromDay = from;
       p.breakUntilDay = from + gap;
+      b.returnsWithSum = random.chance(POPULATION.returnWithSumShare);
     }
     if (b.oneOff !== null) (b.oneOff as { day: number }).day = random.int(0, days - 1);
   }

@@ -12,7 +12,7 @@ export const CYCLE = Object.freeze({
   hops: { min: 3, max: 4 },
   /** Times the money goes round, each with a new sum. */
   repetitions: { min: 1, max: 3 },
-  /** Days between the starts of two repetitions. */
+  /** Days between the starts of two repetitions (a repetition never starts before the previous one has closed). */
   repeatEveryDays: { min: 3, max: 12 },
   /** The sum sent by the origin, EUR equivalent. */
   amountEur: { min: 2000, max: 15000 },
@@ -42,8 +42,10 @@ export const cycle: TypologyModule = {
       gaps.reduce((a, b) => a + b, 0),
       6,
     );
+    let closed = 0;
     for (let r = 0; r <= gaps.length; r++) {
-      let at = timeOn(context, day, 'office', origin);
+      // A repetition starts once the previous one has closed, so each goes round whole before the next.
+      let at = Math.max(timeOn(context, day, 'office', origin), closed + random.int(HOUR_MS, 12 * HOUR_MS));
       let amount = amountFor(origin, random.uniform(CYCLE.amountEur.min, CYCLE.amountEur.max));
       for (let hop = 0; hop < accounts.length; hop++) {
         const from = accounts[hop] as (typeof accounts)[number];
@@ -57,6 +59,7 @@ export const cycle: TypologyModule = {
           amount,
           ...(reference === undefined ? {} : { reference }),
         });
+        closed = at;
         at += Math.floor(random.uniform(CYCLE.hopDelayHours.min, CYCLE.hopDelayHours.max) * HOUR_MS);
         amount = Math.round(amount * random.uniform(CYCLE.hopShare.min, CYCLE.hopShare.max) * 100) / 100;
       }
