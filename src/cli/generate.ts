@@ -109,9 +109,12 @@ interface Sink {
 
 /** Chunks of about this many characters go to the stream at once (a write per line would be slow). */
 const CHUNK_CHARS = 1 << 16;
+/** Bytes a file or gzip stream buffers before generation waits for it. */
+const STREAM_BUFFER_BYTES = 1 << 22;
 
 async function openSink(path: string): Promise<Sink> {
-  const file = createWriteStream(path);
+  // Deep buffers let generation run on while the disk (or zlib, on the thread pool) catches up.
+  const file = createWriteStream(path, { highWaterMark: STREAM_BUFFER_BYTES });
   // An unwritable path fails here, before any work is done.
   await once(file, 'open');
   const gzip = path.endsWith('.gz') ? createGzip() : null;

@@ -17,7 +17,7 @@ import { dayInfo } from './calendar.js';
 import { createDrafter } from './drafting.js';
 import { draftUserDay, type UserDayState } from './normal.js';
 import { resolveGenerateOptions, type GenerateOptions, type ResolvedGenerateOptions } from './options.js';
-import { createExternals } from './parties.js';
+import { createExternals, type Externals } from './parties.js';
 import { drawPopulation, toUserRecord, type UserProfile } from './population.js';
 import { STREAMS, createRandom, deriveSeed } from './random.js';
 import { countSchemes, planSchemes, type SchemePlan } from './schemes.js';
@@ -98,7 +98,7 @@ function* draftHistory(
   options: ResolvedGenerateOptions,
   profiles: readonly UserProfile[],
   plans: readonly SchemePlan[],
-  externals: ReturnType<typeof createExternals>,
+  externals: Externals,
 ): Generator<HistoryRecord> {
   const end = options.start + options.days * DAY_MS;
   const timeline = createTimeline();

@@ -147,7 +147,8 @@ export const POPULATION = Object.freeze({
   loanShare: 0.01,
   largePurchaseShare: 0.003,
   distributionShare: 0.0005,
-  cashBusinessShare: 0.25,
+  /** Share of shops and restaurants that bank cash takings (a quarter of all businesses). */
+  cashTakingsShare: 0.375,
 });
 
 /** Median monthly net income by country, EUR. */
@@ -323,7 +324,7 @@ function drawOneOff(draw: number): ConsumerBehaviour['oneOff'] {
 function drawBusinessBehaviour(random: Random, identity: ReturnType<typeof drawIdentity>, externals: Externals): BusinessBehaviour {
   const size = random.logNormal(1, 0.8);
   const sector = random.pick(['SHOP', 'RESTAURANT', 'SERVICES'] as const);
-  const cashIntensive = sector !== 'SERVICES' && random.chance(POPULATION.cashBusinessShare * 1.5);
+  const cashIntensive = sector !== 'SERVICES' && random.chance(POPULATION.cashTakingsShare);
   return {
     kind: 'business',
     size,

@@ -52,8 +52,8 @@ export const highRiskCorridor: TypologyModule = {
   // An honest remitter to a high-risk country would mix honest and injected transfers of the same corridor: kept apart.
   accepts: (candidate) => {
     if (!isCandidate(candidate)) return false;
-    const remittance = (candidate.behaviour as ConsumerBehaviour).remittance;
-    return remittance?.party === null || remittance === null || !(HIGH_RISK_COUNTRIES as readonly string[]).includes(remittance.party.country);
+    const country = (candidate.behaviour as ConsumerBehaviour).remittance?.party?.country;
+    return country === undefined || !(HIGH_RISK_COUNTRIES as readonly string[]).includes(country);
   },
   draft(context) {
     const { random } = context;
