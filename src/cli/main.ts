@@ -1,7 +1,8 @@
 /**
  * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts), `txmon prune …`
- * (prune.ts) and `txmon generate …` (generate.ts). Help and unknown commands answer from usage.ts alone: a command's module (and with it
- * the engine, the HTTP layer and the store drivers) is imported only when that command runs.
+ * (prune.ts) and `txmon generate …` (generate.ts). Help and unknown commands answer from usage.ts
+ * alone: a command's module (and with it the engine, the HTTP layer and the store drivers) is
+ * imported only when that command runs.
  */
 import { GENERATE_USAGE, PRUNE_USAGE, USAGE, UsageError } from './usage.js';
 
