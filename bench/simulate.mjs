@@ -11,7 +11,7 @@
  * temporary NDJSON file first. Prints operations per second, the peak heap and RSS, and the
  * simulation's speed against the live engine's.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir, cpus } from 'node:os';

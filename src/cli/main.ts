@@ -1,9 +1,10 @@
 /**
- * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts) and `txmon prune …`
- * (prune.ts). Help and unknown commands answer from usage.ts alone: a command's module (and with it
- * the engine, the HTTP layer and the store drivers) is imported only when that command runs.
+ * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts), `txmon prune …`
+ * (prune.ts), `txmon simulate …` (simulate.ts) and `txmon generate …` (generate.ts). Help and
+ * unknown commands answer from usage.ts alone: a command's module (and with it the engine, the HTTP
+ * layer and the store drivers) is imported only when that command runs.
  */
-import { PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError } from './usage.js';
+import { GENERATE_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError } from './usage.js';
 
 /** Whether `error` is about the command line (then the usage is printed and the exit code is 2). */
 function isUsageError(error: unknown): boolean {
@@ -25,37 +26,35 @@ function asksForHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
 
+/** The one-shot commands: each one's usage text, and how to run it (its module imported only then). */
+const COMMANDS: Readonly<Record<string, { usage: string; doing: string; run: (args: string[]) => Promise<unknown> }>> = {
+  prune: { usage: PRUNE_USAGE, doing: 'prune', run: async (args) => (await import('./prune.js')).prune(args) },
+  simulate: {
+    usage: SIMULATE_USAGE,
+    doing: 'simulate',
+    run: async (args) => (await import('./simulate.js')).simulateCommand(args),
+  },
+  generate: { usage: GENERATE_USAGE, doing: 'generate', run: async (args) => (await import('./generate.js')).generate(args) },
+};
+
 async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === 'prune') {
+  const oneShot = command === undefined ? undefined : Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (oneShot !== undefined) {
     if (asksForHelp(rest)) {
-      process.stdout.write(PRUNE_USAGE);
+      process.stdout.write(oneShot.usage);
       return;
     }
     try {
-      const { prune } = await import('./prune.js');
-      await prune(rest);
+      await oneShot.run(rest);
     } catch (error) {
-      fail(error, 'prune', PRUNE_USAGE);
-    }
-    return;
-  }
-  if (command === 'simulate') {
-    if (asksForHelp(rest)) {
-      process.stdout.write(SIMULATE_USAGE);
-      return;
-    }
-    try {
-      const { simulateCommand } = await import('./simulate.js');
-      await simulateCommand(rest);
-    } catch (error) {
-      fail(error, 'simulate', SIMULATE_USAGE);
+      fail(error, oneShot.doing, oneShot.usage);
     }
     return;
   }
   if (command !== 'serve') {
     const help = command === undefined || command === '--help' || command === '-h';
-    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}`);
+    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}`);
     process.exit(help ? 0 : 2);
   }
   if (asksForHelp(rest)) {

@@ -66,6 +66,28 @@ export const PRUNE_USAGE = `Usage: txmon prune [--store pglite:<dir>|postgres://
   --dry-run          print the horizons without dropping anything
 `;
 
+/** Usage of `txmon generate`. */
+export const GENERATE_USAGE = `Usage: txmon generate --out <history.ndjson[.gz]> --labels <labels.csv> [--users <n>] [--days <n>] [--seed <n>] [--users-out <users.ndjson[.gz]>] [--start YYYY-MM-DD] [--typology-rate <share>] [--min-schemes <n>] [--typologies <list>]
+
+  Writes a seeded synthetic payment history with injected, labelled money-laundering typologies
+  (docs/typologies.md). The same arguments give byte-identical files. Prints one JSON line of counts.
+
+  --out            the history: one transaction (POST /transactions body) or transaction event
+                   (POST /events/transaction body) per line, in time order; gzip when it ends in .gz
+  --labels         CSV "level,id,typology,scheme": the users and transactions of each injected scheme
+  --users-out      the customers: one POST /consumer/users or /business/users body per line
+  --users          customers (default 1000; at least 100 with typologies)
+  --days           days of history, 14 to 3660 (default 30)
+  --seed           any integer from 0 to 2^53 - 1 (default 1)
+  --start          first day, UTC (default 2026-01-01); timestamps are epoch milliseconds
+  --typology-rate  share of customers in injected schemes, 0 to 0.25 (default 0.025)
+  --min-schemes    fewest schemes of each typology, whatever the rate (default 3)
+  --typologies     comma-separated: structuring, fan_in, fan_out, pass_through, dormancy_burst,
+                   round_amounts, high_risk_corridor, cycle; or all (default) or none
+
+  Exit codes: 0 written, 1 a file could not be written, 2 bad command line.
+`;
+
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
