@@ -892,7 +892,7 @@ export function createBaseline(pkg, configs, options = {}) {
       if (check.alerts) {
         for (const direction of directions) {
           const userId = direction === 'ORIGIN' ? c.o : c.d;
-          if (userId !== undefined) alertHits.push({ check, userId, direction, text: hit.text, alertId: `alert-${++alertIds}`, caseId: `case-${++caseIds}` });
+          if (userId !== undefined) alertHits.push({ check, userId, direction, text: hit.text });
         }
       }
     }
@@ -946,9 +946,12 @@ export function createBaseline(pkg, configs, options = {}) {
       }
       const userCase = cases.get(openCaseByUser.get(h.userId));
       const caseIsOpen = userCase !== undefined && OPEN_STATUSES.has(userCase.caseStatus);
+      // Ids are drawn only when an alert (and, without an open case, a case) is opened.
+      const alertId = `alert-${++alertIds}`;
+      const caseId = caseIsOpen ? userCase.caseId : `case-${++caseIds}`;
       const alert = {
-        alertId: h.alertId,
-        caseId: caseIsOpen ? userCase.caseId : h.caseId,
+        alertId,
+        caseId,
         createdTimestamp: at,
         updatedAt: at,
         alertStatus: 'OPEN',
@@ -964,7 +967,7 @@ export function createBaseline(pkg, configs, options = {}) {
         if (alert.priority < userCase.priority) userCase.priority = alert.priority;
       } else {
         const created = {
-          caseId: h.caseId,
+          caseId,
           createdTimestamp: at,
           updatedAt: at,
           caseStatus: 'OPEN',

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the engine against the hand-written baseline on four workloads (today's stream,
- * dense, AML, long; see bench/workloads.mjs), instances with the engine's defaults (alerts and
+ * `npm run bench`: the engine against the hand-written baseline on five workloads (today's stream,
+ * dense, AML, hits, long; see bench/workloads.mjs), instances with the engine's defaults (alerts and
  * cases on). Per workload: a verification pass (every response, the counters, the alerts and the
  * cases must be equal), timed rounds (each subject in a child process of its own, the order
  * alternating), the table and the ratio; the long workload is reported in segments, the AML one
  * with each windowed rule's cost per operation. Then the summary against the targets.
  *
  * Options (all optional):
- *   --workload LIST      comma-separated: today, dense, aml, long (default all four)
+ *   --workload LIST      comma-separated: today, dense, aml, hits, long (default all five)
  *   --ops N              operations per run (default per workload: 50,000; long 1,000,000)
  *   --rounds N           timed rounds per workload (default 3; long 1)
  *   --seed N             workload seed (default per workload)

@@ -435,6 +435,21 @@ export function createDenseInstanceConfigs(options = {}) {
   );
 }
 
+/**
+ * The hit-heavy workload's 20 instances: today's, with the five R-2 thresholds lowered so that most
+ * transactions pass at least one (a loose candidate rule set, as a backtest tries), alerts on.
+ */
+export function createHitHeavyInstanceConfigs(options = {}) {
+  const loose = [
+    { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 400 } } },
+    { ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 200 } }, action: 'FLAG', ruleNameAlias: 'Large USD-equivalent amount' },
+    { ruleId: 'R-2', parameters: { transactionAmountThreshold: { GBP: 100, EUR: 120 } }, action: 'FLAG' },
+    { ruleId: 'R-2', parameters: { transactionAmountThreshold: { USD: 1000 } }, action: 'BLOCK' },
+    { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 50, USD: 60 } }, action: 'ALLOW', labels: ['EDD_TRIGGER'] },
+  ];
+  return numbered([...loose, ...statelessRequests().slice(loose.length), ...TODAY_WINDOWED], options);
+}
+
 /** The 15 stateless requests shared by the today and dense workloads (R-2 ×5, R-14 ×4, custom ×6). */
 function statelessRequests() {
   const amountVar = { var: 'transaction.originAmountDetails.transactionAmount' };

@@ -1,9 +1,9 @@
 /**
- * The four workloads of `npm run bench` (bench/run.mjs): each a deterministic, lazy stream of
+ * The five workloads of `npm run bench` (bench/run.mjs): each a deterministic, lazy stream of
  * operations and the instance requests both subjects run. Instances keep the engine's defaults,
  * alerts and cases on, unless `alerts: false` is asked for.
  */
-import { createDenseInstanceConfigs, createInstanceConfigs, streamWorkload, WORKLOAD_DEFAULTS } from './workload.mjs';
+import { createDenseInstanceConfigs, createHitHeavyInstanceConfigs, createInstanceConfigs, streamWorkload, WORKLOAD_DEFAULTS } from './workload.mjs';
 import { AML_DEFAULTS, createAmlInstanceConfigs, streamAmlWorkload } from './aml-workload.mjs';
 
 /**
@@ -71,6 +71,21 @@ export const WORKLOADS = {
     instances:
       '23 instances: 4 stateless (R-2 ×2, R-14 ×2), 19 windowed (R-1, R-30 ×2, R-69 ×2, R-10 ×2, R-9 ×2, R-123, R-119, R-126, R-27, R-131, R-41, custom logic over aggregation variables ×4)',
   },
+  hits: {
+    name: 'hits',
+    title: "hits: today's stream through a loose rule set (most transactions hit at least one instance)",
+    operations: WORKLOAD_DEFAULTS.operations,
+    rounds: 3,
+    seed: WORKLOAD_DEFAULTS.seed,
+    segment: null,
+    verifyOps: Infinity,
+    warmupOps: Infinity,
+    maxStoredBytes: null,
+    maxOldSpaceMb: null,
+    stream: (o, stats) => streamWorkload({ seed: o.seed, operations: o.operations }, stats),
+    configs: createHitHeavyInstanceConfigs,
+    instances: "today's 20 with the five R-2 thresholds lowered (EUR 400, USD 200, GBP 100 / EUR 120, USD 1,000, EUR 50 / USD 60)",
+  },
   long: {
     name: 'long',
     title: "long: today's stream continued to 1,000,000 operations (2,000 users, 3 simulated days)",
@@ -92,7 +107,7 @@ export const WORKLOADS = {
 };
 
 /** The workloads `npm run bench` runs, in order. */
-export const DEFAULT_WORKLOADS = ['today', 'dense', 'aml', 'long'];
+export const DEFAULT_WORKLOADS = ['today', 'dense', 'aml', 'hits', 'long'];
 
 /**
  * The windowed instances of a workload whose cost per operation `run.mjs` reports one by one

@@ -335,6 +335,7 @@ export function createAggregateStore(): AggregateStore {
         horizons.set(series, timestamp);
         for (const [key, slot] of keys) {
           if (isLight(slot)) {
+            if (!slot.entries.some((e) => e.timestamp < timestamp)) continue;
             const kept = slot.entries.filter((e) => e.timestamp >= timestamp);
             dropped += slot.entries.length - kept.length;
             slot.entries = kept;

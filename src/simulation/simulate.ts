@@ -35,8 +35,13 @@ const validateList = createLazyValidator(ListRequestSchema, { what: 'list', safe
 
 /** Rejected items listed in the report, at most (the count goes on). */
 const MAX_LISTED_REJECTIONS = 10_000;
-/** How often (in history time) the windows are pruned and quiet transactions let go. */
+/** How often (in history time) quiet transactions are let go. */
 const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * How often (in history time) the windows are pruned: pruning visits every key, and what it frees
+ * is at most this much history beyond the longest window (queries read only within their window).
+ */
+const PRUNE_EVERY_MS = 24 * 60 * 60 * 1000;
 
 /** A transaction that may still receive events. */
 export interface LiveTransaction {
@@ -225,6 +230,7 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
   const users = settings.context.users;
   let latest: number | null = null;
   let maintainedAt = Number.NEGATIVE_INFINITY;
+  let prunedAt = Number.NEGATIVE_INFINITY;
   let eventIds = 0;
 
   const touch = (id: string, record: LiveTransaction, at: number) => {
@@ -232,7 +238,7 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
     live.delete(id);
     live.set(id, record);
   };
-  /** Lets go of transactions quiet for longer than the late-arrival margin, and prunes the windows. */
+  /** Lets go of transactions quiet for longer than the late-arrival margin, and now and then prunes the windows. */
   const maintain = (now: number) => {
     if (now - maintainedAt < MAINTENANCE_EVERY_MS) return;
     maintainedAt = now;
@@ -242,6 +248,8 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
       live.delete(id);
       tally.settle(record);
     }
+    if (now - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = now;
     for (const [series, span] of reach) if (Number.isFinite(span)) store.pruneBefore(quietBefore - span, series);
   };
   /** Evaluates one state of a transaction with every set, then writes its window entries. */
@@ -297,9 +305,10 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
     // The stored event is the request as received (so a replay compares alike), its id filled in when absent.
     const event = request.eventId === undefined ? { ...request, eventId: `event-${++eventIds}` } : (request as TransactionEvent & { eventId: string });
     const late = record.lastEventTimestamp !== null && event.timestamp < record.lastEventTimestamp;
-    const sequence = [...record.events, { event, arrival: record.events.length }];
     const next = late
-      ? foldTransactionEvents(initialTransaction(record.request), sequence, { transitions: settings.transitions })
+      ? foldTransactionEvents(initialTransaction(record.request), [...record.events, { event, arrival: record.events.length }], {
+          transitions: settings.transitions,
+        })
       : applyTransactionEvent(record.current, event, { transitions: settings.transitions });
     assertUpdatedSizeWithin(next, settings.limits);
     const now = event.timestamp;
