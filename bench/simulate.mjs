@@ -2,11 +2,15 @@
 /**
  * The backtest's speed: `txmon simulate` over an NDJSON history through a rule set of 20 instances
  * (the bench's "today" instances, alerts on), in a child process limited to one core (`taskset`)
- * and a 1 GB heap; and, for comparison in the same run, the history's first --compare-ops
- * operations through simulate and pushed through a live engine (memory repositories), both read
- * line by line from the same file and parsed.
+ * and a 1 GB heap; and, for comparison in the same run, the same operations pushed through a live
+ * engine (memory repositories, which keep all of it: its child gets an 8 GB heap), both read line
+ * by line from the same file and parsed. `--compare-ops N` compares over the first N operations
+ * instead (default: all of --ops).
  *
- *   node bench/simulate.mjs [--history file.ndjson] [--ops 1000000] [--compare-ops 200000] [--candidate] [--json out.json]
+ * `--pairs N` runs the comparison N times, simulate and engine back to back, and reports each
+ * pair's ratio and their median (the host's speed moves between runs).
+ *
+ *   node bench/simulate.mjs [--history file.ndjson] [--ops 1000000] [--compare-ops N] [--pairs N] [--candidate] [--json out.json]
  *
  * Without --history the bench's "long" stream (today's stream continued) is written to a
  * temporary NDJSON file first. Prints operations per second, the peak heap and RSS, and the
@@ -28,7 +32,8 @@ const { values: opts } = parseArgs({
     history: { type: 'string' },
     rules: { type: 'string' },
     ops: { type: 'string', default: '1000000' },
-    'compare-ops': { type: 'string', default: '200000' },
+    'compare-ops': { type: 'string' },
+    pairs: { type: 'string', default: '1' },
     candidate: { type: 'boolean', default: false },
     json: { type: 'string' },
     child: { type: 'string' },
@@ -114,9 +119,9 @@ async function child(kind) {
   clearInterval(timer);
 }
 
-/** Runs a child on one core with a 1 GB heap (`--max-old-space-size=1024`); its figures. */
-function runChild(kind, extra) {
-  const args = ['--max-old-space-size=1024', fileURLToPath(import.meta.url), '--child', kind, ...extra];
+/** Runs a child on one core with a heap of `heapMb` (`--max-old-space-size`); its figures. */
+function runChild(kind, extra, heapMb = 1024) {
+  const args = [`--max-old-space-size=${heapMb}`, fileURLToPath(import.meta.url), '--child', kind, ...extra];
   const pin = existsSync('/usr/bin/taskset') ? ['taskset', ['-c', String(cpus().length - 1), process.execPath, ...args]] : [process.execPath, args];
   const out = execFileSync(pin[0], pin[1], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').pop());
@@ -136,12 +141,21 @@ async function main() {
     if (opts.rules === undefined) writeFileSync(rulesFile, JSON.stringify(instances()));
     const common = ['--history', history, '--rules', rulesFile, ...(opts.candidate ? ['--candidate'] : [])];
     const sim = runChild('simulate', [...common, '--ops', opts.ops]);
-    // Like for like: the same first operations through simulate and through a live engine.
-    const simSame = runChild('simulate', [...common, '--ops', opts['compare-ops']]);
-    const live = runChild('engine', [...common, '--compare-ops', opts['compare-ops']]);
+    // Like for like: the same operations through simulate and through a live engine, back to back.
+    const compareOps = opts['compare-ops'] ?? opts.ops;
+    const pairs = [];
+    for (let i = 0; i < Number(opts.pairs); i++) {
+      const simSame = i === 0 && compareOps === opts.ops ? sim : runChild('simulate', [...common, '--ops', compareOps]);
+      const live = runChild('engine', [...common, '--compare-ops', compareOps], 8192);
+      const ratio = simSame.seconds > 0 ? live.seconds / simSame.seconds : Number.NaN;
+      pairs.push({ simulate: simSame, engine: live, ratio: Number(ratio.toFixed(3)) });
+      process.stderr.write(
+        `pair ${i + 1}: simulate ${simSame.seconds.toFixed(1)} s, engine ${live.seconds.toFixed(1)} s (peak heap ${(live.peakHeap / 2 ** 20).toFixed(0)} MB): ${ratio.toFixed(2)}×\n`,
+      );
+    }
+    const ratios = pairs.map((p) => p.ratio).sort((a, b) => a - b);
+    const median = ratios[Math.floor(ratios.length / 2)];
     const simRate = sim.operations / sim.seconds;
-    const sameRate = simSame.operations / simSame.seconds;
-    const liveRate = live.operations / live.seconds;
     const result = {
       node: process.version,
       cpu: cpus()[0]?.model,
@@ -149,13 +163,13 @@ async function main() {
       instances: 20,
       candidate: opts.candidate,
       simulate: { ...sim, opsPerSecond: Math.round(simRate) },
-      simulateSameOperations: { ...simSame, opsPerSecond: Math.round(sameRate) },
-      engine: { ...live, opsPerSecond: Math.round(liveRate) },
-      simulateOverEngine: Number((sameRate / liveRate).toFixed(2)),
+      comparedOperations: Number(compareOps),
+      pairs,
+      simulateOverEngineMedian: median,
     };
     process.stdout.write(
       `simulate: ${sim.operations} operations in ${sim.seconds.toFixed(1)} s (${Math.round(simRate)} ops/s), peak heap ${(sim.peakHeap / 2 ** 20).toFixed(0)} MB, RSS ${(sim.peakRss / 2 ** 20).toFixed(0)} MB\n` +
-        `first ${live.operations} operations: simulate ${sameRate.toFixed(0)} ops/s, live engine (memory) ${Math.round(liveRate)} ops/s, heap ${(live.peakHeap / 2 ** 20).toFixed(0)} MB: simulate / engine ${result.simulateOverEngine}×\n`,
+        `simulate / live engine over ${compareOps} operations (engine time over simulate time): ${ratios.join(', ')}; median ${median}×\n`,
     );
     if (opts.json) writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -1,7 +1,7 @@
 /**
- * The counts a simulation gathers per transaction — settled once, when the transaction can take
- * no more events, so a transaction hit on creation and again after an event counts once — and the
- * report built from them and from each rule set's own counts.
+ * The counts a simulation gathers per transaction — settled when the transaction goes quiet, so a
+ * transaction hit on creation and again after an event counts once, and taken back if a later
+ * event wakes it — and the report built from them and from each rule set's own counts.
  */
 import type { Transaction } from '../domain/index.js';
 import { detectionScore, type LabelIndex } from './labels.js';
@@ -22,6 +22,14 @@ interface TransactionHits {
 
 function newHits(): TransactionHits {
   return { hits: 0, truePositives: 0, byTypology: new Map() };
+}
+
+/** What a settled transaction is counted by. */
+export interface SettledTransaction {
+  readonly request: Transaction;
+  readonly hits: Uint8Array | null;
+  /** Which of its parties (bit 0 the origin, bit 1 the destination) it counted as newly hit users. */
+  newParties: number;
 }
 
 /** One side of a difference being counted. */
@@ -50,8 +58,11 @@ export interface Tally {
   last: number | null;
   /** A transaction entered the history: its labels are counted as positives. */
   appeared(transaction: Transaction): void;
-  /** A transaction can take no more events: its hits are counted. */
-  settle(record: { readonly request: Transaction; readonly hits: Uint8Array | null }): void;
+  /**
+   * A transaction went quiet: its hits are counted (`sign` 1), or, when an event wakes it again, the
+   * counts it was settled with are taken back (`sign` −1; `record.newParties` as settled).
+   */
+  settle(record: SettledTransaction, sign: 1 | -1): void;
   /** Per set: distinct transactions hit per instance, and by the set. */
   readonly sets: readonly { readonly instances: TransactionHits[]; readonly any: TransactionHits }[];
   readonly diff: DiffTally;
@@ -63,7 +74,12 @@ export interface Tally {
   readonly positives: { readonly transactions: Map<string, number>; readonly users: Map<string, Set<string>> };
 }
 
-const bump = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
+/** Adds `by` to `map`'s count of `key`; a count back at zero is removed (as if never counted). */
+function bump(map: Map<string, number>, key: string, by = 1): void {
+  const next = (map.get(key) ?? 0) + by;
+  if (next === 0) map.delete(key);
+  else map.set(key, next);
+}
 
 /** Counts one settled transaction's hits by one set. */
 function countSet(
@@ -72,13 +88,14 @@ function countSet(
   size: number,
   counts: { instances: TransactionHits[]; any: TransactionHits },
   typologies: readonly string[] | undefined,
+  sign: 1 | -1,
 ): boolean {
   let any = false;
   const add = (target: TransactionHits) => {
-    target.hits++;
+    target.hits += sign;
     if (typologies === undefined) return;
-    target.truePositives++;
-    for (const typology of typologies) bump(target.byTypology, typology);
+    target.truePositives += sign;
+    for (const typology of typologies) bump(target.byTypology, typology, sign);
   };
   for (let i = 0; i < size; i++) {
     if (hits[offset + i] !== 1) continue;
@@ -132,44 +149,56 @@ export function createTally(runs: readonly RuleSetRun[], labels: LabelIndex | nu
         }
       }
     },
-    settle(record) {
+    settle(record, sign) {
       if (record.hits === null) return;
       const id = record.request.transactionId;
       const typologies = labels?.transactions.get(id);
-      const hitBy = sizes.map((size, s) => countSet(record.hits as Uint8Array, offsets[s] as number, size, tally.sets[s] as never, typologies));
+      const hitBy = sizes.map((size, s) => countSet(record.hits as Uint8Array, offsets[s] as number, size, tally.sets[s] as never, typologies, sign));
       if (candidate === undefined) return;
       const [baselineHit, candidateHit] = hitBy as [boolean, boolean];
-      settleDiff(tally, record, baselineHit, candidateHit, sizes[0] as number, candidate);
+      settleDiff(tally, record, { baselineHit, candidateHit, baselineSize: sizes[0] as number, candidate, sign });
     },
   };
   return tally;
 }
 
-/** Counts one settled transaction in the difference between the sets. */
+/** Adds `id` to a sample of at most {@link SAMPLE} ids (`sign` 1), or takes it out (−1). */
+function sampleOf(sample: string[], id: string, sign: 1 | -1): void {
+  if (sign === 1) {
+    if (sample.length < SAMPLE) sample.push(id);
+    return;
+  }
+  const at = sample.indexOf(id);
+  if (at >= 0) sample.splice(at, 1);
+}
+
+/** Counts one settled transaction in the difference between the sets (or takes it back). */
 function settleDiff(
   tally: Tally,
-  record: { readonly request: Transaction; readonly hits: Uint8Array | null },
-  baselineHit: boolean,
-  candidateHit: boolean,
-  baselineSize: number,
-  candidate: RuleSetRun,
+  record: SettledTransaction,
+  at: { baselineHit: boolean; candidateHit: boolean; baselineSize: number; candidate: RuleSetRun; sign: 1 | -1 },
 ): void {
+  const { baselineHit, candidateHit, baselineSize, sign } = at;
   const hits = record.hits as Uint8Array;
   const id = record.request.transactionId;
   const diff = tally.diff;
-  if (baselineHit && candidateHit) diff.both++;
+  if (baselineHit && candidateHit) diff.both += sign;
   else if (baselineHit) {
-    diff.baselineOnly++;
-    if (diff.baselineOnlySample.length < SAMPLE) diff.baselineOnlySample.push(id);
+    diff.baselineOnly += sign;
+    sampleOf(diff.baselineOnlySample, id, sign);
   } else if (candidateHit) {
-    diff.candidateOnly++;
-    if (diff.candidateOnlySample.length < SAMPLE) diff.candidateOnlySample.push(id);
-    for (const userId of [record.request.originUserId, record.request.destinationUserId]) {
-      if (userId && candidate.hitUsers.has(userId)) bump(tally.newByUser, userId);
-    }
+    diff.candidateOnly += sign;
+    sampleOf(diff.candidateOnlySample, id, sign);
+    const parties = [record.request.originUserId, record.request.destinationUserId];
+    // The parties counted are those the candidate had hit by then: the same ones are taken back.
+    if (sign === 1) record.newParties = parties.reduce((mask, u, bit) => (u && at.candidate.hitUsers.has(u) ? mask | (1 << bit) : mask), 0);
+    parties.forEach((userId, bit) => {
+      if (userId && (record.newParties & (1 << bit)) !== 0) bump(tally.newByUser, userId, sign);
+    });
   }
-  if (!baselineHit) for (let i = 0; i < tally.newInstance.length; i++) if (hits[baselineSize + i] === 1) tally.newInstance[i] = (tally.newInstance[i] ?? 0) + 1;
-  if (!candidateHit) for (let i = 0; i < baselineSize; i++) if (hits[i] === 1) tally.lostInstance[i] = (tally.lostInstance[i] ?? 0) + 1;
+  if (!baselineHit)
+    for (let i = 0; i < tally.newInstance.length; i++) if (hits[baselineSize + i] === 1) tally.newInstance[i] = (tally.newInstance[i] ?? 0) + sign;
+  if (!candidateHit) for (let i = 0; i < baselineSize; i++) if (hits[i] === 1) tally.lostInstance[i] = (tally.lostInstance[i] ?? 0) + sign;
 }
 
 /** Users hit, scored against the labelled users that appeared. */

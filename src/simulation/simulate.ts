@@ -18,7 +18,7 @@ import { createRuleSet, type RuleSet } from '../engine/instances/rule-set.js';
 import { seriesReach } from '../engine/instances/lookback.js';
 import { resolveEngineLimits, type EngineLimits } from '../engine/limits.js';
 import { DEFAULT_LATE_ARRIVAL_MS } from '../engine/options.js';
-import { applyTransactionEvent, foldTransactionEvents, initialTransaction, type SequencedEvent } from '../engine/pipeline/apply-event.js';
+import { applyTransactionEvent, foldTransactionEvents, initialTransaction } from '../engine/pipeline/apply-event.js';
 import { assertEventCountWithin, assertUpdatedSizeWithin, checkEventInput, checkTransactionInput, checkUserInput } from '../engine/pipeline/intake.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from '../engine/pipeline/lifecycle.js';
 import { validateRiskConfiguration } from '../engine/pipeline/risk.js';
@@ -26,6 +26,7 @@ import { createRuleRegistry } from '../rules/registry.js';
 import { contributionRefsOf, contributionsOf, type DerivedSeries, type SeriesName } from '../rules/series.js';
 import type { MoneyContext } from '../rules/types.js';
 import { copySafeJson, createLazyValidator } from '../validation/index.js';
+import { createTransactionArchive, type ReplayedTransaction } from './archive.js';
 import { indexLabels, type LabelIndex } from './labels.js';
 import { buildReport, createTally, type Tally } from './report.js';
 import { createRuleSetRun, type RuleSetRun, type RunContext } from './rule-set-run.js';
@@ -35,26 +36,18 @@ const validateList = createLazyValidator(ListRequestSchema, { what: 'list', safe
 
 /** Rejected items listed in the report, at most (the count goes on). */
 const MAX_LISTED_REJECTIONS = 10_000;
-/** How often (in history time) quiet transactions are let go. */
+/** How often (in history time) quiet transactions are archived. */
 const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * How long (in history time) a transaction stays as objects after its last operation before it is
+ * archived as text: most events come within a day or two; a later one restores it (a parse and a fold).
+ */
+const ARCHIVE_AFTER_MS = 2 * 24 * 60 * 60 * 1000;
 /**
  * How often (in history time) the windows are pruned: pruning visits every key, and what it frees
  * is at most this much history beyond the longest window (queries read only within their window).
  */
 const PRUNE_EVERY_MS = 24 * 60 * 60 * 1000;
-
-/** A transaction that may still receive events. */
-export interface LiveTransaction {
-  readonly request: Transaction;
-  current: Transaction;
-  readonly events: SequencedEvent[];
-  /** The event ids it received from the client (a replay of one is answered as before). */
-  clientEventIds: Set<string> | null;
-  lastEventTimestamp: number | null;
-  touchedAt: number;
-  /** One flag per instance of the baseline, then of the candidate: whether it ever hit this transaction. */
-  hits: Uint8Array | null;
-}
 
 /** The checked settings of a simulation. */
 interface Settings {
@@ -161,8 +154,8 @@ function unionOf(sets: readonly RuleSet[]): { series: ReadonlySet<SeriesName>; d
   return { series, derived: [...derived.values()], values: sets.some((s) => s.readsValues) };
 }
 
-/** An item of the history as an operation (`owned` when parsed here from text), or `null` for a blank line. */
-function operationOf(item: unknown): { operation: Record<string, unknown>; owned: boolean } | null {
+/** An item of the history as an operation (with its text when parsed here from text), or `null` for a blank line. */
+function operationOf(item: unknown): { operation: Record<string, unknown>; text: string | null } | null {
   let value = item;
   const owned = typeof item === 'string';
   if (typeof item === 'string') {
@@ -176,7 +169,7 @@ function operationOf(item: unknown): { operation: Record<string, unknown>; owned
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TxmonError('VALIDATION_FAILED', 'An operation must be a JSON object', [{ path: '', code: 'type', message: 'must be an object' }]);
   }
-  return { operation: value as Record<string, unknown>, owned };
+  return { operation: value as Record<string, unknown>, text: owned ? (item as string) : null };
 }
 
 /**
@@ -225,35 +218,38 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
   const union = unionOf(runs.map((r) => r.ruleSet));
   const reach = seriesReach(runs.flatMap((r) => r.ruleSet.prepared));
   const store: AggregateStore = createAggregateStore();
-  const live = new Map<string, LiveTransaction>();
+  // Recently active transactions as objects, in the order of their last operation; quiet ones as text.
+  const live = new Map<string, ReplayedTransaction>();
   const tally: Tally = createTally(runs, labels);
+  const archive = createTransactionArchive({ instanceCount: tally.instanceCount, transitions: settings.transitions });
   const users = settings.context.users;
   let latest: number | null = null;
   let maintainedAt = Number.NEGATIVE_INFINITY;
   let prunedAt = Number.NEGATIVE_INFINITY;
   let eventIds = 0;
 
-  const touch = (id: string, record: LiveTransaction, at: number) => {
+  const touch = (id: string, record: ReplayedTransaction, at: number) => {
     record.touchedAt = at;
     live.delete(id);
     live.set(id, record);
   };
-  /** Lets go of transactions quiet for longer than the late-arrival margin, and now and then prunes the windows. */
+  /** Archives transactions quiet for {@link ARCHIVE_AFTER_MS} (their hits counted), and now and then prunes the windows. */
   const maintain = (now: number) => {
     if (now - maintainedAt < MAINTENANCE_EVERY_MS) return;
     maintainedAt = now;
-    const quietBefore = now - settings.lateArrivalMs;
+    const quietBefore = now - ARCHIVE_AFTER_MS;
     for (const [id, record] of live) {
       if (record.touchedAt >= quietBefore) break;
       live.delete(id);
-      tally.settle(record);
+      tally.settle(record, 1);
+      archive.archive(record);
     }
     if (now - prunedAt < PRUNE_EVERY_MS) return;
     prunedAt = now;
-    for (const [series, span] of reach) if (Number.isFinite(span)) store.pruneBefore(quietBefore - span, series);
+    for (const [series, span] of reach) if (Number.isFinite(span)) store.pruneBefore(now - settings.lateArrivalMs - span, series);
   };
   /** Evaluates one state of a transaction with every set, then writes its window entries. */
-  const evaluate = (transaction: Transaction, previous: Transaction | null, record: LiveTransaction, now: number) => {
+  const evaluate = (transaction: Transaction, previous: Transaction | null, record: ReplayedTransaction, now: number) => {
     const current = contributionsOf(transaction, union.series, settings.money, union.derived, union.values);
     let offset = 0;
     for (const run of runs) {
@@ -269,11 +265,20 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
       if (userId && !users.has(userId)) users.set(userId, seenUser(userId, now));
     }
   };
-  const takeTransaction = (input: unknown, owned: boolean) => {
-    const request = checkTransactionInput(input, settings.limits, owned);
-    const existing = live.get(request.transactionId);
+  /** An archived transaction back among the live ones, its settled counts taken back (they are settled again when it goes quiet). */
+  const restore = (id: string, now: number): ReplayedTransaction | undefined => {
+    const record = archive.restore(id, now);
+    if (record === undefined) return undefined;
+    tally.settle(record, -1);
+    live.set(id, record);
+    return record;
+  };
+  /** Takes a transaction (`text`: the JSON it was parsed from here; then it is owned, not copied). */
+  const takeTransaction = (input: unknown, text: string | null) => {
+    const request = checkTransactionInput(input, settings.limits, text !== null);
+    const existing = live.get(request.transactionId)?.request ?? archive.request(request.transactionId);
     if (existing !== undefined) {
-      if (canonicalJson(existing.request) === canonicalJson(request)) return void tally.replays++;
+      if (canonicalJson(existing) === canonicalJson(request)) return void tally.replays++;
       throw conflict(
         'TRANSACTION_ID_CONFLICT',
         'A transaction with this transactionId exists with a different payload',
@@ -285,7 +290,17 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
     const now = transaction.timestamp;
     maintain(now);
     latest = latest === null ? now : Math.max(latest, now);
-    const record: LiveTransaction = { request, current: transaction, events: [], clientEventIds: null, lastEventTimestamp: null, touchedAt: now, hits: null };
+    const record: ReplayedTransaction = {
+      request,
+      requestPlace: text === null ? null : archive.keepText(text),
+      current: transaction,
+      events: [],
+      clientEventIds: null,
+      lastEventTimestamp: null,
+      touchedAt: now,
+      hits: null,
+      newParties: 0,
+    };
     tally.appeared(transaction);
     evaluate(transaction, null, record, now);
     live.set(request.transactionId, record);
@@ -293,8 +308,8 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
   };
   const takeEvent = (input: unknown, owned: boolean) => {
     const request = checkEventInput(input, settings.limits, owned) as TransactionEvent & { eventId?: string };
-    const record = live.get(request.transactionId);
-    if (record === undefined) throw notFound('TRANSACTION_NOT_FOUND', 'transaction (in the history, quiet for less than lateArrivalMs)', '/transactionId');
+    const record = live.get(request.transactionId) ?? restore(request.transactionId, request.timestamp);
+    if (record === undefined) throw notFound('TRANSACTION_NOT_FOUND', 'transaction', '/transactionId');
     if (request.eventId !== undefined && record.clientEventIds?.has(request.eventId) === true) {
       const kept = record.events.find((e) => e.event.eventId === request.eventId)?.event;
       if (kept !== undefined && canonicalJson(kept) === canonicalJson(request)) return void tally.replays++;
@@ -344,8 +359,8 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
         const taken = operationOf(item);
         if (taken === null) return;
         operation = taken.operation;
-        if ('type' in operation) takeTransaction(operation, taken.owned);
-        else if ('transactionState' in operation) takeEvent(operation, taken.owned);
+        if ('type' in operation) takeTransaction(operation, taken.text);
+        else if ('transactionState' in operation) takeEvent(operation, taken.text !== null);
         else {
           throw new TxmonError('VALIDATION_FAILED', 'An operation is a transaction (it has type) or an event (it has transactionState)', [
             { path: '/type', code: 'required', message: 'is required for a transaction (an event has transactionState instead)' },
@@ -358,7 +373,7 @@ function createReplay(settings: Settings, runs: readonly RuleSetRun[], labels: L
       }
     },
     finish() {
-      for (const record of live.values()) tally.settle(record);
+      for (const record of live.values()) tally.settle(record, 1);
       live.clear();
     },
   };

@@ -49,9 +49,9 @@ export interface SimulationEngineOptions {
   readonly defaultRiskLevel?: RiskLevel;
   readonly transitions?: TransitionTable;
   /**
-   * How long after its last operation a transaction may still receive an event, and how much
-   * further back than the longest window the windows are kept. Default 7 days (the engine's
-   * `lateArrivalMs`). An event for a transaction quiet for longer is rejected (`TRANSACTION_NOT_FOUND`).
+   * How much further back than the longest window the windows are kept: how much older than the
+   * latest operation a transaction may be and still see exact windows. Default 7 days (the engine's
+   * `lateArrivalMs`). (Transactions themselves are all kept: an event weeks later finds its own.)
    */
   readonly lateArrivalMs?: number;
   readonly limits?: Partial<EngineLimits>;

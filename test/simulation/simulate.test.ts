@@ -93,6 +93,51 @@ describe('simulate', () => {
     expect(JSON.stringify(await run())).toBe(JSON.stringify(await run()));
   });
 
+  it('takes an event weeks after its transaction went quiet, as a live engine does, and counts the transaction once', async () => {
+    const DAY = 24 * HOUR;
+    const filler = Array.from({ length: 60 }, (_, d) => sent(`f-${d}`, `u-${d % 5}`, 10, T0 + (d + 1) * DAY));
+    const refund = {
+      transactionId: 'a',
+      eventId: 'late',
+      timestamp: T0 + 40 * DAY + 1,
+      transactionState: 'SUCCESSFUL',
+      updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 900, transactionCurrency: 'EUR' } },
+    };
+    // b: hit by the candidate only when created (u2 a new user), by both after its own late event.
+    const raise = {
+      ...refund,
+      transactionId: 'b',
+      eventId: 'late-b',
+      timestamp: T0 + 41 * DAY,
+      updatedTransactionAttributes: { originAmountDetails: { transactionAmount: 20_000, transactionCurrency: 'EUR' } },
+    };
+    const history = [sent('a', 'u1', 20_000, T0), sent('b', 'u2', 900, T0 + 1), ...filler.slice(0, 40), refund, raise, ...filler.slice(40), { ...refund }];
+    const baseline = [threshold(10_000)];
+    const candidate = [threshold(500)];
+    const report = await simulate({ history, baseline, candidate });
+    expect(report.history).toMatchObject({ transactions: 62, events: 2, replays: 1, rejected: 0 });
+    // a: hit by the baseline when created, by the candidate after the event 40 days on; b the other way round.
+    expect(report.baseline.instances[0]).toMatchObject({ runs: 64, hits: 2, hitTransactions: 2 });
+    expect(report.candidate?.instances[0]).toMatchObject({ runs: 64, hits: 4, hitTransactions: 2 });
+    expect(report.diff?.transactions).toMatchObject({ baselineOnly: 0, candidateOnly: 0, both: 2, baselineOnlySample: [], candidateOnlySample: [] });
+    expect(report.diff?.candidateInstances).toEqual([{ id: 'ri-1', newTransactions: 0, newUsers: 0 }]);
+    expect(report.diff?.topNewUsers).toEqual([]);
+
+    for (const [set, requests] of [
+      ['baseline', baseline],
+      ['candidate', candidate],
+    ] as const) {
+      const engine = createEngine();
+      for (const request of requests) await engine.createRuleInstance(request);
+      for (const operation of history) {
+        if ('type' in operation) await engine.createTransaction(operation as never);
+        else await engine.createTransactionEvent(operation as never);
+      }
+      const [live] = await engine.listRuleInstances();
+      expect([report[set]?.instances[0]?.runs, report[set]?.instances[0]?.hits]).toEqual([live?.runCount, live?.hitCount]);
+    }
+  });
+
   describe('properties', () => {
     test.prop(
       [
@@ -103,7 +148,8 @@ describe('simulate', () => {
     )('counts what a live engine with the same rule set counts: runs, hits, alerts and statuses', async (requests, sequences) => {
       const engine = createEngine();
       for (const request of requests) await engine.createRuleInstance(request);
-      const operations = [...sequences.map((s) => s.transaction), ...sequences.flatMap((s) => s.events)];
+      // In time order, as a history is (a transaction before its events).
+      const operations = [...sequences.map((s) => s.transaction), ...sequences.flatMap((s) => s.events)].sort((a, b) => a.timestamp - b.timestamp);
       const statuses: Record<string, number> = { ALLOW: 0, FLAG: 0, SUSPEND: 0, BLOCK: 0 };
       for (const operation of operations) {
         const answer =
@@ -113,7 +159,6 @@ describe('simulate', () => {
       const report: SimulationReport = await simulate({
         history: operations,
         baseline: await engine.listRuleInstances(),
-        engine: { lateArrivalMs: 365 * 24 * HOUR },
       });
       const live = await engine.listRuleInstances();
       expect(report.baseline.instances.map((i) => [i.id, i.runs, i.hits])).toEqual(live.map((i) => [i.id, i.runCount, i.hitCount]));
