@@ -18,6 +18,9 @@
 export { createEngine } from './default-engine.js';
 export type { EngineOptions } from './engine/options.js';
 export { DEFAULT_LATE_ARRIVAL_MS } from './engine/options.js';
+// Recommended rule sets (docs/detection.md)
+export { amlBaseline, DEFAULT_REPORTING_THRESHOLDS, FATF_CALL_FOR_ACTION, presets } from './engine/presets/aml-baseline.js';
+export type { AmlBaselineOptions } from './engine/presets/aml-baseline.js';
 export type {
   CallOptions,
   Clock,
@@ -103,6 +106,7 @@ export type {
   DayReport,
   Detection,
   DetectionScore,
+  SchemeScore,
   DiffCount,
   InstanceReport,
   RejectedOperation,

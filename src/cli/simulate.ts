@@ -12,7 +12,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { Repositories } from '../engine/repositories.js';
 import { isTxmonError } from '../errors.js';
 import { simulate } from '../simulation/simulate.js';
-import type { SimulationEngineOptions, SimulationLabel, SimulationReport } from '../simulation/types.js';
+import type { Detection, SimulationEngineOptions, SimulationLabel, SimulationReport } from '../simulation/types.js';
 import { csvSource, ndjsonSource, storeSource, type HistorySource } from './history-source.js';
 import { renderSimulationReport } from './simulation-report.js';
 import { DEFAULT_STORE_SETTINGS, openStores, parseStore, StoreSpecError, type OpenStores } from './stores.js';
@@ -215,6 +215,17 @@ function createProgress(source: HistorySource) {
   };
 }
 
+/** The set's detection: account precision, then per typology the schemes found (when the labels name schemes). */
+function detectionLines(detection: Detection): string[] {
+  const users = detection.users;
+  const lines = [`  accounts: ${users.truePositives} labelled of ${users.truePositives + users.falsePositives} hit (precision ${users.precision ?? '–'})`];
+  for (const [typology, scores] of Object.entries(detection.typologies)) {
+    const s = scores.schemes;
+    if (s.schemes > 0) lines.push(`  ${typology}: ${s.found} / ${s.schemes} schemes found, key account in ${s.keyAccountsFound}`);
+  }
+  return lines;
+}
+
 /** The summary printed on standard output. */
 function summaryOf(report: SimulationReport, seconds: number): string {
   const h = report.history;
@@ -233,6 +244,7 @@ function summaryOf(report: SimulationReport, seconds: number): string {
         `  ${i.id} ${i.ruleId}: ${i.runs} runs, ${i.hits} hits, ${i.hitTransactions} transactions, ${i.hitUsers} users, ${i.alerts} alerts${detection}`,
       );
     }
+    if (set.detection !== undefined) lines.push(...detectionLines(set.detection));
   }
   if (report.diff !== undefined) {
     const t = report.diff.transactions;

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { DetectionScore, RuleSetReport, SimulationReport } from '../simulation/types.js';
+import type { DetectionScore, RuleSetReport, SchemeScore, SimulationReport } from '../simulation/types.js';
 
 /** Text made safe inside HTML. */
 function escapeHtml(text: unknown): string {
@@ -80,20 +80,24 @@ function scoreCells(score: DetectionScore | undefined): string[] {
   return [percent(score?.precision), percent(score?.recall), percent(score?.f1)];
 }
 
+/** Schemes found of all, e.g. `9 / 10` (`–` when the labels name no scheme). */
+function schemeCell(score: SchemeScore | undefined): string {
+  return score === undefined || score.schemes === 0 ? '–' : `${count(score.found)} / ${count(score.schemes)}`;
+}
+
+function detectionCells(set: RuleSetReport | undefined, typology: string): string[] {
+  const scores = set?.detection?.typologies[typology];
+  return [schemeCell(scores?.schemes), ...scoreCells(scores?.transactions), ...scoreCells(scores?.users)];
+}
+
 function detectionSection(report: SimulationReport): string {
   if (report.labels === undefined) return '';
   const rows = Object.entries(report.labels.typologies).map(([typology, positives]) => [
     typology,
     count(positives.transactions),
     count(positives.users),
-    ...scoreCells(report.baseline.detection?.typologies[typology]?.transactions),
-    ...scoreCells(report.baseline.detection?.typologies[typology]?.users),
-    ...(report.candidate === undefined
-      ? []
-      : [
-          ...scoreCells(report.candidate.detection?.typologies[typology]?.transactions),
-          ...scoreCells(report.candidate.detection?.typologies[typology]?.users),
-        ]),
+    ...detectionCells(report.baseline, typology),
+    ...(report.candidate === undefined ? [] : detectionCells(report.candidate, typology)),
   ]);
   const sides = report.candidate === undefined ? ['baseline'] : ['baseline', 'candidate'];
   const headers = [
@@ -101,6 +105,7 @@ function detectionSection(report: SimulationReport): string {
     'labelled transactions',
     'labelled users',
     ...sides.flatMap((side) => [
+      `${side} schemes found`,
       `${side} tx precision`,
       `${side} tx recall`,
       `${side} tx F1`,
@@ -109,7 +114,7 @@ function detectionSection(report: SimulationReport): string {
       `${side} user F1`,
     ]),
   ];
-  return `<h2>Detection per typology</h2><p class="note">One typology against the rest: a hit on another typology's transaction counts as a false positive here.</p>${table(headers, rows)}`;
+  return `<h2>Detection per typology</h2><p class="note">One typology against the rest: a hit on another typology's transaction counts as a false positive here. A scheme is found when any of its accounts is hit.</p>${table(headers, rows)}`;
 }
 
 function diffSection(report: SimulationReport): string {

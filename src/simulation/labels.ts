@@ -3,7 +3,7 @@
  * precision, recall and F1 of hits against them.
  */
 import { TxmonError } from '../errors.js';
-import type { DetectionScore, SimulationLabel } from './types.js';
+import type { DetectionScore, SchemeScore, SimulationLabel } from './types.js';
 
 /** Labels by id. */
 export interface LabelIndex {
@@ -11,6 +11,15 @@ export interface LabelIndex {
   readonly users: ReadonlyMap<string, readonly string[]>;
   /** Every typology named, sorted. */
   readonly typologies: readonly string[];
+  /** The schemes named by user labels, in order of first appearance: each scheme's typology and accounts, its key account first. */
+  readonly schemes: ReadonlyMap<string, LabelledScheme>;
+}
+
+/** One injected scheme as its user labels describe it. */
+export interface LabelledScheme {
+  readonly typology: string;
+  /** Its accounts in label order; the first is the key account (the collector, the mule, the cycle's origin …). */
+  readonly users: readonly string[];
 }
 
 function invalidLabel(index: number, field: string, message: string): TxmonError {
@@ -26,6 +35,7 @@ export function indexLabels(labels: Iterable<SimulationLabel>): LabelIndex {
   const transactions = new Map<string, string[]>();
   const users = new Map<string, string[]>();
   const typologies = new Set<string>();
+  const schemes = new Map<string, { typology: string; users: string[] }>();
   let index = 0;
   for (const label of labels) {
     const { level, id, typology } = (label ?? {}) as Partial<SimulationLabel>;
@@ -37,12 +47,41 @@ export function indexLabels(labels: Iterable<SimulationLabel>): LabelIndex {
     if (list === undefined) byId.set(id, [typology]);
     else if (!list.includes(typology)) list.push(typology);
     typologies.add(typology);
+    const scheme = (label as Partial<SimulationLabel>).scheme;
+    if (level === 'user' && typeof scheme === 'string' && scheme !== '') {
+      const entry = schemes.get(scheme);
+      if (entry === undefined) schemes.set(scheme, { typology, users: [id] });
+      else if (!entry.users.includes(id)) entry.users.push(id);
+    }
     index++;
   }
-  return { transactions, users, typologies: [...typologies].sort() };
+  return { transactions, users, typologies: [...typologies].sort(), schemes };
 }
 
 const round = (value: number): number => Math.round(value * 10_000) / 10_000;
+
+/**
+ * How many of a typology's schemes `hitUsers` reaches: a scheme is found when any of its accounts is
+ * hit, and its key account when the first one is. Recall is `null` for a typology without schemes.
+ */
+export function schemeScore(hitUsers: ReadonlySet<string>, schemes: ReadonlyMap<string, LabelledScheme>, typology: string): SchemeScore {
+  let total = 0;
+  let found = 0;
+  let keyAccounts = 0;
+  for (const scheme of schemes.values()) {
+    if (scheme.typology !== typology) continue;
+    total++;
+    if (scheme.users.some((u) => hitUsers.has(u))) found++;
+    if (hitUsers.has(scheme.users[0] as string)) keyAccounts++;
+  }
+  return {
+    schemes: total,
+    found,
+    keyAccountsFound: keyAccounts,
+    recall: total > 0 ? round(found / total) : null,
+    keyAccountRecall: total > 0 ? round(keyAccounts / total) : null,
+  };
+}
 
 /**
  * The score of `hits` entities of which `truePositives` are positives, against `positives` in all:

@@ -4,7 +4,7 @@
  * event wakes it — and the report built from them and from each rule set's own counts.
  */
 import type { Transaction } from '../domain/index.js';
-import { detectionScore, type LabelIndex } from './labels.js';
+import { detectionScore, schemeScore, type LabelIndex } from './labels.js';
 import type { RuleSetRun } from './rule-set-run.js';
 import type { Detection, DetectionScore, DiffCount, InstanceReport, RejectedOperation, RuleSetReport, SimulationDiff, SimulationReport } from './types.js';
 
@@ -213,11 +213,12 @@ function userScore(hitUsers: ReadonlySet<string>, labels: LabelIndex, positives:
 
 /** The detection of transactions `hits` and users `hitUsers` against the labels. */
 function detectionOf(hits: TransactionHits, hitUsers: ReadonlySet<string>, labels: LabelIndex, tally: Tally): Detection {
-  const typologies: Record<string, { transactions: DetectionScore; users: DetectionScore }> = {};
+  const typologies: Record<string, Detection['typologies'][string]> = {};
   for (const typology of labels.typologies) {
     typologies[typology] = {
       transactions: detectionScore(hits.byTypology.get(typology) ?? 0, hits.hits, tally.positives.transactions.get(typology) ?? 0),
       users: userScore(hitUsers, labels, tally.positives.users, typology),
+      schemes: schemeScore(hitUsers, labels.schemes, typology),
     };
   }
   return {

@@ -105,11 +105,28 @@ export interface DetectionScore {
   readonly f1: number | null;
 }
 
+/**
+ * Schemes of one typology reached by a set of hits (labels with a `scheme`): a scheme is found when
+ * any of its accounts is hit — one flagged account opens the investigation of the scheme.
+ */
+export interface SchemeScore {
+  /** Schemes of the typology named by the labels. */
+  readonly schemes: number;
+  /** Schemes with at least one account hit. */
+  readonly found: number;
+  /** Schemes whose key account (its first user label: the collector, the mule, the cycle's origin …) is hit. */
+  readonly keyAccountsFound: number;
+  /** `found / schemes`, `null` without schemes. */
+  readonly recall: number | null;
+  /** `keyAccountsFound / schemes`, `null` without schemes. */
+  readonly keyAccountRecall: number | null;
+}
+
 /** Detection against the labels, for transactions and for users; overall and per typology (one against the rest). */
 export interface Detection {
   readonly transactions: DetectionScore;
   readonly users: DetectionScore;
-  readonly typologies: Readonly<Record<string, { readonly transactions: DetectionScore; readonly users: DetectionScore }>>;
+  readonly typologies: Readonly<Record<string, { readonly transactions: DetectionScore; readonly users: DetectionScore; readonly schemes: SchemeScore }>>;
 }
 
 /** What one instance of a rule set did over the history. */

@@ -87,6 +87,29 @@ describe('simulate', () => {
     expect(report.labels).toEqual({ typologies: { structuring: { transactions: 2, users: 1 } } });
   });
 
+  it('counts a scheme found when any of its accounts is hit, and its key account when the first labelled one is', async () => {
+    // Scheme s-1: its key account is hit; s-2: only a secondary account; s-3: none; s-4 is another typology.
+    const history = [sent('a', 'key-1', 9_900, T0), sent('b', 'member-2', 9_900, T0 + 1), sent('c', 'key-3', 10, T0 + 2), sent('d', 'key-4', 9_900, T0 + 3)];
+    const user = (id: string, typology: string, scheme: string) => ({ level: 'user' as const, id, typology, scheme });
+    const labels = [
+      user('key-1', 'fan_in', 's-1'),
+      user('member-1', 'fan_in', 's-1'),
+      user('key-2', 'fan_in', 's-2'),
+      user('member-2', 'fan_in', 's-2'),
+      user('key-3', 'fan_in', 's-3'),
+      user('key-4', 'cycle', 's-4'),
+    ];
+    const report = await simulate({ history, baseline: [threshold(9_900)], labels });
+    expect(report.baseline.detection?.typologies.fan_in?.schemes).toEqual({
+      schemes: 3,
+      found: 2,
+      keyAccountsFound: 1,
+      recall: 0.6667,
+      keyAccountRecall: 0.3333,
+    });
+    expect(report.baseline.detection?.typologies.cycle?.schemes).toEqual({ schemes: 1, found: 1, keyAccountsFound: 1, recall: 1, keyAccountRecall: 1 });
+  });
+
   it('is deterministic: the same input gives the same report, byte for byte', async () => {
     const history = Array.from({ length: 200 }, (_, i) => tx({ transactionId: `d-${i}`, originUserId: `u${i % 7}`, timestamp: T0 + i * 60_000 }));
     const run = () => simulate({ history, baseline: [velocity(3), threshold(50)], candidate: [velocity(2)] });
