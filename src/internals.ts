@@ -48,3 +48,7 @@ export type { CompiledLogic, LogicData } from './logic/index.js';
 
 // Validation
 export { assertSafeJson, createValidator, measureJsonSize, validateAgainstSchema } from './validation/index.js';
+
+// Detection: a rule set measured on a generated, labelled history (docs/detection.md)
+export { DETECTION_ENGINE, DETECTION_SIZES, measureDetection, renderDetectionTable } from './simulation/detection.js';
+export type { DetectionOptions, DetectionTable, TypologyDetection } from './simulation/detection.js';
