@@ -46,8 +46,18 @@ const rows: Row[] = [
   { name: 'multiplier 0: any non-empty period 2 hits', parameters: { multiplierThreshold: 0 }, past: p2(3), directions: ['ORIGIN'] },
   { name: 'the default multiplier 100 needs more than 100 × count2', parameters: { multiplierThreshold: 100 }, past: [...p2(1), ...p1(99)], directions: [] },
   { name: 'the default multiplier 100 hits at 101 × count2', parameters: { multiplierThreshold: 100 }, past: [...p2(1), ...p1(100)], directions: ['ORIGIN'] },
-  { name: 'a fractional multiplier: count1 exactly 1.5 × count2 does not hit (3 vs 1.5 × 2)', parameters: { multiplierThreshold: 1.5 }, past: [...p2(2), ...p1(2)], directions: [] },
-  { name: 'a fractional multiplier: count1 one above 1.5 × count2 hits (4 > 1.5 × 2)', parameters: { multiplierThreshold: 1.5 }, past: [...p2(2), ...p1(3)], directions: ['ORIGIN'] },
+  {
+    name: 'a fractional multiplier: count1 exactly 1.5 × count2 does not hit (3 vs 1.5 × 2)',
+    parameters: { multiplierThreshold: 1.5 },
+    past: [...p2(2), ...p1(2)],
+    directions: [],
+  },
+  {
+    name: 'a fractional multiplier: count1 one above 1.5 × count2 hits (4 > 1.5 × 2)',
+    parameters: { multiplierThreshold: 1.5 },
+    past: [...p2(2), ...p1(3)],
+    directions: ['ORIGIN'],
+  },
   { name: 'a multiplier below 1: 1 is not above 0.5 × 3', parameters: { multiplierThreshold: 0.5 }, past: p2(3), directions: [] },
   { name: 'a multiplier below 1: 2 > 0.5 × 3 hits', parameters: { multiplierThreshold: 0.5 }, past: [...p2(3), ...p1(1)], directions: ['ORIGIN'] },
   {
