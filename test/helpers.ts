@@ -38,6 +38,7 @@ export function testEngine(options: EngineOptions = {}) {
 }
 
 export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+export const SECOND = 1000;
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 

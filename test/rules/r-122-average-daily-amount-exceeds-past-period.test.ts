@@ -22,6 +22,14 @@ const rows: TwoPeriodRow[] = [
   { name: 'excluded: one minor unit below does not hit (49.99/day)', past: one50, amount: 49.99, directions: [] },
   { name: 'excluded: one minor unit above hits (50.01/day)', past: one50, amount: 50.01, directions: ['ORIGIN'] },
   {
+    name: 'a fractional percentage: 50.25/day vs 25/day is exactly 201 % and hits at 201',
+    parameters: pct(201),
+    past: one50,
+    amount: 50.25,
+    directions: ['ORIGIN'],
+  },
+  { name: 'a fractional percentage: 201.01 % is one hundredth above and does not hit', parameters: pct(201.01), past: one50, amount: 50.25, directions: [] },
+  {
     name: 'included: 50/day vs 100 over 3 days is exactly 150 % and hits',
     parameters: { ...pct(150), excludePeriod1: false },
     past: one50,

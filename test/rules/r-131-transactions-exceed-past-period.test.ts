@@ -1,5 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { r121AverageDailyCountExceedsPastPeriod } from '../../src/rules/library/r-121-average-daily-count-exceeds-past-period.js';
+import { r122AverageDailyAmountExceedsPastPeriod } from '../../src/rules/library/r-122-average-daily-amount-exceeds-past-period.js';
 import { r131TransactionsExceedPastPeriod } from '../../src/rules/library/r-131-transactions-exceed-past-period.js';
 import { DAY, HOUR, T0, errorOf, testEngine, tx } from '../helpers.js';
 
@@ -44,6 +46,27 @@ const rows: Row[] = [
   { name: 'multiplier 0: any non-empty period 2 hits', parameters: { multiplierThreshold: 0 }, past: p2(3), directions: ['ORIGIN'] },
   { name: 'the default multiplier 100 needs more than 100 × count2', parameters: { multiplierThreshold: 100 }, past: [...p2(1), ...p1(99)], directions: [] },
   { name: 'the default multiplier 100 hits at 101 × count2', parameters: { multiplierThreshold: 100 }, past: [...p2(1), ...p1(100)], directions: ['ORIGIN'] },
+  {
+    name: 'a fractional multiplier: count1 exactly 1.5 × count2 does not hit (3 vs 1.5 × 2)',
+    parameters: { multiplierThreshold: 1.5 },
+    past: [...p2(2), ...p1(2)],
+    directions: [],
+  },
+  {
+    name: 'a fractional multiplier: count1 one above 1.5 × count2 hits (4 > 1.5 × 2)',
+    parameters: { multiplierThreshold: 1.5 },
+    past: [...p2(2), ...p1(3)],
+    directions: ['ORIGIN'],
+  },
+  { name: 'a multiplier below 1: 1 is not above 0.5 × 3', parameters: { multiplierThreshold: 0.5 }, past: p2(3), directions: [] },
+  { name: 'a multiplier below 1: 2 > 0.5 × 3 hits', parameters: { multiplierThreshold: 0.5 }, past: [...p2(3), ...p1(1)], directions: ['ORIGIN'] },
+  {
+    name: 'exact arithmetic: 29 is not above 0.29 × 100 (in floats 0.29 × 100 = 28.999…96)',
+    parameters: { multiplierThreshold: 0.29 },
+    past: [...p2(100), ...p1(28)],
+    directions: [],
+  },
+  { name: 'exact arithmetic: 30 > 0.29 × 100 hits', parameters: { multiplierThreshold: 0.29 }, past: [...p2(100), ...p1(29)], directions: ['ORIGIN'] },
   {
     name: 'period1/period2 boundary: an entry exactly at period 1 start is in period 1 (2 > 1 × 1)',
     parameters: { multiplierThreshold: 1 },
@@ -192,6 +215,13 @@ describe('R-131 Transactions exceed past period', () => {
     expect(r.hitRules[0]?.ruleDescription).toBe('Sender made 3 transactions in 1 day, more than 2 times the 1 in the rest of 2 days.');
   });
 
+  it('states its unit, a factor, where R-121 and R-122 state a percentage', () => {
+    const title = (schema: unknown) => (schema as { title?: string }).title ?? '';
+    expect(title(r131TransactionsExceedPastPeriod.parametersSchema.properties.multiplierThreshold)).toContain('(factor, ×)');
+    expect(title(r121AverageDailyCountExceedsPastPeriod.parametersSchema.properties.multiplierThreshold)).toContain('(%)');
+    expect(title(r122AverageDailyAmountExceedsPastPeriod.parametersSchema.properties.multiplierThreshold)).toContain('(%)');
+  });
+
   it('uses the source defaults (docs/wire-format.md#rule-library)', () => {
     expect(r131TransactionsExceedPastPeriod.defaultParameters).toMatchObject({ multiplierThreshold: 100, checkSender: 'all', checkReceiver: 'all' });
     expect(r131TransactionsExceedPastPeriod.defaultAction).toBe('FLAG');
@@ -200,7 +230,7 @@ describe('R-131 Transactions exceed past period', () => {
 
   const invalid = [
     { name: 'a negative multiplier', parameters: { multiplierThreshold: -1 }, path: '/parameters/multiplierThreshold' },
-    { name: 'a fractional multiplier (it is a factor, an integer)', parameters: { multiplierThreshold: 1.5 }, path: '/parameters/multiplierThreshold' },
+    { name: 'a multiplier above 1,000,000', parameters: { multiplierThreshold: 1_000_000.5 }, path: '/parameters/multiplierThreshold' },
     { name: 'a window without units', parameters: { timeWindow1: { granularity: 'day' } }, path: '/parameters/timeWindow1/units' },
     { name: 'an unknown window property', parameters: { timeWindow2: { units: 2, granularity: 'day', extra: 1 } }, path: '/parameters/timeWindow2/extra' },
     { name: 'a negative minimum count', parameters: { minTransactionsInTimeWindow2: -1 }, path: '/parameters/minTransactionsInTimeWindow2' },
@@ -220,14 +250,15 @@ describe('R-131 Transactions exceed past period', () => {
 
 describe('properties', () => {
   const pastArb = fc.array(fc.record({ offset: fc.integer({ min: -7 * HOUR, max: HOUR }), received: fc.boolean() }), { maxLength: 12 });
-  test.prop([pastArb, fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom('sending', 'all')], {
+  // Multipliers in hundredths (0, 0.01 … 3): the oracle compares count1 × 100 > hundredths × count2 in integers.
+  test.prop([pastArb, fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom('sending', 'all')], {
     numRuns: 60,
-  })('the sender side hits exactly when a brute-force count over the two periods says so', async (past, multiplier, hours1, hours2, checkSender) => {
+  })('the sender side hits exactly when a brute-force count over the two periods says so', async (past, hundredths, hours1, hours2, checkSender) => {
     const engine = engineFor();
     await engine.createRuleInstance({
       ruleId: 'R-131',
       parameters: {
-        multiplierThreshold: multiplier,
+        multiplierThreshold: hundredths / 100,
         timeWindow1: { units: hours1, granularity: 'hour' },
         timeWindow2: { units: hours2, granularity: 'hour' },
         checkSender,
@@ -246,7 +277,7 @@ describe('properties', () => {
     const start2 = T0 - hours2 * HOUR;
     const count1 = 1 + counted.filter((t) => t >= start1 && t <= T0).length;
     const count2 = counted.filter((t) => t >= start2 && t < start1).length;
-    const expected = start2 < start1 && count2 > 0 && count1 > multiplier * count2;
+    const expected = start2 < start1 && count2 > 0 && count1 * 100 > hundredths * count2;
     expect(r.hitRules.length > 0).toBe(expected);
   });
 });

@@ -121,6 +121,67 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
       expected: [],
     },
     {
+      name: 'minOutflowVolume exactly at the outflow volume hits',
+      parameters: { minOutflowVolume: { USD: 100 } },
+      steps: [D(100), W(100)],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'minOutflowVolume one cent above the outflow volume does not hit',
+      parameters: { minOutflowVolume: { USD: 100.01 } },
+      steps: [D(100), W(100)],
+      expected: [],
+    },
+    {
+      name: 'minOutflowVolume counts the whole window: 60 + 40 reaches 100',
+      parameters: { minOutflowVolume: { USD: 100 } },
+      steps: [D(50), W(60), W(40)],
+      expected: ['ORIGIN'],
+    },
+    { name: 'minInflowVolume exactly at the inflow volume hits', parameters: { minInflowVolume: { USD: 100 } }, steps: [D(100), W(100)], expected: ['ORIGIN'] },
+    {
+      name: 'minInflowVolume one cent above the inflow volume does not hit',
+      parameters: { minInflowVolume: { USD: 100.01 } },
+      steps: [D(100), W(100)],
+      expected: [],
+    },
+    {
+      name: 'minInflowVolume also guards the receiver side',
+      parameters: { minInflowVolume: { USD: 100.01 } },
+      steps: [W(200), D(100)],
+      expected: [],
+    },
+    {
+      name: 'minOutflowTransactions equal to the outflow count hits',
+      parameters: { minOutflowTransactions: 2 },
+      steps: [D(100), W(50), W(50)],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'minOutflowTransactions one above the outflow count does not hit',
+      parameters: { minOutflowTransactions: 3 },
+      steps: [D(100), W(50), W(50)],
+      expected: [],
+    },
+    {
+      name: 'minInflowTransactions equal to the inflow count hits',
+      parameters: { minInflowTransactions: 2 },
+      steps: [D(50), D(50), W(100)],
+      expected: ['ORIGIN'],
+    },
+    {
+      name: 'minInflowTransactions one above the inflow count does not hit',
+      parameters: { minInflowTransactions: 3 },
+      steps: [D(50), D(50), W(100)],
+      expected: [],
+    },
+    {
+      name: 'minimum counts of 0 change nothing',
+      parameters: { minOutflowTransactions: 0, minInflowTransactions: 0 },
+      steps: [D(100), W(100)],
+      expected: ['ORIGIN'],
+    },
+    {
       name: 'several types per list add up to the boundary',
       parameters: { outflowTransactionTypes: ['WITHDRAWAL', 'EXTERNAL_PAYMENT'], inflowTransactionTypes: ['DEPOSIT', 'REFUND'] },
       steps: [D(60), ['REFUND', 'shop', 'alice', 40], ['EXTERNAL_PAYMENT', 'alice', 'shop', 50], W(50)],
@@ -381,6 +442,10 @@ describe("R-41 Transaction's sending volume compared to receiving volume", () =>
       parameters: { inflow3dsDonePercentageThreshold: { value: 50, comparator: 'EQUAL_TO' } },
       path: '/parameters/inflow3dsDonePercentageThreshold/comparator',
     },
+    { name: 'an empty minimum volume map', parameters: { minOutflowVolume: {} }, path: '/parameters/minOutflowVolume' },
+    { name: 'a negative minimum volume', parameters: { minInflowVolume: { USD: -1 } }, path: '/parameters/minInflowVolume/USD' },
+    { name: 'a fractional minimum count', parameters: { minOutflowTransactions: 1.5 }, path: '/parameters/minOutflowTransactions' },
+    { name: 'a negative minimum count', parameters: { minInflowTransactions: -1 }, path: '/parameters/minInflowTransactions' },
     {
       name: 'a 3DS guard without comparator',
       parameters: { outflow3dsDonePercentageThreshold: { value: 50 } },
@@ -492,31 +557,56 @@ describe('properties', () => {
     gapDays: fc.integer({ min: 0, max: 12 }),
   });
   const lists = fc.subarray(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER'], { minLength: 1 });
-  test.prop([fc.array(step, { minLength: 1, maxLength: 25 }), lists, lists, fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO')], {
+  // Optional minimums: volumes on the amounts' grid (so sums meet them exactly) and small counts.
+  const minimums = fc.record(
+    {
+      minOutflowVolume: fc.constantFrom(0, 0.01, 0.3, 100, 100.01, 200),
+      minInflowVolume: fc.constantFrom(0, 0.01, 0.3, 100, 100.01, 200),
+      minOutflowTransactions: fc.integer({ min: 0, max: 3 }),
+      minInflowTransactions: fc.integer({ min: 0, max: 3 }),
+    },
+    { requiredKeys: [] },
+  );
+  test.prop([fc.array(step, { minLength: 1, maxLength: 25 }), lists, lists, fc.constantFrom('GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN_OR_EQUAL_TO'), minimums], {
     numRuns: 50,
-  })("hits each side exactly as a brute-force recomputation of the user's outflow and inflow in 30 days", async (steps, outTypes, inTypes, comparator) => {
-    const engine = await engineWith({ outflowTransactionTypes: outTypes, inflowTransactionTypes: inTypes, outflowInflowComparator: comparator });
-    const history: { at: number; type: string; sender: string | undefined; receiver: string | undefined; origin: bigint; destination: bigint }[] = [];
-    let at = T0;
-    for (const s of steps) {
-      at += s.gapDays * DAY;
-      history.push({ at, type: s.type, sender: s.sender, receiver: s.receiver, origin: toScaled(s.origin), destination: toScaled(s.destination) });
-      const r = await engine.createTransaction(flow(at, s.type, s.sender, s.receiver, [s.origin, s.destination]));
-      const verdict = (user: string) => {
-        const inWindow = history.filter((h) => h.at >= at - 30 * DAY);
-        const outs = inWindow.filter((h) => h.sender === user && outTypes.includes(h.type));
-        const ins = inWindow.filter((h) => h.receiver === user && inTypes.includes(h.type));
-        if (outs.length === 0 || ins.length === 0) return false;
-        const outflow = outs.reduce((a, h) => a + h.origin, 0n);
-        const inflow = ins.reduce((a, h) => a + h.destination, 0n);
-        return comparator === 'GREATER_THAN_OR_EQUAL_TO' ? outflow >= inflow : outflow <= inflow;
-      };
-      const expected: string[] = [];
-      if (s.sender !== undefined && outTypes.includes(s.type) && verdict(s.sender)) expected.push('ORIGIN');
-      if (s.receiver !== undefined && inTypes.includes(s.type) && verdict(s.receiver)) expected.push('DESTINATION');
-      expect(hitsOf(r)).toEqual(expected);
-    }
-  });
+  })(
+    "hits each side exactly as a brute-force recomputation of the user's outflow and inflow in 30 days, minimums included",
+    async (steps, outTypes, inTypes, comparator, mins) => {
+      const engine = await engineWith({
+        outflowTransactionTypes: outTypes,
+        inflowTransactionTypes: inTypes,
+        outflowInflowComparator: comparator,
+        ...(mins.minOutflowVolume === undefined ? {} : { minOutflowVolume: { USD: mins.minOutflowVolume } }),
+        ...(mins.minInflowVolume === undefined ? {} : { minInflowVolume: { USD: mins.minInflowVolume } }),
+        ...(mins.minOutflowTransactions === undefined ? {} : { minOutflowTransactions: mins.minOutflowTransactions }),
+        ...(mins.minInflowTransactions === undefined ? {} : { minInflowTransactions: mins.minInflowTransactions }),
+      });
+      const atLeast = (value: bigint, min: number | undefined) => min === undefined || value >= toScaled(min);
+      const history: { at: number; type: string; sender: string | undefined; receiver: string | undefined; origin: bigint; destination: bigint }[] = [];
+      let at = T0;
+      for (const s of steps) {
+        at += s.gapDays * DAY;
+        history.push({ at, type: s.type, sender: s.sender, receiver: s.receiver, origin: toScaled(s.origin), destination: toScaled(s.destination) });
+        const r = await engine.createTransaction(flow(at, s.type, s.sender, s.receiver, [s.origin, s.destination]));
+        const verdict = (user: string) => {
+          const inWindow = history.filter((h) => h.at >= at - 30 * DAY);
+          const outs = inWindow.filter((h) => h.sender === user && outTypes.includes(h.type));
+          const ins = inWindow.filter((h) => h.receiver === user && inTypes.includes(h.type));
+          if (outs.length === 0 || ins.length === 0) return false;
+          const outflow = outs.reduce((a, h) => a + h.origin, 0n);
+          const inflow = ins.reduce((a, h) => a + h.destination, 0n);
+          if (mins.minOutflowTransactions !== undefined && outs.length < mins.minOutflowTransactions) return false;
+          if (mins.minInflowTransactions !== undefined && ins.length < mins.minInflowTransactions) return false;
+          if (!atLeast(outflow, mins.minOutflowVolume) || !atLeast(inflow, mins.minInflowVolume)) return false;
+          return comparator === 'GREATER_THAN_OR_EQUAL_TO' ? outflow >= inflow : outflow <= inflow;
+        };
+        const expected: string[] = [];
+        if (s.sender !== undefined && outTypes.includes(s.type) && verdict(s.sender)) expected.push('ORIGIN');
+        if (s.receiver !== undefined && inTypes.includes(s.type) && verdict(s.receiver)) expected.push('DESTINATION');
+        expect(hitsOf(r)).toEqual(expected);
+      }
+    },
+  );
 });
 
 /** The hit directions of rule `id` in a result. */

@@ -5,9 +5,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
+import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { currencyExponent } from '../../domain/codes.js';
 import type { Transaction } from '../../domain/index.js';
 import { convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../../domain/money.js';
+import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { createNeed } from './need.js';
 import { contributionsOf, type SeriesName } from '../series.js';
@@ -54,6 +56,14 @@ const ParametersSchema = Type.Object(
       title: 'Low-value transactions',
       description: "The rule hits when the user's last this-many transactions of the direction, this one included, are all in the low-value range.",
     }),
+    timeWindow: Type.Optional(
+      Type.Object(TimeWindowSchema.properties, {
+        additionalProperties: false,
+        title: 'Time window',
+        description:
+          'When set, the last `lowTransactionCount` transactions must all lie within this window, ending at (and including) this transaction: a run spread over a longer time (monthly salaries just under the limit) does not hit. Absent: the whole retained history, as before.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'Low-value transactions parameters' },
 );
@@ -137,8 +147,9 @@ function readCurrentAmount(transaction: Transaction, side: SideSpec, money: Mone
 /**
  * Declares R-7 (`DESTINATION`: received transactions) or R-8 (`ORIGIN`: sent ones): the user's
  * last `lowTransactionCount` transactions of that direction, this one included, are all in the
- * low-value range. The earlier `lowTransactionCount − 1` come from three
- * "last N" aggregates over the whole retained history (`lastAmountCount`, `lastMin`, `lastMax`):
+ * low-value range and, with the optional `timeWindow`, all lie within that window. The earlier
+ * `lowTransactionCount − 1` come from three "last N" aggregates over the window, or the whole
+ * retained history without one (`lastAmountCount`, `lastMin`, `lastMax`):
  * they are all low-value exactly when all N − 1 exist and have an amount and both the smallest and
  * the largest is in range — the conversion into the range currency is monotonic, so the extremes
  * decide for every amount in between.
@@ -162,13 +173,16 @@ export function defineLowValueRule(direction: 'ORIGIN' | 'DESTINATION', meta: Lo
       const limit = parameters.lowTransactionCount - 1;
       if (!key || limit < 1) return [];
       const at = transaction.timestamp;
+      // Inside a window the last N − 1 entries are the user's last N − 1 exactly when none of
+      // those lies before its start; otherwise the window holds fewer and the count check fails.
+      const start = parameters.timeWindow === undefined ? Number.NEGATIVE_INFINITY : windowStart(at, parameters.timeWindow);
       const id = transaction.transactionId;
       const extras = { limit };
       // The last-N functions cannot merge the current transaction: the check judges it itself.
       return [
-        createNeed(names.count, side.series, key, Number.NEGATIVE_INFINITY, at, 'lastAmountCount', id, false, extras),
-        createNeed(names.min, side.series, key, Number.NEGATIVE_INFINITY, at, 'lastMin', id, false, extras),
-        createNeed(names.max, side.series, key, Number.NEGATIVE_INFINITY, at, 'lastMax', id, false, extras),
+        createNeed(names.count, side.series, key, start, at, 'lastAmountCount', id, false, extras),
+        createNeed(names.min, side.series, key, start, at, 'lastMin', id, false, extras),
+        createNeed(names.max, side.series, key, start, at, 'lastMax', id, false, extras),
       ];
     },
     check({ transaction, parameters, aggregates, money, currentCounts }): RuleHit[] {
@@ -183,7 +197,8 @@ export function defineLowValueRule(direction: 'ORIGIN' | 'DESTINATION', meta: Lo
         if (aggregates[names.count] !== limit) return [];
         if (!isInRange(aggregates[names.min], range) || !isInRange(aggregates[names.max], range)) return [];
       }
-      return [{ direction: side.direction, vars: { count: parameters.lowTransactionCount, range: describeRange(range) } }];
+      const within = parameters.timeWindow === undefined ? '' : ` within ${describeTimeWindow(parameters.timeWindow)}`;
+      return [{ direction: side.direction, vars: { count: parameters.lowTransactionCount, range: describeRange(range), within } }];
     },
   });
 }

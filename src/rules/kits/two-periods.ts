@@ -54,6 +54,12 @@ export function valueRangeSchema(title: string, description: string) {
   );
 }
 
+/**
+ * How every percentage multiplier states its unit (R-27, R-120–R-122; R-131's is a factor and says
+ * so): fractional values are allowed and compared exactly.
+ */
+export const PERCENT_UNIT = 'A percentage, not a factor (200 = twice, 150.5 = 1.505 times); fractional values are compared exactly (to 10^-8).';
+
 /** Schema of a `{ currency, value }` multiplier threshold (value in percent). */
 export function moneyMultiplierSchema(description: string) {
   return Type.Object(
@@ -63,9 +69,9 @@ export function moneyMultiplierSchema(description: string) {
         title: 'Currency',
         description: 'Currency of the period-1 value range and of the amounts shown in the hit description. The ratio itself does not depend on it.',
       }),
-      value: Type.Number({ minimum: 0, maximum: 1_000_000, title: 'Multiplier (%)', description }),
+      value: Type.Number({ minimum: 0, maximum: 1_000_000, title: 'Multiplier (%)', description: `${description} ${PERCENT_UNIT}` }),
     },
-    { additionalProperties: false, title: 'Multiplier threshold', description },
+    { additionalProperties: false, title: 'Multiplier threshold (%)', description },
   );
 }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MONEY_SCALE } from '../../domain/money.js';
-import { averageComparisonDefaults, defineTwoPeriodRule, isRatioInRange, perDay } from '../kits/two-periods.js';
+import { averageComparisonDefaults, defineTwoPeriodRule, isRatioInRange, PERCENT_UNIT, perDay } from '../kits/two-periods.js';
 
 /** A count as 10^-8 units, so per-day counts share the exact comparisons of amounts. */
 function scaledCount(count: number): bigint {
@@ -33,8 +33,7 @@ export const r121AverageDailyCountExceedsPastPeriod = defineTwoPeriodRule({
     minimum: 0,
     maximum: 1_000_000,
     title: 'Multiplier (%)',
-    description:
-      'A percentage: the rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2 (200 = twice).',
+    description: `The rule hits when the average number of transactions per day in period 1 is at or above this percentage of the average per day in period 2. ${PERCENT_UNIT}`,
   }),
   valueThresholdPeriod1: {
     title: 'Daily transactions range (period 1)',

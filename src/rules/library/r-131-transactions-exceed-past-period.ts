@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
+import { MONEY_SCALE, toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
 import { createSideNames, describeSide, getSideReads, planSides, sideSeries, sumCounts, USER_SERIES, type SideChecks } from '../kits/directions.js';
 import { periodSchema } from '../kits/two-periods.js';
@@ -11,12 +12,12 @@ const minCountSchema = (title: string, description: string) => Type.Integer({ mi
 
 const ParametersSchema = Type.Object(
   {
-    multiplierThreshold: Type.Integer({
+    multiplierThreshold: Type.Number({
       minimum: 0,
       maximum: 1_000_000,
-      title: 'Multiplier threshold',
+      title: 'Multiplier threshold (factor, ×)',
       description:
-        'A factor, not a percentage: the rule hits when the number of transactions in time period 1 (this one included) is greater than this number times the number of transactions in time period 2 (period 1 excluded).',
+        'A factor, not a percentage (2 = twice, 1.5 = one and a half times): the rule hits when the number of transactions in time period 1 (this one included) is greater than this number times the number of transactions in time period 2 (period 1 excluded). Fractional values are compared exactly (to 10^-8).',
     }),
     timeWindow1: periodSchema('Time period 1', 'The recent period, ending at (and including) this transaction.'),
     timeWindow2: periodSchema(
@@ -60,6 +61,14 @@ function historyChecks(parameters: Parameters): SideChecks {
   return { checkSender: parameters.checkSender === 'none' ? 'none' : 'all', checkReceiver: parameters.checkReceiver === 'none' ? 'none' : 'all' };
 }
 
+/**
+ * `count1 > multiplier × count2`, exactly for a fractional multiplier: both sides scaled by 10^8
+ * (the multiplier taken at 10^-8 precision, as amounts are), so no float rounding decides a hit.
+ */
+function exceedsMultiple(count1: number, count2: number, multiplier: number): boolean {
+  return BigInt(count1) * MONEY_SCALE > toScaled(multiplier) * BigInt(count2);
+}
+
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
   const { checkSender, checkReceiver } = parameters;
@@ -75,8 +84,9 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
 
 /**
  * R-131 Transactions exceed past period: the number of the user's transactions in time period 1
- * (this one included) is greater than `multiplierThreshold` (a factor) times the number in time
- * period 2 with period 1 excluded (strict `>`, as the reference implementation and [HELP]).
+ * (this one included) is greater than `multiplierThreshold` (a factor, fractional allowed, compared
+ * exactly in integers) times the number in time period 2 with period 1 excluded (strict `>`, as the
+ * reference implementation and [HELP]).
  * Period 2's count is the nested difference count([start2, t]) − count([start1, t]) — exact.
  * No hit when period 2 is empty (a first burst has no past to exceed), when period 2 does not
  * start before period 1, below the optional minimum counts, or before `initialTransactions`
@@ -131,7 +141,7 @@ export const r131TransactionsExceedPastPeriod = defineRule({
       if (count2 <= 0) continue;
       if (parameters.minTransactionsInTimeWindow1 !== undefined && count1 < parameters.minTransactionsInTimeWindow1) continue;
       if (parameters.minTransactionsInTimeWindow2 !== undefined && count2 < parameters.minTransactionsInTimeWindow2) continue;
-      if (!(count1 > parameters.multiplierThreshold * count2)) continue;
+      if (!exceedsMultiple(count1, count2, parameters.multiplierThreshold)) continue;
       hits.push({
         direction,
         vars: {

@@ -7,8 +7,9 @@ import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { createNeed } from '../kits/need.js';
+import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
 import { contributionsOf, type SeriesName } from '../series.js';
-import type { AggregateNeed, RuleHit } from '../types.js';
+import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
 
 /** Largest accepted number of transaction types per list. */
 const MAX_TYPES = 100;
@@ -52,6 +53,29 @@ function defineThreeDsGuard(flow: 'Outflow' | 'Inflow', which: string) {
   );
 }
 
+/** An optional minimum volume of one flow, by currency (as R-69's volume threshold). */
+function defineMinVolume(flow: 'Outflow' | 'Inflow', which: string) {
+  return Type.Optional(
+    amountThresholdsSchema({
+      minProperties: 1,
+      title: `Minimum ${flow.toLowerCase()} volume`,
+      description: `When set, a side hits only if the user's ${which} volume in the window (this transaction included) is at or above this amount. The volume is exact in the engine's base currency and compared in it when it is listed, else converted into the first listed currency and rounded to its minor unit (as R-69's volume threshold); without a rate the side does not hit.`,
+    }),
+  );
+}
+
+/** An optional minimum number of transactions of one flow. */
+function defineMinCount(flow: 'Outflow' | 'Inflow', which: string) {
+  return Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000_000,
+      title: `Minimum ${flow.toLowerCase()} transactions`,
+      description: `When set, a side hits only if the user has at least this many ${which} in the window (this transaction included). Every side already needs one of each.`,
+    }),
+  );
+}
+
 const ParametersSchema = Type.Object(
   {
     timeWindow: TimeWindowSchema,
@@ -70,6 +94,10 @@ const ParametersSchema = Type.Object(
     }),
     outflow3dsDonePercentageThreshold: defineThreeDsGuard('Outflow', 'outflow transactions (sent, of the outflow types)'),
     inflow3dsDonePercentageThreshold: defineThreeDsGuard('Inflow', 'inflow transactions (received, of the inflow types)'),
+    minOutflowVolume: defineMinVolume('Outflow', 'outflow (sent, of the outflow types, origin amounts)'),
+    minInflowVolume: defineMinVolume('Inflow', 'inflow (received, of the inflow types, destination amounts)'),
+    minOutflowTransactions: defineMinCount('Outflow', 'outflow transactions (sent, of the outflow types)'),
+    minInflowTransactions: defineMinCount('Inflow', 'inflow transactions (received, of the inflow types)'),
   },
   { additionalProperties: false, title: 'R-41 parameters' },
 );
@@ -108,6 +136,27 @@ function meetsGuard(guard: ThreeDsGuard | undefined, threeDs: number, total: num
   const percentage = BigInt(threeDs) * 100n * MONEY_SCALE;
   const bound = toScaled(guard.value) * BigInt(total);
   return guard.comparator === 'GREATER_THAN_OR_EQUAL_TO' ? percentage >= bound : percentage <= bound;
+}
+
+/** What one side saw in the window, this transaction included: volumes in the base currency (10^-8 units) and counts. */
+interface SideFlows {
+  readonly outflow: bigint;
+  readonly outCount: number;
+  readonly inflow: bigint;
+  readonly inCount: number;
+}
+
+/**
+ * Whether a side reaches the optional minimum volumes (≥, resolved as amount thresholds are) and
+ * minimum counts (≥): small or sparse flows that balance are everyday life, not pass-through.
+ */
+function meetsMinimums(parameters: Parameters, flows: SideFlows, money: MoneyContext, at: number): boolean {
+  const { minOutflowVolume, minInflowVolume, minOutflowTransactions, minInflowTransactions } = parameters;
+  if (minOutflowTransactions !== undefined && flows.outCount < minOutflowTransactions) return false;
+  if (minInflowTransactions !== undefined && flows.inCount < minInflowTransactions) return false;
+  if (minOutflowVolume !== undefined && !reachesThreshold(minOutflowVolume, flows.outflow, money.baseCurrency, money, at)) return false;
+  if (minInflowVolume !== undefined && !reachesThreshold(minInflowVolume, flows.inflow, money.baseCurrency, money, at)) return false;
+  return true;
 }
 
 /** The user a side checks, or `undefined` when it has none or this transaction's type does not start that side. */
@@ -185,6 +234,11 @@ function numberOf(value: AggregateValue | undefined): number {
  * customer authentication being cashed out. Unlike Flagright (which applies the outflow guard only
  * to the sender side and the inflow guard only to the receiver side), every guard set applies to
  * both sides: the verdict depends only on the user's window, not on which transaction arrives.
+ *
+ * Optional minimums (txmon's, not Flagright's): `minOutflowVolume` / `minInflowVolume` (amount
+ * thresholds by currency, ≥, resolved as R-69's volume threshold) and `minOutflowTransactions` /
+ * `minInflowTransactions` (≥), so a side whose flows balance at small amounts or in one or two
+ * transactions (a salary spent) does not hit.
  */
 export const r41OutflowInflowVolume = defineRule({
   id: 'R-41',
@@ -243,6 +297,7 @@ export const r41OutflowInflowVolume = defineRule({
       if (atOrAbove ? outflow < inflow : outflow > inflow) continue;
       if (!meetsGuard(parameters.outflow3dsDonePercentageThreshold, outThreeDs, outCount)) continue;
       if (!meetsGuard(parameters.inflow3dsDonePercentageThreshold, inThreeDs, inCount)) continue;
+      if (!meetsMinimums(parameters, { outflow, outCount, inflow, inCount }, money, transaction.timestamp)) continue;
       hits.push({
         direction,
         vars: {

@@ -11,11 +11,13 @@ import { defineLowValueRule } from '../kits/low-value.js';
  * fewer than `lowTransactionCount` transactions never hits; every amount, this one's included, is
  * judged by its stored base-currency amount against the range resolved as R-69 resolves
  * thresholds; an amount without a rate is never low-value. The look-back is the whole history,
- * so a retention prune keeps this rule's series whole.
+ * so a retention prune keeps this rule's series whole, unless the optional `timeWindow` bounds it:
+ * then the last N must all lie within the window (a slow run, such as monthly salaries under the
+ * limit, is not structuring).
  */
 export const r7LowValueIncomingTransactions = defineLowValueRule('DESTINATION', {
   id: 'R-7',
   name: 'Too many transactions under reporting limit received by a user',
   description: "The receiver's last transactions received are all within a low-value range.",
-  descriptionTemplate: 'The last {{count}} transactions received by the receiver are all in the low-value range ({{range}}).',
+  descriptionTemplate: 'The last {{count}} transactions received by the receiver are all in the low-value range ({{range}}){{within}}.',
 });

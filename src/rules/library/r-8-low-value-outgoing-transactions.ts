@@ -9,5 +9,5 @@ export const r8LowValueOutgoingTransactions = defineLowValueRule('ORIGIN', {
   id: 'R-8',
   name: 'Too many transactions under reporting limit sent by a user',
   description: "The sender's last transactions sent are all within a low-value range.",
-  descriptionTemplate: 'The last {{count}} transactions sent by the sender are all in the low-value range ({{range}}).',
+  descriptionTemplate: 'The last {{count}} transactions sent by the sender are all in the low-value range ({{range}}){{within}}.',
 });

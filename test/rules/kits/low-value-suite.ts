@@ -3,7 +3,7 @@
  * runs {@link describeLowValueRule}. Not a test file.
  */
 import { describe, expect, it } from 'vitest';
-import { T0, errorOf, testEngine, type TransactionInput } from '../../helpers.js';
+import { DAY, HOUR, T0, errorOf, testEngine, type TransactionInput } from '../../helpers.js';
 
 export const engineFor = () => testEngine().engine;
 
@@ -72,6 +72,56 @@ const s = (...amounts: number[]): Step[] => amounts.map((amount) => ({ amount })
 
 const rows: Row[] = [
   { name: 'the first transaction never hits with a count of 3', steps: s(995), hits: [false] },
+  {
+    name: 'without timeWindow a run spread over 90 days hits (the whole history)',
+    steps: [
+      { amount: 995, at: 0 },
+      { amount: 995, at: 45 * DAY },
+      { amount: 995, at: 90 * DAY },
+    ],
+    hits: [false, false, true],
+  },
+  {
+    name: 'timeWindow: the same run spread over 90 days does not hit a 30-day window',
+    parameters: { timeWindow: { units: 30, granularity: 'day', rollingBasis: true } },
+    steps: [
+      { amount: 995, at: 0 },
+      { amount: 995, at: 45 * DAY },
+      { amount: 995, at: 90 * DAY },
+    ],
+    hits: [false, false, false],
+  },
+  {
+    name: 'timeWindow: the oldest of the last three exactly at the window start is inside (hits)',
+    parameters: { timeWindow: { units: 1, granularity: 'hour' } },
+    steps: [
+      { amount: 995, at: 0 },
+      { amount: 995, at: 1 },
+      { amount: 995, at: HOUR },
+    ],
+    hits: [false, false, true],
+  },
+  {
+    name: 'timeWindow: the oldest of the last three 1 ms before the window start breaks the run',
+    parameters: { timeWindow: { units: 1, granularity: 'hour' } },
+    steps: [
+      { amount: 995, at: 0 },
+      { amount: 995, at: 1 },
+      { amount: 995, at: HOUR + 1 },
+    ],
+    hits: [false, false, false],
+  },
+  {
+    name: 'timeWindow: an out-of-range transaction before the window does not matter once the last three are inside',
+    parameters: { timeWindow: { units: 1, granularity: 'hour' } },
+    steps: [
+      { amount: 5000, at: 0 },
+      { amount: 995, at: 1 },
+      { amount: 995, at: 2 },
+      { amount: 995, at: HOUR + 1 },
+    ],
+    hits: [false, false, false, true],
+  },
   { name: 'three in range: the third hits (the current one is included)', steps: s(995, 995, 995), hits: [false, false, true] },
   { name: 'every further in-range transaction hits again', steps: s(995, 995, 995, 995), hits: [false, false, true, true] },
   { name: 'exactly at the minimum (990) is in range', steps: s(990, 990, 990), hits: [false, false, true] },
@@ -268,6 +318,15 @@ export function describeLowValueRule(ruleId: RuleId): void {
       );
     });
 
+    it('names the window in the description when timeWindow is set', async () => {
+      const engine = await engineWith(ruleId, { lowTransactionCount: 1, timeWindow: { units: 30, granularity: 'day', rollingBasis: true } });
+      const r = await engine.createTransaction(txOf(ruleId, T0, 995));
+      const who = ruleId === 'R-7' ? 'received by the receiver' : 'sent by the sender';
+      expect(r.hitRules.find((h) => h.ruleId === ruleId)?.ruleDescription).toBe(
+        `The last 1 transactions ${who} are all in the low-value range (990.00 USD to 1000.00 USD) within 30 days.`,
+      );
+    });
+
     it('uses the defaults (3 transactions from 990 to 1000 USD) when no parameters are given', async () => {
       const engine = engineFor();
       await engine.createRuleInstance({ ruleId });
@@ -283,6 +342,7 @@ export function describeLowValueRule(ruleId: RuleId): void {
       { name: 'a negative minimum', parameters: { lowTransactionValues: { USD: { min: -1 } } }, path: '/parameters/lowTransactionValues/USD/min' },
       { name: 'an unknown bound', parameters: { lowTransactionValues: { USD: { avg: 1 } } }, path: '/parameters/lowTransactionValues/USD/avg' },
       { name: 'an unknown parameter', parameters: { extra: 1 }, path: '/parameters/extra' },
+      { name: 'a window without units', parameters: { timeWindow: { granularity: 'day' } }, path: '/parameters/timeWindow/units' },
     ];
     for (const row of badRows) {
       it(`rejects ${row.name} with INVALID_PARAMETERS at ${row.path}`, async () => {

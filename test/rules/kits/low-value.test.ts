@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { toScaled } from '../../../src/domain/money.js';
-import { HOUR, T0, testEngine, tx } from '../../helpers.js';
+import { HOUR, SECOND, T0, testEngine, tx } from '../../helpers.js';
 import { engineFor, hitsOf } from './low-value-suite.js';
 
 describe('properties', () => {
@@ -14,11 +14,13 @@ describe('properties', () => {
     // Mostly forward in time, sometimes equal or earlier (late arrivals).
     offset: fc.integer({ min: -3, max: 10 }),
   });
-  test.prop([fc.array(step, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 4 })], { numRuns: 60 })(
-    "hits exactly when the user's last N transactions of the direction (by timestamp, then id; this one included) are all in range, by brute force",
-    async (steps, count) => {
+  // Offsets are in seconds; `windowSeconds` (or none: the whole history) is the optional timeWindow.
+  test.prop([fc.array(step, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 4 }), fc.option(fc.integer({ min: 1, max: 20 }))], { numRuns: 60 })(
+    "hits exactly when the user's last N transactions of the direction (by timestamp, then id; this one included) are all in range and inside the window, by brute force",
+    async (steps, count, windowSeconds) => {
       const engine = engineFor();
-      const parameters = { lowTransactionValues: { USD: { min: 990, max: 1000 } }, lowTransactionCount: count };
+      const timeWindow = windowSeconds === null ? {} : { timeWindow: { units: windowSeconds, granularity: 'second' } };
+      const parameters = { lowTransactionValues: { USD: { min: 990, max: 1000 } }, lowTransactionCount: count, ...timeWindow };
       await engine.createRuleInstance({ ruleId: 'R-7', parameters });
       await engine.createRuleInstance({ ruleId: 'R-8', parameters });
       const sent: { id: string; at: number; user: string; amount: number }[] = [];
@@ -30,11 +32,12 @@ describe('properties', () => {
           .filter((h) => h.user === current.user && h.at <= current.at)
           .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         const last = [...before.slice(Math.max(0, before.length - (count - 1))), current];
-        return last.length === count && last.every((h) => low(h.amount));
+        const inside = (h: (typeof sent)[number]) => windowSeconds === null || h.at >= current.at - windowSeconds * SECOND;
+        return last.length === count && last.every((h) => low(h.amount) && inside(h));
       };
       let at = T0;
       for (const [i, st] of steps.entries()) {
-        at += st.offset;
+        at += st.offset * SECOND;
         // Zero-padded ids keep string order equal to arrival order.
         const id = `p-${String(i).padStart(3, '0')}`;
         const r = await engine.createTransaction({
