@@ -104,7 +104,7 @@ export function amlBaseline(options: AmlBaselineOptions = {}): RuleInstanceInput
 
   const structuring = Object.entries(thresholds).flatMap(([currency, threshold]) => {
     const band = { [currency]: { min: threshold * STRUCTURING_BAND, max: threshold - 0.01 } };
-    const parameters = { lowTransactionValues: band, lowTransactionCount: 3 };
+    const parameters = { lowTransactionValues: band, lowTransactionCount: 3, timeWindow: days(10) };
     const filters = { transactionAmountRange: band, transactionAmountRangeHistorical: band };
     return [
       instance('R-7', `Structuring: amounts received just below ${threshold} ${currency}`, parameters, filters),
