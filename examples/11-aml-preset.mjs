@@ -31,4 +31,5 @@ assert.deepEqual(statuses, ['ALLOW', 'ALLOW', 'ALLOW', 'ALLOW', 'FLAG']);
 // consumer, either way) see the collector: an alert each.
 const alerts = await engine.listAlerts();
 assert.equal(alerts.length, 2);
-for (const alert of alerts) console.log(`alert ${alert.alertId}: ${alert.ruleName}`);
+for (const alert of alerts) console.log(`alert for ${alert.userId}: ${alert.ruleDetails.name}`);
+assert.deepEqual(new Set(alerts.map((alert) => alert.userId)), new Set(['collector']));
