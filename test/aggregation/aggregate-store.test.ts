@@ -26,6 +26,8 @@ const FUNCTIONS: readonly AggregateFunction[] = [
   'lastAmountCount',
   'lastMin',
   'lastMax',
+  'hopsTo',
+  'sharedSource',
 ];
 
 function caught(run: () => unknown): TxmonError {
@@ -107,8 +109,8 @@ describe('computeAggregate', () => {
 describe('createAggregateStore', () => {
   it('answers an unknown series or key as an empty history', () => {
     const store = createAggregateStore();
-    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp', values: ['a'], limit: 2 };
-    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null]);
+    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp', values: ['a'], limit: 2, fanOut: 2 };
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null, 0, 0]);
     expect(store.entries('origin', 'u1')).toEqual([]);
   });
 
@@ -418,7 +420,8 @@ const entryArb: fc.Arbitrary<SeriesEntry> = fc
       fc.double({ min: T0, max: T0 + 100_000, noNaN: true }),
     ),
     amount: fc.option(fc.bigInt({ min: -(10n ** 18n), max: 10n ** 18n }), { nil: null }),
-    values: fc.option(fc.record({ cp: fc.constantFrom('', 'a', 'b', 'c') }, { requiredKeys: [] }), { nil: undefined }),
+    // Values that are keys too make edges for the graph functions.
+    values: fc.option(fc.record({ cp: fc.constantFrom('', 'a', 'b', 'c', 'u1', 'u2', 'u3') }, { requiredKeys: [] }), { nil: undefined }),
   })
   .map(({ values, ...rest }) => (values === undefined ? rest : { ...rest, values }));
 const refArb: fc.Arbitrary<SeriesEntryRef> = fc.record({ series: seriesArb, key: keyArb, id: idArb });
@@ -430,12 +433,15 @@ const queryArb: fc.Arbitrary<AggregateQuery> = fc
     b: fc.integer({ min: -2, max: 102 }),
     fn: fc.constantFrom(...FUNCTIONS),
     excludeId: fc.option(idArb, { nil: undefined }),
-    includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd'), { nil: undefined }),
-    values: fc.subarray(['a', 'b', 'c', 'd']),
+    includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd', 'u1', 'u2'), { nil: undefined }),
+    values: fc.subarray(['a', 'b', 'c', 'd', 'u1', 'u2', 'u3']),
     limit: fc.integer({ min: 0, max: 8 }),
+    fanOut: fc.integer({ min: 1, max: 4 }),
   })
-  .map(({ a, b, excludeId, includeValue, values, limit, ...rest }) => {
-    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values, limit };
+  .map(({ a, b, excludeId, includeValue, values, limit, fanOut, ...rest }) => {
+    // A path search takes 1 to 6 edges.
+    const edges = rest.fn === 'hopsTo' ? Math.min(Math.max(limit, 1), 6) : limit;
+    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values, limit: edges, fanOut };
     return {
       ...q,
       ...(excludeId === undefined ? {} : { excludeId }),
