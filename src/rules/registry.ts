@@ -44,6 +44,8 @@ import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payme
 import { r130RoundTransactionsSameUser } from './library/r-130-round-transactions-same-user.js';
 import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-exceed-past-period.js';
 import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
+import { txm2FundsReturnedToOrigin } from './library/txm-2-funds-returned-to-origin.js';
+import { txm4ScatterGather } from './library/txm-4-scatter-gather.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
 
 /**
@@ -95,9 +97,11 @@ const LIBRARY_BY_ID = {
   'R-130': r130RoundTransactionsSameUser,
   'R-131': r131TransactionsExceedPastPeriod,
   'R-132': r132BlacklistedTransactionValue,
+  'TXM-2': txm2FundsReturnedToOrigin,
+  'TXM-4': txm4ScatterGather,
 } as const;
 
-/** Id of a rule the library ships: `'R-1' | 'R-2' | …`. */
+/** Id of a rule the library ships: `'R-1' | 'R-2' | …` (Flagright's library), then `'TXM-2' | …` (txmon's own). */
 export type LibraryRuleId = keyof typeof LIBRARY_BY_ID;
 
 /** The parameters a rule takes, from its `parametersSchema`. */

@@ -530,3 +530,52 @@ describe('properties', () => {
     },
   );
 });
+
+// Graph functions on dense little graphs: few keys, few instants (ties between consecutive
+// edges are common), every value a key, so paths, shared sources and the fan-out cap all matter.
+const GRAPH_KEYS = ['u1', 'u2', 'u3', 'u4'];
+const graphEntryArb: fc.Arbitrary<SeriesEntry> = fc.record({
+  series: fc.constant('g'),
+  key: fc.constantFrom(...GRAPH_KEYS),
+  id: fc.integer({ min: 0, max: 30 }).map((i) => `t${i}`),
+  timestamp: fc.integer({ min: 0, max: 6 }).map((x) => T0 + x * 1000),
+  amount: fc.constant(1n),
+  values: fc.record({ cp: fc.constantFrom('', ...GRAPH_KEYS) }),
+});
+const graphQueryArb: fc.Arbitrary<AggregateQuery> = fc
+  .record({
+    key: fc.constantFrom(...GRAPH_KEYS),
+    a: fc.integer({ min: 0, max: 6 }),
+    b: fc.integer({ min: 0, max: 6 }),
+    fn: fc.constantFrom<AggregateFunction>('hopsTo', 'sharedSource'),
+    values: fc.subarray(GRAPH_KEYS, { minLength: 1 }),
+    limit: fc.integer({ min: 1, max: 4 }),
+    fanOut: fc.integer({ min: 1, max: 4 }),
+    excludeId: fc.option(
+      fc.integer({ min: 0, max: 30 }).map((i) => `t${i}`),
+      { nil: undefined },
+    ),
+    includeValue: fc.option(fc.constantFrom('', ...GRAPH_KEYS), { nil: undefined }),
+  })
+  .map(({ a, b, excludeId, includeValue, ...rest }) => ({
+    ...rest,
+    series: 'g',
+    field: 'cp',
+    start: T0 + Math.min(a, b) * 1000,
+    end: T0 + Math.max(a, b) * 1000,
+    ...(excludeId === undefined ? {} : { excludeId }),
+    ...(includeValue === undefined ? {} : { includeValue }),
+  }));
+
+describe('properties: graph functions', () => {
+  test.prop([fc.uniqueArray(graphEntryArb, { selector: (e) => e.key + e.id, maxLength: 40 }), fc.array(graphQueryArb, { minLength: 1, maxLength: 8 })], {
+    numRuns: 300,
+  })('hopsTo and sharedSource equal the brute-force reference on dense graphs with ties, light slots and full indexes alike', (entries, qs) => {
+    const store = createAggregateStore();
+    store.apply([], entries);
+    expect(store.queryMany(qs)).toEqual(qs.map((q) => computeAggregate(entries, q)));
+    // The same history once every key has been made a full index (by a query of its own).
+    for (const key of GRAPH_KEYS) store.query({ series: 'g', key, start: T0, end: T0, fn: 'count' });
+    expect(store.queryMany(qs)).toEqual(qs.map((q) => computeAggregate(entries, q)));
+  });
+});
