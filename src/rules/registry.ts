@@ -159,12 +159,17 @@ export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): Ru
   };
 }
 
+/** Where an id sorts: `R-<n>` by number, then txmon's `TXM-<n>` by number, then any other id (a host's) by text. */
+function rankOf(id: string): readonly [number, number] {
+  const match = /^(R|TXM)-(\d+)$/.exec(id);
+  return match === null ? [2, 0] : [match[1] === 'R' ? 0 : 1, Number(match[2])];
+}
+
 function compareRuleIds(a: RuleDefinition<unknown>, b: RuleDefinition<unknown>): number {
-  const na = /^R-(\d+)$/.exec(a.id);
-  const nb = /^R-(\d+)$/.exec(b.id);
-  if (na && nb) return Number(na[1]) - Number(nb[1]);
-  if (na) return -1;
-  if (nb) return 1;
+  const [ga, na] = rankOf(a.id);
+  const [gb, nb] = rankOf(b.id);
+  if (ga !== gb) return ga - gb;
+  if (ga < 2) return na - nb;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
