@@ -37,7 +37,7 @@ type Parameters = Static<typeof ParametersSchema>;
 const NEED = 'TXM-2:hops';
 
 /** The most transfers a path search with these parameters reads: every layer's keys times their capped edges. */
-export function transfersReadAtMost(maxHops: number, perAccount: number): number {
+function transfersReadAtMost(maxHops: number, perAccount: number): number {
   let total = 0;
   let layer = 1;
   for (let hop = 1; hop < maxHops; hop++) {
