@@ -140,7 +140,10 @@ function baseline(filtered) {
         gatherEdges += capped(received.get(m), at - 7 * DAY, at, 16, (ts, source) => {
           if (source === to || source === m || !(ts < last)) return;
           let set = through.get(source);
-          if (set === undefined) through.set(source, (set = new Set()));
+          if (set === undefined) {
+            set = new Set();
+            through.set(source, set);
+          }
           set.add(m);
           most = Math.max(most, set.size);
         });
