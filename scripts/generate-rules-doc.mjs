@@ -6,7 +6,16 @@ import { createEngine } from '../dist/index.js';
 
 const EXAMPLE_PARAMETERS = { 'R-132': { blacklistId: 'internal-blacklist' } };
 const engine = createEngine();
-const rules = (await engine.listRules()).sort((a, b) => Number(a.id.slice(2)) - Number(b.id.slice(2)));
+// Flagright's R-<n> first, then txmon's own TXM-<n>, each by number.
+const order = (id) => {
+  const [prefix, n] = id.split('-');
+  return [prefix === 'R' ? 0 : 1, Number(n)];
+};
+const rules = (await engine.listRules()).sort((a, b) => {
+  const [pa, na] = order(a.id);
+  const [pb, nb] = order(b.id);
+  return pa - pb || na - nb;
+});
 
 const out = [];
 out.push('# Rules', '');

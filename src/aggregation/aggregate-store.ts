@@ -8,6 +8,7 @@
  */
 import { TxmonError } from '../errors.js';
 import { assertAggregateQuery, assertSeriesEntries, compareSeriesEntries } from './checks.js';
+import { isGraphFunction, referenceGraphAggregate, searchHops, searchSharedSource, type EdgeReader } from './graph.js';
 import { createWindowIndex, type WindowEntry, type WindowIndex } from './window-index.js';
 
 /** One entry of one key's history in one series. */
@@ -41,6 +42,13 @@ export interface SeriesEntryRef {
  * `values`; `sumIn` the amounts of those entries (exact, `bigint`); `lastAmountCount`, `lastMin`,
  * `lastMax`: `amountCount`, `min`, `max` over only the last `limit` entries of the window (the
  * latest by timestamp, then id; `excludeId` skipped) — "the user's last N transactions".
+ *
+ * Graph functions read several keys of the series, an entry of key `a` with `values[field]` = `b`
+ * being an edge a → b, each key contributing only its last `fanOut` entries of the window (see
+ * graph.ts): `hopsTo` the number of edges of the shortest strictly time-increasing path from `key`
+ * to one of `values` within `limit` edges (0 when none); `sharedSource` the largest number of the
+ * key's counterparties (`includeValue` counting as one at `end`) that each had one common
+ * counterparty of their own earlier than their latest edge with the key (0 when none).
  */
 export type AggregateFunction =
   | 'count'
@@ -54,7 +62,9 @@ export type AggregateFunction =
   | 'sumIn'
   | 'lastAmountCount'
   | 'lastMin'
-  | 'lastMax';
+  | 'lastMax'
+  | 'hopsTo'
+  | 'sharedSource';
 
 /** One windowed aggregate over the closed interval [start, end] of one (series, key). */
 export interface AggregateQuery {
@@ -82,10 +92,16 @@ export interface AggregateQuery {
    * taken in (timestamp, id) order from its end.
    */
   readonly limit?: number | undefined;
+  /**
+   * For `hopsTo` / `sharedSource` (required): how many of the latest entries of the window each
+   * key contributes as edges, an integer in [1, 64] (`MAX_FAN_OUT`). `hopsTo` also requires `limit`
+   * in [1, 6] (`MAX_HOPS`): the most edges of a path.
+   */
+  readonly fanOut?: number | undefined;
 }
 
 /**
- * `count`/`amountCount`/`distinct`/`countIn`/`lastAmountCount` → `number`; `sum`/`sumIn` →
+ * `count`/`amountCount`/`distinct`/`countIn`/`lastAmountCount`/`hopsTo`/`sharedSource` → `number`; `sum`/`sumIn` →
  * `bigint`; `min`/`max`/`lastMin`/`lastMax` → `bigint | null`; `latest` → `number | null`.
  */
 export type AggregateValue = number | bigint | null;
@@ -128,6 +144,8 @@ export interface AggregateStore {
   retainedFrom(): ReadonlyMap<string, number>;
   /** Forgets every key and entry of `series` (and its prune horizon: what is added next is its whole history). */
   dropSeries(series: string): void;
+  /** Entries read as edges by graph queries over the store's life: a cost counter for tests and benchmarks. */
+  readonly scannedEdges: number;
 }
 
 /**
@@ -211,7 +229,39 @@ export function createAggregateStore(): AggregateStore {
 
   function run(q: AggregateQuery, position: number, found?: WindowIndex): AggregateValue {
     assertAggregateQuery(q, position);
+    if (isGraphFunction(q.fn)) return queryGraph(q);
     return queryIndex(found ?? indexOf(q.series, q.key) ?? empty, q, position);
+  }
+
+  let scannedEdges = 0;
+
+  /**
+   * A graph query over the series' keys. Keys are read where they are: a light slot is not made an
+   * index (a path search touches many keys that are never asked anything else).
+   */
+  function queryGraph(q: AggregateQuery): number {
+    const keys = bySeries.get(q.series);
+    const { start, end, excludeId } = q;
+    const fanOut = q.fanOut as number;
+    const field = q.field as string;
+    const read: EdgeReader = (key, visit) => {
+      const slot = keys?.get(key);
+      if (slot === undefined) return;
+      if (!isLight(slot)) {
+        const before = slot.scanned;
+        slot.visitLast(start, end, fanOut, field, excludeId, visit);
+        scannedEdges += slot.scanned - before;
+        return;
+      }
+      const inside = slot.entries.filter((e) => e.timestamp >= start && e.timestamp <= end && e.id !== excludeId).sort(compareSeriesEntries);
+      for (let i = Math.max(0, inside.length - fanOut); i < inside.length; i++) {
+        const e = inside[i] as WindowEntry;
+        const value = e.values?.[field];
+        scannedEdges += 1;
+        visit(e.timestamp, typeof value === 'string' && value !== '' ? value : undefined);
+      }
+    };
+    return q.fn === 'hopsTo' ? searchHops(q, read) : searchSharedSource(q, read);
   }
 
   return {
@@ -353,6 +403,10 @@ export function createAggregateStore(): AggregateStore {
     retainedFrom() {
       return new Map(horizons);
     },
+
+    get scannedEdges() {
+      return scannedEdges;
+    },
   };
 }
 
@@ -397,7 +451,7 @@ export function queryIndex(index: WindowIndex, q: AggregateQuery, position = -1)
 
 /**
  * Brute-force reference of {@link AggregateStore.query}: scans `entries` (any order; those of
- * other series or keys are skipped) and computes `q` directly. Pure; O(entries). Used by property
+ * other series or keys are skipped; a graph function reads every key of its series) and computes `q` directly. Pure; O(entries). Used by property
  * tests to check the incremental store.
  *
  * @throws TxmonError `VALIDATION_FAILED` as {@link AggregateStore.query} (detail paths `/field`,
@@ -405,6 +459,7 @@ export function queryIndex(index: WindowIndex, q: AggregateQuery, position = -1)
  */
 export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQuery): AggregateValue {
   assertAggregateQuery(q, -1);
+  if (isGraphFunction(q.fn)) return referenceGraphAggregate(entries, q);
   const inside = entries.filter(
     (e) => e.series === q.series && e.key === q.key && e.timestamp >= q.start && e.timestamp <= q.end && (q.excludeId === undefined || e.id !== q.excludeId),
   );

@@ -6,6 +6,11 @@
 import { TxmonError } from '../errors.js';
 import type { AggregateFunction, AggregateQuery, SeriesEntry } from './aggregate-store.js';
 
+/** Largest `fanOut` a graph query accepts (a path search reads up to fanOut^limit edges; graph.ts). */
+export const MAX_FAN_OUT = 64;
+/** Largest `limit` (edges of a path) of a `hopsTo` query. */
+export const MAX_HOPS = 6;
+
 /** Every aggregate function, as {@link AggregateFunction} lists them. */
 export const AGGREGATE_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set<AggregateFunction>([
   'count',
@@ -20,6 +25,8 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set<Aggre
   'lastAmountCount',
   'lastMin',
   'lastMax',
+  'hopsTo',
+  'sharedSource',
 ]);
 
 /**
@@ -39,10 +46,11 @@ function invalidQuery(path: string, code: string, message: string): TxmonError {
 
 /**
  * Checks what a function requires of a query: a known `fn`, a `field` for `distinct`, `countIn`
- * and `sumIn`, a non-negative integer `limit` for the `last…` functions. `position` (≥ 0) is the
+ * and `sumIn`, a non-negative integer `limit` for the `last…` functions, a `field` and bounded
+ * `fanOut` (and for `hopsTo` `limit`) for the graph functions. `position` (≥ 0) is the
  * query's index in a batch, prefixed to the detail paths (−1: a single query). The paths are built
  * only on errors: queries are on the hot path.
- * @throws TxmonError `VALIDATION_FAILED` with a detail at `/<position>/fn`, `/field` or `/limit`
+ * @throws TxmonError `VALIDATION_FAILED` with a detail at `/<position>/fn`, `/field`, `/limit` or `/fanOut`
  */
 export function assertAggregateQuery(q: AggregateQuery, position: number): void {
   const fn = q.fn;
@@ -52,7 +60,20 @@ export function assertAggregateQuery(q: AggregateQuery, position: number): void 
   if ((fn === 'lastAmountCount' || fn === 'lastMin' || fn === 'lastMax') && !(Number.isInteger(q.limit) && (q.limit as number) >= 0)) {
     throw invalidQuery(`${position < 0 ? '' : `/${position}`}/limit`, 'type', `must be a non-negative integer for ${fn}`);
   }
+  if (fn === 'hopsTo' || fn === 'sharedSource') assertGraphQuery(q, position);
   if (!AGGREGATE_FUNCTIONS.has(fn)) throw invalidQuery(`${position < 0 ? '' : `/${position}`}/fn`, 'enum', 'must be an aggregate function');
+}
+
+function isIntegerIn(value: number | undefined, min: number, max: number): boolean {
+  return Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+}
+
+/** The bounds of a graph query (graph.ts): `field`, `fanOut` in [1, MAX_FAN_OUT], for `hopsTo` `limit` in [1, MAX_HOPS]. */
+function assertGraphQuery(q: AggregateQuery, position: number): void {
+  const at = position < 0 ? '' : `/${position}`;
+  if (q.field === undefined) throw invalidQuery(`${at}/field`, 'required', `is required for ${q.fn}`);
+  if (!isIntegerIn(q.fanOut, 1, MAX_FAN_OUT)) throw invalidQuery(`${at}/fanOut`, 'type', `must be an integer from 1 to ${MAX_FAN_OUT} for ${q.fn}`);
+  if (q.fn === 'hopsTo' && !isIntegerIn(q.limit, 1, MAX_HOPS)) throw invalidQuery(`${at}/limit`, 'type', `must be an integer from 1 to ${MAX_HOPS} for hopsTo`);
 }
 
 /**

@@ -28,6 +28,7 @@
  * | `sumIn` | as `countIn`; its cursors also keep a per-value sum of the amounts (a cursor with sums serves counts too, one without is not used for sums) |
  * | `lastAmountCount` | O(log n): the last `limit` entries are a position range, answered from the prefixes |
  * | `lastMin`, `lastMax` | as `min`, `max` over that position range: O(log n + B + limit/B) |
+ * | `visitLast` (the capped edges of a graph query) | O(log n + limit) |
  * | `pruneBefore` | O(log n + pruned); storage is compacted (O(n)) only once at least half the arrays are pruned, so compaction is amortised O(1) per pruned entry |
  *
  * {@link WindowIndex.scanned} counts the entries read one by one (scans and cursor moves), so
@@ -122,6 +123,20 @@ export interface WindowIndex {
    * `excludeId`; `includeValue` counts as present too (see `AggregateQuery.includeValue`).
    */
   distinctCount(start: number, end: number, field: string, excludeId?: string, includeValue?: string): number;
+  /**
+   * Calls `visit` with the timestamp and `values[field]` (`undefined` when absent or empty) of
+   * each of the last `limit` entries of [start, end] other than `excludeId` (the latest by
+   * (timestamp, id)), oldest first: the capped edges of a graph query (graph.ts). O(log n + limit);
+   * each entry visited counts in {@link WindowIndex.scanned}.
+   */
+  visitLast(
+    start: number,
+    end: number,
+    limit: number,
+    field: string,
+    excludeId: string | undefined,
+    visit: (timestamp: number, value: string | undefined) => void,
+  ): void;
   /**
    * Entries read one at a time over the index's life: by the scans of small ranges and the
    * cursor moves and rebuilds of `distinctCount`, `countIn` and `sumIn`. A cost counter for tests
@@ -1069,6 +1084,23 @@ class ArrayWindowIndex implements WindowIndex {
     let size = excludedValue !== undefined && counts.get(excludedValue) === 1 ? counts.size - 1 : counts.size;
     if (extra !== undefined && (counts.get(extra) ?? 0) - (extra === excludedValue ? 1 : 0) <= 0) size += 1;
     return size;
+  }
+
+  visitLast(
+    start: number,
+    end: number,
+    limit: number,
+    field: string,
+    excludeId: string | undefined,
+    visit: (timestamp: number, value: string | undefined) => void,
+  ): void {
+    const range = this.findLastRange(start, end, limit, excludeId);
+    if (range === null) return;
+    for (let i = range.from; i < range.to; i++) {
+      if (i === range.skip) continue;
+      this.scannedValue += 1;
+      visit(this.ts[i] as number, this.distinctValue(i, field));
+    }
   }
 
   pruneBefore(horizon: number): number {

@@ -8,6 +8,15 @@
  */
 import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import { assertAggregateQuery, compareSeriesEntries } from '../aggregation/checks.js';
+import {
+  countSharedSource,
+  counterpartiesOf,
+  expandHopsSearch,
+  hopsSearchGoesOn,
+  isGraphFunction,
+  startHopsSearch,
+  type EdgeReader,
+} from '../aggregation/graph.js';
 import type { AggregateRepository } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
 import { prepared, type Database, type Sql } from './client.js';
@@ -88,6 +97,74 @@ async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue>
   return amounts.reduce<bigint | null>((a, b) => (a === null || (wantMax ? b > a : b < a) ? b : a), null);
 }
 
+/** The capped edges of one key: timestamps and targets, oldest first. */
+interface KeyEdges {
+  readonly timestamps: number[];
+  readonly targets: (string | undefined)[];
+}
+
+/**
+ * The last `fanOut` entries of the window of each key of `keys` (graph.ts's capped edges), in one
+ * statement: per key, every entry at or after the timestamp of its fanOut-th latest one (ties
+ * included, read through the (series, key, ts) index), then ordered and cut here exactly as the
+ * memory store orders them. Adds them to `edges`.
+ */
+async function readCappedEdges(sql: Sql, q: AggregateQuery, keys: readonly string[], edges: Map<string, KeyEdges>): Promise<void> {
+  if (keys.length === 0) return;
+  const window = 'series = $1 AND key = k.key AND ts >= $3 AND ts <= $4 AND ($5::text IS NULL OR id <> $5)';
+  const rows = await sql.query<{ key: string; id: string; ts: number; v: string | null }>(
+    `SELECT k.key, e.id, e.ts, e.v FROM unnest($2::text[]) AS k(key) CROSS JOIN LATERAL (
+       SELECT id, ts, vals->>$6::text AS v FROM txmon_series_entries WHERE ${window}
+         AND ts >= coalesce((SELECT ts FROM txmon_series_entries WHERE ${window} ORDER BY ts DESC OFFSET $7 - 1 LIMIT 1), '-Infinity'::double precision)
+     ) AS e`,
+    [q.series, keys, q.start, q.end, q.excludeId ?? null, q.field, q.fanOut],
+  );
+  const byKey = new Map<string, { id: string; timestamp: number; target: string | undefined }[]>();
+  for (const row of rows) {
+    let list = byKey.get(row.key);
+    if (list === undefined) {
+      list = [];
+      byKey.set(row.key, list);
+    }
+    list.push({ id: row.id, timestamp: Number(row.ts), target: row.v === null || row.v === '' ? undefined : row.v });
+  }
+  for (const key of keys) {
+    const list = (byKey.get(key) ?? []).sort(compareSeriesEntries).slice(-(q.fanOut as number));
+    edges.set(key, { timestamps: list.map((e) => e.timestamp), targets: list.map((e) => e.target) });
+  }
+}
+
+/** An {@link EdgeReader} over edges read before. */
+function readerOf(edges: ReadonlyMap<string, KeyEdges>): EdgeReader {
+  return (key, visit) => {
+    const held = edges.get(key);
+    if (held === undefined) return;
+    for (let i = 0; i < held.timestamps.length; i++) visit(held.timestamps[i] as number, held.targets[i]);
+  };
+}
+
+/**
+ * `hopsTo` / `sharedSource`: the steps of graph.ts, each layer's keys read in one statement before
+ * it runs (a path search at most `limit` statements, `sharedSource` two), each key once.
+ */
+async function graphAggregate(sql: Sql, q: AggregateQuery): Promise<number> {
+  const edges = new Map<string, KeyEdges>();
+  const read = readerOf(edges);
+  const unread = (keys: Iterable<string>) => [...keys].filter((key) => !edges.has(key));
+  if (q.fn === 'hopsTo') {
+    const search = startHopsSearch(q);
+    while (hopsSearchGoesOn(search, q)) {
+      await readCappedEdges(sql, q, unread(search.frontier.keys()), edges);
+      if (expandHopsSearch(search, read)) return search.depth;
+    }
+    return 0;
+  }
+  await readCappedEdges(sql, q, [q.key], edges);
+  const counterparties = counterpartiesOf(q, read);
+  await readCappedEdges(sql, q, unread(counterparties.keys()), edges);
+  return countSharedSource(q, counterparties, read);
+}
+
 /** The functions {@link WINDOWS_SQL} answers: every one a pass over the window computes. */
 const WINDOW_FUNCTIONS = new Set(['count', 'sum', 'amountCount', 'min', 'max', 'latest']);
 
@@ -129,7 +206,8 @@ function windowText(fn: string, row: WindowRow): string | null {
 
 /**
  * Answers `queries` in order, in one statement: one pass per distinct window for the common
- * functions, one subquery each for `distinct`, `countIn` and `sumIn`; each "last N" query in its own.
+ * functions, one subquery each for `distinct`, `countIn` and `sumIn`; each "last N" query in its own;
+ * each graph query in one statement per layer of keys it reads.
  */
 export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery[]): Promise<AggregateValue[]> {
   queries.forEach(assertAggregateQuery);
@@ -144,6 +222,10 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
     const q = queries[i] as AggregateQuery;
     if (LAST_FUNCTIONS.has(q.fn)) {
       answers[i] = await lastEntries(sql, q);
+      continue;
+    }
+    if (isGraphFunction(q.fn)) {
+      answers[i] = await graphAggregate(sql, q);
       continue;
     }
     if (WINDOW_FUNCTIONS.has(q.fn)) {

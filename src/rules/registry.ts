@@ -44,6 +44,8 @@ import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payme
 import { r130RoundTransactionsSameUser } from './library/r-130-round-transactions-same-user.js';
 import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-exceed-past-period.js';
 import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
+import { txm2FundsReturnedToOrigin } from './library/txm-2-funds-returned-to-origin.js';
+import { txm4ScatterGather } from './library/txm-4-scatter-gather.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
 
 /**
@@ -95,9 +97,11 @@ const LIBRARY_BY_ID = {
   'R-130': r130RoundTransactionsSameUser,
   'R-131': r131TransactionsExceedPastPeriod,
   'R-132': r132BlacklistedTransactionValue,
+  'TXM-2': txm2FundsReturnedToOrigin,
+  'TXM-4': txm4ScatterGather,
 } as const;
 
-/** Id of a rule the library ships: `'R-1' | 'R-2' | …`. */
+/** Id of a rule the library ships: `'R-1' | 'R-2' | …` (Flagright's library), then `'TXM-2' | …` (txmon's own). */
 export type LibraryRuleId = keyof typeof LIBRARY_BY_ID;
 
 /** The parameters a rule takes, from its `parametersSchema`. */
@@ -155,12 +159,17 @@ export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): Ru
   };
 }
 
+/** Where an id sorts: `R-<n>` by number, then txmon's `TXM-<n>` by number, then any other id (a host's) by text. */
+function rankOf(id: string): readonly [number, number] {
+  const match = /^(R|TXM)-(\d+)$/.exec(id);
+  return match === null ? [2, 0] : [match[1] === 'R' ? 0 : 1, Number(match[2])];
+}
+
 function compareRuleIds(a: RuleDefinition<unknown>, b: RuleDefinition<unknown>): number {
-  const na = /^R-(\d+)$/.exec(a.id);
-  const nb = /^R-(\d+)$/.exec(b.id);
-  if (na && nb) return Number(na[1]) - Number(nb[1]);
-  if (na) return -1;
-  if (nb) return 1;
+  const [ga, na] = rankOf(a.id);
+  const [gb, nb] = rankOf(b.id);
+  if (ga !== gb) return ga - gb;
+  if (ga < 2) return na - nb;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 

@@ -379,6 +379,75 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'queryAggregates answers the graph functions over several keys: shortest time-increasing path, shared source, capped edges',
+    async body(repos) {
+      const t0 = FIXTURE_T0;
+      const edge = (key: string, id: string, at: number, to: string, series = 'user-sending'): SeriesEntry => ({
+        series,
+        key,
+        id,
+        timestamp: t0 + at,
+        amount: 100n,
+        values: to === '' ? {} : { counterparty: to },
+      });
+      // alice → bob → carol → alice (t0+10, +20, +30); bob → alice too late for a path via bob
+      // first (t0+5 is before alice's edge); dave pays alice at t0+40 after his own unrelated edge.
+      // Receiving side: erin and frank were both paid by gina before paying hal; ivy by gina after.
+      const entries: SeriesEntry[] = [
+        edge('alice', 'a1', 10, 'bob'),
+        edge('bob', 'b0', 5, 'alice'),
+        edge('bob', 'b1', 20, 'carol'),
+        edge('bob', 'b2', 21, ''),
+        edge('carol', 'c1', 30, 'alice'),
+        edge('dave', 'd1', 40, 'alice'),
+        edge('hal', 'r1', 50, 'erin', 'user-receiving'),
+        edge('hal', 'r2', 51, 'frank', 'user-receiving'),
+        edge('hal', 'r3', 52, 'ivy', 'user-receiving'),
+        edge('erin', 'r4', 40, 'gina', 'user-receiving'),
+        edge('frank', 'r5', 41, 'gina', 'user-receiving'),
+        edge('ivy', 'r6', 60, 'gina', 'user-receiving'),
+      ];
+      const stored = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));
+      await repos.transactions.saveOutcome(buildOutcome(stored, null, { aggregates: { remove: [], add: entries } }));
+      const hops = (key: string, values: string[], limit: number, fanOut: number, end = t0 + 100, excludeId?: string) => ({
+        series: 'user-sending',
+        key,
+        start: t0,
+        end,
+        fn: 'hopsTo' as const,
+        field: 'counterparty',
+        values,
+        limit,
+        fanOut,
+        ...(excludeId === undefined ? {} : { excludeId }),
+      });
+      const shared = (key: string, fanOut: number, includeValue?: string) => ({
+        series: 'user-receiving',
+        key,
+        start: t0,
+        end: t0 + 100,
+        fn: 'sharedSource' as const,
+        field: 'counterparty',
+        fanOut,
+        ...(includeValue === undefined ? {} : { includeValue }),
+      });
+      const rows = [
+        { name: 'hopsTo: a three-edge cycle alice → bob → carol → alice', query: hops('alice', ['alice'], 3, 4), expected: 3 },
+        { name: 'hopsTo: none within two edges', query: hops('alice', ['alice'], 2, 4), expected: 0 },
+        { name: 'hopsTo: one edge straight to a target', query: hops('alice', ['bob'], 1, 4), expected: 1 },
+        { name: 'hopsTo: the window end cuts the last edge', query: hops('alice', ['alice'], 3, 4, t0 + 29), expected: 0 },
+        { name: 'hopsTo: an excluded entry is no edge', query: hops('alice', ['alice'], 3, 4, t0 + 100, 'b1'), expected: 0 },
+        { name: "hopsTo: fanOut 1 keeps only bob's latest entry (no target), cutting the path", query: hops('alice', ['alice'], 3, 1), expected: 0 },
+        { name: 'hopsTo: an unknown key has no path', query: hops('nobody', ['alice'], 3, 4), expected: 0 },
+        { name: 'sharedSource: erin and frank both paid by gina earlier', query: shared('hal', 4), expected: 2 },
+        { name: "sharedSource: includeValue adds a counterparty at the window's end", query: shared('hal', 4, 'ivy'), expected: 3 },
+        { name: 'sharedSource: fanOut 2 keeps only frank and ivy', query: shared('hal', 2), expected: 1 },
+      ];
+      const answers = await repos.aggregates.queryAggregates(rows.map((r) => r.query));
+      for (const [i, row] of rows.entries()) assertEqual(answers[i], row.expected, `aggregates.queryAggregates: ${row.name}`);
+    },
+  },
+  {
     name: 'scanTransactions yields every stored transaction once, in its latest version',
     async body(repos) {
       const a = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', amount: 100 }));

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import type { Arbitrary, Parameters } from 'fast-check';
-import type { SeriesEntry } from '../aggregation/aggregate-store.js';
+import { computeAggregate, type AggregateQuery, type SeriesEntry } from '../aggregation/aggregate-store.js';
 import { compareSeriesEntries } from '../aggregation/checks.js';
 import { applyUserUpdate, decideAlertHit, seenUser, type RiskLevel } from '../domain/index.js';
 import { isTxmonError } from '../errors.js';
@@ -324,6 +324,30 @@ async function compare(repos: Repositories, model: Model, label: string): Promis
       );
     }
   }
+  await compareGraphAggregates(repos, model, label);
+}
+
+/**
+ * The graph functions from every user over the model's whole history (every key of a series
+ * read): a path back to the first user, and a source shared by counterparties.
+ */
+async function compareGraphAggregates(repos: Repositories, model: Model, label: string): Promise<void> {
+  const all = [...model.entries.values()].flatMap((byId) => [...byId.values()]);
+  const queries: AggregateQuery[] = [];
+  for (const series of SERIES) {
+    for (const user of ALL_USERS) {
+      const window = { series, key: user, start: FIXTURE_T0, end: FIXTURE_T0 + 31 * 3_600_000, field: 'counterparty' };
+      queries.push(
+        { ...window, fn: 'hopsTo', values: [ALL_USERS[0] as string], limit: 3, fanOut: 2 },
+        { ...window, fn: 'sharedSource', includeValue: ALL_USERS[1] as string, fanOut: 3 },
+      );
+    }
+  }
+  assertEqual(
+    await repos.aggregates.queryAggregates(queries),
+    queries.map((q) => computeAggregate(all, q)),
+    `${label}: aggregates.queryAggregates hopsTo/sharedSource`,
+  );
 }
 
 async function runOps(repos: Repositories, ops: readonly Op[]): Promise<void> {

@@ -26,6 +26,8 @@ const FUNCTIONS: readonly AggregateFunction[] = [
   'lastAmountCount',
   'lastMin',
   'lastMax',
+  'hopsTo',
+  'sharedSource',
 ];
 
 function caught(run: () => unknown): TxmonError {
@@ -107,8 +109,8 @@ describe('computeAggregate', () => {
 describe('createAggregateStore', () => {
   it('answers an unknown series or key as an empty history', () => {
     const store = createAggregateStore();
-    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp', values: ['a'], limit: 2 };
-    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null]);
+    const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp', values: ['a'], limit: 2, fanOut: 2 };
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null, 0, 0]);
     expect(store.entries('origin', 'u1')).toEqual([]);
   });
 
@@ -418,7 +420,8 @@ const entryArb: fc.Arbitrary<SeriesEntry> = fc
       fc.double({ min: T0, max: T0 + 100_000, noNaN: true }),
     ),
     amount: fc.option(fc.bigInt({ min: -(10n ** 18n), max: 10n ** 18n }), { nil: null }),
-    values: fc.option(fc.record({ cp: fc.constantFrom('', 'a', 'b', 'c') }, { requiredKeys: [] }), { nil: undefined }),
+    // Values that are keys too make edges for the graph functions.
+    values: fc.option(fc.record({ cp: fc.constantFrom('', 'a', 'b', 'c', 'u1', 'u2', 'u3') }, { requiredKeys: [] }), { nil: undefined }),
   })
   .map(({ values, ...rest }) => (values === undefined ? rest : { ...rest, values }));
 const refArb: fc.Arbitrary<SeriesEntryRef> = fc.record({ series: seriesArb, key: keyArb, id: idArb });
@@ -430,12 +433,15 @@ const queryArb: fc.Arbitrary<AggregateQuery> = fc
     b: fc.integer({ min: -2, max: 102 }),
     fn: fc.constantFrom(...FUNCTIONS),
     excludeId: fc.option(idArb, { nil: undefined }),
-    includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd'), { nil: undefined }),
-    values: fc.subarray(['a', 'b', 'c', 'd']),
+    includeValue: fc.option(fc.constantFrom('', 'a', 'b', 'd', 'u1', 'u2'), { nil: undefined }),
+    values: fc.subarray(['a', 'b', 'c', 'd', 'u1', 'u2', 'u3']),
     limit: fc.integer({ min: 0, max: 8 }),
+    fanOut: fc.integer({ min: 1, max: 4 }),
   })
-  .map(({ a, b, excludeId, includeValue, values, limit, ...rest }) => {
-    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values, limit };
+  .map(({ a, b, excludeId, includeValue, values, limit, fanOut, ...rest }) => {
+    // A path search takes 1 to 6 edges.
+    const edges = rest.fn === 'hopsTo' ? Math.min(Math.max(limit, 1), 6) : limit;
+    const q: AggregateQuery = { ...rest, start: T0 + Math.min(a, b) * 1000, end: T0 + Math.max(a, b) * 1000, field: 'cp', values, limit: edges, fanOut };
     return {
       ...q,
       ...(excludeId === undefined ? {} : { excludeId }),
@@ -523,4 +529,53 @@ describe('properties', () => {
       });
     },
   );
+});
+
+// Graph functions on dense little graphs: few keys, few instants (ties between consecutive
+// edges are common), every value a key, so paths, shared sources and the fan-out cap all matter.
+const GRAPH_KEYS = ['u1', 'u2', 'u3', 'u4'];
+const graphEntryArb: fc.Arbitrary<SeriesEntry> = fc.record({
+  series: fc.constant('g'),
+  key: fc.constantFrom(...GRAPH_KEYS),
+  id: fc.integer({ min: 0, max: 30 }).map((i) => `t${i}`),
+  timestamp: fc.integer({ min: 0, max: 6 }).map((x) => T0 + x * 1000),
+  amount: fc.constant(1n),
+  values: fc.record({ cp: fc.constantFrom('', ...GRAPH_KEYS) }),
+});
+const graphQueryArb: fc.Arbitrary<AggregateQuery> = fc
+  .record({
+    key: fc.constantFrom(...GRAPH_KEYS),
+    a: fc.integer({ min: 0, max: 6 }),
+    b: fc.integer({ min: 0, max: 6 }),
+    fn: fc.constantFrom<AggregateFunction>('hopsTo', 'sharedSource'),
+    values: fc.subarray(GRAPH_KEYS, { minLength: 1 }),
+    limit: fc.integer({ min: 1, max: 4 }),
+    fanOut: fc.integer({ min: 1, max: 4 }),
+    excludeId: fc.option(
+      fc.integer({ min: 0, max: 30 }).map((i) => `t${i}`),
+      { nil: undefined },
+    ),
+    includeValue: fc.option(fc.constantFrom('', ...GRAPH_KEYS), { nil: undefined }),
+  })
+  .map(({ a, b, excludeId, includeValue, ...rest }) => ({
+    ...rest,
+    series: 'g',
+    field: 'cp',
+    start: T0 + Math.min(a, b) * 1000,
+    end: T0 + Math.max(a, b) * 1000,
+    ...(excludeId === undefined ? {} : { excludeId }),
+    ...(includeValue === undefined ? {} : { includeValue }),
+  }));
+
+describe('properties: graph functions', () => {
+  test.prop([fc.uniqueArray(graphEntryArb, { selector: (e) => e.key + e.id, maxLength: 40 }), fc.array(graphQueryArb, { minLength: 1, maxLength: 8 })], {
+    numRuns: 300,
+  })('hopsTo and sharedSource equal the brute-force reference on dense graphs with ties, light slots and full indexes alike', (entries, qs) => {
+    const store = createAggregateStore();
+    store.apply([], entries);
+    expect(store.queryMany(qs)).toEqual(qs.map((q) => computeAggregate(entries, q)));
+    // The same history once every key has been made a full index (by a query of its own).
+    for (const key of GRAPH_KEYS) store.query({ series: 'g', key, start: T0, end: T0, fn: 'count' });
+    expect(store.queryMany(qs)).toEqual(qs.map((q) => computeAggregate(entries, q)));
+  });
 });

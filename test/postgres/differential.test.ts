@@ -193,10 +193,12 @@ const RULE_PARAMETERS: Readonly<Record<string, (r: Random) => Json>> = {
       [1, 'bl-missing'],
     ]),
   }),
+  'TXM-2': (r) => ({ timeWindow: windowOf(r), maxHops: r.int(2, 4), maxTransfersPerAccount: r.pick([1, 2, 16]) }),
+  'TXM-4': (r) => ({ timeWindow: windowOf(r), minIntermediaries: r.int(2, 3), maxTransfersPerAccount: r.pick([1, 2, 16]) }),
 };
 const LIBRARY_RULE_IDS = Object.keys(RULE_PARAMETERS);
 /** Rules that read history, so historical filters apply to them. */
-const STATEFUL_RULE_IDS = new Set(['R-1', 'R-3', 'R-5', 'R-30', 'R-69', 'R-119', 'R-121', 'R-126', 'R-131']);
+const STATEFUL_RULE_IDS = new Set(['R-1', 'R-3', 'R-5', 'R-30', 'R-69', 'R-119', 'R-121', 'R-126', 'R-131', 'TXM-2', 'TXM-4']);
 
 const lastHours = (units: number) => ({ start: { units, granularity: 'hour' }, end: { units: 0, granularity: 'now' } });
 

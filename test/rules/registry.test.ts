@@ -593,14 +593,14 @@ describe('createRuleRegistry', () => {
     expect(registry.get('R-2')).toBe(r2TransactionAmount);
   });
 
-  it('lists host rules after the library, by id', () => {
+  it('lists host rules after the library (R- then TXM- ids), by id', () => {
     const registry = createRuleRegistry([hostVelocityRule()]);
     expect(
       registry
         .list()
         .map((r) => r.id)
         .slice(-2),
-    ).toEqual(['R-132', 'ACME-1']);
+    ).toEqual(['TXM-4', 'ACME-1']);
   });
 
   it('keeps a host rule declared with defineRule as it is', () => {

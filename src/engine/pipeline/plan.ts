@@ -97,7 +97,7 @@ export interface EvaluationPlan {
   /**
    * The distinct needs of the running instances, in order of first appearance (what
    * {@link collectAggregateNeeds} returns): a need equal to an earlier one (same series, key,
-   * window, function, field, exclusion, current-transaction handling, values and limit; the name
+   * window, function, field, exclusion, current-transaction handling, values, limit and fan-out; the name
    * aside) is asked once and answers both.
    */
   readonly needs: readonly AggregateNeed[];
@@ -238,6 +238,7 @@ function sameNeed(a: AggregateNeed, b: AggregateNeed): boolean {
     a.field === b.field &&
     a.includeValue === b.includeValue &&
     a.limit === b.limit &&
+    a.fanOut === b.fanOut &&
     (a.values === b.values || (a.values !== undefined && b.values !== undefined && sameElements(a.values, b.values)))
   );
 }
@@ -261,6 +262,7 @@ function renamed(need: AggregateNeed, map: ReadonlyMap<string, string>, currentC
     includeValue: currentCounts ? need.includeValue : undefined,
     values: need.values,
     limit: need.limit,
+    fanOut: need.fanOut,
   };
 }
 

@@ -15,6 +15,7 @@ export interface NeedExtras {
   readonly includeValue?: string | undefined;
   readonly values?: readonly string[] | undefined;
   readonly limit?: number | undefined;
+  readonly fanOut?: number | undefined;
 }
 
 const NO_EXTRAS: NeedExtras = Object.freeze({});
@@ -47,5 +48,6 @@ export function createNeed(
     includeValue: extras.includeValue,
     values: extras.values,
     limit: extras.limit,
+    fanOut: extras.fanOut,
   };
 }
