@@ -20,7 +20,11 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set<Aggre
   'lastAmountCount',
   'lastMin',
   'lastMax',
+  'lastEntries',
 ]);
+
+/** The largest `limit` a `lastEntries` query accepts (its answer is a list, copied per entry). */
+export const MAX_LAST_ENTRIES = 1000;
 
 /**
  * Entries in the order every store lists them: by timestamp, then by id (UTF-16 code units).
@@ -39,7 +43,8 @@ function invalidQuery(path: string, code: string, message: string): TxmonError {
 
 /**
  * Checks what a function requires of a query: a known `fn`, a `field` for `distinct`, `countIn`
- * and `sumIn`, a non-negative integer `limit` for the `last…` functions. `position` (≥ 0) is the
+ * and `sumIn`, a non-negative integer `limit` for the `last…` functions (at most
+ * {@link MAX_LAST_ENTRIES} for `lastEntries`). `position` (≥ 0) is the
  * query's index in a batch, prefixed to the detail paths (−1: a single query). The paths are built
  * only on errors: queries are on the hot path.
  * @throws TxmonError `VALIDATION_FAILED` with a detail at `/<position>/fn`, `/field` or `/limit`
@@ -51,6 +56,9 @@ export function assertAggregateQuery(q: AggregateQuery, position: number): void 
   }
   if ((fn === 'lastAmountCount' || fn === 'lastMin' || fn === 'lastMax') && !(Number.isInteger(q.limit) && (q.limit as number) >= 0)) {
     throw invalidQuery(`${position < 0 ? '' : `/${position}`}/limit`, 'type', `must be a non-negative integer for ${fn}`);
+  }
+  if (fn === 'lastEntries' && !(Number.isInteger(q.limit) && (q.limit as number) >= 0 && (q.limit as number) <= MAX_LAST_ENTRIES)) {
+    throw invalidQuery(`${position < 0 ? '' : `/${position}`}/limit`, 'maximum', `must be an integer from 0 to ${MAX_LAST_ENTRIES} for lastEntries`);
   }
   if (!AGGREGATE_FUNCTIONS.has(fn)) throw invalidQuery(`${position < 0 ? '' : `/${position}`}/fn`, 'enum', 'must be an aggregate function');
 }
