@@ -6,7 +6,16 @@ import { createEngine } from '../dist/index.js';
 
 const EXAMPLE_PARAMETERS = { 'R-132': { blacklistId: 'internal-blacklist' } };
 const engine = createEngine();
-const rules = (await engine.listRules()).sort((a, b) => Number(a.id.slice(2)) - Number(b.id.slice(2)));
+// R-n (Flagright's library) by number, then txmon's own TXM-n by number.
+const rank = (id) => {
+  const [prefix, n] = id.split('-');
+  return [prefix === 'R' ? 0 : 1, Number(n)];
+};
+const rules = (await engine.listRules()).sort((a, b) => {
+  const [pa, na] = rank(a.id);
+  const [pb, nb] = rank(b.id);
+  return pa - pb || na - nb;
+});
 
 const out = [];
 out.push('# Rules', '');
