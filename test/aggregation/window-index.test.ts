@@ -317,6 +317,17 @@ describe('sumIn', () => {
   });
 });
 
+describe('lastEntries', () => {
+  it('reads at most limit + 1 entries, whatever the history (100,000 entries in the window)', () => {
+    const index = createWindowIndex();
+    for (let i = 0; i < 100_000; i++) index.upsert({ id: `e${String(i).padStart(6, '0')}`, timestamp: T0 + i, amount: BigInt(i) });
+    const before = index.scanned;
+    const listed = index.lastEntries(T0, T0 + 99_999, 50, 'e099999');
+    expect(listed.map((e) => e.id)).toEqual(Array.from({ length: 50 }, (_, k) => `e${String(99_949 + k).padStart(6, '0')}`));
+    expect(index.scanned - before).toBeLessThanOrEqual(51);
+  });
+});
+
 describe('lastAmountCount / lastMin / lastMax', () => {
   // sample by (timestamp, id): a 500, b null, c -200, d 900, e 100.
   const index = indexOf(sample);
