@@ -41,7 +41,9 @@ export interface SeriesEntryRef {
  * `field`; `latest` timestamp (`null` when none); `countIn` entries whose `values[field]` is one of
  * `values`; `sumIn` the amounts of those entries (exact, `bigint`); `lastAmountCount`, `lastMin`,
  * `lastMax`: `amountCount`, `min`, `max` over only the last `limit` entries of the window (the
- * latest by timestamp, then id; `excludeId` skipped) — "the user's last N transactions".
+ * latest by timestamp, then id; `excludeId` skipped) — "the user's last N transactions";
+ * `lastEntries`: those last `limit` entries themselves (at most `MAX_LAST_ENTRIES` (1,000)), for a
+ * rule that must match individual amounts rather than totals.
  *
  * Graph functions read several keys of the series, an entry of key `a` with `values[field]` = `b`
  * being an edge a → b, each key contributing only its last `fanOut` entries of the window (see
@@ -63,6 +65,7 @@ export type AggregateFunction =
   | 'lastAmountCount'
   | 'lastMin'
   | 'lastMax'
+  | 'lastEntries'
   | 'hopsTo'
   | 'sharedSource';
 
@@ -87,7 +90,7 @@ export interface AggregateQuery {
   /** For `countIn` / `sumIn`: count (sum) the entries whose `values[field]` is one of these. */
   readonly values?: readonly string[] | undefined;
   /**
-   * For `lastAmountCount` / `lastMin` / `lastMax` (required): how many of the latest entries of
+   * For `lastAmountCount` / `lastMin` / `lastMax` / `lastEntries` (required): how many of the latest entries of
    * the window to look at, a non-negative integer. The window's entries other than `excludeId` are
    * taken in (timestamp, id) order from its end.
    */
@@ -101,10 +104,18 @@ export interface AggregateQuery {
 }
 
 /**
- * `count`/`amountCount`/`distinct`/`countIn`/`lastAmountCount`/`hopsTo`/`sharedSource` → `number`; `sum`/`sumIn` →
- * `bigint`; `min`/`max`/`lastMin`/`lastMax` → `bigint | null`; `latest` → `number | null`.
+ * One entry of a `lastEntries` answer: a stored entry without its series and key (the query names
+ * them). `values` is present only when the entry carries values.
  */
-export type AggregateValue = number | bigint | null;
+export type AggregateEntry = WindowEntry;
+
+/**
+ * `count`/`amountCount`/`distinct`/`countIn`/`lastAmountCount`/`hopsTo`/`sharedSource` → `number`;
+ * `sum`/`sumIn` → `bigint`; `min`/`max`/`lastMin`/`lastMax` → `bigint | null`; `latest` → `number | null`;
+ * `lastEntries` → a list of {@link AggregateEntry}, oldest first (never `null`). Only
+ * `lastEntries` answers a list, so a reader of any other function may treat the value as a scalar.
+ */
+export type AggregateValue = number | bigint | null | readonly AggregateEntry[];
 
 /**
  * Mutable windowed aggregates of many (series, key) histories. Owned by an adapter; not safe for
@@ -444,6 +455,8 @@ export function queryIndex(index: WindowIndex, q: AggregateQuery, position = -1)
       return index.lastMin(start, end, q.limit as number, excludeId);
     case 'lastMax':
       return index.lastMax(start, end, q.limit as number, excludeId);
+    case 'lastEntries':
+      return index.lastEntries(start, end, q.limit as number, excludeId);
     default:
       throw unknownFunction(position < 0 ? '' : `/${position}`);
   }
@@ -507,9 +520,20 @@ export function computeAggregate(entries: readonly SeriesEntry[], q: AggregateQu
       const wantMax = q.fn === 'lastMax';
       return lastAmounts.reduce<bigint | null>((a, b) => (a === null || (wantMax ? b > a : b < a) ? b : a), null);
     }
+    case 'lastEntries':
+      return lastEntriesOf(inside, q.limit as number);
     default:
       throw unknownFunction('');
   }
+}
+
+/** The last `limit` of `inside` in (timestamp, id) order, as `lastEntries` answers them. */
+function lastEntriesOf(inside: readonly SeriesEntry[], limit: number): AggregateEntry[] {
+  const ordered = [...inside].sort(compareSeriesEntries);
+  const last = limit === 0 ? [] : ordered.slice(-limit);
+  return last.map((e) =>
+    e.values === undefined ? { id: e.id, timestamp: e.timestamp, amount: e.amount } : { id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
+  );
 }
 
 function unknownFunction(path: string): TxmonError {

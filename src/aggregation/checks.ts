@@ -27,7 +27,11 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set<Aggre
   'lastMax',
   'hopsTo',
   'sharedSource',
+  'lastEntries',
 ]);
+
+/** The largest `limit` a `lastEntries` query accepts (its answer is a list, copied per entry). */
+export const MAX_LAST_ENTRIES = 1000;
 
 /**
  * Entries in the order every store lists them: by timestamp, then by id (UTF-16 code units).
@@ -46,8 +50,9 @@ function invalidQuery(path: string, code: string, message: string): TxmonError {
 
 /**
  * Checks what a function requires of a query: a known `fn`, a `field` for `distinct`, `countIn`
- * and `sumIn`, a non-negative integer `limit` for the `last…` functions, a `field` and bounded
- * `fanOut` (and for `hopsTo` `limit`) for the graph functions. `position` (≥ 0) is the
+ * and `sumIn`, a non-negative integer `limit` for the `last…` functions (at most
+ * {@link MAX_LAST_ENTRIES} for `lastEntries`), a `field` and bounded `fanOut` (and for `hopsTo`
+ * `limit`) for the graph functions. `position` (≥ 0) is the
  * query's index in a batch, prefixed to the detail paths (−1: a single query). The paths are built
  * only on errors: queries are on the hot path.
  * @throws TxmonError `VALIDATION_FAILED` with a detail at `/<position>/fn`, `/field`, `/limit` or `/fanOut`
@@ -61,6 +66,9 @@ export function assertAggregateQuery(q: AggregateQuery, position: number): void 
     throw invalidQuery(`${position < 0 ? '' : `/${position}`}/limit`, 'type', `must be a non-negative integer for ${fn}`);
   }
   if (fn === 'hopsTo' || fn === 'sharedSource') assertGraphQuery(q, position);
+  if (fn === 'lastEntries' && !(Number.isInteger(q.limit) && (q.limit as number) >= 0 && (q.limit as number) <= MAX_LAST_ENTRIES)) {
+    throw invalidQuery(`${position < 0 ? '' : `/${position}`}/limit`, 'maximum', `must be an integer from 0 to ${MAX_LAST_ENTRIES} for lastEntries`);
+  }
   if (!AGGREGATE_FUNCTIONS.has(fn)) throw invalidQuery(`${position < 0 ? '' : `/${position}`}/fn`, 'enum', 'must be an aggregate function');
 }
 

@@ -29,6 +29,7 @@
  * | `lastAmountCount` | O(log n): the last `limit` entries are a position range, answered from the prefixes |
  * | `lastMin`, `lastMax` | as `min`, `max` over that position range: O(log n + B + limit/B) |
  * | `visitLast` (the capped edges of a graph query) | O(log n + limit) |
+ * | `lastEntries` | O(log n + limit): that position range copied out, entry by entry (counted in `scanned`) |
  * | `pruneBefore` | O(log n + pruned); storage is compacted (O(n)) only once at least half the arrays are pruned, so compaction is amortised O(1) per pruned entry |
  *
  * {@link WindowIndex.scanned} counts the entries read one by one (scans and cursor moves), so
@@ -116,6 +117,12 @@ export interface WindowIndex {
   lastMin(start: number, end: number, limit: number, excludeId?: string): bigint | null;
   /** Largest non-null amount among the same last `limit` entries, `null` when none. */
   lastMax(start: number, end: number, limit: number, excludeId?: string): bigint | null;
+  /**
+   * The same last `limit` entries themselves, oldest first (by (timestamp, id)); new objects,
+   * `values` by reference. Empty when `limit` is not positive. Reads (and counts in
+   * {@link WindowIndex.scanned}) at most `limit + 1` entries.
+   */
+  lastEntries(start: number, end: number, limit: number, excludeId?: string): WindowEntry[];
   /** Timestamp of the latest entry in [start, end] other than `excludeId`, `null` when none. O(log n). */
   latest(start: number, end: number, excludeId?: string): number | null;
   /**
@@ -139,7 +146,8 @@ export interface WindowIndex {
   ): void;
   /**
    * Entries read one at a time over the index's life: by the scans of small ranges and the
-   * cursor moves and rebuilds of `distinctCount`, `countIn` and `sumIn`. A cost counter for tests
+   * cursor moves and rebuilds of `distinctCount`, `countIn` and `sumIn`, and the entries
+   * `lastEntries` copies out. A cost counter for tests
    * and benchmarks (the O(log n) functions read none).
    */
   readonly scanned: number;
@@ -1038,6 +1046,23 @@ class ArrayWindowIndex implements WindowIndex {
   lastMax(start: number, end: number, limit: number, excludeId?: string): bigint | null {
     const range = this.findLastRange(start, end, limit, excludeId);
     return range === null ? null : this.extremeAround(range.from, range.to, range.skip, true);
+  }
+
+  lastEntries(start: number, end: number, limit: number, excludeId?: string): WindowEntry[] {
+    const range = this.findLastRange(start, end, limit, excludeId);
+    if (range === null) return [];
+    const { from, to, skip } = range;
+    this.scannedValue += to - from;
+    const out: WindowEntry[] = [];
+    for (let i = from; i < to; i++) {
+      if (i === skip) continue;
+      const values = this.vals?.[i];
+      const id = this.ids[i] as string;
+      const timestamp = this.ts[i] as number;
+      const amount = this.amountAt(i);
+      out.push(values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values });
+    }
+    return out;
   }
 
   latest(start: number, end: number, excludeId?: string): number | null {

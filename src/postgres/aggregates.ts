@@ -50,7 +50,7 @@ const SCALAR_SQL: Readonly<Record<string, string>> = {
   sumIn: `SELECT coalesce(sum(amount), 0)::text AS v FROM txmon_series_entries WHERE ${WINDOW} AND vals->>$6::text = ANY($8::text[])`,
 };
 
-const LAST_FUNCTIONS = new Set(['lastAmountCount', 'lastMin', 'lastMax']);
+const LAST_FUNCTIONS = new Set(['lastAmountCount', 'lastMin', 'lastMax', 'lastEntries']);
 
 /** The parameters `$1…$8` of one query. */
 function paramsOf(q: AggregateQuery): unknown[] {
@@ -75,23 +75,37 @@ function aggregateValueOf(fn: string, text: string | null): AggregateValue {
   }
 }
 
-/** `lastAmountCount` / `lastMin` / `lastMax`: the last `limit` entries of the window, ordered exactly. */
-async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue> {
+/**
+ * The last `limit` entries of the window, ordered exactly (their values read only for
+ * `lastEntries`, the one function that returns them).
+ */
+async function readLastEntries(sql: Sql, q: AggregateQuery): Promise<SeriesEntry[]> {
   const limit = q.limit as number;
-  let amounts: bigint[] = [];
-  if (limit > 0) {
-    // Every entry at or after the timestamp of the limit-th latest one (ties included), then exact order.
-    const rows = await sql.query<EntryRow>(
-      `SELECT id, ts, amount::text AS amount, NULL::jsonb AS vals FROM txmon_series_entries WHERE ${WINDOW}
-         AND ts >= coalesce((SELECT ts FROM txmon_series_entries WHERE ${WINDOW} ORDER BY ts DESC OFFSET $6 - 1 LIMIT 1), '-Infinity'::double precision)`,
-      [q.series, q.key, q.start, q.end, q.excludeId ?? null, limit],
+  if (limit <= 0) return [];
+  const vals = q.fn === 'lastEntries' ? 'vals' : 'NULL::jsonb AS vals';
+  // Every entry at or after the timestamp of the limit-th latest one (ties included), then exact order.
+  const rows = await sql.query<EntryRow>(
+    `SELECT id, ts, amount::text AS amount, ${vals} FROM txmon_series_entries WHERE ${WINDOW}
+       AND ts >= coalesce((SELECT ts FROM txmon_series_entries WHERE ${WINDOW} ORDER BY ts DESC OFFSET $6 - 1 LIMIT 1), '-Infinity'::double precision)`,
+    [q.series, q.key, q.start, q.end, q.excludeId ?? null, limit],
+  );
+  return rows
+    .map((row) => entryOf(q.series, q.key, row))
+    .sort(compareSeriesEntries)
+    .slice(-limit);
+}
+
+/** `lastAmountCount` / `lastMin` / `lastMax` / `lastEntries` over the last `limit` entries of the window. */
+async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue> {
+  const ordered = await readLastEntries(sql, q);
+  if (q.fn === 'lastEntries') {
+    return ordered.map((e) =>
+      e.values === undefined
+        ? { id: e.id, timestamp: e.timestamp, amount: e.amount }
+        : { id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values },
     );
-    const ordered = rows
-      .map((row) => entryOf(q.series, q.key, row))
-      .sort(compareSeriesEntries)
-      .slice(-limit);
-    amounts = ordered.flatMap((e) => (e.amount === null ? [] : [e.amount]));
   }
+  const amounts = ordered.flatMap((e) => (e.amount === null ? [] : [e.amount]));
   if (q.fn === 'lastAmountCount') return amounts.length;
   const wantMax = q.fn === 'lastMax';
   return amounts.reduce<bigint | null>((a, b) => (a === null || (wantMax ? b > a : b < a) ? b : a), null);

@@ -259,6 +259,11 @@ function planVariable(variable: CompiledAggregationVariable, transaction: Transa
   }
 }
 
+/** A count of a variable: only a number is one (an aggregate value may also be a bigint or a list). */
+function countOf(value: AggregateValue | undefined): number {
+  return typeof value === 'number' ? value : 0;
+}
+
 /** A money value of a variable: a number in the variable's currency (json-logic works on numbers). */
 function moneyValue(value: AggregateValue, currency: string | undefined, money: MoneyContext, at: number): number | null {
   if (typeof value !== 'bigint') return null;
@@ -277,11 +282,11 @@ function variableValueOf(
   const names = variable.names[side];
   switch (variable.func) {
     case 'COUNT':
-      return (aggregates[names.count] as number | undefined) ?? 0;
+      return countOf(aggregates[names.count]);
     case 'SUM':
       return moneyValue(aggregates[names.sum] ?? 0n, variable.currency, money, at) ?? 0;
     case 'AVG': {
-      const n = (aggregates[names.n] as number | undefined) ?? 0;
+      const n = countOf(aggregates[names.n]);
       if (n === 0) return null;
       const sum = aggregates[names.sum];
       if (typeof sum !== 'bigint') return null;
@@ -293,7 +298,7 @@ function variableValueOf(
     case 'MAX':
       return moneyValue(aggregates[names.max] ?? null, variable.currency, money, at);
     case 'UNIQUE_COUNT':
-      return (aggregates[names.distinct] as number | undefined) ?? 0;
+      return countOf(aggregates[names.distinct]);
   }
 }
 

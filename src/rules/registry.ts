@@ -44,6 +44,8 @@ import { r129BlacklistedPaymentDetails } from './library/r-129-blacklisted-payme
 import { r130RoundTransactionsSameUser } from './library/r-130-round-transactions-same-user.js';
 import { r131TransactionsExceedPastPeriod } from './library/r-131-transactions-exceed-past-period.js';
 import { r132BlacklistedTransactionValue } from './library/r-132-blacklisted-transaction-value.js';
+import { txm1PassThrough } from './library/txm-1-pass-through.js';
+import { txm3UnusualAmount } from './library/txm-3-unusual-amount.js';
 import { txm2FundsReturnedToOrigin } from './library/txm-2-funds-returned-to-origin.js';
 import { txm4ScatterGather } from './library/txm-4-scatter-gather.js';
 import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
@@ -97,7 +99,10 @@ const LIBRARY_BY_ID = {
   'R-130': r130RoundTransactionsSameUser,
   'R-131': r131TransactionsExceedPastPeriod,
   'R-132': r132BlacklistedTransactionValue,
+  // txmon's own rules (not in Flagright's library), after the R-n ones.
+  'TXM-1': txm1PassThrough,
   'TXM-2': txm2FundsReturnedToOrigin,
+  'TXM-3': txm3UnusualAmount,
   'TXM-4': txm4ScatterGather,
 } as const;
 
@@ -159,18 +164,20 @@ export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): Ru
   };
 }
 
-/** Where an id sorts: `R-<n>` by number, then txmon's `TXM-<n>` by number, then any other id (a host's) by text. */
-function rankOf(id: string): readonly [number, number] {
-  const match = /^(R|TXM)-(\d+)$/.exec(id);
-  return match === null ? [2, 0] : [match[1] === 'R' ? 0 : 1, Number(match[2])];
+/** Flagright's R-n by number, then txmon's own TXM-n by number, then a host's rules by id. */
+function compareRuleIds(a: RuleDefinition<unknown>, b: RuleDefinition<unknown>): number {
+  const ra = rankOf(a.id);
+  const rb = rankOf(b.id);
+  if (ra[0] !== rb[0]) return ra[0] - rb[0];
+  if (ra[0] < 2) return ra[1] - rb[1];
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function compareRuleIds(a: RuleDefinition<unknown>, b: RuleDefinition<unknown>): number {
-  const [ga, na] = rankOf(a.id);
-  const [gb, nb] = rankOf(b.id);
-  if (ga !== gb) return ga - gb;
-  if (ga < 2) return na - nb;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+function rankOf(id: string): readonly [number, number] {
+  const r = /^R-(\d+)$/.exec(id);
+  if (r) return [0, Number(r[1])];
+  const t = /^TXM-(\d+)$/.exec(id);
+  return t ? [1, Number(t[1])] : [2, 0];
 }
 
 function toView(rule: RuleDefinition<unknown>): RuleView {

@@ -373,6 +373,23 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         { name: 'lastAmountCount of the last 2 entries (one has no amount)', query: q(t0, t0 + 20, 'lastAmountCount', { limit: 2 }), expected: 1 },
         { name: 'lastMin over the last 3 entries', query: q(t0, t0 + 30, 'lastMin', { limit: 3 }), expected: -50n },
         { name: 'lastMax over the last 2 entries before t0+30', query: q(t0, t0 + 29, 'lastMax', { limit: 2 }), expected: 300n },
+        {
+          name: 'lastEntries lists the last 2 entries oldest first, with their values and null amounts',
+          query: q(t0, t0 + 20, 'lastEntries', { limit: 2 }),
+          expected: [
+            { id: 'b', timestamp: t0 + 10, amount: null, values: { counterparty: 'carol' } },
+            { id: 'c', timestamp: t0 + 20, amount: 300n, values: { counterparty: 'bob' } },
+          ],
+        },
+        {
+          name: 'lastEntries with excludeId looks one further back',
+          query: q(t0, t0 + 30, 'lastEntries', { limit: 2, excludeId: 'd' }),
+          expected: [
+            { id: 'b', timestamp: t0 + 10, amount: null, values: { counterparty: 'carol' } },
+            { id: 'c', timestamp: t0 + 20, amount: 300n, values: { counterparty: 'bob' } },
+          ],
+        },
+        { name: 'lastEntries of an empty window is an empty list', query: q(t0 + 11, t0 + 19, 'lastEntries', { limit: 5 }), expected: [] },
       ];
       const answers = await repos.aggregates.queryAggregates(rows.map((r) => r.query));
       for (const [i, row] of rows.entries()) assertEqual(answers[i], row.expected, `aggregates.queryAggregates: ${row.name}`);

@@ -314,13 +314,11 @@ async function compare(repos: Repositories, model: Model, label: string): Promis
       assertEqual(sortEntries(await repos.aggregates.listEntries(series, user)), expected, `${label}: aggregates.listEntries(${series}, ${user})`);
       const window = { series, key: user, start: FIXTURE_T0, end: FIXTURE_T0 + 31 * 3_600_000 };
       const sum = expected.reduce((acc, e) => acc + (e.amount ?? 0n), 0n);
+      const last = { ...window, fn: 'lastEntries', limit: 3 } as const;
       assertEqual(
-        await repos.aggregates.queryAggregates([
-          { ...window, fn: 'count' },
-          { ...window, fn: 'sum' },
-        ]),
-        [expected.length, sum],
-        `${label}: aggregates.queryAggregates count/sum (${series}, ${user})`,
+        await repos.aggregates.queryAggregates([{ ...window, fn: 'count' }, { ...window, fn: 'sum' }, last]),
+        [expected.length, sum, computeAggregate(expected, last)],
+        `${label}: aggregates.queryAggregates count/sum/lastEntries (${series}, ${user})`,
       );
     }
   }

@@ -28,6 +28,7 @@ const FUNCTIONS: readonly AggregateFunction[] = [
   'lastMax',
   'hopsTo',
   'sharedSource',
+  'lastEntries',
 ];
 
 function caught(run: () => unknown): TxmonError {
@@ -83,6 +84,28 @@ describe('computeAggregate', () => {
     { name: 'lastMax of the last entry alone (null amount) is null', input: { ...base, fn: 'lastMax', limit: 1 }, expected: null },
     { name: 'lastMax with the middle entry excluded looks one further back', input: { ...base, fn: 'lastMax', limit: 2, excludeId: 't2' }, expected: 100n },
     { name: 'lastMin with limit 0 is null', input: { ...base, fn: 'lastMin', limit: 0 }, expected: null },
+    {
+      name: 'lastEntries lists the last two entries oldest first, values and null amounts kept',
+      input: { ...base, fn: 'lastEntries', limit: 2 },
+      expected: [
+        { id: 't2', timestamp: T0 + 10, amount: 250n, values: { cp: 'u3' } },
+        { id: 't3', timestamp: T0 + 20, amount: null, values: { cp: 'u2' } },
+      ],
+    },
+    {
+      name: 'lastEntries with the last entry excluded looks one further back',
+      input: { ...base, fn: 'lastEntries', limit: 2, excludeId: 't3' },
+      expected: [
+        { id: 't1', timestamp: T0, amount: 100n, values: { cp: 'u2' } },
+        { id: 't2', timestamp: T0 + 10, amount: 250n, values: { cp: 'u3' } },
+      ],
+    },
+    { name: 'lastEntries with limit 0 is an empty list', input: { ...base, fn: 'lastEntries', limit: 0 }, expected: [] },
+    {
+      name: 'lastEntries of another key lists only that key',
+      input: { ...base, key: 'u2', fn: 'lastEntries', limit: 5 },
+      expected: [{ id: 't4', timestamp: T0 + 5, amount: 999n, values: { cp: 'u1' } }],
+    },
   ];
   it.each(cases)('$name', ({ input, expected }) => {
     expect(computeAggregate(history, input)).toEqual(expected);
@@ -95,6 +118,8 @@ describe('computeAggregate', () => {
     { name: 'lastAmountCount without a limit', input: { ...base, fn: 'lastAmountCount' }, expected: '/limit' },
     { name: 'lastMin with a negative limit', input: { ...base, fn: 'lastMin', limit: -1 }, expected: '/limit' },
     { name: 'lastMax with a fractional limit', input: { ...base, fn: 'lastMax', limit: 1.5 }, expected: '/limit' },
+    { name: 'lastEntries without a limit', input: { ...base, fn: 'lastEntries' }, expected: '/limit' },
+    { name: 'lastEntries with a limit of 1,001 (one above the maximum)', input: { ...base, fn: 'lastEntries', limit: 1001 }, expected: '/limit' },
     { name: 'an unknown function', input: { ...base, fn: 'median' as AggregateFunction }, expected: '/fn' },
   ];
   it.each(invalid)('rejects $name with VALIDATION_FAILED at $expected, like the store', ({ input, expected }) => {
@@ -110,7 +135,7 @@ describe('createAggregateStore', () => {
   it('answers an unknown series or key as an empty history', () => {
     const store = createAggregateStore();
     const q = { series: 'origin', key: 'u1', start: 0, end: T0, field: 'cp', values: ['a'], limit: 2, fanOut: 2 };
-    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null, 0, 0]);
+    expect(FUNCTIONS.map((fn) => store.query({ ...q, fn }))).toEqual([0, 0n, 0, null, null, 0, null, 0, 0n, 0, null, null, 0, 0, []]);
     expect(store.entries('origin', 'u1')).toEqual([]);
   });
 
@@ -280,6 +305,15 @@ describe('query: the last-N functions at boundaries', () => {
   ];
   it.each(rows)('$name', ({ input, expected }) => {
     expect(store.query({ ...q, ...input } as never)).toBe(expected);
+  });
+  const listRows: { name: string; input: Record<string, unknown>; expected: string[] }[] = [
+    { name: 'lastEntries at the maximum limit (1,000) lists what exists', input: { limit: 1000 }, expected: ['a', 'b', 'c', 'd'] },
+    { name: 'lastEntries orders equal timestamps by id (c after b)', input: { limit: 2, excludeId: 'd' }, expected: ['b', 'c'] },
+    { name: 'lastEntries stops at the window end', input: { limit: 2, end: 2 }, expected: ['b', 'c'] },
+  ];
+  it.each(listRows)('$name', ({ input, expected }) => {
+    const listed = store.query({ ...q, fn: 'lastEntries', ...input } as never) as readonly SeriesEntry[];
+    expect(listed.map((e) => e.id)).toEqual(expected);
   });
 });
 

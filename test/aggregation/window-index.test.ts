@@ -22,7 +22,12 @@ const LAST: LastParams = { limit: 3 };
 
 /** Limits every model check runs the `last…` functions with: 0, 1, a few, across block boundaries (64), beyond the history. */
 const LAST_VARIANTS: readonly LastParams[] = [LAST, { limit: 0 }, { limit: 1 }, { limit: 40 }, { limit: 70 }, { limit: 150 }, { limit: 100_000 }];
-const LAST_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set(['lastAmountCount', 'lastMin', 'lastMax']);
+const LAST_FUNCTIONS: ReadonlySet<AggregateFunction> = new Set(['lastAmountCount', 'lastMin', 'lastMax', 'lastEntries']);
+
+/** A `limit` as `fn` accepts it: `lastEntries` takes at most 1,000 (its answer is a list). */
+function limitOf(fn: AggregateFunction, limit: number): number {
+  return fn === 'lastEntries' ? Math.min(limit, 1000) : limit;
+}
 
 /** The value set every `countIn` / `sumIn` check of this file uses (in `ask` and in the reference queries). */
 const COUNT_IN_VALUES: readonly string[] = ['x', 'v1', 'v5', 'a', '7'];
@@ -40,6 +45,7 @@ const FUNCTIONS: readonly AggregateFunction[] = [
   'lastAmountCount',
   'lastMin',
   'lastMax',
+  'lastEntries',
 ];
 
 /** 2^52: amounts and prefix sums within ±2^52 are kept as numbers, beyond as bigints. */
@@ -52,7 +58,17 @@ const IN_VALUES: readonly string[] = ['x', 'y', 'v1', 'v3'];
 
 /** The reference query of `ask`. */
 function referenceQuery(fn: AggregateFunction, start: number, end: number, field: string, excludeId?: string, last: LastParams = LAST) {
-  return { series: 's', key: 'k', start, end, fn, field, values: COUNT_IN_VALUES, ...last, ...(excludeId === undefined ? {} : { excludeId }) };
+  return {
+    series: 's',
+    key: 'k',
+    start,
+    end,
+    fn,
+    field,
+    values: COUNT_IN_VALUES,
+    limit: limitOf(fn, last.limit),
+    ...(excludeId === undefined ? {} : { excludeId }),
+  };
 }
 
 /** Every function (every limit for the `last…` ones, both fields for value functions) against the reference. */
@@ -61,7 +77,17 @@ function checkAll(index: WindowIndex, model: Map<string, WindowEntry>, start: nu
   for (const fn of FUNCTIONS) {
     for (const field of fn === 'distinct' || fn === 'countIn' || fn === 'sumIn' ? ['cp', 'country'] : ['cp']) {
       for (const limit of LAST_FUNCTIONS.has(fn) ? LIMITS : [1]) {
-        const q = { series: 's', key: 'k', start, end, fn, field, values: IN_VALUES, limit, ...(excludeId === undefined ? {} : { excludeId }) };
+        const q = {
+          series: 's',
+          key: 'k',
+          start,
+          end,
+          fn,
+          field,
+          values: IN_VALUES,
+          limit: limitOf(fn, limit),
+          ...(excludeId === undefined ? {} : { excludeId }),
+        };
         expect(queryIndex(index, q), `${label} ${fn}(${field}) [${start}, ${end}] excl ${excludeId} limit ${limit}`).toEqual(computeAggregate(reference, q));
       }
     }
@@ -288,6 +314,17 @@ describe('sumIn', () => {
   ];
   it.each(cases)('$name', ({ input, expected }) => {
     expect(index.sumIn(input.start, input.end, 'cp', input.values, input.excludeId)).toBe(expected);
+  });
+});
+
+describe('lastEntries', () => {
+  it('reads at most limit + 1 entries, whatever the history (100,000 entries in the window)', () => {
+    const index = createWindowIndex();
+    for (let i = 0; i < 100_000; i++) index.upsert({ id: `e${String(i).padStart(6, '0')}`, timestamp: T0 + i, amount: BigInt(i) });
+    const before = index.scanned;
+    const listed = index.lastEntries(T0, T0 + 99_999, 50, 'e099999');
+    expect(listed.map((e) => e.id)).toEqual(Array.from({ length: 50 }, (_, k) => `e${String(99_949 + k).padStart(6, '0')}`));
+    expect(index.scanned - before).toBeLessThanOrEqual(51);
   });
 });
 

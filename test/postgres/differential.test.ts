@@ -195,10 +195,29 @@ const RULE_PARAMETERS: Readonly<Record<string, (r: Random) => Json>> = {
   }),
   'TXM-2': (r) => ({ timeWindow: windowOf(r), maxHops: r.int(2, 4), maxTransfersPerAccount: r.pick([1, 2, 16]) }),
   'TXM-4': (r) => ({ timeWindow: windowOf(r), minIntermediaries: r.int(2, 3), maxTransfersPerAccount: r.pick([1, 2, 16]) }),
+  // lastEntries lists through both stores: few entries read, loose percentages, so rounds complete.
+  'TXM-1': (r) => ({
+    minimumInflowAmount: { USD: r.pick([0.01, 1000]) },
+    passThroughWindow: { units: r.int(1, 24), granularity: 'hour' },
+    minimumOutflowPercentage: r.pick([1, 50, 80]),
+    maximumOutflowPercentage: r.pick([100, 1000]),
+    minimumRounds: r.int(1, 2),
+    roundsWindow: windowOf(r),
+    maxEntries: r.int(1, 5),
+    ...(r.chance(0.5) ? { outflowTransactionTypes: ['TRANSFER', 'WITHDRAWAL', 'EXTERNAL_PAYMENT'] } : {}),
+  }),
+  'TXM-3': (r) => ({
+    checkDirection: r.pick(['sending', 'receiving', 'all']),
+    timeWindow: windowOf(r),
+    historyTransactions: r.int(1, 4),
+    minimumHistory: 1,
+    aboveMultiplier: r.pick([1, 2, 2.5, null]),
+    belowMultiplier: r.pick([1, 3]),
+  }),
 };
 const LIBRARY_RULE_IDS = Object.keys(RULE_PARAMETERS);
 /** Rules that read history, so historical filters apply to them. */
-const STATEFUL_RULE_IDS = new Set(['R-1', 'R-3', 'R-5', 'R-30', 'R-69', 'R-119', 'R-121', 'R-126', 'R-131', 'TXM-2', 'TXM-4']);
+const STATEFUL_RULE_IDS = new Set(['R-1', 'R-3', 'R-5', 'R-30', 'R-69', 'R-119', 'R-121', 'R-126', 'R-131', 'TXM-1', 'TXM-2', 'TXM-3', 'TXM-4']);
 
 const lastHours = (units: number) => ({ start: { units, granularity: 'hour' }, end: { units: 0, granularity: 'now' } });
 

@@ -512,7 +512,7 @@ describe('LIBRARY_RULES', () => {
       LIBRARY_RULES.filter((r) => r.seriesFor !== undefined)
         .map((r) => r.id)
         .sort(),
-    ).toEqual(['R-120', 'R-121', 'R-122', 'R-123', 'R-124', 'R-125', 'R-130', 'R-131', 'R-27', 'R-30', 'R-69', 'R-77'].sort());
+    ).toEqual(['R-120', 'R-121', 'R-122', 'R-123', 'R-124', 'R-125', 'R-130', 'R-131', 'R-27', 'R-30', 'R-69', 'R-77', 'TXM-3'].sort());
   });
 
   it('declares readsEntryValues: false on the counting and summing rules of the benchmark workload, never on a rule reading distinct values', () => {

@@ -15,15 +15,21 @@ const twoUsers = transactionArbitrary({ userIds: ['u-1', 'u-2'] });
 
 /** The rule's defaults with the side checks (and R-131/R-130/R-77's `initialTransactions`) varied. */
 function sideChecksArbitrary(rule: AnyRuleDefinition) {
+  const properties = rule.parametersSchema.properties as Record<string, unknown>;
   return fc
     .record({
       checkSender: fc.constantFrom(...SENDER),
       checkReceiver: fc.constantFrom(...RECEIVER),
+      checkDirection: fc.constantFrom('sending', 'receiving', 'all'),
       initialTransactions: fc.option(fc.nat(5), { nil: undefined }),
     })
-    .map(({ checkSender, checkReceiver, initialTransactions }) => {
-      const parameters: Record<string, unknown> = { ...(rule.defaultParameters as Record<string, unknown>), checkSender, checkReceiver };
-      if (initialTransactions !== undefined && 'initialTransactions' in rule.parametersSchema.properties) parameters.initialTransactions = initialTransactions;
+    .map(({ checkSender, checkReceiver, checkDirection, initialTransactions }) => {
+      const parameters: Record<string, unknown> = { ...(rule.defaultParameters as Record<string, unknown>) };
+      // Each rule's own side parameters: checkSender / checkReceiver, or one checkDirection (TXM-3).
+      if ('checkSender' in properties) parameters.checkSender = checkSender;
+      if ('checkReceiver' in properties) parameters.checkReceiver = checkReceiver;
+      if ('checkDirection' in properties) parameters.checkDirection = checkDirection;
+      if (initialTransactions !== undefined && 'initialTransactions' in properties) parameters.initialTransactions = initialTransactions;
       return deepFreeze(parameters);
     });
 }
@@ -35,6 +41,8 @@ function variants(rule: RuleDefinition<Record<string, unknown>>): Record<string,
     base,
     { ...base, checkSender: 'all', checkReceiver: 'all' },
     { ...base, checkSender: 'none', checkReceiver: 'receiving' },
+    { ...base, checkDirection: 'receiving' },
+    { ...base, checkDirection: 'all' },
     { ...base, initialTransactions: 3 },
     { ...base, transactionsLimit: 0 },
   ];

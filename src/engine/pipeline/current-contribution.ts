@@ -2,7 +2,8 @@
  * The current transaction's own part of an aggregate: its entries are not stored yet when it is
  * evaluated, so a need that includes it gets its contribution added to the stored history's value.
  */
-import type { AggregateValue, SeriesEntry } from '../../aggregation/aggregate-store.js';
+import type { AggregateEntry, AggregateValue, SeriesEntry } from '../../aggregation/aggregate-store.js';
+import { compareSeriesEntries } from '../../aggregation/checks.js';
 import type { AggregateNeed } from '../../rules/types.js';
 
 /**
@@ -41,6 +42,9 @@ export function mergeCurrentContribution(need: AggregateNeed, others: AggregateV
         if (e.amount !== null && typeof v === 'string' && v !== '' && need.values?.includes(v)) value = (value as bigint) + e.amount;
         break;
       }
+      case 'lastEntries':
+        value = withLastEntry(value as readonly AggregateEntry[], e, need.limit ?? 0);
+        break;
       case 'distinct':
       case 'latest':
         // Not mergeable: a distinct need passes the current value as `includeValue`; `latest` never
@@ -49,4 +53,20 @@ export function mergeCurrentContribution(need: AggregateNeed, others: AggregateV
     }
   }
   return value;
+}
+
+/**
+ * The last `limit` of `last` plus `entry`: `last` already holds the latest `limit` other entries,
+ * so an entry older than all of a full list is not among them, and any other takes its place in
+ * order, the oldest dropping out. (A need that includes the current transaction excludes its
+ * stored version, so `last` never holds `entry.id`; the filter keeps one entry per id regardless.)
+ */
+function withLastEntry(last: readonly AggregateEntry[], entry: SeriesEntry, limit: number): readonly AggregateEntry[] {
+  if (limit <= 0) return last;
+  const own: AggregateEntry =
+    entry.values === undefined
+      ? { id: entry.id, timestamp: entry.timestamp, amount: entry.amount }
+      : { id: entry.id, timestamp: entry.timestamp, amount: entry.amount, values: entry.values };
+  const merged = [...last.filter((e) => e.id !== entry.id), own].sort(compareSeriesEntries);
+  return merged.length > limit ? merged.slice(merged.length - limit) : merged;
 }

@@ -58,6 +58,7 @@ const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
   amountCount: 0,
   distinct: 0,
   countIn: 0,
+  lastEntries: Object.freeze([]) as readonly never[],
 });
 
 /** A need's value in a map snapshot: under the distinct need answering it, its own object, or its key. */

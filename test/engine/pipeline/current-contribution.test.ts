@@ -77,3 +77,44 @@ describe('edge cases', () => {
     expect(mergeCurrentContribution(need, 100n, current)).toBe(600n);
   });
 });
+
+describe('mergeCurrentContribution: lastEntries', () => {
+  const need: AggregateNeed = {
+    name: 'n',
+    series: 'user-sending',
+    key: 'alice',
+    start: 0,
+    end: T0,
+    fn: 'lastEntries',
+    limit: 2,
+    excludeId: 'c',
+    includeCurrent: true,
+  };
+  const listed = (id: string, timestamp: number) => ({ id, timestamp, amount: 100n });
+  const current = (timestamp: number): SeriesEntry[] => [{ series: 'user-sending', key: 'alice', id: 'c', timestamp, amount: 500n }];
+  const rows = [
+    {
+      name: 'a full list: the current, latest, enters and the oldest drops out',
+      others: [listed('a', T0 - 2), listed('b', T0 - 1)],
+      at: T0,
+      expected: ['b', 'c'],
+    },
+    { name: 'a list below the limit: the current is added in order', others: [listed('b', T0 - 1)], at: T0 - 2, expected: ['c', 'b'] },
+    {
+      name: 'a full list newer than the current: it is not among the last',
+      others: [listed('a', T0 - 2), listed('b', T0 - 1)],
+      at: T0 - 3,
+      expected: ['a', 'b'],
+    },
+    { name: 'an empty list: the current alone', others: [], at: T0, expected: ['c'] },
+  ];
+  it.each(rows)('$name', ({ others, at, expected }) => {
+    const merged = mergeCurrentContribution(need, others, current(at)) as readonly { id: string }[];
+    expect(merged.map((e) => e.id)).toEqual(expected);
+  });
+  it('leaves the list it was given unchanged', () => {
+    const others = Object.freeze([Object.freeze(listed('a', T0 - 1))]);
+    mergeCurrentContribution(need, others, current(T0));
+    expect(others.map((e) => e.id)).toEqual(['a']);
+  });
+});
