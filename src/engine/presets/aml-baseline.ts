@@ -63,9 +63,14 @@ function convertFromEur(eur: number, currency: string): number {
   return Math.round(value / magnitude) * magnitude;
 }
 
+/** `eur` (its equivalent) in every currency, as rules' per-currency amounts take it. */
+function inEveryCurrency(eur: number, currencies: readonly string[]): Record<string, number> {
+  return Object.fromEntries(currencies.map((c) => [c, c === 'EUR' ? eur : convertFromEur(eur, c)]));
+}
+
 /** An amount filter accepting at least `eur` (its equivalent) in every currency. */
 function atLeast(eur: number, currencies: readonly string[]): AmountRange {
-  return Object.fromEntries(currencies.map((c) => [c, { min: c === 'EUR' ? eur : convertFromEur(eur, c) }]));
+  return Object.fromEntries(Object.entries(inEveryCurrency(eur, currencies)).map(([c, min]) => [c, { min }]));
 }
 
 const days = (units: number) => ({ units, granularity: 'day' as const, rollingBasis: true });
@@ -79,6 +84,8 @@ const days = (units: number) => ({ units, granularity: 'day' as const, rollingBa
  * | structuring | R-7 (received) and R-8 (sent): 3 amounts in the band just below the reporting threshold within 10 days, per currency |
  * | fan_in | R-9: more than 4 distinct senders of ≥ 300 EUR into one user within 3 days |
  * | fan_out | R-10: a consumer transacting with more than 4 distinct users, ≥ 300 EUR each, within 2 days |
+ * | pass_through | TXM-1: a consumer passing on 80–100 % of a receipt of ≥ 500 EUR within 24 h, twice in 14 days |
+ * | cycle | TXM-2: a transfer of ≥ 1,000 EUR closing a cycle of at most 4 such transfers back to its origin within 5 days |
  * | dormancy_burst | R-5: a sent transaction of ≥ 1,000 EUR after more than `dormancyDays` without one |
  * | round_amounts | R-124: more than half of more than 5 transactions of ≥ 1,000 EUR round within 14 days |
  * | high_risk_corridor | R-77: more than one transaction of ≥ 1,000 EUR with a high-risk country within 30 days |
@@ -116,6 +123,28 @@ export function amlBaseline(options: AmlBaselineOptions = {}): RuleInstanceInput
     ...structuring,
     instance('R-9', 'Fan-in: many senders into one account', { sendersCount: 4, timeWindow: days(3) }, amounts(300)),
     instance('R-10', 'Fan-out: one consumer paying many customers', { sendersCount: 4, timeWindow: days(2) }, { ...amounts(300), userType: 'CONSUMER' }),
+    instance(
+      'TXM-1',
+      'Pass-through: money in, most of it out within hours',
+      {
+        outflowTransactionTypes: ['TRANSFER'],
+        inflowTransactionTypes: ['DEPOSIT', 'TRANSFER'],
+        minimumInflowAmount: inEveryCurrency(500, currencies),
+        passThroughWindow: { units: 24, granularity: 'hour' },
+        minimumOutflowPercentage: 80,
+        maximumOutflowPercentage: 100,
+        minimumRounds: 2,
+        roundsWindow: days(14),
+        maxEntries: 50,
+      },
+      { userType: 'CONSUMER' },
+    ),
+    instance(
+      'TXM-2',
+      'Cycle: funds returned to their origin',
+      { timeWindow: days(5), maxHops: 4, maxTransfersPerAccount: 16 },
+      { ...amounts(1_000), transactionTypes: ['TRANSFER'] },
+    ),
     instance(
       'R-5',
       'Dormant account moves a large sum',
