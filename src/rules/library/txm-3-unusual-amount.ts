@@ -143,7 +143,7 @@ export const txm3UnusualAmount = defineRule({
   id: 'TXM-3',
   name: 'Amount unusual for this user (both directions)',
   description:
-    "A transaction's amount is much larger or much smaller than the median of the user's recent transactions in the same direction (plain factors). Meant for account takeover and mule activation (a sudden large amount) and for test payments or structuring below one's own habits (a sudden small one).",
+    "A transaction's amount is much larger or much smaller than the median of the user's recent transactions in the same direction (plain factors). Meant for account takeover and mule activation (a sudden large amount) and for test payments or structuring below one's own habits (a sudden small one). Narrow it with transaction-type filters and an amount floor: a month's rent is many times a median card payment.",
   descriptionTemplate: '{{side}} amount {{amount}} is {{relation}} the usual {{usual}} (median of the last {{count}} in {{window}}).',
   parametersSchema: ParametersSchema,
   defaultParameters: {
