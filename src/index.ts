@@ -373,7 +373,7 @@ export type { RateProvider } from './domain/money.js';
 export { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './domain/time.js';
 export { DEFAULT_RISK_BANDS } from './domain/risk-score.js';
 export type { RiskBands } from './domain/risk-score.js';
-export type { AlertHit } from './domain/case-policy.js';
+export type { AlertHit, CaseGrouping } from './domain/case-policy.js';
 export type { UserUpdate } from './domain/user-update.js';
 
 // Repositories: the port an adapter implements, and the memory adapter

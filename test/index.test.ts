@@ -240,6 +240,7 @@ const ROOT_TYPES = [
   'CardStatus',
   'CardType',
   'Case',
+  'CaseGrouping',
   'CasePriority',
   'CaseRepository',
   'CaseStatus',

@@ -147,12 +147,12 @@ function readUsers(file: string): unknown[] {
     });
 }
 
-/** The engine file: `createEngine`'s settings a simulation takes (baseCurrency, defaultRiskLevel, lateArrivalMs, limits, riskFactors, riskBands, lists, users). */
+/** The engine file: `createEngine`'s settings a simulation takes (baseCurrency, caseGrouping, defaultRiskLevel, lateArrivalMs, limits, riskFactors, riskBands, lists, users). */
 function readEngine(file: string | undefined): SimulationEngineOptions {
   if (file === undefined) return {};
   const parsed = readJson(file, '--engine');
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--engine: the file must hold an object of engine settings');
-  const allowed = ['baseCurrency', 'defaultRiskLevel', 'lateArrivalMs', 'limits', 'riskFactors', 'riskBands', 'lists', 'users'];
+  const allowed = ['baseCurrency', 'caseGrouping', 'defaultRiskLevel', 'lateArrivalMs', 'limits', 'riskFactors', 'riskBands', 'lists', 'users'];
   const unknown = Object.keys(parsed).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) throw new UsageError(`--engine: ${unknown[0]} is not an engine setting a simulation takes (${allowed.join(', ')})`);
   return parsed as SimulationEngineOptions;

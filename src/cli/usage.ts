@@ -111,7 +111,7 @@ export const SIMULATE_USAGE = `Usage: txmon simulate (--history <file.ndjson[.gz
   --labels     CSV with a header level,id,typology[,scheme]: precision, recall and F1 against them
   --users      users the host created, one JSON body per line ("type": CONSUMER or BUSINESS, else a
                body with legalEntity is a business)
-  --engine     JSON of engine settings: baseCurrency, defaultRiskLevel, lateArrivalMs, limits,
+  --engine     JSON of engine settings: baseCurrency, caseGrouping, defaultRiskLevel, lateArrivalMs, limits,
                riskFactors, riskBands, lists ([{"listId", "listType", "subtype", "items"}]), users
   --report     write the report as one self-contained HTML page
   --json       write the report as JSON

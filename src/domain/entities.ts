@@ -36,7 +36,7 @@ export interface Alert {
   ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
 }
 
-/** A case: the open alerts of one user. */
+/** A case: the open alerts of one user (with case grouping `COUNTERPARTIES`, of the users of one scheme). */
 export interface Case {
   caseId: string;
   createdTimestamp: number;
@@ -44,7 +44,13 @@ export interface Case {
   caseStatus: CaseStatus;
   priority: 'P1' | 'P2' | 'P3' | 'P4';
   alertIds: string[];
+  /** The user the case opened for (its first alert's). */
   entityDetails: { type: 'USER'; userId: string };
+  /**
+   * Every user with an alert in the case, in the order they joined (`entityDetails.userId` first);
+   * present only when there are two or more, which only case grouping `COUNTERPARTIES` makes.
+   */
+  userIds?: string[];
 }
 
 /** A file attached to a comment, as returned (with a download link). */

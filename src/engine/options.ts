@@ -2,7 +2,7 @@
  * The options of `createEngine`, their defaults, and the settings every service of one engine
  * shares once they are checked.
  */
-import type { RiskLevel } from '../domain/index.js';
+import { CASE_GROUPINGS, type CaseGrouping, type RiskLevel } from '../domain/index.js';
 import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
 import { DEFAULT_RISK_BANDS, type RiskBands } from '../domain/risk-score.js';
 import { configurationError } from '../errors.js';
@@ -32,6 +32,12 @@ export interface EngineOptions {
   readonly defaultRiskLevel?: RiskLevel;
   /** Currency in which windowed sums are kept. Default `USD`. */
   readonly baseCurrency?: string;
+  /**
+   * How alerts are grouped into cases (docs/alerts-and-cases.md): `USER` (default), one case per
+   * user; `COUNTERPARTIES`, a user without an open case joins the open case of the hit
+   * transaction's other side, so one scheme's accounts share one case.
+   */
+  readonly caseGrouping?: CaseGrouping;
   /**
    * Aggregate series kept even when no active instance reads them (`'all'` = every built-in
    * series). By default a series is kept only while an active instance reads it, and filled from
@@ -80,6 +86,7 @@ export interface EngineSettings {
   readonly riskFactors: readonly RiskFactor[];
   readonly riskBands: RiskBands;
   readonly lateArrivalMs: number;
+  readonly caseGrouping: CaseGrouping;
   readonly files: { readonly maxUploadBytes: number; readonly urlTtlMs: number; readonly publicBaseUrl: string; readonly signer: UrlSigner };
 }
 
@@ -100,7 +107,7 @@ function defaultIds(): IdGenerator {
 
 /**
  * The settings of an engine over `repositories`, from its options and their defaults.
- * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, a short signing secret, an
+ * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, an unknown case grouping, a short signing secret, an
  *   unknown maintained series, bad risk factors or bands, or a bad limit.
  */
 export function resolveEngineSettings(options: EngineOptions, repositories: Repositories): EngineSettings {
@@ -116,6 +123,8 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
   validateRiskConfiguration(riskFactors, riskBands);
   const lateArrivalMs = options.lateArrivalMs ?? DEFAULT_LATE_ARRIVAL_MS;
   if (!Number.isSafeInteger(lateArrivalMs) || lateArrivalMs < 0) throw configurationError('createEngine', 'lateArrivalMs must be a non-negative integer');
+  const caseGrouping = options.caseGrouping ?? 'USER';
+  if (!CASE_GROUPINGS.includes(caseGrouping)) throw configurationError('createEngine', "caseGrouping must be 'USER' or 'COUNTERPARTIES'");
   return {
     repositories,
     clock: options.clock ?? { now: () => Date.now() },
@@ -129,6 +138,7 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
     riskFactors,
     riskBands,
     lateArrivalMs,
+    caseGrouping,
     files: {
       maxUploadBytes: options.maxUploadBytes ?? 100_000_000,
       urlTtlMs: options.urlTtlMs ?? 15 * 60 * 1000,

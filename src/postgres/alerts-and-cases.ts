@@ -11,8 +11,13 @@ export function createPostgresAlertsAndCases(sql: Sql): CaseRepository {
   const ALERT_SQL = `SELECT a.alert || jsonb_build_object('entityDetails', jsonb_build_object('type', 'TRANSACTION', 'transactionIds',
       coalesce((SELECT jsonb_agg(t.transaction_id ORDER BY t.seq) FROM txmon_alert_transactions t WHERE t.alert_id = a.alert_id), '[]'::jsonb))) AS doc
     FROM txmon_alerts a`;
+  // A case's users are those of its alerts, in order of their first alert; listed only when there
+  // are two or more (case grouping COUNTERPARTIES).
   const CASE_SQL = `SELECT c."case" || jsonb_build_object('alertIds',
-      coalesce((SELECT jsonb_agg(x.alert_id ORDER BY x.seq) FROM txmon_case_alerts x WHERE x.case_id = c.case_id), '[]'::jsonb)) AS doc
+      coalesce((SELECT jsonb_agg(x.alert_id ORDER BY x.seq) FROM txmon_case_alerts x WHERE x.case_id = c.case_id), '[]'::jsonb))
+      || coalesce((SELECT jsonb_build_object('userIds', jsonb_agg(m.user_id ORDER BY m.first)) FROM (
+          SELECT a.user_id, min(x.seq) AS first FROM txmon_case_alerts x JOIN txmon_alerts a ON a.alert_id = x.alert_id
+            WHERE x.case_id = c.case_id GROUP BY a.user_id) AS m HAVING count(*) > 1), '{}'::jsonb) AS doc
     FROM txmon_cases c`;
   return {
     async getAlert(id) {

@@ -251,6 +251,43 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Migration 4: cases that hold several users (case grouping `COUNTERPARTIES`). The case a user
+ * last opened or joined is the case of its latest alert — a case opens with an alert of its user,
+ * and every new alert joins its user's case or a counterparty's — so `txmon_outcome_reads` finds
+ * it through a new index of alerts by user instead of the case's own user. A case shared by users
+ * can be changed by outcomes of different users at once, so each case read is also locked (after
+ * the users, in key order: no outcome waits for a user while holding a case).
+ */
+const CASE_GROUPING_SQL = `
+CREATE INDEX txmon_alerts_by_user ON txmon_alerts (user_id, seq DESC);
+
+CREATE OR REPLACE FUNCTION txmon_outcome_reads(p_locked_users text[], p_alert_instances text[], p_alert_users text[], p_case_users text[], p_update_users text[])
+RETURNS TABLE (r_kind text, r_instance_id text, r_user_id text, r_doc jsonb)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(k.h)
+    FROM (SELECT DISTINCT hashtextextended('txmon:outcome:' || u, 0) AS h FROM unnest(p_locked_users) AS u ORDER BY 1) AS k;
+  -- The users' latest alerts cannot change now (their outcomes hold the locks above): lock their cases.
+  PERFORM pg_advisory_xact_lock(k.h)
+    FROM (SELECT DISTINCT hashtextextended('txmon:case:' || (a.alert->>'caseId'), 0) AS h
+            FROM unnest(p_case_users) AS p(user_id)
+            CROSS JOIN LATERAL (SELECT x.alert FROM txmon_alerts x WHERE x.user_id = p.user_id ORDER BY x.seq DESC LIMIT 1) AS a
+          ORDER BY 1) AS k;
+  RETURN QUERY
+    SELECT 'a'::text, p.instance_id, p.user_id, a.alert
+      FROM unnest(p_alert_instances, p_alert_users) AS p(instance_id, user_id)
+      CROSS JOIN LATERAL (SELECT x.alert FROM txmon_alerts x WHERE x.instance_id = p.instance_id AND x.user_id = p.user_id ORDER BY x.seq DESC LIMIT 1) AS a
+    UNION ALL
+    SELECT 'c'::text, NULL::text, p.user_id, c."case"
+      FROM unnest(p_case_users) AS p(user_id)
+      CROSS JOIN LATERAL (SELECT x.alert->>'caseId' AS case_id FROM txmon_alerts x WHERE x.user_id = p.user_id ORDER BY x.seq DESC LIMIT 1) AS a
+      JOIN txmon_cases c ON c.case_id = a.case_id
+    UNION ALL
+    SELECT 'u'::text, NULL::text, u.user_id, u.record FROM txmon_users u WHERE u.user_id = ANY(p_update_users);
+END $$;
+`;
+
 /** One step of the schema. Never edit a released step: add the next one. */
 interface Migration {
   readonly version: number;
@@ -406,6 +443,11 @@ CREATE TABLE txmon_series_retention (
     version: 3,
     name: 'units in few round trips, sharded instance counters',
     sql: UNIT_FUNCTIONS_SQL,
+  },
+  {
+    version: 4,
+    name: 'cases of several users: a user case is its latest alert case',
+    sql: CASE_GROUPING_SQL,
   },
 ];
 

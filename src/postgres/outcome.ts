@@ -22,7 +22,7 @@ function alertDocOf(alert: Alert): Record<string, unknown> {
 interface OutcomeReads {
   /** The last alert of (instance, user), by {@link pairKey}. */
   readonly alerts: Map<string, Alert>;
-  /** The last case of each user. */
+  /** The case each user last opened or joined (its latest alert's), by user id. */
   readonly cases: Map<string, Case>;
   /** The stored record of each user to update. */
   readonly users: Map<string, StoredUser>;
@@ -40,7 +40,8 @@ async function outcomeReadsOf(sql: Sql, outcome: TransactionOutcome): Promise<Ou
   const reads: OutcomeReads = { alerts: new Map(), cases: new Map(), users: new Map() };
   const { alertHits: hits, userUpdates: updates } = outcome;
   if (hits.length === 0 && updates.length === 0) return reads;
-  const caseUsers = [...new Set(hits.map((h) => h.userId))];
+  // A user to group with is read (and locked) too: its case is where a new alert may go.
+  const caseUsers = [...new Set(hits.flatMap((h) => (h.groupWithUserId === undefined ? [h.userId] : [h.userId, h.groupWithUserId])))];
   const updateUsers = [...new Set(updates.map((u) => u.userId))];
   const rows = await sql.query<{ r_kind: 'a' | 'c' | 'u'; r_instance_id: string | null; r_user_id: string; r_doc: unknown }>(OUTCOME_READS_SQL, [
     [...new Set([...caseUsers, ...updateUsers])],
@@ -65,7 +66,16 @@ async function outcomeReadsOf(sql: Sql, outcome: TransactionOutcome): Promise<Ou
  */
 function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: number): Record<string, unknown> | null {
   if (hits.length === 0) return null;
-  const { alerts, cases } = reads;
+  const { alerts } = reads;
+  // One current copy per case: several users (case grouping COUNTERPARTIES) may share a case, and a
+  // decision must see the priority an earlier hit of this outcome gave it.
+  const caseById = new Map<string, Case>();
+  const caseIdOf = new Map<string, string>();
+  for (const [userId, c] of reads.cases) {
+    caseById.set(c.caseId, caseById.get(c.caseId) ?? c);
+    caseIdOf.set(userId, c.caseId);
+  }
+  const caseOf = (userId: string | undefined) => (userId === undefined ? null : (caseById.get(caseIdOf.get(userId) ?? '') ?? null));
   const newCases = new Map<string, { userId: string; doc: Record<string, unknown> }>();
   const casePatches: Record<string, { updatedAt: number; priority?: string }> = {};
   const caseAlerts: [string, string][] = [];
@@ -80,7 +90,7 @@ function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: numb
     else casePatches[caseId] = { ...casePatches[caseId], ...patch };
   };
   for (const hit of hits) {
-    const change = decideAlertHit(hit, alerts.get(pairKey(hit.instanceId, hit.userId)) ?? null, cases.get(hit.userId) ?? null, now);
+    const change = decideAlertHit(hit, alerts.get(pairKey(hit.instanceId, hit.userId)) ?? null, caseOf(hit.userId), now, caseOf(hit.groupWithUserId));
     if (change.kind === 'append') {
       const created = newAlerts.get(change.alertId);
       if (created) created.doc.updatedAt = change.at;
@@ -92,12 +102,14 @@ function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: numb
     if (change.caseIsNew) {
       const { alertIds: _alertIds, ...caseDoc } = change.case;
       newCases.set(change.case.caseId, { userId: hit.userId, doc: caseDoc });
-      cases.set(hit.userId, change.case);
+      caseById.set(change.case.caseId, change.case);
     } else {
       patchCase(change.caseId, { updatedAt: change.at, priority: change.casePriority });
-      const open = cases.get(hit.userId);
-      if (open) cases.set(hit.userId, { ...open, priority: change.casePriority, updatedAt: change.at });
+      const joined = caseById.get(change.caseId);
+      if (joined) caseById.set(change.caseId, { ...joined, priority: change.casePriority, updatedAt: change.at });
     }
+    // The alert's case is its user's case from now on (the read side finds it through the alert).
+    caseIdOf.set(hit.userId, change.alert.caseId);
     caseAlerts.push([change.alert.caseId, change.alert.alertId]);
     newAlerts.set(change.alert.alertId, { instanceId: hit.instanceId, userId: hit.userId, doc: alertDocOf(change.alert) });
     link(change.alert.alertId, hit.transactionId);

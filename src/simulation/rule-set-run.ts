@@ -6,7 +6,7 @@
  * hit, labels) is settled by the caller when the transaction leaves the history's window.
  */
 import type { AggregateStore, AggregateValue, SeriesEntry } from '../aggregation/aggregate-store.js';
-import { decideAlertHit, type AlertHit } from '../domain/case-policy.js';
+import { decideAlertHit, type AlertHit, type CaseGrouping } from '../domain/case-policy.js';
 import type { Alert, Case, RuleInstance, StoredUser } from '../domain/entities.js';
 import { RULE_ACTIONS, type RuleAction, type Transaction } from '../domain/index.js';
 import type { RiskBands } from '../domain/risk-score.js';
@@ -30,6 +30,8 @@ export interface RunContext {
   readonly users: Map<string, StoredUser>;
   /** Names of the library's and the host's rules, by id. */
   readonly ruleName: (ruleId: string) => string | undefined;
+  /** How alerts are grouped into cases (the engine's `caseGrouping`). */
+  readonly caseGrouping: CaseGrouping;
 }
 
 /** The counts of one instance. */
@@ -95,7 +97,8 @@ function createAlertBook(counts: readonly InstanceCounts[], positionOf: Readonly
     /** Lands `hit`; returns 1 when it opened an alert, 0 when it joined one, and whether it opened a case. */
     land(hit: AlertHit, now: number): { opened: number; newCase: number } {
       const key = `${hit.instanceId}\u0000${hit.userId}`;
-      const change = decideAlertHit(hit, openAlerts.get(key) ?? null, cases.get(hit.userId) ?? null, now);
+      const groupCase = hit.groupWithUserId === undefined ? null : (cases.get(hit.groupWithUserId) ?? null);
+      const change = decideAlertHit(hit, openAlerts.get(key) ?? null, cases.get(hit.userId) ?? null, now, groupCase);
       if (change.kind === 'append') return { opened: 0, newCase: 0 };
       openAlerts.set(key, change.alert);
       const position = positionOf.get(hit.instanceId);
@@ -104,6 +107,8 @@ function createAlertBook(counts: readonly InstanceCounts[], positionOf: Readonly
         cases.set(hit.userId, change.case);
         return { opened: 1, newCase: 1 };
       }
+      // A user joining another's case makes it its own case from now on, as a repository does.
+      if (change.joinsUser && groupCase !== null) cases.set(hit.userId, groupCase);
       return { opened: 1, newCase: 0 };
     },
   };
@@ -172,7 +177,7 @@ export function createRuleSetRun(ruleSet: RuleSet, context: RunContext): RuleSet
       const evaluation = evaluateRuleInstances(plan, values, answerLookups(plan.lookups, context.lookup));
       run.status[evaluation.status] += 1;
       const hit = countOutcomes(evaluation.outcomes, transaction, positionOf, instances, run.hitUsers);
-      const writes = ruleOutcomeWrites(transaction, evaluation.outcomes, { origin, destination }, ruleNameOf, ids);
+      const writes = ruleOutcomeWrites(transaction, evaluation.outcomes, { origin, destination }, ruleNameOf, ids, context.caseGrouping);
       let opened = 0;
       for (const alertHit of writes.alertHits) {
         const landed = book.land(alertHit, now);

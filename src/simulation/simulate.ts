@@ -9,7 +9,7 @@
 import { createAggregateStore, type AggregateStore } from '../aggregation/aggregate-store.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import type { StoredUser } from '../domain/entities.js';
-import { ListRequestSchema, type Transaction, type TransactionEvent } from '../domain/index.js';
+import { CASE_GROUPINGS, ListRequestSchema, type Transaction, type TransactionEvent } from '../domain/index.js';
 import { createFixedRateProvider } from '../domain/money.js';
 import { DEFAULT_RISK_BANDS } from '../domain/risk-score.js';
 import { seenUser } from '../domain/user-update.js';
@@ -113,6 +113,10 @@ function settingsOf(engine: SimulationEngineOptions): Settings {
   if (!Number.isSafeInteger(lateArrivalMs) || lateArrivalMs < 0) {
     throw new TxmonError('INVALID_CONFIGURATION', 'simulate: engine.lateArrivalMs must be a non-negative integer');
   }
+  const caseGrouping = engine.caseGrouping ?? 'USER';
+  if (!CASE_GROUPINGS.includes(caseGrouping)) {
+    throw new TxmonError('INVALID_CONFIGURATION', "simulate: engine.caseGrouping must be 'USER' or 'COUNTERPARTIES'");
+  }
   const money: MoneyContext = { rates: engine.rates ?? createFixedRateProvider(), baseCurrency: engine.baseCurrency ?? 'USD' };
   const registry = createRuleRegistry(engine.rules ?? []);
   return {
@@ -128,6 +132,7 @@ function settingsOf(engine: SimulationEngineOptions): Settings {
       lookup: listLookup(engine.lists),
       users: initialUsers(engine.users),
       ruleName: (ruleId) => registry.get(ruleId)?.name,
+      caseGrouping,
     },
   };
 }

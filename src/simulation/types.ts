@@ -4,7 +4,7 @@
  */
 import type { RiskBands } from '../domain/risk-score.js';
 import type { RateProvider } from '../domain/money.js';
-import type { RiskLevel, RuleAction } from '../domain/index.js';
+import type { CaseGrouping, RiskLevel, RuleAction } from '../domain/index.js';
 import type { EngineLimits } from '../engine/limits.js';
 import type { TransitionTable } from '../engine/pipeline/lifecycle.js';
 import type { RiskFactor } from '../engine/pipeline/risk.js';
@@ -47,6 +47,8 @@ export interface SimulationEngineOptions {
   readonly riskBands?: RiskBands;
   /** Risk level of users without one. Default `VERY_HIGH`. */
   readonly defaultRiskLevel?: RiskLevel;
+  /** How alerts are grouped into cases, as `createEngine`'s `caseGrouping`; the report's case count follows it. Default `USER`. */
+  readonly caseGrouping?: CaseGrouping;
   readonly transitions?: TransitionTable;
   /**
    * How much further back than the longest window the windows are kept: how much older than the

@@ -882,6 +882,93 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: "a hit grouped with its counterparty joins the counterparty's open case, which then lists both users and is the user's case",
+    async body(repos) {
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, { alertHits: [buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1', priority: 'P3' })] }),
+      );
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'bob' }));
+      const grouped = { alertId: 'A-2', caseId: 'C-2', priority: 'P2', direction: 'DESTINATION', groupWithUserId: 'alice' } as const;
+      await repos.transactions.saveOutcome(buildOutcome(t2, null, { alertHits: [buildAlertHit('ri-1', 'bob', 't-2', grouped)], now: FIXTURE_T0 + 50 }));
+      // bob's next alert (another instance, no counterparty with a case) lands in the case bob joined.
+      const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t3, null, { alertHits: [buildAlertHit('ri-2', 'bob', 't-3', { alertId: 'A-3', caseId: 'C-3' })], now: FIXTURE_T0 + 60 }),
+      );
+      const cases = await repos.cases.listCases();
+      assertEqual(
+        cases.map((c) => [c.caseId, c.alertIds, c.userIds, c.entityDetails.userId, c.priority, c.updatedAt]),
+        [['C-1', ['A-1', 'A-2', 'A-3'], ['alice', 'bob'], 'alice', 'P2', FIXTURE_T0 + 60]],
+        'cases [id, alertIds, userIds, entityDetails.userId, priority, updatedAt]',
+      );
+      assertEqual((await repos.cases.getCase('C-1'))?.userIds, ['alice', 'bob'], 'getCase userIds');
+      assertEqual(
+        (await repos.cases.listAlerts()).map((a) => [a.alertId, a.userId, a.caseId]),
+        [
+          ['A-1', 'alice', 'C-1'],
+          ['A-2', 'bob', 'C-1'],
+          ['A-3', 'bob', 'C-1'],
+        ],
+        'alerts [id, userId, caseId]',
+      );
+    },
+  },
+  {
+    name: 'both sides of one outcome grouped with each other share one case: the first opens it, the second joins it',
+    async body(repos) {
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, {
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1', priority: 'P3', groupWithUserId: 'bob' }),
+            buildAlertHit('ri-1', 'bob', 't-1', { alertId: 'A-2', caseId: 'C-2', priority: 'P2', direction: 'DESTINATION', groupWithUserId: 'alice' }),
+            // alice again (another instance) after bob joined: the case's priority is the one bob's alert raised, then alice's.
+            buildAlertHit('ri-2', 'alice', 't-1', { alertId: 'A-3', caseId: 'C-3', priority: 'P1', groupWithUserId: 'bob' }),
+            buildAlertHit('ri-3', 'bob', 't-1', { alertId: 'A-4', caseId: 'C-4', priority: 'P4', direction: 'DESTINATION', groupWithUserId: 'alice' }),
+          ],
+        }),
+      );
+      assertEqual(
+        (await repos.cases.listCases()).map((c) => [c.caseId, c.alertIds, c.userIds, c.priority]),
+        [['C-1', ['A-1', 'A-2', 'A-3', 'A-4'], ['alice', 'bob'], 'P1']],
+        'cases [id, alertIds, userIds, priority]',
+      );
+    },
+  },
+  {
+    name: "a user's own open case wins over its counterparty's, and a hit without a counterparty to group with opens a new case",
+    async body(repos) {
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, {
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1' }),
+            buildAlertHit('ri-1', 'bob', 't-1', { alertId: 'A-2', caseId: 'C-2', direction: 'DESTINATION' }),
+          ],
+        }),
+      );
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'alice', destination: 'bob' }));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t2, null, {
+          alertHits: [
+            buildAlertHit('ri-2', 'bob', 't-2', { alertId: 'A-3', caseId: 'C-3', direction: 'DESTINATION', groupWithUserId: 'alice' }),
+            buildAlertHit('ri-2', 'carol', 't-2', { alertId: 'A-4', caseId: 'C-4', groupWithUserId: 'dave' }),
+          ],
+        }),
+      );
+      assertEqual(
+        (await repos.cases.listCases()).map((c) => [c.caseId, c.alertIds, c.userIds ?? null]),
+        [
+          ['C-1', ['A-1'], null],
+          ['C-2', ['A-2', 'A-3'], null],
+          ['C-4', ['A-4'], null],
+        ],
+        'cases [id, alertIds, userIds]',
+      );
+    },
+  },
+  {
     name: 'seen users are created as bare records and never overwrite a stored user',
     async body(repos) {
       const alice = storedUser('alice', { craScore: 42, craRiskLevel: 'MEDIUM' });

@@ -161,11 +161,12 @@ export function buildAlertHit(
   instanceId: string,
   userId: string,
   transactionId: string,
-  ids: { alertId: string; caseId: string; priority?: AlertHit['priority']; direction?: AlertHit['direction'] },
+  ids: { alertId: string; caseId: string; priority?: AlertHit['priority']; direction?: AlertHit['direction']; groupWithUserId?: string },
 ): AlertHit {
   return {
     instanceId,
     userId,
+    ...(ids.groupWithUserId === undefined ? {} : { groupWithUserId: ids.groupWithUserId }),
     direction: ids.direction ?? 'ORIGIN',
     transactionId,
     priority: ids.priority ?? 'P2',

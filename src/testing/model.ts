@@ -142,7 +142,8 @@ function createModel() {
   /** The case policy, applied with plain data structures (linear scans are fine in a model). */
   function applyHit(hit: AlertHit, now: number): void {
     const key = `${hit.instanceId}\u0000${hit.userId}`;
-    const change = decideAlertHit(hit, alerts.get(openAlert.get(key) ?? '') ?? null, cases.get(openCase.get(hit.userId) ?? '') ?? null, now);
+    const caseOf = (user: string | undefined) => (user === undefined ? null : (cases.get(openCase.get(user) ?? '') ?? null));
+    const change = decideAlertHit(hit, alerts.get(openAlert.get(key) ?? '') ?? null, caseOf(hit.userId), now, caseOf(hit.groupWithUserId));
     if (change.kind === 'append') {
       const alert = alerts.get(change.alertId) as Alert;
       if (!alert.entityDetails.transactionIds.includes(change.transactionId)) alert.entityDetails.transactionIds.push(change.transactionId);
@@ -159,6 +160,10 @@ function createModel() {
       c.alertIds.push(change.alert.alertId);
       c.updatedAt = change.at;
       c.priority = change.casePriority;
+      // The case's users are those of its alerts, in order of their first alert.
+      const users = [...new Set(c.alertIds.map((id) => (id === change.alert.alertId ? hit.userId : (alerts.get(id) as Alert).userId)))];
+      if (users.length > 1) c.userIds = users;
+      openCase.set(hit.userId, change.caseId);
     }
     alerts.set(change.alert.alertId, structuredClone(change.alert));
     openAlert.set(key, change.alert.alertId);
@@ -256,14 +261,18 @@ function outcomeOf(model: Model, op: Extract<Op, { kind: 'create' | 'event' }>, 
   }
   const t = stored.transaction;
   const parties = [t.originUserId, t.destinationUserId].filter((u): u is string => u !== undefined);
-  const alertHits = hitSlots.map((i) =>
-    buildAlertHit(instanceId(i), parties[i % parties.length] as string, id, {
+  // Slots 1 and 2 group with the other party (case grouping COUNTERPARTIES), slot 0 does not.
+  const alertHits = hitSlots.map((i) => {
+    const user = parties[i % parties.length] as string;
+    const other = parties.find((p) => p !== user);
+    return buildAlertHit(instanceId(i), user, id, {
       alertId: `A-${step}-${i}`,
       caseId: `C-${step}-${i}`,
       priority: PRIORITIES[i] ?? 'P2',
       direction: i % parties.length === 0 ? 'ORIGIN' : 'DESTINATION',
-    }),
-  );
+      ...(i > 0 && other !== undefined ? { groupWithUserId: other } : {}),
+    });
+  });
   const userUpdates: UserUpdate[] = [];
   if (op.cra !== null && t.originUserId !== undefined) {
     const update: UserUpdate = { userId: t.originUserId, craScore: op.cra, craRiskLevel: levelOf(op.cra) };

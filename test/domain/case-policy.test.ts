@@ -64,7 +64,7 @@ describe('decideAlertHit', () => {
       name: 'a closed alert, an open case: a new alert joins the case',
       alert: alert('CLOSED'),
       case: userCase('OPEN'),
-      expected: { kind: 'open', caseIsNew: false, caseId: 'C-1', casePriority: 'P2', at: T },
+      expected: { kind: 'open', caseIsNew: false, caseId: 'C-1', casePriority: 'P2', at: T, joinsUser: false },
     },
     {
       name: 'a more urgent alert raises the case priority (P2 over P3)',
@@ -77,6 +77,43 @@ describe('decideAlertHit', () => {
   ];
   it.each(rows)('$name', ({ alert: open, case: c, expected }) => {
     expect(decideAlertHit(hit(), open, c, T)).toMatchObject(expected);
+  });
+
+  const bobCase = (caseStatus: Case['caseStatus'], priority: Case['priority'] = 'P3'): Case => ({
+    ...userCase(caseStatus, priority),
+    caseId: 'C-bob',
+    alertIds: ['A-bob'],
+    entityDetails: { type: 'USER', userId: 'bob' },
+  });
+  const grouped = hit({ groupWithUserId: 'bob' });
+  const groupRows: { name: string; hit: AlertHit; own: Case | null; group: Case | null; expected: Record<string, unknown> }[] = [
+    {
+      name: "grouped, no case of its own: the alert joins the counterparty's open case, and the user joins it",
+      hit: grouped,
+      own: null,
+      group: bobCase('OPEN'),
+      expected: { kind: 'open', caseIsNew: false, caseId: 'C-bob', casePriority: 'P2', joinsUser: true, alert: { caseId: 'C-bob', userId: 'alice' } },
+    },
+    {
+      name: "grouped, its own case closed: the counterparty's open case (P1 stays)",
+      hit: grouped,
+      own: userCase('CLOSED'),
+      group: bobCase('IN_REVIEW', 'P1'),
+      expected: { caseIsNew: false, caseId: 'C-bob', casePriority: 'P1', joinsUser: true },
+    },
+    {
+      name: "grouped, its own case open: its own case wins over the counterparty's",
+      hit: grouped,
+      own: userCase('OPEN'),
+      group: bobCase('OPEN'),
+      expected: { caseIsNew: false, caseId: 'C-1', joinsUser: false },
+    },
+    { name: "grouped, the counterparty's case closed: a new case", hit: grouped, own: null, group: bobCase('CLOSED'), expected: { caseIsNew: true } },
+    { name: 'grouped, the counterparty has no case: a new case', hit: grouped, own: null, group: null, expected: { caseIsNew: true } },
+    { name: 'not grouped: a case given for a counterparty is ignored', hit: hit(), own: null, group: bobCase('OPEN'), expected: { caseIsNew: true } },
+  ];
+  it.each(groupRows)('$name', ({ hit: h, own, group, expected }) => {
+    expect(decideAlertHit(h, null, own, T, group)).toMatchObject(expected);
   });
 
   it('copies the rule details (the hit is not shared with the stored alert)', () => {

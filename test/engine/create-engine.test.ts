@@ -406,6 +406,59 @@ describe('alerts and cases', () => {
     expect((await engine.getAlert(aliceR2!.alertId)).ruleDetails.action).toBe('SUSPEND');
   });
 
+  /** A cycle alice → bob → carol → alice, every transfer hitting both sides (R-2 at 10 EUR). */
+  async function runCycle(options: Parameters<typeof testEngine>[0]) {
+    const { engine } = testEngine(options);
+    await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10 } } });
+    await engine.createTransaction(tx({ originUserId: 'alice', destinationUserId: 'bob' }));
+    await engine.createTransaction(tx({ originUserId: 'bob', destinationUserId: 'carol' }));
+    await engine.createTransaction(tx({ originUserId: 'carol', destinationUserId: 'alice' }));
+    return engine;
+  }
+
+  it("caseGrouping COUNTERPARTIES: a cycle's accounts share one case, opened for the first and listing all three", async () => {
+    const engine = await runCycle({ caseGrouping: 'COUNTERPARTIES' });
+    const cases = await engine.listCases();
+    expect(cases.map((c) => [c.entityDetails.userId, c.userIds, c.alertIds.length])).toEqual([['alice', ['alice', 'bob', 'carol'], 3]]);
+    const alerts = await engine.listAlerts();
+    expect(alerts.every((a) => a.caseId === cases[0]?.caseId)).toBe(true);
+  });
+
+  it('caseGrouping USER (the default): the same cycle opens one case per user, none listing userIds', async () => {
+    for (const options of [{}, { caseGrouping: 'USER' as const }]) {
+      const engine = await runCycle(options);
+      const cases = await engine.listCases();
+      expect(cases.map((c) => [c.entityDetails.userId, c.userIds])).toEqual([
+        ['alice', undefined],
+        ['bob', undefined],
+        ['carol', undefined],
+      ]);
+    }
+  });
+
+  it('caseGrouping COUNTERPARTIES: a user with its own open case keeps it; a self-transfer names no counterparty', async () => {
+    const { engine } = testEngine({ caseGrouping: 'COUNTERPARTIES' });
+    // R-14 hits only the sender (origin country DE): alice and bob each open a case of their own.
+    await engine.createRuleInstance({ ruleId: 'R-14', parameters: { highRiskCountries: ['DE'] } });
+    await engine.createTransaction(tx({ originUserId: 'alice', destinationUserId: 'dave' }));
+    await engine.createTransaction(tx({ originUserId: 'bob', destinationUserId: 'dave' }));
+    await engine.createTransaction(tx({ originUserId: 'erin', destinationUserId: 'erin' }));
+    // bob → alice under a new instance hitting both sides: each new alert joins its user's own case.
+    await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10 } } });
+    await engine.createTransaction(tx({ originUserId: 'bob', destinationUserId: 'alice' }));
+    const cases = await engine.listCases();
+    expect(cases.map((c) => [c.entityDetails.userId, c.userIds, c.alertIds.length])).toEqual([
+      ['alice', undefined, 2],
+      ['bob', undefined, 2],
+      ['erin', undefined, 1],
+    ]);
+  });
+
+  it('rejects an unknown caseGrouping with INVALID_CONFIGURATION', async () => {
+    const e = await errorOf(async () => testEngine({ caseGrouping: 'SCHEME' as 'USER' }));
+    expect(e.code).toBe('INVALID_CONFIGURATION');
+  });
+
   it('creates no alert when alertCreationOnHit is false', async () => {
     const { engine } = testEngine();
     await engine.createRuleInstance({ ruleId: 'R-2', alertCreationOnHit: false, parameters: { transactionAmountThreshold: { EUR: 10 } } });

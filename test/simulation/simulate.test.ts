@@ -110,6 +110,18 @@ describe('simulate', () => {
     expect(report.baseline.detection?.typologies.cycle?.schemes).toEqual({ schemes: 1, found: 1, keyAccountsFound: 1, recall: 1, keyAccountRecall: 1 });
   });
 
+  it('counts cases by the engine case grouping: a cycle is three cases per user, one under COUNTERPARTIES', async () => {
+    const history = [
+      tx({ transactionId: 'c1', originUserId: 'u1', destinationUserId: 'u2', timestamp: T0 }),
+      tx({ transactionId: 'c2', originUserId: 'u2', destinationUserId: 'u3', timestamp: T0 + 1 }),
+      tx({ transactionId: 'c3', originUserId: 'u3', destinationUserId: 'u1', timestamp: T0 + 2 }),
+    ];
+    const byUser = await simulate({ history, baseline: [threshold(10)] });
+    const grouped = await simulate({ history, baseline: [threshold(10)], engine: { caseGrouping: 'COUNTERPARTIES' } });
+    expect([byUser.baseline.alerts, byUser.baseline.cases]).toEqual([3, 3]);
+    expect([grouped.baseline.alerts, grouped.baseline.cases]).toEqual([3, 1]);
+  });
+
   it('is deterministic: the same input gives the same report, byte for byte', async () => {
     const history = Array.from({ length: 200 }, (_, i) => tx({ transactionId: `d-${i}`, originUserId: `u${i % 7}`, timestamp: T0 + i * 60_000 }));
     const run = () => simulate({ history, baseline: [velocity(3), threshold(50)], candidate: [velocity(2)] });
@@ -166,28 +178,36 @@ describe('simulate', () => {
       [
         fc.array(ruleInstanceRequestArbitrary({ triggersOnHit: false }), { minLength: 1, maxLength: 4 }),
         fc.uniqueArray(eventSequenceArbitrary(), { maxLength: 10, selector: (s) => s.transaction.transactionId }),
+        fc.constantFrom('USER', 'COUNTERPARTIES'),
       ],
       { numRuns: 30 },
-    )('counts what a live engine with the same rule set counts: runs, hits, alerts and statuses', async (requests, sequences) => {
-      const engine = createEngine();
-      for (const request of requests) await engine.createRuleInstance(request);
-      // In time order, as a history is (a transaction before its events).
-      const operations = [...sequences.map((s) => s.transaction), ...sequences.flatMap((s) => s.events)].sort((a, b) => a.timestamp - b.timestamp);
-      const statuses: Record<string, number> = { ALLOW: 0, FLAG: 0, SUSPEND: 0, BLOCK: 0 };
-      for (const operation of operations) {
-        const answer =
-          'type' in operation ? await engine.createTransaction(operation).catch(() => null) : await engine.createTransactionEvent(operation).catch(() => null);
-        if (answer !== null) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-      }
-      const report: SimulationReport = await simulate({
-        history: operations,
-        baseline: await engine.listRuleInstances(),
-      });
-      const live = await engine.listRuleInstances();
-      expect(report.baseline.instances.map((i) => [i.id, i.runs, i.hits])).toEqual(live.map((i) => [i.id, i.runCount, i.hitCount]));
-      expect(report.baseline.status).toEqual(statuses);
-      const alerts = await engine.listAlerts();
-      expect(report.baseline.alerts).toBe(alerts.length);
-    });
+    )(
+      'counts what a live engine with the same rule set and case grouping counts: runs, hits, alerts, cases and statuses',
+      async (requests, sequences, caseGrouping) => {
+        const engine = createEngine({ caseGrouping });
+        for (const request of requests) await engine.createRuleInstance(request);
+        // In time order, as a history is (a transaction before its events).
+        const operations = [...sequences.map((s) => s.transaction), ...sequences.flatMap((s) => s.events)].sort((a, b) => a.timestamp - b.timestamp);
+        const statuses: Record<string, number> = { ALLOW: 0, FLAG: 0, SUSPEND: 0, BLOCK: 0 };
+        for (const operation of operations) {
+          const answer =
+            'type' in operation
+              ? await engine.createTransaction(operation).catch(() => null)
+              : await engine.createTransactionEvent(operation).catch(() => null);
+          if (answer !== null) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        }
+        const report: SimulationReport = await simulate({
+          history: operations,
+          baseline: await engine.listRuleInstances(),
+          engine: { caseGrouping },
+        });
+        const live = await engine.listRuleInstances();
+        expect(report.baseline.instances.map((i) => [i.id, i.runs, i.hits])).toEqual(live.map((i) => [i.id, i.runCount, i.hitCount]));
+        expect(report.baseline.status).toEqual(statuses);
+        const alerts = await engine.listAlerts();
+        expect(report.baseline.alerts).toBe(alerts.length);
+        expect(report.baseline.cases).toBe((await engine.listCases()).length);
+      },
+    );
   });
 });

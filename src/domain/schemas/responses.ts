@@ -146,7 +146,7 @@ export const AlertSchema = defineClosedObject({
 /** An alert. */
 export type AlertBody = Static<typeof AlertSchema>;
 
-/** A case (`Case`): the open alerts of one user. */
+/** A case (`Case`): the open alerts of one user, or of the users of one scheme (case grouping `COUNTERPARTIES`). */
 export const CaseSchema = defineClosedObject({
   caseId: Type.String(),
   createdTimestamp: Type.Number(),
@@ -155,6 +155,12 @@ export const CaseSchema = defineClosedObject({
   priority: CasePrioritySchema,
   alertIds: Type.Array(Type.String()),
   entityDetails: defineClosedObject({ type: Type.Literal('USER'), userId: Type.String() }),
+  userIds: Type.Optional(
+    Type.Array(Type.String(), {
+      minItems: 2,
+      description: 'Every user with an alert in the case, in joining order (entityDetails.userId first); present only when there are two or more.',
+    }),
+  ),
 });
 /** A case. */
 export type CaseBody = Static<typeof CaseSchema>;

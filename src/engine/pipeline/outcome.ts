@@ -3,7 +3,7 @@
  * alert hits (where they land is the case policy's decision, at write time), the user updates of
  * `triggersOnHit`, and the users seen for the first time. Pure given the id generator.
  */
-import type { AlertHit } from '../../domain/case-policy.js';
+import type { AlertHit, CaseGrouping } from '../../domain/case-policy.js';
 import type { StoredUser } from '../../domain/entities.js';
 import type { Transaction } from '../../domain/index.js';
 import type { UserUpdate } from '../../domain/user-update.js';
@@ -99,6 +99,12 @@ function alertHitOf(
   return hit;
 }
 
+/** The other side's user of a hit on `userId`'s side (`undefined` without one, or for a self-transfer). */
+function counterpartyOf(transaction: Transaction, direction: 'ORIGIN' | 'DESTINATION', userId: string): string | undefined {
+  const other = direction === 'ORIGIN' ? transaction.destinationUserId : transaction.originUserId;
+  return other && other !== userId ? other : undefined;
+}
+
 /** The `triggersOnHit` update of a hit user, or `null` when the instance sets nothing for that side. */
 function triggeredUpdate(o: InstanceOutcome, userId: string, direction: 'ORIGIN' | 'DESTINATION'): UserUpdate | null {
   const t = o.triggersOnHit;
@@ -116,6 +122,7 @@ function triggeredUpdate(o: InstanceOutcome, userId: string, direction: 'ORIGIN'
  * `triggersOnHit` update; and the parties not stored yet.
  *
  * @param ruleNameOf the display name of an instance's rule (its alias, the rule's name, or "Custom rule")
+ * @param caseGrouping `COUNTERPARTIES`: each alert hit names the other side's user to group with
  */
 export function ruleOutcomeWrites(
   transaction: Transaction,
@@ -123,6 +130,7 @@ export function ruleOutcomeWrites(
   stored: { readonly origin: StoredUser | null | undefined; readonly destination: StoredUser | null | undefined },
   ruleNameOf: (o: InstanceOutcome) => string,
   ids: IdGenerator,
+  caseGrouping: CaseGrouping = 'USER',
 ): RuleOutcomeWrites {
   const counters: TransactionOutcome['counters'] = new Array(outcomes.length);
   for (let i = 0; i < outcomes.length; i++) counters[i] = (outcomes[i] as InstanceOutcome).counter;
@@ -134,7 +142,12 @@ export function ruleOutcomeWrites(
     for (const direction of o.hitDirections) {
       const userId = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
       if (!userId) continue;
-      if (o.instance.alertCreationOnHit) alertHits.push(alertHitOf(o, userId, direction, transaction, ruleNameOf, ids));
+      if (o.instance.alertCreationOnHit) {
+        const hit = alertHitOf(o, userId, direction, transaction, ruleNameOf, ids);
+        const other = caseGrouping === 'COUNTERPARTIES' ? counterpartyOf(transaction, direction, userId) : undefined;
+        if (other !== undefined) hit.groupWithUserId = other;
+        alertHits.push(hit);
+      }
       const update = triggeredUpdate(o, userId, direction);
       if (update !== null) userUpdates.push(update);
     }

@@ -112,7 +112,14 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     const values = needs.length > 0 ? await repositories.aggregates.queryAggregates(needs) : [];
     for (let i = 0; i < needs.length; i++) values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
     const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(repositories, plan.lookups) : undefined);
-    const writes = ruleOutcomeWrites(transaction, evaluation.outcomes, { origin: originStored, destination: destinationStored }, ruleNameOf, settings.ids);
+    const writes = ruleOutcomeWrites(
+      transaction,
+      evaluation.outcomes,
+      { origin: originStored, destination: destinationStored },
+      ruleNameOf,
+      settings.ids,
+      settings.caseGrouping,
+    );
     const risk = riskScoreDetailsOf(transaction, {
       factors: settings.riskFactors,
       bands: settings.riskBands,

@@ -35,7 +35,7 @@ export interface MemoryAlertsAndCases {
   applyAlertHit(hit: AlertHit, now: number, listing: AlertListing): void;
 }
 
-/** Per user: the latest case and, per instance, the latest alert, held directly. */
+/** Per user: the case it last opened or joined and, per instance, the latest alert, held directly. */
 interface UserAlerts {
   openCase: Case | null;
   /** Keyed by instance id (a handful of instances hit one user). */
@@ -53,6 +53,12 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     return userCase !== null && userCase.caseId === caseId ? userCase : cases.get(caseId);
   }
 
+  /** Adds `userId` to the users of `c` (once: a user may come back to a case it had left). */
+  function joinCase(c: Case, userId: string): void {
+    if (c.userIds === undefined) c.userIds = [c.entityDetails.userId, userId];
+    else if (!c.userIds.includes(userId)) c.userIds.push(userId);
+  }
+
   function applyAlertHit(hit: AlertHit, now: number, listing: AlertListing): void {
     let user = byUser.get(hit.userId);
     if (user === undefined) {
@@ -61,7 +67,8 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     }
     const open = user.byInstance.get(hit.instanceId) ?? null;
     const userCase = user.openCase;
-    const change = decideAlertHit(hit, open, userCase, now);
+    const groupCase = hit.groupWithUserId === undefined ? null : (byUser.get(hit.groupWithUserId)?.openCase ?? null);
+    const change = decideAlertHit(hit, open, userCase, now, groupCase);
     if (change.kind === 'append') {
       // The policy appends only to the open alert it was given.
       const alert = open as Alert;
@@ -79,10 +86,12 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
       cases.set(change.case.caseId, change.case);
       user.openCase = change.case;
     } else {
-      const c = caseOf(change.caseId, userCase) as Case;
+      const c = (change.joinsUser ? groupCase : caseOf(change.caseId, userCase)) as Case;
       c.alertIds.push(change.alert.alertId);
       c.updatedAt = change.at;
       c.priority = change.casePriority;
+      if (change.joinsUser) joinCase(c, hit.userId);
+      user.openCase = c;
     }
     alerts.set(change.alert.alertId, change.alert);
     user.byInstance.set(hit.instanceId, change.alert);

@@ -71,7 +71,7 @@ export function moneyMultiplierSchema(description: string) {
       }),
       value: Type.Number({ minimum: 0, maximum: 1_000_000, title: 'Multiplier (%)', description: `${description} ${PERCENT_UNIT}` }),
     },
-    { additionalProperties: false, title: 'Multiplier threshold (%)', description },
+    { additionalProperties: false, title: 'Multiplier threshold (%)', description: `${description} ${PERCENT_UNIT}` },
   );
 }
 
