@@ -1790,3 +1790,65 @@ describe('countIn and sumIn lists', () => {
     },
   );
 });
+
+describe('visitLast', () => {
+  const index = createWindowIndex();
+  for (const [id, at, cp] of [
+    ['a', 0, 'x'],
+    ['b', 10, ''],
+    ['c', 10, 'y'],
+    ['d', 20, 'z'],
+    ['e', 30, 'w'],
+  ] as const) {
+    index.upsert({ id, timestamp: 1_000 + at, amount: 1n, values: cp === '' ? {} : { cp } });
+  }
+  const visited = (start: number, end: number, limit: number, excludeId?: string) => {
+    const out: [number, string | undefined][] = [];
+    index.visitLast(1_000 + start, 1_000 + end, limit, 'cp', excludeId, (timestamp, value) => out.push([timestamp - 1_000, value]));
+    return out;
+  };
+  const rows: { name: string; got: () => [number, string | undefined][]; expected: [number, string | undefined][] }[] = [
+    {
+      name: 'the last 2 of the window, oldest first',
+      got: () => visited(0, 30, 2),
+      expected: [
+        [20, 'z'],
+        [30, 'w'],
+      ],
+    },
+    {
+      name: 'ties in (timestamp, id) order; an empty value is undefined',
+      got: () => visited(0, 10, 2),
+      expected: [
+        [10, undefined],
+        [10, 'y'],
+      ],
+    },
+    {
+      name: 'an excluded entry among the last is skipped and one more taken',
+      got: () => visited(0, 30, 2, 'e'),
+      expected: [
+        [10, 'y'],
+        [20, 'z'],
+      ],
+    },
+    {
+      name: 'both window ends are inclusive',
+      got: () => visited(10, 20, 10),
+      expected: [
+        [10, undefined],
+        [10, 'y'],
+        [20, 'z'],
+      ],
+    },
+    { name: 'limit 0 visits nothing', got: () => visited(0, 30, 0), expected: [] },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const before = index.scanned;
+      const got = row.got();
+      expect(got).toEqual(row.expected);
+      expect(index.scanned - before).toBe(got.length);
+    });
+  }
+});
