@@ -12,6 +12,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Flagright, FlagrightClient } from 'flagright';
+import * as serializers from 'flagright/serialization/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
 import { business, consumer, errorBody, failure, OVERLONG_ID, type RunningServer, startServer, stopServer, transfer } from './sdk-fixtures.js';
@@ -248,6 +249,94 @@ describe('transactionEvents.get', () => {
     });
     expect(result.executedRules?.[0]).toMatchObject({ ruleInstanceId, ruleHit: true });
     expect(result.hitRules?.[0]).toMatchObject({ ruleInstanceId });
+  });
+});
+
+/** What the tests need of an SDK serializer: parse with options, valid or the errors. */
+interface StrictSchema {
+  parse(
+    raw: unknown,
+    options: { unrecognizedObjectKeys: 'fail'; allowUnrecognizedEnumValues: false; allowUnrecognizedUnionMembers: false },
+  ): { ok: true } | { ok: false; errors: unknown[] };
+}
+
+describe('strict shapes: every answer is exactly an SDK type', () => {
+  // The SDK parses answers leniently (unknown keys kept, unknown enum values accepted), so the
+  // tests above would not see a misspelt optional key or an action outside RuleAction. Here each
+  // raw answer is parsed by the SDK's own schema with unknown keys and values refused. Requests are
+  // the SDK's own serialization of its typed bodies (so IBAN, 3dsDone, MCC as on the wire).
+  const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
+  const raw = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const init: RequestInit = { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(`${main?.url}${path}`, init);
+    expect(response.ok).toBe(true);
+    return (await response.json()) as Record<string, unknown>;
+  };
+  /** A user read without `type` (CONSUMER or BUSINESS): txmon's one addition to the SDK's user shapes. */
+  const withoutType = (type: string) => (body: Record<string, unknown>) => {
+    expect(body.type).toBe(type);
+    const { type: _type, ...rest } = body;
+    return rest;
+  };
+  const cases: { name: string; schema: StrictSchema; answer: () => Promise<Record<string, unknown>> }[] = [
+    {
+      name: 'transactions.verify → TransactionsVerifyResponse',
+      schema: serializers.TransactionsVerifyResponse,
+      answer: () => raw('POST', '/transactions', serializers.Transaction.jsonOrThrow(transfer('sdk-tx-strict', 1500))),
+    },
+    {
+      name: 'transactions.get → TransactionWithRulesResult',
+      schema: serializers.TransactionWithRulesResult,
+      answer: () => raw('GET', '/transactions/sdk-tx-strict'),
+    },
+    {
+      name: 'transactionEvents.create → TransactionEventMonitoringResult',
+      schema: serializers.TransactionEventMonitoringResult,
+      answer: () =>
+        raw(
+          'POST',
+          '/events/transaction',
+          serializers.TransactionEvent.jsonOrThrow({
+            transactionId: 'sdk-tx-strict',
+            eventId: 'sdk-ev-strict',
+            timestamp: T0 + 1,
+            transactionState: 'SUCCESSFUL',
+            updatedTransactionAttributes: { reference: 'settled' },
+            metaData: { ipAddress: '79.144.2.23' },
+          }),
+        ),
+    },
+    {
+      name: 'transactionEvents.get → TransactionEventWithRulesResult',
+      schema: serializers.TransactionEventWithRulesResult,
+      answer: () => raw('GET', '/events/transaction/sdk-ev-strict'),
+    },
+    {
+      name: 'consumerUsers.create → ConsumerUsersCreateResponse',
+      schema: serializers.ConsumerUsersCreateResponse,
+      answer: () => raw('POST', '/consumer/users', serializers.User.jsonOrThrow(consumer('sdk-user-strict', 'Ida', 'Strict'))),
+    },
+    {
+      name: 'consumerUsers.get → UserWithRulesResult (less type)',
+      schema: serializers.UserWithRulesResult,
+      answer: async () => withoutType('CONSUMER')(await raw('GET', '/consumer/users/sdk-user-strict')),
+    },
+    {
+      name: 'businessUsers.create → BusinessUsersCreateResponse',
+      schema: serializers.BusinessUsersCreateResponse,
+      answer: () => raw('POST', '/business/users', serializers.Business.jsonOrThrow(business('sdk-business-strict', 'Strict AG'))),
+    },
+    {
+      name: 'businessUsers.get → BusinessWithRulesResult (less type)',
+      schema: serializers.BusinessWithRulesResult,
+      answer: async () => withoutType('BUSINESS')(await raw('GET', '/business/users/sdk-business-strict')),
+    },
+  ];
+
+  it.each(cases)('$name', async ({ schema, answer }) => {
+    const parsed = schema.parse(await answer(), STRICT);
+    expect(parsed.ok ? [] : parsed.errors).toEqual([]);
   });
 });
 
