@@ -15,6 +15,7 @@
  * 401 and 429 on every method map to the SDK's classes.
  */
 import { Flagright, FlagrightClient } from 'flagright';
+import * as serializers from 'flagright/serialization/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
 import { business, consumer, errorBody, failure, type RunningServer, startServer, stopServer, transfer } from './sdk-fixtures.js';
@@ -478,6 +479,118 @@ describe('typed errors: 404 → NotFoundError on every batch read of an unknown 
   it('a batch of transactions is not found as a batch of users', async () => {
     const error = await failure(client.batch.getConsumerUsers('sdk-batch-tx'));
     expect(error).toBeInstanceOf(Flagright.NotFoundError);
+  });
+});
+
+/** What the tests need of an SDK serializer: parse with options, valid or the errors. */
+interface StrictSchema {
+  parse(
+    raw: unknown,
+    options: { unrecognizedObjectKeys: 'fail'; allowUnrecognizedEnumValues: false; allowUnrecognizedUnionMembers: false },
+  ): { ok: true } | { ok: false; errors: unknown[] };
+}
+
+describe('strict shapes: every answer is exactly an SDK type', () => {
+  // As in flagright-sdk.test.ts: the raw answer parsed by the SDK's own schema with unknown keys
+  // and enum values refused; `type` on a user (txmon's one addition) is checked and set aside.
+  const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
+  /** A user (top level, or an entry of a batch read) less its `type`, checked to be CONSUMER or BUSINESS. */
+  const withoutUserType = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !('userId' in value) || !('type' in value)) return value;
+    const { type, ...rest } = value as Record<string, unknown>;
+    expect(['CONSUMER', 'BUSINESS']).toContain(type);
+    return rest;
+  };
+  const raw = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const init: RequestInit = { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(`${main?.url}${path}`, init);
+    expect(response.ok).toBe(true);
+    const answer = withoutUserType(await response.json()) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(answer).map(([k, v]) => [k, Array.isArray(v) ? v.map(withoutUserType) : v]));
+  };
+  const cases: { name: string; schema: StrictSchema; answer: () => Promise<unknown> }[] = [
+    {
+      name: 'consumerUserEvents.create → UserWithRulesResult',
+      schema: serializers.UserWithRulesResult,
+      answer: () =>
+        raw(
+          'POST',
+          '/events/consumer/user',
+          serializers.ConsumerUserEvent.jsonOrThrow({
+            userId: 'sdk-ue-get',
+            eventId: 'sdk-uev-strict',
+            timestamp: T0 + 9_000,
+            updatedConsumerUserAttributes: { userStateDetails: { state: 'ACTIVE' } },
+          }),
+        ),
+    },
+    {
+      name: 'consumerUserEvents.get → ConsumerUserEventWithRulesResult',
+      schema: serializers.ConsumerUserEventWithRulesResult,
+      answer: () => raw('GET', '/events/consumer/user/sdk-uev-strict'),
+    },
+    {
+      name: 'businessUserEvents.create → BusinessWithRulesResult',
+      schema: serializers.BusinessWithRulesResult,
+      answer: () =>
+        raw(
+          'POST',
+          '/events/business/user',
+          serializers.BusinessUserEvent.jsonOrThrow({
+            userId: 'sdk-be-get',
+            eventId: 'sdk-bev-strict',
+            timestamp: T0 + 9_000,
+            updatedBusinessUserAttributes: { userStateDetails: { state: 'ACTIVE' } },
+          }),
+        ),
+    },
+    {
+      name: 'businessUserEvents.get → BusinessUserEventWithRulesResult',
+      schema: serializers.BusinessUserEventWithRulesResult,
+      answer: () => raw('GET', '/events/business/user/sdk-bev-strict'),
+    },
+    {
+      name: 'batch.verifyTransaction → BatchResponse',
+      schema: serializers.BatchResponse,
+      answer: () =>
+        raw('POST', '/batch/transactions', { batchId: 'sdk-batch-strict', data: [serializers.Transaction.jsonOrThrow(transfer('sdk-btx-strict', 1500))] }),
+    },
+    {
+      name: 'batch.getTransactions → BatchTransactionMonitoringResults',
+      schema: serializers.BatchTransactionMonitoringResults,
+      answer: () => raw('GET', '/batch/transactions/sdk-batch-strict'),
+    },
+    {
+      name: 'batch.getTransactionEvents → BatchTransactionEventMonitoringResults',
+      schema: serializers.BatchTransactionEventMonitoringResults,
+      answer: () => raw('GET', '/batch/events/transaction/sdk-batch-events'),
+    },
+    {
+      name: 'batch.getConsumerUsers → BatchConsumerUsersWithRulesResult',
+      schema: serializers.BatchConsumerUsersWithRulesResult,
+      answer: () => raw('GET', '/batch/consumer/users/sdk-batch-consumers'),
+    },
+    {
+      name: 'batch.getBusinessUsers → BatchBusinessUsersWithRulesResults',
+      schema: serializers.BatchBusinessUsersWithRulesResults,
+      answer: () => raw('GET', '/batch/business/users/sdk-batch-businesses'),
+    },
+    {
+      name: 'batch.getConsumerUserEvents → BatchConsumerUserEventsRulesResult',
+      schema: serializers.BatchConsumerUserEventsRulesResult,
+      answer: () => raw('GET', '/batch/events/consumer/user/sdk-batch-consumer-events'),
+    },
+    {
+      name: 'batch.getBusinessUserEvents → BatchBusinessUserEventsWithRulesResult',
+      schema: serializers.BatchBusinessUserEventsWithRulesResult,
+      answer: () => raw('GET', '/batch/events/business/user/sdk-batch-business-events'),
+    },
+  ];
+
+  it.each(cases)('$name', async ({ schema, answer }) => {
+    const parsed = schema.parse(await answer(), STRICT);
+    expect(parsed.ok ? [] : parsed.errors).toEqual([]);
   });
 });
 
