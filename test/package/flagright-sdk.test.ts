@@ -393,7 +393,8 @@ describe('typed errors: 400 → BadRequestError', () => {
     const error = await failure(call());
     expect(error).toBeInstanceOf(Flagright.BadRequestError);
     expect(errorBody(error)).toMatchObject({ code: 'VALIDATION_FAILED' });
-    expect(errorBody(error).message).toContain(expected.param);
+    // The id is a path parameter: the message names it, not a body.
+    expect(errorBody(error).message).toBe(`Invalid request: ${expected.param} must be 1 to 256 characters of well-formed text without NUL`);
   });
 });
 
