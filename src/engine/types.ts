@@ -212,23 +212,22 @@ export interface BatchTransactionMonitoringResults {
   totalCount: number;
 }
 
-/** `GET /batch/events/transaction/{batchId}`: the stored events' results, in batch order. */
+/** `GET /batch/events/transaction/{batchId}`: the stored events as sent, each with its result, in batch order. */
 export interface BatchTransactionEventMonitoringResults {
-  transactionEvents: {
+  transactionEvents: (TransactionEvent & {
     eventId: string;
-    transactionId: string;
     status: MonitoringResult['status'];
     riskScoreDetails?: MonitoringResult['riskScoreDetails'];
     hitRules: MonitoringResult['hitRules'];
-  }[];
+  })[];
   totalCount: number;
 }
 
-/** `GET /batch/consumer/users/{batchId}` (and business): the batch's users as `getUser` shows them now. */
-export interface BatchUserResults {
-  users: UserView[];
-  totalCount: number;
-}
+/**
+ * `GET /batch/consumer/users/{batchId}` (`consumerUsers`) and `/batch/business/users/{batchId}`
+ * (`businessUsers`): the batch's users as `getUser` shows them now, in batch order.
+ */
+export type BatchUserResults = { consumerUsers: UserView[]; totalCount: number } | { businessUsers: UserView[]; totalCount: number };
 
 export interface Engine {
   createTransaction(input: TransactionInput, options?: CallOptions): Promise<TransactionMonitoringResult>;

@@ -102,12 +102,15 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
       body: { batchId: 'hev', data: [{ transactionId: 'hev', eventId: 'hev-1', timestamp: T0 + 1, transactionState: 'SENT' }] },
     });
     expect(events.status).toBe(201);
-    expect(await json(await call(handler, 'GET', '/batch/events/transaction/hev'))).toMatchObject({ transactionEvents: [{ eventId: 'hev-1' }], totalCount: 1 });
+    expect(await json(await call(handler, 'GET', '/batch/events/transaction/hev'))).toMatchObject({
+      transactionEvents: [{ eventId: 'hev-1', transactionState: 'SENT', status: 'ALLOW' }],
+      totalCount: 1,
+    });
     const users = await call(handler, 'POST', '/batch/business/users', {
       body: { batchId: 'hbu', data: [{ userId: 'hbu-1', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'Acme' } } }] },
     });
     expect(users.status).toBe(201);
-    expect(await json(await call(handler, 'GET', '/batch/business/users/hbu'))).toMatchObject({ users: [{ userId: 'hbu-1' }], totalCount: 1 });
+    expect(await json(await call(handler, 'GET', '/batch/business/users/hbu'))).toMatchObject({ businessUsers: [{ userId: 'hbu-1' }], totalCount: 1 });
     for (const path of ['/batch/events/consumer/user', '/batch/events/business/user']) {
       const response = await call(handler, 'POST', path, { body: { data: [{}] } });
       expect(response.status).toBe(404);

@@ -6,6 +6,7 @@
  * one unit of the store (see `createTransactionChunk`).
  */
 import { canonicalJson } from '../../domain/canonical-json.js';
+import { cloneJson } from '../../domain/json.js';
 import { isIdText, SCHEMA_LIMITS, type Transaction, type TransactionEvent } from '../../domain/index.js';
 import { conflict, invalidField, isTxmonError, limitExceeded, notFound } from '../../errors.js';
 import { createKeyedLock } from '../concurrency/keyed-lock.js';
@@ -18,8 +19,8 @@ import type {
   BatchPageOptions,
   BatchTransactionEventMonitoringResults,
   BatchTransactionMonitoringResults,
-  BatchUserResults,
   Engine,
+  UserView,
 } from '../types.js';
 import { assertId } from './assert-id.js';
 import { isRecordError, type TransactionBatchPaths } from './transactions.js';
@@ -289,9 +290,9 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
         const stored = await store.transactions.getEvent(id);
         if (!stored) continue;
         const r = stored.result;
+        // The SDK's BatchTransactionEventMonitoringResult: the event as sent, with its result.
         transactionEvents.push({
-          eventId: id,
-          transactionId: stored.transactionId,
+          ...cloneJson(stored.event),
           status: r.status,
           hitRules: r.hitRules,
           ...(r.riskScoreDetails ? { riskScoreDetails: { ...r.riskScoreDetails } } : {}),
@@ -309,7 +310,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     async getUserBatch(batchId, options) {
       const type = options?.type ?? 'CONSUMER';
       const { ids, totalCount } = await pageOf(type === 'CONSUMER' ? 'CONSUMER_USER' : 'BUSINESS_USER', batchId, options);
-      const found: BatchUserResults['users'] = [];
+      const found: UserView[] = [];
       for (const id of ids) {
         try {
           found.push(await users.getUser(id, { type }));
@@ -318,7 +319,8 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
           if (!(isTxmonError(error) && error.code === 'USER_NOT_FOUND')) throw error;
         }
       }
-      return { users: found, totalCount };
+      // The SDK's BatchConsumerUsersWithRulesResult / BatchBusinessUsersWithRulesResults.
+      return type === 'CONSUMER' ? { consumerUsers: found, totalCount } : { businessUsers: found, totalCount };
     },
   };
 }

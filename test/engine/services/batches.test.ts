@@ -199,9 +199,9 @@ describe('createTransactionEventBatch', () => {
     expect((await engine.getTransaction('ev-t')).transactionState).toBe('SUCCESSFUL');
     const results = await engine.getTransactionEventBatch('events');
     expect(results.totalCount).toBe(2);
-    expect(results.transactionEvents.map((e) => [e.eventId, e.transactionId, e.status])).toEqual([
-      ['e-2', 'ev-t', 'ALLOW'],
-      ['e-1', 'ev-t', 'ALLOW'],
+    expect(results.transactionEvents.map((e) => [e.eventId, e.transactionId, e.transactionState, e.timestamp, e.status])).toEqual([
+      ['e-2', 'ev-t', 'SUCCESSFUL', T0 + 2, 'ALLOW'],
+      ['e-1', 'ev-t', 'SENT', T0 + 1, 'ALLOW'],
     ]);
   });
 });
@@ -216,7 +216,7 @@ describe('createUserBatch', () => {
     expect(response).toMatchObject({ status: 'PARTIAL_FAILURE', successful: 2, failed: 1, failedRecords: [{ reasonCode: 'VALIDATION_FAILED' }] });
     const users = await engine.getUserBatch('users', { type: 'CONSUMER' });
     expect(users.totalCount).toBe(2);
-    expect(users.users.map((u) => u.userId)).toEqual(['u-1', 'u-2']);
+    expect('consumerUsers' in users ? users.consumerUsers.map((u) => u.userId) : []).toEqual(['u-1', 'u-2']);
     expect((await errorOf(() => engine.getUserBatch('users', { type: 'BUSINESS' }))).code).toBe('BATCH_NOT_FOUND');
   });
 });
