@@ -39,12 +39,16 @@ export const ERROR_CODES = {
   RULE_INSTANCE_NOT_FOUND: 404,
   LIST_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
+  /** A batch id names no batch of this kind (`GET /batch/…/{batchId}`). */
+  BATCH_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   /** Same `transactionId` with a different payload. */
   TRANSACTION_ID_CONFLICT: 409,
   /** Same `eventId` with a different payload. */
   EVENT_ID_CONFLICT: 409,
+  /** Same `batchId` (of the same kind) with a different body or mode. */
+  BATCH_ID_CONFLICT: 409,
   /** The event sequence breaks the transaction lifecycle table. */
   INVALID_STATE_TRANSITION: 409,
   /** A concurrent update kept winning after the engine's retries. */
@@ -249,7 +253,10 @@ export function notFound(code: Extract<ErrorCode, `${string}_NOT_FOUND`>, what: 
 
 /** A 409: the request contradicts what is stored (`code` says how). */
 export function conflict(
-  code: Extract<ErrorCode, 'TRANSACTION_ID_CONFLICT' | 'EVENT_ID_CONFLICT' | 'INVALID_STATE_TRANSITION' | 'CONCURRENT_UPDATE' | 'FILE_ALREADY_UPLOADED'>,
+  code: Extract<
+    ErrorCode,
+    'TRANSACTION_ID_CONFLICT' | 'EVENT_ID_CONFLICT' | 'BATCH_ID_CONFLICT' | 'INVALID_STATE_TRANSITION' | 'CONCURRENT_UPDATE' | 'FILE_ALREADY_UPLOADED'
+  >,
   message: string,
   path?: string,
   detail?: string,

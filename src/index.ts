@@ -22,6 +22,12 @@ export { DEFAULT_LATE_ARRIVAL_MS } from './engine/options.js';
 export { amlBaseline, DEFAULT_REPORTING_THRESHOLDS, FATF_CALL_FOR_ACTION, presets } from './engine/presets/aml-baseline.js';
 export type { AmlBaselineOptions } from './engine/presets/aml-baseline.js';
 export type {
+  BatchMode,
+  BatchOptions,
+  BatchPageOptions,
+  BatchTransactionEventMonitoringResults,
+  BatchTransactionMonitoringResults,
+  BatchUserResults,
   CallOptions,
   Clock,
   CommentInput,
@@ -48,6 +54,7 @@ export type {
   UserView,
 } from './engine/types.js';
 export { DEFAULT_ENGINE_LIMITS } from './engine/limits.js';
+export { MAX_BATCH_RECORDS, MAX_BATCH_PAGE_SIZE } from './engine/services/batches.js';
 export type { EngineLimits } from './engine/limits.js';
 export { ACTION_SEVERITY } from './engine/pipeline/settings.js';
 export { DEFAULT_TRANSITIONS } from './engine/pipeline/lifecycle.js';
@@ -381,6 +388,9 @@ export { createMemoryRepositories, DEFAULT_MAX_STORED_BYTES } from './repositori
 export type { MemoryRepositoriesOptions } from './repositories/memory/index.js';
 export type {
   AggregateRepository,
+  BatchKind,
+  BatchRepository,
+  BatchResponse,
   CaseRepository,
   CommentRepository,
   ExclusiveUnitOptions,
@@ -391,6 +401,7 @@ export type {
   Repositories,
   RepositoryFlags,
   RuleInstanceRepository,
+  StoredBatch,
   StoredEvent,
   StoredRuleInstance,
   StoredTransaction,

@@ -1,10 +1,11 @@
 /**
  * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts), `txmon prune …`
- * (prune.ts), `txmon simulate …` (simulate.ts) and `txmon generate …` (generate.ts). Help and
+ * (prune.ts), `txmon simulate …` (simulate.ts), `txmon generate …` (generate.ts) and `txmon import …`
+ * (import.ts). Help and
  * unknown commands answer from usage.ts alone: a command's module (and with it the engine, the HTTP
  * layer and the store drivers) is imported only when that command runs.
  */
-import { GENERATE_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError } from './usage.js';
+import { GENERATE_USAGE, IMPORT_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError } from './usage.js';
 
 /** Whether `error` is about the command line (then the usage is printed and the exit code is 2). */
 function isUsageError(error: unknown): boolean {
@@ -35,6 +36,7 @@ const COMMANDS: Readonly<Record<string, { usage: string; doing: string; run: (ar
     run: async (args) => (await import('./simulate.js')).simulateCommand(args),
   },
   generate: { usage: GENERATE_USAGE, doing: 'generate', run: async (args) => (await import('./generate.js')).generate(args) },
+  import: { usage: IMPORT_USAGE, doing: 'import', run: async (args) => (await import('./import.js')).importCommand(args) },
 };
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -54,7 +56,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command !== 'serve') {
     const help = command === undefined || command === '--help' || command === '-h';
-    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}`);
+    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}\n${IMPORT_USAGE}`);
     process.exit(help ? 0 : 2);
   }
   if (asksForHelp(rest)) {

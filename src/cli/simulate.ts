@@ -7,13 +7,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import cliProgress from 'cli-progress';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { Repositories } from '../engine/repositories.js';
 import { isTxmonError } from '../errors.js';
 import { simulate } from '../simulation/simulate.js';
 import type { Detection, SimulationEngineOptions, SimulationLabel, SimulationReport } from '../simulation/types.js';
 import { csvSource, ndjsonSource, storeSource, type HistorySource } from './history-source.js';
+import { createProgress } from './progress.js';
 import { renderSimulationReport } from './simulation-report.js';
 import { DEFAULT_STORE_SETTINGS, openStores, parseStore, StoreSpecError, type OpenStores } from './stores.js';
 import { UsageError } from './usage.js';
@@ -188,33 +188,6 @@ async function historyOf(args: SimulateArgs): Promise<{ source: HistorySource; n
   return { source: storeSource(stores.repositories.get(tenant) as Repositories, range), name: args.store as string, close: () => stores.close() };
 }
 
-/** The progress shown on standard error: a bar with rate and ETA on a terminal, a line every 5 s otherwise. */
-function createProgress(source: HistorySource) {
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: process.stderr,
-      format: 'simulate [{bar}] {percentage}% | {items} items | {rate} items/s | ETA {eta_formatted}',
-      noTTYOutput: true,
-      notTTYSchedule: 5_000,
-      etaBuffer: 40,
-      hideCursor: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  const started = Date.now();
-  bar.start(1000, 0, { items: 0, rate: 0 });
-  return {
-    update(items: number) {
-      const seconds = (Date.now() - started) / 1000;
-      bar.update(Math.floor(source.progress() * 1000), { items, rate: seconds > 0 ? Math.round(items / seconds) : 0 });
-    },
-    stop(items: number) {
-      bar.update(1000, { items, rate: Math.round(items / Math.max(0.001, (Date.now() - started) / 1000)) });
-      bar.stop();
-    },
-  };
-}
-
 /** The set's detection: account precision, then per typology the schemes found (when the labels name schemes). */
 function detectionLines(detection: Detection): string[] {
   const users = detection.users;
@@ -267,7 +240,7 @@ export async function simulateCommand(argv: readonly string[], out: { write(text
   const engine = readEngine(args.engine);
   const users = args.users === undefined ? undefined : readUsers(args.users);
   const { source, name, close } = await historyOf(args);
-  const progress = createProgress(source);
+  const progress = createProgress('simulate', () => source.progress());
   const started = Date.now();
   let report: SimulationReport;
   let items = 0;

@@ -91,6 +91,22 @@ export const GENERATE_USAGE = `Usage: txmon generate --out <history.ndjson[.gz]>
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
+/** Usage of `txmon import`. */
+export const IMPORT_USAGE = `Usage: txmon import --store pglite:<dir>|postgres://… [--tenant <id>] [--mode import|monitor] <file.ndjson[.gz]>
+
+  Streams transactions, transaction events and users into a store through the batch path
+  (POST /batch/… in process), in file order, up to 1,000 records a batch: the format txmon generate
+  writes (a line with "type" and "transactionId" is a transaction, one with "transactionId" only an
+  event, any other a user; .gz is read gzipped). Lines that are not JSON or that the engine refuses
+  are listed with their line numbers; the import goes on. Running it again completes an
+  interrupted import (records stored already are replays).
+
+  --store    the store to import into (a PGlite directory must not be in use by a server)
+  --tenant   the tenant's schema or directory (default: the store's own)
+  --mode     import (default): history that fills the windows only — no rules run, nothing counted,
+             alerted or scored; monitor: every record monitored as a single call would be
+`;
+
 /** Usage of `txmon simulate`. */
 export const SIMULATE_USAGE = `Usage: txmon simulate (--history <file.ndjson[.gz]|file.csv[.gz]> | --store pglite:<dir>|postgres://… [--tenant <id>] [--from <date>] [--to <date>])
                       --rules <baseline.json> [--candidate <candidate.json>] [--labels <labels.csv>] [--users <users.ndjson>]

@@ -11,6 +11,7 @@ import { createWriterGate } from './concurrency/writer-gate.js';
 import { createInstanceSet } from './instances/instance-set.js';
 import { createSeriesCatalog, createSharedSeriesCatalog } from './instances/series-catalog.js';
 import { resolveEngineSettings, type EngineOptions } from './options.js';
+import { createBatchService } from './services/batches.js';
 import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
@@ -47,10 +48,18 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     maxLogicWork: settings.limits.maxLogicWork,
   });
   const evaluate = createTransactionEvaluator(settings, instances);
+  const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({
+    settings,
+    evaluate,
+    withLocks: createKeyedLock(settings.limits.maxLockWaitMs),
+    gate,
+  });
+  const users = createUserService(settings);
   return {
     repositories,
-    ...createTransactionService({ settings, evaluate, withLocks: createKeyedLock(settings.limits.maxLockWaitMs), gate }),
-    ...createUserService(settings),
+    ...transactions,
+    ...users,
+    ...createBatchService(settings, { createTransactionChunk, applyTransactionEvent }, users),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),

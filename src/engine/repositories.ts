@@ -239,6 +239,43 @@ export interface ListRepository {
   lookupListItems(listId: string, probes: readonly ListProbe[]): Promise<boolean[]>;
 }
 
+/** What a batch carries (each kind has its own batch ids): `POST /batch/transactions`, `/batch/events/transaction`, `/batch/consumer/users`, `/batch/business/users`. */
+export type BatchKind = 'TRANSACTION' | 'TRANSACTION_EVENT' | 'CONSUMER_USER' | 'BUSINESS_USER';
+
+/** The answer to a batch (`BatchResponse` of the interface document). */
+export interface BatchResponse {
+  /** `SUCCESS` when every record was stored, `FAILURE` when none was, else `PARTIAL_FAILURE`. */
+  status: 'SUCCESS' | 'PARTIAL_FAILURE' | 'FAILURE';
+  batchId: string;
+  successful: number;
+  failed: number;
+  /** The refused records, in batch order: the record's id (when it has a string one) and the error code. */
+  failedRecords?: { id?: string; reasonCode: string }[];
+  message?: string;
+}
+
+/** A processed batch as stored: what answers a replay of it and its `GET …/{batchId}`. */
+export interface StoredBatch {
+  kind: BatchKind;
+  batchId: string;
+  /** A digest of the request (mode and records): the same batch id with another digest is a conflict. */
+  fingerprint: string;
+  response: BatchResponse;
+  /** The ids of the records stored (or replayed), in batch order, each once: what the results page through. */
+  recordIds: string[];
+  createdAt: number;
+}
+
+/** Processed batches. */
+export interface BatchRepository {
+  getBatch(kind: BatchKind, batchId: string): Promise<StoredBatch | null>;
+  /**
+   * Stores `batch` unless a batch of its kind and id is stored already, and returns the one stored
+   * then (`batch`, or the earlier one: the first writer wins).
+   */
+  putBatch(batch: StoredBatch): Promise<StoredBatch>;
+}
+
 /** Capabilities of a repository set, declared rather than guessed; the engine reads them. */
 export interface RepositoryFlags {
   /** Data survives a restart of the process. */
@@ -293,6 +330,7 @@ export interface Repositories {
   readonly files: FileRepository;
   readonly aggregates: AggregateRepository;
   readonly lists: ListRepository;
+  readonly batches: BatchRepository;
   readonly flags: RepositoryFlags;
   /**
    * One round trip to the store (a database's `SELECT 1`): resolves when it answers, rejects when it

@@ -80,6 +80,7 @@ export function guardRepositories(repositories: Repositories): Repositories {
     files: guardGroup(repositories.files),
     aggregates: guardGroup(repositories.aggregates),
     lists: guardGroup(repositories.lists),
+    batches: guardGroup(repositories.batches),
     flags: repositories.flags,
   };
   if (ping !== undefined) guarded.ping = () => ping.call(repositories).then(undefined, rethrow);

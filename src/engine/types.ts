@@ -15,7 +15,7 @@ import type {
   TransactionEvent,
 } from '../domain/index.js';
 import type { Alert, Case, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
-import type { Repositories } from './repositories.js';
+import type { BatchResponse, Repositories } from './repositories.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 
@@ -88,7 +88,7 @@ export type RuleInstanceInput =
     });
 
 /** Kinds of ids the engine generates. */
-export type IdKind = 'event' | 'ruleInstance' | 'alert' | 'case' | 'comment' | 'file';
+export type IdKind = 'event' | 'ruleInstance' | 'alert' | 'case' | 'comment' | 'file' | 'batch';
 
 /** A source of unique ids. Inject a deterministic one in tests. */
 export interface IdGenerator {
@@ -181,11 +181,77 @@ export interface CallOptions {
 }
 
 /** The txmon engine: every endpoint of docs/wire-format.md#endpoints as an async method. */
+/** How a batch's transactions and events are taken: monitored like single calls (default), or imported as history. */
+export type BatchMode = 'MONITOR' | 'IMPORT';
+
+/** Options of the batch calls ({@link Engine.createTransactionBatch} …). */
+export interface BatchOptions extends CallOptions {
+  /**
+   * `MONITOR` (default): every record is monitored as a single call would be (rules, counters,
+   * alerts, risk). `IMPORT`: history that fills the windows only — no rule runs, nothing is
+   * counted, alerted or scored, the stored result is `ALLOW` with no rules (HTTP: `?mode=IMPORT`).
+   */
+  readonly mode?: BatchMode;
+}
+
+/** A page of a batch's results: `page` from 1 (default 1), `pageSize` 1 to 1,000 (default 100). */
+export interface BatchPageOptions {
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
+/** `GET /batch/transactions/{batchId}`: the stored transactions' create results, in batch order. */
+export interface BatchTransactionMonitoringResults {
+  transactions: {
+    transactionId: string;
+    status: MonitoringResult['status'];
+    riskScoreDetails?: MonitoringResult['riskScoreDetails'];
+    hitRules: MonitoringResult['hitRules'];
+  }[];
+  /** Stored records of the batch in all (every page). */
+  totalCount: number;
+}
+
+/** `GET /batch/events/transaction/{batchId}`: the stored events as sent, each with its result, in batch order. */
+export interface BatchTransactionEventMonitoringResults {
+  transactionEvents: (TransactionEvent & {
+    eventId: string;
+    status: MonitoringResult['status'];
+    riskScoreDetails?: MonitoringResult['riskScoreDetails'];
+    hitRules: MonitoringResult['hitRules'];
+  })[];
+  totalCount: number;
+}
+
+/**
+ * `GET /batch/consumer/users/{batchId}` (`consumerUsers`) and `/batch/business/users/{batchId}`
+ * (`businessUsers`): the batch's users as `getUser` shows them now, in batch order.
+ */
+export type BatchUserResults = { consumerUsers: UserView[]; totalCount: number } | { businessUsers: UserView[]; totalCount: number };
+
 export interface Engine {
   createTransaction(input: TransactionInput, options?: CallOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
   createTransactionEvent(input: TransactionEventInput, options?: CallOptions): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
+  /**
+   * `POST /batch/transactions`: up to 10,000 transactions (`{ batchId?, data }`), each checked and
+   * monitored on its own in timestamp order; a refused record is listed in `failedRecords` and
+   * the others go on. Idempotent on `batchId` and on each `transactionId`.
+   * @throws TxmonError `VALIDATION_FAILED` for a malformed body, `LIMIT_EXCEEDED` past 10,000
+   *   records (`/data`), `BATCH_ID_CONFLICT` for a known `batchId` with another body, a store fault
+   */
+  createTransactionBatch(input: unknown, options?: BatchOptions): Promise<BatchResponse>;
+  /** @throws TxmonError `BATCH_NOT_FOUND`, `VALIDATION_FAILED` for a bad page */
+  getTransactionBatch(batchId: string, options?: BatchPageOptions): Promise<BatchTransactionMonitoringResults>;
+  /** `POST /batch/events/transaction`: as {@link Engine.createTransactionBatch}, for events. */
+  createTransactionEventBatch(input: unknown, options?: BatchOptions): Promise<BatchResponse>;
+  /** @throws TxmonError `BATCH_NOT_FOUND`, `VALIDATION_FAILED` for a bad page */
+  getTransactionEventBatch(batchId: string, options?: BatchPageOptions): Promise<BatchTransactionEventMonitoringResults>;
+  /** `POST /batch/consumer/users` (`type` CONSUMER, default) and `/batch/business/users`: each record as `createUser`. */
+  createUserBatch(input: unknown, options?: BatchOptions & { type?: UserType }): Promise<BatchResponse>;
+  /** @throws TxmonError `BATCH_NOT_FOUND`, `VALIDATION_FAILED` for a bad page */
+  getUserBatch(batchId: string, options?: BatchPageOptions & { type?: UserType }): Promise<BatchUserResults>;
   createUser(input: UserInput, options?: { type?: UserType }): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
   createUserComment(userId: string, input: CommentInput): Promise<CommentView>;

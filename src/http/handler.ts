@@ -29,6 +29,8 @@ import {
 } from './types.js';
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+/** Default batch body limit: 10,000 transactions of a few kilobytes each. */
+const DEFAULT_MAX_BATCH_BODY = 64 * 1024 * 1024;
 const DEFAULT_MAX_UPLOAD = 100_000_000;
 
 /** What the request log learns of a request as it is served. */
@@ -61,6 +63,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   const authenticate = createAuthenticator(tenants, limits.perKey);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxUpload = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD;
+  const maxBatchBody = options.maxBatchBodyBytes ?? DEFAULT_MAX_BATCH_BODY;
   let document: Record<string, unknown> | null = null;
   const admission = createAdmission(options.concurrency ?? {});
   const readiness = createReadinessCheck(tenants, options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
@@ -97,6 +100,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
       params,
       url,
       body: <T>() => readJsonBody(request, maxBody) as Promise<T>,
+      batchBody: <T>() => readJsonBody(request, maxBatchBody) as Promise<T>,
       stream: () => request.streamBody(maxUpload),
       declaredLength: () => declaredLength(request.header('content-length')),
       signal: {

@@ -26,6 +26,7 @@ import {
   defineStringEnum,
 } from '../domain/index.js';
 import { cloneJson } from '../domain/json.js';
+import { MAX_BATCH_PAGE_SIZE, MAX_BATCH_RECORDS } from '../engine/services/batches.js';
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
@@ -121,6 +122,8 @@ interface RouteSpec {
   readonly conflict?: boolean;
   /** Its 503 carries this body (a `$ref`) rather than a problem. */
   readonly unavailableResponse?: JsonObject;
+  /** Query parameters it reads. */
+  readonly query?: readonly JsonObject[];
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -236,6 +239,22 @@ function buildComponentSchemas(): JsonObject {
     TransactionMonitoringResult: toJsonSchema(TransactionMonitoringResultSchema),
     TransactionEventMonitoringResult: toJsonSchema(TransactionEventMonitoringResultSchema),
     Problem: toJsonSchema(ProblemSchema),
+    TransactionBatchRequest: batchRequestSchema('Transaction'),
+    TransactionEventBatchRequest: batchRequestSchema('TransactionEvent'),
+    ConsumerUserBatchRequest: batchRequestSchema('ConsumerUser'),
+    BusinessUserBatchRequest: batchRequestSchema('BusinessUser'),
+    BatchResponse: BATCH_RESPONSE_SCHEMA,
+    BatchTransactionMonitoringResults: batchResultsSchema('transactions', ['transactionId', 'status', 'hitRules']),
+    BatchTransactionEventMonitoringResults: batchResultsSchema('transactionEvents', [
+      'eventId',
+      'transactionId',
+      'transactionState',
+      'timestamp',
+      'status',
+      'hitRules',
+    ]),
+    BatchConsumerUsersWithRulesResult: batchResultsSchema('consumerUsers', ['userId']),
+    BatchBusinessUsersWithRulesResults: batchResultsSchema('businessUsers', ['userId']),
   };
   const components = new Map<unknown, string>([
     [TransactionSchema, 'Transaction'],
@@ -249,7 +268,140 @@ function buildComponentSchemas(): JsonObject {
   return schemas;
 }
 
+/** A batch body: `{ batchId?, data: [record …] }` (each record is checked on its own by the server). */
+function batchRequestSchema(record: string): JsonObject {
+  return {
+    type: 'object',
+    required: ['data'],
+    additionalProperties: false,
+    properties: {
+      batchId: {
+        type: 'string',
+        minLength: 1,
+        maxLength: SCHEMA_LIMITS.ID_MAX_LENGTH,
+        description: 'Id of the batch: the same id with the same body answers the same again',
+      },
+      data: { type: 'array', minItems: 1, maxItems: MAX_BATCH_RECORDS, items: refSchema(record) },
+    },
+  };
+}
+
+const BATCH_RESPONSE_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['status', 'batchId', 'successful', 'failed'],
+  properties: {
+    status: { type: 'string', enum: ['SUCCESS', 'PARTIAL_FAILURE', 'FAILURE'] },
+    batchId: { type: 'string' },
+    successful: { type: 'integer', minimum: 0 },
+    failed: { type: 'integer', minimum: 0 },
+    failedRecords: {
+      type: 'array',
+      items: { type: 'object', required: ['reasonCode'], properties: { id: { type: 'string' }, reasonCode: { type: 'string' } } },
+    },
+    message: { type: 'string' },
+  },
+};
+
+/** A page of a batch's results: `{ [key]: [item …], totalCount }`. */
+function batchResultsSchema(key: string, required: string[]): JsonObject {
+  return {
+    type: 'object',
+    required: [key, 'totalCount'],
+    properties: {
+      [key]: { type: 'array', items: { type: 'object', required, additionalProperties: true } },
+      totalCount: { type: 'integer', minimum: 0 },
+    },
+  };
+}
+
+const BATCH_MODE_PARAMETER: JsonObject = {
+  name: 'mode',
+  in: 'query',
+  required: false,
+  description:
+    '`MONITOR` (default): monitor every record as a single call would. `IMPORT`: history that fills the windows only (no rules run, nothing counted or alerted)',
+  schema: { type: 'string', enum: ['MONITOR', 'IMPORT'] },
+};
+
+const BATCH_PAGE_PARAMETERS: readonly JsonObject[] = [
+  { name: 'page', in: 'query', required: false, description: 'Page, from 1 (default 1)', schema: { type: 'integer', minimum: 1 } },
+  {
+    name: 'pageSize',
+    in: 'query',
+    required: false,
+    description: `Results per page, 1 to ${MAX_BATCH_PAGE_SIZE} (default 100)`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_BATCH_PAGE_SIZE },
+  },
+];
+
+/** The batch routes: a POST and a paged GET per kind of record. */
+function batchRouteSpecs(): RouteSpec[] {
+  const kinds = [
+    {
+      path: '/batch/transactions',
+      name: 'TransactionBatch',
+      body: 'TransactionBatchRequest',
+      results: 'BatchTransactionMonitoringResults',
+      what: 'transactions',
+      mode: true,
+    },
+    {
+      path: '/batch/events/transaction',
+      name: 'TransactionEventBatch',
+      body: 'TransactionEventBatchRequest',
+      results: 'BatchTransactionEventMonitoringResults',
+      what: 'transaction events',
+      mode: true,
+    },
+    {
+      path: '/batch/consumer/users',
+      name: 'ConsumerUserBatch',
+      body: 'ConsumerUserBatchRequest',
+      results: 'BatchConsumerUsersWithRulesResult',
+      what: 'consumer users',
+      mode: false,
+    },
+    {
+      path: '/batch/business/users',
+      name: 'BusinessUserBatch',
+      body: 'BusinessUserBatchRequest',
+      results: 'BatchBusinessUsersWithRulesResults',
+      what: 'business users',
+      mode: false,
+    },
+  ];
+  return kinds.flatMap((k): RouteSpec[] => [
+    {
+      method: 'post',
+      path: k.path,
+      operationId: `create${k.name}`,
+      summary: `Process up to ${MAX_BATCH_RECORDS.toLocaleString('en')} ${k.what} in one call, each record on its own`,
+      tag: 'Batches',
+      access: 'api-key',
+      body: k.body,
+      status: 201,
+      description: 'How many records were stored and which were refused, with their reason codes',
+      response: refSchema('BatchResponse'),
+      conflict: true,
+      ...(k.mode ? { query: [BATCH_MODE_PARAMETER] } : {}),
+    },
+    {
+      method: 'get',
+      path: `${k.path}/{batchId}`,
+      operationId: `get${k.name}`,
+      summary: `Page through the results of a batch of ${k.what}`,
+      tag: 'Batches',
+      access: 'api-key',
+      status: 200,
+      description: 'The stored records of the batch with their results, in batch order',
+      response: refSchema(k.results),
+      query: BATCH_PAGE_PARAMETERS,
+    },
+  ]);
+}
+
 const PATH_PARAMETER_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  batchId: 'Id of the batch',
   transactionId: 'Id of the transaction',
   eventId: 'Id of the transaction event',
   userId: 'Id of the user',
@@ -383,6 +535,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The business user',
     response: refSchema('UserView'),
   },
+  ...batchRouteSpecs(),
   {
     method: 'post',
     path: '/users/{userId}/comments',
@@ -698,6 +851,7 @@ function buildParameters(route: RouteSpec): JsonObject[] {
     schema: name === 'key' ? { ...FILE_KEY_PARAMETER_SCHEMA } : toJsonSchema(IdSchema),
   }));
   if (route.access === 'signed-url') parameters.push(...SIGNED_URL_QUERY_PARAMETERS.map((parameter) => cloneJson(parameter)));
+  if (route.query !== undefined) parameters.push(...route.query.map((parameter) => cloneJson(parameter)));
   return parameters;
 }
 

@@ -24,6 +24,8 @@ export interface ActionContext {
    * unchecked here, the engine checks it (as it checks any caller's input).
    */
   body<T>(): Promise<T>;
+  /** The JSON body of a batch route, within the (larger) batch body limit; unchecked, as `body`. */
+  batchBody<T>(): Promise<T>;
   /** The body as a stream of chunks, within the upload limit. */
   stream(): AsyncIterable<Uint8Array>;
   /** The body's announced length (`content-length`), when given. */
@@ -75,6 +77,7 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'BUSINESS' })) }],
     ['/consumer/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'CONSUMER' })) }],
     ['/business/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'BUSINESS' })) }],
+    ...batchRoutes(),
     ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())) }],
     ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())) }],
     ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())) }],
@@ -141,6 +144,40 @@ export function responseOf(result: ActionResult, method: string): CoreResponse {
     return { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: head ? null : result.bytes };
   const headers = result.headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...result.headers };
   return { status: result.status, headers, body: head ? null : stringifyBody(result.body) };
+}
+
+/**
+ * The batch routes (docs/wire-format.md#batches): each POST answers 201 with a `BatchResponse`,
+ * each GET pages the batch's results (`page`, `pageSize`). `mode=IMPORT` in the query of the
+ * transaction and event batches imports history (windows only). The user-event batches are not
+ * served (404, as the single user-event routes): see docs/decisions.md.
+ */
+function batchRoutes(): [string, Record<string, Action>][] {
+  const post = (c: ActionContext) => {
+    const mode = c.url.searchParams.get('mode');
+    return mode === null ? { signal: c.signal } : { signal: c.signal, mode: mode as 'MONITOR' };
+  };
+  return [
+    ['/batch/transactions', { POST: async (c) => created(await c.engine.createTransactionBatch(await c.batchBody(), post(c))) }],
+    ['/batch/transactions/{batchId}', { GET: async (c) => ok(await c.engine.getTransactionBatch(param(c, 'batchId'), pageOf(c))) }],
+    ['/batch/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEventBatch(await c.batchBody(), post(c))) }],
+    ['/batch/events/transaction/{batchId}', { GET: async (c) => ok(await c.engine.getTransactionEventBatch(param(c, 'batchId'), pageOf(c))) }],
+    ['/batch/consumer/users', { POST: async (c) => created(await c.engine.createUserBatch(await c.batchBody(), { ...post(c), type: 'CONSUMER' })) }],
+    ['/batch/consumer/users/{batchId}', { GET: async (c) => ok(await c.engine.getUserBatch(param(c, 'batchId'), { ...pageOf(c), type: 'CONSUMER' })) }],
+    ['/batch/business/users', { POST: async (c) => created(await c.engine.createUserBatch(await c.batchBody(), { ...post(c), type: 'BUSINESS' })) }],
+    ['/batch/business/users/{batchId}', { GET: async (c) => ok(await c.engine.getUserBatch(param(c, 'batchId'), { ...pageOf(c), type: 'BUSINESS' })) }],
+  ];
+}
+
+/** `page` and `pageSize` of the query, as numbers (anything but digits becomes NaN, which the engine refuses naming the parameter). */
+function pageOf(c: ActionContext): { page?: number; pageSize?: number } {
+  const read = (name: string) => {
+    const text = c.url.searchParams.get(name);
+    return text === null ? undefined : /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  };
+  const page = read('page');
+  const pageSize = read('pageSize');
+  return { ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }) };
 }
 
 function param(c: ActionContext, name: string): string {

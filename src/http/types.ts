@@ -27,6 +27,8 @@ export interface HttpHandlerOptions {
   readonly basePath?: string;
   /** Largest request body in bytes (JSON and uploads). Default 1 MiB for JSON, `maxUploadBytes` for uploads. */
   readonly maxBodyBytes?: number;
+  /** Largest body of a batch route (`POST /batch/…`) in bytes. Default 64 MiB. */
+  readonly maxBatchBodyBytes?: number;
   /** Largest upload body in bytes (the engine also checks the announced `fileSize`). Default 100 MB. */
   readonly maxUploadBytes?: number;
   /** Requests per second per API key (token bucket, burst = 2 × rate). `null`/absent: no limit. */

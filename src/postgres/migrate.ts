@@ -449,6 +449,21 @@ CREATE TABLE txmon_series_retention (
     name: 'cases of several users: a user case is its latest alert case',
     sql: CASE_GROUPING_SQL,
   },
+  {
+    version: 5,
+    name: 'batches: processed batches by kind and id',
+    sql: `
+CREATE TABLE txmon_batches (
+  kind text NOT NULL,
+  batch_id text NOT NULL,
+  fingerprint text NOT NULL,
+  response jsonb NOT NULL,
+  record_ids jsonb NOT NULL,
+  created_at double precision NOT NULL,
+  PRIMARY KEY (kind, batch_id)
+);
+`,
+  },
 ];
 
 /** The advisory lock key migrations take turns on. */

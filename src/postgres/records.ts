@@ -4,7 +4,16 @@
  */
 import type { Comment, CommentTarget, ListSummary, StoredList, StoredUser } from '../domain/entities.js';
 import { TxmonError } from '../errors.js';
-import type { CommentRepository, FileRecord, FileRepository, ListRepository, UserRepository } from '../engine/repositories.js';
+import type {
+  BatchKind,
+  BatchRepository,
+  CommentRepository,
+  StoredBatch,
+  FileRecord,
+  FileRepository,
+  ListRepository,
+  UserRepository,
+} from '../engine/repositories.js';
 import { json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
@@ -160,6 +169,44 @@ export function createPostgresLists(sql: Sql): ListRepository {
       if (!r || r.list === null || r.found === null) return probes.map(() => false);
       const list = r.list;
       return probes.map((p, i) => p.listType === list.listType && p.subtype === list.subtype && r.found?.[i] === true);
+    },
+  };
+}
+
+interface BatchRow {
+  kind: BatchKind;
+  batch_id: string;
+  fingerprint: string;
+  response: StoredBatch['response'];
+  record_ids: string[];
+  created_at: number;
+}
+
+const batchOf = (r: BatchRow): StoredBatch => ({
+  kind: r.kind,
+  batchId: r.batch_id,
+  fingerprint: r.fingerprint,
+  response: r.response,
+  recordIds: r.record_ids,
+  createdAt: Number(r.created_at),
+});
+
+/** Processed batches over `sql`: one row per (kind, batch id); the first insert wins. */
+export function createPostgresBatches(sql: Sql): BatchRepository {
+  const get = async (kind: BatchKind, batchId: string) => {
+    const rows = await sql.query<BatchRow>('SELECT * FROM txmon_batches WHERE kind = $1 AND batch_id = $2', [kind, batchId]);
+    return rows[0] === undefined ? null : batchOf(rows[0]);
+  };
+  return {
+    getBatch: get,
+    async putBatch(batch) {
+      const rows = await sql.query<BatchRow>(
+        `INSERT INTO txmon_batches (kind, batch_id, fingerprint, response, record_ids, created_at) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6)
+         ON CONFLICT (kind, batch_id) DO NOTHING RETURNING *`,
+        [batch.kind, batch.batchId, batch.fingerprint, json(batch.response), json(batch.recordIds), batch.createdAt],
+      );
+      if (rows[0] !== undefined) return batchOf(rows[0]);
+      return (await get(batch.kind, batch.batchId)) ?? batch;
     },
   };
 }

@@ -10,7 +10,7 @@ import { unitReadsOf, unitStartOf, type UnitReads, type UnitStartRow } from './u
 import { conflictOf } from './outcome.js';
 import { createPostgresTransactions } from './transactions.js';
 import { createPostgresRuleInstances } from './rule-instances.js';
-import { createPostgresComments, createPostgresFiles, createPostgresLists, createPostgresUsers } from './records.js';
+import { createPostgresBatches, createPostgresComments, createPostgresFiles, createPostgresLists, createPostgresUsers } from './records.js';
 import { createPostgresAlertsAndCases } from './alerts-and-cases.js';
 import { createPostgresAggregates } from './aggregates.js';
 import { databaseOf, type Database, type PostgresClient, type Sql } from './client.js';
@@ -42,6 +42,7 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     files: createPostgresFiles(sql, db),
     aggregates: createPostgresAggregates(sql, db),
     lists: createPostgresLists(sql),
+    batches: createPostgresBatches(sql),
     flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
     ping: () => root.ping(),
     async runExclusive(keys, work, options) {

@@ -22,7 +22,10 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
     LEFT JOIN LATERAL (SELECT sum(u.runs) AS runs, sum(u.hits) AS hits FROM txmon_instance_counters c, unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits)
       WHERE u.seq = r.seq) AS k ON true`;
   const bump = () => {
-    if (reads) reads.live = false;
+    if (reads) {
+      reads.live = false;
+      reads.revision = null;
+    }
     return sql.query(`UPDATE txmon_meta SET value = value + 1 WHERE name = 'rule_instance_revision'`);
   };
   return {
@@ -60,9 +63,14 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
       return true;
     },
     async getRevision() {
-      if (reads?.live && reads.revision !== null) return reads.revision;
+      // Only a rule-instance write (bump) changes the revision, and a transaction unit holds the rule
+      // instances' key shared, so no other unit writes one meanwhile: read once per unit (a batch's
+      // chunk asks once per record).
+      if (reads && reads.revision !== null) return reads.revision;
       const rows = await sql.query<{ value: string | number }>(`SELECT value FROM txmon_meta WHERE name = 'rule_instance_revision'`);
-      return Number(rows[0]?.value ?? 0);
+      const revision = Number(rows[0]?.value ?? 0);
+      if (reads) reads.revision = revision;
+      return revision;
     },
   };
 }

@@ -9,7 +9,7 @@
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
-import type { Alert, Case, FileRecord, Repositories, StoredUser } from '../engine/repositories.js';
+import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
@@ -573,6 +573,29 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(answer, 1, 'a query from the horizon on is exact');
       await repos.aggregates.replaceSeries(a, [entry(a, 'alice', 't-1', 0)]);
       assertEqual(await repos.aggregates.getRetentionHorizons(), new Map(), 'a replaced series is whole again');
+    },
+  },
+  {
+    name: 'batches: putBatch stores a batch once per (kind, batchId) and answers the first one stored; getBatch reads it back, null for an unknown id or another kind',
+    async body(repos) {
+      const batch: StoredBatch = {
+        kind: 'TRANSACTION',
+        batchId: 'b-1',
+        fingerprint: 'f-1',
+        response: { status: 'PARTIAL_FAILURE', batchId: 'b-1', successful: 2, failed: 1, failedRecords: [{ id: 't-3', reasonCode: 'VALIDATION_FAILED' }] },
+        recordIds: ['t-2', 't-1'],
+        createdAt: FIXTURE_T0,
+      };
+      assertEqual(await repos.batches.getBatch('TRANSACTION', 'b-1'), null, 'getBatch before any putBatch');
+      assertEqual(await repos.batches.putBatch(batch), batch, 'putBatch of a new batch returns it');
+      assertEqual(await repos.batches.getBatch('TRANSACTION', 'b-1'), batch, 'getBatch after putBatch');
+      const other = { ...batch, fingerprint: 'f-2', recordIds: ['t-9'], response: { status: 'SUCCESS' as const, batchId: 'b-1', successful: 1, failed: 0 } };
+      assertEqual(await repos.batches.putBatch(other), batch, 'a second putBatch of the same kind and id returns the first');
+      assertEqual(await repos.batches.getBatch('TRANSACTION', 'b-1'), batch, 'the first batch stays stored');
+      assertEqual(await repos.batches.getBatch('TRANSACTION_EVENT', 'b-1'), null, 'another kind has its own ids');
+      const events = { ...other, kind: 'TRANSACTION_EVENT' as const };
+      assertEqual(await repos.batches.putBatch(events), events, 'the same id under another kind is another batch');
+      assertEqual(await repos.batches.getBatch('TRANSACTION_EVENT', 'b-1'), events, 'getBatch of the other kind');
     },
   },
   {

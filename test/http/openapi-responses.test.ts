@@ -222,6 +222,24 @@ describe('response schemas: the real handler answers what the document says', ()
     });
     expect(event.eventId).toBe('ev-1');
     await send('GET', '/events/transaction/ev-1');
+    const batch = await send<Returns<'createTransactionBatch'>>('POST', '/batch/transactions', {
+      batchId: 'b-tx',
+      data: [{ ...transaction, transactionId: 'tx-batch', timestamp: T0 + 90_000 }, { transactionId: 'tx-broken' }],
+    });
+    expect(batch).toMatchObject({ status: 'PARTIAL_FAILURE', failedRecords: [{ id: 'tx-broken', reasonCode: 'VALIDATION_FAILED' }] });
+    await send('GET', '/batch/transactions/b-tx?page=1&pageSize=10');
+    await send('POST', '/batch/events/transaction', {
+      batchId: 'b-ev',
+      data: [{ transactionId: 'tx-batch', timestamp: T0 + 130_000, transactionState: 'SENT' }],
+    });
+    await send('GET', '/batch/events/transaction/b-ev');
+    await send('POST', '/batch/consumer/users', { batchId: 'b-cu', data: [{ userId: 'carol', createdTimestamp: T0 }] });
+    await send('GET', '/batch/consumer/users/b-cu');
+    await send('POST', '/batch/business/users', {
+      batchId: 'b-bu',
+      data: [{ userId: 'globex', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'Globex' } } }],
+    });
+    await send('GET', '/batch/business/users/b-bu');
 
     expect(first.riskScoreDetails).toMatchObject({ trsRiskLevel: expect.any(String), originUserCraRiskScore: expect.any(Number) });
     expect((await send<Returns<'getUser'>>('GET', '/consumer/users/alice')).riskScoreDetails).toMatchObject({ craRiskScore: expect.any(Number) });

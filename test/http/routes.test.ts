@@ -48,6 +48,76 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
     expect(await json(got)).toMatchObject({ transactionId: t.transactionId, type: 'TRANSFER' });
   });
 
+  it('POST /batch/transactions → 201 with the BatchResponse; GET /batch/transactions/{batchId} pages the results (page, pageSize)', async () => {
+    const data = [tx({ transactionId: 'hb-1', timestamp: T0 }), { transactionId: 'hb-bad' }, tx({ transactionId: 'hb-2', timestamp: T0 + 1 })];
+    const created = await call(handler, 'POST', '/batch/transactions', { body: { batchId: 'hb', data } });
+    expect(created.status).toBe(201);
+    expect(await json(created)).toEqual({
+      status: 'PARTIAL_FAILURE',
+      batchId: 'hb',
+      successful: 2,
+      failed: 1,
+      failedRecords: [{ id: 'hb-bad', reasonCode: 'VALIDATION_FAILED' }],
+    });
+    const page = await call(handler, 'GET', '/batch/transactions/hb?page=2&pageSize=1');
+    expect(page.status).toBe(200);
+    expect(await json(page)).toEqual({ transactions: [{ transactionId: 'hb-2', status: 'ALLOW', hitRules: [] }], totalCount: 2 });
+  });
+
+  it('batch errors: an unknown batch → 404 BATCH_NOT_FOUND, a bad page → 400 naming /page, another body under a batchId → 409, a bad mode → 400 naming /mode', async () => {
+    const unknown = await call(handler, 'GET', '/batch/transactions/nope');
+    expect(unknown.status).toBe(404);
+    expect(await json(unknown)).toMatchObject({ code: 'BATCH_NOT_FOUND' });
+    await call(handler, 'POST', '/batch/transactions', { body: { batchId: 'he', data: [tx()] } });
+    const page = await call(handler, 'GET', '/batch/transactions/he?page=x');
+    expect(page.status).toBe(400);
+    expect(await json(page)).toMatchObject({ errors: [{ path: '/page' }] });
+    const conflict = await call(handler, 'POST', '/batch/transactions', { body: { batchId: 'he', data: [tx()] } });
+    expect(conflict.status).toBe(409);
+    expect(await json(conflict)).toMatchObject({ code: 'BATCH_ID_CONFLICT' });
+    const mode = await call(handler, 'POST', '/batch/transactions?mode=fast', { body: { data: [tx()] } });
+    expect(mode.status).toBe(400);
+    expect(await json(mode)).toMatchObject({ errors: [{ path: '/mode' }] });
+  });
+
+  it('POST /batch/transactions?mode=IMPORT stores history without running rules', async () => {
+    const imported = await call(handler, 'POST', '/batch/transactions?mode=IMPORT', { body: { data: [tx({ transactionId: 'hi-1' })] } });
+    expect(imported.status).toBe(201);
+    expect(await json(await call(handler, 'GET', '/transactions/hi-1'))).toMatchObject({ status: 'ALLOW', executedRules: [] });
+  });
+
+  it('a batch body may pass the 1 MiB body limit of single calls (batches have their own, 64 MiB by default)', async () => {
+    const data = Array.from({ length: 2_000 }, (_, i) => tx({ transactionId: `big-${i}`, timestamp: T0 + i, reference: 'x'.repeat(400) }));
+    expect(JSON.stringify(data).length).toBeGreaterThan(1024 * 1024);
+    const created = await call(handler, 'POST', '/batch/transactions', { body: { data } });
+    expect(created.status).toBe(201);
+    expect(await json(created)).toMatchObject({ status: 'SUCCESS', successful: 2_000 });
+    const small = createHttpHandler({ engine: httpTestEngine(), apiKeys: [KEY_A], maxBatchBodyBytes: 1024 });
+    expect((await call(small, 'POST', '/batch/transactions', { body: { data } })).status).toBe(413);
+  });
+
+  it('event and user batches: POST → 201, GET pages them; the user-event batches are not served (404 ROUTE_NOT_FOUND)', async () => {
+    await call(handler, 'POST', '/transactions', { body: tx({ transactionId: 'hev', timestamp: T0 }) });
+    const events = await call(handler, 'POST', '/batch/events/transaction', {
+      body: { batchId: 'hev', data: [{ transactionId: 'hev', eventId: 'hev-1', timestamp: T0 + 1, transactionState: 'SENT' }] },
+    });
+    expect(events.status).toBe(201);
+    expect(await json(await call(handler, 'GET', '/batch/events/transaction/hev'))).toMatchObject({
+      transactionEvents: [{ eventId: 'hev-1', transactionState: 'SENT', status: 'ALLOW' }],
+      totalCount: 1,
+    });
+    const users = await call(handler, 'POST', '/batch/business/users', {
+      body: { batchId: 'hbu', data: [{ userId: 'hbu-1', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'Acme' } } }] },
+    });
+    expect(users.status).toBe(201);
+    expect(await json(await call(handler, 'GET', '/batch/business/users/hbu'))).toMatchObject({ businessUsers: [{ userId: 'hbu-1' }], totalCount: 1 });
+    for (const path of ['/batch/events/consumer/user', '/batch/events/business/user']) {
+      const response = await call(handler, 'POST', path, { body: { data: [{}] } });
+      expect(response.status).toBe(404);
+      expect(await json(response)).toMatchObject({ code: 'ROUTE_NOT_FOUND' });
+    }
+  });
+
   it('POST /events/transaction → 201; GET /events/transaction/{eventId}', async () => {
     const t = tx({ timestamp: T0 });
     await call(handler, 'POST', '/transactions', { body: t });

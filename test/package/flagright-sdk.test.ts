@@ -553,3 +553,38 @@ describe('strict response parsing (control)', () => {
     expect(String(error)).toMatch(/message/);
   });
 });
+
+describe('batch', () => {
+  it('verifyTransaction answers a BatchResponse the SDK parses, and getTransactions pages the results', async () => {
+    const response = await client.batch.verifyTransaction({
+      batchId: 'sdk-batch-tx',
+      data: [transfer('sdk-batch-1', 10), transfer('sdk-batch-2', THRESHOLD_EUR)],
+    });
+    expect(response).toMatchObject({ status: 'SUCCESS', batchId: 'sdk-batch-tx', successful: 2, failed: 0 });
+    const results = await client.batch.getTransactions('sdk-batch-tx', { page: 1, pageSize: 10 });
+    expect(results.totalCount).toBe(2);
+    expect(results.transactions.map((t) => [t.transactionId, t.status, t.hitRules.length])).toEqual([
+      ['sdk-batch-1', 'ALLOW', 0],
+      ['sdk-batch-2', 'SUSPEND', 1],
+    ]);
+  });
+
+  it('an unknown batch is a 404 the SDK reports as NotFoundError', async () => {
+    await expect(client.batch.getTransactions('sdk-batch-none')).rejects.toBeInstanceOf(Flagright.NotFoundError);
+  });
+
+  it('createTransactionEvents / getTransactionEvents and createConsumerUsers / getConsumerUsers parse', async () => {
+    await client.transactions.verify({ body: transfer('sdk-batch-ev', 20) });
+    const events = await client.batch.createTransactionEvents({
+      batchId: 'sdk-batch-ev',
+      data: [{ transactionId: 'sdk-batch-ev', eventId: 'sdk-batch-ev-1', timestamp: T0 + 1_000, transactionState: 'SUCCESSFUL' }],
+    });
+    expect(events).toMatchObject({ status: 'SUCCESS', successful: 1 });
+    const eventResults = await client.batch.getTransactionEvents('sdk-batch-ev');
+    expect(eventResults.transactionEvents[0]).toMatchObject({ eventId: 'sdk-batch-ev-1', transactionState: 'SUCCESSFUL', status: 'ALLOW' });
+    const users = await client.batch.createConsumerUsers({ batchId: 'sdk-batch-users', data: [consumer('sdk-batch-user', 'Mary', 'Somerville')] });
+    expect(users).toMatchObject({ status: 'SUCCESS', successful: 1 });
+    const userResults = await client.batch.getConsumerUsers('sdk-batch-users');
+    expect(userResults).toMatchObject({ totalCount: 1, consumerUsers: [{ userId: 'sdk-batch-user' }] });
+  });
+});

@@ -24,6 +24,7 @@ const TABLES = [
   'txmon_list_items',
   'txmon_series_entries',
   'txmon_instance_counters',
+  'txmon_batches',
 ];
 
 /** Empties every txmon table and resets the instance revision. */

@@ -32,7 +32,28 @@ export type Evaluation = Pick<TransactionOutcome, 'aggregates' | 'counters' | 'a
  * Evaluates a transaction (`previous`: its state before an event, `null` on creation), reading
  * through `repositories` (the unit of work's, on a shared store); see {@link createTransactionEvaluator}.
  */
-export type TransactionEvaluator = (transaction: Transaction, previous: Transaction | null, repositories: Repositories) => Promise<Evaluation>;
+export type TransactionEvaluator = (
+  transaction: Transaction,
+  previous: Transaction | null,
+  repositories: Repositories,
+  options?: EvaluationOptions,
+) => Promise<Evaluation>;
+
+/** Options of a {@link TransactionEvaluator}. */
+export interface EvaluationOptions {
+  /**
+   * History import (a batch's `mode=IMPORT`): the transaction's series entries only — no rule is
+   * run, so nothing is hit, counted, alerted or scored; its parties are recorded as seen.
+   */
+  readonly importOnly?: boolean;
+}
+
+/** The result stored for an imported transaction: no rule ran. */
+const IMPORTED_RESULT: MonitoringResult = Object.freeze({
+  executedRules: Object.freeze([]) as unknown as MonitoringResult['executedRules'],
+  hitRules: Object.freeze([]) as unknown as MonitoringResult['hitRules'],
+  status: 'ALLOW',
+});
 
 function ignore(): void {}
 
@@ -78,7 +99,8 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
   const { money, registry } = settings;
   const ruleNameOf = (o: InstanceOutcome) => o.instance.ruleNameAlias ?? registry.get(o.instance.ruleId)?.name ?? 'Custom rule';
 
-  return async function evaluate(transaction, previous, repositories) {
+  return async function evaluate(transaction, previous, repositories, options) {
+    if (options?.importOnly === true) return importOutcome(transaction, previous, repositories);
     // Both reads start before either is awaited (a database adapter serves them concurrently);
     // no Promise.all: on the memory repositories it costs more than the reads. The users' read is
     // handled at once, so a failure is rethrown below, never an unhandled rejection meanwhile.
@@ -135,4 +157,18 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, ...writes };
   };
+
+  /** What an imported transaction writes: its series entries, and its parties as seen users. */
+  async function importOutcome(transaction: Transaction, previous: Transaction | null, repositories: Repositories): Promise<Evaluation> {
+    const state = await instances.active(repositories);
+    const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
+    if (!state.values && current.length > 0) instances.noteEntriesWithoutValues();
+    const { originUserId: origin, destinationUserId: destination } = transaction;
+    const [originStored, destinationStored] = await repositories.users.getUsers([origin ?? '', destination ?? '']);
+    const seenUserIds: string[] = [];
+    if (origin && !originStored) seenUserIds.push(origin);
+    if (destination && !destinationStored && destination !== origin) seenUserIds.push(destination);
+    const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
+    return { result: IMPORTED_RESULT, aggregates: { remove, add: current as SeriesEntry[] }, counters: [], alertHits: [], seenUserIds, userUpdates: [] };
+  }
 }

@@ -101,8 +101,40 @@ export interface TransactionServiceContext {
 
 type TransactionMethods = Pick<Engine, 'createTransaction' | 'getTransaction' | 'createTransactionEvent' | 'getTransactionEvent'>;
 
+/** What one record of a chunk came to: its response, or the error that refused it (nothing of it stored). */
+export type RecordOutcome<T> = { readonly result: T; readonly error?: undefined } | { readonly result?: undefined; readonly error: TxmonError };
+
+/** Options of the batch paths of the transaction service. */
+export interface BatchWriteOptions extends CallOptions {
+  /** History import: series entries only, no rule run, nothing counted, alerted or scored (see `EvaluationOptions`). */
+  readonly importOnly?: boolean;
+}
+
+/** The transaction service's paths for batches (not part of the engine's API). */
+export interface TransactionBatchPaths {
+  /**
+   * Creates checked transactions in the order given, as ONE unit of the store holding every
+   * record's transaction and user keys: on a database, the chunk commits whole or not at all; each
+   * record sees the ones before it in its windows. A record refused by the engine (a conflicting
+   * replay, a limit) is reported in its place and the others go on.
+   * @throws TxmonError for a fault of the store or the wait (`STORE_UNAVAILABLE`, `OVERLOADED`,
+   *   `CLIENT_GONE` …): then nothing of the chunk is written
+   */
+  createTransactionChunk(requests: readonly Transaction[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]>;
+  /** `createTransactionEvent` for a checked event, possibly as history import. */
+  applyTransactionEvent(request: TransactionEvent, options?: BatchWriteOptions): Promise<TransactionEventMonitoringResult>;
+}
+
+/**
+ * Whether `error` refuses one record of a batch (a 4xx about its content or what is stored) rather
+ * than the whole call (a fault of the store, the caller gone, a conflict that survived retries).
+ */
+export function isRecordError(error: unknown): error is TxmonError {
+  return isTxmonError(error) && error.status >= 400 && error.status < 500 && error.code !== 'CONCURRENT_UPDATE' && error.code !== 'CLIENT_GONE';
+}
+
 /** The transaction and event endpoints of one engine. */
-export function createTransactionService(context: TransactionServiceContext): TransactionMethods {
+export function createTransactionService(context: TransactionServiceContext): TransactionMethods & TransactionBatchPaths {
   const { settings, evaluate, withLocks, gate } = context;
   const { repositories: store, limits, transitions } = settings;
 
@@ -158,7 +190,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
   });
 
   /** Creates a transaction that is not stored yet, or answers a replay of the same payload again. */
-  async function createOnce(repos: Repositories, request: Transaction): Promise<TransactionMonitoringResult> {
+  async function createOnce(repos: Repositories, request: Transaction, importOnly = false): Promise<TransactionMonitoringResult> {
     const existing = await repos.transactions.getTransaction(request.transactionId);
     if (existing) {
       if (canonicalJson(existing.request) === canonicalJson(request)) return createResponse(existing);
@@ -170,7 +202,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       );
     }
     const transaction = initialTransaction(request);
-    const out = await evaluate(transaction, null, repos);
+    const out = await evaluate(transaction, null, repos, { importOnly });
     const stored: StoredTransaction = {
       transaction,
       request,
@@ -203,6 +235,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     request: TransactionEvent,
     clientEventId: boolean,
     keys: readonly string[],
+    importOnly = false,
   ): Promise<TransactionEventMonitoringResult | string[]> {
     if (request.eventId !== undefined) {
       const existing = await repos.transactions.getEvent(request.eventId);
@@ -221,7 +254,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     const event = request as typeof request & { eventId: string };
     const transaction = await transactionAfter(repos, stored, event);
     assertUpdatedSizeWithin(transaction, limits);
-    const out = await evaluate(transaction, stored.transaction, repos);
+    const out = await evaluate(transaction, stored.transaction, repos, { importOnly });
     const storedEvent: StoredEvent = {
       eventId: event.eventId,
       transactionId: request.transactionId,
@@ -244,6 +277,34 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     return eventResponse(storedEvent);
   }
 
+  /** An event (checked, this call's own copy) applied under its transaction's and users' locks. */
+  function applyEvent(request: TransactionEvent, options: BatchWriteOptions | undefined): Promise<TransactionEventMonitoringResult> {
+    const clientEventId = request.eventId !== undefined;
+    const importOnly = options?.importOnly === true;
+    return gate.shared(async () => {
+      // The users are known once the transaction is read: read it (unless this engine knows its
+      // users already, see partiesKnown), lock the transaction and its users, and read again
+      // inside (user ids never change; a transaction created in between makes one more round
+      // with its users' keys).
+      const parties = partiesKnown?.get(request.transactionId) ?? (await store.transactions.getTransaction(request.transactionId))?.transaction;
+      let keys = lockKeysOf(request.transactionId, parties?.originUserId, parties?.destinationUserId);
+      for (;;) {
+        const held = keys;
+        const prefetch: UnitPrefetch = {
+          transactionId: request.transactionId,
+          userIds: partiesOf(parties),
+          ...(request.eventId === undefined ? {} : { eventId: request.eventId }),
+        };
+        const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held, importOnly), prefetch, options);
+        if (!Array.isArray(result)) {
+          rememberParties(result.transaction);
+          return result;
+        }
+        keys = result;
+      }
+    });
+  }
+
   return {
     async createTransaction(input, options) {
       const request = checkTransactionInput(input, limits);
@@ -263,30 +324,44 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     },
 
     async createTransactionEvent(input, options) {
-      const request = checkEventInput(input, limits);
-      const clientEventId = request.eventId !== undefined;
-      return gate.shared(async () => {
-        // The users are known once the transaction is read: read it (unless this engine knows its
-        // users already, see partiesKnown), lock the transaction and its users, and read again
-        // inside (user ids never change; a transaction created in between makes one more round
-        // with its users' keys).
-        const parties = partiesKnown?.get(request.transactionId) ?? (await store.transactions.getTransaction(request.transactionId))?.transaction;
-        let keys = lockKeysOf(request.transactionId, parties?.originUserId, parties?.destinationUserId);
-        for (;;) {
-          const held = keys;
-          const prefetch: UnitPrefetch = {
-            transactionId: request.transactionId,
-            userIds: partiesOf(parties),
-            ...(request.eventId === undefined ? {} : { eventId: request.eventId }),
-          };
-          const result = await locked(held, (repos) => applyEventOnce(repos, request, clientEventId, held), prefetch, options);
-          if (!Array.isArray(result)) {
-            rememberParties(result.transaction);
-            return result;
-          }
-          keys = result;
-        }
-      });
+      return applyEvent(checkEventInput(input, limits), options);
+    },
+
+    applyTransactionEvent: (request, options) => applyEvent(cloneJson(request), options),
+
+    async createTransactionChunk(requests, options) {
+      const keySet = new Set<string>();
+      const userIds = new Set<string>();
+      for (const r of requests) {
+        for (const key of lockKeysOf(r.transactionId, r.originUserId, r.destinationUserId)) keySet.add(key);
+        for (const id of partiesOf(r)) if (id !== '') userIds.add(id);
+      }
+      // Sorted as a whole: 't:' keys before 'u:' keys, as every single call takes them, so a chunk
+      // and a single call never wait for each other in a cycle.
+      const keys = [...keySet].sort();
+      const importOnly = options?.importOnly === true;
+      const outcomes = await gate.shared(() =>
+        locked(
+          keys,
+          async (repos) => {
+            // Built afresh on every attempt: a retried unit runs every record again.
+            const out: RecordOutcome<TransactionMonitoringResult>[] = [];
+            for (const request of requests) {
+              try {
+                out.push({ result: await createOnce(repos, request, importOnly) });
+              } catch (error) {
+                if (!isRecordError(error)) throw error;
+                out.push({ error });
+              }
+            }
+            return out;
+          },
+          { userIds: [...userIds] },
+          options,
+        ),
+      );
+      for (const r of requests) rememberParties(r);
+      return outcomes;
     },
 
     async getTransactionEvent(eventId) {

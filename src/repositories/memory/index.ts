@@ -4,7 +4,7 @@ import { TxmonError } from '../../errors.js';
 import { createMemoryAggregates } from './aggregates.js';
 import { createMemoryAlertsAndCases } from './alerts-and-cases.js';
 import { createByteBudget, DEFAULT_MAX_STORED_BYTES } from './budget.js';
-import { createMemoryComments, createMemoryFiles, createMemoryLists, createMemoryUsers } from './records.js';
+import { createMemoryBatches, createMemoryComments, createMemoryFiles, createMemoryLists, createMemoryUsers } from './records.js';
 import { createMemoryRuleInstances } from './rule-instances.js';
 import { createMemoryTransactions } from './transactions.js';
 
@@ -53,5 +53,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     files: createMemoryFiles(budget),
     aggregates: createMemoryAggregates(aggregates),
     lists: createMemoryLists(budget),
+    batches: createMemoryBatches(budget),
   };
 }

@@ -1,12 +1,14 @@
 /** Users, comments, files and lists in memory: records stored whole, each counted against the byte budget. */
 import { applyUserUpdate, seenUser } from '../../domain/index.js';
 import type {
+  BatchRepository,
   Comment,
   CommentRepository,
   CommentTarget,
   FileRecord,
   FileRepository,
   ListRepository,
+  StoredBatch,
   StoredList,
   StoredUser,
   TransactionOutcome,
@@ -153,6 +155,25 @@ export function createMemoryLists(budget: ByteBudget): ListRepository {
       const list = lists.get(listId);
       if (!list) return probes.map(() => false);
       return probes.map((p) => p.listType === list.stored.listType && p.subtype === list.stored.subtype && list.set.has(p.value));
+    },
+  };
+}
+
+/** Processed batches in memory, by kind and id; the first stored wins. */
+export function createMemoryBatches(budget: ByteBudget): BatchRepository {
+  const batches = new Map<string, StoredBatch>();
+  const keyOf = (kind: string, batchId: string) => `${kind}\u0000${batchId}`;
+  return {
+    async getBatch(kind, batchId) {
+      return batches.get(keyOf(kind, batchId)) ?? null;
+    },
+    async putBatch(batch) {
+      const key = keyOf(batch.kind, batch.batchId);
+      const stored = batches.get(key);
+      if (stored) return stored;
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(batch));
+      batches.set(key, batch);
+      return batch;
     },
   };
 }

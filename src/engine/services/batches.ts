@@ -1,0 +1,330 @@
+/**
+ * Batches (`POST /batch/transactions`, `/batch/events/transaction`, `/batch/consumer/users`,
+ * `/batch/business/users` and their `GET …/{batchId}`): many records in one call, each checked and
+ * processed on its own (a refused record never fails the others), in timestamp order, idempotent
+ * on the batch id and on each record's id. Transactions go through the store in chunks, each chunk
+ * one unit of the store (see `createTransactionChunk`).
+ */
+import { canonicalJson } from '../../domain/canonical-json.js';
+import { cloneJson } from '../../domain/json.js';
+import { isIdText, SCHEMA_LIMITS, type Transaction, type TransactionEvent } from '../../domain/index.js';
+import { conflict, invalidField, isTxmonError, limitExceeded, notFound } from '../../errors.js';
+import { createKeyedLock } from '../concurrency/keyed-lock.js';
+import { checkEventInput, checkTransactionInput } from '../pipeline/intake.js';
+import type { EngineSettings } from '../options.js';
+import type { BatchKind, BatchResponse, StoredBatch } from '../repositories.js';
+import type {
+  BatchMode,
+  BatchOptions,
+  BatchPageOptions,
+  BatchTransactionEventMonitoringResults,
+  BatchTransactionMonitoringResults,
+  Engine,
+  UserView,
+} from '../types.js';
+import { assertId } from './assert-id.js';
+import { isRecordError, type TransactionBatchPaths } from './transactions.js';
+
+/** Most records in one batch; a larger `data` is refused whole (`LIMIT_EXCEEDED` at `/data`). */
+export const MAX_BATCH_RECORDS = 10_000;
+
+/**
+ * Transactions per unit of the store: each chunk commits whole, holding its records' transaction
+ * and user locks (at most three keys a record), so a process killed mid-batch leaves every record
+ * stored or absent, and a chunk's locks stay well within PostgreSQL's lock table.
+ */
+export const BATCH_CHUNK_RECORDS = 250;
+
+/** Default and largest `pageSize` of a batch's results. */
+export const DEFAULT_BATCH_PAGE_SIZE = 100;
+export const MAX_BATCH_PAGE_SIZE = 1_000;
+
+type BatchMethods = Pick<
+  Engine,
+  'createTransactionBatch' | 'getTransactionBatch' | 'createTransactionEventBatch' | 'getTransactionEventBatch' | 'createUserBatch' | 'getUserBatch'
+>;
+
+/** A batch body, checked: its records are still unchecked (each is checked on its own). */
+interface BatchEnvelope {
+  readonly batchId: string | undefined;
+  readonly data: readonly unknown[];
+}
+
+/** Checks the batch body's own fields: `data` an array of 1 to MAX_BATCH_RECORDS records, an optional `batchId`, nothing else. */
+function checkEnvelope(input: unknown): BatchEnvelope {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidField('', 'type', 'must be an object');
+  const body = input as Record<string, unknown>;
+  for (const key of Object.keys(body)) {
+    if (key !== 'batchId' && key !== 'data')
+      throw invalidField(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, 'additionalProperties', 'is not a batch field');
+  }
+  const { batchId, data } = body;
+  if (batchId !== undefined && (typeof batchId !== 'string' || !isIdText(batchId))) {
+    throw invalidField('/batchId', 'type', `must be 1 to ${SCHEMA_LIMITS.ID_MAX_LENGTH} characters of well-formed text without NUL`);
+  }
+  if (!Array.isArray(data)) throw invalidField('/data', data === undefined ? 'required' : 'type', 'must be an array of records');
+  if (data.length === 0) throw invalidField('/data', 'minItems', 'must hold at least one record');
+  if (data.length > MAX_BATCH_RECORDS) throw limitExceeded('maxBatchRecords', MAX_BATCH_RECORDS, 'the batch records', '/data');
+  return { batchId: batchId as string | undefined, data };
+}
+
+function checkMode(mode: unknown): BatchMode {
+  if (mode === undefined || mode === 'MONITOR') return 'MONITOR';
+  if (mode === 'IMPORT') return 'IMPORT';
+  throw invalidField('/mode', 'enum', 'must be MONITOR or IMPORT');
+}
+
+/** The 1-based page and its size, checked. */
+function checkPage(options: BatchPageOptions | undefined): { page: number; pageSize: number } {
+  const page = options?.page ?? 1;
+  const pageSize = options?.pageSize ?? DEFAULT_BATCH_PAGE_SIZE;
+  if (!Number.isSafeInteger(page) || page < 1) throw invalidField('/page', 'minimum', 'must be an integer of at least 1');
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_BATCH_PAGE_SIZE) {
+    throw invalidField('/pageSize', 'maximum', `must be an integer from 1 to ${MAX_BATCH_PAGE_SIZE}`);
+  }
+  return { page, pageSize };
+}
+
+/** A record's id for `failedRecords`: its id field when it is a string. */
+function idOf(record: unknown, field: string): string | undefined {
+  const id = typeof record === 'object' && record !== null ? (record as Record<string, unknown>)[field] : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Canonical JSON of a record, or a marker for a value that is not JSON (an in-process caller's). */
+function canonicalOf(record: unknown): string {
+  try {
+    return canonicalJson(record);
+  } catch {
+    return '!';
+  }
+}
+
+/** A SHA-256 digest (Web Crypto: Node ≥ 20, browsers) of the batch's mode and records. */
+async function fingerprintOf(kind: BatchKind, mode: BatchMode, data: readonly unknown[]): Promise<string> {
+  const text = `${kind}\n${mode}\n${data.map(canonicalOf).join('\n')}`;
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** What processing a batch's records came to, before it is stored. */
+interface Processed {
+  /** Refused records: batch position, id, error code. */
+  readonly failed: { index: number; id?: string; reasonCode: string }[];
+  /** Stored (or replayed) records: batch position and id. */
+  readonly stored: { index: number; id: string }[];
+}
+
+function responseOf(batchId: string, processed: Processed): BatchResponse {
+  const failed = [...processed.failed].sort((a, b) => a.index - b.index);
+  const successful = processed.stored.length;
+  const response: BatchResponse = {
+    status: failed.length === 0 ? 'SUCCESS' : successful === 0 ? 'FAILURE' : 'PARTIAL_FAILURE',
+    batchId,
+    successful,
+    failed: failed.length,
+  };
+  if (failed.length > 0) response.failedRecords = failed.map(({ id, reasonCode }) => (id === undefined ? { reasonCode } : { id, reasonCode }));
+  return response;
+}
+
+/** The stored records' ids in batch order, each once (a record repeated in the batch is one record). */
+function recordIdsOf(processed: Processed): string[] {
+  return [...new Set([...processed.stored].sort((a, b) => a.index - b.index).map((s) => s.id))];
+}
+
+/** Sorts checked records by timestamp, ties in batch order. */
+function inTimeOrder<T>(records: { index: number; request: T }[], timestampOf: (r: T) => number) {
+  return records.sort((a, b) => timestampOf(a.request) - timestampOf(b.request) || a.index - b.index);
+}
+
+/** The batch endpoints of one engine, over its transaction paths and user method. */
+export function createBatchService(settings: EngineSettings, paths: TransactionBatchPaths, users: Pick<Engine, 'createUser' | 'getUser'>): BatchMethods {
+  const { repositories: store, limits } = settings;
+  // One batch id at a time per kind in this process (a replay waits for the first run's answer).
+  const batchLock = createKeyedLock(Number.POSITIVE_INFINITY);
+
+  /**
+   * Runs a batch once per (kind, batch id): a stored batch with the same digest answers again, one
+   * with another digest is a conflict; else `process` runs and its answer is stored.
+   */
+  async function runBatch(kind: BatchKind, input: unknown, mode: BatchMode, process: (data: readonly unknown[]) => Promise<Processed>): Promise<BatchResponse> {
+    const envelope = checkEnvelope(input);
+    const fingerprint = await fingerprintOf(kind, mode, envelope.data);
+    const batchId = envelope.batchId ?? settings.ids.next('batch');
+    const replay = (stored: StoredBatch): BatchResponse => {
+      if (stored.fingerprint !== fingerprint) {
+        throw conflict('BATCH_ID_CONFLICT', 'A batch with this batchId exists with a different body', '/batchId', 'exists with a different body');
+      }
+      return structuredClone(stored.response);
+    };
+    return batchLock([`${kind}:${batchId}`], async () => {
+      const existing = await store.batches.getBatch(kind, batchId);
+      if (existing) return replay(existing);
+      const processed = await process(envelope.data);
+      const response = responseOf(batchId, processed);
+      const batch: StoredBatch = { kind, batchId, fingerprint, response, recordIds: recordIdsOf(processed), createdAt: settings.clock.now() };
+      // Another process may have run the same batch meanwhile: the first stored answers.
+      return replay(await store.batches.putBatch(batch));
+    });
+  }
+
+  async function processTransactions(data: readonly unknown[], options: BatchOptions | undefined, mode: BatchMode): Promise<Processed> {
+    const processed: Processed = { failed: [], stored: [] };
+    const checked: { index: number; request: Transaction }[] = [];
+    data.forEach((record, index) => {
+      try {
+        checked.push({ index, request: checkTransactionInput(record, limits) });
+      } catch (error) {
+        if (!isRecordError(error)) throw error;
+        processed.failed.push({ index, ...withId(idOf(record, 'transactionId')), reasonCode: error.code });
+      }
+    });
+    inTimeOrder(checked, (t) => t.timestamp);
+    const writeOptions = { importOnly: mode === 'IMPORT', ...(options?.signal === undefined ? {} : { signal: options.signal }) };
+    for (let start = 0; start < checked.length; start += BATCH_CHUNK_RECORDS) {
+      const chunk = checked.slice(start, start + BATCH_CHUNK_RECORDS);
+      const outcomes = await paths.createTransactionChunk(
+        chunk.map((c) => c.request),
+        writeOptions,
+      );
+      chunk.forEach(({ index, request }, i) => {
+        const outcome = outcomes[i];
+        if (outcome?.error) processed.failed.push({ index, id: request.transactionId, reasonCode: outcome.error.code });
+        else processed.stored.push({ index, id: request.transactionId });
+      });
+    }
+    return processed;
+  }
+
+  async function processEvents(data: readonly unknown[], options: BatchOptions | undefined, mode: BatchMode): Promise<Processed> {
+    const processed: Processed = { failed: [], stored: [] };
+    const checked: { index: number; request: TransactionEvent }[] = [];
+    const refuse = (index: number, record: unknown, error: unknown) => {
+      if (!isRecordError(error)) throw error;
+      processed.failed.push({ index, ...withId(idOf(record, 'eventId') ?? idOf(record, 'transactionId')), reasonCode: error.code });
+    };
+    data.forEach((record, index) => {
+      try {
+        checked.push({ index, request: checkEventInput(record, limits) });
+      } catch (error) {
+        refuse(index, record, error);
+      }
+    });
+    inTimeOrder(checked, (e) => e.timestamp);
+    const writeOptions = { importOnly: mode === 'IMPORT', ...(options?.signal === undefined ? {} : { signal: options.signal }) };
+    for (const { index, request } of checked) {
+      try {
+        const result = await paths.applyTransactionEvent(request, writeOptions);
+        processed.stored.push({ index, id: result.eventId });
+      } catch (error) {
+        refuse(index, request, error);
+      }
+    }
+    return processed;
+  }
+
+  async function processUsers(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS'): Promise<Processed> {
+    const processed: Processed = { failed: [], stored: [] };
+    const order = data.map((record, index) => ({ index, record }));
+    // Users in `createdTimestamp` order (records without one keep their place at the front).
+    const createdOf = (r: unknown) => {
+      const t = typeof r === 'object' && r !== null ? (r as { createdTimestamp?: unknown }).createdTimestamp : undefined;
+      return typeof t === 'number' && Number.isFinite(t) ? t : Number.NEGATIVE_INFINITY;
+    };
+    order.sort((a, b) => createdOf(a.record) - createdOf(b.record) || a.index - b.index);
+    for (const { index, record } of order) {
+      try {
+        const result = await users.createUser(record as Parameters<Engine['createUser']>[0], { type });
+        processed.stored.push({ index, id: result.userId });
+      } catch (error) {
+        if (!isRecordError(error)) throw error;
+        processed.failed.push({ index, ...withId(idOf(record, 'userId')), reasonCode: error.code });
+      }
+    }
+    return processed;
+  }
+
+  /** The page of a stored batch's record ids. */
+  async function pageOf(kind: BatchKind, batchId: string, options: BatchPageOptions | undefined): Promise<{ ids: string[]; totalCount: number }> {
+    assertId(batchId, 'batchId');
+    const { page, pageSize } = checkPage(options);
+    const batch = await store.batches.getBatch(kind, batchId);
+    if (!batch) throw notFound('BATCH_NOT_FOUND', 'batch');
+    const from = (page - 1) * pageSize;
+    return { ids: batch.recordIds.slice(from, from + pageSize), totalCount: batch.recordIds.length };
+  }
+
+  return {
+    async createTransactionBatch(input, options) {
+      const mode = checkMode(options?.mode);
+      return runBatch('TRANSACTION', input, mode, (data) => processTransactions(data, options, mode));
+    },
+
+    async getTransactionBatch(batchId, options) {
+      const { ids, totalCount } = await pageOf('TRANSACTION', batchId, options);
+      const transactions: BatchTransactionMonitoringResults['transactions'] = [];
+      for (const id of ids) {
+        const stored = await store.transactions.getTransaction(id);
+        if (!stored) continue;
+        const r = stored.createResult;
+        transactions.push({
+          transactionId: id,
+          status: r.status,
+          hitRules: r.hitRules,
+          ...(r.riskScoreDetails ? { riskScoreDetails: { ...r.riskScoreDetails } } : {}),
+        });
+      }
+      return { transactions, totalCount };
+    },
+
+    async createTransactionEventBatch(input, options) {
+      const mode = checkMode(options?.mode);
+      return runBatch('TRANSACTION_EVENT', input, mode, (data) => processEvents(data, options, mode));
+    },
+
+    async getTransactionEventBatch(batchId, options) {
+      const { ids, totalCount } = await pageOf('TRANSACTION_EVENT', batchId, options);
+      const transactionEvents: BatchTransactionEventMonitoringResults['transactionEvents'] = [];
+      for (const id of ids) {
+        const stored = await store.transactions.getEvent(id);
+        if (!stored) continue;
+        const r = stored.result;
+        // The SDK's BatchTransactionEventMonitoringResult: the event as sent, with its result.
+        transactionEvents.push({
+          ...cloneJson(stored.event),
+          status: r.status,
+          hitRules: r.hitRules,
+          ...(r.riskScoreDetails ? { riskScoreDetails: { ...r.riskScoreDetails } } : {}),
+        });
+      }
+      return { transactionEvents, totalCount };
+    },
+
+    async createUserBatch(input, options) {
+      const type = options?.type ?? 'CONSUMER';
+      if (options?.mode !== undefined && options.mode !== 'MONITOR') throw invalidField('/mode', 'enum', 'must be MONITOR for users');
+      return runBatch(type === 'CONSUMER' ? 'CONSUMER_USER' : 'BUSINESS_USER', input, 'MONITOR', (data) => processUsers(data, type));
+    },
+
+    async getUserBatch(batchId, options) {
+      const type = options?.type ?? 'CONSUMER';
+      const { ids, totalCount } = await pageOf(type === 'CONSUMER' ? 'CONSUMER_USER' : 'BUSINESS_USER', batchId, options);
+      const found: UserView[] = [];
+      for (const id of ids) {
+        try {
+          found.push(await users.getUser(id, { type }));
+        } catch (error) {
+          // A user whose type changed since (another batch of the other kind) is left out.
+          if (!(isTxmonError(error) && error.code === 'USER_NOT_FOUND')) throw error;
+        }
+      }
+      // The SDK's BatchConsumerUsersWithRulesResult / BatchBusinessUsersWithRulesResults.
+      return type === 'CONSUMER' ? { consumerUsers: found, totalCount } : { businessUsers: found, totalCount };
+    },
+  };
+}
+
+function withId(id: string | undefined): { id?: string } {
+  return id === undefined ? {} : { id };
+}

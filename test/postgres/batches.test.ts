@@ -1,0 +1,113 @@
+/**
+ * Batches on PostgreSQL: the batch path (chunks of transactions, each one unit of the store) stores
+ * exactly what the same transactions store sent one by one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Alert, type Case } from '../../src/index.js';
+import { createPostgresRepositories } from '../../src/postgres/index.js';
+import { engineWith, stateOf, workloadTransactions } from '../engine/services/batch-exactness.js';
+import { postgresDatabase, type TestDatabase } from './fixtures.js';
+
+const BATCH_PROCESS = join(import.meta.dirname, 'batch-process.mjs');
+/** Transactions per unit of the store in a batch (BATCH_CHUNK_RECORDS). */
+const CHUNK = 250;
+
+describe('createTransactionBatch on PostgreSQL', () => {
+  let single: TestDatabase;
+  let batched: TestDatabase;
+  beforeAll(async () => {
+    single = await postgresDatabase();
+    batched = await postgresDatabase();
+  });
+  afterAll(async () => {
+    await single?.close();
+    await batched?.close();
+  });
+
+  it('the workload sent as one batch stores exactly what it stores sent one by one: results, series entries, counters, alerts, cases, users', async () => {
+    const { transactions, instances } = await workloadTransactions(600);
+    const one = await engineWith(await single.fresh(), instances);
+    for (const t of transactions) await one.createTransaction(structuredClone(t) as never);
+    const many = await engineWith(await batched.fresh(), instances);
+    const response = await many.createTransactionBatch({ batchId: 'exact', data: structuredClone(transactions) });
+    expect(response).toMatchObject({ status: 'SUCCESS', successful: transactions.length });
+    const expected = await stateOf(one, transactions);
+    expect((expected as { alerts: unknown[] }).alerts.length).toBeGreaterThan(0);
+    expect(await stateOf(many, transactions)).toEqual(expected);
+    expect(await many.createTransactionBatch({ batchId: 'exact', data: structuredClone(transactions) })).toEqual(response);
+    expect((await many.getTransactionBatch('exact', { pageSize: 1000 })).transactions.map((t) => t.transactionId)).toEqual(
+      transactions.map((t) => t.transactionId),
+    );
+  }, 120_000);
+});
+
+describe('createTransactionBatch killed mid-batch (PostgreSQL)', () => {
+  let killed: TestDatabase;
+  let reference: TestDatabase;
+  let child: ChildProcess | null = null;
+  const dir = mkdtempSync(join(tmpdir(), 'txmon-batch-'));
+  beforeAll(async () => {
+    killed = await postgresDatabase();
+    reference = await postgresDatabase();
+  });
+  afterAll(async () => {
+    if (child !== null && child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    await killed?.close();
+    await reference?.close();
+  });
+
+  it('leaves every record of the batch wholly stored or absent (whole chunks), and the same batch sent again completes it as one uninterrupted run', async () => {
+    const { transactions, instances } = await workloadTransactions(1000);
+    const body = { batchId: 'killed', data: transactions };
+    const file = join(dir, 'batch.json');
+    writeFileSync(file, JSON.stringify(body));
+    const repositories = await killed.fresh();
+    // The instances are created as the process's engine would number them (the first ids of a fresh engine).
+    await engineWith(repositories, instances);
+    const url = new URL((killed.client as pg.Pool).options.connectionString as string).toString();
+    child = spawn(process.execPath, [BATCH_PROCESS, url, file], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<void>((resolve) => child?.on('exit', () => resolve()));
+    const storedCount = async () => Number(((await killed.client.query('SELECT count(*) AS n FROM txmon_transactions')).rows[0] as { n: string }).n);
+    // Killed as soon as the first chunk is in: the process is then inside a later chunk.
+    for (let waited = 0; (await storedCount()) === 0; waited++) {
+      if (child.exitCode !== null || waited > 3000) throw new Error(`the batch process ended or hung before its first chunk: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGKILL');
+    await exited;
+    const afterKill = await storedCount();
+    expect(afterKill).toBeGreaterThan(0);
+    expect(afterKill).toBeLessThan(transactions.length);
+    expect(afterKill % CHUNK).toBe(0);
+    expect((await killed.client.query('SELECT 1 FROM txmon_batches')).rows).toEqual([]);
+
+    const again = createEngine({ repositories: createPostgresRepositories({ client: killed.client }), urlSigningSecret: new Uint8Array(32).fill(7) });
+    const response = await again.createTransactionBatch(structuredClone(body));
+    expect(response).toMatchObject({ status: 'SUCCESS', successful: transactions.length, failed: 0 });
+
+    const whole = await engineWith(await reference.fresh(), instances);
+    await whole.createTransactionBatch(structuredClone(body));
+    // Ids and instants come from each engine's own generator and clock: compared by content.
+    const strip = (state: unknown) => {
+      const s = state as { alerts: Alert[]; cases: Case[]; users: (Record<string, unknown> | null)[] };
+      const sorted = <T>(items: T[]) => items.map((x) => JSON.stringify(x)).sort();
+      return {
+        ...s,
+        alerts: sorted(s.alerts.map((a) => [a.ruleDetails.instanceId, a.entityDetails, a.priority, a.alertStatus])),
+        cases: sorted(s.cases.map((c) => [c.entityDetails, c.alertIds.length, c.priority, c.caseStatus])),
+        users: s.users.map((u) => (u === null ? null : { ...u, updatedAt: 0, firstSeenAt: 0 })),
+      };
+    };
+    expect(strip(await stateOf(again, transactions))).toEqual(strip(await stateOf(whole, transactions)));
+  }, 120_000);
+});
