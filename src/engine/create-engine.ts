@@ -47,10 +47,12 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     maxLogicWork: settings.limits.maxLogicWork,
   });
   const evaluate = createTransactionEvaluator(settings, instances);
+  // One lock for transactions and users: a user's writes wait for its transactions and events.
+  const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
   return {
     repositories,
-    ...createTransactionService({ settings, evaluate, withLocks: createKeyedLock(settings.limits.maxLockWaitMs), gate }),
-    ...createUserService(settings),
+    ...createTransactionService({ settings, evaluate, withLocks, gate }),
+    ...createUserService({ settings, withLocks, gate }),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),

@@ -180,13 +180,33 @@ export interface CallOptions {
   readonly signal?: { readonly aborted: boolean };
 }
 
+/** Options of {@link Engine.createTransaction}: the query flags of `POST /transactions`. */
+export interface CreateTransactionOptions extends CallOptions {
+  /** Refuse (400 at `/originUserId`) a transaction whose `originUserId` names no created user. */
+  readonly validateOriginUserId?: boolean;
+  /** Refuse (400 at `/destinationUserId`) a transaction whose `destinationUserId` names no created user. */
+  readonly validateDestinationUserId?: boolean;
+}
+
+/** Options of {@link Engine.createUser}: the user's type and the query flags of `POST /consumer/users`. */
+export interface CreateUserOptions extends CallOptions {
+  /** The route's type; absent: `BUSINESS` for a body with `legalEntity`, else `CONSUMER`. */
+  readonly type?: UserType;
+  /** Refuse (400 at `/userId`) a user whose `userId` is already created, instead of updating it. */
+  readonly validateUserId?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockCraRiskLevel?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockKycRiskLevel?: boolean;
+}
+
 /** The txmon engine: every endpoint of docs/wire-format.md#endpoints as an async method. */
 export interface Engine {
-  createTransaction(input: TransactionInput, options?: CallOptions): Promise<TransactionMonitoringResult>;
+  createTransaction(input: TransactionInput, options?: CreateTransactionOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
   createTransactionEvent(input: TransactionEventInput, options?: CallOptions): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
-  createUser(input: UserInput, options?: { type?: UserType }): Promise<UserMonitoringResult>;
+  createUser(input: UserInput, options?: CreateUserOptions): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
   createUserComment(userId: string, input: CommentInput): Promise<CommentView>;
   createCaseComment(caseId: string, input: CommentInput): Promise<CommentView>;

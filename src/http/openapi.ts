@@ -27,6 +27,7 @@ import {
 } from '../domain/index.js';
 import { cloneJson } from '../domain/json.js';
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
+import { QUERY_FLAGS, QUERY_FLAG_DESCRIPTIONS } from './query.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
 import {
@@ -121,6 +122,8 @@ interface RouteSpec {
   readonly conflict?: boolean;
   /** Its 503 carries this body (a `$ref`) rather than a problem. */
   readonly unavailableResponse?: JsonObject;
+  /** The query flags it takes (src/http/query.ts); any other query parameter is refused. */
+  readonly query?: readonly string[];
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -299,6 +302,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The monitoring result',
     response: refSchema('TransactionMonitoringResult'),
     conflict: true,
+    query: QUERY_FLAGS.createTransaction,
   },
   {
     method: 'get',
@@ -339,7 +343,7 @@ const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: '/consumer/users',
     operationId: 'createConsumerUser',
-    summary: 'Create or replace a consumer user',
+    summary: 'Create a consumer user, or update it: fields the payload omits are kept',
     tag: 'Users',
     access: 'api-key',
     body: 'ConsumerUser',
@@ -347,12 +351,13 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The user was stored',
     response: refSchema('UserMonitoringResult'),
     conflict: true,
+    query: QUERY_FLAGS.createUser,
   },
   {
     method: 'post',
     path: '/business/users',
     operationId: 'createBusinessUser',
-    summary: 'Create or replace a business user',
+    summary: 'Create a business user, or update it: fields the payload omits are kept',
     tag: 'Users',
     access: 'api-key',
     body: 'BusinessUser',
@@ -360,6 +365,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The user was stored',
     response: refSchema('UserMonitoringResult'),
     conflict: true,
+    query: QUERY_FLAGS.createUser,
   },
   {
     method: 'get',
@@ -698,6 +704,15 @@ function buildParameters(route: RouteSpec): JsonObject[] {
     schema: name === 'key' ? { ...FILE_KEY_PARAMETER_SCHEMA } : toJsonSchema(IdSchema),
   }));
   if (route.access === 'signed-url') parameters.push(...SIGNED_URL_QUERY_PARAMETERS.map((parameter) => cloneJson(parameter)));
+  for (const name of route.query ?? []) {
+    parameters.push({
+      name,
+      in: 'query',
+      required: false,
+      description: QUERY_FLAG_DESCRIPTIONS[name] ?? name,
+      schema: { type: 'string', enum: ['true', 'false'] },
+    });
+  }
   return parameters;
 }
 

@@ -7,6 +7,7 @@ import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { TxmonError } from '../errors.js';
 import { JSON_TYPE } from './body.js';
 import { RETRY_AFTER_SECONDS } from './problem.js';
+import { QUERY_FLAGS, queryFlags } from './query.js';
 import type { Readiness } from './readiness.js';
 import { stringifyBody } from './response-json.js';
 import type { CoreResponse } from './types.js';
@@ -67,12 +68,20 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/healthz', { GET: async () => ok({ status: 'ok' }) }, 'public'],
     ['/readyz', { GET: async () => readyOf(await readiness()) }, 'public'],
     ['/openapi.json', { GET: async () => ok(openApi()) }],
-    ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body(), { signal: c.signal })) }],
+    [
+      '/transactions',
+      {
+        POST: async (c) => {
+          const flags = queryFlags(c.url, QUERY_FLAGS.createTransaction);
+          return created(await c.engine.createTransaction(await c.body(), { ...flags, signal: c.signal }));
+        },
+      },
+    ],
     ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(param(c, 'transactionId'))) }],
     ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body(), { signal: c.signal })) }],
     ['/events/transaction/{eventId}', { GET: async (c) => ok(await c.engine.getTransactionEvent(param(c, 'eventId'))) }],
-    ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'CONSUMER' })) }],
-    ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'BUSINESS' })) }],
+    ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'CONSUMER' })) }],
+    ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'BUSINESS' })) }],
     ['/consumer/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'CONSUMER' })) }],
     ['/business/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'BUSINESS' })) }],
     ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())) }],
@@ -141,6 +150,11 @@ export function responseOf(result: ActionResult, method: string): CoreResponse {
     return { status: result.status, headers: { 'content-type': result.contentType ?? 'application/octet-stream' }, body: head ? null : result.bytes };
   const headers = result.headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...result.headers };
   return { status: result.status, headers, body: head ? null : stringifyBody(result.body) };
+}
+
+/** The query flags of a user create, checked before its body is read. */
+function userFlags(c: ActionContext) {
+  return { ...queryFlags(c.url, QUERY_FLAGS.createUser), signal: c.signal };
 }
 
 function param(c: ActionContext, name: string): string {

@@ -124,6 +124,17 @@ describe('createOpenApiDocument', () => {
     expect(document['servers']).toEqual([{ url: 'https://txmon.example.com' }]);
   });
 
+  test.each([
+    ['post', '/transactions', ['validateOriginUserId', 'validateDestinationUserId']],
+    ['post', '/consumer/users', ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+    ['post', '/business/users', ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+  ])('%s %s lists its query flags as "true" / "false" strings', (method, path, flags) => {
+    const operation = asRecord(asRecord(asRecord(createOpenApiDocument()['paths'])[path])[method]);
+    const query = (operation['parameters'] as Json[]).filter((p) => p['in'] === 'query');
+    expect(query.map((p) => p['name']).sort()).toEqual([...flags].sort());
+    for (const p of query) expect(p['schema']).toEqual({ type: 'string', enum: ['true', 'false'] });
+  });
+
   test('the validator rejects a broken document (the check can fail)', async () => {
     const document = createOpenApiDocument();
     delete (document['info'] as Json)['title'];
