@@ -17,6 +17,7 @@ import { createTransactionEvaluator } from './services/evaluate-transaction.js';
 import { createListService } from './services/lists.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
 import { createTransactionService } from './services/transactions.js';
+import { createUserEventService } from './services/user-events.js';
 import { createUserService } from './services/users.js';
 import type { Engine } from './types.js';
 
@@ -53,6 +54,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     repositories,
     ...createTransactionService({ settings, evaluate, withLocks, gate }),
     ...createUserService({ settings, withLocks, gate }),
+    ...createUserEventService({ settings, withLocks, gate }),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),

@@ -5,6 +5,10 @@
  */
 import type {
   BusinessUser,
+  BusinessUserEvent,
+  ConsumerUserEvent,
+  ExecutedRuleResult,
+  HitRuleDetails,
   CommentRequest,
   ConsumerUser,
   ListRequest,
@@ -200,6 +204,37 @@ export interface CreateUserOptions extends CallOptions {
   readonly lockKycRiskLevel?: boolean;
 }
 
+/** What {@link Engine.createConsumerUserEvent} takes (`ConsumerUserEventSchema`). */
+export type ConsumerUserEventInput = ConsumerUserEvent;
+/** What {@link Engine.createBusinessUserEvent} takes (`BusinessUserEventSchema`). */
+export type BusinessUserEventInput = BusinessUserEvent;
+
+/** The rule results and risk of a user after an event. */
+export interface UserRulesResult {
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
+  riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
+}
+
+/**
+ * Response of a user event (`UserWithRulesResult` / `BusinessWithRulesResult`): the user after the
+ * event with its rule results and risk.
+ */
+export type UserEventMonitoringResult = (ConsumerUser | BusinessUser) & UserRulesResult;
+
+/** Response of the user-event reads: the event as sent (with its `eventId`) and its result. */
+export type UserEventWithRulesResult = (ConsumerUserEvent | BusinessUserEvent) & { eventId: string } & UserRulesResult;
+
+/** Options of the user-event creates: the query flags of `POST /events/consumer/user`. */
+export interface UserEventOptions extends CallOptions {
+  /** Only `false` is taken: an event never changes a user's type (`true` is refused with a 400). */
+  readonly allowUserTypeConversion?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockCraRiskLevel?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockKycRiskLevel?: boolean;
+}
+
 /** The txmon engine: every endpoint of docs/wire-format.md#endpoints as an async method. */
 export interface Engine {
   createTransaction(input: TransactionInput, options?: CreateTransactionOptions): Promise<TransactionMonitoringResult>;
@@ -208,6 +243,14 @@ export interface Engine {
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
   createUser(input: UserInput, options?: CreateUserOptions): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
+  /** `POST /events/consumer/user`: patches a consumer user (merge patch, `eventId` idempotent, late events folded in timestamp order). */
+  createConsumerUserEvent(input: ConsumerUserEventInput, options?: UserEventOptions): Promise<UserEventMonitoringResult>;
+  /** `POST /events/business/user`: as {@link Engine.createConsumerUserEvent} for a business user. */
+  createBusinessUserEvent(input: BusinessUserEventInput, options?: UserEventOptions): Promise<UserEventMonitoringResult>;
+  /** `GET /events/consumer/user/{eventId}`. */
+  getConsumerUserEvent(eventId: string): Promise<UserEventWithRulesResult>;
+  /** `GET /events/business/user/{eventId}`. */
+  getBusinessUserEvent(eventId: string): Promise<UserEventWithRulesResult>;
   createUserComment(userId: string, input: CommentInput): Promise<CommentView>;
   createCaseComment(caseId: string, input: CommentInput): Promise<CommentView>;
   createAlertComment(alertId: string, input: CommentInput): Promise<CommentView>;

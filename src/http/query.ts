@@ -10,16 +10,22 @@ import { invalidField } from '../errors.js';
 export const QUERY_FLAGS = {
   createTransaction: ['validateOriginUserId', 'validateDestinationUserId'],
   createUser: ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel'],
+  createUserEvent: ['allowUserTypeConversion', 'lockCraRiskLevel', 'lockKycRiskLevel'],
 } as const;
 
 /** Every flag of the API, lower-cased: a name among them is a flag, wherever it is sent. */
-const KNOWN_FLAGS: ReadonlySet<string> = new Set([...Object.values(QUERY_FLAGS).flat(), 'allowUserTypeConversion'].map((name) => name.toLowerCase()));
+const KNOWN_FLAGS: ReadonlySet<string> = new Set(
+  Object.values(QUERY_FLAGS)
+    .flat()
+    .map((name) => name.toLowerCase()),
+);
 
 /** What a flag means, for the OpenAPI document. */
 export const QUERY_FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   validateOriginUserId: '"true": refuse (400 at `/originUserId`) an origin user that was never created',
   validateDestinationUserId: '"true": refuse (400 at `/destinationUserId`) a destination user that was never created',
   validateUserId: '"true": refuse (400 at `/userId`) a userId that is already created instead of updating that user',
+  allowUserTypeConversion: 'Only "false" is taken: an event never changes the user type, "true" is refused with a 400',
   lockCraRiskLevel: 'Only "false" is taken: txmon keeps no locked risk levels, "true" is refused with a 400',
   lockKycRiskLevel: 'Only "false" is taken: txmon keeps no locked risk levels, "true" is refused with a 400',
 };

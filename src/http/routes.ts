@@ -84,6 +84,10 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'BUSINESS' })) }],
     ['/consumer/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'CONSUMER' })) }],
     ['/business/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'BUSINESS' })) }],
+    ['/events/consumer/user', { POST: async (c) => created(await c.engine.createConsumerUserEvent(await c.body(), userEventFlags(c))) }],
+    ['/events/business/user', { POST: async (c) => created(await c.engine.createBusinessUserEvent(await c.body(), userEventFlags(c))) }],
+    ['/events/consumer/user/{eventId}', { GET: async (c) => ok(await c.engine.getConsumerUserEvent(param(c, 'eventId'))) }],
+    ['/events/business/user/{eventId}', { GET: async (c) => ok(await c.engine.getBusinessUserEvent(param(c, 'eventId'))) }],
     ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())) }],
     ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())) }],
     ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())) }],
@@ -155,6 +159,11 @@ export function responseOf(result: ActionResult, method: string): CoreResponse {
 /** The query flags of a user create, checked before its body is read. */
 function userFlags(c: ActionContext) {
   return { ...queryFlags(c.url, QUERY_FLAGS.createUser), signal: c.signal };
+}
+
+/** The query flags of a user event. */
+function userEventFlags(c: ActionContext) {
+  return { ...queryFlags(c.url, QUERY_FLAGS.createUserEvent), signal: c.signal };
 }
 
 function param(c: ActionContext, name: string): string {

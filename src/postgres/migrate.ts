@@ -449,6 +449,20 @@ CREATE TABLE txmon_series_retention (
     name: 'cases of several users: a user case is its latest alert case',
     sql: CASE_GROUPING_SQL,
   },
+  {
+    version: 5,
+    name: 'user events',
+    sql: `
+-- A user event as stored (StoredUserEvent); one arrival per user.
+CREATE TABLE txmon_user_events (
+  event_id text PRIMARY KEY,
+  user_id text NOT NULL,
+  arrival integer NOT NULL,
+  record jsonb NOT NULL
+);
+CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arrival);
+`,
+  },
 ];
 
 /** The advisory lock key migrations take turns on. */

@@ -80,6 +80,10 @@ const EXPECTED_ROUTES = [
   { name: 'create business user', method: 'post', path: '/business/users', status: '200' },
   { name: 'get consumer user', method: 'get', path: '/consumer/users/{userId}', status: '200' },
   { name: 'get business user', method: 'get', path: '/business/users/{userId}', status: '200' },
+  { name: 'create consumer user event', method: 'post', path: '/events/consumer/user', status: '201' },
+  { name: 'create business user event', method: 'post', path: '/events/business/user', status: '201' },
+  { name: 'get consumer user event', method: 'get', path: '/events/consumer/user/{eventId}', status: '200' },
+  { name: 'get business user event', method: 'get', path: '/events/business/user/{eventId}', status: '200' },
   { name: 'user comment', method: 'post', path: '/users/{userId}/comments', status: '201' },
   { name: 'case comment', method: 'post', path: '/cases/{caseId}/comments', status: '201' },
   { name: 'alert comment', method: 'post', path: '/alerts/{alertId}/comments', status: '201' },
@@ -128,6 +132,8 @@ describe('createOpenApiDocument', () => {
     ['post', '/transactions', ['validateOriginUserId', 'validateDestinationUserId']],
     ['post', '/consumer/users', ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel']],
     ['post', '/business/users', ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+    ['post', '/events/consumer/user', ['allowUserTypeConversion', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+    ['post', '/events/business/user', ['allowUserTypeConversion', 'lockCraRiskLevel', 'lockKycRiskLevel']],
   ])('%s %s lists its query flags as "true" / "false" strings', (method, path, flags) => {
     const operation = asRecord(asRecord(asRecord(createOpenApiDocument()['paths'])[path])[method]);
     const query = (operation['parameters'] as Json[]).filter((p) => p['in'] === 'query');

@@ -108,6 +108,37 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
     expect(((await json(response)) as { message: string }).message).toContain(name);
   });
 
+  it('user events: POST /events/consumer/user and /events/business/user → 201 with the user and its results; GET each; replay, 409, 404', async () => {
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'ue-c', createdTimestamp: T0, kycStatusDetails: { status: 'IN_PROGRESS' } } });
+    await call(handler, 'POST', '/business/users', {
+      body: { userId: 'ue-b', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'B' } } },
+    });
+    const body = { userId: 'ue-c', eventId: 'uev-c', timestamp: T0 + 1, updatedConsumerUserAttributes: { kycStatusDetails: { status: 'SUCCESSFUL' } } };
+    const created = await call(handler, 'POST', '/events/consumer/user', { body });
+    expect(created.status).toBe(201);
+    const answer = await json(created);
+    expect(answer).toMatchObject({ userId: 'ue-c', kycStatusDetails: { status: 'SUCCESSFUL' }, executedRules: [], hitRules: [] });
+    expect(await json(await call(handler, 'POST', '/events/consumer/user', { body }))).toEqual(answer);
+    const conflicting = await call(handler, 'POST', '/events/consumer/user', { body: { ...body, timestamp: T0 + 2 } });
+    expect(conflicting.status).toBe(409);
+    expect(await json(conflicting)).toMatchObject({ code: 'EVENT_ID_CONFLICT' });
+    const got = await call(handler, 'GET', '/events/consumer/user/uev-c');
+    expect(got.status).toBe(200);
+    expect(await json(got)).toMatchObject({ ...body, executedRules: [], hitRules: [] });
+    expect((await call(handler, 'GET', '/events/business/user/uev-c')).status).toBe(404);
+    expect(await json(await call(handler, 'GET', '/consumer/users/ue-c'))).toMatchObject({ kycStatusDetails: { status: 'SUCCESSFUL' } });
+    const business = await call(handler, 'POST', '/events/business/user', {
+      body: { userId: 'ue-b', eventId: 'uev-b', timestamp: T0 + 1, updatedBusinessUserAttributes: { userStateDetails: { state: 'BLOCKED' } } },
+    });
+    expect(business.status).toBe(201);
+    expect((await call(handler, 'GET', '/events/business/user/uev-b')).status).toBe(200);
+    expect((await call(handler, 'POST', '/events/consumer/user', { body: { userId: 'nobody', timestamp: T0 } })).status).toBe(404);
+    const flagged = await call(handler, 'POST', '/events/consumer/user?allowUserTypeConversion=true', { body: { userId: 'ue-c', timestamp: T0 } });
+    expect(flagged.status).toBe(400);
+    expect(((await json(flagged)) as { message: string }).message).toContain('allowUserTypeConversion');
+    expect((await call(handler, 'POST', '/events/consumer/user?validateUserId=true', { body: { userId: 'ue-c', timestamp: T0 } })).status).toBe(400);
+  });
+
   it('a query parameter that is no flag of the API is ignored, as on every route', async () => {
     expect((await call(handler, 'POST', '/transactions?c=1', { body: tx({ timestamp: T0 }) })).status).toBe(201);
   });
