@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/domain/canonical-json.js';
-import { DAY, T0, errorOf, testEngine } from '../../helpers.js';
+import { DAY, T0, errorOf, testEngine, tx } from '../../helpers.js';
 
 const consumer = {
   userId: 'alice',
@@ -172,5 +172,21 @@ describe('user events arrive in any order', () => {
     const strip = (u: Record<string, unknown>) => canonicalJson({ ...u, tags: undefined });
     for (const f of finals) expect(strip(f as Record<string, unknown>)).toBe(strip(finals[0] as Record<string, unknown>));
     expect(withTags.length).toBe(3);
+  });
+});
+
+describe('user events feed what rules read', () => {
+  it("a riskLevel set by an event picks the instance's parameters for the user's next transaction", async () => {
+    const engine = await withUsers();
+    const byLevel = (limit: number) => ({ transactionAmountThreshold: { EUR: limit } });
+    await engine.createRuleInstance({
+      ruleId: 'R-2',
+      parameters: byLevel(1_000),
+      riskLevelParameters: { VERY_LOW: byLevel(1_000), LOW: byLevel(1_000), MEDIUM: byLevel(1_000), HIGH: byLevel(50), VERY_HIGH: byLevel(1_000) },
+    });
+    const hitsOf = (r: { hitRules: { ruleId?: string }[] }) => r.hitRules.filter((h) => h.ruleId === 'R-2').length;
+    expect(hitsOf(await engine.createTransaction(tx({ timestamp: T0 })))).toBe(0);
+    await engine.createConsumerUserEvent({ userId: 'alice', timestamp: T0 + 1, updatedConsumerUserAttributes: { riskLevel: 'HIGH' } });
+    expect(hitsOf(await engine.createTransaction(tx({ timestamp: T0 + 2 })))).toBe(1);
   });
 });
