@@ -23,6 +23,10 @@ export { amlBaseline, DEFAULT_REPORTING_THRESHOLDS, FATF_CALL_FOR_ACTION, preset
 export type { AmlBaselineOptions } from './engine/presets/aml-baseline.js';
 export type {
   CallOptions,
+  BusinessUserEventInput,
+  ConsumerUserEventInput,
+  CreateTransactionOptions,
+  CreateUserOptions,
   Clock,
   CommentInput,
   CommentView,
@@ -44,7 +48,11 @@ export type {
   UploadInput,
   UploadSlot,
   UserInput,
+  UserEventMonitoringResult,
+  UserEventOptions,
+  UserEventWithRulesResult,
   UserMonitoringResult,
+  UserRulesResult,
   UserView,
 } from './engine/types.js';
 export { DEFAULT_ENGINE_LIMITS } from './engine/limits.js';
@@ -195,6 +203,7 @@ export {
   AmountBoundsSchema,
   AmountSchema,
   BusinessUserSchema,
+  BusinessUserEventSchema,
   CardDetailsSchema,
   CardExpirySchema,
   CardMerchantDetailsSchema,
@@ -206,6 +215,7 @@ export {
   CompanyRegistrationDetailsSchema,
   ConsumerNameSchema,
   ConsumerUserSchema,
+  ConsumerUserEventSchema,
   CountryCodeSchema,
   CurrencyCodeSchema,
   DEFAULT_FISCAL_YEAR_START,
@@ -280,6 +290,7 @@ export {
   UserDetailsSchema,
   UserStateDetailsSchema,
   UserStateSchema,
+  UserUpdatePatchSchema,
   WalletDetailsSchema,
 } from './domain/schemas/index.js';
 export type {
@@ -301,6 +312,7 @@ export type {
   CompanyRegistrationDetails,
   ConsumerName,
   ConsumerUser,
+  ConsumerUserEvent,
   DeviceData,
   ExecutedLogicVars,
   ExecutedRuleResult,
@@ -331,6 +343,7 @@ export type {
   Transaction,
   TransactionAmountDetails,
   TransactionEvent,
+  BusinessUserEvent,
   TransactionUpdatable,
   TransactionUpdatePatch,
   TriggersOnHit,
@@ -394,6 +407,7 @@ export type {
   StoredEvent,
   StoredRuleInstance,
   StoredTransaction,
+  StoredUserEvent,
   TransactionOutcome,
   TransactionRepository,
   UnitPrefetch,
