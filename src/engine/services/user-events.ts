@@ -7,10 +7,9 @@ import { canonicalJson } from '../../domain/canonical-json.js';
 import type { UserType } from '../../domain/entities.js';
 import { BusinessUserEventSchema, ConsumerUserEventSchema } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
-import { TxmonError, conflict, invalidField, isTxmonError, limitExceeded, notFound } from '../../errors.js';
+import { conflict, invalidField, limitExceeded, notFound } from '../../errors.js';
 import { copySafeJsonSized, createLazyValidator } from '../../validation/index.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
-import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
 import { assertSizeWithin } from '../limits.js';
 import type { EngineSettings } from '../options.js';
@@ -18,10 +17,8 @@ import { applyUserPatch } from '../pipeline/apply-user-event.js';
 import type { Repositories, StoredUserEvent } from '../repositories.js';
 import type { Engine, UserEventMonitoringResult, UserEventOptions, UserEventWithRulesResult } from '../types.js';
 import { assertId } from './assert-id.js';
+import { inUserUnit } from './user-unit.js';
 import { assertNoRiskLocks, userView } from './users.js';
-
-/** How often a write that lost a race with another writer of the same user is tried again. */
-const MAX_RETRIES = 5;
 
 const validateConsumerEvent = createLazyValidator(ConsumerUserEventSchema, { what: 'consumer user event', safeJson: false });
 const validateBusinessEvent = createLazyValidator(BusinessUserEventSchema, { what: 'business user event', safeJson: false });
@@ -110,22 +107,7 @@ export function createUserEventService(context: UserEventServiceContext): UserEv
   async function create(input: unknown, type: UserType, options: UserEventOptions | undefined): Promise<UserEventMonitoringResult> {
     const request = checkInput(input, type, options);
     const clientEventId = request.eventId !== undefined;
-    const keys = [`u:${request.userId}`];
-    return gate.shared(() =>
-      withLocks(keys, async () => {
-        if (options?.signal?.aborted === true) throw new TxmonError('CLIENT_GONE', 'The caller gave up before this call ran: nothing was written');
-        for (let attempt = 0; ; attempt++) {
-          try {
-            return await inStoreUnit(store, keys, (repos) => applyOnce(repos, request, type, clientEventId), [RULE_INSTANCES_KEY], {
-              userIds: [request.userId],
-            });
-          } catch (error) {
-            if (isTxmonError(error) && error.code === 'CONCURRENT_UPDATE' && attempt < MAX_RETRIES) continue;
-            throw error;
-          }
-        }
-      }),
-    );
+    return inUserUnit({ store, withLocks, gate }, request.userId, options, (repos) => applyOnce(repos, request, type, clientEventId));
   }
 
   async function get(eventId: string, type: UserType): Promise<UserEventWithRulesResult> {

@@ -4,12 +4,12 @@ import { cloneJson } from '../../domain/json.js';
 import { mergeRecreatedProfile } from '../../domain/user-update.js';
 import { invalidField, notFound } from '../../errors.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
-import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
 import type { EngineSettings } from '../options.js';
 import { checkUserInput } from '../pipeline/intake.js';
 import type { CreateUserOptions, Engine, UserMonitoringResult, UserView } from '../types.js';
 import { assertId } from './assert-id.js';
+import { inUserUnit } from './user-unit.js';
 
 /** A stored user as returned: the profile, its type, and its risk when known. */
 export function userView(user: StoredUser): UserView {
@@ -49,28 +49,17 @@ export function createUserService(context: UserServiceContext): Pick<Engine, 'cr
     async createUser(input, opts?: CreateUserOptions) {
       const { type, profile } = checkUserInput(input, opts?.type);
       assertNoRiskLocks(opts);
-      const keys = [`u:${profile.userId}`];
-      // Under the user's key (the one its transactions take): the stored profile is read, merged and
-      // written as one step; the repository keeps the risk state a transaction may be moving.
-      const user = await gate.shared(() =>
-        withLocks(keys, () =>
-          inStoreUnit(
-            store,
-            keys,
-            async (repos) => {
-              const existing = await repos.users.getUser(profile.userId);
-              const created = existing !== null && existing.type !== null;
-              if (created && opts?.validateUserId === true) throw invalidField('/userId', 'duplicate', 'names a user that exists (validateUserId)');
-              // A user created again with its own type is merged; one created with the other type is
-              // converted, its profile replaced whole (the two shapes do not mix).
-              const merged = mergeRecreatedProfile(created && existing.type === type ? existing.profile : null, profile);
-              return repos.users.saveUserProfile({ userId: profile.userId, type, profile: merged, now: clock.now() });
-            },
-            [RULE_INSTANCES_KEY],
-            { userIds: [profile.userId] },
-          ),
-        ),
-      );
+      // Under the user's key: the stored profile is read, merged and written as one step; the
+      // repository keeps the risk state a transaction may be moving.
+      const user = await inUserUnit({ store, withLocks, gate }, profile.userId, opts, async (repos) => {
+        const existing = await repos.users.getUser(profile.userId);
+        const created = existing !== null && existing.type !== null;
+        if (created && opts?.validateUserId === true) throw invalidField('/userId', 'duplicate', 'names a user that exists (validateUserId)');
+        // A user created again with its own type is merged; one created with the other type is
+        // converted, its profile replaced whole (the two shapes do not mix).
+        const merged = mergeRecreatedProfile(created && existing.type === type ? existing.profile : null, profile);
+        return repos.users.saveUserProfile({ userId: profile.userId, type, profile: merged, now: clock.now() });
+      });
       const result: UserMonitoringResult = { userId: user.userId, executedRules: [], hitRules: [] };
       const view = userView(user);
       if (view.riskScoreDetails) result.riskScoreDetails = view.riskScoreDetails;

@@ -190,3 +190,16 @@ describe('user events feed what rules read', () => {
     expect(hitsOf(await engine.createTransaction(tx({ timestamp: T0 + 2 })))).toBe(1);
   });
 });
+
+describe('a caller gone before its user write runs', () => {
+  it('createUser and a user event with an aborted signal are not run (CLIENT_GONE) and write nothing', async () => {
+    const engine = await withUsers();
+    const gone = { aborted: true };
+    await expect(engine.createUser({ userId: 'zed', createdTimestamp: T0 }, { signal: gone })).rejects.toMatchObject({ code: 'CLIENT_GONE' });
+    await expect(engine.getUser('zed')).rejects.toMatchObject({ code: 'USER_NOT_FOUND' });
+    await expect(
+      engine.createConsumerUserEvent({ userId: 'alice', eventId: 'gone', timestamp: T0, updatedConsumerUserAttributes: { tags: [] } }, { signal: gone }),
+    ).rejects.toMatchObject({ code: 'CLIENT_GONE' });
+    await expect(engine.getConsumerUserEvent('gone')).rejects.toMatchObject({ code: 'EVENT_NOT_FOUND' });
+  });
+});
