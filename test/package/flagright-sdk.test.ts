@@ -4,129 +4,23 @@
  * process) through `baseUrl`, must parse every success response (its response parsing rejects a
  * missing required key or a wrong primitive type, docs/wire-format.md#sdk-clients) and map our
  * 400/401/409/429 to its typed errors.
+ *
+ * The SDK has 24 methods. The 8 txmon serves (transactions, transaction events, consumer and
+ * business users: create and get) are driven here; the 16 of user events and batches are in
+ * flagright-sdk-pending.test.ts, excluded from the run until their routes land (vitest.config.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { Flagright, FlagrightClient, FlagrightError } from 'flagright';
+import { Flagright, FlagrightClient } from 'flagright';
+import * as serializers from 'flagright/serialization/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
+import { business, consumer, errorBody, failure, OVERLONG_ID, type RunningServer, startServer, stopServer, transfer } from './sdk-fixtures.js';
 
-const CLI = join(import.meta.dirname, '../../dist/cli.js');
 const KEY = 'sdk-main-key-0123456789abcdef';
 const RATE_KEY = 'sdk-rate-key-0123456789abcdef';
 const WRONG_KEY = 'sdk-wrong-key-0123456789abcdef';
 const THRESHOLD_EUR = 1000;
-
-interface RunningServer {
-  readonly url: string;
-  readonly child: ChildProcess;
-  /** Resolves with the exit code once the process has exited. */
-  readonly exited: Promise<number | null>;
-}
-
-function readServingUrl(output: string): string | null {
-  for (const line of output.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    try {
-      const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
-      if (entry.msg === 'txmon serving' && typeof entry.url === 'string') return entry.url;
-    } catch {
-      // a partial line: wait for more output
-    }
-  }
-  return null;
-}
-
-/** Spawns `node dist/cli.js serve --port 0 …` and resolves once it logged its 'txmon serving' line. */
-async function startServer(args: readonly string[]): Promise<RunningServer> {
-  if (!existsSync(CLI)) {
-    throw new Error('dist/cli.js is missing: run `npm run build` first (npm test builds before running vitest)');
-  }
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', 'memory', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TXMON_API_KEYS: '' },
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let stdout = '';
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    // Keep draining stdout for the whole run (one log line per request), or the pipe fills up.
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = readServingUrl(stdout);
-      if (found !== null) resolve(found);
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`txmon serve exited (${String(code)}) before serving: ${stderr}`)));
-  });
-  return { url, child, exited };
-}
-
-/** SIGTERM, then the exit code. */
-async function stopServer(server: RunningServer | undefined): Promise<number | null> {
-  if (server === undefined) return null;
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
-
-/** The rejection of `promise`; fails the test if it resolves. */
-async function failure(promise: Promise<unknown>): Promise<FlagrightError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(FlagrightError);
-    return error as FlagrightError;
-  }
-  throw new Error('expected the SDK call to fail, but it succeeded');
-}
-
-/** The `ApiErrorResponse` the SDK parsed into a typed error. */
-function errorBody(error: FlagrightError): Flagright.ApiErrorResponse & Record<string, unknown> {
-  return error.body as Flagright.ApiErrorResponse & Record<string, unknown>;
-}
-
-function transfer(transactionId: string, amount: number, overrides: Partial<Flagright.Transaction> = {}): Flagright.Transaction {
-  return {
-    type: 'TRANSFER',
-    transactionId,
-    timestamp: T0,
-    originUserId: 'sdk-user-ada',
-    destinationUserId: 'sdk-user-grace',
-    originAmountDetails: { transactionAmount: amount, transactionCurrency: 'EUR', country: 'DE' },
-    destinationAmountDetails: { transactionAmount: amount, transactionCurrency: 'EUR', country: 'FR' },
-    originPaymentDetails: { method: 'IBAN', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', bankName: 'Commerzbank', name: 'Ada Lovelace' },
-    destinationPaymentDetails: {
-      method: 'CARD',
-      cardFingerprint: '20ac00fed8ef913aefb17cfae1097cce',
-      cardIssuedCountry: 'FR',
-      cardLast4Digits: '4242',
-      '3DsDone': true,
-      merchantDetails: { mcc: '5411', city: 'Paris', country: 'FR' },
-    },
-    reference: 'Invoice 2025-001',
-    tags: [{ key: 'channel', value: 'web' }],
-    originDeviceData: { ipAddress: '79.144.2.20', ipCountry: 'DE', vpnUsed: false, operatingSystem: 'Android' },
-    ...overrides,
-  };
-}
-
-const consumer = (userId: string, firstName: string, lastName: string): Flagright.User => ({
-  userId,
-  createdTimestamp: T0 - 86_400_000,
-  userDetails: { name: { firstName, lastName }, dateOfBirth: '1990-12-10', countryOfResidence: 'DE', countryOfNationality: 'GB', gender: 'F' },
-  userStateDetails: { state: 'ACTIVE' },
-  kycStatusDetails: { status: 'SUCCESSFUL' },
-  contactDetails: {
-    emailIds: [`${userId}@example.com`],
-    addresses: [{ addressLines: ['Unter den Linden 1'], city: 'Berlin', country: 'DE', postcode: '10117' }],
-  },
-  tags: [{ key: 'segment', value: 'retail' }],
-});
 
 let main: RunningServer | undefined;
 let client: FlagrightClient;
@@ -161,6 +55,50 @@ describe('consumerUsers.create', () => {
       expect(result.executedRules ?? []).toEqual([]);
       expect(result.hitRules ?? []).toEqual([]);
     }
+  });
+});
+
+describe('consumerUsers.get', () => {
+  it('returns the stored profile as the SDK types it', async () => {
+    const user = consumer('sdk-user-get', 'Mary', 'Somerville');
+    await client.consumerUsers.create({ body: user });
+    const result = await client.consumerUsers.get('sdk-user-get');
+    expect(result).toMatchObject({
+      userId: 'sdk-user-get',
+      createdTimestamp: user.createdTimestamp,
+      userDetails: { name: { firstName: 'Mary', lastName: 'Somerville' }, dateOfBirth: '1990-12-10', countryOfResidence: 'DE' },
+      userStateDetails: { state: 'ACTIVE' },
+      kycStatusDetails: { status: 'SUCCESSFUL' },
+      contactDetails: { emailIds: ['sdk-user-get@example.com'], addresses: [{ city: 'Berlin', country: 'DE' }] },
+      tags: [{ key: 'segment', value: 'retail' }],
+    });
+  });
+});
+
+describe('businessUsers.create', () => {
+  it('creates a business user and parses the monitoring result', async () => {
+    const result = await client.businessUsers.create({ body: business('sdk-business-acme', 'Acme GmbH') });
+    expect(result.userId).toBe('sdk-business-acme');
+    expect(result.executedRules ?? []).toEqual([]);
+    expect(result.hitRules ?? []).toEqual([]);
+  });
+});
+
+describe('businessUsers.get', () => {
+  it('returns the stored business with its legal entity as the SDK types it', async () => {
+    const user = business('sdk-business-get', 'Initech AG');
+    await client.businessUsers.create({ body: user });
+    const result = await client.businessUsers.get('sdk-business-get');
+    expect(result).toMatchObject({
+      userId: 'sdk-business-get',
+      createdTimestamp: user.createdTimestamp,
+      legalEntity: {
+        companyGeneralDetails: { legalName: 'Initech AG', businessIndustry: ['Retail'], userSegment: 'SMB', operatingCountries: ['DE', 'AT'] },
+        companyRegistrationDetails: { registrationIdentifier: 'HRB 12345', registrationCountry: 'DE' },
+      },
+      userStateDetails: { state: 'ACTIVE' },
+      allowedPaymentMethods: ['IBAN', 'CARD'],
+    });
   });
 });
 
@@ -314,6 +252,94 @@ describe('transactionEvents.get', () => {
   });
 });
 
+/** What the tests need of an SDK serializer: parse with options, valid or the errors. */
+interface StrictSchema {
+  parse(
+    raw: unknown,
+    options: { unrecognizedObjectKeys: 'fail'; allowUnrecognizedEnumValues: false; allowUnrecognizedUnionMembers: false },
+  ): { ok: true } | { ok: false; errors: unknown[] };
+}
+
+describe('strict shapes: every answer is exactly an SDK type', () => {
+  // The SDK parses answers leniently (unknown keys kept, unknown enum values accepted), so the
+  // tests above would not see a misspelt optional key or an action outside RuleAction. Here each
+  // raw answer is parsed by the SDK's own schema with unknown keys and values refused. Requests are
+  // the SDK's own serialization of its typed bodies (so IBAN, 3dsDone, MCC as on the wire).
+  const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
+  const raw = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const init: RequestInit = { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(`${main?.url}${path}`, init);
+    expect(response.ok).toBe(true);
+    return (await response.json()) as Record<string, unknown>;
+  };
+  /** A user read without `type` (CONSUMER or BUSINESS): txmon's one addition to the SDK's user shapes. */
+  const withoutType = (type: string) => (body: Record<string, unknown>) => {
+    expect(body.type).toBe(type);
+    const { type: _type, ...rest } = body;
+    return rest;
+  };
+  const cases: { name: string; schema: StrictSchema; answer: () => Promise<Record<string, unknown>> }[] = [
+    {
+      name: 'transactions.verify → TransactionsVerifyResponse',
+      schema: serializers.TransactionsVerifyResponse,
+      answer: () => raw('POST', '/transactions', serializers.Transaction.jsonOrThrow(transfer('sdk-tx-strict', 1500))),
+    },
+    {
+      name: 'transactions.get → TransactionWithRulesResult',
+      schema: serializers.TransactionWithRulesResult,
+      answer: () => raw('GET', '/transactions/sdk-tx-strict'),
+    },
+    {
+      name: 'transactionEvents.create → TransactionEventMonitoringResult',
+      schema: serializers.TransactionEventMonitoringResult,
+      answer: () =>
+        raw(
+          'POST',
+          '/events/transaction',
+          serializers.TransactionEvent.jsonOrThrow({
+            transactionId: 'sdk-tx-strict',
+            eventId: 'sdk-ev-strict',
+            timestamp: T0 + 1,
+            transactionState: 'SUCCESSFUL',
+            updatedTransactionAttributes: { reference: 'settled' },
+            metaData: { ipAddress: '79.144.2.23' },
+          }),
+        ),
+    },
+    {
+      name: 'transactionEvents.get → TransactionEventWithRulesResult',
+      schema: serializers.TransactionEventWithRulesResult,
+      answer: () => raw('GET', '/events/transaction/sdk-ev-strict'),
+    },
+    {
+      name: 'consumerUsers.create → ConsumerUsersCreateResponse',
+      schema: serializers.ConsumerUsersCreateResponse,
+      answer: () => raw('POST', '/consumer/users', serializers.User.jsonOrThrow(consumer('sdk-user-strict', 'Ida', 'Strict'))),
+    },
+    {
+      name: 'consumerUsers.get → UserWithRulesResult (less type)',
+      schema: serializers.UserWithRulesResult,
+      answer: async () => withoutType('CONSUMER')(await raw('GET', '/consumer/users/sdk-user-strict')),
+    },
+    {
+      name: 'businessUsers.create → BusinessUsersCreateResponse',
+      schema: serializers.BusinessUsersCreateResponse,
+      answer: () => raw('POST', '/business/users', serializers.Business.jsonOrThrow(business('sdk-business-strict', 'Strict AG'))),
+    },
+    {
+      name: 'businessUsers.get → BusinessWithRulesResult (less type)',
+      schema: serializers.BusinessWithRulesResult,
+      answer: async () => withoutType('BUSINESS')(await raw('GET', '/business/users/sdk-business-strict')),
+    },
+  ];
+
+  it.each(cases)('$name', async ({ schema, answer }) => {
+    const parsed = schema.parse(await answer(), STRICT);
+    expect(parsed.ok ? [] : parsed.errors).toEqual([]);
+  });
+});
+
 describe('typed errors: 400 → BadRequestError', () => {
   const cases: { name: string; call: () => Promise<unknown>; expected: { path: string } }[] = [
     {
@@ -340,6 +366,11 @@ describe('typed errors: 400 → BadRequestError', () => {
       },
       expected: { path: '/updatedTransactionAttributes/originAmountDetails/transactionAmount' },
     },
+    {
+      name: 'businessUsers.create with a createdTimestamp before 1980',
+      call: () => client.businessUsers.create({ body: { ...business('sdk-business-old', 'Old AG'), createdTimestamp: 1 } }),
+      expected: { path: '/createdTimestamp' },
+    },
   ];
 
   it.each(cases)('$name', async ({ call, expected }) => {
@@ -348,6 +379,22 @@ describe('typed errors: 400 → BadRequestError', () => {
     expect(error.statusCode).toBe(400);
     expect(typeof errorBody(error).message).toBe('string');
     expect(errorBody(error).validationErrors).toContain(expected.path);
+  });
+
+  // The reads take only an id: one over txmon's 256 characters is the 400 a client can cause there.
+  const reads: { name: string; call: () => Promise<unknown>; expected: { param: string } }[] = [
+    { name: 'transactions.get', call: () => client.transactions.get(OVERLONG_ID), expected: { param: 'transactionId' } },
+    { name: 'transactionEvents.get', call: () => client.transactionEvents.get(OVERLONG_ID), expected: { param: 'eventId' } },
+    { name: 'consumerUsers.get', call: () => client.consumerUsers.get(OVERLONG_ID), expected: { param: 'userId' } },
+    { name: 'businessUsers.get', call: () => client.businessUsers.get(OVERLONG_ID), expected: { param: 'userId' } },
+  ];
+
+  it.each(reads)('$name with an id over 256 characters', async ({ call, expected }) => {
+    const error = await failure(call());
+    expect(error).toBeInstanceOf(Flagright.BadRequestError);
+    expect(errorBody(error)).toMatchObject({ code: 'VALIDATION_FAILED' });
+    // The id is a path parameter: the message names it, not a body.
+    expect(errorBody(error).message).toBe(`Invalid request: ${expected.param} must be 1 to 256 characters of well-formed text without NUL`);
   });
 });
 
@@ -362,6 +409,9 @@ describe('typed errors: 401 → UnauthorizedError', () => {
     },
     { name: 'transactionEvents.get', call: () => wrongKeyClient.transactionEvents.get('sdk-ev-get') },
     { name: 'consumerUsers.create', call: () => wrongKeyClient.consumerUsers.create({ body: consumer('sdk-user-intruder', 'Eve', 'Mallory') }) },
+    { name: 'consumerUsers.get', call: () => wrongKeyClient.consumerUsers.get('sdk-user-ada') },
+    { name: 'businessUsers.create', call: () => wrongKeyClient.businessUsers.create({ body: business('sdk-business-intruder', 'Eve Ltd') }) },
+    { name: 'businessUsers.get', call: () => wrongKeyClient.businessUsers.get('sdk-business-acme') },
   ];
 
   it.each(cases)('$name with a wrong key', async ({ call }) => {
@@ -408,6 +458,10 @@ describe('404 → plain FlagrightError (the SDK declares no NotFoundError on the
   const cases: { name: string; call: () => Promise<unknown>; expected: { code: string } }[] = [
     { name: 'transactions.get of an unknown id', call: () => client.transactions.get('sdk-tx-missing'), expected: { code: 'TRANSACTION_NOT_FOUND' } },
     { name: 'transactionEvents.get of an unknown id', call: () => client.transactionEvents.get('sdk-ev-missing'), expected: { code: 'EVENT_NOT_FOUND' } },
+    { name: 'consumerUsers.get of an unknown id', call: () => client.consumerUsers.get('sdk-user-missing'), expected: { code: 'USER_NOT_FOUND' } },
+    { name: 'businessUsers.get of an unknown id', call: () => client.businessUsers.get('sdk-business-missing'), expected: { code: 'USER_NOT_FOUND' } },
+    { name: 'consumerUsers.get of a business user', call: () => client.consumerUsers.get('sdk-business-acme'), expected: { code: 'USER_NOT_FOUND' } },
+    { name: 'businessUsers.get of a consumer user', call: () => client.businessUsers.get('sdk-user-ada'), expected: { code: 'USER_NOT_FOUND' } },
   ];
 
   it.each(cases)('$name', async ({ call, expected }) => {
@@ -423,9 +477,10 @@ describe('typed errors: 429 → TooManyRequestsError', () => {
 
   beforeAll(async () => {
     // 0.001 requests/s: the bucket holds max(1, 2 × rate) = 1 token and refills one every 1000 s,
-    // so the second request is limited whatever the speed of the machine.
+    // so once one request has passed every further one is limited, whatever the speed of the machine.
     limited = await startServer(['--api-key', RATE_KEY, '--rate-limit', '0.001']);
     rateClient = new FlagrightClient({ apiKey: RATE_KEY, baseUrl: limited.url });
+    await rateClient.consumerUsers.create({ body: consumer('sdk-user-rate', 'Rita', 'Rate') }, { maxRetries: 0 });
   });
 
   afterAll(async () => {
@@ -433,11 +488,29 @@ describe('typed errors: 429 → TooManyRequestsError', () => {
     if (limited !== undefined) expect(code).toBe(0);
   });
 
-  it('the request past the limit fails with TooManyRequestsError and a Retry-After header', async () => {
-    await rateClient.consumerUsers.create({ body: consumer('sdk-user-rate', 'Rita', 'Rate') }, { maxRetries: 0 });
-    // maxRetries 0: the SDK would otherwise retry 429 twice with backoff
-    // (docs/wire-format.md#sdk-clients).
-    const error = await failure(rateClient.transactions.verify({ body: transfer('sdk-tx-rate', 10) }, { maxRetries: 0 }));
+  // maxRetries 0 on every call: the SDK would otherwise retry a 429 twice with back-off
+  // (docs/wire-format.md#sdk-clients).
+  const noRetry = { maxRetries: 0 };
+  const cases: { name: string; call: () => Promise<unknown> }[] = [
+    { name: 'transactions.verify', call: () => rateClient.transactions.verify({ body: transfer('sdk-tx-rate', 10) }, noRetry) },
+    { name: 'transactions.get', call: () => rateClient.transactions.get('sdk-tx-rate', noRetry) },
+    {
+      name: 'transactionEvents.create',
+      call: () =>
+        rateClient.transactionEvents.create(
+          { transactionId: 'sdk-tx-rate', eventId: 'sdk-ev-rate', timestamp: T0 + 1, transactionState: 'SUCCESSFUL' },
+          noRetry,
+        ),
+    },
+    { name: 'transactionEvents.get', call: () => rateClient.transactionEvents.get('sdk-ev-rate', noRetry) },
+    { name: 'consumerUsers.create', call: () => rateClient.consumerUsers.create({ body: consumer('sdk-user-rate-2', 'Rita', 'Rate') }, noRetry) },
+    { name: 'consumerUsers.get', call: () => rateClient.consumerUsers.get('sdk-user-rate', noRetry) },
+    { name: 'businessUsers.create', call: () => rateClient.businessUsers.create({ body: business('sdk-business-rate', 'Rate AG') }, noRetry) },
+    { name: 'businessUsers.get', call: () => rateClient.businessUsers.get('sdk-business-rate', noRetry) },
+  ];
+
+  it.each(cases)('$name past the limit fails with TooManyRequestsError and a Retry-After header', async ({ call }) => {
+    const error = await failure(call());
     expect(error).toBeInstanceOf(Flagright.TooManyRequestsError);
     expect(error.statusCode).toBe(429);
     expect(typeof errorBody(error).message).toBe('string');

@@ -47,7 +47,7 @@ describe('txmon serve: lifecycle', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 30_000);
       const check = setInterval(() => {
         if (out.includes('Generated API key')) {
           clearInterval(check);
@@ -100,7 +100,7 @@ describe('txmon serve: lifecycle', () => {
     expect(out).not.toContain(secret);
     expect(out.split(key).length - 1).toBe(3); // the key line and the two curl examples, nothing else
     expect(lastJsonLine(out)).toMatchObject({ msg: 'stopped', forced: false });
-  }, 30_000);
+  }, 60_000);
 
   it('logs stopped and exits 0 when in-flight requests outlast the grace period, and a second signal changes nothing', async () => {
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory', '--shutdown-grace-ms', '300'], {

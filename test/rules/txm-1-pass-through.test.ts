@@ -182,6 +182,19 @@ describe('TXM-1 Funds passed through (money in, similar amount out)', () => {
     });
   }
 
+  it('describes the hit with the round, the delay and the rounds counted', async () => {
+    const engine = await engineWith();
+    let at = T0;
+    let last: Awaited<ReturnType<typeof engine.createTransaction>> | undefined;
+    for (const [after, type, sender, receiver, amount] of [...FIRST_ROUND, IN(DAY, 2000), OUT(HOUR, 1800)]) {
+      at += after;
+      last = await engine.createTransaction(flow(at, type, sender, receiver, amount));
+    }
+    expect(last?.hitRules.find((h) => h.ruleId === 'TXM-1')?.ruleDescription).toBe(
+      'Sender passed on 1800.00 USD of 2000.00 USD received within 24 hours; 2 such rounds in 14 days, at least 2.',
+    );
+  });
+
   it('a state event on a completing transfer re-evaluates it to the same hit', async () => {
     const engine = await engineWith();
     let at = T0;

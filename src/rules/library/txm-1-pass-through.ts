@@ -266,7 +266,7 @@ export const txm1PassThrough = defineRule({
         vars: {
           outflow: formatMoney(found.current.outflow, money.baseCurrency),
           inflow: formatMoney(found.current.inflow, money.baseCurrency),
-          delay: `${parameters.passThroughWindow.units} ${parameters.passThroughWindow.granularity}(s)`,
+          delay: `${parameters.passThroughWindow.units} ${parameters.passThroughWindow.granularity}${parameters.passThroughWindow.units === 1 ? '' : 's'}`,
           rounds: found.complete,
           window: describeTimeWindow(parameters.roundsWindow),
           minimum: parameters.minimumRounds,

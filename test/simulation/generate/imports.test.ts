@@ -1,7 +1,7 @@
 /**
  * The generator is a library below the engine: src/simulation/generate imports only from src/domain
  * and from itself (never the engine, HTTP, CLI or PostgreSQL layers), and nothing but the command
- * imports it.
+ * and the detection measure (which generates the history it replays) imports it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -31,10 +31,10 @@ describe('src/simulation/generate', () => {
     }
   });
 
-  it('is imported only by the generate command', () => {
+  it('is imported only by the generate command and the detection measure', () => {
     const importers = filesUnder(join(root, 'src'))
       .filter((file) => !file.includes(join('src', 'simulation', 'generate')))
       .filter((file) => importsOf(file).some((s) => s.includes('generate/')));
-    expect(importers.map((f) => relative(root, f))).toEqual(['src/cli/generate.ts']);
+    expect(importers.map((f) => relative(root, f))).toEqual(['src/cli/generate.ts', 'src/simulation/detection.ts']);
   });
 });
