@@ -6,6 +6,7 @@
  */
 import type { StoredUser } from './entities.js';
 import type { RiskLevel } from './enums.js';
+import type { BusinessUser, ConsumerUser } from './schemas/user.js';
 import { DEFAULT_RISK_BANDS, nextCraScore, scoreToRiskLevel, type RiskBands } from './risk-score.js';
 
 /** A change to a user's stored risk or state, from risk scoring or `triggersOnHit`. */
@@ -51,4 +52,16 @@ export function applyUserUpdate(user: StoredUser | null, update: UserUpdate, now
     } as StoredUser['profile'];
   }
   return next;
+}
+
+/**
+ * The profile of a user created again with the same `userId` (docs/decisions.md, "Users"): the
+ * stored profile with every top-level field of `incoming` over it. A field the new payload omits
+ * is kept, so re-sending a partial profile never erases what was stored; a field it carries
+ * replaces the stored one whole (no deep merge: a new `userDetails` is the new details). To
+ * remove a field, send a user event with it set to `null`.
+ */
+export function mergeRecreatedProfile<P extends ConsumerUser | BusinessUser>(stored: ConsumerUser | BusinessUser | null, incoming: P): P {
+  if (stored === null) return incoming;
+  return { ...stored, ...incoming } as P;
 }

@@ -18,6 +18,7 @@ import { createTransactionEvaluator } from './services/evaluate-transaction.js';
 import { createListService } from './services/lists.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
 import { createTransactionService } from './services/transactions.js';
+import { createUserEventService } from './services/user-events.js';
 import { createUserService } from './services/users.js';
 import type { Engine } from './types.js';
 
@@ -48,17 +49,15 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     maxLogicWork: settings.limits.maxLogicWork,
   });
   const evaluate = createTransactionEvaluator(settings, instances);
-  const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({
-    settings,
-    evaluate,
-    withLocks: createKeyedLock(settings.limits.maxLockWaitMs),
-    gate,
-  });
-  const users = createUserService(settings);
+  // One lock for transactions and users: a user's writes wait for its transactions and events.
+  const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
+  const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({ settings, evaluate, withLocks, gate });
+  const users = createUserService({ settings, withLocks, gate });
   return {
     repositories,
     ...transactions,
     ...users,
+    ...createUserEventService({ settings, withLocks, gate }),
     ...createBatchService(settings, { createTransactionChunk, applyTransactionEvent }, users),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),

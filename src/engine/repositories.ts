@@ -17,6 +17,11 @@ import type {
   ConsumerUser,
   Transaction,
   TransactionEvent,
+  ConsumerUserEvent,
+  BusinessUserEvent,
+  ExecutedRuleResult,
+  HitRuleDetails,
+  RiskLevel,
 } from '../domain/index.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
@@ -146,6 +151,28 @@ export interface RuleInstanceRepository {
   getRevision(): Promise<number>;
 }
 
+/** A user event as stored. */
+export interface StoredUserEvent {
+  eventId: string;
+  userId: string;
+  /** The route's type (a consumer event on `/events/consumer/user`, a business one on `/events/business/user`). */
+  type: UserType;
+  /** The event as received, with `eventId` filled in when the client omitted it. */
+  event: (ConsumerUserEvent | BusinessUserEvent) & { eventId: string };
+  /** Whether the client supplied the `eventId` (only then is the payload compared on replays). */
+  clientEventId: boolean;
+  /** Arrival order among the user's events (0, 1, 2, …). */
+  arrival: number;
+  /** The user's profile after this event was folded in, as returned in the response. */
+  user: ConsumerUser | BusinessUser;
+  /** The rules run on the user after this event, and the user's risk as it was then. */
+  result: {
+    executedRules: ExecutedRuleResult[];
+    hitRules: HitRuleDetails[];
+    riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
+  };
+}
+
 /** Users. */
 export interface UserRepository {
   getUser(userId: string): Promise<StoredUser | null>;
@@ -158,6 +185,18 @@ export interface UserRepository {
    * `firstSeenAt` — atomically, so a concurrent CRA update is never lost. Returns the stored user.
    */
   saveUserProfile(update: { userId: string; type: UserType; profile: ConsumerUser | BusinessUser; now: number }): Promise<StoredUser>;
+  /** A user event by id, `null` when none. */
+  getUserEvent(eventId: string): Promise<StoredUserEvent | null>;
+  /** The user's events in arrival order. */
+  listUserEvents(userId: string): Promise<StoredUserEvent[]>;
+  /**
+   * Stores a user event and the user's profile after it as one atomic step: the event is added and
+   * the profile and type replaced as by {@link saveUserProfile} (risk state and `firstSeenAt` kept).
+   * Returns the stored user.
+   * @throws TxmonError `CONCURRENT_UPDATE` when the event id is taken or the user already has an
+   *   event of this `arrival` (nothing is written then)
+   */
+  saveUserEvent(outcome: { event: StoredUserEvent; now: number }): Promise<StoredUser>;
 }
 
 /** Comments on users, cases and alerts. */

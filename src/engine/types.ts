@@ -5,6 +5,10 @@
  */
 import type {
   BusinessUser,
+  BusinessUserEvent,
+  ConsumerUserEvent,
+  ExecutedRuleResult,
+  HitRuleDetails,
   CommentRequest,
   ConsumerUser,
   ListRequest,
@@ -180,6 +184,57 @@ export interface CallOptions {
   readonly signal?: { readonly aborted: boolean };
 }
 
+/** Options of {@link Engine.createTransaction}: the query flags of `POST /transactions`. */
+export interface CreateTransactionOptions extends CallOptions {
+  /** Refuse (400 at `/originUserId`) a transaction whose `originUserId` names no created user. */
+  readonly validateOriginUserId?: boolean;
+  /** Refuse (400 at `/destinationUserId`) a transaction whose `destinationUserId` names no created user. */
+  readonly validateDestinationUserId?: boolean;
+}
+
+/** Options of {@link Engine.createUser}: the user's type and the query flags of `POST /consumer/users`. */
+export interface CreateUserOptions extends CallOptions {
+  /** The route's type; absent: `BUSINESS` for a body with `legalEntity`, else `CONSUMER`. */
+  readonly type?: UserType;
+  /** Refuse (400 at `/userId`) a user whose `userId` is already created, instead of updating it. */
+  readonly validateUserId?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockCraRiskLevel?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockKycRiskLevel?: boolean;
+}
+
+/** What {@link Engine.createConsumerUserEvent} takes (`ConsumerUserEventSchema`). */
+export type ConsumerUserEventInput = ConsumerUserEvent;
+/** What {@link Engine.createBusinessUserEvent} takes (`BusinessUserEventSchema`). */
+export type BusinessUserEventInput = BusinessUserEvent;
+
+/** The rule results and risk of a user after an event. */
+export interface UserRulesResult {
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
+  riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
+}
+
+/**
+ * Response of a user event (`UserWithRulesResult` / `BusinessWithRulesResult`): the user after the
+ * event with its rule results and risk.
+ */
+export type UserEventMonitoringResult = (ConsumerUser | BusinessUser) & UserRulesResult;
+
+/** Response of the user-event reads: the event as sent (with its `eventId`) and its result. */
+export type UserEventWithRulesResult = (ConsumerUserEvent | BusinessUserEvent) & { eventId: string } & UserRulesResult;
+
+/** Options of the user-event creates: the query flags of `POST /events/consumer/user`. */
+export interface UserEventOptions extends CallOptions {
+  /** Only `false` is taken: an event never changes a user's type (`true` is refused with a 400). */
+  readonly allowUserTypeConversion?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockCraRiskLevel?: boolean;
+  /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
+  readonly lockKycRiskLevel?: boolean;
+}
+
 /** The txmon engine: every endpoint of docs/wire-format.md#endpoints as an async method. */
 /** How a batch's transactions and events are taken: monitored like single calls (default), or imported as history. */
 export type BatchMode = 'MONITOR' | 'IMPORT';
@@ -230,7 +285,7 @@ export interface BatchTransactionEventMonitoringResults {
 export type BatchUserResults = { consumerUsers: UserView[]; totalCount: number } | { businessUsers: UserView[]; totalCount: number };
 
 export interface Engine {
-  createTransaction(input: TransactionInput, options?: CallOptions): Promise<TransactionMonitoringResult>;
+  createTransaction(input: TransactionInput, options?: CreateTransactionOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
   createTransactionEvent(input: TransactionEventInput, options?: CallOptions): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
@@ -252,8 +307,16 @@ export interface Engine {
   createUserBatch(input: unknown, options?: BatchOptions & { type?: UserType }): Promise<BatchResponse>;
   /** @throws TxmonError `BATCH_NOT_FOUND`, `VALIDATION_FAILED` for a bad page */
   getUserBatch(batchId: string, options?: BatchPageOptions & { type?: UserType }): Promise<BatchUserResults>;
-  createUser(input: UserInput, options?: { type?: UserType }): Promise<UserMonitoringResult>;
+  createUser(input: UserInput, options?: CreateUserOptions): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
+  /** `POST /events/consumer/user`: patches a consumer user (merge patch, `eventId` idempotent, late events folded in timestamp order). */
+  createConsumerUserEvent(input: ConsumerUserEventInput, options?: UserEventOptions): Promise<UserEventMonitoringResult>;
+  /** `POST /events/business/user`: as {@link Engine.createConsumerUserEvent} for a business user. */
+  createBusinessUserEvent(input: BusinessUserEventInput, options?: UserEventOptions): Promise<UserEventMonitoringResult>;
+  /** `GET /events/consumer/user/{eventId}`. */
+  getConsumerUserEvent(eventId: string): Promise<UserEventWithRulesResult>;
+  /** `GET /events/business/user/{eventId}`. */
+  getBusinessUserEvent(eventId: string): Promise<UserEventWithRulesResult>;
   createUserComment(userId: string, input: CommentInput): Promise<CommentView>;
   createCaseComment(caseId: string, input: CommentInput): Promise<CommentView>;
   createAlertComment(alertId: string, input: CommentInput): Promise<CommentView>;

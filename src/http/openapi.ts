@@ -11,6 +11,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
   BusinessUserSchema,
+  BusinessUserEventSchema,
+  ConsumerUserEventSchema,
   CommentRequestSchema,
   ConsumerUserSchema,
   ListRequestSchema,
@@ -28,6 +30,7 @@ import {
 import { cloneJson } from '../domain/json.js';
 import { MAX_BATCH_PAGE_SIZE, MAX_BATCH_RECORDS } from '../engine/services/batches.js';
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
+import { QUERY_FLAGS, QUERY_FLAG_DESCRIPTIONS } from './query.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
 import {
@@ -46,6 +49,8 @@ import {
   UploadSlotSchema,
   UserMonitoringResultSchema,
   UserViewSchema,
+  UserEventMonitoringResultSchema,
+  UserEventWithRulesResultSchema,
 } from '../domain/schemas/responses.js';
 
 /** Options of {@link createOpenApiDocument}. */
@@ -124,6 +129,8 @@ interface RouteSpec {
   readonly unavailableResponse?: JsonObject;
   /** Query parameters it reads. */
   readonly query?: readonly JsonObject[];
+  /** The query flags it takes (src/http/query.ts); any other flag of the wire format is refused. */
+  readonly flags?: readonly string[];
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -212,6 +219,8 @@ const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
   ['TransactionEventWithRulesResult', TransactionEventWithRulesResultSchema],
   ['UserMonitoringResult', UserMonitoringResultSchema],
   ['UserView', UserViewSchema],
+  ['UserEventMonitoringResult', UserEventMonitoringResultSchema],
+  ['UserEventWithRulesResult', UserEventWithRulesResultSchema],
   ['CommentView', CommentViewSchema],
   ['RuleInstance', RuleInstanceSchema],
   ['RuleView', RuleViewSchema],
@@ -231,6 +240,8 @@ function buildComponentSchemas(): JsonObject {
     TransactionEvent: toJsonSchema(TransactionEventSchema),
     ConsumerUser: toJsonSchema(ConsumerUserSchema),
     BusinessUser: toJsonSchema(BusinessUserSchema),
+    ConsumerUserEvent: toJsonSchema(ConsumerUserEventSchema),
+    BusinessUserEvent: toJsonSchema(BusinessUserEventSchema),
     CommentRequest: toJsonSchema(CommentRequestSchema),
     PresignedUrlRequest: toJsonSchema(PresignedUrlRequestSchema),
     RuleInstanceRequest: toJsonSchema(RuleInstanceRequestSchema),
@@ -261,6 +272,8 @@ function buildComponentSchemas(): JsonObject {
     [TransactionEventSchema, 'TransactionEvent'],
     [ConsumerUserSchema, 'ConsumerUser'],
     [BusinessUserSchema, 'BusinessUser'],
+    [ConsumerUserEventSchema, 'ConsumerUserEvent'],
+    [BusinessUserEventSchema, 'BusinessUserEvent'],
     [RuleFiltersSchema, 'RuleFilters'],
     ...RESPONSE_COMPONENTS.map(([name, schema]) => [schema, name] as const),
   ]);
@@ -451,6 +464,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The monitoring result',
     response: refSchema('TransactionMonitoringResult'),
     conflict: true,
+    flags: QUERY_FLAGS.createTransaction,
   },
   {
     method: 'get',
@@ -491,7 +505,7 @@ const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: '/consumer/users',
     operationId: 'createConsumerUser',
-    summary: 'Create or replace a consumer user',
+    summary: 'Create a consumer user, or update it: fields the payload omits are kept',
     tag: 'Users',
     access: 'api-key',
     body: 'ConsumerUser',
@@ -499,12 +513,13 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The user was stored',
     response: refSchema('UserMonitoringResult'),
     conflict: true,
+    flags: QUERY_FLAGS.createUser,
   },
   {
     method: 'post',
     path: '/business/users',
     operationId: 'createBusinessUser',
-    summary: 'Create or replace a business user',
+    summary: 'Create a business user, or update it: fields the payload omits are kept',
     tag: 'Users',
     access: 'api-key',
     body: 'BusinessUser',
@@ -512,6 +527,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The user was stored',
     response: refSchema('UserMonitoringResult'),
     conflict: true,
+    flags: QUERY_FLAGS.createUser,
   },
   {
     method: 'get',
@@ -536,6 +552,56 @@ const ROUTES: readonly RouteSpec[] = [
     response: refSchema('UserView'),
   },
   ...batchRouteSpecs(),
+  {
+    method: 'post',
+    path: '/events/consumer/user',
+    operationId: 'createConsumerUserEvent',
+    summary: 'Apply a consumer user event (merge patch of the user) and re-run the user rules',
+    tag: 'User events',
+    access: 'api-key',
+    body: 'ConsumerUserEvent',
+    status: 201,
+    description: 'The user after the event, with its rule results and risk',
+    response: refSchema('UserEventMonitoringResult'),
+    conflict: true,
+    flags: QUERY_FLAGS.createUserEvent,
+  },
+  {
+    method: 'get',
+    path: '/events/consumer/user/{eventId}',
+    operationId: 'getConsumerUserEvent',
+    summary: 'Get a consumer user event with the result it produced',
+    tag: 'User events',
+    access: 'api-key',
+    status: 200,
+    description: 'The event as sent, plus `eventId`, `executedRules`, `hitRules` and `riskScoreDetails`',
+    response: refSchema('UserEventWithRulesResult'),
+  },
+  {
+    method: 'post',
+    path: '/events/business/user',
+    operationId: 'createBusinessUserEvent',
+    summary: 'Apply a business user event (merge patch of the user) and re-run the user rules',
+    tag: 'User events',
+    access: 'api-key',
+    body: 'BusinessUserEvent',
+    status: 201,
+    description: 'The user after the event, with its rule results and risk',
+    response: refSchema('UserEventMonitoringResult'),
+    conflict: true,
+    flags: QUERY_FLAGS.createUserEvent,
+  },
+  {
+    method: 'get',
+    path: '/events/business/user/{eventId}',
+    operationId: 'getBusinessUserEvent',
+    summary: 'Get a business user event with the result it produced',
+    tag: 'User events',
+    access: 'api-key',
+    status: 200,
+    description: 'The event as sent, plus `eventId`, `executedRules`, `hitRules` and `riskScoreDetails`',
+    response: refSchema('UserEventWithRulesResult'),
+  },
   {
     method: 'post',
     path: '/users/{userId}/comments',
@@ -852,6 +918,15 @@ function buildParameters(route: RouteSpec): JsonObject[] {
   }));
   if (route.access === 'signed-url') parameters.push(...SIGNED_URL_QUERY_PARAMETERS.map((parameter) => cloneJson(parameter)));
   if (route.query !== undefined) parameters.push(...route.query.map((parameter) => cloneJson(parameter)));
+  for (const name of route.flags ?? []) {
+    parameters.push({
+      name,
+      in: 'query',
+      required: false,
+      description: QUERY_FLAG_DESCRIPTIONS[name] ?? name,
+      schema: { type: 'string', enum: ['true', 'false'] },
+    });
+  }
   return parameters;
 }
 

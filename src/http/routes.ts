@@ -7,6 +7,7 @@ import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { TxmonError } from '../errors.js';
 import { JSON_TYPE } from './body.js';
 import { RETRY_AFTER_SECONDS } from './problem.js';
+import { QUERY_FLAGS, queryFlags } from './query.js';
 import type { Readiness } from './readiness.js';
 import { stringifyBody } from './response-json.js';
 import type { CoreResponse } from './types.js';
@@ -69,15 +70,27 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/healthz', { GET: async () => ok({ status: 'ok' }) }, 'public'],
     ['/readyz', { GET: async () => readyOf(await readiness()) }, 'public'],
     ['/openapi.json', { GET: async () => ok(openApi()) }],
-    ['/transactions', { POST: async (c) => created(await c.engine.createTransaction(await c.body(), { signal: c.signal })) }],
+    [
+      '/transactions',
+      {
+        POST: async (c) => {
+          const flags = queryFlags(c.url, QUERY_FLAGS.createTransaction);
+          return created(await c.engine.createTransaction(await c.body(), { ...flags, signal: c.signal }));
+        },
+      },
+    ],
     ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(param(c, 'transactionId'))) }],
     ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body(), { signal: c.signal })) }],
     ['/events/transaction/{eventId}', { GET: async (c) => ok(await c.engine.getTransactionEvent(param(c, 'eventId'))) }],
-    ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'CONSUMER' })) }],
-    ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { type: 'BUSINESS' })) }],
+    ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'CONSUMER' })) }],
+    ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'BUSINESS' })) }],
     ['/consumer/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'CONSUMER' })) }],
     ['/business/users/{userId}', { GET: async (c) => ok(await c.engine.getUser(param(c, 'userId'), { type: 'BUSINESS' })) }],
     ...batchRoutes(),
+    ['/events/consumer/user', { POST: async (c) => created(await c.engine.createConsumerUserEvent(await c.body(), userEventFlags(c))) }],
+    ['/events/business/user', { POST: async (c) => created(await c.engine.createBusinessUserEvent(await c.body(), userEventFlags(c))) }],
+    ['/events/consumer/user/{eventId}', { GET: async (c) => ok(await c.engine.getConsumerUserEvent(param(c, 'eventId'))) }],
+    ['/events/business/user/{eventId}', { GET: async (c) => ok(await c.engine.getBusinessUserEvent(param(c, 'eventId'))) }],
     ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())) }],
     ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())) }],
     ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())) }],
@@ -178,6 +191,16 @@ function pageOf(c: ActionContext): { page?: number; pageSize?: number } {
   const page = read('page');
   const pageSize = read('pageSize');
   return { ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }) };
+}
+
+/** The query flags of a user create, checked before its body is read. */
+function userFlags(c: ActionContext) {
+  return { ...queryFlags(c.url, QUERY_FLAGS.createUser), signal: c.signal };
+}
+
+/** The query flags of a user event. */
+function userEventFlags(c: ActionContext) {
+  return { ...queryFlags(c.url, QUERY_FLAGS.createUserEvent), signal: c.signal };
 }
 
 function param(c: ActionContext, name: string): string {

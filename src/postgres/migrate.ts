@@ -464,6 +464,20 @@ CREATE TABLE txmon_batches (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'user events',
+    sql: `
+-- A user event as stored (StoredUserEvent); one arrival per user.
+CREATE TABLE txmon_user_events (
+  event_id text PRIMARY KEY,
+  user_id text NOT NULL,
+  arrival integer NOT NULL,
+  record jsonb NOT NULL
+);
+CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arrival);
+`,
+  },
 ];
 
 /** The advisory lock key migrations take turns on. */

@@ -12,9 +12,10 @@ import type {
   FileRecord,
   FileRepository,
   ListRepository,
+  StoredUserEvent,
   UserRepository,
 } from '../engine/repositories.js';
-import { json } from './rows.js';
+import { concurrentUpdate, json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
 
@@ -55,6 +56,39 @@ export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepo
         [userId, json(created), type, json(profile), now],
       );
       return (rows[0] as { record: StoredUser }).record;
+    },
+    async getUserEvent(eventId) {
+      const rows = await sql.query<{ record: StoredUserEvent }>('SELECT record FROM txmon_user_events WHERE event_id = $1', [eventId]);
+      return rows[0]?.record ?? null;
+    },
+    async listUserEvents(userId) {
+      const rows = await sql.query<{ record: StoredUserEvent }>('SELECT record FROM txmon_user_events WHERE user_id = $1 ORDER BY arrival', [userId]);
+      return rows.map((row) => row.record);
+    },
+    async saveUserEvent({ event, now }) {
+      if (reads) reads.live = false;
+      const created: StoredUser = {
+        userId: event.userId,
+        type: event.type,
+        profile: event.user,
+        craScore: null,
+        craRiskLevel: null,
+        firstSeenAt: now,
+        updatedAt: now,
+      };
+      // One statement: the event (nothing when its id or arrival is taken) and then the user.
+      const rows = await sql.query<{ record: StoredUser }>(
+        `WITH ev AS (
+           INSERT INTO txmon_user_events (event_id, user_id, arrival, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING RETURNING 1
+         )
+         INSERT INTO txmon_users (user_id, record) SELECT $2, $5::jsonb FROM ev
+         ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $6::text, 'profile', $7::jsonb, 'updatedAt', $8::float8)
+         RETURNING record`,
+        [event.eventId, event.userId, event.arrival, json(event), json(created), event.type, json(event.user), now],
+      );
+      const row = rows[0];
+      if (row === undefined) throw concurrentUpdate('user event');
+      return row.record;
     },
   };
 }

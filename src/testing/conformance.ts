@@ -9,7 +9,7 @@
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
-import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser } from '../engine/repositories.js';
+import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
@@ -1107,6 +1107,76 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         'the profile is replaced, the CRA and firstSeenAt are kept',
       );
       assertEqual(await repos.users.getUser('p-1'), saved, 'getUser returns what saveUserProfile stored');
+    },
+  },
+  {
+    name: 'users saveUserEvent: stores the event and the profile in one step, keeping risk state; events read back by id and in arrival order',
+    async body(repos) {
+      const profile = { userId: 'e-1', createdTimestamp: FIXTURE_T0 };
+      await repos.users.saveUserProfile({ userId: 'e-1', type: 'CONSUMER', profile: structuredClone(profile), now: FIXTURE_T0 });
+      await repos.users.putUser({ ...((await repos.users.getUser('e-1')) as StoredUser), craScore: 40, craRiskLevel: 'MEDIUM' });
+      const event = (arrival: number, country: string): StoredUserEvent => ({
+        eventId: `ue-${arrival}`,
+        userId: 'e-1',
+        type: 'CONSUMER',
+        event: {
+          eventId: `ue-${arrival}`,
+          userId: 'e-1',
+          timestamp: FIXTURE_T0 + 10 - arrival,
+          updatedConsumerUserAttributes: { userDetails: { countryOfResidence: country } },
+        },
+        clientEventId: arrival === 0,
+        arrival,
+        user: { ...profile, userDetails: { countryOfResidence: country } },
+        result: { executedRules: [], hitRules: [], ...(arrival === 0 ? { riskScoreDetails: { craRiskScore: 40, craRiskLevel: 'MEDIUM' as const } } : {}) },
+      });
+      const first = event(0, 'DE');
+      const second = event(1, 'FR');
+      const saved = await repos.users.saveUserEvent({ event: structuredClone(first), now: FIXTURE_T0 + 1 });
+      assertEqual(
+        [saved.profile, saved.type, saved.craScore, saved.craRiskLevel, saved.firstSeenAt, saved.updatedAt],
+        [first.user, 'CONSUMER', 40, 'MEDIUM', FIXTURE_T0, FIXTURE_T0 + 1],
+        'the profile is replaced, the risk state and firstSeenAt are kept',
+      );
+      await repos.users.saveUserEvent({ event: structuredClone(second), now: FIXTURE_T0 + 2 });
+      assertEqual((await repos.users.getUser('e-1'))?.profile, second.user, 'getUser after the second event');
+      assertEqual(await repos.users.getUserEvent('ue-1'), second, 'getUserEvent');
+      assertEqual(await repos.users.getUserEvent('ue-9'), null, 'getUserEvent of an unknown id');
+      assertEqual(await repos.users.listUserEvents('e-1'), [first, second], 'listUserEvents in arrival order (not timestamp order)');
+      assertEqual(await repos.users.listUserEvents('nobody'), [], 'listUserEvents of a user without events');
+    },
+  },
+  {
+    name: 'users saveUserEvent: a taken eventId or arrival throws CONCURRENT_UPDATE and writes nothing',
+    async body(repos) {
+      const profile = { userId: 'e-2', createdTimestamp: FIXTURE_T0 };
+      await repos.users.saveUserProfile({ userId: 'e-2', type: 'CONSUMER', profile: structuredClone(profile), now: FIXTURE_T0 });
+      const event = (eventId: string, arrival: number, tag: string): StoredUserEvent => ({
+        eventId,
+        userId: 'e-2',
+        type: 'CONSUMER',
+        event: { eventId, userId: 'e-2', timestamp: FIXTURE_T0 + arrival },
+        clientEventId: true,
+        arrival,
+        user: { ...profile, tags: [{ key: 't', value: tag }] },
+        result: { executedRules: [], hitRules: [] },
+      });
+      const stored = event('ue-a', 0, 'first');
+      await repos.users.saveUserEvent({ event: structuredClone(stored), now: FIXTURE_T0 + 1 });
+      const before = await repos.users.getUser('e-2');
+      await assertRejectsWithCode(
+        () => repos.users.saveUserEvent({ event: event('ue-a', 1, 'id taken'), now: FIXTURE_T0 + 2 }),
+        CONCURRENT_UPDATE,
+        'a taken eventId',
+      );
+      await assertRejectsWithCode(
+        () => repos.users.saveUserEvent({ event: event('ue-b', 0, 'arrival taken'), now: FIXTURE_T0 + 3 }),
+        CONCURRENT_UPDATE,
+        'a taken arrival',
+      );
+      assertEqual(await repos.users.getUser('e-2'), before, 'the user is unchanged');
+      assertEqual(await repos.users.listUserEvents('e-2'), [stored], 'no event was added');
+      assertEqual(await repos.users.getUserEvent('ue-b'), null, 'the refused event is not stored');
     },
   },
   {

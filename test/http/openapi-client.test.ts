@@ -21,6 +21,8 @@ const ROUTE_OF_METHOD: Readonly<Record<string, { path: string; method: 'post' | 
   createTransaction: { path: '/transactions', method: 'post', argument: 0 },
   createTransactionEvent: { path: '/events/transaction', method: 'post', argument: 0 },
   createUser: { path: '/consumer/users', method: 'post', argument: 0 },
+  createConsumerUserEvent: { path: '/events/consumer/user', method: 'post', argument: 0 },
+  createBusinessUserEvent: { path: '/events/business/user', method: 'post', argument: 0 },
   createUserComment: { path: '/users/{userId}/comments', method: 'post', argument: 1 },
   createCaseComment: { path: '/cases/{caseId}/comments', method: 'post', argument: 1 },
   createAlertComment: { path: '/alerts/{alertId}/comments', method: 'post', argument: 1 },

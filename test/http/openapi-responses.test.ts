@@ -248,6 +248,22 @@ describe('response schemas: the real handler answers what the document says', ()
       (await send<Returns<'createUser'>>('POST', '/consumer/users', { userId: 'alice', createdTimestamp: T0 - 1000 * HOUR })).riskScoreDetails,
     ).toBeDefined();
 
+    const consumerEvent = await send<Returns<'createConsumerUserEvent'>>('POST', '/events/consumer/user', {
+      userId: 'alice',
+      eventId: 'uev-1',
+      timestamp: T0 + 180_000,
+      updatedConsumerUserAttributes: { kycStatusDetails: { status: 'SUCCESSFUL' } },
+    });
+    expect(consumerEvent.riskScoreDetails).toMatchObject({ craRiskScore: expect.any(Number) });
+    await send('GET', '/events/consumer/user/uev-1');
+    await send('POST', '/events/business/user', {
+      userId: 'acme',
+      eventId: 'uev-2',
+      timestamp: T0 + 180_000,
+      updatedBusinessUserAttributes: { riskLevel: 'LOW' },
+    });
+    await send('GET', '/events/business/user/uev-2');
+
     const [alert] = await engine.listAlerts();
     expect(alert).toBeDefined();
     await send('GET', `/alerts/${alert?.alertId}`);

@@ -88,6 +88,10 @@ const EXPECTED_ROUTES = [
   { name: 'consumer user batch results', method: 'get', path: '/batch/consumer/users/{batchId}', status: '200' },
   { name: 'business user batch', method: 'post', path: '/batch/business/users', status: '201' },
   { name: 'business user batch results', method: 'get', path: '/batch/business/users/{batchId}', status: '200' },
+  { name: 'create consumer user event', method: 'post', path: '/events/consumer/user', status: '201' },
+  { name: 'create business user event', method: 'post', path: '/events/business/user', status: '201' },
+  { name: 'get consumer user event', method: 'get', path: '/events/consumer/user/{eventId}', status: '200' },
+  { name: 'get business user event', method: 'get', path: '/events/business/user/{eventId}', status: '200' },
   { name: 'user comment', method: 'post', path: '/users/{userId}/comments', status: '201' },
   { name: 'case comment', method: 'post', path: '/cases/{caseId}/comments', status: '201' },
   { name: 'alert comment', method: 'post', path: '/alerts/{alertId}/comments', status: '201' },
@@ -130,6 +134,19 @@ describe('createOpenApiDocument', () => {
     expect(result.valid).toBe(true);
     expect(document['info']).toMatchObject({ title: 'Acme monitoring', version: '2.3.4' });
     expect(document['servers']).toEqual([{ url: 'https://txmon.example.com' }]);
+  });
+
+  test.each([
+    ['post', '/transactions', ['validateOriginUserId', 'validateDestinationUserId']],
+    ['post', '/consumer/users', ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+    ['post', '/business/users', ['validateUserId', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+    ['post', '/events/consumer/user', ['allowUserTypeConversion', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+    ['post', '/events/business/user', ['allowUserTypeConversion', 'lockCraRiskLevel', 'lockKycRiskLevel']],
+  ])('%s %s lists its query flags as "true" / "false" strings', (method, path, flags) => {
+    const operation = asRecord(asRecord(asRecord(createOpenApiDocument()['paths'])[path])[method]);
+    const query = (operation['parameters'] as Json[]).filter((p) => p['in'] === 'query');
+    expect(query.map((p) => p['name']).sort()).toEqual([...flags].sort());
+    for (const p of query) expect(p['schema']).toEqual({ type: 'string', enum: ['true', 'false'] });
   });
 
   test('the validator rejects a broken document (the check can fail)', async () => {

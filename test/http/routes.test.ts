@@ -139,6 +139,80 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
     expect((await call(handler, 'GET', '/business/users/b-1')).status).toBe(200);
   });
 
+  it('POST /consumer/users?validateUserId=true on an existing user → 400 at /userId; the stored profile is kept', async () => {
+    const body = { userId: 'c-v', createdTimestamp: T0, userDetails: { countryOfResidence: 'DE' }, kycStatusDetails: { status: 'SUCCESSFUL' } };
+    expect((await call(handler, 'POST', '/consumer/users?validateUserId=true', { body })).status).toBe(200);
+    const again = await call(handler, 'POST', '/consumer/users?validateUserId=true', { body: { userId: 'c-v', createdTimestamp: T0 } });
+    expect(again.status).toBe(400);
+    expect(await json(again)).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: '/userId', code: 'duplicate' }] });
+    expect((await call(handler, 'POST', '/consumer/users?validateUserId=false', { body: { userId: 'c-v', createdTimestamp: T0 } })).status).toBe(200);
+    expect(await json(await call(handler, 'GET', '/consumer/users/c-v'))).toMatchObject({
+      userDetails: { countryOfResidence: 'DE' },
+      kycStatusDetails: { status: 'SUCCESSFUL' },
+    });
+  });
+
+  it('POST /transactions?validateOriginUserId=true with an unknown user → 400 at /originUserId', async () => {
+    const t = tx({ timestamp: T0, originUserId: 'nobody-o' });
+    const refused = await call(handler, 'POST', '/transactions?validateOriginUserId=true', { body: t });
+    expect(refused.status).toBe(400);
+    expect(await json(refused)).toMatchObject({ errors: [{ path: '/originUserId', code: 'not-found' }] });
+    const d = tx({ timestamp: T0, destinationUserId: 'nobody-d' });
+    expect(await json(await call(handler, 'POST', '/transactions?validateDestinationUserId=true', { body: d }))).toMatchObject({
+      errors: [{ path: '/destinationUserId' }],
+    });
+  });
+
+  it.each([
+    ['/transactions?validateUserId=true', 'validateUserId'],
+    ['/transactions?validateOriginUserId=yes', 'validateOriginUserId'],
+    ['/consumer/users?lockCraRiskLevel=true', 'lockCraRiskLevel'],
+    ['/business/users?lockKycRiskLevel=true', 'lockKycRiskLevel'],
+    ['/consumer/users?validateUserId=true&validateUserId=false', 'validateUserId'],
+    ['/consumer/users?validateuserid=true', 'validateuserid'],
+  ])('POST %s → 400 naming %s', async (path, name) => {
+    const isUser = !path.startsWith('/transactions');
+    const body = isUser ? { userId: `q-${name}`, createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'Q' } } } : tx({ timestamp: T0 });
+    const response = await call(handler, 'POST', path, { body: path.startsWith('/consumer') ? { userId: `q-${name}`, createdTimestamp: T0 } : body });
+    expect(response.status).toBe(400);
+    expect(((await json(response)) as { message: string }).message).toContain(name);
+  });
+
+  it('user events: POST /events/consumer/user and /events/business/user → 201 with the user and its results; GET each; replay, 409, 404', async () => {
+    await call(handler, 'POST', '/consumer/users', { body: { userId: 'ue-c', createdTimestamp: T0, kycStatusDetails: { status: 'IN_PROGRESS' } } });
+    await call(handler, 'POST', '/business/users', {
+      body: { userId: 'ue-b', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'B' } } },
+    });
+    const body = { userId: 'ue-c', eventId: 'uev-c', timestamp: T0 + 1, updatedConsumerUserAttributes: { kycStatusDetails: { status: 'SUCCESSFUL' } } };
+    const created = await call(handler, 'POST', '/events/consumer/user', { body });
+    expect(created.status).toBe(201);
+    const answer = await json(created);
+    expect(answer).toMatchObject({ userId: 'ue-c', kycStatusDetails: { status: 'SUCCESSFUL' }, executedRules: [], hitRules: [] });
+    expect(await json(await call(handler, 'POST', '/events/consumer/user', { body }))).toEqual(answer);
+    const conflicting = await call(handler, 'POST', '/events/consumer/user', { body: { ...body, timestamp: T0 + 2 } });
+    expect(conflicting.status).toBe(409);
+    expect(await json(conflicting)).toMatchObject({ code: 'EVENT_ID_CONFLICT' });
+    const got = await call(handler, 'GET', '/events/consumer/user/uev-c');
+    expect(got.status).toBe(200);
+    expect(await json(got)).toMatchObject({ ...body, executedRules: [], hitRules: [] });
+    expect((await call(handler, 'GET', '/events/business/user/uev-c')).status).toBe(404);
+    expect(await json(await call(handler, 'GET', '/consumer/users/ue-c'))).toMatchObject({ kycStatusDetails: { status: 'SUCCESSFUL' } });
+    const business = await call(handler, 'POST', '/events/business/user', {
+      body: { userId: 'ue-b', eventId: 'uev-b', timestamp: T0 + 1, updatedBusinessUserAttributes: { userStateDetails: { state: 'BLOCKED' } } },
+    });
+    expect(business.status).toBe(201);
+    expect((await call(handler, 'GET', '/events/business/user/uev-b')).status).toBe(200);
+    expect((await call(handler, 'POST', '/events/consumer/user', { body: { userId: 'nobody', timestamp: T0 } })).status).toBe(404);
+    const flagged = await call(handler, 'POST', '/events/consumer/user?allowUserTypeConversion=true', { body: { userId: 'ue-c', timestamp: T0 } });
+    expect(flagged.status).toBe(400);
+    expect(((await json(flagged)) as { message: string }).message).toContain('allowUserTypeConversion');
+    expect((await call(handler, 'POST', '/events/consumer/user?validateUserId=true', { body: { userId: 'ue-c', timestamp: T0 } })).status).toBe(400);
+  });
+
+  it('a query parameter that is no flag of the API is ignored, as on every route', async () => {
+    expect((await call(handler, 'POST', '/transactions?c=1', { body: tx({ timestamp: T0 }) })).status).toBe(201);
+  });
+
   it('rule instances: create (200), list, get, update (POST), delete (204), then 404', async () => {
     const created = await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1000 } } } });
     expect(created.status).toBe(200);

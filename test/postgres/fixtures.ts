@@ -12,6 +12,7 @@ import type { Repositories } from '../../src/index.js';
 const TABLES = [
   'txmon_transactions',
   'txmon_events',
+  'txmon_user_events',
   'txmon_rule_instances',
   'txmon_users',
   'txmon_comments',

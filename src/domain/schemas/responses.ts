@@ -16,7 +16,7 @@ import { defineClosedObject, defineFreeObject, defineOpenObject, defineStringEnu
 import { LIST_SUBTYPES, LIST_TYPES } from './list.js';
 import { ExecutedRuleResultSchema, HitRuleDetailsSchema, RiskScoreDetailsSchema } from './results.js';
 import { TransactionEventSchema, TransactionSchema } from './transaction.js';
-import { BusinessUserSchema, ConsumerUserSchema, RiskLevelSchema } from './user.js';
+import { BusinessUserEventSchema, BusinessUserSchema, ConsumerUserEventSchema, ConsumerUserSchema, RiskLevelSchema } from './user.js';
 
 const RuleActionSchema = defineStringEnum(RULE_ACTIONS);
 const CasePrioritySchema = defineStringEnum(CASE_PRIORITIES);
@@ -71,6 +71,34 @@ export const UserViewSchema = Type.Intersect([
 ]);
 /** A user as returned. */
 export type UserViewBody = Static<typeof UserViewSchema>;
+
+/**
+ * Response of a user event (`UserWithRulesResult` / `BusinessWithRulesResult`): the user after the
+ * event, its rule results and its risk when known.
+ */
+export const UserEventMonitoringResultSchema = Type.Intersect([
+  Type.Union([ConsumerUserSchema, BusinessUserSchema]),
+  defineOpenObject({
+    executedRules: Type.Array(ExecutedRuleResultSchema),
+    hitRules: Type.Array(HitRuleDetailsSchema),
+    riskScoreDetails: Type.Optional(UserRiskScoreDetailsSchema),
+  }),
+]);
+/** Response of the user-event routes. */
+export type UserEventMonitoringResultBody = Static<typeof UserEventMonitoringResultSchema>;
+
+/** A user event as returned by its GET (`ConsumerUserEventWithRulesResult` / `BusinessUserEventWithRulesResult`). */
+export const UserEventWithRulesResultSchema = Type.Intersect([
+  Type.Union([ConsumerUserEventSchema, BusinessUserEventSchema]),
+  defineOpenObject({
+    eventId: Type.String(),
+    executedRules: Type.Array(ExecutedRuleResultSchema),
+    hitRules: Type.Array(HitRuleDetailsSchema),
+    riskScoreDetails: Type.Optional(UserRiskScoreDetailsSchema),
+  }),
+]);
+/** A user event as returned. */
+export type UserEventWithRulesResultBody = Static<typeof UserEventWithRulesResultSchema>;
 
 /** A file of a comment as returned (`CommentFileLink`), with its signed download link. */
 export const CommentFileLinkSchema = defineClosedObject({

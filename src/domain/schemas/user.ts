@@ -137,3 +137,34 @@ export const BusinessUserSchema = defineOpenObject({
 });
 /** A business user. */
 export type BusinessUser = Static<typeof BusinessUserSchema>;
+
+/** A JSON Merge Patch of a user's fields (`updatedConsumerUserAttributes` / `updatedBusinessUserAttributes`). */
+export const UserUpdatePatchSchema = Type.Record(Type.String(), Type.Unknown(), {
+  title: 'User update (JSON Merge Patch)',
+  description:
+    'A JSON Merge Patch of the user: objects merge, arrays replace, null removes; userId and createdTimestamp cannot change. The merged user must be valid.',
+});
+
+const userEventProperties = {
+  timestamp: TimestampSchema,
+  userId: IdSchema,
+  eventId: Type.Optional(IdSchema),
+  reason: Type.Optional(TextSchema),
+  eventDescription: Type.Optional(TextSchema),
+};
+
+/** A consumer user event (request body of `POST /events/consumer/user`). */
+export const ConsumerUserEventSchema = defineOpenObject({
+  ...userEventProperties,
+  updatedConsumerUserAttributes: Type.Optional(UserUpdatePatchSchema),
+});
+/** A consumer user event. */
+export type ConsumerUserEvent = Static<typeof ConsumerUserEventSchema>;
+
+/** A business user event (request body of `POST /events/business/user`). */
+export const BusinessUserEventSchema = defineOpenObject({
+  ...userEventProperties,
+  updatedBusinessUserAttributes: Type.Optional(UserUpdatePatchSchema),
+});
+/** A business user event. */
+export type BusinessUserEvent = Static<typeof BusinessUserEventSchema>;

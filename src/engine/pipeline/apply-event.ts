@@ -52,7 +52,7 @@ const PATCH_PATH = '/updatedTransactionAttributes';
 type JsonObject = Record<string, unknown>;
 
 /** RFC 7396 merge of `patch` into a draft object: objects merge, arrays and scalars replace, `null` removes. */
-function mergeInto(target: JsonObject, patch: JsonObject): void {
+export function mergeInto(target: JsonObject, patch: JsonObject): void {
   for (const key of Object.keys(patch)) {
     const value = patch[key];
     if (value === null) {

@@ -7,7 +7,7 @@ import { canonicalJson } from '../../domain/canonical-json.js';
 import type { MonitoringResult } from '../../domain/entities.js';
 import type { Transaction, TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
-import { conflict, isTxmonError, notFound, TxmonError } from '../../errors.js';
+import { conflict, invalidField, isTxmonError, notFound, TxmonError } from '../../errors.js';
 import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../repositories.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import { applyTransactionEvent, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
@@ -15,7 +15,7 @@ import { assertEventCountWithin, assertUpdatedSizeWithin, checkEventInput, check
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
 import type { EngineSettings } from '../options.js';
-import type { CallOptions, Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
+import type { CallOptions, CreateTransactionOptions, Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
 import { assertId } from './assert-id.js';
 import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js';
 
@@ -189,8 +189,29 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     now: settings.clock.now(),
   });
 
+  /**
+   * `validateOriginUserId` / `validateDestinationUserId`: each party the flags name must be a
+   * created user (a party only seen in transactions is not one). An absent party is not checked.
+   */
+  async function assertPartiesCreated(repos: Repositories, request: Transaction, options: CreateTransactionOptions | undefined): Promise<void> {
+    const checks: [string, string | undefined][] = [];
+    if (options?.validateOriginUserId === true) checks.push(['originUserId', request.originUserId]);
+    if (options?.validateDestinationUserId === true) checks.push(['destinationUserId', request.destinationUserId]);
+    for (const [field, userId] of checks) {
+      if (userId === undefined) continue;
+      const user = await repos.users.getUser(userId);
+      if (user === null || user.type === null)
+        throw invalidField(`/${field}`, 'not-found', `names no created user (validate${field[0]?.toUpperCase()}${field.slice(1)})`);
+    }
+  }
+
   /** Creates a transaction that is not stored yet, or answers a replay of the same payload again. */
-  async function createOnce(repos: Repositories, request: Transaction, importOnly = false): Promise<TransactionMonitoringResult> {
+  async function createOnce(
+    repos: Repositories,
+    request: Transaction,
+    options?: CreateTransactionOptions,
+    importOnly = false,
+  ): Promise<TransactionMonitoringResult> {
     const existing = await repos.transactions.getTransaction(request.transactionId);
     if (existing) {
       if (canonicalJson(existing.request) === canonicalJson(request)) return createResponse(existing);
@@ -201,6 +222,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
         'exists with a different payload',
       );
     }
+    await assertPartiesCreated(repos, request, options);
     const transaction = initialTransaction(request);
     const out = await evaluate(transaction, null, repos, { importOnly });
     const stored: StoredTransaction = {
@@ -310,7 +332,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       const request = checkTransactionInput(input, limits);
       const keys = lockKeysOf(request.transactionId, request.originUserId, request.destinationUserId);
       const result = await gate.shared(() =>
-        locked(keys, (repos) => createOnce(repos, request), { transactionId: request.transactionId, userIds: partiesOf(request) }, options),
+        locked(keys, (repos) => createOnce(repos, request, options), { transactionId: request.transactionId, userIds: partiesOf(request) }, options),
       );
       rememberParties(request);
       return result;
@@ -348,7 +370,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
             const out: RecordOutcome<TransactionMonitoringResult>[] = [];
             for (const request of requests) {
               try {
-                out.push({ result: await createOnce(repos, request, importOnly) });
+                out.push({ result: await createOnce(repos, request, undefined, importOnly) });
               } catch (error) {
                 if (!isRecordError(error)) throw error;
                 out.push({ error });

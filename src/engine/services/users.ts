@@ -1,11 +1,15 @@
 /** Users (`POST /consumer/users`, `POST /business/users` and their reads). */
 import type { StoredUser } from '../../domain/entities.js';
 import { cloneJson } from '../../domain/json.js';
-import { notFound } from '../../errors.js';
+import { mergeRecreatedProfile } from '../../domain/user-update.js';
+import { invalidField, notFound } from '../../errors.js';
+import type { KeyedLock } from '../concurrency/keyed-lock.js';
+import type { WriterGate } from '../concurrency/writer-gate.js';
 import type { EngineSettings } from '../options.js';
 import { checkUserInput } from '../pipeline/intake.js';
-import type { Engine, UserMonitoringResult, UserView } from '../types.js';
+import type { CreateUserOptions, Engine, UserMonitoringResult, UserView } from '../types.js';
 import { assertId } from './assert-id.js';
+import { inUserUnit } from './user-unit.js';
 
 /** A stored user as returned: the profile, its type, and its risk when known. */
 export function userView(user: StoredUser): UserView {
@@ -19,15 +23,43 @@ export function userView(user: StoredUser): UserView {
   return view;
 }
 
+/**
+ * Refuses the lock flags set to `true`: txmon keeps no locked risk levels, so honouring them
+ * silently would be a lie (docs/decisions.md, "Users").
+ * @throws TxmonError `VALIDATION_FAILED` naming the flag
+ */
+export function assertNoRiskLocks(options: { readonly lockCraRiskLevel?: boolean; readonly lockKycRiskLevel?: boolean } | undefined): void {
+  for (const flag of ['lockCraRiskLevel', 'lockKycRiskLevel'] as const) {
+    if (options?.[flag] === true) throw invalidField('', 'not-allowed', `query parameter ${flag}=true is not supported: txmon keeps no locked risk levels`);
+  }
+}
+
+/** What the user service runs on: the engine's settings and the locks the transactions take. */
+export interface UserServiceContext {
+  readonly settings: EngineSettings;
+  readonly withLocks: KeyedLock;
+  readonly gate: WriterGate;
+}
+
 /** The user endpoints of one engine. */
-export function createUserService(settings: EngineSettings): Pick<Engine, 'createUser' | 'getUser'> {
-  const { repositories: repos, clock } = settings;
+export function createUserService(context: UserServiceContext): Pick<Engine, 'createUser' | 'getUser'> {
+  const { settings, withLocks, gate } = context;
+  const { repositories: store, clock } = settings;
   return {
-    async createUser(input, opts) {
+    async createUser(input, opts?: CreateUserOptions) {
       const { type, profile } = checkUserInput(input, opts?.type);
-      // One intent-level write: the repository keeps the user's risk state (a concurrent
-      // transaction may be moving its CRA right now).
-      const user = await repos.users.saveUserProfile({ userId: profile.userId, type, profile, now: clock.now() });
+      assertNoRiskLocks(opts);
+      // Under the user's key: the stored profile is read, merged and written as one step; the
+      // repository keeps the risk state a transaction may be moving.
+      const user = await inUserUnit({ store, withLocks, gate }, profile.userId, opts, async (repos) => {
+        const existing = await repos.users.getUser(profile.userId);
+        const created = existing !== null && existing.type !== null;
+        if (created && opts?.validateUserId === true) throw invalidField('/userId', 'duplicate', 'names a user that exists (validateUserId)');
+        // A user created again with its own type is merged; one created with the other type is
+        // converted, its profile replaced whole (the two shapes do not mix).
+        const merged = mergeRecreatedProfile(created && existing.type === type ? existing.profile : null, profile);
+        return repos.users.saveUserProfile({ userId: profile.userId, type, profile: merged, now: clock.now() });
+      });
       const result: UserMonitoringResult = { userId: user.userId, executedRules: [], hitRules: [] };
       const view = userView(user);
       if (view.riskScoreDetails) result.riskScoreDetails = view.riskScoreDetails;
@@ -36,7 +68,7 @@ export function createUserService(settings: EngineSettings): Pick<Engine, 'creat
 
     async getUser(userId, opts) {
       assertId(userId, 'userId');
-      const user = await repos.users.getUser(userId);
+      const user = await store.users.getUser(userId);
       if (!user || user.type === null || (opts?.type !== undefined && opts.type !== user.type)) throw notFound('USER_NOT_FOUND', 'user');
       return userView(user);
     },

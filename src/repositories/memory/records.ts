@@ -11,6 +11,7 @@ import type {
   StoredBatch,
   StoredList,
   StoredUser,
+  StoredUserEvent,
   TransactionOutcome,
   UserRepository,
 } from '../../engine/repositories.js';
@@ -26,6 +27,22 @@ export interface MemoryUsers {
 
 export function createMemoryUsers(budget: ByteBudget): MemoryUsers {
   const users = new Map<string, StoredUser>();
+  const events = new Map<string, StoredUserEvent>();
+  const eventsByUser = new Map<string, StoredUserEvent[]>();
+  const saveProfile: UserRepository['saveUserProfile'] = async ({ userId, type, profile, now }) => {
+    const u = users.get(userId);
+    budget.reserve(measureJsonSize(profile));
+    if (u) {
+      if (u.profile) budget.release(measureJsonSize(u.profile));
+      u.type = type;
+      u.profile = profile;
+      u.updatedAt = now;
+      return u;
+    }
+    const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+    users.set(userId, created);
+    return created;
+  };
   const repository: UserRepository = {
     async getUser(id) {
       return users.get(id) ?? null;
@@ -36,19 +53,30 @@ export function createMemoryUsers(budget: ByteBudget): MemoryUsers {
     async putUser(user) {
       users.set(user.userId, user);
     },
-    async saveUserProfile({ userId, type, profile, now }) {
-      const u = users.get(userId);
-      budget.reserve(measureJsonSize(profile));
-      if (u) {
-        if (u.profile) budget.release(measureJsonSize(u.profile));
-        u.type = type;
-        u.profile = profile;
-        u.updatedAt = now;
-        return u;
+    saveUserProfile: saveProfile,
+    async getUserEvent(eventId) {
+      return events.get(eventId) ?? null;
+    },
+    async listUserEvents(userId) {
+      return [...(eventsByUser.get(userId) ?? [])];
+    },
+    async saveUserEvent({ event, now }) {
+      const list = eventsByUser.get(event.userId) ?? [];
+      if (events.has(event.eventId) || list.some((e) => e.arrival === event.arrival)) {
+        throw new TxmonError('CONCURRENT_UPDATE', 'A user event with this eventId or arrival is stored already');
       }
-      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
-      users.set(userId, created);
-      return created;
+      // The event's size is reserved before anything changes: over budget, nothing is written.
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(event));
+      try {
+        const user = await saveProfile({ userId: event.userId, type: event.type, profile: event.user, now });
+        events.set(event.eventId, event);
+        list.push(event);
+        eventsByUser.set(event.userId, list);
+        return user;
+      } catch (error) {
+        budget.release(RECORD_OVERHEAD + measureJsonSize(event));
+        throw error;
+      }
     },
   };
   function applyOutcome(outcome: TransactionOutcome): void {

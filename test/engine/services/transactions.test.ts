@@ -140,3 +140,34 @@ describe('reserved result fields in requests', () => {
     });
   }
 });
+
+describe('createTransaction validateOriginUserId / validateDestinationUserId', () => {
+  it.each([
+    ['validateOriginUserId', 'originUserId'],
+    ['validateDestinationUserId', 'destinationUserId'],
+  ] as const)('%s: an unknown user is refused with 400 at /%s and nothing is stored', async (flag, field) => {
+    const { engine } = testEngine();
+    const t = tx();
+    const error = await errorOf(() => engine.createTransaction(t, { [flag]: true }));
+    expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(error.details[0]).toMatchObject({ path: `/${field}`, code: 'not-found' });
+    await expect(engine.getTransaction(t.transactionId as string)).rejects.toMatchObject({ code: 'TRANSACTION_NOT_FOUND' });
+  });
+
+  it('a party only seen in an earlier transaction is not a created user; a created one passes', async () => {
+    const { engine } = testEngine();
+    await engine.createTransaction(tx());
+    await expect(engine.createTransaction(tx(), { validateOriginUserId: true })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await engine.createUser({ userId: 'alice', createdTimestamp: T0 });
+    await engine.createUser({ userId: 'bob', createdTimestamp: T0 });
+    await expect(engine.createTransaction(tx(), { validateOriginUserId: true, validateDestinationUserId: true })).resolves.toMatchObject({ status: 'ALLOW' });
+  });
+
+  it('an absent party and a false flag are not checked', async () => {
+    const { engine } = testEngine();
+    await expect(engine.createTransaction(tx({ destinationUserId: undefined }), { validateDestinationUserId: true })).resolves.toMatchObject({
+      status: 'ALLOW',
+    });
+    await expect(engine.createTransaction(tx(), { validateOriginUserId: false })).resolves.toMatchObject({ status: 'ALLOW' });
+  });
+});
