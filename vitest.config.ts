@@ -4,8 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The SDK's user-event and batch methods, whose routes are being built on other branches: run
-    // once they are merged (delete this line); typechecked meanwhile.
+    // The SDK's user-event and batch methods with user rules in their results: run once the user
+    // rules (R-20, R-61) run on user creation and user events (delete this line); typechecked meanwhile.
     exclude: [...configDefaults.exclude, 'test/package/flagright-sdk-pending.test.ts'],
     pool: 'threads',
     // Test files of one worker share the modules they import instead of each importing and

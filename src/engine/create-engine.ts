@@ -53,12 +53,13 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
   const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
   const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({ settings, evaluate, withLocks, gate });
   const users = createUserService({ settings, withLocks, gate });
+  const userEvents = createUserEventService({ settings, withLocks, gate });
   return {
     repositories,
     ...transactions,
     ...users,
-    ...createUserEventService({ settings, withLocks, gate }),
-    ...createBatchService(settings, { createTransactionChunk, applyTransactionEvent }, users),
+    ...userEvents,
+    ...createBatchService(settings, { createTransactionChunk, applyTransactionEvent }, { ...users, ...userEvents }),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),

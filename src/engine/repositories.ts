@@ -279,7 +279,7 @@ export interface ListRepository {
 }
 
 /** What a batch carries (each kind has its own batch ids): `POST /batch/transactions`, `/batch/events/transaction`, `/batch/consumer/users`, `/batch/business/users`. */
-export type BatchKind = 'TRANSACTION' | 'TRANSACTION_EVENT' | 'CONSUMER_USER' | 'BUSINESS_USER';
+export type BatchKind = 'TRANSACTION' | 'TRANSACTION_EVENT' | 'CONSUMER_USER' | 'BUSINESS_USER' | 'CONSUMER_USER_EVENT' | 'BUSINESS_USER_EVENT';
 
 /** The answer to a batch (`BatchResponse` of the interface document). */
 export interface BatchResponse {

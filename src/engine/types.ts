@@ -284,6 +284,14 @@ export interface BatchTransactionEventMonitoringResults {
  */
 export type BatchUserResults = { consumerUsers: UserView[]; totalCount: number } | { businessUsers: UserView[]; totalCount: number };
 
+/** One user event of a batch's results (the SDK's `BatchConsumerUserEventWithRulesResult`): the event as sent, its executed rules and risk. */
+export type BatchUserEventResult = (ConsumerUserEvent | BusinessUserEvent) & { eventId: string } & Omit<UserRulesResult, 'hitRules'>;
+
+/** The page of a user-event batch's results (`BatchConsumerUserEventsRulesResult` / `BatchBusinessUserEventsWithRulesResult`). */
+export type BatchUserEventResults =
+  | { consumerUserEvents: BatchUserEventResult[]; totalCount: number }
+  | { businessUserEvents: BatchUserEventResult[]; totalCount: number };
+
 export interface Engine {
   createTransaction(input: TransactionInput, options?: CreateTransactionOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
@@ -307,6 +315,14 @@ export interface Engine {
   createUserBatch(input: unknown, options?: BatchOptions & { type?: UserType }): Promise<BatchResponse>;
   /** @throws TxmonError `BATCH_NOT_FOUND`, `VALIDATION_FAILED` for a bad page */
   getUserBatch(batchId: string, options?: BatchPageOptions & { type?: UserType }): Promise<BatchUserResults>;
+  /**
+   * `POST /batch/events/consumer/user` (`type` CONSUMER, default) and `/batch/events/business/user`:
+   * each record as {@link Engine.createConsumerUserEvent} / {@link Engine.createBusinessUserEvent},
+   * in timestamp order; a refused record is listed with its `eventId` (else its `userId`).
+   */
+  createUserEventBatch(input: unknown, options?: BatchOptions & { type?: UserType }): Promise<BatchResponse>;
+  /** @throws TxmonError `BATCH_NOT_FOUND`, `VALIDATION_FAILED` for a bad page */
+  getUserEventBatch(batchId: string, options?: BatchPageOptions & { type?: UserType }): Promise<BatchUserEventResults>;
   createUser(input: UserInput, options?: CreateUserOptions): Promise<UserMonitoringResult>;
   getUser(userId: string, options?: { type?: UserType }): Promise<UserView>;
   /** `POST /events/consumer/user`: patches a consumer user (merge patch, `eventId` idempotent, late events folded in timestamp order). */

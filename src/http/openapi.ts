@@ -254,6 +254,8 @@ function buildComponentSchemas(): JsonObject {
     TransactionEventBatchRequest: batchRequestSchema('TransactionEvent'),
     ConsumerUserBatchRequest: batchRequestSchema('ConsumerUser'),
     BusinessUserBatchRequest: batchRequestSchema('BusinessUser'),
+    ConsumerUserEventBatchRequest: batchRequestSchema('ConsumerUserEvent'),
+    BusinessUserEventBatchRequest: batchRequestSchema('BusinessUserEvent'),
     BatchResponse: BATCH_RESPONSE_SCHEMA,
     BatchTransactionMonitoringResults: batchResultsSchema('transactions', ['transactionId', 'status', 'hitRules']),
     BatchTransactionEventMonitoringResults: batchResultsSchema('transactionEvents', [
@@ -266,6 +268,8 @@ function buildComponentSchemas(): JsonObject {
     ]),
     BatchConsumerUsersWithRulesResult: batchResultsSchema('consumerUsers', ['userId']),
     BatchBusinessUsersWithRulesResults: batchResultsSchema('businessUsers', ['userId']),
+    BatchConsumerUserEventsRulesResult: batchResultsSchema('consumerUserEvents', ['eventId', 'userId', 'timestamp', 'executedRules']),
+    BatchBusinessUserEventsWithRulesResult: batchResultsSchema('businessUserEvents', ['eventId', 'userId', 'timestamp', 'executedRules']),
   };
   const components = new Map<unknown, string>([
     [TransactionSchema, 'Transaction'],
@@ -380,6 +384,22 @@ function batchRouteSpecs(): RouteSpec[] {
       body: 'BusinessUserBatchRequest',
       results: 'BatchBusinessUsersWithRulesResults',
       what: 'business users',
+      mode: false,
+    },
+    {
+      path: '/batch/events/consumer/user',
+      name: 'ConsumerUserEventBatch',
+      body: 'ConsumerUserEventBatchRequest',
+      results: 'BatchConsumerUserEventsRulesResult',
+      what: 'consumer user events',
+      mode: false,
+    },
+    {
+      path: '/batch/events/business/user',
+      name: 'BusinessUserEventBatch',
+      body: 'BusinessUserEventBatchRequest',
+      results: 'BatchBusinessUserEventsWithRulesResult',
+      what: 'business user events',
       mode: false,
     },
   ];

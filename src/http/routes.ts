@@ -162,8 +162,8 @@ export function responseOf(result: ActionResult, method: string): CoreResponse {
 /**
  * The batch routes (docs/wire-format.md#batches): each POST answers 201 with a `BatchResponse`,
  * each GET pages the batch's results (`page`, `pageSize`). `mode=IMPORT` in the query of the
- * transaction and event batches imports history (windows only). The user-event batches are not
- * served (404, as the single user-event routes): see docs/decisions.md.
+ * transaction and event batches imports history (windows only); user and user-event batches are
+ * always monitored.
  */
 function batchRoutes(): [string, Record<string, Action>][] {
   const post = (c: ActionContext) => {
@@ -179,6 +179,16 @@ function batchRoutes(): [string, Record<string, Action>][] {
     ['/batch/consumer/users/{batchId}', { GET: async (c) => ok(await c.engine.getUserBatch(param(c, 'batchId'), { ...pageOf(c), type: 'CONSUMER' })) }],
     ['/batch/business/users', { POST: async (c) => created(await c.engine.createUserBatch(await c.batchBody(), { ...post(c), type: 'BUSINESS' })) }],
     ['/batch/business/users/{batchId}', { GET: async (c) => ok(await c.engine.getUserBatch(param(c, 'batchId'), { ...pageOf(c), type: 'BUSINESS' })) }],
+    ['/batch/events/consumer/user', { POST: async (c) => created(await c.engine.createUserEventBatch(await c.batchBody(), { ...post(c), type: 'CONSUMER' })) }],
+    [
+      '/batch/events/consumer/user/{batchId}',
+      { GET: async (c) => ok(await c.engine.getUserEventBatch(param(c, 'batchId'), { ...pageOf(c), type: 'CONSUMER' })) },
+    ],
+    ['/batch/events/business/user', { POST: async (c) => created(await c.engine.createUserEventBatch(await c.batchBody(), { ...post(c), type: 'BUSINESS' })) }],
+    [
+      '/batch/events/business/user/{batchId}',
+      { GET: async (c) => ok(await c.engine.getUserEventBatch(param(c, 'batchId'), { ...pageOf(c), type: 'BUSINESS' })) },
+    ],
   ];
 }
 

@@ -240,6 +240,16 @@ describe('response schemas: the real handler answers what the document says', ()
       data: [{ userId: 'globex', createdTimestamp: T0, legalEntity: { companyGeneralDetails: { legalName: 'Globex' } } }],
     });
     await send('GET', '/batch/business/users/b-bu');
+    await send('POST', '/batch/events/consumer/user', {
+      batchId: 'b-cue',
+      data: [{ userId: 'carol', eventId: 'b-cue-1', timestamp: T0 + 1, reason: 'review' }],
+    });
+    await send('GET', '/batch/events/consumer/user/b-cue');
+    await send('POST', '/batch/events/business/user', {
+      batchId: 'b-bue',
+      data: [{ userId: 'globex', eventId: 'b-bue-1', timestamp: T0 + 1, reason: 'review' }],
+    });
+    await send('GET', '/batch/events/business/user/b-bue');
 
     expect(first.riskScoreDetails).toMatchObject({ trsRiskLevel: expect.any(String), originUserCraRiskScore: expect.any(Number) });
     expect((await send<Returns<'getUser'>>('GET', '/consumer/users/alice')).riskScoreDetails).toMatchObject({ craRiskScore: expect.any(Number) });

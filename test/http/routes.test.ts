@@ -96,7 +96,7 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
     expect((await call(small, 'POST', '/batch/transactions', { body: { data } })).status).toBe(413);
   });
 
-  it('event and user batches: POST → 201, GET pages them; the user-event batches are not served (404 ROUTE_NOT_FOUND)', async () => {
+  it('event, user and user-event batches: POST → 201, GET pages them', async () => {
     await call(handler, 'POST', '/transactions', { body: tx({ transactionId: 'hev', timestamp: T0 }) });
     const events = await call(handler, 'POST', '/batch/events/transaction', {
       body: { batchId: 'hev', data: [{ transactionId: 'hev', eventId: 'hev-1', timestamp: T0 + 1, transactionState: 'SENT' }] },
@@ -111,11 +111,26 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
     });
     expect(users.status).toBe(201);
     expect(await json(await call(handler, 'GET', '/batch/business/users/hbu'))).toMatchObject({ businessUsers: [{ userId: 'hbu-1' }], totalCount: 1 });
-    for (const path of ['/batch/events/consumer/user', '/batch/events/business/user']) {
-      const response = await call(handler, 'POST', path, { body: { data: [{}] } });
-      expect(response.status).toBe(404);
-      expect(await json(response)).toMatchObject({ code: 'ROUTE_NOT_FOUND' });
-    }
+    const userEvents = await call(handler, 'POST', '/batch/events/business/user', {
+      body: {
+        batchId: 'hbe',
+        data: [
+          { userId: 'hbu-1', eventId: 'hbe-1', timestamp: T0 + 1, reason: 'review' },
+          { userId: 'hbu-1', timestamp: T0 + 2 },
+        ],
+      },
+    });
+    expect(userEvents.status).toBe(201);
+    expect(await json(userEvents)).toMatchObject({
+      status: 'PARTIAL_FAILURE',
+      successful: 1,
+      failedRecords: [{ id: 'hbu-1', reasonCode: 'VALIDATION_FAILED' }],
+    });
+    expect(await json(await call(handler, 'GET', '/batch/events/business/user/hbe'))).toMatchObject({
+      businessUserEvents: [{ eventId: 'hbe-1', userId: 'hbu-1', executedRules: [] }],
+      totalCount: 1,
+    });
+    expect((await call(handler, 'GET', '/batch/events/consumer/user/hbe')).status).toBe(404);
   });
 
   it('POST /events/transaction → 201; GET /events/transaction/{eventId}', async () => {

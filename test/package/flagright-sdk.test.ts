@@ -587,4 +587,44 @@ describe('batch', () => {
     const userResults = await client.batch.getConsumerUsers('sdk-batch-users');
     expect(userResults).toMatchObject({ totalCount: 1, consumerUsers: [{ userId: 'sdk-batch-user' }] });
   });
+
+  it('createConsumerUserEvents / createBusinessUserEvents apply the events in timestamp order and their gets page them in batch order', async () => {
+    await client.consumerUsers.create({ body: consumer('sdk-batch-ev-user', 'Emmy', 'Noether') });
+    await client.businessUsers.create({ body: business('sdk-batch-ev-biz', 'Noether Algebra GmbH') });
+    const consumerEvents = await client.batch.createConsumerUserEvents({
+      batchId: 'sdk-batch-user-ev',
+      data: [
+        // Sent out of order: the later state is the one that stays.
+        {
+          userId: 'sdk-batch-ev-user',
+          eventId: 'sdk-uev-2',
+          timestamp: T0 + 2_000,
+          updatedConsumerUserAttributes: { userStateDetails: { state: 'TERMINATED' } },
+        },
+        { userId: 'sdk-batch-ev-user', eventId: 'sdk-uev-1', timestamp: T0 + 1_000, updatedConsumerUserAttributes: { userStateDetails: { state: 'DORMANT' } } },
+        { userId: 'sdk-batch-nobody', eventId: 'sdk-uev-3', timestamp: T0 + 3_000 },
+      ],
+    });
+    expect(consumerEvents).toMatchObject({
+      status: 'PARTIAL_FAILURE',
+      successful: 2,
+      failed: 1,
+      failedRecords: [{ id: 'sdk-uev-3', reasonCode: 'USER_NOT_FOUND' }],
+    });
+    expect((await client.consumerUsers.get('sdk-batch-ev-user')).userStateDetails?.state).toBe('TERMINATED');
+    const consumerResults = await client.batch.getConsumerUserEvents('sdk-batch-user-ev', { page: 1, pageSize: 10 });
+    expect(consumerResults.totalCount).toBe(2);
+    // Results come in batch order.
+    expect(consumerResults.consumerUserEvents.map((e) => e.eventId)).toEqual(['sdk-uev-2', 'sdk-uev-1']);
+    const businessEvents = await client.batch.createBusinessUserEvents({
+      batchId: 'sdk-batch-biz-ev',
+      data: [
+        { userId: 'sdk-batch-ev-biz', eventId: 'sdk-bev-1', timestamp: T0 + 1_000, updatedBusinessUserAttributes: { userStateDetails: { state: 'DORMANT' } } },
+      ],
+    });
+    expect(businessEvents).toMatchObject({ status: 'SUCCESS', successful: 1 });
+    const businessResults = await client.batch.getBusinessUserEvents('sdk-batch-biz-ev');
+    expect(businessResults).toMatchObject({ totalCount: 1, businessUserEvents: [{ eventId: 'sdk-bev-1', userId: 'sdk-batch-ev-biz' }] });
+    await expect(client.batch.getBusinessUserEvents('sdk-batch-user-ev')).rejects.toBeInstanceOf(Flagright.NotFoundError);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * Batches (`POST /batch/transactions`, `/batch/events/transaction`, `/batch/consumer/users`,
- * `/batch/business/users` and their `GET …/{batchId}`): many records in one call, each checked and
+ * `/batch/business/users`, `/batch/events/consumer/user`, `/batch/events/business/user` and their
+ * `GET …/{batchId}`): many records in one call, each checked and
  * processed on its own (a refused record never fails the others), in timestamp order, idempotent
  * on the batch id and on each record's id. Transactions go through the store in chunks, each chunk
  * one unit of the store (see `createTransactionChunk`).
@@ -19,6 +20,7 @@ import type {
   BatchPageOptions,
   BatchTransactionEventMonitoringResults,
   BatchTransactionMonitoringResults,
+  BatchUserEventResult,
   Engine,
   UserView,
 } from '../types.js';
@@ -41,7 +43,20 @@ export const MAX_BATCH_PAGE_SIZE = 1_000;
 
 type BatchMethods = Pick<
   Engine,
-  'createTransactionBatch' | 'getTransactionBatch' | 'createTransactionEventBatch' | 'getTransactionEventBatch' | 'createUserBatch' | 'getUserBatch'
+  | 'createTransactionBatch'
+  | 'getTransactionBatch'
+  | 'createTransactionEventBatch'
+  | 'getTransactionEventBatch'
+  | 'createUserBatch'
+  | 'getUserBatch'
+  | 'createUserEventBatch'
+  | 'getUserEventBatch'
+>;
+
+/** The user and user-event methods a batch of users or user events goes through. */
+type UserPaths = Pick<
+  Engine,
+  'createUser' | 'getUser' | 'createConsumerUserEvent' | 'createBusinessUserEvent' | 'getConsumerUserEvent' | 'getBusinessUserEvent'
 >;
 
 /** A batch body, checked: its records are still unchecked (each is checked on its own). */
@@ -139,7 +154,7 @@ function inTimeOrder<T>(records: { index: number; request: T }[], timestampOf: (
 }
 
 /** The batch endpoints of one engine, over its transaction paths and user method. */
-export function createBatchService(settings: EngineSettings, paths: TransactionBatchPaths, users: Pick<Engine, 'createUser' | 'getUser'>): BatchMethods {
+export function createBatchService(settings: EngineSettings, paths: TransactionBatchPaths, users: UserPaths): BatchMethods {
   const { repositories: store, limits } = settings;
   // One batch id at a time per kind in this process (a replay waits for the first run's answer).
   const batchLock = createKeyedLock(Number.POSITIVE_INFINITY);
@@ -245,6 +260,34 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     return processed;
   }
 
+  async function processUserEvents(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS'): Promise<Processed> {
+    const processed: Processed = { failed: [], stored: [] };
+    const order = data.map((record, index) => ({ index, record }));
+    // Events in timestamp order (records without one keep their place at the front: they are refused).
+    const timestampOf = (r: unknown) => {
+      const t = typeof r === 'object' && r !== null ? (r as { timestamp?: unknown }).timestamp : undefined;
+      return typeof t === 'number' && Number.isFinite(t) ? t : Number.NEGATIVE_INFINITY;
+    };
+    order.sort((a, b) => timestampOf(a.record) - timestampOf(b.record) || a.index - b.index);
+    const create = type === 'CONSUMER' ? users.createConsumerUserEvent : users.createBusinessUserEvent;
+    for (const { index, record } of order) {
+      const eventId = idOf(record, 'eventId');
+      // A batched event names itself: a retried batch must find it again, not apply it twice.
+      if (eventId === undefined) {
+        processed.failed.push({ index, ...withId(idOf(record, 'userId')), reasonCode: 'VALIDATION_FAILED' });
+        continue;
+      }
+      try {
+        await create(record as Parameters<Engine['createConsumerUserEvent']>[0]);
+        processed.stored.push({ index, id: eventId });
+      } catch (error) {
+        if (!isRecordError(error)) throw error;
+        processed.failed.push({ index, ...withId(idOf(record, 'eventId') ?? idOf(record, 'userId')), reasonCode: error.code });
+      }
+    }
+    return processed;
+  }
+
   /** The page of a stored batch's record ids. */
   async function pageOf(kind: BatchKind, batchId: string, options: BatchPageOptions | undefined): Promise<{ ids: string[]; totalCount: number }> {
     assertId(batchId, 'batchId');
@@ -321,6 +364,25 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
       }
       // The SDK's BatchConsumerUsersWithRulesResult / BatchBusinessUsersWithRulesResults.
       return type === 'CONSUMER' ? { consumerUsers: found, totalCount } : { businessUsers: found, totalCount };
+    },
+
+    async createUserEventBatch(input, options) {
+      const type = options?.type ?? 'CONSUMER';
+      if (options?.mode !== undefined && options.mode !== 'MONITOR') throw invalidField('/mode', 'enum', 'must be MONITOR for user events');
+      return runBatch(type === 'CONSUMER' ? 'CONSUMER_USER_EVENT' : 'BUSINESS_USER_EVENT', input, 'MONITOR', (data) => processUserEvents(data, type));
+    },
+
+    async getUserEventBatch(batchId, options) {
+      const type = options?.type ?? 'CONSUMER';
+      const { ids, totalCount } = await pageOf(type === 'CONSUMER' ? 'CONSUMER_USER_EVENT' : 'BUSINESS_USER_EVENT', batchId, options);
+      const read = type === 'CONSUMER' ? users.getConsumerUserEvent : users.getBusinessUserEvent;
+      const found: BatchUserEventResult[] = [];
+      for (const id of ids) {
+        // The SDK's BatchConsumerUserEventWithRulesResult: the event and its executed rules, no hit list.
+        const { hitRules: _hits, ...event } = await read(id);
+        found.push(event);
+      }
+      return type === 'CONSUMER' ? { consumerUserEvents: found, totalCount } : { businessUserEvents: found, totalCount };
     },
   };
 }

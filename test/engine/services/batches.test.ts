@@ -220,3 +220,45 @@ describe('createUserBatch', () => {
     expect((await errorOf(() => engine.getUserBatch('users', { type: 'BUSINESS' }))).code).toBe('BATCH_NOT_FOUND');
   });
 });
+
+describe('createUserEventBatch', () => {
+  const event = (eventId: string | undefined, timestamp: number, state: string) => ({
+    userId: 'ue-user',
+    ...(eventId === undefined ? {} : { eventId }),
+    timestamp,
+    updatedConsumerUserAttributes: { userStateDetails: { state } },
+  });
+
+  it('applies the events in timestamp order, refuses one without eventId, and pages the results in batch order', async () => {
+    const { engine } = testEngine();
+    await engine.createUser({ userId: 'ue-user', createdTimestamp: T0 }, { type: 'CONSUMER' });
+    const response = await engine.createUserEventBatch({
+      batchId: 'ue',
+      data: [event('ue-2', T0 + 2 * DAY, 'TERMINATED'), event(undefined, T0 + 3 * DAY, 'ACTIVE'), event('ue-1', T0 + DAY, 'DORMANT')],
+    });
+    expect(response).toMatchObject({
+      status: 'PARTIAL_FAILURE',
+      successful: 2,
+      failed: 1,
+      failedRecords: [{ id: 'ue-user', reasonCode: 'VALIDATION_FAILED' }],
+    });
+    expect((await engine.getUser('ue-user')).userStateDetails).toMatchObject({ state: 'TERMINATED' });
+    const page = await engine.getUserEventBatch('ue', { page: 1, pageSize: 1 });
+    expect(page).toMatchObject({ totalCount: 2, consumerUserEvents: [{ eventId: 'ue-2', userId: 'ue-user', executedRules: [] }] });
+    expect('hitRules' in ((page as { consumerUserEvents: object[] }).consumerUserEvents[0] ?? {})).toBe(false);
+  });
+
+  it('is idempotent on batchId and on eventId: the same batch again changes nothing, another body under it is BATCH_ID_CONFLICT', async () => {
+    const { engine } = testEngine();
+    await engine.createUser({ userId: 'ue-user', createdTimestamp: T0 }, { type: 'CONSUMER' });
+    const body = { batchId: 'ue-again', data: [event('ue-a', T0 + DAY, 'DORMANT')] };
+    const first = await engine.createUserEventBatch(structuredClone(body));
+    expect(await engine.createUserEventBatch(structuredClone(body))).toEqual(first);
+    // The same event in another batch is a replay of it, not a second application.
+    expect(await engine.createUserEventBatch({ batchId: 'ue-other', data: [event('ue-a', T0 + DAY, 'DORMANT')] })).toMatchObject({ status: 'SUCCESS' });
+    const conflict = await errorOf(() => engine.createUserEventBatch({ batchId: 'ue-again', data: [event('ue-b', T0 + DAY, 'ACTIVE')] }));
+    expect(conflict.code).toBe('BATCH_ID_CONFLICT');
+    const otherType = await errorOf(() => engine.getUserEventBatch('ue-again', { type: 'BUSINESS' }));
+    expect(otherType.code).toBe('BATCH_NOT_FOUND');
+  });
+});
