@@ -5,9 +5,9 @@
  * missing required key or a wrong primitive type, docs/wire-format.md#sdk-clients) and map our
  * 400/401/409/429 to its typed errors.
  *
- * The SDK has 24 methods. The 8 txmon serves (transactions, transaction events, consumer and
- * business users: create and get) are driven here; the 16 of user events and batches are in
- * flagright-sdk-pending.test.ts, excluded from the run until their routes land (vitest.config.ts).
+ * The SDK has 24 methods, all driven here: transactions, transaction events, consumer and business
+ * users, their events, and the six batch kinds. The cases that expect user rules (R-20) in user
+ * results are in flagright-sdk-pending.test.ts, excluded from the run until those rules exist.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -626,5 +626,55 @@ describe('batch', () => {
     const businessResults = await client.batch.getBusinessUserEvents('sdk-batch-biz-ev');
     expect(businessResults).toMatchObject({ totalCount: 1, businessUserEvents: [{ eventId: 'sdk-bev-1', userId: 'sdk-batch-ev-biz' }] });
     await expect(client.batch.getBusinessUserEvents('sdk-batch-user-ev')).rejects.toBeInstanceOf(Flagright.NotFoundError);
+  });
+});
+
+describe('user events', () => {
+  const blocked = (eventId: string, timestamp: number): Flagright.ConsumerUserEvent => ({
+    userId: 'sdk-ue-user',
+    eventId,
+    timestamp,
+    reason: 'fraud suspicion',
+    updatedConsumerUserAttributes: { userStateDetails: { state: 'BLOCKED', reason: 'fraud suspicion' }, kycStatusDetails: { status: 'FAILED' } },
+  });
+
+  beforeAll(async () => {
+    await client.consumerUsers.create({ body: consumer('sdk-ue-user', 'Sofia', 'Kovalevskaya') });
+    await client.businessUsers.create({ body: business('sdk-ue-biz', 'Kovalevskaya Analysis AB') });
+  });
+
+  it('consumerUserEvents.create merges the attributes and answers the user; .get answers the event as sent', async () => {
+    const result = await client.consumerUserEvents.create({ body: blocked('sdk-ue-1', T0 + 60_000) });
+    expect(result).toMatchObject({
+      userId: 'sdk-ue-user',
+      userDetails: { name: { firstName: 'Sofia', lastName: 'Kovalevskaya' } },
+      userStateDetails: { state: 'BLOCKED' },
+      kycStatusDetails: { status: 'FAILED' },
+    });
+    expect((await client.consumerUsers.get('sdk-ue-user')).kycStatusDetails?.status).toBe('FAILED');
+    expect(await client.consumerUserEvents.get('sdk-ue-1')).toMatchObject({ eventId: 'sdk-ue-1', userId: 'sdk-ue-user', reason: 'fraud suspicion' });
+  });
+
+  it('the same eventId with another payload is a ConflictError naming /eventId; a bad timestamp a BadRequestError', async () => {
+    await client.consumerUserEvents.create({ body: blocked('sdk-ue-2', T0 + 70_000) });
+    const conflict = await failure(client.consumerUserEvents.create({ body: blocked('sdk-ue-2', T0 + 80_000) }));
+    expect(conflict).toBeInstanceOf(Flagright.ConflictError);
+    expect(errorBody(conflict)).toMatchObject({ code: 'EVENT_ID_CONFLICT' });
+    const bad = await failure(client.consumerUserEvents.create({ body: { ...blocked('sdk-ue-3', T0), timestamp: -1 } }));
+    expect(bad).toBeInstanceOf(Flagright.BadRequestError);
+  });
+
+  it('businessUserEvents.create merges the legal entity and .get answers the event', async () => {
+    const result = await client.businessUserEvents.create({
+      body: { userId: 'sdk-ue-biz', eventId: 'sdk-be-1', timestamp: T0 + 60_000, updatedBusinessUserAttributes: { userStateDetails: { state: 'DORMANT' } } },
+    });
+    expect(result).toMatchObject({
+      userId: 'sdk-ue-biz',
+      userStateDetails: { state: 'DORMANT' },
+      legalEntity: { companyGeneralDetails: { legalName: 'Kovalevskaya Analysis AB' } },
+    });
+    expect(await client.businessUserEvents.get('sdk-be-1')).toMatchObject({ eventId: 'sdk-be-1', userId: 'sdk-ue-biz' });
+    const unknown = await failure(client.businessUserEvents.get('sdk-be-none'));
+    expect(unknown.statusCode).toBe(404);
   });
 });
