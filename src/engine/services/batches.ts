@@ -241,14 +241,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
 
   async function processUsers(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS'): Promise<Processed> {
     const processed: Processed = { failed: [], stored: [] };
-    const order = data.map((record, index) => ({ index, record }));
-    // Users in `createdTimestamp` order (records without one keep their place at the front).
-    const createdOf = (r: unknown) => {
-      const t = typeof r === 'object' && r !== null ? (r as { createdTimestamp?: unknown }).createdTimestamp : undefined;
-      return typeof t === 'number' && Number.isFinite(t) ? t : Number.NEGATIVE_INFINITY;
-    };
-    order.sort((a, b) => createdOf(a.record) - createdOf(b.record) || a.index - b.index);
-    for (const { index, record } of order) {
+    for (const { index, record } of inFieldOrder(data, 'createdTimestamp')) {
       try {
         const result = await users.createUser(record as Parameters<Engine['createUser']>[0], { type });
         processed.stored.push({ index, id: result.userId });
@@ -262,15 +255,8 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
 
   async function processUserEvents(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS'): Promise<Processed> {
     const processed: Processed = { failed: [], stored: [] };
-    const order = data.map((record, index) => ({ index, record }));
-    // Events in timestamp order (records without one keep their place at the front: they are refused).
-    const timestampOf = (r: unknown) => {
-      const t = typeof r === 'object' && r !== null ? (r as { timestamp?: unknown }).timestamp : undefined;
-      return typeof t === 'number' && Number.isFinite(t) ? t : Number.NEGATIVE_INFINITY;
-    };
-    order.sort((a, b) => timestampOf(a.record) - timestampOf(b.record) || a.index - b.index);
     const create = type === 'CONSUMER' ? users.createConsumerUserEvent : users.createBusinessUserEvent;
-    for (const { index, record } of order) {
+    for (const { index, record } of inFieldOrder(data, 'timestamp')) {
       const eventId = idOf(record, 'eventId');
       // A batched event names itself: a retried batch must find it again, not apply it twice.
       if (eventId === undefined) {
@@ -385,6 +371,19 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
       return type === 'CONSUMER' ? { consumerUserEvents: found, totalCount } : { businessUserEvents: found, totalCount };
     },
   };
+}
+
+/**
+ * Unchecked records with their batch index, in the order of a numeric time field (`createdTimestamp`
+ * of users, `timestamp` of user events), ties in batch order; records without a finite one keep their
+ * place at the front (their own checks refuse them).
+ */
+function inFieldOrder(data: readonly unknown[], field: string): { index: number; record: unknown }[] {
+  const timeOf = (record: unknown) => {
+    const t = typeof record === 'object' && record !== null ? (record as Record<string, unknown>)[field] : undefined;
+    return typeof t === 'number' && Number.isFinite(t) ? t : Number.NEGATIVE_INFINITY;
+  };
+  return data.map((record, index) => ({ index, record })).sort((a, b) => timeOf(a.record) - timeOf(b.record) || a.index - b.index);
 }
 
 function withId(id: string | undefined): { id?: string } {

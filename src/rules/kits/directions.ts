@@ -129,3 +129,13 @@ export function sumAmounts(aggregates: Readonly<Record<string, AggregateValue>>,
   }
   return total;
 }
+
+/**
+ * The two users of a transfer between distinct users — an edge of the transaction graph — or
+ * `null` when a side has no user or both sides are one user (a self-transfer is no edge).
+ */
+export function distinctUserParties(transaction: Transaction): { origin: string; destination: string } | null {
+  const origin = transaction.originUserId;
+  const destination = transaction.destinationUserId;
+  return origin && destination && origin !== destination ? { origin, destination } : null;
+}

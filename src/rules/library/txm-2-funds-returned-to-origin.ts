@@ -5,6 +5,7 @@ import type { Transaction } from '../../domain/index.js';
 import type { ErrorDetail } from '../../errors.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { distinctUserParties } from '../kits/directions.js';
 import { createNeed } from '../kits/need.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -59,15 +60,8 @@ function validateParameters(parameters: Parameters): ErrorDetail[] {
   ];
 }
 
-/** The receiver and sender of a transfer between two different users, or `null`. */
-function partiesOf(transaction: Transaction): { origin: string; destination: string } | null {
-  const origin = transaction.originUserId;
-  const destination = transaction.destinationUserId;
-  return origin && destination && origin !== destination ? { origin, destination } : null;
-}
-
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  const parties = partiesOf(transaction);
+  const parties = distinctUserParties(transaction);
   if (parties === null) return [];
   const end = transaction.timestamp;
   // The receiver is where the money started: a path of earlier transfers from it back to the sender.
@@ -119,7 +113,7 @@ export const txm2FundsReturnedToOrigin = defineRule({
   },
   check({ transaction, parameters, aggregates, currentCounts }): RuleHit[] {
     // The closing transfer is held to the historical filters its links passed.
-    if (currentCounts === false || partiesOf(transaction) === null) return [];
+    if (currentCounts === false || distinctUserParties(transaction) === null) return [];
     const path = aggregates[NEED];
     if (typeof path !== 'number' || path === 0) return [];
     const vars = { hops: path + 1, window: describeTimeWindow(parameters.timeWindow) };

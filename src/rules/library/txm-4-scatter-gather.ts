@@ -4,6 +4,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { distinctUserParties } from '../kits/directions.js';
 import { createNeed } from '../kits/need.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -30,15 +31,8 @@ type Parameters = Static<typeof ParametersSchema>;
 
 const NEED = 'TXM-4:shared';
 
-/** The receiver and sender of a transfer between two different users, or `null`. */
-function partiesOf(transaction: Transaction): { origin: string; destination: string } | null {
-  const origin = transaction.originUserId;
-  const destination = transaction.destinationUserId;
-  return origin && destination && origin !== destination ? { origin, destination } : null;
-}
-
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
-  const parties = partiesOf(transaction);
+  const parties = distinctUserParties(transaction);
   if (parties === null) return [];
   const end = transaction.timestamp;
   // This transfer is not stored yet: its sender is one of the receiver's senders as of now.
@@ -89,7 +83,7 @@ export const txm4ScatterGather = defineRule({
   },
   check({ transaction, parameters, aggregates, currentCounts }): RuleHit[] {
     // A transfer the historical filters refuse is no link of the scheme.
-    if (currentCounts === false || partiesOf(transaction) === null) return [];
+    if (currentCounts === false || distinctUserParties(transaction) === null) return [];
     const count = aggregates[NEED];
     if (typeof count !== 'number' || count < parameters.minIntermediaries) return [];
     return [
