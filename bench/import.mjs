@@ -8,6 +8,7 @@
  *
  *   npm run build && node bench/import.mjs [--tx 10000] [--url postgres://…] [--stores memory,postgres] [--subjects one-by-one,batch] [--mode monitor|import]
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -16,6 +17,31 @@ import { startPostgresServer } from './persistence-server.mjs';
 import { createInstanceConfigs, streamWorkload, WORKLOAD_DEFAULTS } from './workload.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * CPU seconds the PostgreSQL server started here has used (the postmaster and its backends, from
+ * /proc): what the database costs, apart from how busy the machine is. `null` without /proc or a
+ * server of our own.
+ */
+function serverCpuSeconds(server) {
+  if (server === null || !existsSync('/proc/self/stat')) return null;
+  const ticks = (pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) };
+    } catch {
+      return null;
+    }
+  };
+  const postmaster = Number(readFileSync(path.join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let total = ticks(postmaster)?.cpu ?? 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const t = ticks(entry);
+    if (t !== null && t.ppid === postmaster) total += t.cpu;
+  }
+  return total / 100;
+}
 
 function parseOptions(argv) {
   const o = { tx: 10_000, url: null, stores: ['memory', 'postgres'], subjects: ['one-by-one', 'batch'], mode: 'monitor' };
@@ -74,6 +100,8 @@ async function main() {
     const engine = await engineOn(repositories);
     const data = structuredClone(transactions);
     const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
+    const serverCpu = store === 'postgres' ? serverCpuSeconds(server) : null;
     if (subject === 'batch') {
       const response = await engine.createTransactionBatch({ data }, { mode: o.mode === 'import' ? 'IMPORT' : 'MONITOR' });
       if (response.successful !== data.length) throw new Error(`${store} batch: ${response.failed} records failed`);
@@ -81,10 +109,23 @@ async function main() {
       for (const t of data) await engine.createTransaction(t);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
+    const nodeCpu = (used.user + used.system) / 1e6;
+    const dbCpu = serverCpu === null ? null : serverCpuSeconds(server) - serverCpu;
     const alerts = (await engine.listAlerts()).length;
-    rows.push({ store, subject, transactions: data.length, seconds: seconds.toFixed(2), perSecond: Math.round(data.length / seconds), alerts });
+    const cpuText = `node CPU ${nodeCpu.toFixed(2)} s${dbCpu === null ? '' : `, database CPU ${dbCpu.toFixed(2)} s`}`;
+    rows.push({
+      store,
+      subject,
+      transactions: data.length,
+      seconds: seconds.toFixed(2),
+      perSecond: Math.round(data.length / seconds),
+      alerts,
+      nodeCpuSeconds: nodeCpu.toFixed(2),
+      ...(dbCpu === null ? {} : { databaseCpuSeconds: dbCpu.toFixed(2) }),
+    });
     console.log(
-      `${store.padEnd(9)} ${subject.padEnd(11)} ${String(data.length).padStart(6)} tx  ${seconds.toFixed(2).padStart(7)} s  ${String(Math.round(data.length / seconds)).padStart(7)} tx/s  ${alerts} alerts`,
+      `${store.padEnd(9)} ${subject.padEnd(11)} ${String(data.length).padStart(6)} tx  ${seconds.toFixed(2).padStart(7)} s  ${String(Math.round(data.length / seconds)).padStart(7)} tx/s  ${alerts} alerts  (${cpuText})`,
     );
   };
   try {

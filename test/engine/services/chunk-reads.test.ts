@@ -5,8 +5,10 @@
  * sent one by one — under rule sets that make it answer from the store, from loaded windows, and
  * from the store again after writing (graph reads, plans changed by a risk level the chunk moved).
  */
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { createEngine, createMemoryRepositories, presets, type EngineOptions, type Repositories } from '../../../src/index.js';
+import { ruleInstanceRequestArbitrary, transactionsArbitrary } from '../../arbitraries/index.js';
 import { fixedClock, sequentialIds } from '../../helpers.js';
 import { stateOf, workloadTransactions } from './batch-exactness.js';
 
@@ -111,5 +113,24 @@ describe('a batch chunk on a store shared across processes', () => {
     // Three chunks: one window read each, and more where the chunk had to ask the store again.
     if (asksAgain) expect(calls.get('aggregates.queryAggregates')).toBeGreaterThan(3);
     else expect(calls.get('aggregates.queryAggregates')).toBe(3);
+  });
+
+  test.prop(
+    [
+      fc.array(ruleInstanceRequestArbitrary(), { minLength: 1, maxLength: 6 }),
+      transactionsArbitrary({ minLength: 1, maxLength: 60, userIds: ['u-1', 'u-2', 'u-3', 'u-4'] }),
+      fc.boolean(),
+    ],
+    { numRuns: 30 },
+  )('any rule set, any transactions: one batch stores what they store sent one by one', async (rules, transactions, withRisk) => {
+    // Replays and conflicting payloads of one id are records like any other.
+    const options: EngineOptions = withRisk ? RISK : {};
+    // A batch runs its records in timestamp order (ties in batch order): the single calls too.
+    const ordered = [...transactions].sort((a, b) => a.timestamp - b.timestamp);
+    const one = await engineOn(sharedMemory(new Map()), rules, options);
+    for (const t of ordered) await one.createTransaction(structuredClone(t)).catch(() => undefined);
+    const many = await engineOn(sharedMemory(new Map()), rules, options);
+    await many.createTransactionBatch({ data: structuredClone(ordered) });
+    expect(await stateOf(many, ordered)).toEqual(await stateOf(one, ordered));
   });
 });
