@@ -32,7 +32,11 @@ export interface Alert {
   priority: 'P1' | 'P2' | 'P3' | 'P4';
   userId: string;
   direction: 'ORIGIN' | 'DESTINATION';
-  entityDetails: { type: 'TRANSACTION'; transactionIds: string[] };
+  /**
+   * `TRANSACTION`: a transaction rule's alert, listing the hit transactions; `USER`: a user rule's
+   * alert, whose hits are on the user itself (`transactionIds` stays empty).
+   */
+  entityDetails: { type: 'TRANSACTION' | 'USER'; transactionIds: string[] };
   ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
 }
 

@@ -116,11 +116,11 @@ export type TransactionWithRulesResult = Transaction & MonitoringResult;
 /** Response of {@link Engine.getTransactionEvent}. */
 export type TransactionEventWithRulesResult = TransactionEvent & { eventId: string } & MonitoringResult;
 
-/** Response of {@link Engine.createUser}. */
+/** Response of {@link Engine.createUser}: the user rules run on the created user. */
 export interface UserMonitoringResult {
   userId: string;
-  executedRules: [];
-  hitRules: [];
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
   riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
 }
 

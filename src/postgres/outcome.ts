@@ -82,7 +82,10 @@ function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: numb
   const newAlerts = new Map<string, { instanceId: string; userId: string; doc: Record<string, unknown> }>();
   const alertUpdates: Record<string, number> = {};
   const alertTransactions = new Map<string, [string, string]>();
-  const link = (alertId: string, transactionId: string) => alertTransactions.set(`${alertId}\u0000${transactionId}`, [alertId, transactionId]);
+  // A user rule's hit (no transaction) lists nothing.
+  const link = (alertId: string, transactionId: string | null) => {
+    if (transactionId !== null) alertTransactions.set(`${alertId}\u0000${transactionId}`, [alertId, transactionId]);
+  };
   /** A change to a case: folded into it when this outcome creates it, else into its patch. */
   const patchCase = (caseId: string, patch: { updatedAt: number; priority?: string }) => {
     const created = newCases.get(caseId);
