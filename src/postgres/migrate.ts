@@ -288,6 +288,67 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Migration 7: user rules. A user creation or user event writes its user rules' run and hit counts
+ * and alert hits in the same database transaction as the user: `txmon_save_rule_writes` applies
+ * them from the rows `ruleWriteRowsOf` (outcome.ts) makes — the counters and the alert and case
+ * rows exactly as `txmon_save_outcome` applies a transaction's (the same statements; a user rule's
+ * hit lists no transaction, so its alert has no row in txmon_alert_transactions). An alert keeps
+ * its entity type (`TRANSACTION` or `USER`) in its document.
+ */
+const USER_RULES_SQL = `
+CREATE FUNCTION txmon_save_rule_writes(p_counters jsonb, p_alerts jsonb)
+RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  a jsonb := p_alerts;
+  v_shard integer;
+  v_seqs bigint[];
+  v_runs bigint[];
+  v_hits bigint[];
+  v_at integer;
+  v_count record;
+BEGIN
+  IF jsonb_array_length(p_counters) > 0 THEN
+    v_shard := txmon_counter_shard();
+    SELECT k.seqs, k.runs, k.hits INTO v_seqs, v_runs, v_hits FROM txmon_instance_counters k WHERE k.shard = v_shard FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO txmon_instance_counters (shard, seqs, runs, hits) VALUES (v_shard, '{}', '{}', '{}') ON CONFLICT (shard) DO NOTHING;
+      SELECT k.seqs, k.runs, k.hits INTO v_seqs, v_runs, v_hits FROM txmon_instance_counters k WHERE k.shard = v_shard FOR UPDATE;
+    END IF;
+    FOR v_count IN SELECT i.seq, (x->>1)::bigint AS runs, (x->>2)::bigint AS hits
+               FROM jsonb_array_elements(p_counters) AS x JOIN txmon_rule_instances i ON i.id = x->>0 LOOP
+      v_at := array_position(v_seqs, v_count.seq);
+      IF v_at IS NULL THEN
+        v_seqs := v_seqs || v_count.seq;
+        v_runs := v_runs || v_count.runs;
+        v_hits := v_hits || v_count.hits;
+      ELSE
+        v_runs[v_at] := v_runs[v_at] + v_count.runs;
+        v_hits[v_at] := v_hits[v_at] + v_count.hits;
+      END IF;
+    END LOOP;
+    UPDATE txmon_instance_counters SET seqs = v_seqs, runs = v_runs, hits = v_hits WHERE shard = v_shard;
+  END IF;
+
+  IF jsonb_typeof(a) = 'object' THEN
+    WITH
+      new_cases AS (INSERT INTO txmon_cases (case_id, user_id, "case")
+        SELECT y.x->>0, y.x->>1, y.x->2 FROM jsonb_array_elements(a->'newCases') WITH ORDINALITY AS y(x, n) ORDER BY y.n),
+      case_updates AS (UPDATE txmon_cases c SET "case" = c."case" || (a->'casePatches'->c.case_id)
+        WHERE c.case_id = ANY(ARRAY(SELECT jsonb_object_keys(a->'casePatches')))),
+      case_alerts AS (INSERT INTO txmon_case_alerts (case_id, alert_id)
+        SELECT y.x->>0, y.x->>1 FROM jsonb_array_elements(a->'caseAlerts') WITH ORDINALITY AS y(x, n) ORDER BY y.n),
+      new_alerts AS (INSERT INTO txmon_alerts (alert_id, instance_id, user_id, alert)
+        SELECT y.x->>0, y.x->>1, y.x->>2, y.x->3 FROM jsonb_array_elements(a->'newAlerts') WITH ORDINALITY AS y(x, n) ORDER BY y.n),
+      alert_updates AS (UPDATE txmon_alerts t SET alert = jsonb_set(t.alert, '{updatedAt}', a->'alertUpdates'->t.alert_id)
+        WHERE t.alert_id = ANY(ARRAY(SELECT jsonb_object_keys(a->'alertUpdates'))))
+    INSERT INTO txmon_alert_transactions (alert_id, transaction_id)
+      SELECT y.x->>0, y.x->>1 FROM jsonb_array_elements(a->'alertTransactions') WITH ORDINALITY AS y(x, n) ORDER BY y.n
+      ON CONFLICT DO NOTHING;
+  END IF;
+END $$;
+`;
+
 /** One step of the schema. Never edit a released step: add the next one. */
 interface Migration {
   readonly version: number;
@@ -477,6 +538,11 @@ CREATE TABLE txmon_user_events (
 );
 CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arrival);
 `,
+  },
+  {
+    version: 7,
+    name: 'user rules: counters and alerts of a user save',
+    sql: USER_RULES_SQL,
   },
 ];
 

@@ -36,7 +36,7 @@ const OUTCOME_READS_SQL = prepared('SELECT * FROM txmon_outcome_reads($1::text[]
  * user they touch (so the decisions of concurrent outcomes of one user never interleave); none
  * when the outcome has neither.
  */
-async function outcomeReadsOf(sql: Sql, outcome: TransactionOutcome): Promise<OutcomeReads> {
+async function outcomeReadsOf(sql: Sql, outcome: Pick<TransactionOutcome, 'alertHits' | 'userUpdates'>): Promise<OutcomeReads> {
   const reads: OutcomeReads = { alerts: new Map(), cases: new Map(), users: new Map() };
   const { alertHits: hits, userUpdates: updates } = outcome;
   if (hits.length === 0 && updates.length === 0) return reads;
@@ -150,21 +150,10 @@ function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: read
  */
 export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null): Promise<void> {
   assertSeriesEntries(outcome.aggregates.add, '/add');
-  const reads = await outcomeReadsOf(sql, outcome);
-  const alerts = alertWritesOf(outcome.alertHits, reads, outcome.now);
-  const users = userWritesOf(outcome.userUpdates, reads, outcome.now);
+  const { alerts, users, counters } = await ruleWriteRowsOf(sql, outcome, outcome.now);
   const t = outcome.transaction;
   const e = outcome.event;
   const add = entryRowsOf(outcome.aggregates.add);
-  // Run and hit counts per instance, summed here (one counter row write per instance).
-  const counters = new Map<string, [string, number, number]>();
-  for (const c of outcome.counters) {
-    const sum = counters.get(c.instanceId);
-    if (sum) {
-      sum[1] += c.runs;
-      sum[2] += c.hits;
-    } else counters.set(c.instanceId, [c.instanceId, c.runs, c.hits]);
-  }
   // The row's body and latest result are left out (NULL) when equal to their source — the event's,
   // or the request and create result — and, on an update, the request and create result when
   // equal to those of the version read in this unit (`previous`). Stored documents travel as json
@@ -192,7 +181,7 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
     event: e === null ? null : { eventId: e.eventId, transactionId: e.transactionId, arrival: e.arrival, clientEventId: e.clientEventId },
     remove: removedOf(outcome.aggregates.remove, add),
     add,
-    counters: [...counters.values()],
+    counters,
     alerts,
     seen: outcome.seenUserIds.map((id) => [id, seenUser(id, outcome.now)]),
     users,
@@ -205,6 +194,42 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
   } catch (error) {
     throw conflictOf(error);
   }
+}
+
+/** The rows of an outcome's rule writes, as `txmon_save_outcome` and `txmon_save_rule_writes` take them. */
+export interface RuleWriteRows {
+  /** `[instanceId, runs, hits]`, one per instance. */
+  readonly counters: [string, number, number][];
+  /** The alert and case rows (see {@link alertWritesOf}); `null` without hits. */
+  readonly alerts: Record<string, unknown> | null;
+  /** `[userId, record]` of each updated user. */
+  readonly users: [string, StoredUser][];
+}
+
+/**
+ * The rows of what rules decided for one outcome — a transaction's or a user's (`txmon/postgres`'s
+ * user saves): the reads the alert and user policies need (one statement, locking the users they
+ * touch, only when there are alert hits or user updates), the alert hits placed by the case policy,
+ * the users updated by `applyUserUpdate`, and the run and hit counts summed per instance (one
+ * counter write per instance).
+ */
+export async function ruleWriteRowsOf(
+  sql: Sql,
+  writes: Pick<TransactionOutcome, 'alertHits' | 'userUpdates' | 'counters'>,
+  now: number,
+): Promise<RuleWriteRows> {
+  const reads = await outcomeReadsOf(sql, writes);
+  const alerts = alertWritesOf(writes.alertHits, reads, now);
+  const users = userWritesOf(writes.userUpdates, reads, now);
+  const counters = new Map<string, [string, number, number]>();
+  for (const c of writes.counters) {
+    const sum = counters.get(c.instanceId);
+    if (sum) {
+      sum[1] += c.runs;
+      sum[2] += c.hits;
+    } else counters.set(c.instanceId, [c.instanceId, c.runs, c.hits]);
+  }
+  return { counters: [...counters.values()], alerts, users };
 }
 
 /** `txmon_save_outcome`'s conflict (SQLSTATE TX409) as `CONCURRENT_UPDATE`; any other error as it is. */
