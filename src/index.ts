@@ -27,6 +27,7 @@ export type {
   BatchPageOptions,
   BatchTransactionEventMonitoringResults,
   BatchTransactionMonitoringResults,
+  BatchUserResult,
   BatchUserResults,
   CallOptions,
   BusinessUserEventInput,
@@ -428,6 +429,7 @@ export type {
   TransactionRepository,
   UnitPrefetch,
   UserRepository,
+  UserRuleResults,
   UserRuleWrites,
 } from './engine/repositories.js';
 

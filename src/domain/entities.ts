@@ -107,4 +107,15 @@ export interface StoredUser {
   /** Epoch ms of the first time txmon saw the user (created or in a transaction). */
   firstSeenAt: number;
   updatedAt: number;
+  /**
+   * The results of the user rules at the user's latest creation or user event (absent before any:
+   * a user only seen in transactions, or stored by an older txmon).
+   */
+  ruleResults?: UserRuleResults;
+}
+
+/** What the user rules answered for one creation or user event of a user. */
+export interface UserRuleResults {
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
 }

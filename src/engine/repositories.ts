@@ -23,6 +23,7 @@ import type {
   HitRuleDetails,
   RiskLevel,
 } from '../domain/index.js';
+import type { UserRuleResults } from '../domain/entities.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
 export interface StoredTransaction {
@@ -183,6 +184,8 @@ export interface UserRuleWrites {
   counters?: { instanceId: string; runs: number; hits: number }[];
   /** Hits of user rules on the user (`transactionId` `null`), each landing where the case policy puts it. */
   alertHits?: AlertHit[];
+  /** The user rules' results: stored as the user's `ruleResults` (replacing them); absent: kept. */
+  ruleResults?: UserRuleResults;
 }
 
 /** Users. */
@@ -411,6 +414,6 @@ export type {
   StoredList,
   UserType,
 } from '../domain/entities.js';
-export type { StoredUser } from '../domain/entities.js';
+export type { StoredUser, UserRuleResults } from '../domain/entities.js';
 export type { AlertHit } from '../domain/case-policy.js';
 export type { UserUpdate } from '../domain/user-update.js';

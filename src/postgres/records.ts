@@ -21,6 +21,11 @@ import { concurrentUpdate, json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import { prepared, type Database, type Sql } from './client.js';
 
+/** The part of a user record a save's rule results replace: `{ ruleResults }`, or nothing when none are given. */
+function resultsOf(writes: UserRuleWrites): { ruleResults?: NonNullable<UserRuleWrites['ruleResults']> } {
+  return writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults };
+}
+
 const SAVE_RULE_WRITES_SQL = prepared('SELECT txmon_save_rule_writes($1::jsonb, $2::jsonb)');
 
 /**
@@ -72,13 +77,14 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
     },
     async saveUserProfile({ userId, type, profile, now, ...writes }) {
       if (reads) reads.live = false;
-      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+      const results = resultsOf(writes);
+      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now, ...results };
       return withRuleWrites(writes, now, async (tx) => {
         const rows = await tx.query<{ record: StoredUser }>(
           `INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb)
-           ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $3::text, 'profile', $4::jsonb, 'updatedAt', $5::float8)
+           ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $3::text, 'profile', $4::jsonb, 'updatedAt', $5::float8) || $6::jsonb
            RETURNING record`,
-          [userId, json(created), type, json(profile), now],
+          [userId, json(created), type, json(profile), now, json(results)],
         );
         return (rows[0] as { record: StoredUser }).record;
       });
@@ -93,6 +99,7 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
     },
     async saveUserEvent({ event, now, ...writes }) {
       if (reads) reads.live = false;
+      const results = resultsOf(writes);
       const created: StoredUser = {
         userId: event.userId,
         type: event.type,
@@ -101,6 +108,7 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
         craRiskLevel: null,
         firstSeenAt: now,
         updatedAt: now,
+        ...results,
       };
       // One statement: the event (nothing when its id or arrival is taken) and then the user; the
       // rule writes after it, in the same transaction (a conflict throws before them).
@@ -110,9 +118,9 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
              INSERT INTO txmon_user_events (event_id, user_id, arrival, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING RETURNING 1
            )
            INSERT INTO txmon_users (user_id, record) SELECT $2, $5::jsonb FROM ev
-           ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $6::text, 'profile', $7::jsonb, 'updatedAt', $8::float8)
+           ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $6::text, 'profile', $7::jsonb, 'updatedAt', $8::float8) || $9::jsonb
            RETURNING record`,
-          [event.eventId, event.userId, event.arrival, json(event), json(created), event.type, json(event.user), now],
+          [event.eventId, event.userId, event.arrival, json(event), json(created), event.type, json(event.user), now, json(results)],
         );
         const row = rows[0];
         if (row === undefined) throw concurrentUpdate('user event');

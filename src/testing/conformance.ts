@@ -9,7 +9,7 @@
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
-import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent } from '../engine/repositories.js';
+import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent, UserRuleResults } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
@@ -1152,11 +1152,16 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
       await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'));
       const profile = { userId: 'r-1', createdTimestamp: FIXTURE_T0 };
+      const results = (hit: boolean): UserRuleResults => ({
+        executedRules: [{ ruleInstanceId: 'ri-1', ruleId: 'R-20', ruleName: 'n', ruleDescription: 'd', ruleAction: 'FLAG', ruleHit: hit }],
+        hitRules: hit ? [{ ruleInstanceId: 'ri-1', ruleId: 'R-20', ruleName: 'n', ruleDescription: 'd', ruleAction: 'FLAG' }] : [],
+      });
       const saved = await repos.users.saveUserProfile({
         userId: 'r-1',
         type: 'CONSUMER',
         profile: structuredClone(profile),
         now: FIXTURE_T0 + 5,
+        ruleResults: results(true),
         counters: [
           { instanceId: 'ri-1', runs: 1, hits: 1 },
           { instanceId: 'ri-2', runs: 1, hits: 0 },
@@ -1164,7 +1169,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         ],
         alertHits: [buildAlertHit('ri-1', 'r-1', null, { alertId: 'A-U1', caseId: 'C-U1', priority: 'P3' })],
       });
-      assertEqual([saved.userId, saved.profile], ['r-1', profile], 'the user is stored');
+      assertEqual([saved.userId, saved.profile, saved.ruleResults], ['r-1', profile, results(true)], 'the user is stored with its rule results');
       const hit = buildAlertHit('ri-1', 'r-1', null, { alertId: 'A-U1', caseId: 'C-U1', priority: 'P3' });
       const alert: Alert = {
         alertId: 'A-U1',
@@ -1199,9 +1204,13 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         now: FIXTURE_T0 + 9,
         counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
         alertHits: [buildAlertHit('ri-1', 'r-1', null, { alertId: 'A-U2', caseId: 'C-U2' })],
+        ruleResults: results(false),
       });
       assertEqual(await repos.users.getUserEvent('ue-r1'), event, 'the event is stored');
-      assertEqual((await repos.users.getUser('r-1'))?.profile, event.user, 'the profile after the event');
+      const after = await repos.users.getUser('r-1');
+      assertEqual([after?.profile, after?.ruleResults], [event.user, results(false)], 'the profile and rule results after the event');
+      await repos.users.saveUserProfile({ userId: 'r-1', type: 'CONSUMER', profile: structuredClone(profile), now: FIXTURE_T0 + 10 });
+      assertEqual((await repos.users.getUser('r-1'))?.ruleResults, results(false), 'a save without rule results keeps the stored ones');
       const counts = (await repos.ruleInstances.listRuleInstances()).map((i) => [i.id, i.runCount, i.hitCount]);
       assertEqual(
         counts,

@@ -66,6 +66,8 @@ export const UserViewSchema = Type.Intersect([
   Type.Union([ConsumerUserSchema, BusinessUserSchema]),
   defineOpenObject({
     type: defineStringEnum(['CONSUMER', 'BUSINESS'] as const),
+    executedRules: Type.Optional(Type.Array(ExecutedRuleResultSchema, { description: 'The user rules run at its latest creation or event' })),
+    hitRules: Type.Optional(Type.Array(HitRuleDetailsSchema, { description: 'Those of them that hit' })),
     riskScoreDetails: Type.Optional(UserRiskScoreDetailsSchema),
   }),
 ]);

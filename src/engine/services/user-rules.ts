@@ -3,7 +3,7 @@
  * user after the change and before it, into the results the response and the stored event carry,
  * and the counters and alert hits the user's save writes in the same atomic step.
  */
-import type { StoredUser, UserType } from '../../domain/entities.js';
+import type { StoredUser, UserRuleResults, UserType } from '../../domain/entities.js';
 import type { BusinessUser, ConsumerUser, ExecutedRuleResult, HitRuleDetails } from '../../domain/index.js';
 import type { ActiveInstances } from '../instances/instance-set.js';
 import type { EngineSettings } from '../options.js';
@@ -14,7 +14,8 @@ import { userRuleOutcomeWrites, type UserRuleOutcomeWrites } from '../pipeline/o
 export interface UserRuleRun {
   readonly executedRules: ExecutedRuleResult[];
   readonly hitRules: HitRuleDetails[];
-  readonly writes: UserRuleOutcomeWrites;
+  /** What the user's save writes with it: counters, alert hits, and the results kept on the user. */
+  readonly writes: UserRuleOutcomeWrites & { readonly ruleResults: UserRuleResults };
 }
 
 /** The change a user's rules run on. */
@@ -55,9 +56,10 @@ export function runUserRules(settings: EngineSettings, state: ActiveInstances, c
     cache: state.cache,
   });
   const ruleNameOf = (o: InstanceOutcome) => o.instance.ruleNameAlias ?? settings.registry.find(o.instance.ruleId)?.name ?? o.instance.ruleId;
+  const { counters, alertHits } = userRuleOutcomeWrites(change.userId, evaluation.outcomes, ruleNameOf, settings.ids);
   return {
     executedRules: evaluation.executedRules,
     hitRules: evaluation.hitRules,
-    writes: userRuleOutcomeWrites(change.userId, evaluation.outcomes, ruleNameOf, settings.ids),
+    writes: { counters, alertHits, ruleResults: { executedRules: evaluation.executedRules, hitRules: evaluation.hitRules } },
   };
 }

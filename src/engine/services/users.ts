@@ -13,9 +13,16 @@ import { inUserUnit } from './user-unit.js';
 import { runUserRules } from './user-rules.js';
 import type { InstanceSet } from '../instances/instance-set.js';
 
-/** A stored user as returned: the profile, its type, and its risk when known. */
+/**
+ * A stored user as returned: the profile, its type, the results of its user rules at its latest
+ * creation or event (when it has any), and its risk when known.
+ */
 export function userView(user: StoredUser): UserView {
   const view = { ...cloneJson(user.profile), type: user.type } as UserView;
+  if (user.ruleResults !== undefined) {
+    view.executedRules = user.ruleResults.executedRules;
+    view.hitRules = user.ruleResults.hitRules;
+  }
   if (user.craScore !== null || user.craRiskLevel !== null) {
     view.riskScoreDetails = {
       ...(user.craScore !== null ? { craRiskScore: user.craScore } : {}),

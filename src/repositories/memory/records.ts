@@ -39,17 +39,22 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
     // A user rule's hit lists no transaction: no listing is ever asked for.
     applyRuleOutcome(rules, writes.counters ?? [], writes.alertHits ?? [], now, () => ({ listedIn: null }));
   };
-  const saveProfile = ({ userId, type, profile, now }: Parameters<UserRepository['saveUserProfile']>[0]): StoredUser => {
+  const saveProfile = ({ userId, type, profile, now, ruleResults }: Parameters<UserRepository['saveUserProfile']>[0]): StoredUser => {
     const u = users.get(userId);
-    budget.reserve(measureJsonSize(profile));
+    budget.reserve(measureJsonSize(profile) + (ruleResults === undefined ? 0 : measureJsonSize(ruleResults)));
     if (u) {
       if (u.profile) budget.release(measureJsonSize(u.profile));
       u.type = type;
       u.profile = profile;
       u.updatedAt = now;
+      if (ruleResults !== undefined) {
+        if (u.ruleResults !== undefined) budget.release(measureJsonSize(u.ruleResults));
+        u.ruleResults = ruleResults;
+      }
       return u;
     }
     const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+    if (ruleResults !== undefined) created.ruleResults = ruleResults;
     users.set(userId, created);
     return created;
   };
@@ -82,7 +87,13 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
       // The event's size is reserved before anything changes: over budget, nothing is written.
       budget.reserve(RECORD_OVERHEAD + measureJsonSize(event));
       try {
-        const user = saveProfile({ userId: event.userId, type: event.type, profile: event.user, now });
+        const user = saveProfile({
+          userId: event.userId,
+          type: event.type,
+          profile: event.user,
+          now,
+          ...(writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults }),
+        });
         events.set(event.eventId, event);
         list.push(event);
         eventsByUser.set(event.userId, list);

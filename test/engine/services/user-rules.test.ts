@@ -34,6 +34,8 @@ describe('user rules on createUser', () => {
     ]);
     expect(result.hitRules[0]?.ruleDescription).toBe('User kp-user: country of residence KP is a high-risk country.');
     expect(await engine.getRuleInstance(instance.id)).toMatchObject({ runCount: 1, hitCount: 1 });
+    const read = await engine.getUser('kp-user');
+    expect([read.executedRules, read.hitRules]).toEqual([result.executedRules, result.hitRules]);
     const alerts = await engine.repositories.cases.listAlerts();
     expect(alerts).toEqual([
       expect.objectContaining({
@@ -140,6 +142,7 @@ describe('user rules on user events', () => {
     expect(result.hitRules).toEqual([expect.objectContaining({ ruleInstanceId: instance.id, ruleId: 'R-61', ruleAction: 'FLAG' })]);
     expect(result.executedRules).toEqual([expect.objectContaining({ ruleInstanceId: instance.id, ruleHit: true })]);
     const stored = await engine.getConsumerUserEvent('eve-moved');
+    expect((await engine.getUser('eve')).hitRules).toEqual(result.hitRules);
     expect(stored.executedRules).toEqual(result.executedRules);
     expect(stored.hitRules).toEqual(result.hitRules);
     expect(await engine.createConsumerUserEvent(event)).toEqual(result);
