@@ -195,6 +195,34 @@ describe('user rules on user events', () => {
   });
 });
 
+describe('user rules on batches', () => {
+  it('a user batch and a user-event batch run the user rules per record, as the single calls do', async () => {
+    const { engine } = testEngine();
+    const r20 = await engine.createRuleInstance({ ruleId: 'R-20' });
+    const r61 = await engine.createRuleInstance({ ruleId: 'R-61' });
+    await engine.createUserBatch({ batchId: 'b-users', data: [consumer('b-kp', 'KP'), consumer('b-de')] });
+    await engine.createUserEventBatch({
+      batchId: 'b-events',
+      data: [{ userId: 'b-de', eventId: 'b-de-moved', timestamp: T0, updatedConsumerUserAttributes: { contactDetails: { addresses: [address('Hamburg')] } } }],
+    });
+    expect(await engine.getRuleInstance(r20.id)).toMatchObject({ runCount: 3, hitCount: 1 });
+    expect(await engine.getRuleInstance(r61.id)).toMatchObject({ runCount: 3, hitCount: 1 });
+    expect((await engine.getConsumerUserEvent('b-de-moved')).hitRules.map((r) => r.ruleId)).toEqual(['R-61']);
+    const page = await engine.getUserBatch('b-users');
+    const users = 'consumerUsers' in page ? page.consumerUsers : [];
+    expect(users.map((u) => [u.userId, u.executedRules?.find((r) => r.ruleId === 'R-20')?.ruleHit])).toEqual([
+      ['b-kp', true],
+      // Its latest evaluation is the event's: R-20 ran again and did not hit.
+      ['b-de', false],
+    ]);
+    expect(users.every((u) => !('hitRules' in u))).toBe(true);
+    expect((await engine.repositories.cases.listAlerts()).map((a) => [a.userId, a.ruleDetails.id])).toEqual([
+      ['b-kp', 'R-20'],
+      ['b-de', 'R-61'],
+    ]);
+  });
+});
+
 describe('createRuleInstance of a user rule', () => {
   it.each([
     {
@@ -222,9 +250,10 @@ describe('createRuleInstance of a user rule', () => {
     expect(error).toMatchObject({ code, details: [expect.objectContaining({ path })] });
   });
 
-  it('lists R-20 and R-61 as USER rules in listRules', async () => {
+  it('lists R-20 and R-61 as USER rules in listRules, and getRule finds them', async () => {
     const { engine } = testEngine();
     const rules = await engine.listRules();
     expect(rules.filter((r) => r.type === 'USER').map((r) => r.id)).toEqual(['R-20', 'R-61']);
+    expect(await engine.getRule('R-61')).toMatchObject({ id: 'R-61', type: 'USER', defaultAction: 'FLAG', defaultNature: 'FRAUD', stateful: false });
   });
 });
