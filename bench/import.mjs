@@ -2,10 +2,11 @@
  * Batch throughput: the first N transactions of the `today` workload (20 instances, alerts on)
  * sent as ONE batch (`createTransactionBatch`, chunks of 250 as one store unit each) beside the
  * same transactions sent one by one (`createTransaction`), into the memory repositories and into
- * PostgreSQL (a throw-away server started here unless --url is given). Each subject starts on an
- * empty store with the 20 instances. Reports transactions per second.
+ * PostgreSQL (a throw-away server started here unless --url is given). On PostgreSQL a chunk's
+ * reads are taken at once and its creations written set-based (src/engine/services/chunk-reads.ts).
+ * Each subject starts on an empty store with the 20 instances. Reports transactions per second.
  *
- *   npm run build && node bench/import.mjs [--tx 10000] [--url postgres://…] [--stores memory,postgres] [--mode monitor|import]
+ *   npm run build && node bench/import.mjs [--tx 10000] [--url postgres://…] [--stores memory,postgres] [--subjects one-by-one,batch] [--mode monitor|import]
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,13 +18,14 @@ import { createInstanceConfigs, streamWorkload, WORKLOAD_DEFAULTS } from './work
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 function parseOptions(argv) {
-  const o = { tx: 10_000, url: null, stores: ['memory', 'postgres'], mode: 'monitor' };
+  const o = { tx: 10_000, url: null, stores: ['memory', 'postgres'], subjects: ['one-by-one', 'batch'], mode: 'monitor' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = argv[i + 1];
     if (arg === '--tx') o.tx = Number(value);
     else if (arg === '--url') o.url = value;
     else if (arg === '--stores') o.stores = value.split(',');
+    else if (arg === '--subjects') o.subjects = value.split(',');
     else if (arg === '--mode') o.mode = value;
     else throw new Error(`unknown option ${arg}`);
     i++;
@@ -88,8 +90,7 @@ async function main() {
   try {
     console.log(`import bench: ${transactions.length} transactions of the today workload, 20 instances, mode ${o.mode}; Node ${process.version}`);
     if (o.stores.includes('memory')) {
-      await run('memory', 'one-by-one', txmon.createMemoryRepositories());
-      await run('memory', 'batch', txmon.createMemoryRepositories());
+      for (const subject of o.subjects) await run('memory', subject, txmon.createMemoryRepositories());
     }
     if (o.stores.includes('postgres')) {
       if (o.url === null) {
@@ -98,8 +99,7 @@ async function main() {
       }
       admin = new pg.Client({ connectionString: o.url ?? server.url });
       await admin.connect();
-      await run('postgres', 'one-by-one', await freshDatabase());
-      await run('postgres', 'batch', await freshDatabase());
+      for (const subject of o.subjects) await run('postgres', subject, await freshDatabase());
     }
   } finally {
     for (const pool of pools) await pool.end().catch(() => undefined);

@@ -55,6 +55,21 @@ export function applyUserUpdate(user: StoredUser | null, update: UserUpdate, now
 }
 
 /**
+ * The users after one transaction outcome, in `users` (changed in place): each party seen for the
+ * first time as a {@link seenUser}, then each update applied in order. What every repository
+ * stores for an outcome, and what a batch's later records read before it is stored.
+ */
+export function applyOutcomeUsers(
+  users: { get(userId: string): StoredUser | null | undefined; set(userId: string, user: StoredUser): unknown },
+  seenUserIds: readonly string[],
+  updates: readonly UserUpdate[],
+  now: number,
+): void {
+  for (const userId of seenUserIds) if ((users.get(userId) ?? null) === null) users.set(userId, seenUser(userId, now));
+  for (const update of updates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, now));
+}
+
+/**
  * The profile of a user created again with the same `userId` (docs/decisions.md, "Users"): the
  * stored profile with every top-level field of `incoming` over it. A field the new payload omits
  * is kept, so re-sending a partial profile never erases what was stored; a field it carries

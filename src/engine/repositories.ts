@@ -103,6 +103,8 @@ export interface TransactionOutcome {
 /** Transactions and their events. */
 export interface TransactionRepository {
   getTransaction(transactionId: string): Promise<StoredTransaction | null>;
+  /** Several transactions at once, answers in the order of `transactionIds` (`null` for one not stored). */
+  getTransactions(transactionIds: readonly string[]): Promise<(StoredTransaction | null)[]>;
   /** The transaction's events in arrival order. */
   listEvents(transactionId: string): Promise<StoredEvent[]>;
   getEvent(eventId: string): Promise<StoredEvent | null>;
@@ -112,6 +114,13 @@ export interface TransactionRepository {
    *   (or the transaction exists when `expectedVersion` is `null`, or the event id is taken).
    */
   saveOutcome(outcome: TransactionOutcome): Promise<void>;
+  /**
+   * Applies `outcomes` as {@link saveOutcome} would one after the other, in order, as ONE atomic
+   * step: each sees the alerts, cases and users the ones before it left. What a batch's chunk
+   * writes; a database writes the creations among them set-based (one statement for the chunk).
+   * @throws TxmonError `CONCURRENT_UPDATE` as {@link saveOutcome} for any of them: then none is stored
+   */
+  saveOutcomes(outcomes: readonly TransactionOutcome[]): Promise<void>;
   /**
    * Every stored transaction in its current state (events folded in), in any order — what the
    * engine reads to fill a new derived (filtered) aggregate series from history. Transactions

@@ -2,8 +2,8 @@
  * Windowed aggregates in SQL: every aggregate function of `AggregateQuery` answered over the
  * indexed `txmon_series_entries` table, exactly as `computeAggregate` defines it. Amounts are
  * `numeric` (scaled integers), read and written as text, never as floats. The aggregates of one
- * transaction are one statement (one round trip); a "last N entries" function reads the few rows
- * at the window's end and finishes in JavaScript, so ties are ordered exactly as the memory store
+ * transaction are one statement (one round trip), its "last N entries" functions one more, which
+ * reads the few rows at each window's end and finishes in JavaScript, so ties are ordered exactly as the memory store
  * orders them.
  */
 import type { AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
@@ -76,28 +76,48 @@ function aggregateValueOf(fn: string, text: string | null): AggregateValue {
 }
 
 /**
- * The last `limit` entries of the window, ordered exactly (their values read only for
- * `lastEntries`, the one function that returns them).
+ * The entries of several "last N" queries, in one statement: per query, every entry of its window
+ * at or after the timestamp of the limit-th latest one (ties included, read through the
+ * (series, key, ts) index); ordered and cut here exactly as the memory store orders them. Values
+ * are read for `lastEntries`, the one function that returns them.
  */
-async function readLastEntries(sql: Sql, q: AggregateQuery): Promise<SeriesEntry[]> {
-  const limit = q.limit as number;
-  if (limit <= 0) return [];
-  const vals = q.fn === 'lastEntries' ? 'vals' : 'NULL::jsonb AS vals';
-  // Every entry at or after the timestamp of the limit-th latest one (ties included), then exact order.
-  const rows = await sql.query<EntryRow>(
-    `SELECT id, ts, amount::text AS amount, ${vals} FROM txmon_series_entries WHERE ${WINDOW}
-       AND ts >= coalesce((SELECT ts FROM txmon_series_entries WHERE ${WINDOW} ORDER BY ts DESC OFFSET $6 - 1 LIMIT 1), '-Infinity'::double precision)`,
-    [q.series, q.key, q.start, q.end, q.excludeId ?? null, limit],
-  );
-  return rows
-    .map((row) => entryOf(q.series, q.key, row))
-    .sort(compareSeriesEntries)
-    .slice(-limit);
+async function readLastEntries(sql: Sql, queries: readonly AggregateQuery[]): Promise<SeriesEntry[][]> {
+  const out = queries.map((): SeriesEntry[] => []);
+  const asked = queries.flatMap((q, i) => ((q.limit as number) > 0 ? [i] : []));
+  if (asked.length === 0) return out;
+  const column = <T>(f: (q: AggregateQuery) => T) => asked.map((i) => f(queries[i] as AggregateQuery));
+  const rows = await sql.query<EntryRow & { i: number }>(LAST_ENTRIES_SQL, [
+    column((q) => q.series),
+    column((q) => q.key),
+    column((q) => String(q.start)),
+    column((q) => String(q.end)),
+    column((q) => q.excludeId ?? null),
+    column((q) => String(q.limit)),
+    column((q) => q.fn === 'lastEntries'),
+  ]);
+  for (const row of rows) {
+    const at = asked[row.i - 1] as number;
+    const q = queries[at] as AggregateQuery;
+    (out[at] as SeriesEntry[]).push(entryOf(q.series, q.key, row));
+  }
+  return out.map((entries, i) => entries.sort(compareSeriesEntries).slice(-((queries[i] as AggregateQuery).limit as number)));
 }
 
-/** `lastAmountCount` / `lastMin` / `lastMax` / `lastEntries` over the last `limit` entries of the window. */
-async function lastEntries(sql: Sql, q: AggregateQuery): Promise<AggregateValue> {
-  const ordered = await readLastEntries(sql, q);
+const LAST_ENTRIES_SQL = prepared(`SELECT q.i::integer AS i, e.id, e.ts, e.amount::text AS amount, CASE WHEN q.with_values THEN e.vals END AS vals
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
+    WITH ORDINALITY AS q(series, key, lo, hi, exclude, lim, with_values, i)
+  CROSS JOIN LATERAL (
+    SELECT x.id, x.ts, x.amount, x.vals FROM txmon_series_entries x
+      WHERE x.series = q.series AND x.key = q.key AND x.ts >= q.lo::double precision AND x.ts <= q.hi::double precision
+        AND (q.exclude IS NULL OR x.id <> q.exclude)
+        AND x.ts >= coalesce((SELECT y.ts FROM txmon_series_entries y
+          WHERE y.series = q.series AND y.key = q.key AND y.ts >= q.lo::double precision AND y.ts <= q.hi::double precision
+            AND (q.exclude IS NULL OR y.id <> q.exclude)
+          ORDER BY y.ts DESC OFFSET q.lim::integer - 1 LIMIT 1), '-Infinity'::double precision)
+  ) AS e`);
+
+/** `lastAmountCount` / `lastMin` / `lastMax` / `lastEntries` over the ordered last entries of the window. */
+function lastValueOf(q: AggregateQuery, ordered: readonly SeriesEntry[]): AggregateValue {
   if (q.fn === 'lastEntries') {
     return ordered.map((e) =>
       e.values === undefined
@@ -220,7 +240,7 @@ function windowText(fn: string, row: WindowRow): string | null {
 
 /**
  * Answers `queries` in order, in one statement: one pass per distinct window for the common
- * functions, one subquery each for `distinct`, `countIn` and `sumIn`; each "last N" query in its own;
+ * functions, one subquery each for `distinct`, `countIn` and `sumIn`; the "last N" queries in one more;
  * each graph query in one statement per layer of keys it reads.
  */
 export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery[]): Promise<AggregateValue[]> {
@@ -232,10 +252,11 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
   const windowOf: number[] = new Array<number>(queries.length).fill(0);
   const special: string[] = [];
   const params: unknown[] = [];
+  const last: number[] = [];
   for (let i = 0; i < queries.length; i++) {
     const q = queries[i] as AggregateQuery;
     if (LAST_FUNCTIONS.has(q.fn)) {
-      answers[i] = await lastEntries(sql, q);
+      last.push(i);
       continue;
     }
     if (isGraphFunction(q.fn)) {
@@ -289,6 +310,13 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
       const fn = (queries[i] as AggregateQuery).fn;
       answers[i] = aggregateValueOf(fn, windowText(fn, byWindow.get(windowOf[i] as number) as WindowRow));
     }
+  }
+  if (last.length > 0) {
+    const lastQueries = last.map((i) => queries[i] as AggregateQuery);
+    const entries = await readLastEntries(sql, lastQueries);
+    last.forEach((position, j) => {
+      answers[position] = lastValueOf(lastQueries[j] as AggregateQuery, entries[j] as SeriesEntry[]);
+    });
   }
   return answers;
 }

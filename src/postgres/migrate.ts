@@ -289,18 +289,19 @@ END $$;
 `;
 
 /**
- * Migration 7: user rules. A user creation or user event writes its user rules' run and hit counts
- * and alert hits in the same database transaction as the user: `txmon_save_rule_writes` applies
- * them from the rows `ruleWriteRowsOf` (outcome.ts) makes — the counters and the alert and case
- * rows exactly as `txmon_save_outcome` applies a transaction's (the same statements; a user rule's
- * hit lists no transaction, so its alert has no row in txmon_alert_transactions). An alert keeps
- * its entity type (`TRANSACTION` or `USER`) in its document.
+ * Migration 7: a batch's chunk written set-based. What an outcome writes besides its transaction
+ * and event (series entries, counters, alerts and cases, users) moves to `txmon_save_effects`,
+ * which `txmon_save_outcome` calls for one outcome and `txmon_save_creations` for the merged
+ * effects of a chunk's creations, after inserting all its transactions in one statement.
  */
-const USER_RULES_SQL = `
-CREATE FUNCTION txmon_save_rule_writes(p_counters jsonb, p_alerts jsonb)
+const CHUNK_WRITES_SQL = `
+-- What an outcome document writes besides the transaction and its event: the series entries
+-- removed and added, the counters, the alerts and cases, the users seen and updated.
+CREATE FUNCTION txmon_save_effects(doc jsonb)
 RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  a jsonb := p_alerts;
+  a jsonb := doc->'alerts';
+  r jsonb;
   v_shard integer;
   v_seqs bigint[];
   v_runs bigint[];
@@ -308,15 +309,30 @@ DECLARE
   v_at integer;
   v_count record;
 BEGIN
-  IF jsonb_array_length(p_counters) > 0 THEN
+  -- One primary-key delete per entry (a join could choose to scan the whole table).
+  IF jsonb_array_length(doc->'remove') > 0 THEN
+    FOR r IN SELECT x.value FROM jsonb_array_elements(doc->'remove') AS x LOOP
+      DELETE FROM txmon_series_entries WHERE series = r->>0 AND key = r->>1 AND id = r->>2;
+    END LOOP;
+  END IF;
+  IF jsonb_array_length(doc->'add') > 0 THEN
+    INSERT INTO txmon_series_entries (series, key, id, ts, amount, vals)
+      SELECT x->>0, x->>1, x->>2, (x->>3)::double precision, (x->>4)::numeric, nullif(x->5, 'null'::jsonb) FROM jsonb_array_elements(doc->'add') AS x
+      ON CONFLICT (series, key, id) DO UPDATE SET ts = excluded.ts, amount = excluded.amount, vals = excluded.vals;
+  END IF;
+
+  -- The counts of the instances that exist, added to this transaction's shard (one row, read and
+  -- written once; the arrays are changed in place in between).
+  IF jsonb_array_length(doc->'counters') > 0 THEN
     v_shard := txmon_counter_shard();
+    -- FOR UPDATE: a shard shared past 64 transactions at once is read after the other's commit.
     SELECT k.seqs, k.runs, k.hits INTO v_seqs, v_runs, v_hits FROM txmon_instance_counters k WHERE k.shard = v_shard FOR UPDATE;
     IF NOT FOUND THEN
       INSERT INTO txmon_instance_counters (shard, seqs, runs, hits) VALUES (v_shard, '{}', '{}', '{}') ON CONFLICT (shard) DO NOTHING;
       SELECT k.seqs, k.runs, k.hits INTO v_seqs, v_runs, v_hits FROM txmon_instance_counters k WHERE k.shard = v_shard FOR UPDATE;
     END IF;
     FOR v_count IN SELECT i.seq, (x->>1)::bigint AS runs, (x->>2)::bigint AS hits
-               FROM jsonb_array_elements(p_counters) AS x JOIN txmon_rule_instances i ON i.id = x->>0 LOOP
+               FROM jsonb_array_elements(doc->'counters') AS x JOIN txmon_rule_instances i ON i.id = x->>0 LOOP
       v_at := array_position(v_seqs, v_count.seq);
       IF v_at IS NULL THEN
         v_seqs := v_seqs || v_count.seq;
@@ -330,6 +346,7 @@ BEGIN
     UPDATE txmon_instance_counters SET seqs = v_seqs, runs = v_runs, hits = v_hits WHERE shard = v_shard;
   END IF;
 
+  -- Alerts and cases, as decided in order by the case policy and folded per row (see alertWritesOf).
   IF jsonb_typeof(a) = 'object' THEN
     WITH
       new_cases AS (INSERT INTO txmon_cases (case_id, user_id, "case")
@@ -346,6 +363,75 @@ BEGIN
       SELECT y.x->>0, y.x->>1 FROM jsonb_array_elements(a->'alertTransactions') WITH ORDINALITY AS y(x, n) ORDER BY y.n
       ON CONFLICT DO NOTHING;
   END IF;
+
+  IF jsonb_array_length(doc->'seen') > 0 THEN
+    INSERT INTO txmon_users (user_id, record) SELECT u->>0, u->1 FROM jsonb_array_elements(doc->'seen') AS u ON CONFLICT (user_id) DO NOTHING;
+  END IF;
+  IF jsonb_array_length(doc->'users') > 0 THEN
+    INSERT INTO txmon_users (user_id, record) SELECT u->>0, u->1 FROM jsonb_array_elements(doc->'users') AS u
+      ON CONFLICT (user_id) DO UPDATE SET record = excluded.record;
+  END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION txmon_save_outcome(doc jsonb, p_body json, p_request json, p_create_result json, p_latest_result json,
+  p_event json, p_event_body json, p_event_result json)
+RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  t jsonb := doc->'transaction';
+  e jsonb := doc->'event';
+  written integer;
+BEGIN
+  IF jsonb_typeof(doc->'expectedVersion') = 'number' THEN
+    UPDATE txmon_transactions SET version = (t->>'version')::integer, event_count = (t->>'eventCount')::integer,
+        last_event_timestamp = (t->>'lastEventTimestamp')::double precision, current_event_id = t->>'currentEventId', body = p_body,
+        request = coalesce(p_request, request), create_result = coalesce(p_create_result, create_result), latest_result = p_latest_result
+      WHERE transaction_id = t->>'id' AND version = (doc->>'expectedVersion')::integer;
+  ELSE
+    INSERT INTO txmon_transactions (transaction_id, version, event_count, last_event_timestamp, current_event_id, body, request, create_result, latest_result)
+      VALUES (t->>'id', (t->>'version')::integer, (t->>'eventCount')::integer, (t->>'lastEventTimestamp')::double precision,
+        t->>'currentEventId', p_body, p_request, p_create_result, p_latest_result)
+      ON CONFLICT (transaction_id) DO NOTHING;
+  END IF;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written = 0 THEN
+    RAISE EXCEPTION 'transaction' USING ERRCODE = 'TX409';
+  END IF;
+  IF jsonb_typeof(e) = 'object' THEN
+    INSERT INTO txmon_events (event_id, transaction_id, arrival, client_event_id, event, body, result)
+      VALUES (e->>'eventId', e->>'transactionId', (e->>'arrival')::integer, (e->>'clientEventId')::boolean, p_event, p_event_body, p_event_result)
+      ON CONFLICT (event_id) DO NOTHING;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    IF written = 0 THEN
+      RAISE EXCEPTION 'event id' USING ERRCODE = 'TX409';
+    END IF;
+  END IF;
+
+  PERFORM txmon_save_effects(doc);
+END $$;
+
+-- Creates the transactions of a batch's chunk (each new: version 1, no event) in one statement,
+-- in the order given, then writes the chunk's merged effects (decided by saveCreations in
+-- outcome.ts). A NULL body or latest result is "as the request" / "as the create result".
+-- SQLSTATE TX409 when one of the transactions exists; nothing is written then.
+-- One json array per column, aligned (each parsed once; each document's text kept as sent); a null
+-- body or latest result is "as the request" / "as the create result".
+CREATE FUNCTION txmon_save_creations(doc jsonb, p_ids json, p_bodies json, p_requests json, p_create_results json, p_latest_results json)
+RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  written integer;
+BEGIN
+  INSERT INTO txmon_transactions (transaction_id, version, event_count, last_event_timestamp, current_event_id, body, request, create_result, latest_result)
+    SELECT x.id, 1, 0, NULL, NULL, CASE WHEN json_typeof(x.body) = 'null' THEN NULL ELSE x.body END,
+        x.request, x.create_result, CASE WHEN json_typeof(x.latest_result) = 'null' THEN NULL ELSE x.latest_result END
+      FROM ROWS FROM (json_array_elements_text(p_ids), json_array_elements(p_bodies), json_array_elements(p_requests),
+          json_array_elements(p_create_results), json_array_elements(p_latest_results)) WITH ORDINALITY AS x(id, body, request, create_result, latest_result, n)
+      ORDER BY x.n
+    ON CONFLICT (transaction_id) DO NOTHING;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written <> json_array_length(p_ids) THEN
+    RAISE EXCEPTION 'transaction' USING ERRCODE = 'TX409';
+  END IF;
+  PERFORM txmon_save_effects(doc);
 END $$;
 `;
 
@@ -541,8 +627,8 @@ CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arr
   },
   {
     version: 7,
-    name: 'user rules: counters and alerts of a user save',
-    sql: USER_RULES_SQL,
+    name: 'chunk writes: txmon_save_effects, txmon_save_creations',
+    sql: CHUNK_WRITES_SQL,
   },
 ];
 

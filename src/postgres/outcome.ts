@@ -5,7 +5,7 @@
  */
 import type { Alert, Case, StoredUser } from '../domain/entities.js';
 import { decideAlertHit, type AlertHit } from '../domain/case-policy.js';
-import { applyUserUpdate, seenUser, type UserUpdate } from '../domain/user-update.js';
+import { applyOutcomeUsers, applyUserUpdate, seenUser, type UserUpdate } from '../domain/user-update.js';
 import type { StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
 import { entryRowsOf } from './aggregates.js';
@@ -36,13 +36,12 @@ const OUTCOME_READS_SQL = prepared('SELECT * FROM txmon_outcome_reads($1::text[]
  * user they touch (so the decisions of concurrent outcomes of one user never interleave); none
  * when the outcome has neither.
  */
-async function outcomeReadsOf(sql: Sql, outcome: Pick<TransactionOutcome, 'alertHits' | 'userUpdates'>): Promise<OutcomeReads> {
+async function outcomeReadsOf(sql: Sql, hits: readonly AlertHit[], updates: readonly UserUpdate[], seenUserIds: readonly string[] = []): Promise<OutcomeReads> {
   const reads: OutcomeReads = { alerts: new Map(), cases: new Map(), users: new Map() };
-  const { alertHits: hits, userUpdates: updates } = outcome;
   if (hits.length === 0 && updates.length === 0) return reads;
   // A user to group with is read (and locked) too: its case is where a new alert may go.
   const caseUsers = [...new Set(hits.flatMap((h) => (h.groupWithUserId === undefined ? [h.userId] : [h.userId, h.groupWithUserId])))];
-  const updateUsers = [...new Set(updates.map((u) => u.userId))];
+  const updateUsers = [...new Set([...updates.map((u) => u.userId), ...seenUserIds])];
   const rows = await sql.query<{ r_kind: 'a' | 'c' | 'u'; r_instance_id: string | null; r_user_id: string; r_doc: unknown }>(OUTCOME_READS_SQL, [
     [...new Set([...caseUsers, ...updateUsers])],
     hits.map((h) => h.instanceId),
@@ -58,13 +57,19 @@ async function outcomeReadsOf(sql: Sql, outcome: Pick<TransactionOutcome, 'alert
   return reads;
 }
 
+/** An alert hit and the time of the outcome that holds it. */
+interface TimedHit {
+  readonly hit: AlertHit;
+  readonly now: number;
+}
+
 /**
  * Where the alert hits land, as the case policy decides them in order (a hit can land in an alert
  * or case an earlier hit of the same outcome opened), as the rows `txmon_save_outcome` writes: each
  * new case and alert in its final state, one patch per stored case and alert, and the rows that
  * link them, in order; `null` without hits.
  */
-function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: number): Record<string, unknown> | null {
+function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<string, unknown> | null {
   if (hits.length === 0) return null;
   const { alerts } = reads;
   // One current copy per case: several users (case grouping COUNTERPARTIES) may share a case, and a
@@ -92,7 +97,7 @@ function alertWritesOf(hits: readonly AlertHit[], reads: OutcomeReads, now: numb
     if (created) Object.assign(created.doc, patch);
     else casePatches[caseId] = { ...casePatches[caseId], ...patch };
   };
-  for (const hit of hits) {
+  for (const { hit, now } of hits) {
     const change = decideAlertHit(hit, alerts.get(pairKey(hit.instanceId, hit.userId)) ?? null, caseOf(hit.userId), now, caseOf(hit.groupWithUserId));
     if (change.kind === 'append') {
       const created = newAlerts.get(change.alertId);
@@ -150,7 +155,12 @@ function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: read
  */
 export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null): Promise<void> {
   assertSeriesEntries(outcome.aggregates.add, '/add');
-  const { alerts, users, counters } = await ruleWriteRowsOf(sql, outcome, outcome.now);
+  const reads = await outcomeReadsOf(sql, outcome.alertHits, outcome.userUpdates);
+  const alerts = alertWritesOf(
+    outcome.alertHits.map((hit) => ({ hit, now: outcome.now })),
+    reads,
+  );
+  const users = userWritesOf(outcome.userUpdates, reads, outcome.now);
   const t = outcome.transaction;
   const e = outcome.event;
   const add = entryRowsOf(outcome.aggregates.add);
@@ -181,7 +191,7 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
     event: e === null ? null : { eventId: e.eventId, transactionId: e.transactionId, arrival: e.arrival, clientEventId: e.clientEventId },
     remove: removedOf(outcome.aggregates.remove, add),
     add,
-    counters,
+    counters: counterRowsOf(outcome.counters),
     alerts,
     seen: outcome.seenUserIds.map((id) => [id, seenUser(id, outcome.now)]),
     users,
@@ -196,41 +206,131 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
   }
 }
 
-/** The rows of an outcome's rule writes, as `txmon_save_outcome` and `txmon_save_rule_writes` take them. */
-export interface RuleWriteRows {
-  /** `[instanceId, runs, hits]`, one per instance. */
-  readonly counters: [string, number, number][];
-  /** The alert and case rows (see {@link alertWritesOf}); `null` without hits. */
-  readonly alerts: Record<string, unknown> | null;
-  /** `[userId, record]` of each updated user. */
-  readonly users: [string, StoredUser][];
-}
-
-/**
- * The rows of what rules decided for one outcome — a transaction's or a user's (`txmon/postgres`'s
- * user saves): the reads the alert and user policies need (one statement, locking the users they
- * touch, only when there are alert hits or user updates), the alert hits placed by the case policy,
- * the users updated by `applyUserUpdate`, and the run and hit counts summed per instance (one
- * counter write per instance).
- */
-export async function ruleWriteRowsOf(
-  sql: Sql,
-  writes: Pick<TransactionOutcome, 'alertHits' | 'userUpdates' | 'counters'>,
-  now: number,
-): Promise<RuleWriteRows> {
-  const reads = await outcomeReadsOf(sql, writes);
-  const alerts = alertWritesOf(writes.alertHits, reads, now);
-  const users = userWritesOf(writes.userUpdates, reads, now);
+/** Run and hit counts per instance as `[instanceId, runs, hits]` rows, summed here (one counter row write per instance). */
+function counterRowsOf(counts: readonly TransactionOutcome['counters'][number][]): [string, number, number][] {
   const counters = new Map<string, [string, number, number]>();
-  for (const c of writes.counters) {
+  for (const c of counts) {
     const sum = counters.get(c.instanceId);
     if (sum) {
       sum[1] += c.runs;
       sum[2] += c.hits;
     } else counters.set(c.instanceId, [c.instanceId, c.runs, c.hits]);
   }
-  return { counters: [...counters.values()], alerts, users };
+  return [...counters.values()];
 }
+
+/** Whether every outcome creates a transaction (no event, no version to check): what {@link saveCreations} writes. */
+export function allCreations(outcomes: readonly TransactionOutcome[]): boolean {
+  return outcomes.every(
+    (o) =>
+      o.expectedVersion === null &&
+      o.event === null &&
+      o.aggregates.remove.length === 0 &&
+      o.transaction.version === 1 &&
+      o.transaction.eventCount === 0 &&
+      o.transaction.lastEventTimestamp === null,
+  );
+}
+
+/**
+ * Applies outcomes that each create a transaction (see {@link allCreations}) as if saved one after
+ * the other, with `sql` inside a database transaction, set-based: one read for the alert and user
+ * policies of all of them (the domain's policies then applied outcome by outcome, each seeing what
+ * the ones before it decided), and one write, `txmon_save_creations` — every transaction, series
+ * entry, counter, alert, case and user of the chunk in a few multi-row statements. SQLSTATE `TX409`
+ * when one of the transactions exists.
+ */
+export async function saveCreations(sql: Sql, outcomes: readonly TransactionOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const hits: TimedHit[] = [];
+  const updates: UserUpdate[] = [];
+  const seen = new Set<string>();
+  const adds: TransactionOutcome['aggregates']['add'] = [];
+  for (const outcome of outcomes) {
+    assertSeriesEntries(outcome.aggregates.add, '/add');
+    for (const hit of outcome.alertHits) hits.push({ hit, now: outcome.now });
+    for (const update of outcome.userUpdates) updates.push(update);
+    for (const id of outcome.seenUserIds) seen.add(id);
+    for (const entry of outcome.aggregates.add) adds.push(entry);
+  }
+  const reads = await outcomeReadsOf(
+    sql,
+    hits.map((h) => h.hit),
+    updates,
+    updates.length > 0 ? [...seen] : [],
+  );
+  const alerts = alertWritesOf(hits, reads);
+  // The users as each outcome leaves them (seen parties, then updates), in order; a user only seen
+  // is inserted unless it exists, one updated is written whole.
+  const users = reads.users as Map<string, StoredUser | null>;
+  const updated = new Set(updates.map((u) => u.userId));
+  for (const outcome of outcomes) applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
+  const seenRows: [string, StoredUser][] = [];
+  for (const id of seen) if (!updated.has(id)) seenRows.push([id, users.get(id) as StoredUser]);
+  const doc = {
+    remove: [],
+    add: entryRowsOf(adds),
+    counters: counterRowsOf(outcomes.flatMap((o) => o.counters)),
+    alerts,
+    seen: seenRows,
+    users: [...updated].map((id) => [id, users.get(id)]),
+  };
+  const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
+  if (isUnitSql(sql)) return sql.defer(save);
+  try {
+    await sql.query(save.text, save.params);
+  } catch (error) {
+    throw conflictOf(error);
+  }
+}
+
+/**
+ * The new transactions' columns, each as ONE json array text joined from each document's JSON
+ * (never escaped again, as array parameters would be): ids, bodies, requests, create results and
+ * latest results; a body or latest result `null` when equal to the request or the create result.
+ */
+function transactionColumnsOf(outcomes: readonly TransactionOutcome[]): string[] {
+  const columns: string[][] = [[], [], [], [], []];
+  const [ids, bodies, requests, created, latest] = columns as [string[], string[], string[], string[], string[]];
+  for (const { transaction: t } of outcomes) {
+    const request = json(t.request);
+    const body = json(t.transaction);
+    const result = json(t.createResult);
+    const latestResult = t.latestResult === t.createResult ? result : json(t.latestResult);
+    ids.push(json(t.transaction.transactionId));
+    bodies.push(body === request ? 'null' : body);
+    requests.push(request);
+    created.push(result);
+    latest.push(latestResult === result ? 'null' : latestResult);
+  }
+  return columns.map((column) => `[${column.join(',')}]`);
+}
+
+const SAVE_CREATIONS_SQL = prepared('SELECT txmon_save_creations($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json)');
+
+/**
+ * Writes what the user rules of a user creation or user event decided — the instances' run and hit
+ * counts and the alert hits on the user — with `sql` inside the database transaction of the user's
+ * save: the alert policy's reads (locking the user, as an outcome does), the domain's
+ * `decideAlertHit` applied hit by hit, and one `txmon_save_effects` with the counter and alert rows
+ * (the same rows and statement a transaction's outcome writes).
+ */
+export async function saveRuleEffects(
+  sql: Sql,
+  writes: { readonly counters: readonly TransactionOutcome['counters'][number][]; readonly alertHits: readonly AlertHit[] },
+  now: number,
+): Promise<void> {
+  if (writes.counters.length === 0 && writes.alertHits.length === 0) return;
+  const reads = await outcomeReadsOf(sql, writes.alertHits, []);
+  const alerts = alertWritesOf(
+    writes.alertHits.map((hit) => ({ hit, now })),
+    reads,
+  );
+  const doc = { remove: [], add: [], counters: counterRowsOf(writes.counters), alerts, seen: [], users: [] };
+  await sql.query(SAVE_EFFECTS_SQL, [json(doc)]);
+}
+
+const SAVE_EFFECTS_SQL = prepared('SELECT txmon_save_effects($1::jsonb)');
 
 /** `txmon_save_outcome`'s conflict (SQLSTATE TX409) as `CONCURRENT_UPDATE`; any other error as it is. */
 export function conflictOf(error: unknown): unknown {

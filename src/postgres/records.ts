@@ -16,17 +16,15 @@ import type {
   UserRepository,
   UserRuleWrites,
 } from '../engine/repositories.js';
-import { ruleWriteRowsOf } from './outcome.js';
+import { saveRuleEffects } from './outcome.js';
 import { concurrentUpdate, json } from './rows.js';
 import type { UnitReads } from './unit.js';
-import { prepared, type Database, type Sql } from './client.js';
+import type { Database, Sql } from './client.js';
 
 /** The part of a user record a save's rule results replace: `{ ruleResults }`, or nothing when none are given. */
 function resultsOf(writes: UserRuleWrites): { ruleResults?: NonNullable<UserRuleWrites['ruleResults']> } {
   return writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults };
 }
-
-const SAVE_RULE_WRITES_SQL = prepared('SELECT txmon_save_rule_writes($1::jsonb, $2::jsonb)');
 
 /**
  * The users over `sql`; inside a unit, `reads` answers its first reads. `db` is the database when
@@ -44,8 +42,7 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
     if (counters.length === 0 && alertHits.length === 0) return save(sql);
     const work = async (tx: Sql) => {
       const user = await save(tx);
-      const rows = await ruleWriteRowsOf(tx, { counters, alertHits, userUpdates: [] }, now);
-      await tx.query(SAVE_RULE_WRITES_SQL, [json(rows.counters), json(rows.alerts)]);
+      await saveRuleEffects(tx, { counters, alertHits }, now);
       return user;
     };
     return db === null ? work(sql) : db.transaction(work);

@@ -6,7 +6,7 @@
 import type { Transaction, TransactionEvent } from '../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
-import { saveOutcome } from './outcome.js';
+import { allCreations, saveCreations, saveOutcome } from './outcome.js';
 import { prepared, type Database, type Sql } from './client.js';
 
 /**
@@ -19,6 +19,7 @@ const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, $
   coalesce(t.latest_result, e.result, t.create_result) AS latest_result`;
 const TRANSACTION_FROM = 'txmon_transactions t LEFT JOIN txmon_events e ON e.event_id = t.current_event_id';
 const GET_TRANSACTION_SQL = prepared(`SELECT ${TRANSACTION_COLUMNS} FROM ${TRANSACTION_FROM} WHERE t.transaction_id = $1`);
+const GET_TRANSACTIONS_SQL = prepared(`SELECT t.transaction_id, ${TRANSACTION_COLUMNS} FROM ${TRANSACTION_FROM} WHERE t.transaction_id = ANY($1::text[])`);
 /**
  * The history as received, in time order: create requests and events, by (timestamp, kind,
  * transaction id, arrival). Sorted by the server (no index serves it: a backtest reads it whole
@@ -40,6 +41,7 @@ const SCAN_PAGE = 500;
  */
 export function createPostgresTransactions(sql: Sql, db: Database | null, reads: UnitReads | null, root: Database): TransactionRepository {
   interface TxRow {
+    transaction_id?: string;
     version: number;
     event_count: number;
     last_event_timestamp: number | null;
@@ -66,6 +68,15 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
     transaction: r.body,
     result: r.result,
   });
+  const storedOf = (r: TxRow): StoredTransaction => ({
+    transaction: r.body,
+    request: r.request,
+    createResult: r.create_result,
+    latestResult: r.latest_result,
+    eventCount: Number(r.event_count),
+    lastEventTimestamp: r.last_event_timestamp === null ? null : Number(r.last_event_timestamp),
+    version: Number(r.version),
+  });
   const EVENT_COLUMNS = 'event_id, transaction_id, arrival, client_event_id, event, body, result';
   return {
     async getTransaction(id) {
@@ -76,20 +87,15 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
         return prefetched.value;
       }
       const rows = await sql.query<TxRow>(GET_TRANSACTION_SQL, [id]);
-      const r = rows[0];
-      const value: StoredTransaction | null = r
-        ? {
-            transaction: r.body,
-            request: r.request,
-            createResult: r.create_result,
-            latestResult: r.latest_result,
-            eventCount: Number(r.event_count),
-            lastEventTimestamp: r.last_event_timestamp === null ? null : Number(r.last_event_timestamp),
-            version: Number(r.version),
-          }
-        : null;
+      const value = rows[0] ? storedOf(rows[0]) : null;
       if (reads) reads.read = { id, value };
       return value;
+    },
+    async getTransactions(ids) {
+      if (ids.length === 0) return [];
+      const rows = await sql.query<TxRow>(GET_TRANSACTIONS_SQL, [[...new Set(ids)]]);
+      const byId = new Map(rows.map((r) => [r.transaction_id as string, storedOf(r)]));
+      return ids.map((id) => byId.get(id) ?? null);
     },
     async listEvents(id) {
       return (await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE transaction_id = $1 ORDER BY arrival`, [id])).map(toEvent);
@@ -136,6 +142,15 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
       if (reads) reads.live = false;
       // One database transaction: inside a unit of work already, or its own.
       return db === null ? saveOutcome(sql, outcome, previous) : db.transaction((tx) => saveOutcome(tx, outcome, null));
+    },
+    saveOutcomes(outcomes) {
+      if (reads) reads.live = false;
+      // Creations (a batch's chunk) set-based; anything else one outcome after the other.
+      const save = async (tx: Sql) => {
+        if (allCreations(outcomes)) return saveCreations(tx, outcomes);
+        for (const outcome of outcomes) await saveOutcome(tx, outcome, null);
+      };
+      return db === null ? save(sql) : db.transaction(save);
     },
   };
 }

@@ -828,6 +828,104 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'getTransactions answers in the order asked, null for an unknown id',
+    async body(repos) {
+      const stored = await seedOneTransaction(repos);
+      assertEqual(await repos.transactions.getTransactions(['nope', 't-1', 't-1']), [null, stored, stored], 'getTransactions of an unknown and a stored id');
+      assertEqual(await repos.transactions.getTransactions([]), [], 'getTransactions of no ids');
+    },
+  },
+  {
+    name: 'saveOutcomes applies creations as saved one by one: a later hit appends to the alert an earlier one opened, a new alert joins its user case, a user seen then updated keeps when it was first seen',
+    async body(repos) {
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'));
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'alice', destination: 'carol', amount: 200 }));
+      const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'bob', destination: 'alice', amount: 300 }));
+      await repos.transactions.saveOutcomes([
+        buildOutcome(structuredClone(t1), null, {
+          aggregates: { remove: [], add: buildContributions(t1.transaction) },
+          counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+          alertHits: [buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1' })],
+          seenUserIds: ['alice', 'bob'],
+        }),
+        buildOutcome(structuredClone(t2), null, {
+          aggregates: { remove: [], add: buildContributions(t2.transaction) },
+          counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+          alertHits: [buildAlertHit('ri-1', 'alice', 't-2', { alertId: 'A-2', caseId: 'C-2' })],
+          seenUserIds: ['carol'],
+          now: FIXTURE_T0 + 10,
+        }),
+        buildOutcome(structuredClone(t3), null, {
+          aggregates: { remove: [], add: buildContributions(t3.transaction) },
+          counters: [
+            { instanceId: 'ri-1', runs: 1, hits: 0 },
+            { instanceId: 'ri-2', runs: 1, hits: 1 },
+          ],
+          alertHits: [buildAlertHit('ri-2', 'alice', 't-3', { alertId: 'A-3', caseId: 'C-3', priority: 'P1' })],
+          userUpdates: [{ userId: 'carol', craScore: 40, craRiskLevel: 'MEDIUM' }],
+          now: FIXTURE_T0 + 20,
+        }),
+      ]);
+      for (const t of [t1, t2, t3])
+        assertEqual(await repos.transactions.getTransaction(t.transaction.transactionId), t, `getTransaction(${t.transaction.transactionId})`);
+      assertEqual(
+        (await repos.aggregates.listEntries('user-sending', 'alice')).map((e) => e.id),
+        ['t-1', 't-2'],
+        'the series entries of alice as sender',
+      );
+      const alerts = byId(await repos.cases.listAlerts(), (a) => a.alertId);
+      assertEqual(
+        alerts.map((a) => [a.alertId, a.caseId, a.entityDetails.transactionIds, a.updatedAt]),
+        [
+          ['A-1', 'C-1', ['t-1', 't-2'], FIXTURE_T0 + 10],
+          ['A-3', 'C-1', ['t-3'], FIXTURE_T0 + 20],
+        ],
+        'alerts [id, case, transactions, updatedAt]',
+      );
+      assertEqual(
+        (await repos.cases.listCases()).map((c) => [c.caseId, c.alertIds, c.priority, c.updatedAt]),
+        [['C-1', ['A-1', 'A-3'], 'P1', FIXTURE_T0 + 20]],
+        'cases [id, alerts, priority, updatedAt]',
+      );
+      const [bob, carol] = await repos.users.getUsers(['bob', 'carol']);
+      assertEqual([bob?.firstSeenAt, bob?.craScore], [FIXTURE_T0, null], 'bob [firstSeenAt, craScore]');
+      assertEqual([carol?.firstSeenAt, carol?.updatedAt, carol?.craScore, carol?.craRiskLevel], [FIXTURE_T0 + 10, FIXTURE_T0 + 20, 40, 'MEDIUM'], 'carol');
+      assertEqual(
+        (await repos.ruleInstances.listRuleInstances()).map((i) => [i.id, i.runCount, i.hitCount]),
+        [
+          ['ri-1', 3, 2],
+          ['ri-2', 1, 1],
+        ],
+        'instance counters',
+      );
+    },
+  },
+  {
+    name: 'saveOutcomes with one transaction that exists throws CONCURRENT_UPDATE and applies none of them',
+    async body(repos) {
+      await seedOneTransaction(repos);
+      const before = await captureState(repos, OBSERVED);
+      const fresh = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'dave' }));
+      const again = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'carol', amount: 5 }));
+      const rich = (t: typeof fresh, alertId: string) =>
+        buildOutcome(structuredClone(t), null, {
+          aggregates: { remove: [], add: buildContributions(t.transaction) },
+          counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+          alertHits: [buildAlertHit('ri-1', 'carol', t.transaction.transactionId, { alertId, caseId: `C-${alertId}` })],
+          seenUserIds: ['carol', 'dave'],
+          userUpdates: [{ userId: 'alice', craScore: 90 }],
+        });
+      await assertRejectsWithCode(
+        () => repos.transactions.saveOutcomes([rich(fresh, 'A-x'), rich(again, 'A-y')]),
+        CONCURRENT_UPDATE,
+        'saveOutcomes of a second create',
+      );
+      assertEqual(await captureState(repos, OBSERVED), before, 'state after rejected outcomes');
+    },
+  },
+  {
     name: 'a later hit of the same (instance, user) appends its transaction id once to the open alert',
     async body(repos) {
       const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice' }));

@@ -63,7 +63,8 @@ describe('createTransactionBatch killed mid-batch (PostgreSQL)', () => {
   });
 
   it('leaves every record of the batch wholly stored or absent (whole chunks), and the same batch sent again completes it as one uninterrupted run', async () => {
-    const { transactions, instances } = await workloadTransactions(1000);
+    // Enough chunks that the process is still inside the batch when the first one is seen stored.
+    const { transactions, instances } = await workloadTransactions(4000);
     const body = { batchId: 'killed', data: transactions };
     const file = join(dir, 'batch.json');
     writeFileSync(file, JSON.stringify(body));

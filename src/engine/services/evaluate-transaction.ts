@@ -32,12 +32,19 @@ export type Evaluation = Pick<TransactionOutcome, 'aggregates' | 'counters' | 'a
  * Evaluates a transaction (`previous`: its state before an event, `null` on creation), reading
  * through `repositories` (the unit of work's, on a shared store); see {@link createTransactionEvaluator}.
  */
-export type TransactionEvaluator = (
+export type TransactionEvaluator = ((
   transaction: Transaction,
   previous: Transaction | null,
   repositories: Repositories,
   options?: EvaluationOptions,
-) => Promise<Evaluation>;
+) => Promise<Evaluation>) & {
+  /**
+   * Issues the reads an evaluation of a new `transaction` would issue and decides nothing (no id is
+   * drawn); returns the transaction's series entries. What a batch's chunk runs on repositories
+   * that note the reads, to fetch them for the whole chunk at once.
+   */
+  readonly rehearse: (transaction: Transaction, repositories: Repositories) => Promise<readonly SeriesEntry[]>;
+};
 
 /** Options of a {@link TransactionEvaluator}. */
 export interface EvaluationOptions {
@@ -99,8 +106,12 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
   const { money, registry } = settings;
   const ruleNameOf = (o: InstanceOutcome) => o.instance.ruleNameAlias ?? registry.get(o.instance.ruleId)?.name ?? 'Custom rule';
 
-  return async function evaluate(transaction, previous, repositories, options) {
-    if (options?.importOnly === true) return importOutcome(transaction, previous, repositories);
+  /**
+   * What an evaluation reads before it decides: the active instances, the parties and their
+   * whitelists, the transaction's current contribution, and the plan (with the aggregate queries
+   * and list lookups it needs).
+   */
+  async function readAndPlan(transaction: Transaction, repositories: Repositories) {
     // Both reads start before either is awaited (a database adapter serves them concurrently);
     // no Promise.all: on the memory repositories it costs more than the reads. The users' read is
     // handled at once, so a failure is rethrown below, never an unhandled rejection meanwhile.
@@ -127,7 +138,12 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     };
     const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
     if (!state.values && current.length > 0) instances.noteEntriesWithoutValues();
-    const plan = planRuleInstances(input);
+    return { state, originStored, destinationStored, input, current, plan: planRuleInstances(input) };
+  }
+
+  const evaluate = async function evaluate(transaction, previous, repositories, options) {
+    if (options?.importOnly === true) return importOutcome(transaction, previous, repositories);
+    const { state, originStored, destinationStored, input, current, plan } = await readAndPlan(transaction, repositories);
     const needs = plan.needs;
     // Needs are valid queries (they exclude this transaction): the values come back aligned with
     // them, and this transaction's current contribution is merged in place.
@@ -156,7 +172,20 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     for (const observation of risk.observations) writes.userUpdates.push(observation);
     const remove = previous ? contributionRefsOf(previous, state.series, state.derived) : [];
     return { result, aggregates: { remove, add: current as SeriesEntry[] }, ...writes };
+  } as TransactionEvaluator;
+
+  /**
+   * Issues the reads an evaluation of `transaction` would issue (users, lists, the aggregate
+   * queries of its plan, the list lookups) and decides nothing: what a batch's chunk runs on
+   * repositories that note them, to fetch the chunk's reads in a few round trips.
+   */
+  const rehearse = async (transaction: Transaction, repositories: Repositories): Promise<readonly SeriesEntry[]> => {
+    const { plan, current } = await readAndPlan(transaction, repositories);
+    if (plan.needs.length > 0) await repositories.aggregates.queryAggregates(plan.needs);
+    if (plan.lookups.length > 0) await answerLookups(repositories, plan.lookups);
+    return current;
   };
+  return Object.assign(evaluate, { rehearse });
 
   /** What an imported transaction writes: its series entries, and its parties as seen users. */
   async function importOutcome(transaction: Transaction, previous: Transaction | null, repositories: Repositories): Promise<Evaluation> {

@@ -17,6 +17,7 @@ import type { WriterGate } from '../concurrency/writer-gate.js';
 import type { EngineSettings } from '../options.js';
 import type { CallOptions, CreateTransactionOptions, Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
 import { assertId } from './assert-id.js';
+import { createChunkReads } from './chunk-reads.js';
 import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js';
 
 /** How often a write that lost a race with another writer of the same transaction is tried again. */
@@ -365,8 +366,12 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       const outcomes = await gate.shared(() =>
         locked(
           keys,
-          async (repos) => {
-            // Built afresh on every attempt: a retried unit runs every record again.
+          async (unitRepos) => {
+            // Built afresh on every attempt: a retried unit runs every record again. On a store
+            // where a read is a round trip, the chunk's reads are taken at once and its outcomes
+            // written together (chunk-reads.ts); in memory each record runs as a single call.
+            const chunk = store.flags.sharedAcrossProcesses ? await createChunkReads(unitRepos, requests, evaluate, importOnly) : null;
+            const repos = chunk?.repositories ?? unitRepos;
             const out: RecordOutcome<TransactionMonitoringResult>[] = [];
             for (const request of requests) {
               try {
@@ -376,6 +381,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
                 out.push({ error });
               }
             }
+            await chunk?.flush();
             return out;
           },
           { userIds: [...userIds] },

@@ -1,5 +1,5 @@
 /** Users, comments, files and lists in memory: records stored whole, each counted against the byte budget. */
-import { applyUserUpdate, seenUser } from '../../domain/index.js';
+import { applyOutcomeUsers } from '../../domain/index.js';
 import type {
   BatchRepository,
   Comment,
@@ -106,10 +106,7 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
     },
   };
   function applyOutcome(outcome: TransactionOutcome): void {
-    for (const userId of outcome.seenUserIds) {
-      if (!users.has(userId)) users.set(userId, seenUser(userId, outcome.now));
-    }
-    for (const update of outcome.userUpdates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, outcome.now));
+    applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
   }
   return { repository, applyOutcome };
 }

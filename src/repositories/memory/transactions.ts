@@ -112,6 +112,11 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       lastRead.stored = stored;
       return stored;
     },
+    async getTransactions(ids) {
+      const out: (StoredTransaction | null)[] = [];
+      for (const id of ids) out.push(await this.getTransaction(id));
+      return out;
+    },
     async listEvents(id) {
       return (eventsByTransaction.get(id) ?? []).map(storedEventOf);
     },
@@ -151,6 +156,25 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       }
       history.sort((a, b) => a.timestamp - b.timestamp || a.kind - b.kind || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.arrival - b.arrival);
       for (const item of history) yield item.operation;
+    },
+    async saveOutcomes(outcomes) {
+      // Checked before the first change, so a conflict leaves no trace (each save below is then
+      // one synchronous step that cannot conflict).
+      const created = new Set<string>();
+      const versions = new Map<string, number>();
+      const eventIds = new Set<string>();
+      for (const outcome of outcomes) {
+        const id = outcome.transaction.transaction.transactionId;
+        const current = versions.has(id) ? versions.get(id) : transactions.get(id)?.version;
+        if (outcome.expectedVersion === null ? current !== undefined || created.has(id) : current !== outcome.expectedVersion)
+          throw new TxmonError('CONCURRENT_UPDATE', 'The transaction was changed concurrently');
+        if (outcome.event && (events.has(outcome.event.eventId) || eventIds.has(outcome.event.eventId)))
+          throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
+        created.add(id);
+        versions.set(id, outcome.transaction.version);
+        if (outcome.event) eventIds.add(outcome.event.eventId);
+      }
+      for (const outcome of outcomes) await this.saveOutcome(outcome);
     },
     async saveOutcome(outcome: TransactionOutcome) {
       const saved = outcome.transaction;

@@ -1,0 +1,114 @@
+/**
+ * A batch's chunk on a store where every read is a round trip (chunk-reads.ts), run here on the
+ * memory repositories presented as shared across processes, so the path runs without a database:
+ * its reads and writes are counted, and what it stores is compared with the same transactions
+ * sent one by one — under rule sets that make it answer from the store, from loaded windows, and
+ * from the store again after writing (graph reads, plans changed by a risk level the chunk moved).
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine, createMemoryRepositories, presets, type EngineOptions, type Repositories } from '../../../src/index.js';
+import { fixedClock, sequentialIds } from '../../helpers.js';
+import { stateOf, workloadTransactions } from './batch-exactness.js';
+
+/** Calls of each repository method, by `group.method`. */
+type Calls = Map<string, number>;
+
+/** The memory repositories as a store shared across processes (a unit runs its work directly), counting calls. */
+function sharedMemory(calls: Calls): Repositories {
+  const base = createMemoryRepositories();
+  const counted = <G extends object>(name: string, group: G): G =>
+    new Proxy(group, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        const key = `${name}.${String(property)}`;
+        return (...args: unknown[]) => {
+          calls.set(key, (calls.get(key) ?? 0) + 1);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  const repositories: Repositories = {
+    ...base,
+    transactions: counted('transactions', base.transactions),
+    users: counted('users', base.users),
+    aggregates: counted('aggregates', base.aggregates),
+    lists: counted('lists', base.lists),
+    flags: { ...base.flags, sharedAcrossProcesses: true },
+    runExclusive: (_keys, work) => work(repositories),
+  };
+  return repositories;
+}
+
+/** Risk factors that move users' CRA levels as the chunk runs (amounts over 1,000 EUR are VERY_HIGH). */
+const RISK: Pick<EngineOptions, 'riskFactors'> = {
+  riskFactors: [
+    {
+      id: 'origin-amount',
+      parameter: 'originAmount',
+      weight: 1,
+      mapping: [
+        { min: 0, max: 200, currency: 'EUR', riskLevel: 'VERY_LOW' },
+        { min: 200, max: 1000, currency: 'EUR', riskLevel: 'MEDIUM' },
+        { min: 1000, currency: 'EUR', riskLevel: 'VERY_HIGH' },
+      ],
+    },
+  ],
+};
+
+/** A velocity rule whose window and limit depend on the sender's risk level. */
+const RISK_LEVEL_VELOCITY = {
+  ruleId: 'R-30',
+  ruleNameAlias: 'Velocity by risk level',
+  parameters: { transactionsLimit: 6, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+  riskLevelParameters: {
+    VERY_HIGH: { transactionsLimit: 2, timeWindow: { units: 7, granularity: 'day', rollingBasis: true } },
+    HIGH: { transactionsLimit: 3, timeWindow: { units: 3, granularity: 'day', rollingBasis: true } },
+    MEDIUM: { transactionsLimit: 4, timeWindow: { units: 2, granularity: 'day', rollingBasis: true } },
+    LOW: { transactionsLimit: 5, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+    VERY_LOW: { transactionsLimit: 6, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+  },
+};
+
+async function engineOn(repositories: Repositories, instances: readonly object[], options: EngineOptions = {}) {
+  const engine = createEngine({ ...options, repositories, clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(7) });
+  for (const request of instances) await engine.createRuleInstance(request as never);
+  return engine;
+}
+
+describe('a batch chunk on a store shared across processes', () => {
+  it('reads the chunk transactions, users and windows once each and writes its creations in one saveOutcomes', async () => {
+    const { transactions, instances } = await workloadTransactions(250);
+    const calls: Calls = new Map();
+    const engine = await engineOn(sharedMemory(calls), instances);
+    calls.clear();
+    expect(await engine.createTransactionBatch({ data: structuredClone(transactions) })).toMatchObject({ successful: 250 });
+    expect(calls.get('transactions.getTransactions')).toBe(1);
+    expect(calls.get('transactions.getTransaction') ?? 0).toBe(0);
+    expect(calls.get('users.getUsers')).toBe(1);
+    expect(calls.get('aggregates.queryAggregates')).toBe(1);
+    expect(calls.get('transactions.saveOutcomes')).toBe(1);
+  });
+
+  it.each([
+    ['the 20-instance workload', (instances: readonly object[]) => instances, {}, false],
+    ['the AML baseline (last entries, distinct counterparties, graph paths, dormancy)', () => presets.amlBaseline(), {}, true],
+    ['a rule set read by risk level while the chunk moves the risk levels', (instances: readonly object[]) => [...instances, RISK_LEVEL_VELOCITY], RISK, true],
+  ])('stores what the same transactions store sent one by one, under %s', async (_name, ruleSet, options: EngineOptions, asksAgain) => {
+    const { transactions, instances } = await workloadTransactions(600, 40);
+    const rules = ruleSet(instances);
+    // Both on a shared store: there, series entries always carry their values.
+    const one = await engineOn(sharedMemory(new Map()), rules, options);
+    for (const t of transactions) await one.createTransaction(structuredClone(t) as never);
+    const calls: Calls = new Map();
+    const many = await engineOn(sharedMemory(calls), rules, options);
+    expect(await many.createTransactionBatch({ data: structuredClone(transactions) })).toMatchObject({ successful: transactions.length });
+    const expected = await stateOf(one, transactions);
+    expect((expected as { alerts: unknown[] }).alerts.length).toBeGreaterThan(0);
+    expect(await stateOf(many, transactions)).toEqual(expected);
+    expect(calls.get('transactions.saveOutcome') ?? 0).toBe(0);
+    // Three chunks: one window read each, and more where the chunk had to ask the store again.
+    if (asksAgain) expect(calls.get('aggregates.queryAggregates')).toBeGreaterThan(3);
+    else expect(calls.get('aggregates.queryAggregates')).toBe(3);
+  });
+});
