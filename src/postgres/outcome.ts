@@ -269,14 +269,17 @@ export async function saveCreations(sql: Sql, outcomes: readonly TransactionOutc
   for (const id of seen) if (!updated.has(id)) seenRows.push([id, users.get(id) as StoredUser]);
   const doc = {
     remove: [],
-    add: entryRowsOf(adds),
+    add: [],
+    new: entryRowsOf(adds),
     counters: counterRowsOf(outcomes.flatMap((o) => o.counters)),
     alerts,
     seen: seenRows,
     users: [...updated].map((id) => [id, users.get(id)]),
   };
   const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
-  if (isUnitSql(sql)) return sql.defer(save);
+  // In a unit the write is sent at once, unawaited: the records after these are evaluated while
+  // the database writes them.
+  if (isUnitSql(sql)) return sql.send(save);
   try {
     await sql.query(save.text, save.params);
   } catch (error) {
