@@ -1,12 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The SDK's user-event and batch methods with user rules in their results: run once the user
-    // rules (R-20, R-61) run on user creation and user events (delete this line); typechecked meanwhile.
-    exclude: [...configDefaults.exclude, 'test/package/flagright-sdk-pending.test.ts'],
     pool: 'threads',
     // Test files of one worker share the modules they import instead of each importing and
     // evaluating src/ again: on 2 cores the run's "import" time falls from ~250 s to ~13 s. Safe

@@ -24,15 +24,18 @@ out.push(
   '`createRuleInstance({ ruleId, parameters })`; `parameters` are merged over the defaults and validated against the',
   "rule's `parametersSchema` (`getRule(id)`). Windows are closed intervals [start, end] ending at the transaction's",
   'timestamp (docs/windows-and-series.md). Comparators are as each description says (`>` vs `≥`). Every stateful rule accepts',
-  'historical filters (see the end of this page).',
+  'historical filters (see the end of this page). Type `USER` rules run on user creation and user events, never on a',
+  'transaction (see "User rules" at the end of this page); the others (`TRANSACTION`) run on transactions and their events.',
   '',
 );
-out.push('| id | name | default action / nature | stateful |', '|---|---|---|---|');
-for (const r of rules) out.push(`| ${r.id} | ${r.name} | ${r.defaultAction} / ${r.defaultNature} | ${r.stateful ? 'yes' : 'no'} |`);
+out.push('| id | name | type | default action / nature | stateful |', '|---|---|---|---|---|');
+for (const r of rules) out.push(`| ${r.id} | ${r.name} | ${r.type} | ${r.defaultAction} / ${r.defaultNature} | ${r.stateful ? 'yes' : 'no'} |`);
 out.push('');
 for (const r of rules) {
   out.push(`## ${r.id} — ${r.name}`, '', r.description, '');
-  out.push(`- default action / nature: \`${r.defaultAction}\` / \`${r.defaultNature}\`; stateful: ${r.stateful ? 'yes (windowed aggregates)' : 'no'}`);
+  out.push(
+    `- type: \`${r.type}\`; default action / nature: \`${r.defaultAction}\` / \`${r.defaultNature}\`; stateful: ${r.stateful ? 'yes (windowed aggregates)' : 'no'}`,
+  );
   out.push(`- description on a hit: \`${r.descriptionTemplate}\``);
   const props = r.parametersSchema?.properties ?? {};
   const required = new Set(r.parametersSchema?.required ?? []);
@@ -94,6 +97,23 @@ Values are numbers (\`null\` for AVG/MIN/MAX of nothing). Example — more than 
 }
 \`\`\`
 
+## User rules
+
+A rule of type \`USER\` (R-20, R-61; a host declares its own with \`defineUserRule\`) runs, for each
+active instance whose user filters pass, on every user creation (\`POST /consumer/users\`,
+\`POST /business/users\`, and their batches) and every user event (\`POST /events/consumer/user\`,
+\`POST /events/business/user\`, and their batches), against the user after the change and the user
+stored before it; never on a transaction, as a transaction rule never runs on a user. The answers'
+\`executedRules\` / \`hitRules\` have the transactions' shape (a hit's \`ruleHitMeta.hitDirections\` is
+\`["ORIGIN"]\`: the user itself); the stored event keeps them, and \`GET\` of the user answers those of its
+latest creation or event. Counters count each run and hit; a live hit of an instance with
+\`alertCreationOnHit\` opens (or joins) the open alert of (instance, user), in the user's open case, as a
+transaction hit does — an alert with \`entityDetails.type\` \`USER\` and no transaction ids. All of it is
+written in one atomic step with the user. The parameters and action are chosen by the user's risk level
+(manual \`riskLevel\`, else CRA level, else \`defaultRiskLevel\`). An instance of a user rule takes user
+filters only: transaction and historical filters, \`checkDirection\`, and \`triggersOnHit\` that would
+change the user are refused (400).
+
 ## Not shipped
 
 - **R-113** (user location changed too many times by IP address): needs the city of each past
@@ -111,8 +131,9 @@ creates or replaces one, \`getList\`, \`listLists\`, \`deleteList\` manage them.
 \`IP_ADDRESS\`, \`DEVICE_IDENTIFIER\`, \`COUNTRY\`, \`STRING\`, \`CUSTOM\`) decides which transaction value
 is looked up; matching is exact. The filter \`whitelistUsers.listIds\` names WHITELISTs of subtype
 \`USER_ID\`: their users are skipped by the instance.
-- Rules of the [source library](wire-format.md#rule-library) outside the set txmon took on, and user
-  rules (R-20, R-61, R-33, screening), are not transaction rules of this engine.
+- Rules of the [source library](wire-format.md#rule-library) outside the set txmon took on are not
+  shipped, nor the user rules R-33 (inactivity, which needs a scheduler) and the screening user rules
+  (R-17, R-18, R-19, R-32, R-42, R-43, R-128: they need a sanctions or PEP provider).
 `);
 writeFileSync(new URL('../docs/rules.md', import.meta.url), out.join('\n'));
 console.log(`docs/rules.md: ${rules.length} rules`);

@@ -27,6 +27,7 @@ export type {
   BatchPageOptions,
   BatchTransactionEventMonitoringResults,
   BatchTransactionMonitoringResults,
+  BatchUserResult,
   BatchUserResults,
   CallOptions,
   BusinessUserEventInput,
@@ -73,9 +74,9 @@ export { CUSTOM_RULE_ID } from './engine/instances/build-rule-instance.js';
 export { LOGIC_OPERATORS } from './logic/index.js';
 
 // Rule-authoring kit: declare a rule, read windowed aggregates and list lookups, answer hits
-export { defineRule } from './rules/define-rule.js';
-export type { RuleSpec } from './rules/define-rule.js';
-export { LIBRARY_RULE_IDS, LIBRARY_RULES } from './rules/registry.js';
+export { defineRule, defineUserRule } from './rules/define-rule.js';
+export type { RuleSpec, UserRuleSpec } from './rules/define-rule.js';
+export { LIBRARY_RULE_IDS, LIBRARY_RULES, LIBRARY_USER_RULES } from './rules/registry.js';
 export type { LibraryRuleId, LibraryRuleParameters } from './rules/registry.js';
 export { pairKey, paymentIdentifier, SERIES_NAMES } from './rules/series.js';
 export type { DerivedSeriesName, SeriesName } from './rules/series.js';
@@ -89,7 +90,9 @@ export {
 } from './rules/parameters.js';
 export type {
   AggregateNeed,
+  AnyRule,
   AnyRuleDefinition,
+  AnyUserRuleDefinition,
   LookupNeed,
   MoneyContext,
   RuleCheckContext,
@@ -98,6 +101,9 @@ export type {
   RulePlanContext,
   RuleUser,
   RuleView,
+  UserRuleCheckContext,
+  UserRuleDefinition,
+  UserRuleHit,
 } from './rules/types.js';
 export type { AggregateFunction, AggregateQuery, AggregateValue, SeriesEntry, SeriesEntryRef } from './aggregation/aggregate-store.js';
 export { describeTimeWindow, windowStart } from './aggregation/time-window.js';
@@ -423,6 +429,8 @@ export type {
   TransactionRepository,
   UnitPrefetch,
   UserRepository,
+  UserRuleResults,
+  UserRuleWrites,
 } from './engine/repositories.js';
 
 // Errors: one table of codes, the error class and its constructors

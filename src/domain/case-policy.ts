@@ -33,7 +33,8 @@ export interface AlertHit {
    */
   groupWithUserId?: string;
   direction: 'ORIGIN' | 'DESTINATION';
-  transactionId: string;
+  /** The hit transaction; `null` for a user rule's hit (on the user itself: its alert lists no transaction). */
+  transactionId: string | null;
   priority: 'P1' | 'P2' | 'P3' | 'P4';
   ruleDetails: Alert['ruleDetails'];
   /** Ids to use if a new alert / case has to be created. */
@@ -44,8 +45,8 @@ export interface AlertHit {
 /**
  * What one hit changes:
  * - `append`: the transaction id joins the open alert's `transactionIds` (once: a transaction that
- *   hits again, after an event, is not listed twice), and the alert's and its case's `updatedAt`
- *   become `at`;
+ *   hits again, after an event, is not listed twice; a user rule's hit, `transactionId` `null`,
+ *   lists none), and the alert's and its case's `updatedAt` become `at`;
  * - `open`: `alert` is created; it joins `case`, which is either a new case (`caseIsNew`) to store
  *   as given, or an open case, whose `alertIds` gains the alert, whose `updatedAt` becomes `at`,
  *   and whose priority becomes `casePriority`. That case is the user's own, or (`joinsUser`) the
@@ -53,7 +54,7 @@ export interface AlertHit {
  *   the user's case from now on (its later alerts join it while it is open).
  */
 export type AlertHitChange =
-  | { readonly kind: 'append'; readonly alertId: string; readonly caseId: string; readonly transactionId: string; readonly at: number }
+  | { readonly kind: 'append'; readonly alertId: string; readonly caseId: string; readonly transactionId: string | null; readonly at: number }
   | { readonly kind: 'open'; readonly alert: Alert; readonly caseIsNew: true; readonly case: Case }
   | {
       readonly kind: 'open';
@@ -94,7 +95,7 @@ export function decideAlertHit(hit: AlertHit, openAlert: Alert | null, userCase:
     priority: hit.priority,
     userId: hit.userId,
     direction: hit.direction,
-    entityDetails: { type: 'TRANSACTION', transactionIds: [hit.transactionId] },
+    entityDetails: hit.transactionId === null ? { type: 'USER', transactionIds: [] } : { type: 'TRANSACTION', transactionIds: [hit.transactionId] },
     ruleDetails: { ...hit.ruleDetails },
   };
   if (joined === null) {

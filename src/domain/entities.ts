@@ -32,7 +32,11 @@ export interface Alert {
   priority: 'P1' | 'P2' | 'P3' | 'P4';
   userId: string;
   direction: 'ORIGIN' | 'DESTINATION';
-  entityDetails: { type: 'TRANSACTION'; transactionIds: string[] };
+  /**
+   * `TRANSACTION`: a transaction rule's alert, listing the hit transactions; `USER`: a user rule's
+   * alert, whose hits are on the user itself (`transactionIds` stays empty).
+   */
+  entityDetails: { type: 'TRANSACTION' | 'USER'; transactionIds: string[] };
   ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
 }
 
@@ -103,4 +107,15 @@ export interface StoredUser {
   /** Epoch ms of the first time txmon saw the user (created or in a transaction). */
   firstSeenAt: number;
   updatedAt: number;
+  /**
+   * The results of the user rules at the user's latest creation or user event (absent before any:
+   * a user only seen in transactions, or stored by an older txmon).
+   */
+  ruleResults?: UserRuleResults;
+}
+
+/** What the user rules answered for one creation or user event of a user. */
+export interface UserRuleResults {
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
 }

@@ -52,8 +52,8 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
   // One lock for transactions and users: a user's writes wait for its transactions and events.
   const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
   const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({ settings, evaluate, withLocks, gate });
-  const users = createUserService({ settings, withLocks, gate });
-  const userEvents = createUserEventService({ settings, withLocks, gate });
+  const users = createUserService({ settings, instances, withLocks, gate });
+  const userEvents = createUserEventService({ settings, instances, withLocks, gate });
   return {
     repositories,
     ...transactions,

@@ -9,7 +9,7 @@ import { configurationError } from '../errors.js';
 import type { Repositories } from './repositories.js';
 import { createRuleRegistry, type RuleRegistry } from '../rules/registry.js';
 import { SERIES_NAMES, type SeriesName } from '../rules/series.js';
-import type { AnyRuleDefinition, MoneyContext } from '../rules/types.js';
+import type { AnyRule, MoneyContext } from '../rules/types.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from './pipeline/lifecycle.js';
 import { resolveEngineLimits, type EngineLimits } from './limits.js';
 import { validateRiskConfiguration, type RiskFactor } from './pipeline/risk.js';
@@ -24,8 +24,8 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** Default: random UUIDs (alerts `A-…`, cases `C-…`). */
   readonly ids?: IdGenerator;
-  /** Extra rules (templates) beside the library; ids must not clash. */
-  readonly rules?: readonly AnyRuleDefinition[];
+  /** Extra rules (templates) beside the library — transaction rules (`defineRule`) and user rules (`defineUserRule`); ids must not clash. */
+  readonly rules?: readonly AnyRule[];
   /** Transaction lifecycle table; default {@link DEFAULT_TRANSITIONS}. */
   readonly transitions?: TransitionTable;
   /** Risk level for users without one, used to pick parameters and actions. Default `VERY_HIGH`. */

@@ -23,6 +23,7 @@ import type {
   HitRuleDetails,
   RiskLevel,
 } from '../domain/index.js';
+import type { UserRuleResults } from '../domain/entities.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
 export interface StoredTransaction {
@@ -182,6 +183,20 @@ export interface StoredUserEvent {
   };
 }
 
+/**
+ * What the user rules of a user creation or a user event write besides the user: applied in the
+ * same atomic step as the user (see {@link UserRepository.saveUserProfile},
+ * {@link UserRepository.saveUserEvent}), as a {@link TransactionOutcome} applies its own.
+ */
+export interface UserRuleWrites {
+  /** Run and hit counts to add per rule instance (an instance that no longer exists is skipped). */
+  counters?: { instanceId: string; runs: number; hits: number }[];
+  /** Hits of user rules on the user (`transactionId` `null`), each landing where the case policy puts it. */
+  alertHits?: AlertHit[];
+  /** The user rules' results: stored as the user's `ruleResults` (replacing them); absent: kept. */
+  ruleResults?: UserRuleResults;
+}
+
 /** Users. */
 export interface UserRepository {
   getUser(userId: string): Promise<StoredUser | null>;
@@ -191,21 +206,22 @@ export interface UserRepository {
   /**
    * The host created or updated a user: creates the record, or replaces only its `profile` and
    * `type` (and `updatedAt`), keeping txmon's risk state (`craScore`, `craRiskLevel`) and
-   * `firstSeenAt` — atomically, so a concurrent CRA update is never lost. Returns the stored user.
+   * `firstSeenAt` — atomically, so a concurrent CRA update is never lost. The user rules' counters
+   * and alert hits, when given, are applied in the same atomic step. Returns the stored user.
    */
-  saveUserProfile(update: { userId: string; type: UserType; profile: ConsumerUser | BusinessUser; now: number }): Promise<StoredUser>;
+  saveUserProfile(update: { userId: string; type: UserType; profile: ConsumerUser | BusinessUser; now: number } & UserRuleWrites): Promise<StoredUser>;
   /** A user event by id, `null` when none. */
   getUserEvent(eventId: string): Promise<StoredUserEvent | null>;
   /** The user's events in arrival order. */
   listUserEvents(userId: string): Promise<StoredUserEvent[]>;
   /**
    * Stores a user event and the user's profile after it as one atomic step: the event is added and
-   * the profile and type replaced as by {@link saveUserProfile} (risk state and `firstSeenAt` kept).
-   * Returns the stored user.
+   * the profile and type replaced as by {@link saveUserProfile} (risk state and `firstSeenAt` kept),
+   * and the user rules' counters and alert hits, when given, applied. Returns the stored user.
    * @throws TxmonError `CONCURRENT_UPDATE` when the event id is taken or the user already has an
    *   event of this `arrival` (nothing is written then)
    */
-  saveUserEvent(outcome: { event: StoredUserEvent; now: number }): Promise<StoredUser>;
+  saveUserEvent(outcome: { event: StoredUserEvent; now: number } & UserRuleWrites): Promise<StoredUser>;
 }
 
 /** Comments on users, cases and alerts. */
@@ -214,7 +230,7 @@ export interface CommentRepository {
   listComments(target: CommentTarget): Promise<Comment[]>;
 }
 
-/** Alerts and cases (written through {@link TransactionRepository.saveOutcome}). */
+/** Alerts and cases (written through {@link TransactionRepository.saveOutcome}, and the user saves' {@link UserRuleWrites}). */
 export interface CaseRepository {
   getAlert(alertId: string): Promise<Alert | null>;
   listAlerts(): Promise<Alert[]>;
@@ -407,6 +423,6 @@ export type {
   StoredList,
   UserType,
 } from '../domain/entities.js';
-export type { StoredUser } from '../domain/entities.js';
+export type { StoredUser, UserRuleResults } from '../domain/entities.js';
 export type { AlertHit } from '../domain/case-policy.js';
 export type { UserUpdate } from '../domain/user-update.js';

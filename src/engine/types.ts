@@ -116,17 +116,22 @@ export type TransactionWithRulesResult = Transaction & MonitoringResult;
 /** Response of {@link Engine.getTransactionEvent}. */
 export type TransactionEventWithRulesResult = TransactionEvent & { eventId: string } & MonitoringResult;
 
-/** Response of {@link Engine.createUser}. */
+/** Response of {@link Engine.createUser}: the user rules run on the created user. */
 export interface UserMonitoringResult {
   userId: string;
-  executedRules: [];
-  hitRules: [];
+  executedRules: ExecutedRuleResult[];
+  hitRules: HitRuleDetails[];
   riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
 }
 
-/** A user as {@link Engine.getUser} returns it: the profile plus its type and risk. */
+/**
+ * A user as {@link Engine.getUser} returns it: the profile plus its type, the results of its user
+ * rules at its latest creation or event (absent for a user stored before txmon ran user rules), and its risk.
+ */
 export type UserView = (ConsumerUser | BusinessUser) & {
   type: UserType;
+  executedRules?: ExecutedRuleResult[];
+  hitRules?: HitRuleDetails[];
   riskScoreDetails?: { craRiskScore?: number; craRiskLevel?: RiskLevel };
 };
 
@@ -282,7 +287,10 @@ export interface BatchTransactionEventMonitoringResults {
  * `GET /batch/consumer/users/{batchId}` (`consumerUsers`) and `/batch/business/users/{batchId}`
  * (`businessUsers`): the batch's users as `getUser` shows them now, in batch order.
  */
-export type BatchUserResults = { consumerUsers: UserView[]; totalCount: number } | { businessUsers: UserView[]; totalCount: number };
+export type BatchUserResults = { consumerUsers: BatchUserResult[]; totalCount: number } | { businessUsers: BatchUserResult[]; totalCount: number };
+
+/** One user of a batch's results (the SDK's `BatchConsumerUserWithRulesResult`): the user as {@link Engine.getUser} returns it, with its executed rules but not its hit rules. */
+export type BatchUserResult = Omit<UserView, 'hitRules'>;
 
 /** One user event of a batch's results (the SDK's `BatchConsumerUserEventWithRulesResult`): the event as sent, its executed rules and risk. */
 export type BatchUserEventResult = (ConsumerUserEvent | BusinessUserEvent) & { eventId: string } & Omit<UserRulesResult, 'hitRules'>;

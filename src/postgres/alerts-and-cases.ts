@@ -8,7 +8,8 @@ import type { Sql } from './client.js';
 
 /** Alerts and cases over `sql` (read here; the outcome writes them). */
 export function createPostgresAlertsAndCases(sql: Sql): CaseRepository {
-  const ALERT_SQL = `SELECT a.alert || jsonb_build_object('entityDetails', jsonb_build_object('type', 'TRANSACTION', 'transactionIds',
+  // An alert's entity type is in its document (a user rule's alert: USER); older alerts have none: TRANSACTION.
+  const ALERT_SQL = `SELECT a.alert || jsonb_build_object('entityDetails', jsonb_build_object('type', coalesce(a.alert->'entityDetails'->>'type', 'TRANSACTION'), 'transactionIds',
       coalesce((SELECT jsonb_agg(t.transaction_id ORDER BY t.seq) FROM txmon_alert_transactions t WHERE t.alert_id = a.alert_id), '[]'::jsonb))) AS doc
     FROM txmon_alerts a`;
   // A case's users are those of its alerts, in order of their first alert; listed only when there

@@ -87,7 +87,10 @@ function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<s
   const newAlerts = new Map<string, { instanceId: string; userId: string; doc: Record<string, unknown> }>();
   const alertUpdates: Record<string, number> = {};
   const alertTransactions = new Map<string, [string, string]>();
-  const link = (alertId: string, transactionId: string) => alertTransactions.set(`${alertId}\u0000${transactionId}`, [alertId, transactionId]);
+  // A user rule's hit (no transaction) lists nothing.
+  const link = (alertId: string, transactionId: string | null) => {
+    if (transactionId !== null) alertTransactions.set(`${alertId}\u0000${transactionId}`, [alertId, transactionId]);
+  };
   /** A change to a case: folded into it when this outcome creates it, else into its patch. */
   const patchCase = (caseId: string, patch: { updatedAt: number; priority?: string }) => {
     const created = newCases.get(caseId);
@@ -307,6 +310,30 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[]): string[]
 }
 
 const SAVE_CREATIONS_SQL = prepared('SELECT txmon_save_creations($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json)');
+
+/**
+ * Writes what the user rules of a user creation or user event decided — the instances' run and hit
+ * counts and the alert hits on the user — with `sql` inside the database transaction of the user's
+ * save: the alert policy's reads (locking the user, as an outcome does), the domain's
+ * `decideAlertHit` applied hit by hit, and one `txmon_save_effects` with the counter and alert rows
+ * (the same rows and statement a transaction's outcome writes).
+ */
+export async function saveRuleEffects(
+  sql: Sql,
+  writes: { readonly counters: readonly TransactionOutcome['counters'][number][]; readonly alertHits: readonly AlertHit[] },
+  now: number,
+): Promise<void> {
+  if (writes.counters.length === 0 && writes.alertHits.length === 0) return;
+  const reads = await outcomeReadsOf(sql, writes.alertHits, []);
+  const alerts = alertWritesOf(
+    writes.alertHits.map((hit) => ({ hit, now })),
+    reads,
+  );
+  const doc = { remove: [], add: [], counters: counterRowsOf(writes.counters), alerts, seen: [], users: [] };
+  await sql.query(SAVE_EFFECTS_SQL, [json(doc)]);
+}
+
+const SAVE_EFFECTS_SQL = prepared('SELECT txmon_save_effects($1::jsonb)');
 
 /** `txmon_save_outcome`'s conflict (SQLSTATE TX409) as `CONCURRENT_UPDATE`; any other error as it is. */
 export function conflictOf(error: unknown): unknown {

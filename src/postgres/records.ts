@@ -14,13 +14,39 @@ import type {
   ListRepository,
   StoredUserEvent,
   UserRepository,
+  UserRuleWrites,
 } from '../engine/repositories.js';
+import { saveRuleEffects } from './outcome.js';
 import { concurrentUpdate, json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
 
-/** The users over `sql`; inside a unit, `reads` answers its first reads. */
-export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepository {
+/** The part of a user record a save's rule results replace: `{ ruleResults }`, or nothing when none are given. */
+function resultsOf(writes: UserRuleWrites): { ruleResults?: NonNullable<UserRuleWrites['ruleResults']> } {
+  return writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults };
+}
+
+/**
+ * The users over `sql`; inside a unit, `reads` answers its first reads. `db` is the database when
+ * `sql` is not inside a transaction: a user save with rule writes then opens its own, so the user,
+ * the counters and the alerts commit together.
+ */
+export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitReads | null): UserRepository {
+  /**
+   * Runs `save` (the user's statement) and then the rule writes, in one database transaction; the
+   * user save alone, as one statement, when there are none.
+   */
+  function withRuleWrites(writes: UserRuleWrites, now: number, save: (tx: Sql) => Promise<StoredUser>): Promise<StoredUser> {
+    const counters = writes.counters ?? [];
+    const alertHits = writes.alertHits ?? [];
+    if (counters.length === 0 && alertHits.length === 0) return save(sql);
+    const work = async (tx: Sql) => {
+      const user = await save(tx);
+      await saveRuleEffects(tx, { counters, alertHits }, now);
+      return user;
+    };
+    return db === null ? work(sql) : db.transaction(work);
+  }
   return {
     async getUser(id) {
       const rows = await sql.query<{ record: StoredUser }>('SELECT record FROM txmon_users WHERE user_id = $1', [id]);
@@ -46,16 +72,19 @@ export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepo
         json(user),
       ]);
     },
-    async saveUserProfile({ userId, type, profile, now }) {
+    async saveUserProfile({ userId, type, profile, now, ...writes }) {
       if (reads) reads.live = false;
-      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
-      const rows = await sql.query<{ record: StoredUser }>(
-        `INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb)
-         ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $3::text, 'profile', $4::jsonb, 'updatedAt', $5::float8)
-         RETURNING record`,
-        [userId, json(created), type, json(profile), now],
-      );
-      return (rows[0] as { record: StoredUser }).record;
+      const results = resultsOf(writes);
+      const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now, ...results };
+      return withRuleWrites(writes, now, async (tx) => {
+        const rows = await tx.query<{ record: StoredUser }>(
+          `INSERT INTO txmon_users (user_id, record) VALUES ($1, $2::jsonb)
+           ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $3::text, 'profile', $4::jsonb, 'updatedAt', $5::float8) || $6::jsonb
+           RETURNING record`,
+          [userId, json(created), type, json(profile), now, json(results)],
+        );
+        return (rows[0] as { record: StoredUser }).record;
+      });
     },
     async getUserEvent(eventId) {
       const rows = await sql.query<{ record: StoredUserEvent }>('SELECT record FROM txmon_user_events WHERE event_id = $1', [eventId]);
@@ -65,8 +94,9 @@ export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepo
       const rows = await sql.query<{ record: StoredUserEvent }>('SELECT record FROM txmon_user_events WHERE user_id = $1 ORDER BY arrival', [userId]);
       return rows.map((row) => row.record);
     },
-    async saveUserEvent({ event, now }) {
+    async saveUserEvent({ event, now, ...writes }) {
       if (reads) reads.live = false;
+      const results = resultsOf(writes);
       const created: StoredUser = {
         userId: event.userId,
         type: event.type,
@@ -75,20 +105,24 @@ export function createPostgresUsers(sql: Sql, reads: UnitReads | null): UserRepo
         craRiskLevel: null,
         firstSeenAt: now,
         updatedAt: now,
+        ...results,
       };
-      // One statement: the event (nothing when its id or arrival is taken) and then the user.
-      const rows = await sql.query<{ record: StoredUser }>(
-        `WITH ev AS (
-           INSERT INTO txmon_user_events (event_id, user_id, arrival, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING RETURNING 1
-         )
-         INSERT INTO txmon_users (user_id, record) SELECT $2, $5::jsonb FROM ev
-         ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $6::text, 'profile', $7::jsonb, 'updatedAt', $8::float8)
-         RETURNING record`,
-        [event.eventId, event.userId, event.arrival, json(event), json(created), event.type, json(event.user), now],
-      );
-      const row = rows[0];
-      if (row === undefined) throw concurrentUpdate('user event');
-      return row.record;
+      // One statement: the event (nothing when its id or arrival is taken) and then the user; the
+      // rule writes after it, in the same transaction (a conflict throws before them).
+      return withRuleWrites(writes, now, async (tx) => {
+        const rows = await tx.query<{ record: StoredUser }>(
+          `WITH ev AS (
+             INSERT INTO txmon_user_events (event_id, user_id, arrival, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING RETURNING 1
+           )
+           INSERT INTO txmon_users (user_id, record) SELECT $2, $5::jsonb FROM ev
+           ON CONFLICT (user_id) DO UPDATE SET record = txmon_users.record || jsonb_build_object('type', $6::text, 'profile', $7::jsonb, 'updatedAt', $8::float8) || $9::jsonb
+           RETURNING record`,
+          [event.eventId, event.userId, event.arrival, json(event), json(created), event.type, json(event.user), now, json(results)],
+        );
+        const row = rows[0];
+        if (row === undefined) throw concurrentUpdate('user event');
+        return row.record;
+      });
     },
   };
 }

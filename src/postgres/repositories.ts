@@ -36,7 +36,7 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
   return {
     transactions: createPostgresTransactions(sql, db, reads, root),
     ruleInstances: createPostgresRuleInstances(sql, reads),
-    users: createPostgresUsers(sql, reads),
+    users: createPostgresUsers(sql, db, reads),
     comments: createPostgresComments(sql),
     cases: createPostgresAlertsAndCases(sql),
     files: createPostgresFiles(sql, db),

@@ -11,7 +11,7 @@ import { CASE_PRIORITIES, RULE_ACTIONS, RULE_LABELS, RULE_NATURES, isIdText, isP
 import { configurationError, TxmonError } from '../errors.js';
 import { collectSchemaErrors, interpretSchema, isWellFormedText } from '../validation/index.js';
 import { SERIES_NAMES, type SeriesName } from './series.js';
-import type { AggregateNeed, AnyRuleDefinition, RuleDefinition, RulePlanContext } from './types.js';
+import type { AggregateNeed, AnyRule, AnyRuleDefinition, AnyUserRuleDefinition, RuleDefinition, RulePlanContext, UserRuleDefinition } from './types.js';
 
 /**
  * What {@link defineRule} takes: a {@link RuleDefinition} whose parameters are typed by its
@@ -121,6 +121,66 @@ export interface RuleDeclarationAssertOptions {
 export function assertRuleDeclaration(rule: unknown, call: string, options: RuleDeclarationAssertOptions): asserts rule is AnyRuleDefinition {
   if (typeof rule !== 'object' || rule === null) throw configurationError(call, 'a rule must be an object');
   const r = rule as Record<string, unknown>;
+  if (r['type'] !== undefined && r['type'] !== 'TRANSACTION') {
+    throw configurationError(call, 'a transaction rule has type TRANSACTION or none (declare a user rule with defineUserRule)');
+  }
+  const { id, fail, complete } = assertCommonDeclaration(r, call, options);
+  for (const field of ['aggregates', 'lookups', 'seriesFor']) {
+    const value = r[field];
+    if (value !== undefined && typeof value !== 'function') throw fail(field, 'must be a function');
+  }
+  if (r['readsEntryValues'] !== undefined && typeof r['readsEntryValues'] !== 'boolean') throw fail('readsEntryValues', 'must be a boolean when given');
+  const series = r['series'];
+  if (!Array.isArray(series) || !series.every((s) => isOneOf(s, SERIES_NAMES)) || new Set(series).size !== series.length) {
+    throw fail('series', `must list known series (${SERIES_NAMES.join(', ')}), each once`);
+  }
+  if ((r['aggregates'] === undefined) !== (series.length === 0)) {
+    throw fail('series', 'and aggregates must come together: a rule that plans aggregates declares the series they read, and only such a rule declares series');
+  }
+  const defaults = r['defaultParameters'];
+  const seriesFor = r['seriesFor'] as ((parameters: unknown) => readonly string[]) | undefined;
+  if (seriesFor !== undefined && complete) {
+    let read: unknown;
+    try {
+      read = seriesFor.call(rule, defaults);
+    } catch (error) {
+      // Unchecked defaults may lack what seriesFor reads: only checked, complete ones must work.
+      if (!options.schema) return;
+      // The host's error stays the cause (configurationError takes none).
+      throw new TxmonError('INVALID_CONFIGURATION', `${call}: rule ${id}: seriesFor must not throw for defaultParameters`, [], { cause: error });
+    }
+    if (!Array.isArray(read) || !read.every((s) => series.includes(s))) throw fail('seriesFor', '(defaultParameters) must return a subset of series');
+  }
+}
+
+/**
+ * Checks a user rule's declaration as {@link assertRuleDeclaration} checks a transaction rule's
+ * shared fields (id, texts, defaults, schema, `check`, `validateParameters`); `type` must be
+ * `USER`, and a user rule declares no series, aggregates or lookups (it reads only the user).
+ *
+ * @throws TxmonError `INVALID_CONFIGURATION` whose message names the rule and the field.
+ */
+export function assertUserRuleDeclaration(rule: unknown, call: string, options: RuleDeclarationAssertOptions): asserts rule is AnyUserRuleDefinition {
+  if (typeof rule !== 'object' || rule === null) throw configurationError(call, 'a rule must be an object');
+  const r = rule as Record<string, unknown>;
+  if (r['type'] !== 'USER') throw configurationError(call, 'a user rule has type USER');
+  const { fail } = assertCommonDeclaration(r, call, options);
+  for (const field of ['series', 'aggregates', 'lookups', 'seriesFor', 'readsEntryValues']) {
+    if (r[field] !== undefined) throw fail(field, 'is not part of a user rule (it reads only the user)');
+  }
+}
+
+/**
+ * The checks both kinds of rule share: id, texts, action, nature, priority, labels, lists,
+ * `check` and `validateParameters`, `parametersSchema` and (with `options.schema`) its acceptance
+ * of `defaultParameters`. Returns the id, the error maker, and whether the defaults are complete
+ * (every required parameter has one).
+ */
+function assertCommonDeclaration(
+  r: Record<string, unknown>,
+  call: string,
+  options: RuleDeclarationAssertOptions,
+): { id: string; fail: (field: string, problem: string) => TxmonError; complete: boolean } {
   const id = r['id'];
   if (typeof id !== 'string' || !isIdText(id) || !isWellFormedText(id) || id.trim() !== id) {
     throw configurationError(call, 'a rule needs an id: 1 to 256 characters, without surrounding spaces');
@@ -137,17 +197,9 @@ export function assertRuleDeclaration(rule: unknown, call: string, options: Rule
     const list = r[field];
     if (!Array.isArray(list) || !list.every(isText)) throw fail(field, 'must be a list of non-empty text');
   }
-  for (const field of ['check', 'aggregates', 'lookups', 'seriesFor', 'validateParameters']) {
+  for (const field of ['check', 'validateParameters']) {
     const value = r[field];
     if ((field === 'check' || value !== undefined) && typeof value !== 'function') throw fail(field, 'must be a function');
-  }
-  if (r['readsEntryValues'] !== undefined && typeof r['readsEntryValues'] !== 'boolean') throw fail('readsEntryValues', 'must be a boolean when given');
-  const series = r['series'];
-  if (!Array.isArray(series) || !series.every((s) => isOneOf(s, SERIES_NAMES)) || new Set(series).size !== series.length) {
-    throw fail('series', `must list known series (${SERIES_NAMES.join(', ')}), each once`);
-  }
-  if ((r['aggregates'] === undefined) !== (series.length === 0)) {
-    throw fail('series', 'and aggregates must come together: a rule that plans aggregates declares the series they read, and only such a rule declares series');
   }
   const schema = r['parametersSchema'];
   if (!KindGuard.IsObject(schema)) throw fail('parametersSchema', 'must be a TypeBox object schema (Type.Object)');
@@ -172,19 +224,7 @@ export function assertRuleDeclaration(rule: unknown, call: string, options: Rule
     }
     complete = missing.length === 0;
   }
-  const seriesFor = r['seriesFor'] as ((parameters: unknown) => readonly string[]) | undefined;
-  if (seriesFor !== undefined && complete) {
-    let read: unknown;
-    try {
-      read = seriesFor.call(rule, defaults);
-    } catch (error) {
-      // Unchecked defaults may lack what seriesFor reads: only checked, complete ones must work.
-      if (!options.schema) return;
-      // The host's error stays the cause (configurationError takes none).
-      throw new TxmonError('INVALID_CONFIGURATION', `${call}: rule ${id}: seriesFor must not throw for defaultParameters`, [], { cause: error });
-    }
-    if (!Array.isArray(read) || !read.every((s) => series.includes(s))) throw fail('seriesFor', '(defaultParameters) must return a subset of series');
-  }
+  return { id, fail, complete };
 }
 
 /**
@@ -233,9 +273,71 @@ export function withDeclaredSeriesCheck<P>(rule: RuleDefinition<P>): RuleDefinit
   return Object.create(rule as object, { aggregates: { value: aggregates, enumerable: true } }) as RuleDefinition<P>;
 }
 
-/** The rule a registry holds for a host's rule: checked as {@link defineRule} checks, and wrapped in development. */
-export function prepareHostRule(rule: unknown): AnyRuleDefinition {
+/**
+ * What {@link defineUserRule} takes: a {@link UserRuleDefinition} whose parameters are typed by its
+ * `parametersSchema`, in which `type`, `labels` (default none) and `defaultCasePriority` (default
+ * `P1`) may be left out.
+ */
+export type UserRuleSpec<S extends TSchema> = Omit<UserRuleDefinition<Static<S>>, 'type' | 'parametersSchema' | 'labels' | 'defaultCasePriority'> & {
+  readonly type?: 'USER';
+  /** TypeBox object schema (with titles and descriptions) of the instance `parameters`. */
+  readonly parametersSchema: S;
+  readonly labels?: readonly RuleLabel[];
+  readonly defaultCasePriority?: UserRuleDefinition['defaultCasePriority'];
+};
+
+/**
+ * Declares a user rule (`type: 'USER'`): run on user creation and on every user event against the
+ * user after the change and before it (`check({ user, previousUser, parameters })`), never on a
+ * transaction. Fills in the defaults of {@link UserRuleSpec} and checks the declaration (see
+ * {@link assertUserRuleDeclaration}).
+ *
+ * @throws TxmonError `INVALID_CONFIGURATION` naming the rule and the field when the declaration is wrong.
+ * @example
+ * ```ts
+ * export const minors = defineUserRule({
+ *   id: 'ACME-U1',
+ *   name: 'Consumer without a date of birth',
+ *   description: 'A consumer user without a date of birth.',
+ *   descriptionTemplate: 'User {{userId}} has no date of birth.',
+ *   parametersSchema: Type.Object({}, { additionalProperties: false }),
+ *   defaultParameters: {},
+ *   defaultAction: 'FLAG',
+ *   defaultNature: 'AML',
+ *   checksFor: ['User details'],
+ *   types: ['KYC'],
+ *   typologies: [],
+ *   check: ({ user }) => (user.type === 'CONSUMER' && (user.profile.userDetails as { dateOfBirth?: string } | undefined)?.dateOfBirth === undefined ? { vars: { userId: user.userId } } : null),
+ * });
+ * ```
+ */
+export function defineUserRule<S extends TSchema>(spec: UserRuleSpec<S>): UserRuleDefinition<Static<S>> {
+  const rule: UserRuleDefinition<Static<S>> = {
+    ...spec,
+    type: 'USER',
+    labels: spec.labels ?? NO_LABELS,
+    defaultCasePriority: spec.defaultCasePriority ?? 'P1',
+  };
+  assertUserRuleDeclaration(rule, 'defineUserRule', { schema: isDevelopment() });
+  DEFINED.add(rule);
+  return rule;
+}
+
+/** Whether `rule` is a user rule (`type: 'USER'`); a rule without `type` is a transaction rule. */
+export function isUserRule(rule: { readonly type?: string }): rule is AnyUserRuleDefinition {
+  return rule.type === 'USER';
+}
+
+/**
+ * The rule a registry holds for a host's rule: checked as {@link defineRule} (or, for a user rule,
+ * {@link defineUserRule}) checks, and a transaction rule wrapped in development.
+ */
+export function prepareHostRule(rule: unknown): AnyRule {
   const development = isDevelopment();
+  if (typeof rule === 'object' && rule !== null && isUserRule(rule as { type?: string })) {
+    assertUserRuleDeclaration(rule, 'createEngine', { schema: development });
+    return rule;
+  }
   assertRuleDeclaration(rule, 'createEngine', { schema: development });
   return isDefinedRule(rule) || !development ? rule : withDeclaredSeriesCheck(rule);
 }

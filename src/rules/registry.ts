@@ -1,6 +1,6 @@
 import { cloneJson, deepFreeze } from '../domain/json.js';
 import { configurationError } from '../errors.js';
-import { prepareHostRule } from './define-rule.js';
+import { isUserRule, prepareHostRule } from './define-rule.js';
 import { r1FirstTransaction } from './library/r-1-first-transaction.js';
 import { r2TransactionAmount } from './library/r-2-transaction-amount.js';
 import { r3NewCountry } from './library/r-3-new-country.js';
@@ -48,7 +48,9 @@ import { txm1PassThrough } from './library/txm-1-pass-through.js';
 import { txm3UnusualAmount } from './library/txm-3-unusual-amount.js';
 import { txm2FundsReturnedToOrigin } from './library/txm-2-funds-returned-to-origin.js';
 import { txm4ScatterGather } from './library/txm-4-scatter-gather.js';
-import type { AnyRuleDefinition, RuleDefinition, RuleView } from './types.js';
+import { r20UserOnboardedHighRiskCountry } from './library/r-20-user-onboarded-high-risk-country.js';
+import { r61UserAddressChange } from './library/r-61-user-address-change.js';
+import type { AnyRule, AnyRuleDefinition, AnyUserRuleDefinition, RuleDefinition, RuleView, UserRuleDefinition } from './types.js';
 
 /**
  * The library's rules by id, in id order. Keyed by the literal ids so that the ids and each rule's
@@ -123,15 +125,41 @@ const LIBRARY: readonly AnyRuleDefinition[] = Object.freeze(Object.values(LIBRAR
 // Templates are read-only: their defaults are frozen so no instance or caller can change them.
 for (const rule of LIBRARY) deepFreeze(rule.defaultParameters);
 
-/** The rules txmon ships, in id order. */
+/** The transaction rules txmon ships, in id order. */
 export const LIBRARY_RULES: readonly AnyRuleDefinition[] = LIBRARY;
 
-/** Rules by id: the library plus a host's own. */
+/** The library's user rules (`type: 'USER'`) by id, in id order. */
+const LIBRARY_USER_BY_ID = {
+  'R-20': r20UserOnboardedHighRiskCountry,
+  'R-61': r61UserAddressChange,
+} as const;
+
+/** Id of a user rule the library ships: `'R-20' | 'R-61'`. */
+export type LibraryUserRuleId = keyof typeof LIBRARY_USER_BY_ID;
+
+/** The parameters of each library user rule, by id. */
+export type LibraryUserRuleParameters = { [K in LibraryUserRuleId]: UserRuleParametersOf<(typeof LIBRARY_USER_BY_ID)[K]> };
+
+/** The parameters a user rule takes, from its `parametersSchema`. */
+export type UserRuleParametersOf<R> = R extends UserRuleDefinition<infer P> ? P : never;
+
+/** The user rules txmon ships (run on user creation and user events), in id order. */
+export const LIBRARY_USER_RULES: readonly AnyUserRuleDefinition[] = Object.freeze(Object.values(LIBRARY_USER_BY_ID));
+
+for (const rule of LIBRARY_USER_RULES) deepFreeze(rule.defaultParameters);
+
+/** Rules by id: the library plus a host's own, transaction rules and user rules. */
 export interface RuleRegistry {
+  /** The transaction rule with this id (`undefined` for a user rule's id). */
   get(id: string): RuleDefinition<unknown> | undefined;
-  list(): readonly RuleDefinition<unknown>[];
+  /** The user rule with this id (`undefined` for a transaction rule's id). */
+  getUserRule(id: string): UserRuleDefinition<unknown> | undefined;
+  /** The rule of either kind with this id. */
+  find(id: string): AnyRule | undefined;
+  /** Every rule of both kinds, in id order. */
+  list(): readonly AnyRule[];
   /** The JSON form shown by `listRules()` / `GET /rules`. */
-  view(rule: RuleDefinition<unknown>): RuleView;
+  view(rule: AnyRule): RuleView;
 }
 
 /**
@@ -141,17 +169,25 @@ export interface RuleRegistry {
  * @throws TxmonError `INVALID_CONFIGURATION` when a host rule's declaration is wrong (the message
  *   names the rule and the field) or two rules share an id.
  */
-export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): RuleRegistry {
-  const byId = new Map<string, RuleDefinition<unknown>>();
-  const rules = [...LIBRARY_RULES, ...extra.map(prepareHostRule)] as unknown as RuleDefinition<unknown>[];
+export function createRuleRegistry(extra: readonly AnyRule[] = []): RuleRegistry {
+  const byId = new Map<string, AnyRule>();
+  const rules: AnyRule[] = [...LIBRARY_RULES, ...LIBRARY_USER_RULES, ...extra.map(prepareHostRule)];
   for (const rule of rules) {
     if (byId.has(rule.id)) throw configurationError('createEngine', `duplicate rule id ${rule.id}`);
     byId.set(rule.id, rule);
   }
   const list = [...byId.values()].sort(compareRuleIds);
-  const views = new Map<RuleDefinition<unknown>, RuleView>();
+  const views = new Map<AnyRule, RuleView>();
   return {
-    get: (id) => byId.get(id),
+    get(id) {
+      const rule = byId.get(id);
+      return rule === undefined || isUserRule(rule) ? undefined : (rule as RuleDefinition<unknown>);
+    },
+    getUserRule(id) {
+      const rule = byId.get(id);
+      return rule !== undefined && isUserRule(rule) ? (rule as UserRuleDefinition<unknown>) : undefined;
+    },
+    find: (id) => byId.get(id),
     list: () => list,
     view(rule) {
       let v = views.get(rule);
@@ -165,7 +201,7 @@ export function createRuleRegistry(extra: readonly AnyRuleDefinition[] = []): Ru
 }
 
 /** Flagright's R-n by number, then txmon's own TXM-n by number, then a host's rules by id. */
-function compareRuleIds(a: RuleDefinition<unknown>, b: RuleDefinition<unknown>): number {
+function compareRuleIds(a: AnyRule, b: AnyRule): number {
   const ra = rankOf(a.id);
   const rb = rankOf(b.id);
   if (ra[0] !== rb[0]) return ra[0] - rb[0];
@@ -180,10 +216,10 @@ function rankOf(id: string): readonly [number, number] {
   return t ? [1, Number(t[1])] : [2, 0];
 }
 
-function toView(rule: RuleDefinition<unknown>): RuleView {
+function toView(rule: AnyRule): RuleView {
   return {
     id: rule.id,
-    type: 'TRANSACTION',
+    type: isUserRule(rule) ? 'USER' : 'TRANSACTION',
     name: rule.name,
     description: rule.description,
     descriptionTemplate: rule.descriptionTemplate,
@@ -197,6 +233,6 @@ function toView(rule: RuleDefinition<unknown>): RuleView {
     checksFor: [...rule.checksFor],
     types: [...rule.types],
     typologies: [...rule.typologies],
-    stateful: rule.series.length > 0,
+    stateful: !isUserRule(rule) && rule.series.length > 0,
   };
 }

@@ -107,6 +107,8 @@ export interface RulePlanContext<P> {
  * describes every field.
  */
 export interface RuleDefinition<P = Record<string, unknown>> {
+  /** A transaction rule: `TRANSACTION` or absent (see {@link UserRuleDefinition} for user rules). */
+  readonly type?: 'TRANSACTION';
   /** `R-n` for library rules; hosts may register their own ids. */
   readonly id: string;
   readonly name: string;
@@ -171,10 +173,67 @@ export interface RuleDefinition<P = Record<string, unknown>> {
 // biome-ignore lint/suspicious/noExplicitAny: see above
 export type AnyRuleDefinition = RuleDefinition<any>;
 
+/**
+ * Input of a user rule's pure check (see {@link UserRuleDefinition}): the user as it is now and as
+ * it was before this change. A new object on every call, which the rule may keep.
+ */
+export interface UserRuleCheckContext<P> {
+  /** The user after the creation or the event, with its profile (never `null` here). */
+  readonly user: RuleUser & { readonly profile: Readonly<Record<string, unknown>> };
+  /**
+   * The user as stored before this change (its profile `null` when it was only seen in
+   * transactions); `null` on the user's first creation.
+   */
+  readonly previousUser: RuleUser | null;
+  readonly parameters: P;
+}
+
+/** A user rule's hit, with values for its description. */
+export interface UserRuleHit {
+  /** Values substituted into the rule's `descriptionTemplate` (`{{name}}`). */
+  readonly vars?: Readonly<Record<string, string | number>>;
+}
+
+/**
+ * A user rule (template, `type: 'USER'`): run when a user is created (or created again) and on
+ * every user event, against the user after the change and the user before it — never on a
+ * transaction. Stateless: it reads no series and no lists. Declare one with `defineUserRule`
+ * (src/rules/define-rule.ts); the fields shared with {@link RuleDefinition} mean the same.
+ */
+export interface UserRuleDefinition<P = Record<string, unknown>> {
+  readonly type: 'USER';
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  /** Text rendered into `ruleDescription` on a hit; `{{var}}` placeholders come from {@link UserRuleHit.vars}. */
+  readonly descriptionTemplate: string;
+  readonly parametersSchema: TSchema;
+  /** As {@link RuleDefinition.validateParameters}. */
+  validateParameters?(parameters: P): readonly ErrorDetail[];
+  readonly defaultParameters: P;
+  readonly defaultAction: RuleAction;
+  readonly defaultNature: RuleNature;
+  readonly labels: readonly RuleLabel[];
+  readonly defaultCasePriority: 'P1' | 'P2' | 'P3' | 'P4';
+  readonly checksFor: readonly string[];
+  readonly types: readonly string[];
+  readonly typologies: readonly string[];
+  /** The pure check: a hit, or `null` when the rule does not hit. */
+  check(context: UserRuleCheckContext<P>): UserRuleHit | null;
+}
+
+/** A user rule of any parameter type (see {@link AnyRuleDefinition} for why `any`). */
+// biome-ignore lint/suspicious/noExplicitAny: see AnyRuleDefinition
+export type AnyUserRuleDefinition = UserRuleDefinition<any>;
+
+/** A rule of either kind: a transaction rule ({@link RuleDefinition}) or a user rule ({@link UserRuleDefinition}). */
+export type AnyRule = AnyRuleDefinition | AnyUserRuleDefinition;
+
 /** A rule as `listRules()` / `GET /rules` show it (no functions). */
 export interface RuleView {
   id: string;
-  type: 'TRANSACTION';
+  /** `TRANSACTION`: run on transactions and their events; `USER`: run on user creation and user events. */
+  type: 'TRANSACTION' | 'USER';
   name: string;
   description: string;
   descriptionTemplate: string;

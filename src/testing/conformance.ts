@@ -9,7 +9,7 @@
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
-import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent } from '../engine/repositories.js';
+import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent, UserRuleResults } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
@@ -1242,6 +1242,125 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(await repos.users.getUserEvent('ue-9'), null, 'getUserEvent of an unknown id');
       assertEqual(await repos.users.listUserEvents('e-1'), [first, second], 'listUserEvents in arrival order (not timestamp order)');
       assertEqual(await repos.users.listUserEvents('nobody'), [], 'listUserEvents of a user without events');
+    },
+  },
+  {
+    name: 'users saveUserProfile and saveUserEvent with rule writes: the user, the counters and a user alert (type USER, no transactions) are stored together; a later hit lands in the open alert',
+    async body(repos) {
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'));
+      const profile = { userId: 'r-1', createdTimestamp: FIXTURE_T0 };
+      const results = (hit: boolean): UserRuleResults => ({
+        executedRules: [{ ruleInstanceId: 'ri-1', ruleId: 'R-20', ruleName: 'n', ruleDescription: 'd', ruleAction: 'FLAG', ruleHit: hit }],
+        hitRules: hit ? [{ ruleInstanceId: 'ri-1', ruleId: 'R-20', ruleName: 'n', ruleDescription: 'd', ruleAction: 'FLAG' }] : [],
+      });
+      const saved = await repos.users.saveUserProfile({
+        userId: 'r-1',
+        type: 'CONSUMER',
+        profile: structuredClone(profile),
+        now: FIXTURE_T0 + 5,
+        ruleResults: results(true),
+        counters: [
+          { instanceId: 'ri-1', runs: 1, hits: 1 },
+          { instanceId: 'ri-2', runs: 1, hits: 0 },
+          { instanceId: 'ri-gone', runs: 1, hits: 1 },
+        ],
+        alertHits: [buildAlertHit('ri-1', 'r-1', null, { alertId: 'A-U1', caseId: 'C-U1', priority: 'P3' })],
+      });
+      assertEqual([saved.userId, saved.profile, saved.ruleResults], ['r-1', profile, results(true)], 'the user is stored with its rule results');
+      const hit = buildAlertHit('ri-1', 'r-1', null, { alertId: 'A-U1', caseId: 'C-U1', priority: 'P3' });
+      const alert: Alert = {
+        alertId: 'A-U1',
+        caseId: 'C-U1',
+        createdTimestamp: FIXTURE_T0 + 5,
+        updatedAt: FIXTURE_T0 + 5,
+        alertStatus: 'OPEN',
+        priority: 'P3',
+        userId: 'r-1',
+        direction: 'ORIGIN',
+        entityDetails: { type: 'USER', transactionIds: [] },
+        ruleDetails: hit.ruleDetails,
+      };
+      assertEqual(await repos.cases.listAlerts(), [alert], 'the user alert');
+      assertEqual(
+        (await repos.cases.listCases()).map((c) => [c.caseId, c.alertIds, c.entityDetails]),
+        [['C-U1', ['A-U1'], { type: 'USER', userId: 'r-1' }]],
+        'its case [id, alertIds, entityDetails]',
+      );
+      const event: StoredUserEvent = {
+        eventId: 'ue-r1',
+        userId: 'r-1',
+        type: 'CONSUMER',
+        event: { eventId: 'ue-r1', userId: 'r-1', timestamp: FIXTURE_T0 + 6 },
+        clientEventId: true,
+        arrival: 0,
+        user: { ...profile, tags: [{ key: 't', value: 'v' }] },
+        result: { executedRules: [], hitRules: [] },
+      };
+      await repos.users.saveUserEvent({
+        event: structuredClone(event),
+        now: FIXTURE_T0 + 9,
+        counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+        alertHits: [buildAlertHit('ri-1', 'r-1', null, { alertId: 'A-U2', caseId: 'C-U2' })],
+        ruleResults: results(false),
+      });
+      assertEqual(await repos.users.getUserEvent('ue-r1'), event, 'the event is stored');
+      const after = await repos.users.getUser('r-1');
+      assertEqual([after?.profile, after?.ruleResults], [event.user, results(false)], 'the profile and rule results after the event');
+      await repos.users.saveUserProfile({ userId: 'r-1', type: 'CONSUMER', profile: structuredClone(profile), now: FIXTURE_T0 + 10 });
+      assertEqual((await repos.users.getUser('r-1'))?.ruleResults, results(false), 'a save without rule results keeps the stored ones');
+      const counts = (await repos.ruleInstances.listRuleInstances()).map((i) => [i.id, i.runCount, i.hitCount]);
+      assertEqual(
+        counts,
+        [
+          ['ri-1', 2, 2],
+          ['ri-2', 1, 0],
+        ],
+        'counters [id, runs, hits] (an unknown instance is skipped)',
+      );
+      assertEqual(
+        (await repos.cases.listAlerts()).map((a) => [a.alertId, a.entityDetails, a.createdTimestamp, a.updatedAt]),
+        [['A-U1', { type: 'USER', transactionIds: [] }, FIXTURE_T0 + 5, FIXTURE_T0 + 9]],
+        'the second hit lands in the open alert [id, entityDetails, createdTimestamp, updatedAt]',
+      );
+      assertEqual((await repos.cases.getCase('C-U1'))?.updatedAt, FIXTURE_T0 + 9, "the case's updatedAt");
+    },
+  },
+  {
+    name: 'users saveUserEvent with rule writes: a taken eventId throws CONCURRENT_UPDATE and writes neither counters nor alerts',
+    async body(repos) {
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
+      const profile = { userId: 'r-2', createdTimestamp: FIXTURE_T0 };
+      await repos.users.saveUserProfile({ userId: 'r-2', type: 'CONSUMER', profile: structuredClone(profile), now: FIXTURE_T0 });
+      const event = (eventId: string, arrival: number): StoredUserEvent => ({
+        eventId,
+        userId: 'r-2',
+        type: 'CONSUMER',
+        event: { eventId, userId: 'r-2', timestamp: FIXTURE_T0 + arrival },
+        clientEventId: true,
+        arrival,
+        user: profile,
+        result: { executedRules: [], hitRules: [] },
+      });
+      await repos.users.saveUserEvent({ event: event('ue-r2', 0), now: FIXTURE_T0 + 1 });
+      await assertRejectsWithCode(
+        () =>
+          repos.users.saveUserEvent({
+            event: event('ue-r2', 1),
+            now: FIXTURE_T0 + 2,
+            counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+            alertHits: [buildAlertHit('ri-1', 'r-2', null, { alertId: 'A-R2', caseId: 'C-R2' })],
+          }),
+        CONCURRENT_UPDATE,
+        'a taken eventId',
+      );
+      assertEqual(
+        (await repos.ruleInstances.listRuleInstances()).map((i) => [i.id, i.runCount, i.hitCount]),
+        [['ri-1', 0, 0]],
+        'counters unchanged',
+      );
+      assertEqual(await repos.cases.listAlerts(), [], 'no alert');
+      assertEqual(await repos.cases.listCases(), [], 'no case');
     },
   },
   {

@@ -160,7 +160,8 @@ export function buildOutcome(
 export function buildAlertHit(
   instanceId: string,
   userId: string,
-  transactionId: string,
+  /** `null`: a user rule's hit (on the user, no transaction). */
+  transactionId: string | null,
   ids: { alertId: string; caseId: string; priority?: AlertHit['priority']; direction?: AlertHit['direction']; groupWithUserId?: string },
 ): AlertHit {
   return {

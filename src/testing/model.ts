@@ -146,7 +146,8 @@ function createModel() {
     const change = decideAlertHit(hit, alerts.get(openAlert.get(key) ?? '') ?? null, caseOf(hit.userId), now, caseOf(hit.groupWithUserId));
     if (change.kind === 'append') {
       const alert = alerts.get(change.alertId) as Alert;
-      if (!alert.entityDetails.transactionIds.includes(change.transactionId)) alert.entityDetails.transactionIds.push(change.transactionId);
+      const id = change.transactionId;
+      if (id !== null && !alert.entityDetails.transactionIds.includes(id)) alert.entityDetails.transactionIds.push(id);
       alert.updatedAt = change.at;
       const c = cases.get(change.caseId);
       if (c) c.updatedAt = change.at;

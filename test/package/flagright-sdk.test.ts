@@ -7,7 +7,7 @@
  *
  * The SDK has 24 methods, all driven here: transactions, transaction events, consumer and business
  * users, their events, and the six batch kinds. The cases that expect user rules (R-20) in user
- * results are in flagright-sdk-pending.test.ts, excluded from the run until those rules exist.
+ * results are in flagright-sdk-user-rules.test.ts.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,6 @@
 /**
  * What the tests of the official Flagright SDK against a built `txmon serve` share
- * (flagright-sdk.test.ts, flagright-sdk-pending.test.ts): starting and stopping the server, reading
+ * (flagright-sdk.test.ts, flagright-sdk-user-rules.test.ts): starting and stopping the server, reading
  * the SDK's typed errors, and request bodies in the SDK's types.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -43,4 +43,37 @@ describe.each([
     await expect(a.createConsumerUserEvent({ ...event(3), timestamp: T0 })).rejects.toMatchObject({ code: 'EVENT_ID_CONFLICT' });
     expect(await a.getConsumerUserEvent('pg-ue-5')).toMatchObject({ eventId: 'pg-ue-5', executedRules: [], hitRules: [] });
   });
+
+  it('user rules in a unit: two engines creating and moving users run R-20 and R-61 once per call; counters and user alerts match the calls', async () => {
+    const repositories = await db.fresh();
+    const a = createEngine({ repositories });
+    const b = createEngine({ repositories });
+    const r20 = await a.createRuleInstance({ ruleId: 'R-20' });
+    const r61 = await a.createRuleInstance({ ruleId: 'R-61' });
+    const users = Array.from({ length: 4 }, (_, n) => `pg-ur-${n}`);
+    // Every user is created from KP (an R-20 hit each); creation never hits R-61.
+    const created = await Promise.all(
+      users.map((userId, n) => (n % 2 === 0 ? a : b).createUser({ userId, createdTimestamp: T0, userDetails: { countryOfResidence: 'KP' } })),
+    );
+    expect(created.map((r) => r.hitRules.map((h) => h.ruleId))).toEqual(users.map(() => ['R-20']));
+    // Each user then moves (an R-61 hit, and R-20 again: the residence is still KP).
+    const moved = await Promise.all(
+      users.map((userId, n) =>
+        (n % 2 === 0 ? b : a).createConsumerUserEvent({
+          userId,
+          eventId: `pg-ur-move-${n}`,
+          timestamp: T0 + 1,
+          updatedConsumerUserAttributes: { contactDetails: { addresses: [{ addressLines: ['1 Main St'], city: 'Berlin', country: 'DE' }] } },
+        }),
+      ),
+    );
+    expect(moved.map((r) => r.hitRules.map((h) => h.ruleId).sort())).toEqual(users.map(() => ['R-20', 'R-61']));
+    expect(await a.getRuleInstance(r20.id)).toMatchObject({ runCount: 8, hitCount: 8 });
+    expect(await b.getRuleInstance(r61.id)).toMatchObject({ runCount: 8, hitCount: 4 });
+    const alerts = await repositories.cases.listAlerts();
+    // One alert per (instance, user): R-20's second hit lands in its open alert.
+    expect(alerts).toHaveLength(8);
+    expect(alerts.every((alert) => alert.entityDetails.type === 'USER' && alert.entityDetails.transactionIds.length === 0)).toBe(true);
+    expect(await a.getConsumerUserEvent('pg-ur-move-0')).toMatchObject({ hitRules: [expect.anything(), expect.anything()] });
+  });
 });

@@ -1,10 +1,10 @@
 import { fc } from '@fast-check/vitest';
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { assertRuleDeclaration, defineRule, isDefinedRule, isDevelopment } from '../../src/rules/define-rule.js';
+import { assertRuleDeclaration, defineRule, defineUserRule, isDefinedRule, isDevelopment } from '../../src/rules/define-rule.js';
 import { CheckSenderSchema } from '../../src/rules/parameters.js';
-import { LIBRARY_RULES } from '../../src/rules/registry.js';
-import type { AggregateNeed, RuleDefinition, RulePlanContext } from '../../src/rules/types.js';
+import { LIBRARY_RULES, LIBRARY_USER_RULES } from '../../src/rules/registry.js';
+import type { AggregateNeed, RuleDefinition, RulePlanContext, UserRuleCheckContext } from '../../src/rules/types.js';
 import { checkRuleDeclaration } from '../../src/testing/index.js';
 import { T0, errorOf, testEngine, tx } from '../helpers.js';
 
@@ -228,5 +228,73 @@ describe('a host rule whose needs read a series it does not declare', () => {
     vi.stubEnv('NODE_ENV', 'production');
     expect(() => checkRuleDeclaration(definition(changes) as never, { parameters })).toThrow(/user-all/);
     expect(() => checkRuleDeclaration(definition() as never, { parameters })).not.toThrow();
+  });
+});
+
+describe('defineUserRule', () => {
+  const NoParameters = Type.Object({}, { additionalProperties: false });
+  const spec = {
+    id: 'ACME-U1',
+    name: 'Consumer without a date of birth',
+    description: 'A consumer user without a date of birth.',
+    descriptionTemplate: 'User {{userId}} has no date of birth.',
+    parametersSchema: NoParameters,
+    defaultParameters: {},
+    defaultAction: 'SUSPEND' as const,
+    defaultNature: 'AML' as const,
+    checksFor: ['User details'],
+    types: ['KYC'],
+    typologies: [],
+    check: ({ user }: UserRuleCheckContext<Record<string, never>>) =>
+      user.type === 'CONSUMER' && (user.profile['userDetails'] as { dateOfBirth?: string } | undefined)?.dateOfBirth === undefined
+        ? { vars: { userId: user.userId } }
+        : null,
+  };
+
+  it('fills in type USER, no labels and priority P1; the library user rules were declared with it', () => {
+    const rule = defineUserRule(spec);
+    expect(rule).toMatchObject({ type: 'USER', labels: [], defaultCasePriority: 'P1', id: 'ACME-U1' });
+    expect(isDefinedRule(rule)).toBe(true);
+    expect(LIBRARY_USER_RULES.map((r) => [r.id, r.type, isDefinedRule(r)])).toEqual([
+      ['R-20', 'USER', true],
+      ['R-61', 'USER', true],
+    ]);
+  });
+
+  it.each([
+    { name: 'a series', changes: { series: ['user-sending'] }, field: 'series' },
+    { name: 'an aggregates planner', changes: { aggregates: () => [] }, field: 'aggregates' },
+    { name: 'a lookups planner', changes: { lookups: () => [] }, field: 'lookups' },
+    { name: 'no check', changes: { check: undefined }, field: 'check' },
+    { name: 'an unknown action', changes: { defaultAction: 'WARN' }, field: 'defaultAction' },
+  ])('refuses $name with INVALID_CONFIGURATION naming the field', ({ changes, field }) => {
+    const error = (() => {
+      try {
+        defineUserRule({ ...spec, ...changes } as never);
+      } catch (e) {
+        return e as { code: string; message: string };
+      }
+      return null;
+    })();
+    expect(error?.code).toBe('INVALID_CONFIGURATION');
+    expect(error?.message).toContain(field);
+  });
+
+  it('a transaction rule declared with type USER is refused by defineRule', () => {
+    expect(() => defineRule({ type: 'USER' } as never)).toThrow(/defineUserRule/);
+  });
+
+  it("a host's user rule runs through createEngine({ rules }) on user creation, never on a transaction", async () => {
+    const { engine } = testEngine({ rules: [defineUserRule(spec)] });
+    expect(await engine.getRule('ACME-U1')).toMatchObject({ id: 'ACME-U1', type: 'USER', stateful: false });
+    const instance = await engine.createRuleInstance({ ruleId: 'ACME-U1' });
+    expect(instance).toMatchObject({ type: 'USER', action: 'SUSPEND' });
+    const created = await engine.createUser({ userId: 'no-dob', createdTimestamp: T0, userDetails: { countryOfResidence: 'DE' } });
+    expect(created.hitRules).toEqual([
+      expect.objectContaining({ ruleId: 'ACME-U1', ruleAction: 'SUSPEND', ruleDescription: 'User no-dob has no date of birth.' }),
+    ]);
+    const transaction = await engine.createTransaction(tx({ originUserId: 'no-dob' }));
+    expect(transaction.executedRules).toEqual([]);
+    expect(await engine.getRuleInstance(instance.id)).toMatchObject({ runCount: 1, hitCount: 1 });
   });
 });

@@ -54,8 +54,8 @@ export const UserRiskScoreDetailsSchema = defineClosedObject({
 /** Response of `POST /consumer/users` and `POST /business/users` (`UserMonitoringResult`). */
 export const UserMonitoringResultSchema = defineClosedObject({
   userId: Type.String(),
-  executedRules: Type.Tuple([], { description: 'Always empty: txmon runs no user rules' }),
-  hitRules: Type.Tuple([], { description: 'Always empty: txmon runs no user rules' }),
+  executedRules: Type.Array(ExecutedRuleResultSchema, { description: 'The user rules (type USER) run on the created user' }),
+  hitRules: Type.Array(HitRuleDetailsSchema, { description: 'Those of them that hit' }),
   riskScoreDetails: Type.Optional(UserRiskScoreDetailsSchema),
 });
 /** Response of the user-creating routes. */
@@ -66,6 +66,8 @@ export const UserViewSchema = Type.Intersect([
   Type.Union([ConsumerUserSchema, BusinessUserSchema]),
   defineOpenObject({
     type: defineStringEnum(['CONSUMER', 'BUSINESS'] as const),
+    executedRules: Type.Optional(Type.Array(ExecutedRuleResultSchema, { description: 'The user rules run at its latest creation or event' })),
+    hitRules: Type.Optional(Type.Array(HitRuleDetailsSchema, { description: 'Those of them that hit' })),
     riskScoreDetails: Type.Optional(UserRiskScoreDetailsSchema),
   }),
 ]);
@@ -122,7 +124,9 @@ export type CommentViewBody = Static<typeof CommentViewSchema>;
 /** A rule (template) as returned by `GET /rules` and `GET /rules/{ruleId}` (`RuleView`). */
 export const RuleViewSchema = defineClosedObject({
   id: Type.String(),
-  type: Type.Literal('TRANSACTION'),
+  type: Type.Union([Type.Literal('TRANSACTION'), Type.Literal('USER')], {
+    description: 'TRANSACTION: run on transactions and their events; USER: run on user creation and user events',
+  }),
   name: Type.String(),
   description: Type.String(),
   descriptionTemplate: Type.String(),
@@ -161,7 +165,12 @@ export const AlertSchema = defineClosedObject({
   priority: CasePrioritySchema,
   userId: Type.String(),
   direction: defineStringEnum(RULE_HIT_DIRECTIONS),
-  entityDetails: defineClosedObject({ type: Type.Literal('TRANSACTION'), transactionIds: Type.Array(Type.String()) }),
+  entityDetails: defineClosedObject({
+    type: Type.Union([Type.Literal('TRANSACTION'), Type.Literal('USER')], {
+      description: 'TRANSACTION: the hits of a transaction rule, on the transactions listed; USER: the hits of a user rule on the user (no transactions)',
+    }),
+    transactionIds: Type.Array(Type.String()),
+  }),
   ruleDetails: defineClosedObject({
     id: Type.String(),
     name: Type.String(),

@@ -91,7 +91,8 @@ export type RuleInstanceRequest = Static<typeof RuleInstanceRequestSchema>;
  */
 export const RuleInstanceSchema = defineClosedObject({
   id: IdSchema,
-  type: Type.Literal('TRANSACTION'),
+  /** The kind of its rule: `USER` for a user rule (run on users), else `TRANSACTION`. */
+  type: Type.Union([Type.Literal('TRANSACTION'), Type.Literal('USER')]),
   /** The rule (template) id, or `CUSTOM` for a custom json-logic instance. */
   ruleId: IdSchema,
   logic: Type.Optional(Type.Unknown({ description: 'A json-logic expression (custom instances)' })),

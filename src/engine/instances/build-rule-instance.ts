@@ -6,9 +6,10 @@ import { compileAggregationVariables } from '../../rules/aggregation-variables.j
 import type { AggregationVariable } from '../../domain/index.js';
 import type { RuleInstance, StoredRuleInstance } from '../repositories.js';
 import type { RuleRegistry } from '../../rules/registry.js';
-import type { AnyRuleDefinition } from '../../rules/types.js';
-import { compileHistoricalFilters, validateRuleFilters } from '../../rules/filters/index.js';
-import { HISTORICAL_FILTER_KEYS, type RuleFilters } from '../../domain/schemas/rule-filters.js';
+import type { AnyRule } from '../../rules/types.js';
+import { isUserRule } from '../../rules/define-rule.js';
+import { compileHistoricalFilters, compileRuleFilters, validateRuleFilters } from '../../rules/filters/index.js';
+import { HISTORICAL_FILTER_KEYS, TRANSACTION_FILTER_KEYS, type RuleFilters } from '../../domain/schemas/rule-filters.js';
 import { cloneJson } from '../../domain/json.js';
 import { copySafeJson, createLazyValidator, MAX_ERROR_DETAILS, validateAgainstSchema } from '../../validation/index.js';
 
@@ -24,11 +25,11 @@ function perLevel<T>(value: T): Record<RiskLevel, T> {
 }
 
 /**
- * Runs the rule's own parameter checks ({@link AnyRuleDefinition.validateParameters}) on
+ * Runs the rule's own parameter checks (`validateParameters` of the rule) on
  * parameters its schema accepted, prefixing each detail's path with `basePath`.
  * @throws TxmonError `INVALID_PARAMETERS` with at most {@link MAX_ERROR_DETAILS} details.
  */
-function validateRuleParameters(rule: AnyRuleDefinition, parameters: Record<string, unknown>, basePath: string, what: string): void {
+function validateRuleParameters(rule: AnyRule, parameters: Record<string, unknown>, basePath: string, what: string): void {
   const found = rule.validateParameters?.(parameters) ?? [];
   if (found.length === 0) return;
   const details = found.slice(0, MAX_ERROR_DETAILS).map((d) => ({ ...d, path: `${basePath}${d.path}` }));
@@ -73,6 +74,7 @@ export function buildRuleInstance(
   let casePriority = request.casePriority ?? prev?.casePriority;
   let checksFor: string[];
   let logic: unknown;
+  let userRule = false;
 
   if (!isCustom && request.logicAggregationVariables !== undefined && request.logicAggregationVariables.length > 0) {
     throw new TxmonError('VALIDATION_FAILED', 'Invalid request: logicAggregationVariables need logic', [
@@ -109,13 +111,14 @@ export function buildRuleInstance(
         { path: '/ruleId', code: 'required', message: 'is required unless logic is given' },
       ]);
     }
-    const rule = context.registry.get(id);
+    const rule = context.registry.find(id);
     if (!rule) {
       throw new TxmonError('UNKNOWN_RULE', 'Invalid request: ruleId names no rule', [
         { path: '/ruleId', code: 'unknown-rule', message: 'names no rule of GET /rules' },
       ]);
     }
     ruleId = rule.id;
+    userRule = isUserRule(rule);
     const ruleChanged = prev !== undefined && prev.ruleId !== ruleId;
     const base = (ruleChanged || !prev ? rule.defaultParameters : prev.parameters) as Record<string, unknown>;
     // Deep copies: nested defaults (e.g. a timeWindow) must never be shared with the rule template.
@@ -141,7 +144,7 @@ export function buildRuleInstance(
         { path: '/riskLevelParameters', code: 'not-allowed', message: 'is not allowed with logic' },
       ]);
     }
-    const rule = context.registry.get(ruleId)!;
+    const rule = context.registry.find(ruleId) as AnyRule;
     riskLevelParameters = {} as Record<RiskLevel, Record<string, unknown>>;
     for (const level of RISK_LEVELS) {
       const merged = cloneJson({ ...(rule.defaultParameters as Record<string, unknown>), ...request.riskLevelParameters[level] });
@@ -192,6 +195,7 @@ export function buildRuleInstance(
 
   const filters = (request.filters ?? prev?.filters ?? {}) as Record<string, unknown>;
   validateRuleFilters(filters);
+  if (userRule) assertUserRuleSettings(filters, riskLevelsTriggersOnHit, derivedTriggers);
   const historical = compileHistoricalFilters(filters as RuleFilters);
   if (historical !== null && (isCustom || (context.registry.get(ruleId)?.series.length ?? 0) === 0)) {
     // A historical filter on a rule that reads no history would be silently ignored: refused.
@@ -206,7 +210,7 @@ export function buildRuleInstance(
 
   const instance: Omit<RuleInstance, 'runCount' | 'hitCount'> = {
     id: context.id,
-    type: 'TRANSACTION',
+    type: userRule ? 'USER' : 'TRANSACTION',
     ruleId,
     ...(logic !== undefined ? { logic } : {}),
     ...(variables !== undefined && variables.length > 0 ? { logicAggregationVariables: cloneJson(variables) } : {}),
@@ -235,4 +239,32 @@ export function buildRuleInstance(
     instance,
     derived: { riskLevelParameters: derivedParameters, riskLevelActions: derivedActions, riskLevelsTriggersOnHit: derivedTriggers },
   };
+}
+
+/**
+ * Refuses what a user rule's instance could not honour (silently ignoring it would be a lie):
+ * transaction filters and `checkDirection` (there is no transaction; historical filters are refused
+ * as for every rule that reads no history), and `triggersOnHit` that would change the user (a user
+ * rule's hit does not change the user it runs on). User filters are kept: they select the users
+ * the instance runs on.
+ * @throws TxmonError `INVALID_FILTERS` or `VALIDATION_FAILED` naming the field
+ */
+function assertUserRuleSettings(filters: Record<string, unknown>, triggers: Record<RiskLevel, TriggersOnHit>, derivedTriggers: boolean): void {
+  for (const key of [...TRANSACTION_FILTER_KEYS, 'checkDirection'] as const) {
+    if (filters[key] !== undefined && compileRuleFilters({ [key]: filters[key] } as RuleFilters).active) {
+      const path = `/filters/${key}`;
+      throw new TxmonError('INVALID_FILTERS', `Invalid filters: ${path} has no effect: a user rule runs on users, not transactions`, [
+        { path, code: 'unsupported', message: 'has no effect on a user rule' },
+      ]);
+    }
+  }
+  for (const level of RISK_LEVELS) {
+    const t = triggers[level];
+    if (t.userStateDetails !== undefined || t.kycStatusDetails !== undefined) {
+      const path = derivedTriggers ? '/triggersOnHit' : `/riskLevelsTriggersOnHit/${level}`;
+      throw new TxmonError('VALIDATION_FAILED', `Invalid request: ${path} is not supported on a user rule`, [
+        { path, code: 'not-allowed', message: 'a user rule hit does not change the user (not supported)' },
+      ]);
+    }
+  }
 }

@@ -12,7 +12,7 @@ import { whitelistListIds } from '../../rules/filters/index.js';
 import type { DerivedSeries, SeriesName } from '../../rules/series.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import type { WriterGate } from '../concurrency/writer-gate.js';
-import { createEvaluatorCache, type EvaluatorCache, type PreparedInstance } from '../pipeline/index.js';
+import { createEvaluatorCache, type EvaluatorCache, type PreparedInstance, type PreparedUserInstance } from '../pipeline/index.js';
 import type { EngineLimits } from '../limits.js';
 import { CUSTOM_RULE_ID } from './build-rule-instance.js';
 import { prepareActiveInstances, type PrepareContext } from './prepare-instance.js';
@@ -24,6 +24,8 @@ import type { Clock, SeriesPruneResult } from '../types.js';
 export interface ActiveInstances {
   readonly revision: number;
   readonly active: readonly PreparedInstance[];
+  /** The active instances of user rules: run on user creation and user events only. */
+  readonly users: readonly PreparedUserInstance[];
   /** The built-in series held: those the active instances read, plus the maintained ones. */
   readonly series: ReadonlySet<SeriesName>;
   /** The derived (filtered) series the active instances read. */
@@ -98,13 +100,13 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
   async function refresh(revision: number, repos: Repositories): Promise<ActiveInstances> {
     // Another engine may have written entries without values meanwhile: a value reader refills.
     if (revision !== ownRevision) catalog.distrustValues();
-    const { active, wanted } = prepareActiveInstances(await repos.ruleInstances.listRuleInstances(), context.maintainedSeries, context);
+    const { active, users, wanted } = prepareActiveInstances(await repos.ruleInstances.listRuleInstances(), context.maintainedSeries, context);
     await catalog.onRefresh(wanted, repos);
     const kept = catalog.kept();
     const whitelistIds = [...new Set(active.flatMap((p) => whitelistListIds(p.instance.filters)))];
     // On a shared store every entry carries its values (see `RepositoryFlags.sharedAcrossProcesses`).
     const values = wanted.values || repos.flags.sharedAcrossProcesses;
-    const state: ActiveInstances = { revision, active, series: kept.bases, derived: kept.derived, whitelistIds, values, cache: createEvaluatorCache() };
+    const state: ActiveInstances = { revision, active, users, series: kept.bases, derived: kept.derived, whitelistIds, values, cache: createEvaluatorCache() };
     prepared = state;
     return state;
   }

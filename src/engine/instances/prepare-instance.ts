@@ -6,11 +6,11 @@ import type { RuleInstance } from '../../domain/entities.js';
 import { deepFreeze, cloneJson } from '../../domain/json.js';
 import { compileLogic } from '../../logic/index.js';
 import { compileAggregationVariables, createCustomLogicRule } from '../../rules/aggregation-variables.js';
-import { compileHistoricalFilters, compileRuleFilters } from '../../rules/filters/index.js';
+import { compileHistoricalFilters, compileRuleFilters, compileUserFilters } from '../../rules/filters/index.js';
 import type { RuleRegistry } from '../../rules/registry.js';
 import { createDerivedSeries, type DerivedSeries, type SeriesName } from '../../rules/series.js';
-import type { AnyRuleDefinition, RuleDefinition } from '../../rules/types.js';
-import type { PreparedInstance } from '../pipeline/index.js';
+import type { AnyRuleDefinition, RuleDefinition, UserRuleDefinition } from '../../rules/types.js';
+import type { PreparedInstance, PreparedUserInstance } from '../pipeline/index.js';
 import { CUSTOM_RULE_ID } from './build-rule-instance.js';
 
 /** The series a set of prepared instances reads. */
@@ -116,13 +116,30 @@ export function prepareInstance(stored: RuleInstance, wanted: SeriesWanted, cont
   return { instance, rule, logic: null, filter, seriesMap, historical: historical.accepts };
 }
 
-/** Prepares the ACTIVE instances of `list`, and collects the series they read. */
+/** A user rule's stored instance made ready to run: its rule and its compiled user filters. */
+export function prepareUserInstance(stored: RuleInstance, rule: UserRuleDefinition<unknown>): PreparedUserInstance {
+  const instance = withFrozenParameters(stored);
+  return { instance, rule, filter: compileUserFilters(instance.filters) };
+}
+
+/**
+ * Prepares the ACTIVE instances of `list` — those of transaction rules and custom logic into
+ * `active`, those of user rules into `users` (they never run on a transaction) — and collects the
+ * series the transaction instances read.
+ */
 export function prepareActiveInstances(
   list: readonly RuleInstance[],
   maintained: readonly SeriesName[],
   context: PrepareContext,
-): { active: PreparedInstance[]; wanted: SeriesWanted } {
+): { active: PreparedInstance[]; users: PreparedUserInstance[]; wanted: SeriesWanted } {
   const wanted = wantSeries(maintained);
-  const active = list.filter((i) => i.status === 'ACTIVE').map((i) => prepareInstance(i, wanted, context));
-  return { active, wanted };
+  const active: PreparedInstance[] = [];
+  const users: PreparedUserInstance[] = [];
+  for (const stored of list) {
+    if (stored.status !== 'ACTIVE') continue;
+    const userRule = context.registry.getUserRule(stored.ruleId);
+    if (userRule !== undefined) users.push(prepareUserInstance(stored, userRule));
+    else active.push(prepareInstance(stored, wanted, context));
+  }
+  return { active, users, wanted };
 }

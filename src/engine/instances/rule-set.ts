@@ -19,7 +19,11 @@ import { prepareActiveInstances } from './prepare-instance.js';
 export interface RuleSet {
   /** Every instance as stored by an engine (defaults applied, ids given), in the order given. */
   readonly instances: readonly RuleInstance[];
-  /** The `ACTIVE` instances, ready to run: what `planRuleInstances` takes as `instances`. */
+  /**
+   * The `ACTIVE` instances of transaction rules and custom logic, ready to run: what
+   * `planRuleInstances` takes as `instances`. Instances of user rules (type `USER`) are in
+   * {@link instances} but not here: they run on users, never on a transaction.
+   */
   readonly prepared: readonly PreparedInstance[];
   /** The built-in aggregate series the active instances read. */
   readonly series: ReadonlySet<SeriesName>;

@@ -9,15 +9,7 @@ import type { RuleInstance } from '../../domain/entities.js';
 import type { AggregateNeed, LookupNeed, RuleCheckContext, RuleHit } from '../../rules/types.js';
 import { describeHits } from './describe.js';
 import { sameElements, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
-import {
-  aggregateNeedKey,
-  planOf,
-  type AggregateSnapshot,
-  type EvaluationInput,
-  type EvaluationPlan,
-  type InstancePlan,
-  type PreparedInstance,
-} from './plan.js';
+import { aggregateNeedKey, planOf, type AggregateSnapshot, type EvaluationInput, type EvaluationPlan, type InstancePlan } from './plan.js';
 import { ACTION_SEVERITY } from './settings.js';
 
 /** The outcome of one instance, for counters, alerts and triggers. */
@@ -235,12 +227,20 @@ const NO_HIT_RULES: readonly HitRuleDetails[] = Object.freeze([]);
 const NO_VALUES: Record<string, AggregateValue> = Object.freeze({}) as Record<string, AggregateValue>;
 const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);
 
-function ruleNameOf(prepared: PreparedInstance): string {
+/** What the result builders read of a prepared instance (of a transaction rule or a user rule). */
+export interface RuleResultSource {
+  readonly instance: RuleInstance;
+  /** The rule (template); `null` for a custom json-logic instance. */
+  readonly rule: { readonly name: string; readonly description: string } | null;
+}
+
+/** The `ruleName` of an instance's results: its alias, else its rule's name, else "Custom rule". */
+export function ruleNameOf(prepared: RuleResultSource): string {
   return prepared.instance.ruleNameAlias ?? prepared.rule?.name ?? 'Custom rule';
 }
 
 /** The instance's labels, frozen once per cache and shared by every result of the instance. */
-function frozenLabels(instance: RuleInstance, cache: EvaluatorCache): readonly RuleLabel[] {
+export function frozenLabels(instance: RuleInstance, cache: EvaluatorCache): readonly RuleLabel[] {
   let labels = cache.labels.get(instance);
   if (!labels) {
     labels = Object.freeze([...instance.labels]);
@@ -265,12 +265,12 @@ function notHitOutcome(cache: InstanceCache, slot: LevelSlot, level: RiskLevel):
   });
 }
 
-function notHitDescription(prepared: PreparedInstance): string {
+function notHitDescription(prepared: RuleResultSource): string {
   return prepared.rule?.description ?? prepared.instance.ruleDescriptionAlias ?? 'Custom json-logic rule.';
 }
 
 /** The frozen not-hit result of an instance with an action. */
-function notHitResult(prepared: PreparedInstance, action: RuleAction, cache: EvaluatorCache): ExecutedRuleResult {
+export function notHitResult(prepared: RuleResultSource, action: RuleAction, cache: EvaluatorCache): ExecutedRuleResult {
   const { instance } = prepared;
   return Object.freeze({
     ruleInstanceId: instance.id,

@@ -21,3 +21,4 @@ export { renderDescription } from './describe.js';
 export { monitoringResultOf } from './result.js';
 export { ruleUserOf } from './rule-user.js';
 export { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';
+export { evaluateUserRuleInstances, type PreparedUserInstance, type UserEvaluationInput } from './evaluate-user.js';

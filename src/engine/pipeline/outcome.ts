@@ -80,7 +80,7 @@ function alertHitOf(
   o: InstanceOutcome,
   userId: string,
   direction: 'ORIGIN' | 'DESTINATION',
-  transaction: Transaction,
+  transactionId: string | null,
   ruleNameOf: (o: InstanceOutcome) => string,
   ids: IdGenerator,
 ): AlertHit {
@@ -88,7 +88,7 @@ function alertHitOf(
   hit.instanceId = o.instance.id;
   hit.userId = userId;
   hit.direction = direction;
-  hit.transactionId = transaction.transactionId;
+  hit.transactionId = transactionId;
   hit.priority = o.instance.casePriority;
   hit[OUTCOME] = o;
   hit[NAME_OF] = ruleNameOf;
@@ -143,7 +143,7 @@ export function ruleOutcomeWrites(
       const userId = direction === 'ORIGIN' ? transaction.originUserId : transaction.destinationUserId;
       if (!userId) continue;
       if (o.instance.alertCreationOnHit) {
-        const hit = alertHitOf(o, userId, direction, transaction, ruleNameOf, ids);
+        const hit = alertHitOf(o, userId, direction, transaction.transactionId, ruleNameOf, ids);
         const other = caseGrouping === 'COUNTERPARTIES' ? counterpartyOf(transaction, direction, userId) : undefined;
         if (other !== undefined) hit.groupWithUserId = other;
         alertHits.push(hit);
@@ -158,4 +158,31 @@ export function ruleOutcomeWrites(
     seenUserIds.push(transaction.destinationUserId);
   }
   return { counters, alertHits, userUpdates, seenUserIds };
+}
+
+/** What a user evaluation writes besides the user: the instances' counters and the alert hits. */
+export interface UserRuleOutcomeWrites {
+  readonly counters: TransactionOutcome['counters'];
+  readonly alertHits: AlertHit[];
+}
+
+/**
+ * The writes of a user evaluation's rule outcomes: every outcome's counter, and for each live (not
+ * shadow) hit of an instance that creates alerts, an alert hit on the user — with no transaction
+ * (`transactionId` `null`), landing where the case policy puts it like any other hit.
+ *
+ * @param ruleNameOf the display name of an instance's rule (its alias, or the rule's name)
+ */
+export function userRuleOutcomeWrites(
+  userId: string,
+  outcomes: readonly InstanceOutcome[],
+  ruleNameOf: (o: InstanceOutcome) => string,
+  ids: IdGenerator,
+): UserRuleOutcomeWrites {
+  const counters: TransactionOutcome['counters'] = outcomes.map((o) => o.counter);
+  const alertHits: AlertHit[] = [];
+  for (const o of outcomes) {
+    if (o.hit && !o.isShadow && o.instance.alertCreationOnHit) alertHits.push(alertHitOf(o, userId, 'ORIGIN', null, ruleNameOf, ids));
+  }
+  return { counters, alertHits };
 }

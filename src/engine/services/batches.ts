@@ -22,7 +22,7 @@ import type {
   BatchTransactionMonitoringResults,
   BatchUserEventResult,
   Engine,
-  UserView,
+  BatchUserResult,
 } from '../types.js';
 import { assertId } from './assert-id.js';
 import { isRecordError, type TransactionBatchPaths } from './transactions.js';
@@ -339,10 +339,12 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     async getUserBatch(batchId, options) {
       const type = options?.type ?? 'CONSUMER';
       const { ids, totalCount } = await pageOf(type === 'CONSUMER' ? 'CONSUMER_USER' : 'BUSINESS_USER', batchId, options);
-      const found: UserView[] = [];
+      const found: BatchUserResult[] = [];
       for (const id of ids) {
         try {
-          found.push(await users.getUser(id, { type }));
+          // The SDK's batch entries carry the user rules' executedRules, not their hitRules.
+          const { hitRules: _hitRules, ...user } = await users.getUser(id, { type });
+          found.push(user);
         } catch (error) {
           // A user whose type changed since (another batch of the other kind) is left out.
           if (!(isTxmonError(error) && error.code === 'USER_NOT_FOUND')) throw error;

@@ -99,7 +99,7 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
 
     async getRule(ruleId) {
       assertId(ruleId, 'ruleId');
-      const rule = registry.get(ruleId);
+      const rule = registry.find(ruleId);
       if (!rule) throw notFound('RULE_NOT_FOUND', 'rule');
       return registry.view(rule);
     },

@@ -18,6 +18,8 @@ import type { Repositories, StoredUserEvent } from '../repositories.js';
 import type { Engine, UserEventMonitoringResult, UserEventOptions, UserEventWithRulesResult } from '../types.js';
 import { assertId } from './assert-id.js';
 import { inUserUnit } from './user-unit.js';
+import { runUserRules } from './user-rules.js';
+import type { InstanceSet } from '../instances/instance-set.js';
 import { assertNoRiskLocks, userView } from './users.js';
 
 const validateConsumerEvent = createLazyValidator(ConsumerUserEventSchema, { what: 'consumer user event', safeJson: false });
@@ -35,9 +37,10 @@ function responseOf(stored: StoredUserEvent): UserEventMonitoringResult {
   return out;
 }
 
-/** What the user-event service runs on: the settings and the locks users and transactions share. */
+/** What the user-event service runs on: the settings, the rule instances and the locks users and transactions share. */
 export interface UserEventServiceContext {
   readonly settings: EngineSettings;
+  readonly instances: InstanceSet;
   readonly withLocks: KeyedLock;
   readonly gate: WriterGate;
 }
@@ -46,7 +49,7 @@ type UserEventMethods = Pick<Engine, 'createConsumerUserEvent' | 'createBusiness
 
 /** The user-event endpoints of one engine. */
 export function createUserEventService(context: UserEventServiceContext): UserEventMethods {
-  const { settings, withLocks, gate } = context;
+  const { settings, instances, withLocks, gate } = context;
   const { repositories: store, limits, clock, ids } = settings;
 
   function checkInput(input: unknown, type: UserType, options: UserEventOptions | undefined): UserEventRequest {
@@ -90,6 +93,8 @@ export function createUserEventService(context: UserEventServiceContext): UserEv
     // `request` is this call's own copy, so the generated id can be set on it.
     if (request.eventId === undefined) request.eventId = ids.next('event');
     const risk = userView(user).riskScoreDetails;
+    // The user rules run on the user after the event (as folded) against the user before it.
+    const rules = runUserRules(settings, await instances.active(repos), { before: user, userId: request.userId, type, profile, at: request.timestamp });
     const stored: StoredUserEvent = {
       eventId: request.eventId,
       userId: request.userId,
@@ -98,9 +103,9 @@ export function createUserEventService(context: UserEventServiceContext): UserEv
       clientEventId,
       arrival: history.length,
       user: profile,
-      result: { executedRules: [], hitRules: [], ...(risk ? { riskScoreDetails: risk } : {}) },
+      result: { executedRules: rules.executedRules, hitRules: rules.hitRules, ...(risk ? { riskScoreDetails: risk } : {}) },
     };
-    await repos.users.saveUserEvent({ event: stored, now: clock.now() });
+    await repos.users.saveUserEvent({ event: stored, now: clock.now(), ...rules.writes });
     return responseOf(stored);
   }
 

@@ -1,5 +1,6 @@
 import { decideAlertHit, type AlertHit } from '../../domain/index.js';
 import type { Alert, Case, CaseRepository } from '../../engine/repositories.js';
+import type { MemoryRuleInstances } from './rule-instances.js';
 
 /**
  * What the memory store keeps beside one transaction for alerts: the alerts that list it. A hit is
@@ -30,9 +31,10 @@ export interface MemoryAlertsAndCases {
   readonly repository: CaseRepository;
   /**
    * Stores where a hit lands, as the domain's case policy decides; `listing` is the hit
-   * transaction's. Constant time per hit: nothing read grows with an alert or a case.
+   * transaction's (`null` for a user rule's hit, which lists no transaction). Constant time per
+   * hit: nothing read grows with an alert or a case.
    */
-  applyAlertHit(hit: AlertHit, now: number, listing: AlertListing): void;
+  applyAlertHit(hit: AlertHit, now: number, listing: AlertListing | null): void;
 }
 
 /** Per user: the case it last opened or joined and, per instance, the latest alert, held directly. */
@@ -59,7 +61,7 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     else if (!c.userIds.includes(userId)) c.userIds.push(userId);
   }
 
-  function applyAlertHit(hit: AlertHit, now: number, listing: AlertListing): void {
+  function applyAlertHit(hit: AlertHit, now: number, listing: AlertListing | null): void {
     let user = byUser.get(hit.userId);
     if (user === undefined) {
       user = { openCase: null, byInstance: new Map() };
@@ -73,7 +75,7 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
       // The policy appends only to the open alert it was given.
       const alert = open as Alert;
       // A transaction that hits again (after an event) is listed once.
-      if (!lists(listing, alert)) {
+      if (change.transactionId !== null && listing !== null && !lists(listing, alert)) {
         addListing(listing, alert);
         alert.entityDetails.transactionIds.push(change.transactionId);
       }
@@ -95,7 +97,7 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     }
     alerts.set(change.alert.alertId, change.alert);
     user.byInstance.set(hit.instanceId, change.alert);
-    addListing(listing, change.alert);
+    if (listing !== null) addListing(listing, change.alert);
   }
 
   const repository: CaseRepository = {
@@ -113,4 +115,26 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     },
   };
   return { repository, applyAlertHit };
+}
+
+/** What a rule outcome writes besides its transaction or user: counters, alerts and cases. */
+export interface RuleOutcomeTargets {
+  readonly ruleInstances: MemoryRuleInstances;
+  readonly alertsAndCases: MemoryAlertsAndCases;
+}
+
+/**
+ * Applies the rule writes of an outcome — a transaction's or a user's — in one synchronous step:
+ * the instances' counters, then each alert hit where the case policy puts it (`listingOf` gives the
+ * listing of a hit transaction; a user rule's hit has none).
+ */
+export function applyRuleOutcome(
+  targets: RuleOutcomeTargets,
+  counters: readonly { instanceId: string; runs: number; hits: number }[],
+  alertHits: readonly AlertHit[],
+  now: number,
+  listingOf: (transactionId: string) => AlertListing,
+): void {
+  targets.ruleInstances.addCounters(counters);
+  for (const hit of alertHits) targets.alertsAndCases.applyAlertHit(hit, now, hit.transactionId === null ? null : listingOf(hit.transactionId));
 }

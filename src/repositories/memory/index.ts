@@ -42,7 +42,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const aggregates = createAggregateStore();
   const ruleInstances = createMemoryRuleInstances(budget);
   const alertsAndCases = createMemoryAlertsAndCases();
-  const users = createMemoryUsers(budget);
+  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
     transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users }),

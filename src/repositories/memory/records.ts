@@ -14,7 +14,9 @@ import type {
   StoredUserEvent,
   TransactionOutcome,
   UserRepository,
+  UserRuleWrites,
 } from '../../engine/repositories.js';
+import { applyRuleOutcome, type RuleOutcomeTargets } from './alerts-and-cases.js';
 import { TxmonError } from '../../errors.js';
 import { measureJsonSize } from '../../validation/index.js';
 import { RECORD_OVERHEAD, type ByteBudget } from './budget.js';
@@ -25,21 +27,34 @@ export interface MemoryUsers {
   applyOutcome(outcome: TransactionOutcome): void;
 }
 
-export function createMemoryUsers(budget: ByteBudget): MemoryUsers {
+/**
+ * Users in memory. A user save applies its user rules' counters and alert hits (`rules`: where they
+ * are kept) after the user, in the same synchronous step: nothing between them can fail.
+ */
+export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets): MemoryUsers {
   const users = new Map<string, StoredUser>();
   const events = new Map<string, StoredUserEvent>();
   const eventsByUser = new Map<string, StoredUserEvent[]>();
-  const saveProfile: UserRepository['saveUserProfile'] = async ({ userId, type, profile, now }) => {
+  const applyRules = (writes: UserRuleWrites, now: number) => {
+    // A user rule's hit lists no transaction: no listing is ever asked for.
+    applyRuleOutcome(rules, writes.counters ?? [], writes.alertHits ?? [], now, () => ({ listedIn: null }));
+  };
+  const saveProfile = ({ userId, type, profile, now, ruleResults }: Parameters<UserRepository['saveUserProfile']>[0]): StoredUser => {
     const u = users.get(userId);
-    budget.reserve(measureJsonSize(profile));
+    budget.reserve(measureJsonSize(profile) + (ruleResults === undefined ? 0 : measureJsonSize(ruleResults)));
     if (u) {
       if (u.profile) budget.release(measureJsonSize(u.profile));
       u.type = type;
       u.profile = profile;
       u.updatedAt = now;
+      if (ruleResults !== undefined) {
+        if (u.ruleResults !== undefined) budget.release(measureJsonSize(u.ruleResults));
+        u.ruleResults = ruleResults;
+      }
       return u;
     }
     const created: StoredUser = { userId, type, profile, craScore: null, craRiskLevel: null, firstSeenAt: now, updatedAt: now };
+    if (ruleResults !== undefined) created.ruleResults = ruleResults;
     users.set(userId, created);
     return created;
   };
@@ -53,14 +68,18 @@ export function createMemoryUsers(budget: ByteBudget): MemoryUsers {
     async putUser(user) {
       users.set(user.userId, user);
     },
-    saveUserProfile: saveProfile,
+    async saveUserProfile(update) {
+      const user = saveProfile(update);
+      applyRules(update, update.now);
+      return user;
+    },
     async getUserEvent(eventId) {
       return events.get(eventId) ?? null;
     },
     async listUserEvents(userId) {
       return [...(eventsByUser.get(userId) ?? [])];
     },
-    async saveUserEvent({ event, now }) {
+    async saveUserEvent({ event, now, ...writes }) {
       const list = eventsByUser.get(event.userId) ?? [];
       if (events.has(event.eventId) || list.some((e) => e.arrival === event.arrival)) {
         throw new TxmonError('CONCURRENT_UPDATE', 'A user event with this eventId or arrival is stored already');
@@ -68,10 +87,17 @@ export function createMemoryUsers(budget: ByteBudget): MemoryUsers {
       // The event's size is reserved before anything changes: over budget, nothing is written.
       budget.reserve(RECORD_OVERHEAD + measureJsonSize(event));
       try {
-        const user = await saveProfile({ userId: event.userId, type: event.type, profile: event.user, now });
+        const user = saveProfile({
+          userId: event.userId,
+          type: event.type,
+          profile: event.user,
+          now,
+          ...(writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults }),
+        });
         events.set(event.eventId, event);
         list.push(event);
         eventsByUser.set(event.userId, list);
+        applyRules(writes, now);
         return user;
       } catch (error) {
         budget.release(RECORD_OVERHEAD + measureJsonSize(event));

@@ -6,7 +6,7 @@ import { RECORD_OVERHEAD, type ByteBudget } from './budget.js';
 export interface MemoryRuleInstances {
   readonly repository: RuleInstanceRepository;
   /** Adds an outcome's runs and hits to the counters of the instances that still exist. */
-  addCounters(counters: TransactionOutcome['counters']): void;
+  addCounters(counters: readonly TransactionOutcome['counters'][number][]): void;
 }
 
 export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstances {
@@ -20,7 +20,7 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
     return { ...stored.instance, runCount: c?.runs ?? 0, hitCount: c?.hits ?? 0 } as RuleInstance;
   }
 
-  function addCounters(added: TransactionOutcome['counters']): void {
+  function addCounters(added: readonly TransactionOutcome['counters'][number][]): void {
     for (const c of added) {
       const cur = counters.get(c.instanceId);
       if (cur) {

@@ -2,7 +2,7 @@ import type { AggregateStore } from '../../aggregation/aggregate-store.js';
 import type { MonitoringResult, Transaction } from '../../domain/index.js';
 import type { HistoryOperation, StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
-import type { AlertListing, MemoryAlertsAndCases } from './alerts-and-cases.js';
+import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from './alerts-and-cases.js';
 import { storedBytesOf, type ByteBudget } from './budget.js';
 import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
 import type { MemoryUsers } from './records.js';
@@ -240,8 +240,8 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
         }
         list.push(eventEntry);
       }
-      targets.ruleInstances.addCounters(outcome.counters);
-      for (const hit of outcome.alertHits) targets.alertsAndCases.applyAlertHit(hit, outcome.now, listingOf(hit.transactionId, entry));
+      const listed = entry;
+      applyRuleOutcome(targets, outcome.counters, outcome.alertHits, outcome.now, (transactionId) => listingOf(transactionId, listed));
       targets.users.applyOutcome(outcome);
     },
   };

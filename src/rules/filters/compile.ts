@@ -298,6 +298,16 @@ function passesUserChecks(checks: readonly UserCheck[], user: RuleUser | null, a
   return true;
 }
 
+/**
+ * The user filters of `filters` (already validated) as one check of a user at a time `at` (epoch
+ * ms, what the age filters measure to): what a user rule's instance runs on. `null` when `filters`
+ * has no user filter. A missing user fails, as in {@link compileRuleFilters}.
+ */
+export function compileUserFilters(filters: RuleFilters): ((user: RuleUser | null, at: number) => boolean) | null {
+  const checks = compileUserChecks(filters);
+  return checks.length === 0 ? null : (user, at) => passesUserChecks(checks, user, at);
+}
+
 const ALWAYS_PASS: CompiledRuleFilters = Object.assign(() => ALL_PASS, { active: false as const });
 
 /**

@@ -15,6 +15,7 @@
 export { validateRuleFilters } from './validate.js';
 export {
   compileRuleFilters,
+  compileUserFilters,
   evaluateRuleFilters,
   hasActiveFilters,
   whitelistListIds,

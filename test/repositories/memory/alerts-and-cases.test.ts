@@ -19,6 +19,7 @@ function createStore() {
   const store = createMemoryAlertsAndCases();
   const listings = new Map<string, AlertListing>();
   const apply = (h: AlertHit, now: number) => {
+    if (h.transactionId === null) return store.applyAlertHit(h, now, null);
     let listing = listings.get(h.transactionId);
     if (listing === undefined) {
       listing = { listedIn: null };

@@ -1,11 +1,10 @@
 /**
- * The 16 methods of the official Flagright SDK (`flagright@1.8.53`) whose routes txmon does not
- * serve yet: user events (`consumerUserEvents`, `businessUserEvents`: create and get) and batches
- * (`batch.*`: six creates, six reads). Written against the SDK's types and DOMAIN.md's endpoint
- * table, like flagright-sdk.test.ts for the 8 methods served today.
- *
- * Excluded from the run in vitest.config.ts until the user-event and batch routes are merged; then
- * the exclusion is removed and this file runs with the rest. Typechecked meanwhile (tsconfig.json).
+ * The official Flagright SDK (`flagright@1.8.53`) against a server with a user rule (R-20) and a
+ * transaction rule: user creation, user events (`consumerUserEvents`, `businessUserEvents`: create
+ * and get) and batches (`batch.*`: six creates, six reads) answer the user rules' results in the
+ * SDK's shapes — R-20 hits a user from a high-risk country, on creation and when an event moves it
+ * there. Written against the SDK's types and DOMAIN.md's endpoint table, beside
+ * flagright-sdk.test.ts (every method on a server without user rules).
  *
  * What it pins beyond "the SDK parses every answer": a user event merges its updated attributes
  * into the stored user (the SDK's answer is the user after the event) and replays idempotently,
@@ -20,9 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
 import { business, consumer, errorBody, failure, type RunningServer, startServer, stopServer, transfer } from './sdk-fixtures.js';
 
-const KEY = 'sdk-pending-key-0123456789abcdef';
-const RATE_KEY = 'sdk-pending-rate-0123456789abcdef';
-const WRONG_KEY = 'sdk-pending-wrong-0123456789abcdef';
+const KEY = 'sdk-user-rules-key-0123456789abcdef';
+const RATE_KEY = 'sdk-user-rules-rate-0123456789abcdef';
+const WRONG_KEY = 'sdk-user-rules-wrong-0123456789abcdef';
 const THRESHOLD_EUR = 1000;
 /** An id one character over txmon's limit of 256, in a body: a 400 naming its path. */
 const OVERLONG = 'b'.repeat(257);
