@@ -79,12 +79,6 @@ export interface UnitSql extends Sql {
    * its COMMIT (in one round trip where the client allows). Its error, if any, fails the unit then.
    */
   defer(statement: Statement): void;
-  /**
-   * Sends `statement` now, after the deferred ones, without waiting for its answer: the connection
-   * runs it before any later statement, so what the caller does meanwhile overlaps its execution.
-   * Its error, if any, fails the unit at its next statement or at its end.
-   */
-  send(statement: Statement): void;
 }
 
 /** The database: statements, and transactions on one connection. */
@@ -379,26 +373,15 @@ function isPgPool(client: PostgresClient): client is PgPoolLike {
   return typeof (client as PgPoolLike).connect === 'function' && typeof (client as PgPoolLike).query === 'function';
 }
 
-/**
- * A unit's deferred statements, run before its next statement or at its end, and the statements
- * it sent without waiting. `settle` waits for what was sent (rethrowing its first error) before
- * the unit's end takes the deferred ones.
- */
-function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[]; settle: () => Promise<void> } {
+/** A unit's deferred statements, run before its next statement or at its end. */
+function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
   let pending: Statement[] = [];
-  let sent: Promise<unknown> | null = null;
   const take = () => {
     const out = pending;
     pending = [];
     return out;
   };
-  const settle = async () => {
-    const last = sent;
-    sent = null;
-    if (last !== null) await last;
-  };
   const flush = async () => {
-    await settle();
     for (const s of take()) await sql.query(s.text, s.params);
   };
   return {
@@ -414,22 +397,8 @@ function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[]; settle: 
       defer(statement) {
         pending.push(statement);
       },
-      send(statement) {
-        const before = sent;
-        const deferred = take();
-        // Chained, so they reach the connection in order; the chain is awaited by settle (and by
-        // any later statement), so a failure is never unhandled for long.
-        const chain = (async () => {
-          if (before !== null) await before;
-          for (const s of deferred) await sql.query(s.text, s.params);
-          await sql.query(statement.text, statement.params);
-        })();
-        chain.catch(() => undefined);
-        sent = chain;
-      },
     },
     take,
-    settle,
   };
 }
 
@@ -464,9 +433,8 @@ function pgliteDatabase(client: PGliteLike): Database {
     unit(first, fn) {
       return transaction(async (tx) => {
         const rows = await tx.query(first.text, first.params);
-        const { unit, take, settle } = deferring(tx);
+        const { unit, take } = deferring(tx);
         const result = await fn(unit, rows);
-        await settle();
         for (const s of take()) await tx.query(s.text, s.params);
         return result;
       });
@@ -602,17 +570,15 @@ function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
         if (typeParser !== undefined) {
           // BEGIN and the first statement in one batch, the deferred ones and COMMIT in another.
           const rows = await new Batch([BEGIN, first], typeParser).run(connection);
-          const { unit, take, settle } = deferring(sqlOf(connection));
+          const { unit, take } = deferring(sqlOf(connection));
           const result = await fn(unit, rows);
-          await settle();
           await new Batch([...take(), COMMIT], typeParser).run(connection);
           return result;
         }
         // One simple query of two statements: node-postgres answers with one result per statement.
         const started = (await connection.query(`BEGIN; ${inlined(first)}`)) as unknown as { rows: unknown[] }[];
-        const { unit, take, settle } = deferring(sqlOf(connection));
+        const { unit, take } = deferring(sqlOf(connection));
         const result = await fn(unit, (started[1]?.rows ?? []) as Record<string, unknown>[]);
-        await settle();
         await connection.query([...take().map(inlined), 'COMMIT'].join('; '));
         return result;
       });

@@ -63,28 +63,6 @@ describe('a unit on a pg Pool', () => {
     expect(await count()).toBe(2);
   });
 
-  it('runs a sent statement before the next one and commits it; a sent statement that fails rolls the whole unit back', async () => {
-    const before = await count();
-    const seen = await db.unit({ text: 'SELECT 1 AS one', params: [] }, async (tx) => {
-      tx.defer({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s1', 1] });
-      tx.send({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s2', 2] });
-      tx.send({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s3', 3] });
-      return tx.query<{ n: string }>("SELECT count(*) AS n FROM unit_rows WHERE id LIKE 's%'");
-    });
-    expect(seen).toEqual([{ n: '3' }]);
-    expect(await count()).toBe(before + 3);
-    await expect(
-      db.unit({ text: 'SELECT 1 AS one', params: [] }, async (tx) => {
-        tx.send({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s4', 4] });
-        // A duplicate key, sent: the unit's end waits for it, fails, and rolls everything back.
-        tx.send({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s1', 5] });
-        tx.defer({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s5', 6] });
-      }),
-    ).rejects.toMatchObject({ code: '23505' });
-    expect(await count()).toBe(before + 3);
-    await db.query("DELETE FROM unit_rows WHERE id LIKE 's%'");
-  });
-
   it('runs on a pool in node-postgres pipeline mode (no custom queries there: the statements go as one simple query)', async () => {
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${name}`;

@@ -27,9 +27,6 @@ export interface ChunkReads {
   flush(): Promise<void>;
 }
 
-/** How many outcomes a chunk hands to `saveOutcomes` at a time. */
-const WRITE_EVERY = 50;
-
 /** How the reads of one record are looked up again: the query's every field. */
 function queryKey(q: AggregateQuery): string {
   return JSON.stringify([q.series, q.key, q.start, q.end, q.fn, q.field, q.excludeId, q.includeValue, q.values, q.limit, q.fanOut]);
@@ -217,8 +214,6 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
         return transactions.get(id) ?? null;
       },
       async saveOutcome(outcome) {
-        // Written in parts as the chunk runs, so a database writes one part while the next is evaluated.
-        if (pending.length >= WRITE_EVERY) await flush();
         pending.push(outcome);
         transactions.set(outcome.transaction.transaction.transactionId, outcome.transaction);
         applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
