@@ -266,6 +266,11 @@ class Batch {
   private failed: unknown = null;
   private parsing: string[] = [];
   private prepared: Map<string, boolean> | null = null;
+  /**
+   * Set by node-postgres when it times the query (`query_timeout`): called once the batch is done,
+   * which clears that timer (else it would keep the process alive and fire on a finished batch).
+   */
+  callback?: (error: unknown, rows?: Record<string, unknown>[]) => void;
 
   constructor(
     private readonly statements: readonly Statement[],
@@ -353,12 +358,14 @@ class Batch {
     for (const name of this.parsing) this.prepared?.set(name, false);
     this.failed = error;
     this.settle.reject(error);
+    this.callback?.(error);
   }
 
   handleReadyForQuery(): void {
     if (this.failed !== null) return;
     for (const name of this.parsing) this.prepared?.set(name, true);
     this.settle.resolve(this.rows);
+    this.callback?.(null, this.rows);
   }
 }
 

@@ -63,6 +63,29 @@ describe('a unit on a pg Pool', () => {
     expect(await count()).toBe(2);
   });
 
+  it('leaves no timer behind on a pool with query_timeout (node-postgres times each batch until it is done)', async () => {
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${name}`;
+    const timed = new pg.Pool({ connectionString: url.toString(), max: 1, query_timeout: 60_000 });
+    timed.on('error', () => undefined);
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    try {
+      const timedDb = databaseOf(timed);
+      await timedDb.unit({ text: 'SELECT 1 AS one', params: [] }, async () => undefined);
+      const before = timers();
+      for (let i = 0; i < 20; i++) {
+        await timedDb.unit({ text: 'SELECT $1::integer AS i', params: [i] }, async (tx) => {
+          tx.defer({ text: 'SELECT $1::integer AS j', params: [i] });
+        });
+      }
+      await expect(timedDb.unit({ text: 'SELECT 10 / $1::integer AS q', params: [0] }, async () => undefined)).rejects.toMatchObject({ code: '22012' });
+      // Two batches a unit: 42 timers would be left if they were not cleared.
+      expect(timers() - before).toBeLessThan(5);
+    } finally {
+      await timed.end();
+    }
+  });
+
   it('runs on a pool in node-postgres pipeline mode (no custom queries there: the statements go as one simple query)', async () => {
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${name}`;
