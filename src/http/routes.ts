@@ -9,7 +9,7 @@ import { JSON_TYPE } from './body.js';
 import { RETRY_AFTER_SECONDS } from './problem.js';
 import { QUERY_FLAGS, queryFlags } from './query.js';
 import type { Readiness } from './readiness.js';
-import { stringifyBody } from './response-json.js';
+import { stringifyBody } from '../domain/result-json.js';
 import type { CoreResponse } from './types.js';
 
 /** Path parameters, decoded, by name. */

@@ -8,6 +8,7 @@ import { decideAlertHit, type AlertHit } from '../domain/case-policy.js';
 import { applyOutcomeUsers, applyUserUpdate, seenUser, type UserUpdate } from '../domain/user-update.js';
 import type { StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
+import { stringifyBody } from '../domain/result-json.js';
 import { entryRowsOf } from './aggregates.js';
 import { concurrentUpdate, json, sameJson } from './rows.js';
 import { prepared, sqlStateOf, type Sql, type Statement, type UnitSql } from './client.js';
@@ -173,11 +174,11 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
   const documents = [
     sameJson(t.transaction, source.body) ? null : json(t.transaction),
     kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
-    kept !== null && sameJson(t.createResult, kept.createResult) ? null : json(t.createResult),
-    sameJson(t.latestResult, source.result) ? null : json(t.latestResult),
+    kept !== null && sameJson(t.createResult, kept.createResult) ? null : stringifyBody(t.createResult),
+    sameJson(t.latestResult, source.result) ? null : stringifyBody(t.latestResult),
     e === null ? null : json(e.event),
     e === null ? null : json(e.transaction),
-    e === null ? null : json(e.result),
+    e === null ? null : stringifyBody(e.result),
   ];
   const doc = {
     transaction: {
@@ -297,8 +298,8 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[]): string[]
   for (const { transaction: t } of outcomes) {
     const request = json(t.request);
     const body = json(t.transaction);
-    const result = json(t.createResult);
-    const latestResult = t.latestResult === t.createResult ? result : json(t.latestResult);
+    const result = stringifyBody(t.createResult);
+    const latestResult = t.latestResult === t.createResult ? result : stringifyBody(t.latestResult);
     ids.push(json(t.transaction.transactionId));
     bodies.push(body === request ? 'null' : body);
     requests.push(request);

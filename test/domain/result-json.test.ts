@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { stringifyBody } from '../../src/http/response-json.js';
+import { stringifyBody } from '../../src/domain/result-json.js';
 import { createEngine } from '../../src/index.js';
 
 const notHit = Object.freeze({
