@@ -267,10 +267,12 @@ class Batch {
   private parsing: string[] = [];
   private prepared: Map<string, boolean> | null = null;
   /**
-   * Set by node-postgres when it times the query (`query_timeout`): called once the batch is done,
-   * which clears that timer (else it would keep the process alive and fire on a finished batch).
+   * Called once the batch is done. node-postgres wraps it when it times the query
+   * (`query_timeout`), and the wrapper clears that timer (else it would keep the process alive and
+   * fire on a finished batch). A function from the start: some node-postgres versions call the
+   * one they wrap without checking it exists.
    */
-  callback?: (error: unknown, rows?: Record<string, unknown>[]) => void;
+  callback: (error: unknown, rows?: Record<string, unknown>[]) => void = () => undefined;
 
   constructor(
     private readonly statements: readonly Statement[],
@@ -358,14 +360,14 @@ class Batch {
     for (const name of this.parsing) this.prepared?.set(name, false);
     this.failed = error;
     this.settle.reject(error);
-    this.callback?.(error);
+    this.callback(error);
   }
 
   handleReadyForQuery(): void {
     if (this.failed !== null) return;
     for (const name of this.parsing) this.prepared?.set(name, true);
     this.settle.resolve(this.rows);
-    this.callback?.(null, this.rows);
+    this.callback(null, this.rows);
   }
 }
 

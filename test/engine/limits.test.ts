@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_LIMITS, createMemoryRepositories, measureJsonSize, type EngineLimits } from '../../src/internals.js';
+import { buildContributions, buildOutcome, buildStoredTransaction, buildTransaction } from '../../src/testing/fixtures.js';
 import { T0, errorOf, testEngine, tx, type RiskLevel, type TransactionInput } from '../helpers.js';
 
 function limited(limits: Partial<EngineLimits>) {
@@ -206,6 +207,31 @@ describe('createMemoryRepositories maxStoredBytes', () => {
     await expect(engine.putList('l-1', { listType: 'BLACKLIST', subtype: 'USER_ID', items })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
     await expect(engine.getList('l-1')).rejects.toMatchObject({ code: 'LIST_NOT_FOUND' });
     await engine.putList('l-1', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['a'] });
+  });
+
+  it('refuses outcomes saved together that would pass the budget as a whole, storing none of them', async () => {
+    const repositories = createMemoryRepositories({ maxStoredBytes: 20_000 });
+    const outcomes = [0, 1, 2, 3, 4].map((i) => {
+      // ~3 kB each: a long reference.
+      const transaction = { ...buildTransaction(`t-${i}`, { origin: 'alice', destination: 'bob' }), reference: 'x'.repeat(3_000) };
+      return buildOutcome(buildStoredTransaction(transaction), null, {
+        aggregates: { remove: [], add: buildContributions(transaction) },
+        seenUserIds: ['alice', 'bob'],
+      });
+    });
+    await expect(repositories.transactions.saveOutcomes(outcomes)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect(await repositories.transactions.getTransactions(outcomes.map((o) => o.transaction.transaction.transactionId))).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+    expect(await repositories.aggregates.listEntries('user-sending', 'alice')).toEqual([]);
+    expect(await repositories.users.getUsers(['alice'])).toEqual([null]);
+    // Two of them fit.
+    await repositories.transactions.saveOutcomes(outcomes.slice(0, 2));
+    expect((await repositories.aggregates.listEntries('user-sending', 'alice')).map((e) => e.id)).toEqual(['t-0', 't-1']);
   });
 
   it('counts uploads chunk by chunk and refuses one that would pass the budget, storing nothing of it', async () => {

@@ -4,7 +4,10 @@
  * to what the later records read, and the outcomes written together at the end.
  *
  * Exact, not approximate: every answer equals what the store would give if the outcomes before it
- * had been written one by one. A window that a record of the chunk already added to is answered
+ * had been written one by one with no other writer in between — what the chunk's locks guarantee
+ * for its transactions and users. Another process's writes to keys no lock covers (a card's or an
+ * IP's series, list items) land before or after the chunk as a whole, as they may land before or
+ * after any single call. A window that a record of the chunk already added to is answered
  * from its entries (loaded once) plus the chunk's; any read the rehearsal did not foresee (a plan
  * changed by a risk level the chunk moved, a graph read across keys the chunk changed) writes the
  * pending outcomes first and asks the store.

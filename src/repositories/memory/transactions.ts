@@ -2,6 +2,7 @@ import type { AggregateStore } from '../../aggregation/aggregate-store.js';
 import type { MonitoringResult, Transaction } from '../../domain/index.js';
 import type { HistoryOperation, StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
+import { assertSeriesEntries } from '../../aggregation/checks.js';
 import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from './alerts-and-cases.js';
 import { storedBytesOf, type ByteBudget } from './budget.js';
 import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
@@ -100,6 +101,68 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     return listing;
   }
 
+  /** Applies a checked outcome whose bytes are reserved: one synchronous step that cannot fail part way. */
+  function writeOutcome(outcome: TransactionOutcome): void {
+    const saved = outcome.transaction;
+    const id = saved.transaction.transactionId;
+    const existing = transactions.get(id);
+    // The aggregate store validates every entry before it changes anything, so applying it
+    // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
+    targets.aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
+    const createResult = saved.createResult === expanded.result ? (expanded.kept as KeptResult) : packer.pack(saved.createResult);
+    const latestResult = saved.latestResult === saved.createResult ? createResult : packer.pack(saved.latestResult);
+    const request = requestDerivable(saved.transaction, saved.request) ? null : saved.request;
+    let entry = existing;
+    if (entry === undefined) {
+      entry = {
+        transaction: saved.transaction,
+        request,
+        createResult,
+        latestResult,
+        eventCount: saved.eventCount,
+        lastEventTimestamp: saved.lastEventTimestamp,
+        version: saved.version,
+        listedIn: unstoredListings.get(id)?.listedIn ?? null,
+      };
+      unstoredListings.delete(id);
+      transactions.set(id, entry);
+    } else {
+      if (lastRead.entry === entry) {
+        lastRead.entry = null;
+        lastRead.stored = null;
+      }
+      entry.transaction = saved.transaction;
+      entry.request = request;
+      entry.createResult = createResult;
+      entry.latestResult = latestResult;
+      entry.eventCount = saved.eventCount;
+      entry.lastEventTimestamp = saved.lastEventTimestamp;
+      entry.version = saved.version;
+    }
+    if (outcome.event) {
+      const e = outcome.event;
+      const eventEntry: EventEntry = {
+        eventId: e.eventId,
+        transactionId: e.transactionId,
+        event: e.event,
+        clientEventId: e.clientEventId,
+        arrival: e.arrival,
+        transaction: e.transaction,
+        result: e.result === saved.latestResult ? latestResult : packer.pack(e.result),
+      };
+      events.set(outcome.event.eventId, eventEntry);
+      let list = eventsByTransaction.get(id);
+      if (!list) {
+        list = [];
+        eventsByTransaction.set(id, list);
+      }
+      list.push(eventEntry);
+    }
+    const listed = entry;
+    applyRuleOutcome(targets, outcome.counters, outcome.alertHits, outcome.now, (transactionId) => listingOf(transactionId, listed));
+    targets.users.applyOutcome(outcome);
+  }
+
   return {
     async getTransaction(id) {
       const entry = transactions.get(id);
@@ -174,7 +237,10 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
         versions.set(id, outcome.transaction.version);
         if (outcome.event) eventIds.add(outcome.event.eventId);
       }
-      for (const outcome of outcomes) await this.saveOutcome(outcome);
+      // The entries checked and the bytes reserved for all of them first, so nothing can fail part way.
+      for (const outcome of outcomes) assertSeriesEntries(outcome.aggregates.add, '/add');
+      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome), 0));
+      for (const outcome of outcomes) writeOutcome(outcome);
     },
     async saveOutcome(outcome: TransactionOutcome) {
       const saved = outcome.transaction;
@@ -188,61 +254,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
         throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
       }
       targets.budget.reserve(storedBytesOf(outcome));
-      // The aggregate store validates every entry before it changes anything, so applying it
-      // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
-      targets.aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
-      const createResult = saved.createResult === expanded.result ? (expanded.kept as KeptResult) : packer.pack(saved.createResult);
-      const latestResult = saved.latestResult === saved.createResult ? createResult : packer.pack(saved.latestResult);
-      const request = requestDerivable(saved.transaction, saved.request) ? null : saved.request;
-      let entry = existing;
-      if (entry === undefined) {
-        entry = {
-          transaction: saved.transaction,
-          request,
-          createResult,
-          latestResult,
-          eventCount: saved.eventCount,
-          lastEventTimestamp: saved.lastEventTimestamp,
-          version: saved.version,
-          listedIn: unstoredListings.get(id)?.listedIn ?? null,
-        };
-        unstoredListings.delete(id);
-        transactions.set(id, entry);
-      } else {
-        if (lastRead.entry === entry) {
-          lastRead.entry = null;
-          lastRead.stored = null;
-        }
-        entry.transaction = saved.transaction;
-        entry.request = request;
-        entry.createResult = createResult;
-        entry.latestResult = latestResult;
-        entry.eventCount = saved.eventCount;
-        entry.lastEventTimestamp = saved.lastEventTimestamp;
-        entry.version = saved.version;
-      }
-      if (outcome.event) {
-        const e = outcome.event;
-        const eventEntry: EventEntry = {
-          eventId: e.eventId,
-          transactionId: e.transactionId,
-          event: e.event,
-          clientEventId: e.clientEventId,
-          arrival: e.arrival,
-          transaction: e.transaction,
-          result: e.result === saved.latestResult ? latestResult : packer.pack(e.result),
-        };
-        events.set(outcome.event.eventId, eventEntry);
-        let list = eventsByTransaction.get(id);
-        if (!list) {
-          list = [];
-          eventsByTransaction.set(id, list);
-        }
-        list.push(eventEntry);
-      }
-      const listed = entry;
-      applyRuleOutcome(targets, outcome.counters, outcome.alertHits, outcome.now, (transactionId) => listingOf(transactionId, listed));
-      targets.users.applyOutcome(outcome);
+      writeOutcome(outcome);
     },
   };
 }
