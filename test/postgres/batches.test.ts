@@ -1,5 +1,5 @@
 /**
- * Batches on PostgreSQL: the batch path (chunks of transactions, each one unit of the store) stores
+ * Batches on PGlite and PostgreSQL: the batch path (chunks of transactions, each one unit of the store) stores
  * exactly what the same transactions store sent one by one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Alert, type Case } from '../../src/index.js';
+import { createEngine, presets, type Alert, type Case, type EngineOptions } from '../../src/index.js';
 import { createPostgresRepositories } from '../../src/postgres/index.js';
-import { engineWith, stateOf, workloadTransactions } from '../engine/services/batch-exactness.js';
+import { ADAPTER_TARGETS, type AdapterDatabase } from '../adapters.js';
+import { RISK, RISK_LEVEL_VELOCITY, engineWith, stateOf, workloadTransactions } from '../engine/services/batch-exactness.js';
 import { postgresDatabase, type TestDatabase } from './fixtures.js';
 
 const BATCH_PROCESS = join(import.meta.dirname, 'batch-process.mjs');
@@ -45,6 +46,37 @@ describe('createTransactionBatch on PostgreSQL', () => {
     );
   }, 120_000);
 });
+
+describe.each(ADAPTER_TARGETS.filter((t) => t.name !== 'memory'))(
+  'createTransactionBatch on $name under rule sets that make a chunk ask the store again',
+  (target) => {
+    let database: AdapterDatabase;
+    beforeAll(async () => {
+      database = await target.open();
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it.each([
+      ['the AML baseline (last entries, distinct counterparties, graph paths, dormancy)', () => presets.amlBaseline(), {}],
+      ['risk-level parameters while the chunk moves the risk levels', (instances: readonly object[]) => [...instances, RISK_LEVEL_VELOCITY], RISK],
+    ])(
+      'stores what the same transactions store sent one by one, under %s',
+      async (_name, ruleSet, options: EngineOptions) => {
+        const { transactions, instances } = await workloadTransactions(400, 40);
+        const rules = ruleSet(instances);
+        const one = await engineWith(await database.fresh(), rules, options);
+        for (const t of transactions) await one.createTransaction(structuredClone(t) as never);
+        const expected = await stateOf(one, transactions);
+        const many = await engineWith(await database.fresh(), rules, options);
+        expect(await many.createTransactionBatch({ data: structuredClone(transactions) })).toMatchObject({ successful: transactions.length });
+        expect(await stateOf(many, transactions)).toEqual(expected);
+      },
+      120_000,
+    );
+  },
+);
 
 describe('createTransactionBatch killed mid-batch (PostgreSQL)', () => {
   let killed: TestDatabase;

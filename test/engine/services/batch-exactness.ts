@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createEngine, SERIES_NAMES, type Engine, type Repositories } from '../../../src/index.js';
+import { createEngine, SERIES_NAMES, type Engine, type EngineOptions, type Repositories } from '../../../src/index.js';
 import { fixedClock, sequentialIds } from '../../helpers.js';
 
 interface WorkloadModule {
@@ -33,8 +33,8 @@ export async function workloadTransactions(
   return { transactions, instances: workload.createInstanceConfigs().map((c) => c.request) };
 }
 
-export async function engineWith(repositories: Repositories, instances: readonly Record<string, unknown>[]): Promise<Engine> {
-  const engine = createEngine({ repositories, clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(7) });
+export async function engineWith(repositories: Repositories, instances: readonly object[], options: EngineOptions = {}): Promise<Engine> {
+  const engine = createEngine({ ...options, repositories, clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(7) });
   for (const request of instances) await engine.createRuleInstance(request as never);
   return engine;
 }
@@ -62,3 +62,33 @@ export async function stateOf(engine: Engine, transactions: readonly Record<stri
     users: await repos.users.getUsers(users),
   };
 }
+
+/** Risk factors that move users' CRA levels as the chunk runs (amounts over 1,000 EUR are VERY_HIGH). */
+export const RISK: Pick<EngineOptions, 'riskFactors'> = {
+  riskFactors: [
+    {
+      id: 'origin-amount',
+      parameter: 'originAmount',
+      weight: 1,
+      mapping: [
+        { min: 0, max: 200, currency: 'EUR', riskLevel: 'VERY_LOW' },
+        { min: 200, max: 1000, currency: 'EUR', riskLevel: 'MEDIUM' },
+        { min: 1000, currency: 'EUR', riskLevel: 'VERY_HIGH' },
+      ],
+    },
+  ],
+};
+
+/** A velocity rule whose window and limit depend on the sender's risk level. */
+export const RISK_LEVEL_VELOCITY = {
+  ruleId: 'R-30',
+  ruleNameAlias: 'Velocity by risk level',
+  parameters: { transactionsLimit: 6, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+  riskLevelParameters: {
+    VERY_HIGH: { transactionsLimit: 2, timeWindow: { units: 7, granularity: 'day', rollingBasis: true } },
+    HIGH: { transactionsLimit: 3, timeWindow: { units: 3, granularity: 'day', rollingBasis: true } },
+    MEDIUM: { transactionsLimit: 4, timeWindow: { units: 2, granularity: 'day', rollingBasis: true } },
+    LOW: { transactionsLimit: 5, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+    VERY_LOW: { transactionsLimit: 6, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
+  },
+};

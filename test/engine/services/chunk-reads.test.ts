@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, createMemoryRepositories, presets, type EngineOptions, type Repositories } from '../../../src/index.js';
 import { ruleInstanceRequestArbitrary, transactionsArbitrary } from '../../arbitraries/index.js';
 import { fixedClock, sequentialIds } from '../../helpers.js';
-import { stateOf, workloadTransactions } from './batch-exactness.js';
+import { RISK, RISK_LEVEL_VELOCITY, stateOf, workloadTransactions } from './batch-exactness.js';
 
 /** Calls of each repository method, by `group.method`. */
 type Calls = Map<string, number>;
@@ -41,36 +41,6 @@ function sharedMemory(calls: Calls): Repositories {
   };
   return repositories;
 }
-
-/** Risk factors that move users' CRA levels as the chunk runs (amounts over 1,000 EUR are VERY_HIGH). */
-const RISK: Pick<EngineOptions, 'riskFactors'> = {
-  riskFactors: [
-    {
-      id: 'origin-amount',
-      parameter: 'originAmount',
-      weight: 1,
-      mapping: [
-        { min: 0, max: 200, currency: 'EUR', riskLevel: 'VERY_LOW' },
-        { min: 200, max: 1000, currency: 'EUR', riskLevel: 'MEDIUM' },
-        { min: 1000, currency: 'EUR', riskLevel: 'VERY_HIGH' },
-      ],
-    },
-  ],
-};
-
-/** A velocity rule whose window and limit depend on the sender's risk level. */
-const RISK_LEVEL_VELOCITY = {
-  ruleId: 'R-30',
-  ruleNameAlias: 'Velocity by risk level',
-  parameters: { transactionsLimit: 6, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
-  riskLevelParameters: {
-    VERY_HIGH: { transactionsLimit: 2, timeWindow: { units: 7, granularity: 'day', rollingBasis: true } },
-    HIGH: { transactionsLimit: 3, timeWindow: { units: 3, granularity: 'day', rollingBasis: true } },
-    MEDIUM: { transactionsLimit: 4, timeWindow: { units: 2, granularity: 'day', rollingBasis: true } },
-    LOW: { transactionsLimit: 5, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
-    VERY_LOW: { transactionsLimit: 6, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } },
-  },
-};
 
 async function engineOn(repositories: Repositories, instances: readonly object[], options: EngineOptions = {}) {
   const engine = createEngine({ ...options, repositories, clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(7) });
