@@ -17,7 +17,7 @@ import { Flagright, FlagrightClient } from 'flagright';
 import * as serializers from 'flagright/serialization/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
-import { business, consumer, errorBody, failure, type RunningServer, startServer, stopServer, transfer } from './sdk-fixtures.js';
+import { business, consumer, errorBody, failure, type RunningServer, startServer, stopServer, transfer, startSpentServer } from './sdk-fixtures.js';
 
 const KEY = 'sdk-user-rules-key-0123456789abcdef';
 const RATE_KEY = 'sdk-user-rules-rate-0123456789abcdef';
@@ -638,10 +638,7 @@ describe('typed errors: 429 → TooManyRequestsError', () => {
   let rateClient: FlagrightClient;
 
   beforeAll(async () => {
-    // 0.001 requests/s: one token, refilled every 1000 s; the first request takes it.
-    limited = await startServer(['--api-key', RATE_KEY, '--rate-limit', '0.001']);
-    rateClient = new FlagrightClient({ apiKey: RATE_KEY, baseUrl: limited.url });
-    await rateClient.consumerUsers.create({ body: consumer('sdk-user-ada', 'Ada', 'Lovelace') }, { maxRetries: 0 });
+    ({ server: limited, client: rateClient } = await startSpentServer(RATE_KEY, 'sdk-user-rate'));
   });
 
   afterAll(async () => {

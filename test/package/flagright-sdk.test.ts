@@ -15,7 +15,18 @@ import { Flagright, FlagrightClient } from 'flagright';
 import * as serializers from 'flagright/serialization/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
-import { business, consumer, errorBody, failure, OVERLONG_ID, type RunningServer, startServer, stopServer, transfer } from './sdk-fixtures.js';
+import {
+  business,
+  consumer,
+  errorBody,
+  failure,
+  OVERLONG_ID,
+  type RunningServer,
+  startServer,
+  stopServer,
+  transfer,
+  startSpentServer,
+} from './sdk-fixtures.js';
 
 const KEY = 'sdk-main-key-0123456789abcdef';
 const RATE_KEY = 'sdk-rate-key-0123456789abcdef';
@@ -476,11 +487,7 @@ describe('typed errors: 429 → TooManyRequestsError', () => {
   let rateClient: FlagrightClient;
 
   beforeAll(async () => {
-    // 0.001 requests/s: the bucket holds max(1, 2 × rate) = 1 token and refills one every 1000 s,
-    // so once one request has passed every further one is limited, whatever the speed of the machine.
-    limited = await startServer(['--api-key', RATE_KEY, '--rate-limit', '0.001']);
-    rateClient = new FlagrightClient({ apiKey: RATE_KEY, baseUrl: limited.url });
-    await rateClient.consumerUsers.create({ body: consumer('sdk-user-rate', 'Rita', 'Rate') }, { maxRetries: 0 });
+    ({ server: limited, client: rateClient } = await startSpentServer(RATE_KEY, 'sdk-user-rate'));
   });
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Flagright, FlagrightError } from 'flagright';
+import { type Flagright, FlagrightClient, FlagrightError } from 'flagright';
 import { expect } from 'vitest';
 import { T0 } from '../helpers.js';
 
@@ -77,6 +77,18 @@ export async function stopServer(server: RunningServer | undefined): Promise<num
   if (server === undefined) return null;
   server.child.kill('SIGTERM');
   return server.exited;
+}
+
+/**
+ * A server whose rate limit is spent: 0.001 requests/s holds max(1, 2 × rate) = 1 token refilled
+ * every 1,000 s, and the creation of `userId` here takes it, so every further request is a 429,
+ * whatever the speed of the machine. Stop it with {@link stopServer}.
+ */
+export async function startSpentServer(apiKey: string, userId: string): Promise<{ server: RunningServer; client: FlagrightClient }> {
+  const server = await startServer(['--api-key', apiKey, '--rate-limit', '0.001']);
+  const client = new FlagrightClient({ apiKey, baseUrl: server.url });
+  await client.consumerUsers.create({ body: consumer(userId, 'Rita', 'Rate') }, { maxRetries: 0 });
+  return { server, client };
 }
 
 /** The rejection of `promise`, checked to be a `FlagrightError`; fails the test if it resolves. */
