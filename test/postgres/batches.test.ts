@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, presets, type Alert, type Case, type EngineOptions } from '../../src/index.js';
 import { createPostgresRepositories } from '../../src/postgres/index.js';
 import { ADAPTER_TARGETS, type AdapterDatabase } from '../adapters.js';
-import { RISK, RISK_LEVEL_VELOCITY, engineWith, stateOf, workloadTransactions } from '../engine/services/batch-exactness.js';
+import { RISK, RISK_LEVEL_VELOCITY, engineWith, stateOf, workloadHistory, workloadTransactions } from '../engine/services/batch-exactness.js';
 import { postgresDatabase, type TestDatabase } from './fixtures.js';
 
 const BATCH_PROCESS = join(import.meta.dirname, 'batch-process.mjs');
@@ -77,6 +77,31 @@ describe.each(ADAPTER_TARGETS.filter((t) => t.name !== 'memory'))(
     );
   },
 );
+
+describe.each(ADAPTER_TARGETS)('createTransactionEventBatch on $name', (target) => {
+  let database: AdapterDatabase;
+  beforeAll(async () => {
+    database = await target.open();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('the events sent as batches store exactly what they store sent one by one: results, series entries, counters, alerts, cases, users', async () => {
+    const { transactions, events } = await workloadHistory(900);
+    const { instances } = await workloadTransactions(1);
+    expect(events.length).toBeGreaterThan(100);
+    const one = await engineWith(await database.fresh(), instances, RISK);
+    const many = await engineWith(await database.fresh(), instances, RISK);
+    for (const engine of [one, many]) await engine.createTransactionBatch({ data: structuredClone(transactions) });
+    // Events in timestamp order, as a batch applies them (ties in batch order).
+    const ordered = [...events].sort((a, b) => (a.timestamp as number) - (b.timestamp as number));
+    for (const e of ordered) await one.createTransactionEvent(structuredClone(e) as never).catch(() => undefined);
+    const response = await many.createTransactionEventBatch({ data: structuredClone(ordered) });
+    expect(response.successful).toBeGreaterThan(100);
+    expect(await stateOf(many, transactions)).toEqual(await stateOf(one, transactions));
+  }, 120_000);
+});
 
 describe('createTransactionBatch killed mid-batch (PostgreSQL)', () => {
   let killed: TestDatabase;

@@ -33,6 +33,15 @@ export async function workloadTransactions(
   return { transactions, instances: workload.createInstanceConfigs().map((c) => c.request) };
 }
 
+/** The benchmark workload's first `count` operations over `users` users: its transactions and the events on them, each in stream order. */
+export async function workloadHistory(count: number, users = 40): Promise<{ transactions: Record<string, unknown>[]; events: Record<string, unknown>[] }> {
+  const workload = (await import(WORKLOAD)) as WorkloadModule;
+  const transactions: Record<string, unknown>[] = [];
+  const events: Record<string, unknown>[] = [];
+  for (const op of workload.streamWorkload({ seed: 7, operations: count, users })) (op.kind === 'transaction' ? transactions : events).push(op.payload);
+  return { transactions, events };
+}
+
 export async function engineWith(repositories: Repositories, instances: readonly object[], options: EngineOptions = {}): Promise<Engine> {
   const engine = createEngine({ ...options, repositories, clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(7) });
   for (const request of instances) await engine.createRuleInstance(request as never);
