@@ -380,6 +380,9 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     lock?.release();
   };
   const ready = (async () => {
+    // One turn of the event loop first: the caller installs its signal handlers before anything is
+    // served or printed, so a stop asked for as soon as the key shows is a graceful one.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     stores ??= await openAll(tenancy.specs);
     const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
