@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { currencyExponent } from '../domain/codes.js';
 import { convertAtRate, convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../domain/money.js';
+import { SCHEMA_LIMITS } from '../domain/schemas/common.js';
 import type { MoneyContext } from './types.js';
 
 /**
@@ -19,6 +20,22 @@ export function amountThresholdsSchema(options: { title?: string; description?: 
 export const AmountThresholdsSchema = amountThresholdsSchema();
 /** Amount thresholds by currency (see {@link amountThresholdsSchema}). */
 export type AmountThresholds = Static<typeof AmountThresholdsSchema>;
+
+/** Largest accepted number of transaction types per list. */
+const MAX_TRANSACTION_TYPES = 100;
+
+/** A non-empty list of distinct transaction `type`s, compared exactly (R-41, TXM-1). */
+export function transactionTypesSchema(title: string, description: string) {
+  return Type.Array(
+    Type.String({
+      minLength: 1,
+      maxLength: SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH,
+      title: 'Transaction type',
+      description: 'A transaction `type` (e.g. DEPOSIT, WITHDRAWAL, TRANSFER), compared exactly.',
+    }),
+    { title, description, minItems: 1, maxItems: MAX_TRANSACTION_TYPES, uniqueItems: true },
+  );
+}
 
 /** Which of the sender's transactions count: sending only, sending and receiving, or none. */
 export const CheckSenderSchema = Type.Union([Type.Literal('sending'), Type.Literal('all'), Type.Literal('none')], {

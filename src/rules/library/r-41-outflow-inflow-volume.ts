@@ -3,28 +3,12 @@ import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
-import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { createNeed } from '../kits/need.js';
-import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
+import { amountThresholdsSchema, reachesThreshold, transactionTypesSchema } from '../parameters.js';
 import { contributionsOf, type SeriesName } from '../series.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
-
-/** Largest accepted number of transaction types per list. */
-const MAX_TYPES = 100;
-
-function defineTransactionTypes(title: string, description: string) {
-  return Type.Array(
-    Type.String({
-      minLength: 1,
-      maxLength: SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH,
-      title: 'Transaction type',
-      description: 'A transaction `type` (e.g. DEPOSIT, WITHDRAWAL, TRANSFER), compared exactly.',
-    }),
-    { title, description, minItems: 1, maxItems: MAX_TYPES, uniqueItems: true },
-  );
-}
 
 const COMPARATORS = [Type.Literal('GREATER_THAN_OR_EQUAL_TO'), Type.Literal('LESS_THAN_OR_EQUAL_TO')] as const;
 
@@ -79,11 +63,11 @@ function defineMinCount(flow: 'Outflow' | 'Inflow', which: string) {
 const ParametersSchema = Type.Object(
   {
     timeWindow: TimeWindowSchema,
-    outflowTransactionTypes: defineTransactionTypes(
+    outflowTransactionTypes: transactionTypesSchema(
       'Outflow transaction types',
       "The user's SENT transactions of these types are its outflow. The sender side is checked only when this transaction's type is one of them.",
     ),
-    inflowTransactionTypes: defineTransactionTypes(
+    inflowTransactionTypes: transactionTypesSchema(
       'Inflow transaction types',
       "The user's RECEIVED transactions of these types are its inflow. The receiver side is checked only when this transaction's type is one of them.",
     ),

@@ -4,28 +4,12 @@ import { MAX_LAST_ENTRIES } from '../../aggregation/checks.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
-import { SCHEMA_LIMITS } from '../../domain/schemas/common.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { ErrorDetail } from '../../errors.js';
 import { defineRule } from '../define-rule.js';
 import { createNeed } from '../kits/need.js';
-import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
+import { amountThresholdsSchema, reachesThreshold, transactionTypesSchema } from '../parameters.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
-
-/** Largest accepted number of transaction types per list. */
-const MAX_TYPES = 100;
-
-function defineTransactionTypes(title: string, description: string) {
-  return Type.Array(
-    Type.String({
-      minLength: 1,
-      maxLength: SCHEMA_LIMITS.TRANSACTION_TYPE_MAX_LENGTH,
-      title: 'Transaction type',
-      description: 'A transaction `type` (e.g. DEPOSIT, WITHDRAWAL, TRANSFER), compared exactly.',
-    }),
-    { title, description, minItems: 1, maxItems: MAX_TYPES, uniqueItems: true },
-  );
-}
 
 /** Milliseconds per unit of a {@link PassThroughWindowSchema}. */
 const UNIT_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
@@ -50,11 +34,11 @@ const percentage = (title: string, description: string) => Type.Number({ exclusi
 
 const ParametersSchema = Type.Object(
   {
-    outflowTransactionTypes: defineTransactionTypes(
+    outflowTransactionTypes: transactionTypesSchema(
       'Outflow transaction types',
       "The user's SENT transactions of these types are money out. The rule runs only on a transaction of one of these types. The default, TRANSFER, leaves out WITHDRAWAL: customers sweeping their own money to their own account elsewhere is the common honest pass-through.",
     ),
-    inflowTransactionTypes: defineTransactionTypes('Inflow transaction types', "The user's RECEIVED transactions of these types are money in."),
+    inflowTransactionTypes: transactionTypesSchema('Inflow transaction types', "The user's RECEIVED transactions of these types are money in."),
     minimumInflowAmount: amountThresholdsSchema({
       title: 'Minimum inflow amount',
       description:
