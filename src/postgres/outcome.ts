@@ -1,11 +1,11 @@
 /**
  * One transaction's or event's outcome as one SQL statement (`txmon_save_outcome`): the
  * transaction, its event, its series entries, counters, alert hits and user updates — the domain's
- * own policy (`decideAlertHit`, `applyUserUpdate`) applied to what the unit read first.
+ * own policy (`decideAlertHit`, `applyOutcomeUsers`) applied to what the unit read first.
  */
 import type { Alert, Case, StoredUser } from '../domain/entities.js';
 import { decideAlertHit, type AlertHit } from '../domain/case-policy.js';
-import { applyOutcomeUsers, applyUserUpdate, seenUser, type UserUpdate } from '../domain/user-update.js';
+import { applyOutcomeUsers, type UserUpdate } from '../domain/user-update.js';
 import type { StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
 import { stringifyBody } from '../domain/result-json.js';
@@ -134,13 +134,6 @@ function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<s
   };
 }
 
-/** The users after the outcome's updates, applied in order by the domain's `applyUserUpdate`, as `[userId, record]` pairs. */
-function userWritesOf(updates: readonly UserUpdate[], reads: OutcomeReads, now: number): [string, StoredUser][] {
-  const users = reads.users;
-  for (const update of updates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, now));
-  return [...new Set(updates.map((u) => u.userId))].map((id) => [id, users.get(id) as StoredUser]);
-}
-
 /** The entries to delete: those removed and not added again (an added entry replaces the stored one). */
 function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: readonly unknown[][]): string[][] {
   if (remove.length === 0) return [];
@@ -156,12 +149,7 @@ function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: read
  */
 export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null): Promise<void> {
   assertSeriesEntries(outcome.aggregates.add, '/add');
-  const reads = await outcomeReadsOf(sql, outcome.alertHits, outcome.userUpdates);
-  const alerts = alertWritesOf(
-    outcome.alertHits.map((hit) => ({ hit, now: outcome.now })),
-    reads,
-  );
-  const users = userWritesOf(outcome.userUpdates, reads, outcome.now);
+  const effects = await effectsOf(sql, [outcome]);
   const t = outcome.transaction;
   const e = outcome.event;
   const add = entryRowsOf(outcome.aggregates.add);
@@ -192,10 +180,7 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
     event: e === null ? null : { eventId: e.eventId, transactionId: e.transactionId, arrival: e.arrival, clientEventId: e.clientEventId },
     remove: removedOf(outcome.aggregates.remove, add),
     add,
-    counters: counterRowsOf(outcome.counters),
-    alerts,
-    seen: outcome.seenUserIds.map((id) => [id, seenUser(id, outcome.now)]),
-    users,
+    ...effects,
   };
   const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
   // In a unit the write travels with COMMIT (one round trip fewer).
@@ -205,6 +190,43 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
   } catch (error) {
     throw conflictOf(error);
   }
+}
+
+/**
+ * What outcomes write besides their transactions, events and series entries, as
+ * `txmon_save_effects` reads it: one read for the alert and user policies of all of them (after
+ * locking the users they touch), then the policies applied outcome by outcome, each seeing what the
+ * ones before it decided — counters summed, alerts and cases, users seen (inserted unless they
+ * exist) and updated (written whole).
+ */
+async function effectsOf(sql: Sql, outcomes: readonly TransactionOutcome[]) {
+  const hits: TimedHit[] = [];
+  const updates: UserUpdate[] = [];
+  const seen = new Set<string>();
+  for (const outcome of outcomes) {
+    for (const hit of outcome.alertHits) hits.push({ hit, now: outcome.now });
+    for (const update of outcome.userUpdates) updates.push(update);
+    for (const id of outcome.seenUserIds) seen.add(id);
+  }
+  // A user seen by one outcome and updated by a later one is updated from what the first stored:
+  // with several outcomes, the seen users are read too.
+  const reads = await outcomeReadsOf(
+    sql,
+    hits.map((h) => h.hit),
+    updates,
+    outcomes.length > 1 && updates.length > 0 ? [...seen] : [],
+  );
+  const users = reads.users as Map<string, StoredUser | null>;
+  const updated = new Set(updates.map((u) => u.userId));
+  for (const outcome of outcomes) applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
+  const seenRows: [string, StoredUser][] = [];
+  for (const id of seen) if (!updated.has(id)) seenRows.push([id, users.get(id) as StoredUser]);
+  return {
+    counters: counterRowsOf(outcomes.flatMap((o) => o.counters)),
+    alerts: alertWritesOf(hits, reads),
+    seen: seenRows,
+    users: [...updated].map((id) => [id, users.get(id)]),
+  };
 }
 
 /** Run and hit counts per instance as `[instanceId, runs, hits]` rows, summed here (one counter row write per instance). */
@@ -243,40 +265,12 @@ export function allCreations(outcomes: readonly TransactionOutcome[]): boolean {
  */
 export async function saveCreations(sql: Sql, outcomes: readonly TransactionOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const hits: TimedHit[] = [];
-  const updates: UserUpdate[] = [];
-  const seen = new Set<string>();
   const adds: TransactionOutcome['aggregates']['add'] = [];
   for (const outcome of outcomes) {
     assertSeriesEntries(outcome.aggregates.add, '/add');
-    for (const hit of outcome.alertHits) hits.push({ hit, now: outcome.now });
-    for (const update of outcome.userUpdates) updates.push(update);
-    for (const id of outcome.seenUserIds) seen.add(id);
     for (const entry of outcome.aggregates.add) adds.push(entry);
   }
-  const reads = await outcomeReadsOf(
-    sql,
-    hits.map((h) => h.hit),
-    updates,
-    updates.length > 0 ? [...seen] : [],
-  );
-  const alerts = alertWritesOf(hits, reads);
-  // The users as each outcome leaves them (seen parties, then updates), in order; a user only seen
-  // is inserted unless it exists, one updated is written whole.
-  const users = reads.users as Map<string, StoredUser | null>;
-  const updated = new Set(updates.map((u) => u.userId));
-  for (const outcome of outcomes) applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
-  const seenRows: [string, StoredUser][] = [];
-  for (const id of seen) if (!updated.has(id)) seenRows.push([id, users.get(id) as StoredUser]);
-  const doc = {
-    remove: [],
-    add: [],
-    new: entryRowsOf(adds),
-    counters: counterRowsOf(outcomes.flatMap((o) => o.counters)),
-    alerts,
-    seen: seenRows,
-    users: [...updated].map((id) => [id, users.get(id)]),
-  };
+  const doc = { remove: [], add: [], new: entryRowsOf(adds), ...(await effectsOf(sql, outcomes)) };
   const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
   // In a unit the write travels with COMMIT (one round trip fewer).
   if (isUnitSql(sql)) return sql.defer(save);
