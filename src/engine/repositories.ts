@@ -24,6 +24,7 @@ import type {
   RiskLevel,
 } from '../domain/index.js';
 import type { UserRuleResults } from '../domain/entities.js';
+import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
 export interface StoredTransaction {
@@ -98,6 +99,11 @@ export interface TransactionOutcome {
   seenUserIds: string[];
   userUpdates: UserUpdate[];
   now: number;
+  /**
+   * The decision's canonical text (`decisionText` of domain/decision-log.ts): appended to the
+   * {@link DecisionLogRepository decision log} in the same atomic write as the rest of the outcome.
+   */
+  decision: string;
 }
 
 /** Transactions and their events. */
@@ -384,6 +390,22 @@ export interface UnitPrefetch {
   readonly userIds?: readonly string[];
 }
 
+/**
+ * The decision log (domain/decision-log.ts): one hash chain of every stored decision, appended to
+ * by {@link TransactionRepository.saveOutcome} and `saveOutcomes` in the same atomic write as the
+ * decision, in the order the writes commit (one chain for all processes of a shared store). Read
+ * only to verify it.
+ */
+export interface DecisionLogRepository {
+  /** The stored rows with a position above `afterSeq`, in position order, at most `limit`. */
+  readDecisions(afterSeq: number, limit: number): Promise<DecisionLogRow[]>;
+  /**
+   * The position and hash of the last entry appended, as the store keeps them (updated in the same
+   * write as each append); `null` when the store has lost its head record.
+   */
+  decisionHead(): Promise<DecisionLogHead | null>;
+}
+
 /** The persistence a txmon engine runs on. */
 export interface Repositories {
   readonly transactions: TransactionRepository;
@@ -395,6 +417,7 @@ export interface Repositories {
   readonly aggregates: AggregateRepository;
   readonly lists: ListRepository;
   readonly batches: BatchRepository;
+  readonly decisions: DecisionLogRepository;
   readonly flags: RepositoryFlags;
   /**
    * One round trip to the store (a database's `SELECT 1`): resolves when it answers, rejects when it

@@ -183,10 +183,27 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
     ...effects,
   };
   const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
-  // In a unit the write travels with COMMIT (one round trip fewer).
-  if (isUnitSql(sql)) return sql.defer(save);
+  await write(sql, [save, appendDecisionsOf([outcome])]);
+}
+
+const APPEND_DECISIONS_SQL = prepared('SELECT txmon_append_decisions($1::text[])');
+
+/**
+ * The decision log's append of `outcomes`' decisions, in order: the last statement of their write,
+ * so the head row (which serialises the appends of every process) is held for the commit only.
+ */
+function appendDecisionsOf(outcomes: readonly TransactionOutcome[]): Statement {
+  return { text: APPEND_DECISIONS_SQL, params: [outcomes.map((o) => o.decision)] };
+}
+
+/** Runs an outcome's statements: in a unit they travel with COMMIT (one round trip fewer). */
+async function write(sql: Sql, statements: readonly Statement[]): Promise<void> {
+  if (isUnitSql(sql)) {
+    for (const statement of statements) sql.defer(statement);
+    return;
+  }
   try {
-    await sql.query(save.text, save.params);
+    for (const statement of statements) await sql.query(statement.text, statement.params);
   } catch (error) {
     throw conflictOf(error);
   }
@@ -272,13 +289,7 @@ export async function saveCreations(sql: Sql, outcomes: readonly TransactionOutc
   }
   const doc = { remove: [], add: [], new: entryRowsOf(adds), ...(await effectsOf(sql, outcomes)) };
   const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
-  // In a unit the write travels with COMMIT (one round trip fewer).
-  if (isUnitSql(sql)) return sql.defer(save);
-  try {
-    await sql.query(save.text, save.params);
-  } catch (error) {
-    throw conflictOf(error);
-  }
+  await write(sql, [save, appendDecisionsOf(outcomes)]);
 }
 
 /**

@@ -4,6 +4,7 @@ import { TxmonError } from '../../errors.js';
 import { createMemoryAggregates } from './aggregates.js';
 import { createMemoryAlertsAndCases } from './alerts-and-cases.js';
 import { createByteBudget, DEFAULT_MAX_STORED_BYTES } from './budget.js';
+import { createMemoryDecisions } from './decisions.js';
 import { createMemoryBatches, createMemoryComments, createMemoryFiles, createMemoryLists, createMemoryUsers } from './records.js';
 import { createMemoryRuleInstances } from './rule-instances.js';
 import { createMemoryTransactions } from './transactions.js';
@@ -43,9 +44,10 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const ruleInstances = createMemoryRuleInstances(budget);
   const alertsAndCases = createMemoryAlertsAndCases();
   const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
+  const decisions = createMemoryDecisions();
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
-    transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users }),
+    transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users, decisions }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,
     comments: createMemoryComments(budget),
@@ -54,5 +56,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     aggregates: createMemoryAggregates(aggregates),
     lists: createMemoryLists(budget),
     batches: createMemoryBatches(budget),
+    decisions: decisions.repository,
   };
 }
