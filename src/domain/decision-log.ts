@@ -7,8 +7,9 @@
  *
  * What the chain proves: the entries read back are the ones appended, in the order appended, with
  * nothing left out in between — unless whoever edits the store also recomputes every hash after
- * the edit. Against that (an operator who rewrites the whole chain) only a head hash kept outside
- * the store helps: publish {@link DecisionLogHead.hash} somewhere else, and verify against it.
+ * the edit. Against that (an operator who rewrites the whole chain) only a head kept outside the
+ * store helps: publish a {@link DecisionLogHead} somewhere else, and verify that the log still
+ * passes through it.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
@@ -36,7 +37,7 @@ export interface DecisionLogHead {
 }
 
 /** An empty chain's head. */
-export const EMPTY_HEAD: DecisionLogHead = { seq: 0, hash: GENESIS_HASH };
+export const EMPTY_DECISION_LOG: DecisionLogHead = { seq: 0, hash: GENESIS_HASH };
 
 /** The decision of one stored transaction or event, as its entry holds it. */
 export interface Decision {
@@ -83,7 +84,7 @@ export function chainHash(prev: string, entry: string): string {
 }
 
 /** Appends decision texts after `head`: the new rows and the new head. */
-export function appendToChain(head: DecisionLogHead, decisionTexts: readonly string[]): { rows: DecisionLogRow[]; head: DecisionLogHead } {
+export function appendDecisionLog(head: DecisionLogHead, decisionTexts: readonly string[]): { rows: DecisionLogRow[]; head: DecisionLogHead } {
   let { seq, hash } = head;
   const rows: DecisionLogRow[] = [];
   for (const text of decisionTexts) {
@@ -160,11 +161,12 @@ const GAP_LOOKAHEAD = 1_000;
  * A verifier fed the stored rows in position order, page by page (bounded memory: it keeps the
  * last hash, and after a gap looks up to {@link GAP_LOOKAHEAD} rows further for the missing
  * entry): `push` each page (false once the first problem is settled), then `end` with the head the
- * store reports (`null`: it has none) and, if one was kept elsewhere, the head expected.
+ * store reports (`null`: it has none). With `anchor` (a head published earlier, kept outside the
+ * store) the log must also pass through it: entry `anchor.seq` must have hash `anchor.hash`.
  */
-export function createChainVerifier(): {
+export function createChainVerifier(anchor?: DecisionLogHead): {
   push(rows: readonly DecisionLogRow[]): boolean;
-  end(storedHead: DecisionLogHead | null, expectedHead?: string): DecisionLogReport;
+  end(storedHead: DecisionLogHead | null): DecisionLogReport;
 } {
   let expected = 1;
   let hash = GENESIS_HASH;
@@ -193,22 +195,29 @@ export function createChainVerifier(): {
           if (invalid.problem === 'REMOVED') gap = { rowsLeft: GAP_LOOKAHEAD };
           continue;
         }
+        if (anchor !== undefined && row.seq === anchor.seq && row.hash !== anchor.hash) {
+          invalid = { seq: row.seq, problem: 'EDITED', message: `entry ${row.seq} is not the one anchored: the log was rewritten up to it` };
+          continue;
+        }
         hash = row.hash;
         expected += 1;
       }
       return invalid === null || gap !== null;
     },
-    end(storedHead, expectedHead) {
+    end(storedHead) {
       const head = { seq: expected - 1, hash };
-      if (invalid === null) invalid = headProblemOf(head, storedHead, expectedHead);
+      if (invalid === null) invalid = headProblemOf(head, storedHead);
+      if (invalid === null && anchor !== undefined && anchor.seq > head.seq) {
+        invalid = { seq: head.seq + 1, problem: 'REMOVED', message: `the log ends before the anchored entry ${anchor.seq}` };
+      }
       const found: Invalid | null = invalid;
       return found === null ? { ok: true, count: read, head } : { ok: false, count: read, head, firstInvalid: found };
     },
   };
 }
 
-/** What is wrong at the end of an intact chain leading to `head`, given the head the store kept and the one expected. */
-function headProblemOf(head: DecisionLogHead, storedHead: DecisionLogHead | null, expectedHead: string | undefined): Invalid | null {
+/** What is wrong at the end of an intact chain leading to `head`, given the head the store kept. */
+function headProblemOf(head: DecisionLogHead, storedHead: DecisionLogHead | null): Invalid | null {
   if (storedHead === null) return { seq: head.seq + 1, problem: 'REMOVED', message: "the log's head record is missing" };
   if (storedHead.seq > head.seq) {
     return { seq: head.seq + 1, problem: 'REMOVED', message: `the log ends at entry ${head.seq}, but ${storedHead.seq} were appended` };
@@ -216,8 +225,5 @@ function headProblemOf(head: DecisionLogHead, storedHead: DecisionLogHead | null
   if (storedHead.seq < head.seq) return { seq: storedHead.seq + 1, problem: 'INSERTED', message: `entries after ${storedHead.seq} were never appended` };
   if (storedHead.hash !== head.hash)
     return { seq: head.seq, problem: 'EDITED', message: `entry ${head.seq}, the last, is not the one appended: it was rewritten` };
-  if (expectedHead !== undefined && expectedHead !== head.hash) {
-    return { seq: head.seq, problem: 'EDITED', message: `the log does not end at the expected head ${expectedHead}: it was truncated, extended or rewritten` };
-  }
   return null;
 }

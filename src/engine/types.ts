@@ -20,7 +20,7 @@ import type {
 } from '../domain/index.js';
 import type { Alert, Case, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
 import type { BatchResponse, Repositories } from './repositories.js';
-import type { DecisionLogReport } from '../domain/decision-log.js';
+import type { DecisionLogHead, DecisionLogReport } from '../domain/decision-log.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 
@@ -43,8 +43,11 @@ export type TransactionInput = Transaction;
 
 /** Options of {@link Engine.verifyDecisionLog}. */
 export interface VerifyDecisionLogOptions {
-  /** The head hash the log must end at (one published earlier, outside the store). */
-  readonly expectedHead?: string;
+  /**
+   * A head published earlier, outside the store (a report's `head`): the log must still pass
+   * through it — entry `anchor.seq` with hash `anchor.hash` — which catches a chain rewritten whole.
+   */
+  readonly anchor?: DecisionLogHead;
 }
 
 /** What {@link Engine.createTransactionEvent} takes: a transaction event (`TransactionEventSchema`). */
@@ -416,14 +419,14 @@ export interface Engine {
    * Reads the whole decision log — every stored transaction and event result, chained by SHA-256 in
    * the order they were stored (docs/audit.md) — page by page in bounded memory, and reports the
    * number of entries, the head they lead to, and the first entry that was edited, removed,
-   * inserted or moved, if any. With `expectedHead` (a head hash kept outside the store) it also
-   * catches a chain rewritten whole or cut at its end.
+   * inserted or moved, if any. With `anchor` (a head kept outside the store since an earlier
+   * verification) it also catches a chain rewritten whole.
    *
    * @example
    * ```ts
    * const report = await engine.verifyDecisionLog();
    * if (!report.ok) console.error(report.firstInvalid); // { seq: 41, problem: 'EDITED', message: … }
-   * anchor(report.head.hash); // keep it elsewhere; verify against it next time
+   * publish(report.head); // keep it elsewhere; later: engine.verifyDecisionLog({ anchor: published })
    * ```
    */
   verifyDecisionLog(options?: VerifyDecisionLogOptions): Promise<DecisionLogReport>;

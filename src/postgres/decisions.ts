@@ -3,7 +3,8 @@ import type { DecisionLogRow } from '../domain/decision-log.js';
 import type { DecisionLogRepository } from '../engine/repositories.js';
 import { prepared, type Sql } from './client.js';
 
-const READ_SQL = prepared('SELECT seq::text AS seq, prev, entry, hash FROM txmon_decisions WHERE seq > $1 ORDER BY seq LIMIT $2');
+// Ordered by the column, not the text alias of the same name (text order would put 10 before 2).
+const READ_SQL = prepared('SELECT d.seq::text AS seq, d.prev, d.entry, d.hash FROM txmon_decisions d WHERE d.seq > $1 ORDER BY d.seq LIMIT $2');
 const HEAD_SQL = prepared('SELECT seq::text AS seq, hash FROM txmon_decision_head WHERE id = 1');
 
 /** The decision log on `sql`. */

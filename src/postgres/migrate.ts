@@ -440,7 +440,7 @@ END $$;
 `;
 
 /**
- * Migration 10: the decision log (domain/decision-log.ts), one hash chain per schema. The head row
+ * Migration 8: the decision log (domain/decision-log.ts), one hash chain per schema. The head row
  * is locked by each append until its transaction commits, so the appends of all processes form one
  * chain in commit order; entry texts are built here, where the position is known, exactly as
  * `entryText` builds them, and hashed with PostgreSQL's own SHA-256.
@@ -473,6 +473,10 @@ BEGIN
     RETURN;
   END IF;
   SELECT h.seq, h.hash INTO v_seq, v_hash FROM txmon_decision_head h WHERE h.id = 1 FOR UPDATE;
+  IF NOT FOUND THEN
+    -- Never start a second chain over a log whose head was removed: verification names the damage.
+    RAISE EXCEPTION 'txmon: the decision log has no head row (txmon_decision_head): run verifyDecisionLog';
+  END IF;
   FOREACH d IN ARRAY p_decisions LOOP
     v_seq := v_seq + 1;
     v_entry := '{"decision":' || d || ',"seq":' || v_seq || '}';
@@ -680,7 +684,7 @@ CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arr
     sql: CHUNK_WRITES_SQL,
   },
   {
-    version: 10,
+    version: 8,
     name: 'decision log: txmon_decisions, txmon_append_decisions',
     sql: DECISION_LOG_SQL,
   },

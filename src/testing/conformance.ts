@@ -11,6 +11,8 @@ import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-st
 import type { Transaction } from '../domain/index.js';
 import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent, UserRuleResults } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { appendDecisionLog, EMPTY_DECISION_LOG } from '../domain/decision-log.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
   FIXTURE_T0,
@@ -73,6 +75,8 @@ async function captureState(
     alerts: byId(await repos.cases.listAlerts(), (a: Alert) => a.alertId),
     cases: byId(await repos.cases.listCases(), (c: Case) => c.caseId),
     aggregates,
+    decisions: await repos.decisions.readDecisions(0, 1_000),
+    decisionHead: await repos.decisions.decisionHead(),
   });
 }
 
@@ -900,6 +904,39 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         ],
         'instance counters',
       );
+    },
+  },
+  {
+    name: 'the decision log: each saved outcome appends its decision, in the order saved, chained from the start as appendDecisionLog chains them',
+    async body(repos) {
+      assertEqual(await repos.decisions.decisionHead(), EMPTY_DECISION_LOG, 'the head of an empty log');
+      assertEqual(await repos.decisions.readDecisions(0, 10), [], 'the rows of an empty log');
+      await seedOneTransaction(repos);
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'dave' }), buildMonitoringResult(['ri-1'], ['ri-1']));
+      const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'dave', destination: 'carol' }));
+      const batch = [buildOutcome(t2, null, { now: FIXTURE_T0 + 5_000 }), buildOutcome(t3, null, { now: FIXTURE_T0 + 6_000 })];
+      await repos.transactions.saveOutcomes(batch);
+      const rows = await repos.decisions.readDecisions(0, 10);
+      const decisions = rows.map((r) => (JSON.parse(r.entry) as { decision: { transactionId: string; eventId?: string } }).decision);
+      assertEqual(
+        decisions.map((d) => [d.transactionId, d.eventId ?? null]),
+        [
+          ['t-1', null],
+          ['t-1', 'e-1'],
+          ['t-2', null],
+          ['t-3', null],
+        ],
+        'the decisions in the order saved',
+      );
+      const expected = appendDecisionLog(
+        EMPTY_DECISION_LOG,
+        [...rows.slice(0, 2).map((r) => (JSON.parse(r.entry) as { decision: unknown }).decision), ...batch.map((o) => JSON.parse(o.decision))].map((d) =>
+          canonicalJson(d),
+        ),
+      );
+      assertEqual(rows, expected.rows, 'the stored rows: texts, previous hashes and SHA-256 hashes');
+      assertEqual(await repos.decisions.decisionHead(), expected.head, 'the head');
+      assertEqual(await repos.decisions.readDecisions(2, 1), expected.rows.slice(2, 3), 'a page after position 2');
     },
   },
   {

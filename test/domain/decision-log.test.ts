@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  appendToChain,
+  appendDecisionLog,
   chainHash,
   createChainVerifier,
   decisionOf,
-  EMPTY_HEAD,
+  EMPTY_DECISION_LOG,
   entryText,
   GENESIS_HASH,
   type DecisionLogHead,
@@ -21,17 +21,17 @@ const decision = (i: number) =>
   decisionOf(`t-${i}`, i % 3 === 0 ? `e-${i}` : null, { executedRules: [], hitRules: [], status: 'ALLOW' }, 1_700_000_000_000 + i);
 
 function chainOf(n: number): { rows: DecisionLogRow[]; head: DecisionLogHead } {
-  return appendToChain(
-    EMPTY_HEAD,
+  return appendDecisionLog(
+    EMPTY_DECISION_LOG,
     Array.from({ length: n }, (_, i) => decision(i)),
   );
 }
 
 /** Verifies `rows` fed in pages of `page`. */
-function verify(rows: readonly DecisionLogRow[], head: DecisionLogHead | null, page = 7, expectedHead?: string) {
-  const verifier = createChainVerifier();
+function verify(rows: readonly DecisionLogRow[], head: DecisionLogHead | null, page = 7, anchor?: DecisionLogHead) {
+  const verifier = createChainVerifier(anchor);
   for (let i = 0; i < rows.length; i += page) verifier.push(rows.slice(i, i + page));
-  return verifier.end(head, expectedHead);
+  return verifier.end(head);
 }
 
 /** `rows` renumbered 1.. in storage order, as a table whose positions were rewritten would read. */
@@ -47,16 +47,17 @@ describe('decision log chain', () => {
     expect(rows[2]?.hash).toBe(chainHash(rows[1]?.hash as string, rows[2]?.entry as string));
     expect(head).toEqual({ seq: 3, hash: rows[2]?.hash });
     // Appending in two steps makes the same chain as in one.
-    const first = appendToChain(EMPTY_HEAD, [decision(0)]);
-    const second = appendToChain(first.head, [decision(1), decision(2)]);
+    const first = appendDecisionLog(EMPTY_DECISION_LOG, [decision(0)]);
+    const second = appendDecisionLog(first.head, [decision(1), decision(2)]);
     expect([...first.rows, ...second.rows]).toEqual(rows);
   });
 
   it('an intact chain verifies, with its count and head, in any page size', () => {
     const { rows, head } = chainOf(25);
     for (const page of [1, 4, 25, 100]) expect(verify(rows, head, page)).toEqual({ ok: true, count: 25, head });
-    expect(verify([], EMPTY_HEAD)).toEqual({ ok: true, count: 0, head: EMPTY_HEAD });
-    expect(verify(rows, head, 7, head.hash).ok).toBe(true);
+    expect(verify([], EMPTY_DECISION_LOG)).toEqual({ ok: true, count: 0, head: EMPTY_DECISION_LOG });
+    expect(verify(rows, head, 7, head).ok).toBe(true);
+    expect(verify(rows, head, 7, { seq: 3, hash: rows[2]?.hash as string }).ok).toBe(true);
   });
 
   const cases: {
@@ -150,11 +151,18 @@ describe('decision log chain', () => {
     expect(report.firstInvalid).toMatchObject({ problem, seq });
   });
 
-  it('a chain rewritten whole verifies on its own, and is caught only against a head kept elsewhere', () => {
+  it('a chain rewritten whole verifies on its own, and is caught only against an anchor kept elsewhere, also after later appends', () => {
     const original = chainOf(6);
-    const rewritten = appendToChain(EMPTY_HEAD, [decision(0), decision(1), decision(77), decision(3), decision(4), decision(5)]);
+    const anchor = { seq: 4, hash: original.rows[3]?.hash as string };
+    const rewritten = appendDecisionLog(EMPTY_DECISION_LOG, [decision(0), decision(1), decision(77), decision(3), decision(4), decision(5)]);
     expect(verify(rewritten.rows, rewritten.head).ok).toBe(true);
-    expect(verify(rewritten.rows, rewritten.head, 7, original.head.hash).firstInvalid).toMatchObject({ problem: 'EDITED', seq: 6 });
+    expect(verify(rewritten.rows, rewritten.head, 7, anchor).firstInvalid).toMatchObject({ problem: 'EDITED', seq: 4 });
+    const grown = appendDecisionLog(original.head, [decision(6)]);
+    expect(verify([...original.rows, ...grown.rows], grown.head, 7, anchor).ok).toBe(true);
+    expect(verify(original.rows.slice(0, 3), { seq: 3, hash: original.rows[2]?.hash as string }, 7, anchor).firstInvalid).toMatchObject({
+      problem: 'REMOVED',
+      seq: 4,
+    });
   });
 
   type Tamper =

@@ -2,7 +2,7 @@
  * The decision log in memory: the chain's entries and hashes in position order (the previous hash
  * of a row is the row before it's), appended in the same synchronous step as the outcome.
  */
-import { appendToChain, EMPTY_HEAD, GENESIS_HASH, type DecisionLogHead, type DecisionLogRow } from '../../domain/decision-log.js';
+import { appendDecisionLog, EMPTY_DECISION_LOG, GENESIS_HASH, type DecisionLogHead, type DecisionLogRow } from '../../domain/decision-log.js';
 import type { DecisionLogRepository } from '../../engine/repositories.js';
 
 /** The memory decision log: {@link MemoryDecisions.append} for the outcome writes, the port for reads. */
@@ -16,10 +16,10 @@ export interface MemoryDecisions {
 export function createMemoryDecisions(): MemoryDecisions {
   const entries: string[] = [];
   const hashes: string[] = [];
-  let head: DecisionLogHead = EMPTY_HEAD;
+  let head: DecisionLogHead = EMPTY_DECISION_LOG;
   return {
     append(decisionTexts) {
-      const appended = appendToChain(head, decisionTexts);
+      const appended = appendDecisionLog(head, decisionTexts);
       for (const row of appended.rows) {
         entries.push(row.entry);
         hashes.push(row.hash);
