@@ -16,6 +16,7 @@ import { defineClosedObject, defineFreeObject, defineOpenObject, defineStringEnu
 import { LIST_SUBTYPES, LIST_TYPES } from './list.js';
 import { ExecutedRuleResultSchema, HitRuleDetailsSchema, RiskScoreDetailsSchema } from './results.js';
 import { TransactionEventSchema, TransactionSchema } from './transaction.js';
+import { AssignmentSchema, StatusChangeSchema } from './workflow.js';
 import { BusinessUserEventSchema, BusinessUserSchema, ConsumerUserEventSchema, ConsumerUserSchema, RiskLevelSchema } from './user.js';
 
 const RuleActionSchema = defineStringEnum(RULE_ACTIONS);
@@ -179,6 +180,10 @@ export const AlertSchema = defineClosedObject({
     action: RuleActionSchema,
     nature: defineStringEnum(RULE_NATURES),
   }),
+  assignments: Type.Optional(Type.Array(AssignmentSchema)),
+  lastStatusChange: Type.Optional(StatusChangeSchema),
+  closingReason: Type.Optional(StatusChangeSchema),
+  slaDueTimestamp: Type.Optional(Type.Number({ description: 'Due date: creation plus the engine SLA (`slaHours`) of the current priority' })),
 });
 /** An alert. */
 export type AlertBody = Static<typeof AlertSchema>;
@@ -198,6 +203,10 @@ export const CaseSchema = defineClosedObject({
       description: 'Every user with an alert in the case, in joining order (entityDetails.userId first); present only when there are two or more.',
     }),
   ),
+  assignments: Type.Optional(Type.Array(AssignmentSchema)),
+  lastStatusChange: Type.Optional(StatusChangeSchema),
+  closingReason: Type.Optional(StatusChangeSchema),
+  slaDueTimestamp: Type.Optional(Type.Number({ description: 'Due date: creation plus the engine SLA (`slaHours`) of the current priority' })),
 });
 /** A case. */
 export type CaseBody = Static<typeof CaseSchema>;
