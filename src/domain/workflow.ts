@@ -7,7 +7,7 @@
 import { invalidField, TxmonError } from '../errors.js';
 import type { Alert, Case } from './entities.js';
 import type { CasePriority, CaseStatus } from './enums.js';
-import { CLOSING_REASONS, type ClosingReason, type StatusChange } from './schemas/workflow.js';
+import { CLOSING_REASONS, type StatusChange, type StatusChangeRequest } from './schemas/workflow.js';
 
 /** The statuses an open alert or case may move to (any open one but `OPEN` and `REOPENED`, or `CLOSED`). */
 const FROM_OPEN: readonly CaseStatus[] = ['IN_PROGRESS', 'IN_REVIEW', 'ON_HOLD', 'ESCALATED', 'CLOSED'];
@@ -33,14 +33,6 @@ export function isAllowedMove(from: CaseStatus, to: CaseStatus): boolean {
   return STATUS_MOVES[from].includes(to);
 }
 
-/** A status change request (Flagright's `POST /cases/{caseId}/statuses` body) once validated. */
-export interface StatusChangeInput {
-  status: CaseStatus;
-  reason?: ClosingReason[];
-  otherReason?: string;
-  comment?: string;
-}
-
 /** The status, priority and assignment fields a workflow write may set on an alert (the others never change). */
 export type AlertWorkflowPatch = Partial<Pick<Alert, 'alertStatus' | 'priority' | 'assignments' | 'lastStatusChange' | 'closingReason'>> & {
   updatedAt: number;
@@ -57,7 +49,12 @@ export type CaseWorkflowPatch = Partial<Pick<Case, 'caseStatus' | 'priority' | '
  *   {@link STATUS_MOVES}; `VALIDATION_FAILED` at `/reason` for a close without a reason, or a reason
  *   given with another status; at `/otherReason` for `OTHER` without text, or text without `OTHER`.
  */
-export function decideStatusChange(from: CaseStatus, request: StatusChangeInput, now: number, actor: string | undefined): StatusChange {
+export function decideStatusChange(
+  from: CaseStatus,
+  request: Pick<StatusChangeRequest, 'status' | 'reason' | 'otherReason' | 'comment'>,
+  now: number,
+  actor: string | undefined,
+): StatusChange {
   const to = request.status;
   if (!isAllowedMove(from, to)) {
     const message = `${from} → ${to} is not allowed`;
@@ -85,12 +82,12 @@ export function statusPatchOf(change: StatusChange): { lastStatusChange: StatusC
 }
 
 /**
- * What closing a case does to one of its alerts: an open alert is closed with the case's reason
- * (its `lastStatusChange` and `closingReason` are the case's change); a closed one is left as is
- * (`null`). Other case moves leave the alerts alone.
+ * What a case's status change does to its alerts: a close closes each alert not closed yet, with the
+ * case's reason (its `lastStatusChange` and `closingReason` are the case's change), and leaves a
+ * closed one as it is; other moves leave the alerts alone (`null`).
  */
-export function alertPatchOnCaseClose(alert: Alert, change: StatusChange): AlertWorkflowPatch | null {
-  if (change.status !== 'CLOSED' || alert.alertStatus === 'CLOSED') return null;
+export function openAlertsPatchOnCaseChange(change: StatusChange): AlertWorkflowPatch | null {
+  if (change.status !== 'CLOSED') return null;
   return { alertStatus: 'CLOSED', ...statusPatchOf(change), updatedAt: change.timestamp };
 }
 

@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   CASE_STATUSES,
   DEFAULT_SLA_HOURS,
-  alertPatchOnCaseClose,
+  openAlertsPatchOnCaseChange,
   decideStatusChange,
   isAllowedMove,
   slaDueTimestampOf,
-  type Alert,
   type CaseStatus,
 } from '../../src/domain/index.js';
 import { isTxmonError } from '../../src/errors.js';
@@ -78,25 +77,13 @@ describe('closing reasons', () => {
 });
 
 describe('closing a case closes its open alerts', () => {
-  const alert = (alertStatus: CaseStatus): Alert => ({
-    alertId: 'A-1',
-    caseId: 'C-1',
-    createdTimestamp: T - 10,
-    updatedAt: T - 10,
-    alertStatus,
-    priority: 'P2',
-    userId: 'alice',
-    direction: 'ORIGIN',
-    entityDetails: { type: 'TRANSACTION', transactionIds: ['t-1'] },
-    ruleDetails: { id: 'R-2', name: 'n', description: 'd', instanceId: 'ri-1', action: 'FLAG', nature: 'AML' },
-  });
   const close = decideStatusChange('OPEN', { status: 'CLOSED', reason: ['FALSE_POSITIVE'] }, T, 'ana');
-  it('an open alert closes with the case reason', () => {
-    expect(alertPatchOnCaseClose(alert('IN_REVIEW'), close)).toEqual({ alertStatus: 'CLOSED', lastStatusChange: close, closingReason: close, updatedAt: T });
+  it('the alerts still open close with the case reason', () => {
+    expect(openAlertsPatchOnCaseChange(close)).toEqual({ alertStatus: 'CLOSED', lastStatusChange: close, closingReason: close, updatedAt: T });
   });
-  it('a closed alert keeps its own close, and a move other than a close leaves alerts alone', () => {
-    expect(alertPatchOnCaseClose(alert('CLOSED'), close)).toBeNull();
-    expect(alertPatchOnCaseClose(alert('OPEN'), decideStatusChange('OPEN', { status: 'ESCALATED' }, T, undefined))).toBeNull();
+  it('a move other than a close leaves the alerts alone', () => {
+    expect(openAlertsPatchOnCaseChange(decideStatusChange('OPEN', { status: 'ESCALATED' }, T, undefined))).toBeNull();
+    expect(openAlertsPatchOnCaseChange(decideStatusChange('CLOSED', { status: 'REOPENED' }, T, undefined))).toBeNull();
   });
 });
 

@@ -211,6 +211,27 @@ export const CaseSchema = defineClosedObject({
 /** A case. */
 export type CaseBody = Static<typeof CaseSchema>;
 
+/** `GET /alerts/{alertId}`: the alert with its comments, oldest first (`AlertView`). */
+export const AlertViewSchema = defineClosedObject({ ...AlertSchema.properties, comments: Type.Array(CommentViewSchema) });
+/** `GET /cases/{caseId}`: the case with its comments, oldest first (`CaseView`). */
+export const CaseViewSchema = defineClosedObject({ ...CaseSchema.properties, comments: Type.Array(CommentViewSchema) });
+
+const pageProperties = {
+  hasNext: Type.Boolean(),
+  hasPrev: Type.Boolean(),
+  next: Type.String({ description: "Cursor of the next page (pass it as `start`), '' when none" }),
+  prev: Type.String({ description: "Cursor of the previous page, '' when none" }),
+  last: Type.String({ description: "Cursor of the last page, '' when nothing matches" }),
+  count: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages' }),
+  pageSize: Type.Integer({ minimum: 1 }),
+};
+/** `GET /alerts`: one page of alerts. */
+export const AlertPageSchema = defineClosedObject({ items: Type.Array(AlertSchema), ...pageProperties });
+/** `GET /cases`: one page of cases (Flagright's `CasesListResponse` shape). */
+export const CasePageSchema = defineClosedObject({ items: Type.Array(CaseSchema), ...pageProperties });
+/** `GET /users|cases|alerts/{id}/comments`. */
+export const CommentListSchema = Type.Array(CommentViewSchema);
+
 const listProperties = {
   listId: Type.String(),
   listType: defineStringEnum(LIST_TYPES),

@@ -70,3 +70,38 @@ export const WorkflowUpdateRequestSchema = defineClosedObject(
 );
 /** A `PATCH` of an alert or a case. */
 export type WorkflowUpdateRequest = Static<typeof WorkflowUpdateRequestSchema>;
+
+/** The most items a page of alerts or cases holds (`pageSize`). */
+export const MAX_PAGE_SIZE = 100;
+/** The longest `start` cursor accepted. */
+export const MAX_CURSOR_LENGTH = 1024;
+
+const pageQueryFields = {
+  start: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_CURSOR_LENGTH, description: 'A cursor from `next`, `prev` or `last` of an earlier page' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Default 20' })),
+  sortOrder: Type.Optional(defineStringEnum(['asc', 'desc', 'ascend', 'descend'] as const, { description: 'Default desc' })),
+  filterPriority: Type.Optional(defineStringEnum(CASE_PRIORITIES)),
+  filterAfterCreatedTimestamp: Type.Optional(Type.Number({ description: 'Only items created at or after this time (epoch ms)' })),
+  filterBeforeCreatedTimestamp: Type.Optional(Type.Number({ description: 'Only items created at or before this time (epoch ms)' })),
+  filterUserId: Type.Optional(Type.String({ minLength: 1, maxLength: SCHEMA_LIMITS.ID_MAX_LENGTH })),
+};
+const StatusFilterSchema = Type.Array(StatusSchema, { minItems: 1, maxItems: CASE_STATUSES.length, uniqueItems: true });
+
+/** The query of `GET /cases` and `engine.listCases(query)`: Flagright's names, plus `filterUserId` (cases with an alert of the user). */
+export const CaseListQuerySchema = defineClosedObject({
+  ...pageQueryFields,
+  sortBy: Type.Optional(defineStringEnum(['createdTimestamp', 'updatedAt', 'priority', 'caseId'] as const, { description: 'Default createdTimestamp' })),
+  filterCaseStatus: Type.Optional(StatusFilterSchema),
+});
+/** A query of a page of cases. */
+export type CaseListQuery = Static<typeof CaseListQuerySchema>;
+
+/** The query of `GET /alerts` and `engine.listAlerts(query)`: as for cases, plus the rule instance and the user. */
+export const AlertListQuerySchema = defineClosedObject({
+  ...pageQueryFields,
+  sortBy: Type.Optional(defineStringEnum(['createdTimestamp', 'updatedAt', 'priority', 'alertId'] as const, { description: 'Default createdTimestamp' })),
+  filterAlertStatus: Type.Optional(StatusFilterSchema),
+  filterRuleInstanceId: Type.Optional(Type.String({ minLength: 1, maxLength: SCHEMA_LIMITS.ID_MAX_LENGTH })),
+});
+/** A query of a page of alerts. */
+export type AlertListQuery = Static<typeof AlertListQuerySchema>;
