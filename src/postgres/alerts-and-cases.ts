@@ -21,15 +21,16 @@ function sortExpression(sortBy: WorkflowSortKey, doc: string, id: string): strin
   }
 }
 
+/** The SQL of a page query: `where` uses the first `filterParams` parameters, `keyset` those after. */
+interface PageClauses {
+  readonly where: string;
+  readonly keyset: string;
+  readonly order: string;
+  readonly filterParams: number;
+}
+
 /** The WHERE conditions and ORDER BY of a page query; `params` grows with the conditions' values. */
-function pageClauses(
-  query: CasePageQuery,
-  doc: string,
-  id: string,
-  statusField: string,
-  params: unknown[],
-  extra: string[],
-): { where: string; keyset: string; order: string } {
+function pageClauses(query: CasePageQuery, doc: string, id: string, statusField: string, params: unknown[], extra: string[]): PageClauses {
   const conditions = [...extra];
   const param = (value: unknown): string => {
     params.push(value);
@@ -39,6 +40,7 @@ function pageClauses(
   if (query.priority !== undefined) conditions.push(`${doc}->>'priority' = ${param(query.priority)}`);
   if (query.createdFrom !== undefined) conditions.push(`(${doc}->>'createdTimestamp')::float8 >= ${param(query.createdFrom)}::float8`);
   if (query.createdTo !== undefined) conditions.push(`(${doc}->>'createdTimestamp')::float8 <= ${param(query.createdTo)}::float8`);
+  const filterParams = params.length;
   const key = sortExpression(query.sortBy, doc, id);
   const dir = query.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const cmp = query.sortOrder === 'asc' ? '>' : '<';
@@ -51,7 +53,7 @@ function pageClauses(
     else keyset = `(${key}, ${id} COLLATE "C") ${cmp} (${param(Number(after.value))}::float8, ${param(after.id)}::text COLLATE "C")`;
   }
   const order = query.sortBy === 'id' ? `${id} COLLATE "C" ${dir}` : `${key} ${dir}, ${id} COLLATE "C" ${dir}`;
-  return { where: conditions.length === 0 ? 'TRUE' : conditions.join(' AND '), keyset, order };
+  return { where: conditions.length === 0 ? 'TRUE' : conditions.join(' AND '), keyset, order, filterParams };
 }
 
 /**
@@ -73,32 +75,16 @@ export function createPostgresAlertsAndCases(sql: Sql, db: Database | null = nul
   const CASE_SQL = `SELECT ${CASE_DOC} AS doc FROM txmon_cases c`;
 
   /** One page: the matching rows after the key (one more than the limit, to know whether more follow) and their count. */
-  async function page<T>(
-    from: string,
-    docSql: string,
-    clauses: { where: string; keyset: string; order: string },
-    params: unknown[],
-    limit: number,
-  ): Promise<StorePage<T>> {
-    const countParams = [...params];
+  async function page<T>(from: string, docSql: string, clauses: PageClauses, params: unknown[], limit: number): Promise<StorePage<T>> {
+    const countParams = params.slice(0, clauses.filterParams);
     const pageWhere = clauses.keyset === '' ? clauses.where : `${clauses.where} AND ${clauses.keyset}`;
     params.push(limit + 1);
     const rows = await sql.query<{ doc: T }>(
       `SELECT ${docSql} AS doc FROM ${from} WHERE ${pageWhere} ORDER BY ${clauses.order} LIMIT $${params.length}`,
       params,
     );
-    const counted = await sql.query<{ n: string | number }>(
-      `SELECT count(*) AS n FROM ${from} WHERE ${clauses.where}`,
-      countParams.slice(0, countParamsUsed(clauses.where)),
-    );
+    const counted = await sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${from} WHERE ${clauses.where}`, countParams);
     return { items: rows.slice(0, limit).map((r) => r.doc), hasNext: rows.length > limit, count: Number(counted[0]?.n ?? 0) };
-  }
-
-  /** The number of `$n` parameters the filter conditions use (they come first, before the keyset's). */
-  function countParamsUsed(where: string): number {
-    let max = 0;
-    for (const m of where.matchAll(/\$(\d+)/g)) max = Math.max(max, Number(m[1]));
-    return max;
   }
 
   async function inTransaction(work: (tx: Sql) => Promise<void>): Promise<void> {
