@@ -13,7 +13,7 @@ import { createSeriesCatalog, createSharedSeriesCatalog } from './instances/seri
 import { resolveEngineSettings, type EngineOptions } from './options.js';
 import { createBatchService } from './services/batches.js';
 import { createCaseService } from './services/cases.js';
-import { createCommentAndFileService } from './services/comments-and-files.js';
+import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
 import { createListService } from './services/lists.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
@@ -63,7 +63,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),
-    ...createCaseService(settings),
+    ...createCaseService({ settings, withLocks, commentFiles: createCommentFiles(settings) }),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
     checkStore: async () => {
       await repositories.ping?.();

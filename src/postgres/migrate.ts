@@ -634,6 +634,21 @@ CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arr
     name: 'chunk writes: txmon_save_effects, txmon_save_creations',
     sql: CHUNK_WRITES_SQL,
   },
+  {
+    version: 8,
+    name: 'alert and case pages: keyset indexes',
+    sql: `
+-- Pages of alerts and cases (GET /alerts, GET /cases) in (sort value, id) order: one index per time
+-- key and direction-free (scanned backwards for desc). Ids compare bytewise (COLLATE "C"), as the
+-- memory store compares them; priority pages and the status filters read the table.
+CREATE INDEX txmon_alerts_page_created ON txmon_alerts (((alert->>'createdTimestamp')::float8), alert_id COLLATE "C");
+CREATE INDEX txmon_alerts_page_updated ON txmon_alerts (((alert->>'updatedAt')::float8), alert_id COLLATE "C");
+CREATE INDEX txmon_alerts_page_id ON txmon_alerts (alert_id COLLATE "C");
+CREATE INDEX txmon_cases_page_created ON txmon_cases ((("case"->>'createdTimestamp')::float8), case_id COLLATE "C");
+CREATE INDEX txmon_cases_page_updated ON txmon_cases ((("case"->>'updatedAt')::float8), case_id COLLATE "C");
+CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
+`,
+  },
 ];
 
 /** The advisory lock key migrations take turns on. */

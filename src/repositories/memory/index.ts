@@ -41,14 +41,15 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const budget = createByteBudget(maxStoredBytes);
   const aggregates = createAggregateStore();
   const ruleInstances = createMemoryRuleInstances(budget);
-  const alertsAndCases = createMemoryAlertsAndCases();
+  const comments = createMemoryComments(budget);
+  const alertsAndCases = createMemoryAlertsAndCases(comments);
   const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
     transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,
-    comments: createMemoryComments(budget),
+    comments,
     cases: alertsAndCases.repository,
     files: createMemoryFiles(budget),
     aggregates: createMemoryAggregates(aggregates),
