@@ -31,3 +31,24 @@ const comment = await engine.createAlertComment(alert.alertId, {
 });
 console.log(comment.commentId, comment.files[0].downloadLink.split('?')[0]);
 assert.equal(comment.files.length, 1);
+
+// The analyst closes the case with a reason: its open alerts close with it, in the same write.
+const closed = await engine.changeCaseStatus(
+  alert.caseId,
+  { status: 'CLOSED', reason: ['FALSE_POSITIVE'], comment: 'Travel confirmed' },
+  { actor: 'ana@bank.example' },
+);
+console.log(closed.caseStatus, closed.closingReason.reason); // CLOSED [ 'FALSE_POSITIVE' ]
+assert.equal((await engine.getAlert(alert.alertId)).alertStatus, 'CLOSED');
+
+// A later hit opens a new alert in a new case; open work is listed a page at a time.
+await engine.createTransaction({
+  type: 'TRANSFER',
+  transactionId: 'x3',
+  timestamp: Date.now(),
+  originUserId: 'dave',
+  originAmountDetails: { transactionAmount: 90, transactionCurrency: 'USD', country: 'IR' },
+});
+const open = await engine.listAlerts({ filterAlertStatus: ['OPEN'], pageSize: 10 });
+console.log(open.count, open.items[0].entityDetails.transactionIds); // 1 [ 'x3' ]
+assert.notEqual(open.items[0].caseId, alert.caseId);

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   IMMUTABLE_FIELD: 400,
   /** A comment names a file key that this tenant's upload call did not issue. */
   UNKNOWN_FILE_KEY: 400,
+  /** A status change of an alert or a case outside the table of allowed moves (docs/alerts-and-cases.md); the detail names the move. */
+  INVALID_STATUS_MOVE: 400,
   /** A request body is not valid JSON. */
   MALFORMED_JSON: 400,
   /**
@@ -225,6 +227,7 @@ export type InvalidRequestCode = Extract<
   | 'UNKNOWN_RULE'
   | 'UNKNOWN_FILE_KEY'
   | 'MALFORMED_JSON'
+  | 'INVALID_STATUS_MOVE'
 >;
 
 /**

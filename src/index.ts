@@ -38,6 +38,14 @@ export type {
   CommentInput,
   CommentView,
   Engine,
+  AlertView,
+  CaseView,
+  WorkflowPage,
+  AlertListInput,
+  CaseListInput,
+  StatusChangeInput,
+  WorkflowUpdateInput,
+  WorkflowOptions,
   IdGenerator,
   IdKind,
   LibraryRuleInstanceInput,
@@ -401,6 +409,25 @@ export { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './domain/time.js';
 export { DEFAULT_RISK_BANDS } from './domain/risk-score.js';
 export type { RiskBands } from './domain/risk-score.js';
 export type { AlertHit, CaseGrouping } from './domain/case-policy.js';
+// The alert and case workflow (docs/alerts-and-cases.md)
+export { DEFAULT_SLA_HOURS, STATUS_MOVES, isAllowedMove } from './domain/workflow.js';
+export type { AlertWorkflowPatch, CaseWorkflowPatch, SlaHours } from './domain/workflow.js';
+export {
+  AlertListQuerySchema,
+  CaseListQuerySchema,
+  CLOSING_REASONS,
+  StatusChangeRequestSchema,
+  WorkflowUpdateRequestSchema,
+} from './domain/schemas/workflow.js';
+export type {
+  AlertListQuery,
+  Assignment,
+  CaseListQuery,
+  ClosingReason,
+  StatusChange,
+  StatusChangeRequest,
+  WorkflowUpdateRequest,
+} from './domain/schemas/workflow.js';
 export type { UserUpdate } from './domain/user-update.js';
 
 // Repositories: the port an adapter implements, and the memory adapter
@@ -430,6 +457,12 @@ export type {
   TransactionOutcome,
   TransactionRepository,
   UnitPrefetch,
+  AlertPageQuery,
+  CasePageQuery,
+  PageKey,
+  StorePage,
+  WorkflowSortKey,
+  WorkflowWrite,
   UserRepository,
   UserRuleResults,
   UserRuleWrites,

@@ -1,6 +1,6 @@
 /**
- * The decision log: every decision txmon stores (a transaction's or an event's result) appended to
- * one hash chain per store. Entry n is the canonical JSON text `{"decision":…,"seq":n}`; its hash is
+ * The decision log: every decision txmon stores (a transaction's or an event's result, an alert's or
+ * a case's status change) appended to one hash chain per store. Entry n is the canonical JSON text `{"decision":…,"seq":n}`; its hash is
  * SHA-256 (hex) over the previous entry's hash followed by the text, the first entry's previous hash
  * being {@link GENESIS_HASH}. Each stored row keeps its text, the previous hash it was chained to and
  * its own hash, so a verifier can tell which entry was edited, removed, inserted or moved.
@@ -39,8 +39,11 @@ export interface DecisionLogHead {
 /** An empty chain's head. */
 export const EMPTY_DECISION_LOG: DecisionLogHead = { seq: 0, hash: GENESIS_HASH };
 
+/** A decision an entry holds: a stored result, or a status change of an alert or a case. */
+export type Decision = ResultDecision | StatusDecision;
+
 /** The decision of one stored transaction or event, as its entry holds it. */
-export interface Decision {
+export interface ResultDecision {
   readonly type: 'TRANSACTION' | 'TRANSACTION_EVENT';
   readonly transactionId: string;
   /** The event's id, for `TRANSACTION_EVENT`. */
@@ -51,6 +54,45 @@ export interface Decision {
   readonly hitRules: readonly { readonly ruleInstanceId: string; readonly ruleAction: string; readonly isShadow?: true }[];
   /** When it was decided (epoch ms). */
   readonly timestamp: number;
+}
+
+/**
+ * An analyst's decision on an alert or a case: its status change (a case closed with its open
+ * alerts: `closesOpenAlerts`), with the reasons and who made it.
+ */
+export interface StatusDecision {
+  readonly type: 'ALERT_STATUS' | 'CASE_STATUS';
+  /** The alert's or the case's id. */
+  readonly id: string;
+  readonly from: string;
+  readonly status: string;
+  readonly reason?: readonly string[];
+  readonly otherReason?: string;
+  readonly actor?: string;
+  /** A case's close: every alert of it still open closes in the same write. */
+  readonly closesOpenAlerts?: true;
+  readonly timestamp: number;
+}
+
+/** The canonical text of a status change's decision (see {@link StatusDecision}). */
+export function statusDecisionOf(
+  kind: 'ALERT' | 'CASE',
+  id: string,
+  from: string,
+  change: { readonly status: string; readonly reason?: readonly string[]; readonly otherReason?: string; readonly actor?: string; readonly timestamp: number },
+  closesOpenAlerts: boolean,
+): string {
+  return decisionText({
+    type: kind === 'ALERT' ? 'ALERT_STATUS' : 'CASE_STATUS',
+    id,
+    from,
+    status: change.status,
+    ...(change.reason === undefined ? {} : { reason: change.reason }),
+    ...(change.otherReason === undefined ? {} : { otherReason: change.otherReason }),
+    ...(change.actor === undefined ? {} : { actor: change.actor }),
+    ...(closesOpenAlerts ? { closesOpenAlerts: true } : {}),
+    timestamp: change.timestamp,
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ExecutedRuleResult, HitRuleDetails, RiskScoreDetails } from './sch
 import type { ListSubtype } from './schemas/list.js';
 import type { BusinessUser, ConsumerUser } from './schemas/user.js';
 import type { RiskLevel } from './enums.js';
+import type { Assignment, StatusChange } from './schemas/workflow.js';
 
 export type { RuleInstance } from './schemas/rule-instance.js';
 
@@ -38,6 +39,17 @@ export interface Alert {
    */
   entityDetails: { type: 'TRANSACTION' | 'USER'; transactionIds: string[] };
   ruleDetails: { id: string; name: string; description: string; instanceId: string; action: RuleAction; nature: RuleNature };
+  /** The analysts it is assigned to (Flagright's `assignments`); absent until assigned. */
+  assignments?: Assignment[];
+  /** Its latest status change; absent while it never changed status. */
+  lastStatusChange?: StatusChange;
+  /** The change that last closed it (kept after a reopen); absent while it never closed. */
+  closingReason?: StatusChange;
+  /**
+   * The due date (epoch ms): creation plus the engine's SLA for its current priority (engine
+   * option `slaHours`). Computed when read, never stored: a priority change moves it.
+   */
+  slaDueTimestamp?: number;
 }
 
 /** A case: the open alerts of one user (with case grouping `COUNTERPARTIES`, of the users of one scheme). */
@@ -55,6 +67,17 @@ export interface Case {
    * present only when there are two or more, which only case grouping `COUNTERPARTIES` makes.
    */
   userIds?: string[];
+  /** The analysts it is assigned to (Flagright's `assignments`); absent until assigned. */
+  assignments?: Assignment[];
+  /** Its latest status change; absent while it never changed status. */
+  lastStatusChange?: StatusChange;
+  /** The change that last closed it (kept after a reopen); absent while it never closed. */
+  closingReason?: StatusChange;
+  /**
+   * The due date (epoch ms): creation plus the engine's SLA for its current priority (engine
+   * option `slaHours`). Computed when read, never stored: a priority change moves it.
+   */
+  slaDueTimestamp?: number;
 }
 
 /** A file attached to a comment, as returned (with a download link). */

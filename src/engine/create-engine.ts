@@ -14,7 +14,7 @@ import { resolveEngineSettings, type EngineOptions } from './options.js';
 import { createBatchService } from './services/batches.js';
 import { createDecisionLogService } from './services/decision-log.js';
 import { createCaseService } from './services/cases.js';
-import { createCommentAndFileService } from './services/comments-and-files.js';
+import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
 import { createListService } from './services/lists.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
@@ -64,7 +64,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),
-    ...createCaseService(settings),
+    ...createCaseService({ settings, withLocks, commentFiles: createCommentFiles(settings) }),
     ...createDecisionLogService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
     checkStore: async () => {

@@ -2,7 +2,7 @@
  * The options of `createEngine`, their defaults, and the settings every service of one engine
  * shares once they are checked.
  */
-import { CASE_GROUPINGS, type CaseGrouping, type RiskLevel } from '../domain/index.js';
+import { CASE_GROUPINGS, DEFAULT_SLA_HOURS, type CaseGrouping, type RiskLevel, type SlaHours } from '../domain/index.js';
 import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
 import { DEFAULT_RISK_BANDS, type RiskBands } from '../domain/risk-score.js';
 import { configurationError } from '../errors.js';
@@ -38,6 +38,13 @@ export interface EngineOptions {
    * transaction's other side, so one scheme's accounts share one case.
    */
   readonly caseGrouping?: CaseGrouping;
+  /**
+   * Hours from creation to the due date (`slaDueTimestamp`) of an alert or a case, per priority
+   * (docs/alerts-and-cases.md#sla). Default {@link DEFAULT_SLA_HOURS}: P1 24, P2 72, P3 168, P4 336.
+   * Given in part, the other priorities keep their defaults.
+   * @example createEngine({ slaHours: { P1: 4, P2: 24 } })
+   */
+  readonly slaHours?: Partial<SlaHours>;
   /**
    * Aggregate series kept even when no active instance reads them (`'all'` = every built-in
    * series). By default a series is kept only while an active instance reads it, and filled from
@@ -87,6 +94,7 @@ export interface EngineSettings {
   readonly riskBands: RiskBands;
   readonly lateArrivalMs: number;
   readonly caseGrouping: CaseGrouping;
+  readonly slaHours: SlaHours;
   readonly files: { readonly maxUploadBytes: number; readonly urlTtlMs: number; readonly publicBaseUrl: string; readonly signer: UrlSigner };
 }
 
@@ -125,6 +133,15 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
   if (!Number.isSafeInteger(lateArrivalMs) || lateArrivalMs < 0) throw configurationError('createEngine', 'lateArrivalMs must be a non-negative integer');
   const caseGrouping = options.caseGrouping ?? 'USER';
   if (!CASE_GROUPINGS.includes(caseGrouping)) throw configurationError('createEngine', "caseGrouping must be 'USER' or 'COUNTERPARTIES'");
+  if (options.slaHours !== undefined && (typeof options.slaHours !== 'object' || options.slaHours === null || Array.isArray(options.slaHours))) {
+    throw configurationError('createEngine', 'slaHours must be an object of hours per priority');
+  }
+  const slaHours: SlaHours = Object.freeze({ ...DEFAULT_SLA_HOURS, ...options.slaHours });
+  for (const [priority, hours] of Object.entries(slaHours)) {
+    if (!(priority in DEFAULT_SLA_HOURS) || typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 100_000) {
+      throw configurationError('createEngine', 'slaHours must map P1, P2, P3, P4 to hours greater than 0 (at most 100,000)');
+    }
+  }
   return {
     repositories,
     clock: options.clock ?? { now: () => Date.now() },
@@ -139,6 +156,7 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
     riskBands,
     lateArrivalMs,
     caseGrouping,
+    slaHours,
     files: {
       maxUploadBytes: options.maxUploadBytes ?? 100_000_000,
       urlTtlMs: options.urlTtlMs ?? 15 * 60 * 1000,

@@ -22,6 +22,10 @@ import type {
   ExecutedRuleResult,
   HitRuleDetails,
   RiskLevel,
+  CaseStatus,
+  CasePriority,
+  AlertWorkflowPatch,
+  CaseWorkflowPatch,
 } from '../domain/index.js';
 import type { UserRuleResults } from '../domain/entities.js';
 import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
@@ -236,12 +240,97 @@ export interface CommentRepository {
   listComments(target: CommentTarget): Promise<Comment[]>;
 }
 
+/** What alerts and cases are sorted by in a page: a time, the priority (`P1` first ascending), or the id alone. */
+export type WorkflowSortKey = 'createdTimestamp' | 'updatedAt' | 'priority' | 'id';
+
+/** Where a page starts: strictly after the item with this sort value and id (in the query's order). */
+export interface PageKey {
+  /** The item's sort value: a number for the times, `P1`…`P4` for priority, the id for `id`. */
+  readonly value: number | string;
+  readonly id: string;
+}
+
+/** The filters and order of a page of cases (each filter optional; absent: everything). */
+export interface CasePageQuery {
+  /** Any of these statuses. */
+  readonly statuses?: readonly CaseStatus[];
+  readonly priority?: CasePriority;
+  /** `createdTimestamp >= createdFrom`. */
+  readonly createdFrom?: number;
+  /** `createdTimestamp <= createdTo`. */
+  readonly createdTo?: number;
+  /** Cases with an alert of this user (its first user, or one that joined it). */
+  readonly userId?: string;
+  /** The sort key; ties are broken by id, in the same direction. */
+  readonly sortBy: WorkflowSortKey;
+  readonly sortOrder: 'asc' | 'desc';
+  /** Keyset: only items after this one in (sort value, id) order; absent: from the first. */
+  readonly after?: PageKey;
+  /** At most this many items (1..100). */
+  readonly limit: number;
+}
+
+/** The filters and order of a page of alerts: those of cases, plus the rule instance. */
+export interface AlertPageQuery extends CasePageQuery {
+  /** Alerts of this rule instance. */
+  readonly ruleInstanceId?: string;
+  /** Alerts on this user. */
+  readonly userId?: string;
+}
+
+/** One page as a store answers it. */
+export interface StorePage<T> {
+  /** Up to `limit` items after `after`, in the query's order. */
+  readonly items: T[];
+  /** Whether more items follow the last one. */
+  readonly hasNext: boolean;
+  /** How many items match the filters in all (every page, `after` ignored). */
+  readonly count: number;
+}
+
+/**
+ * A workflow change (a status move, a priority or assignment update) written as ONE atomic step:
+ * the fields of each patch replace the stored ones (the others, and an alert's transactions or a
+ * case's alerts, are kept), and the comments are added. The engine runs it holding the keys of the
+ * users involved (`u:<userId>`, as their transactions do), so a concurrent hit lands wholly before
+ * or wholly after it.
+ */
+export interface WorkflowWrite {
+  /**
+   * The case's patch and, when it closes the case, `openAlertsPatch`: applied to every alert of the
+   * case that is not `CLOSED` when the write runs (an alert that joined the case a moment before
+   * is closed with it; the store serialises this with the hits that add alerts to the case).
+   */
+  readonly case?: { readonly caseId: string; readonly patch: CaseWorkflowPatch; readonly openAlertsPatch?: AlertWorkflowPatch };
+  readonly alerts: readonly { readonly alertId: string; readonly patch: AlertWorkflowPatch }[];
+  readonly comments: readonly { readonly target: CommentTarget; readonly comment: Comment }[];
+  /**
+   * The status changes' decision texts (`statusDecisionOf`), appended to the decision log in the
+   * same atomic write, last (as an outcome's decision is).
+   */
+  readonly decisions: readonly string[];
+}
+
 /** Alerts and cases (written through {@link TransactionRepository.saveOutcome}, and the user saves' {@link UserRuleWrites}). */
 export interface CaseRepository {
   getAlert(alertId: string): Promise<Alert | null>;
+  /** Every alert, in creation order. */
   listAlerts(): Promise<Alert[]>;
   getCase(caseId: string): Promise<Case | null>;
+  /** Every case, in creation order. */
   listCases(): Promise<Case[]>;
+  /**
+   * One page of alerts (keyset: an item present when the first page was read is neither skipped nor
+   * repeated by later pages while others are added, as long as its sort value does not change).
+   */
+  pageAlerts(query: AlertPageQuery): Promise<StorePage<Alert>>;
+  /** One page of cases, as {@link pageAlerts}. */
+  pageCases(query: CasePageQuery): Promise<StorePage<Case>>;
+  /**
+   * Applies a {@link WorkflowWrite} atomically: all of it, or nothing.
+   * @throws TxmonError `ALERT_NOT_FOUND` / `CASE_NOT_FOUND` when a patched alert or case is not stored (nothing is written then)
+   */
+  saveWorkflow(write: WorkflowWrite): Promise<void>;
 }
 
 /** Upload slots and the bytes stored through them. */

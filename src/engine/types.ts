@@ -17,8 +17,12 @@ import type {
   RuleInstanceRequest,
   Transaction,
   TransactionEvent,
+  AlertListQuery,
+  CaseListQuery,
+  StatusChangeRequest,
+  WorkflowUpdateRequest,
 } from '../domain/index.js';
-import type { Alert, Case, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
+import type { Alert, Case, CommentTarget, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
 import type { BatchResponse, Repositories } from './repositories.js';
 import type { DecisionLogHead, DecisionLogReport } from '../domain/decision-log.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
@@ -152,6 +156,46 @@ export interface CommentView {
   files: CommentFileLink[];
   createdTimestamp: number;
   updatedTimestamp: number;
+}
+
+/** An alert as {@link Engine.getAlert} returns it: with its comments, oldest first. */
+export type AlertView = Alert & { comments: CommentView[] };
+
+/** A case as {@link Engine.getCase} returns it: with its comments, oldest first. */
+export type CaseView = Case & { comments: CommentView[] };
+
+/**
+ * One page of alerts or cases, in Flagright's shape. `next`, `prev` and `last` are opaque cursors
+ * to pass as `start` (with the same `sortBy` and `sortOrder`); `''` when there is no such page.
+ */
+export interface WorkflowPage<T> {
+  items: T[];
+  /** Whether items follow this page (`next` reads them). */
+  hasNext: boolean;
+  /** Whether items precede this page (`prev` reads them). */
+  hasPrev: boolean;
+  next: string;
+  prev: string;
+  /** The last page (the last `pageSize` items), `''` when nothing matches. */
+  last: string;
+  /** How many items match the filters, on every page together. */
+  count: number;
+  pageSize: number;
+}
+
+/** What {@link Engine.listAlerts} takes: `GET /alerts`'s query (`AlertListQuerySchema`). */
+export type AlertListInput = AlertListQuery;
+/** What {@link Engine.listCases} takes: `GET /cases`'s query (`CaseListQuerySchema`). */
+export type CaseListInput = CaseListQuery;
+/** What the status change methods take: Flagright's `POST /cases/{caseId}/statuses` body (`StatusChangeRequestSchema`). */
+export type StatusChangeInput = StatusChangeRequest;
+/** What {@link Engine.updateAlert} and {@link Engine.updateCase} take (`WorkflowUpdateRequestSchema`). */
+export type WorkflowUpdateInput = WorkflowUpdateRequest;
+
+/** Options of the workflow's writes. */
+export interface WorkflowOptions extends CallOptions {
+  /** Who makes the change (1..200 characters), kept in `lastStatusChange.actor`; absent: unknown. */
+  readonly actor?: string;
 }
 
 /** Response of {@link Engine.createUpload} (`POST /pre-signed-url`). */
@@ -385,10 +429,76 @@ export interface Engine {
   putUploadContent(access: SignedFileAccess, content: Uint8Array | AsyncIterable<Uint8Array>, options?: UploadContentOptions): Promise<void>;
   /** Reads a file through a signed download link. */
   getFileContent(access: SignedFileAccess): Promise<{ filename: string; bytes: Uint8Array }>;
+  /** Every alert, in creation order, each with its `slaDueTimestamp` (for small stores and tests: prefer a page). */
   listAlerts(): Promise<Alert[]>;
-  getAlert(alertId: string): Promise<Alert>;
+  /**
+   * One page of alerts (`GET /alerts`): filtered, sorted (default `createdTimestamp` `desc`, ties by
+   * id), `pageSize` (default 20, at most 100) at a time. Cursor pages: an alert present when the
+   * first page was read is neither skipped nor repeated while new alerts arrive (unless its sort
+   * value changes meanwhile: a hit moves `updatedAt`).
+   * @throws TxmonError `VALIDATION_FAILED` naming the field (`/pageSize`, `/start` …)
+   * @example
+   * ```ts
+   * let page = await engine.listAlerts({ filterAlertStatus: ['OPEN'], pageSize: 50 });
+   * while (page.hasNext) page = await engine.listAlerts({ filterAlertStatus: ['OPEN'], pageSize: 50, start: page.next });
+   * ```
+   */
+  listAlerts(query: AlertListInput): Promise<WorkflowPage<Alert>>;
+  /** An alert with its comments (their files with signed links) and due date. @throws TxmonError `ALERT_NOT_FOUND` */
+  getAlert(alertId: string): Promise<AlertView>;
+  /** Every case, in creation order (for small stores and tests: prefer a page). */
   listCases(): Promise<Case[]>;
-  getCase(caseId: string): Promise<Case>;
+  /** One page of cases (`GET /cases`), as {@link Engine.listAlerts}. */
+  listCases(query: CaseListInput): Promise<WorkflowPage<Case>>;
+  /** A case with its comments (their files with signed links) and due date. @throws TxmonError `CASE_NOT_FOUND` */
+  getCase(caseId: string): Promise<CaseView>;
+  /**
+   * Moves an alert to another status (`POST /alerts/{alertId}/statuses`), as the table of allowed
+   * moves allows (docs/alerts-and-cases.md#status-moves); a close needs a reason. A `comment` (with
+   * `files`) is added to the alert's comments in the same atomic write. Runs in turn with the hits
+   * on the alert's user: a hit lands wholly before the change or after it (then, after a close, in a
+   * new alert).
+   * @throws TxmonError `INVALID_STATUS_MOVE` naming the move (also `CLOSED → REOPENED` while the
+   *   alert's case is closed), `VALIDATION_FAILED` at `/reason`, `/otherReason` …, `ALERT_NOT_FOUND`
+   * @example
+   * ```ts
+   * await engine.changeAlertStatus('A-1', { status: 'CLOSED', reason: ['FALSE_POSITIVE'], comment: 'Salary' }, { actor: 'ana@bank.example' });
+   * ```
+   */
+  changeAlertStatus(alertId: string, input: StatusChangeInput, options?: WorkflowOptions): Promise<Alert>;
+  /**
+   * Moves a case to another status (`POST /cases/{caseId}/statuses`), as {@link Engine.changeAlertStatus}.
+   * Closing a case closes each of its alerts not closed yet, with the same reason, in the same
+   * atomic write; a hit afterwards opens a new alert in a new case.
+   * @throws TxmonError `INVALID_STATUS_MOVE`, `VALIDATION_FAILED`, `CASE_NOT_FOUND`
+   * @example
+   * ```ts
+   * await engine.changeCaseStatus('C-1', { status: 'CLOSED', reason: ['OTHER'], otherReason: 'Customer left' });
+   * ```
+   */
+  changeCaseStatus(caseId: string, input: StatusChangeInput, options?: WorkflowOptions): Promise<Case>;
+  /**
+   * `PATCH /alerts/{alertId}`: replaces the fields given — `priority`, `assignments` (each
+   * assignment's `timestamp` defaults to now). The due date follows the priority.
+   * @throws TxmonError `VALIDATION_FAILED` naming the field, `ALERT_NOT_FOUND`
+   * @example
+   * ```ts
+   * await engine.updateAlert('A-1', { priority: 'P1', assignments: [{ assigneeEmail: 'ana@bank.example' }] });
+   * ```
+   */
+  updateAlert(alertId: string, input: WorkflowUpdateInput, options?: WorkflowOptions): Promise<Alert>;
+  /** `PATCH /cases/{caseId}`, as {@link Engine.updateAlert}. @throws TxmonError `VALIDATION_FAILED`, `CASE_NOT_FOUND` */
+  updateCase(caseId: string, input: WorkflowUpdateInput, options?: WorkflowOptions): Promise<Case>;
+  /**
+   * The comments on a user, a case or an alert (`GET /users|cases|alerts/{id}/comments`), oldest
+   * first, each file with a signed download link valid `urlTtlMs` from now.
+   * @throws TxmonError `USER_NOT_FOUND`, `CASE_NOT_FOUND`, `ALERT_NOT_FOUND`
+   * @example
+   * ```ts
+   * const comments = await engine.listComments({ kind: 'case', id: 'C-1' });
+   * ```
+   */
+  listComments(target: CommentTarget): Promise<CommentView[]>;
   /**
    * Retention: drops the windowed-aggregate entries no active instance can read any more — per
    * series, those older than the clock minus `lateArrivalMs` minus the furthest back an instance

@@ -524,7 +524,7 @@ function refuseConnect(socket: Socket): void {
   const body = problem.body as string;
   socket.end(
     `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: ${problem.headers['content-type']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `allow: GET, HEAD, POST, PUT, DELETE\r\nconnection: close\r\n\r\n${body}`,
+      `allow: GET, HEAD, POST, PUT, PATCH, DELETE\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -24,6 +24,10 @@ import {
   TransactionMonitoringResultSchema,
   TransactionSchema,
   IdSchema,
+  AlertListQuerySchema,
+  CaseListQuerySchema,
+  StatusChangeRequestSchema,
+  WorkflowUpdateRequestSchema,
   defineOpenObject,
   defineStringEnum,
 } from '../domain/index.js';
@@ -34,8 +38,12 @@ import { QUERY_FLAGS, QUERY_FLAG_DESCRIPTIONS } from './query.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
 import {
+  AlertPageSchema,
   AlertSchema,
+  AlertViewSchema,
+  CasePageSchema,
   CaseSchema,
+  CaseViewSchema,
   CommentViewSchema,
   HealthSchema,
   ReadinessSchema,
@@ -100,7 +108,7 @@ export const ProblemSchema = defineOpenObject(
 export type Problem = Static<typeof ProblemSchema>;
 
 type JsonObject = Record<string, unknown>;
-type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** How a route is protected: the API key, an HMAC-signed URL (query `expires` + `signature`), or not at all. */
 type RouteAccess = 'api-key' | 'signed-url' | 'public';
@@ -227,6 +235,10 @@ const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
   ['UploadSlot', UploadSlotSchema],
   ['Alert', AlertSchema],
   ['Case', CaseSchema],
+  ['AlertView', AlertViewSchema],
+  ['CaseView', CaseViewSchema],
+  ['AlertPage', AlertPageSchema],
+  ['CasePage', CasePageSchema],
   ['StoredList', StoredListSchema],
   ['ListSummary', ListSummarySchema],
   ['Health', HealthSchema],
@@ -247,6 +259,8 @@ function buildComponentSchemas(): JsonObject {
     RuleInstanceRequest: toJsonSchema(RuleInstanceRequestSchema),
     RuleFilters: toJsonSchema(getRuleFiltersSchemaJson()),
     ListRequest: toJsonSchema(ListRequestSchema),
+    StatusChangeRequest: toJsonSchema(StatusChangeRequestSchema),
+    WorkflowUpdateRequest: toJsonSchema(WorkflowUpdateRequestSchema),
     TransactionMonitoringResult: toJsonSchema(TransactionMonitoringResultSchema),
     TransactionEventMonitoringResult: toJsonSchema(TransactionEventMonitoringResultSchema),
     Problem: toJsonSchema(ProblemSchema),
@@ -350,6 +364,21 @@ const BATCH_PAGE_PARAMETERS: readonly JsonObject[] = [
     schema: { type: 'integer', minimum: 1, maximum: MAX_BATCH_PAGE_SIZE },
   },
 ];
+
+/** The query parameters of a page of alerts or cases, one per property of its query schema (lists repeated: `filterCaseStatus=OPEN&filterCaseStatus=CLOSED`). */
+function listQueryParameters(schema: TSchema): JsonObject[] {
+  const json = toJsonSchema(schema);
+  const properties = json['properties'] as Record<string, JsonObject>;
+  return Object.entries(properties).map(([name, property]) => {
+    const parameter: JsonObject = { name, in: 'query', required: false, schema: property };
+    if (typeof property['description'] === 'string') parameter['description'] = property['description'];
+    if (property['type'] === 'array') {
+      parameter['style'] = 'form';
+      parameter['explode'] = true;
+    }
+    return parameter;
+  });
+}
 
 /** The batch routes: a POST and a paged GET per kind of record. */
 function batchRouteSpecs(): RouteSpec[] {
@@ -786,25 +815,134 @@ const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
-    path: '/alerts/{alertId}',
-    operationId: 'getAlert',
-    summary: 'Get an alert',
+    path: '/alerts',
+    operationId: 'listAlerts',
+    summary: 'List alerts, a page at a time (filters, sort, cursor)',
     tag: 'Alerts and cases',
     access: 'api-key',
     status: 200,
-    description: 'The alert',
+    description: 'One page of alerts; `next` / `prev` / `last` are cursors to pass as `start`',
+    response: refSchema('AlertPage'),
+    query: listQueryParameters(AlertListQuerySchema),
+  },
+  {
+    method: 'get',
+    path: '/alerts/{alertId}',
+    operationId: 'getAlert',
+    summary: 'Get an alert with its comments',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    status: 200,
+    description: 'The alert, its due date and its comments',
+    response: refSchema('AlertView'),
+  },
+  {
+    method: 'patch',
+    path: '/alerts/{alertId}',
+    operationId: 'updateAlert',
+    summary: 'Change the priority or the assignments of an alert',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    body: 'WorkflowUpdateRequest',
+    status: 200,
+    description: 'The alert after the change',
     response: refSchema('Alert'),
+    conflict: true,
+  },
+  {
+    method: 'post',
+    path: '/alerts/{alertId}/statuses',
+    operationId: 'changeAlertStatus',
+    summary: 'Move an alert to another status (a close needs a reason)',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    body: 'StatusChangeRequest',
+    status: 200,
+    description: 'The alert after the move',
+    response: refSchema('Alert'),
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/alerts/{alertId}/comments',
+    operationId: 'listAlertComments',
+    summary: 'List the comments of an alert',
+    tag: 'Comments',
+    access: 'api-key',
+    status: 200,
+    description: 'The comments, oldest first, each file with a signed download link',
+    response: arrayOf('CommentView', 'The comments'),
+  },
+  {
+    method: 'get',
+    path: '/cases',
+    operationId: 'listCases',
+    summary: 'List cases, a page at a time (filters, sort, cursor)',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    status: 200,
+    description: 'One page of cases; `next` / `prev` / `last` are cursors to pass as `start`',
+    response: refSchema('CasePage'),
+    query: listQueryParameters(CaseListQuerySchema),
   },
   {
     method: 'get',
     path: '/cases/{caseId}',
     operationId: 'getCase',
-    summary: 'Get a case',
+    summary: 'Get a case with its comments',
     tag: 'Alerts and cases',
     access: 'api-key',
     status: 200,
-    description: 'The case',
+    description: 'The case, its due date and its comments',
+    response: refSchema('CaseView'),
+  },
+  {
+    method: 'patch',
+    path: '/cases/{caseId}',
+    operationId: 'updateCase',
+    summary: 'Change the priority or the assignments of a case',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    body: 'WorkflowUpdateRequest',
+    status: 200,
+    description: 'The case after the change',
     response: refSchema('Case'),
+    conflict: true,
+  },
+  {
+    method: 'post',
+    path: '/cases/{caseId}/statuses',
+    operationId: 'changeCaseStatus',
+    summary: 'Move a case to another status; closing it closes its open alerts',
+    tag: 'Alerts and cases',
+    access: 'api-key',
+    body: 'StatusChangeRequest',
+    status: 200,
+    description: 'The case after the move',
+    response: refSchema('Case'),
+    conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/cases/{caseId}/comments',
+    operationId: 'listCaseComments',
+    summary: 'List the comments of a case',
+    tag: 'Comments',
+    access: 'api-key',
+    status: 200,
+    description: 'The comments, oldest first, each file with a signed download link',
+    response: arrayOf('CommentView', 'The comments'),
+  },
+  {
+    method: 'get',
+    path: '/users/{userId}/comments',
+    operationId: 'listUserComments',
+    summary: 'List the comments of a user',
+    tag: 'Comments',
+    access: 'api-key',
+    status: 200,
+    description: 'The comments, oldest first, each file with a signed download link',
+    response: arrayOf('CommentView', 'The comments'),
   },
   {
     method: 'get',

@@ -4,7 +4,7 @@
  * the engine signs) or `public` (`/healthz`).
  */
 import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
-import { TxmonError } from '../errors.js';
+import { TxmonError, invalidField } from '../errors.js';
 import { JSON_TYPE } from './body.js';
 import { RETRY_AFTER_SECONDS } from './problem.js';
 import { QUERY_FLAGS, queryFlags } from './query.js';
@@ -91,9 +91,27 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/events/business/user', { POST: async (c) => created(await c.engine.createBusinessUserEvent(await c.body(), userEventFlags(c))) }],
     ['/events/consumer/user/{eventId}', { GET: async (c) => ok(await c.engine.getConsumerUserEvent(param(c, 'eventId'))) }],
     ['/events/business/user/{eventId}', { GET: async (c) => ok(await c.engine.getBusinessUserEvent(param(c, 'eventId'))) }],
-    ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())) }],
-    ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())) }],
-    ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())) }],
+    [
+      '/users/{userId}/comments',
+      {
+        POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())),
+        GET: async (c) => ok(await c.engine.listComments({ kind: 'user', id: param(c, 'userId') })),
+      },
+    ],
+    [
+      '/cases/{caseId}/comments',
+      {
+        POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())),
+        GET: async (c) => ok(await c.engine.listComments({ kind: 'case', id: param(c, 'caseId') })),
+      },
+    ],
+    [
+      '/alerts/{alertId}/comments',
+      {
+        POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())),
+        GET: async (c) => ok(await c.engine.listComments({ kind: 'alert', id: param(c, 'alertId') })),
+      },
+    ],
     [
       '/rule-instances',
       {
@@ -116,8 +134,24 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/rules/{ruleId}', { GET: async (c) => ok(await c.engine.getRule(param(c, 'ruleId'))) }],
     ['/rule-filters-schema', { GET: async (c) => ok(await c.engine.getRuleFiltersSchema()) }],
     ['/pre-signed-url', { POST: async (c) => ok(await c.engine.createUpload(await c.body())) }],
-    ['/alerts/{alertId}', { GET: async (c) => ok(await c.engine.getAlert(param(c, 'alertId'))) }],
-    ['/cases/{caseId}', { GET: async (c) => ok(await c.engine.getCase(param(c, 'caseId'))) }],
+    ['/alerts', { GET: async (c) => ok(await c.engine.listAlerts(listQuery(c, ALERT_QUERY))) }],
+    ['/cases', { GET: async (c) => ok(await c.engine.listCases(listQuery(c, CASE_QUERY))) }],
+    [
+      '/alerts/{alertId}',
+      {
+        GET: async (c) => ok(await c.engine.getAlert(param(c, 'alertId'))),
+        PATCH: async (c) => ok(await c.engine.updateAlert(param(c, 'alertId'), await c.body(), { signal: c.signal })),
+      },
+    ],
+    [
+      '/cases/{caseId}',
+      {
+        GET: async (c) => ok(await c.engine.getCase(param(c, 'caseId'))),
+        PATCH: async (c) => ok(await c.engine.updateCase(param(c, 'caseId'), await c.body(), { signal: c.signal })),
+      },
+    ],
+    ['/alerts/{alertId}/statuses', { POST: async (c) => ok(await c.engine.changeAlertStatus(param(c, 'alertId'), await c.body(), { signal: c.signal })) }],
+    ['/cases/{caseId}/statuses', { POST: async (c) => ok(await c.engine.changeCaseStatus(param(c, 'caseId'), await c.body(), { signal: c.signal })) }],
     ['/lists', { GET: async (c) => ok(await c.engine.listLists()) }],
     [
       '/lists/{listId}',
@@ -201,6 +235,58 @@ function pageOf(c: ActionContext): { page?: number; pageSize?: number } {
   const page = read('page');
   const pageSize = read('pageSize');
   return { ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }) };
+}
+
+/** The query parameters of a page of alerts or cases: scalars (numbers or text) and lists. */
+interface ListQuerySpec {
+  readonly numbers: readonly string[];
+  readonly texts: readonly string[];
+  readonly lists: readonly string[];
+}
+
+const PAGE_QUERY = {
+  numbers: ['pageSize', 'filterAfterCreatedTimestamp', 'filterBeforeCreatedTimestamp'],
+  texts: ['start', 'sortBy', 'sortOrder', 'filterPriority', 'filterUserId'],
+};
+/** `GET /alerts`'s parameters (`AlertListQuerySchema`). */
+export const ALERT_QUERY: ListQuerySpec = { numbers: PAGE_QUERY.numbers, texts: [...PAGE_QUERY.texts, 'filterRuleInstanceId'], lists: ['filterAlertStatus'] };
+/** `GET /cases`'s parameters (`CaseListQuerySchema`). */
+export const CASE_QUERY: ListQuerySpec = { numbers: PAGE_QUERY.numbers, texts: PAGE_QUERY.texts, lists: ['filterCaseStatus'] };
+
+/**
+ * The query of a page of alerts or cases as the engine takes it: a list parameter may be repeated,
+ * spelt with `[]` (`filterCaseStatus[]=OPEN`) and hold comma-separated values; a number that is not
+ * one stays text, which the engine refuses naming it. An unknown or repeated scalar parameter is a
+ * 400 naming it.
+ */
+function listQuery(c: ActionContext, spec: ListQuerySpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [raw, value] of c.url.searchParams) {
+    const name = raw.endsWith('[]') ? raw.slice(0, -2) : raw;
+    if (spec.lists.includes(name)) {
+      const list = (out[name] as string[] | undefined) ?? [];
+      list.push(...value.split(',').filter((v) => v !== ''));
+      out[name] = list;
+      continue;
+    }
+    const isNumber = spec.numbers.includes(raw);
+    if (!isNumber && !spec.texts.includes(raw)) {
+      throw invalidField(
+        '',
+        'not-allowed',
+        `query parameter ${safeQueryName(raw)} is not taken by this route (it takes ${[...spec.texts, ...spec.numbers, ...spec.lists].join(', ')})`,
+      );
+    }
+    if (Object.hasOwn(out, raw)) throw invalidField('', 'duplicate', `query parameter ${raw} is given more than once`);
+    out[raw] = isNumber && /^-?[0-9]{1,16}(\.[0-9]{1,6})?$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+/** A client's parameter name in a message: printable ASCII, at most 64 characters. */
+function safeQueryName(name: string): string {
+  const clean = name.replace(/[^\x21-\x7e]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
 
 /** The query flags of a user create, checked before its body is read. */

@@ -440,7 +440,7 @@ END $$;
 `;
 
 /**
- * Migration 8: the decision log (domain/decision-log.ts), one hash chain per schema. The head row
+ * Migration 9: the decision log (domain/decision-log.ts), one hash chain per schema. The head row
  * is locked by each append until its transaction commits, so the appends of all processes form one
  * chain in commit order; entry texts are built here, where the position is known, exactly as
  * `entryText` builds them, and hashed with PostgreSQL's own SHA-256.
@@ -685,6 +685,21 @@ CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arr
   },
   {
     version: 8,
+    name: 'alert and case pages: keyset indexes',
+    sql: `
+-- Pages of alerts and cases (GET /alerts, GET /cases) in (sort value, id) order: one index per time
+-- key and direction-free (scanned backwards for desc). Ids compare bytewise (COLLATE "C"), as the
+-- memory store compares them; priority pages and the status filters read the table.
+CREATE INDEX txmon_alerts_page_created ON txmon_alerts (((alert->>'createdTimestamp')::float8), alert_id COLLATE "C");
+CREATE INDEX txmon_alerts_page_updated ON txmon_alerts (((alert->>'updatedAt')::float8), alert_id COLLATE "C");
+CREATE INDEX txmon_alerts_page_id ON txmon_alerts (alert_id COLLATE "C");
+CREATE INDEX txmon_cases_page_created ON txmon_cases ((("case"->>'createdTimestamp')::float8), case_id COLLATE "C");
+CREATE INDEX txmon_cases_page_updated ON txmon_cases ((("case"->>'updatedAt')::float8), case_id COLLATE "C");
+CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
+`,
+  },
+  {
+    version: 9,
     name: 'decision log: txmon_decisions, txmon_append_decisions',
     sql: DECISION_LOG_SQL,
   },

@@ -39,7 +39,7 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     ruleInstances: createPostgresRuleInstances(sql, reads),
     users: createPostgresUsers(sql, db, reads),
     comments: createPostgresComments(sql),
-    cases: createPostgresAlertsAndCases(sql),
+    cases: createPostgresAlertsAndCases(sql, db),
     files: createPostgresFiles(sql, db),
     aggregates: createPostgresAggregates(sql, db),
     lists: createPostgresLists(sql),

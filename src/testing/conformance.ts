@@ -9,10 +9,22 @@
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
 import type { Transaction } from '../domain/index.js';
-import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent, UserRuleResults } from '../engine/repositories.js';
+import type {
+  Alert,
+  Case,
+  FileRecord,
+  PageKey,
+  Repositories,
+  StorePage,
+  StoredBatch,
+  StoredUser,
+  StoredUserEvent,
+  UserRuleResults,
+  WorkflowSortKey,
+} from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { appendDecisionLog, EMPTY_DECISION_LOG } from '../domain/decision-log.js';
+import { appendDecisionLog, EMPTY_DECISION_LOG, entryText, statusDecisionOf } from '../domain/decision-log.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
   FIXTURE_T0,
@@ -142,6 +154,70 @@ function storedUser(userId: string, extra: Partial<StoredUser> = {}): StoredUser
     firstSeenAt: FIXTURE_T0 - 86_400_000,
     updatedAt: FIXTURE_T0 - 86_400_000,
     ...extra,
+  };
+}
+
+/** Stores transaction `t-<n>` of `userId` with one alert hit of `instanceId` on it, at `now`. */
+async function seedHit(
+  repos: Repositories,
+  n: number,
+  instanceId: string,
+  userId: string,
+  ids: { alertId: string; caseId: string; priority?: Alert['priority']; groupWithUserId?: string },
+  now: number,
+): Promise<void> {
+  const stored = buildStoredTransaction(buildTransaction(`t-${n}`, { origin: userId, destination: 'zed' }));
+  await repos.transactions.saveOutcome(buildOutcome(stored, null, { alertHits: [buildAlertHit(instanceId, userId, `t-${n}`, ids)], now }));
+}
+
+/** The (value, id) order of a page query, as the memory store (the reference) sorts. */
+function referenceOrder<T extends { createdTimestamp: number; updatedAt: number; priority: string }>(
+  items: readonly T[],
+  id: (item: T) => string,
+  sortBy: WorkflowSortKey,
+  sortOrder: 'asc' | 'desc',
+): string[] {
+  const key = (x: T): [number | string, string] => [
+    sortBy === 'createdTimestamp' ? x.createdTimestamp : sortBy === 'updatedAt' ? x.updatedAt : sortBy === 'priority' ? x.priority : id(x),
+    id(x),
+  ];
+  const sign = sortOrder === 'asc' ? 1 : -1;
+  return [...items]
+    .sort((a, b) => {
+      const [av, ai] = key(a);
+      const [bv, bi] = key(b);
+      if (av !== bv) return sign * (av < bv ? -1 : 1);
+      return sign * (ai < bi ? -1 : ai > bi ? 1 : 0);
+    })
+    .map(id);
+}
+
+/** Every page of `read`, `limit` at a time, following each page's last item; the ids in order and the pages' [size, hasNext, count]. */
+async function walkPages<T>(
+  read: (after: PageKey | undefined) => Promise<StorePage<T>>,
+  id: (item: T) => string,
+  keyOfItem: (item: T) => PageKey,
+): Promise<{ ids: string[]; pages: [number, boolean, number][] }> {
+  const ids: string[] = [];
+  const pages: [number, boolean, number][] = [];
+  let after: PageKey | undefined;
+  for (let guard = 0; guard < 100; guard++) {
+    const page = await read(after);
+    ids.push(...page.items.map(id));
+    pages.push([page.items.length, page.hasNext, page.count]);
+    const last = page.items.at(-1);
+    if (!page.hasNext || last === undefined) break;
+    after = keyOfItem(last);
+  }
+  return { ids, pages };
+}
+
+const SORT_KEYS: readonly WorkflowSortKey[] = ['createdTimestamp', 'updatedAt', 'priority', 'id'];
+
+function pageKeyOf(item: { createdTimestamp: number; updatedAt: number; priority: string }, id: string, sortBy: WorkflowSortKey): PageKey {
+  return {
+    value: sortBy === 'createdTimestamp' ? item.createdTimestamp : sortBy === 'updatedAt' ? item.updatedAt : sortBy === 'priority' ? item.priority : id,
+    id,
   };
 }
 
@@ -1500,6 +1576,214 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(await repos.files.getFile('f-1'), record, 'getFile after failing content');
       await repos.files.putFileContent('f-1', chunksOf([7, 8, 9]), 3);
       assertEqual(await repos.files.getFileContent('f-1'), new Uint8Array([7, 8, 9]), 'getContent after a retried upload');
+    },
+  },
+  {
+    name: 'saveWorkflow closing a case closes its open alerts with the case change, keeps a closed alert own close, keeps transactions and alert ids, and adds the comment',
+    async body(repos) {
+      await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1);
+      await seedHit(repos, 2, 'ri-2', 'alice', { alertId: 'A-2', caseId: 'C-x' }, FIXTURE_T0 + 2);
+      const alertClose = { status: 'CLOSED' as const, reason: ['DUPLICATE' as const], timestamp: FIXTURE_T0 + 3 };
+      await repos.cases.saveWorkflow({
+        case: { caseId: 'C-1', patch: { updatedAt: FIXTURE_T0 + 3 } },
+        alerts: [{ alertId: 'A-2', patch: { alertStatus: 'CLOSED', lastStatusChange: alertClose, closingReason: alertClose, updatedAt: FIXTURE_T0 + 3 } }],
+        comments: [],
+        decisions: [],
+      });
+      const caseClose = { status: 'CLOSED' as const, reason: ['FALSE_POSITIVE' as const], comment: 'done', actor: 'ana', timestamp: FIXTURE_T0 + 4 };
+      const comment = { commentId: 'cm-1', body: 'done', files: [], createdTimestamp: FIXTURE_T0 + 4, updatedTimestamp: FIXTURE_T0 + 4 };
+      await repos.cases.saveWorkflow({
+        case: {
+          caseId: 'C-1',
+          patch: { caseStatus: 'CLOSED', lastStatusChange: caseClose, closingReason: caseClose, updatedAt: FIXTURE_T0 + 4 },
+          openAlertsPatch: { alertStatus: 'CLOSED', lastStatusChange: caseClose, closingReason: caseClose, updatedAt: FIXTURE_T0 + 4 },
+        },
+        alerts: [],
+        comments: [{ target: { kind: 'case', id: 'C-1' }, comment }],
+        decisions: [statusDecisionOf('CASE', 'C-1', 'OPEN', caseClose, true)],
+      });
+      const c = await repos.cases.getCase('C-1');
+      const logged = await repos.decisions.readDecisions(0, 100);
+      assertEqual(
+        logged.map((r) => (JSON.parse(r.entry) as { decision: { type: string } }).decision.type),
+        ['TRANSACTION', 'TRANSACTION', 'CASE_STATUS'],
+        'the decision log: the two results, then the case close',
+      );
+      assertEqual(logged.at(-1)?.entry, entryText(3, statusDecisionOf('CASE', 'C-1', 'OPEN', caseClose, true)), 'the case close entry');
+      assertEqual([c?.caseStatus, c?.alertIds, c?.closingReason, c?.updatedAt], ['CLOSED', ['A-1', 'A-2'], caseClose, FIXTURE_T0 + 4], 'the closed case');
+      const [a1, a2] = [await repos.cases.getAlert('A-1'), await repos.cases.getAlert('A-2')];
+      assertEqual(
+        [a1?.alertStatus, a1?.closingReason, a1?.entityDetails.transactionIds],
+        ['CLOSED', caseClose, ['t-1']],
+        'the open alert, closed with the case',
+      );
+      assertEqual([a2?.alertStatus, a2?.closingReason, a2?.updatedAt], ['CLOSED', alertClose, FIXTURE_T0 + 3], 'the alert closed before keeps its close');
+      assertEqual(await repos.comments.listComments({ kind: 'case', id: 'C-1' }), [comment], 'the comment of the close');
+    },
+  },
+  {
+    name: 'after saveWorkflow closes an alert a hit opens a new alert in the open case; after it closes the case, a new case',
+    async body(repos) {
+      await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1);
+      const close = { status: 'CLOSED' as const, reason: ['FALSE_POSITIVE' as const], timestamp: FIXTURE_T0 + 2 };
+      await repos.cases.saveWorkflow({
+        alerts: [{ alertId: 'A-1', patch: { alertStatus: 'CLOSED', closingReason: close, updatedAt: FIXTURE_T0 + 2 } }],
+        comments: [],
+        decisions: [],
+      });
+      await seedHit(repos, 2, 'ri-1', 'alice', { alertId: 'A-2', caseId: 'C-2' }, FIXTURE_T0 + 3);
+      assertEqual((await repos.cases.getCase('C-1'))?.alertIds, ['A-1', 'A-2'], 'the new alert joins the open case');
+      await repos.cases.saveWorkflow({
+        case: {
+          caseId: 'C-1',
+          patch: { caseStatus: 'CLOSED', updatedAt: FIXTURE_T0 + 4 },
+          openAlertsPatch: { alertStatus: 'CLOSED', updatedAt: FIXTURE_T0 + 4 },
+        },
+        alerts: [],
+        comments: [],
+        decisions: [],
+      });
+      await seedHit(repos, 3, 'ri-1', 'alice', { alertId: 'A-3', caseId: 'C-3' }, FIXTURE_T0 + 5);
+      const a3 = await repos.cases.getAlert('A-3');
+      assertEqual(
+        [a3?.caseId, a3?.alertStatus, a3?.entityDetails.transactionIds],
+        ['C-3', 'OPEN', ['t-3']],
+        'a hit after the close: a new alert in a new case',
+      );
+      assertEqual((await repos.cases.getAlert('A-2'))?.entityDetails.transactionIds, ['t-2'], 'the closed alert gets no hit');
+    },
+  },
+  {
+    name: 'saveWorkflow naming an unknown alert or case writes nothing',
+    async body(repos) {
+      await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1);
+      const before = structuredClone([await repos.cases.getAlert('A-1'), await repos.cases.getCase('C-1')]);
+      const comment = { commentId: 'cm-1', body: 'x', files: [], createdTimestamp: FIXTURE_T0, updatedTimestamp: FIXTURE_T0 };
+      await assertRejectsWithCode(
+        () =>
+          repos.cases.saveWorkflow({
+            case: { caseId: 'C-1', patch: { caseStatus: 'ESCALATED', updatedAt: FIXTURE_T0 + 9 } },
+            alerts: [
+              { alertId: 'A-1', patch: { priority: 'P1', updatedAt: FIXTURE_T0 + 9 } },
+              { alertId: 'A-nope', patch: { priority: 'P1', updatedAt: FIXTURE_T0 + 9 } },
+            ],
+            comments: [{ target: { kind: 'case', id: 'C-1' }, comment }],
+            decisions: [statusDecisionOf('CASE', 'C-1', 'OPEN', { status: 'ESCALATED', timestamp: FIXTURE_T0 + 9 }, false)],
+          }),
+        'ALERT_NOT_FOUND',
+        'an unknown alert',
+      );
+      await assertRejectsWithCode(
+        () => repos.cases.saveWorkflow({ case: { caseId: 'C-nope', patch: { updatedAt: FIXTURE_T0 + 9 } }, alerts: [], comments: [], decisions: [] }),
+        'CASE_NOT_FOUND',
+        'an unknown case',
+      );
+      assertEqual([await repos.cases.getAlert('A-1'), await repos.cases.getCase('C-1')], before, 'the alert and case, unchanged');
+      assertEqual(await repos.comments.listComments({ kind: 'case', id: 'C-1' }), [], 'no comment');
+      assertEqual((await repos.decisions.decisionHead())?.seq, 1, 'no decision appended');
+    },
+  },
+  {
+    name: 'pageAlerts and pageCases walk every item once in (sort value, id) order for every sort key and order, with filters and counts',
+    async body(repos) {
+      const spec: [string, string, string, Alert['priority'], number][] = [
+        ['A-c', 'ri-1', 'u1', 'P2', 30],
+        ['A-a', 'ri-1', 'u2', 'P1', 10],
+        ['A-e', 'ri-2', 'u1', 'P3', 10],
+        ['A-b', 'ri-2', 'u3', 'P2', 20],
+        ['A-d', 'ri-1', 'u4', 'P4', 20],
+        ['A-f', 'ri-3', 'u2', 'P2', 10],
+        ['A-g', 'ri-3', 'u5', 'P2', 10],
+      ];
+      for (const [i, [alertId, instanceId, userId, priority, at]] of spec.entries()) {
+        await seedHit(repos, i, instanceId, userId, { alertId, caseId: `C-${alertId.slice(2)}`, priority }, FIXTURE_T0 + at);
+      }
+      // A later hit on A-b moves its updatedAt; one case is closed.
+      await seedHit(repos, 9, 'ri-2', 'u3', { alertId: 'A-z', caseId: 'C-z' }, FIXTURE_T0 + 50);
+      await repos.cases.saveWorkflow({
+        case: { caseId: 'C-g', patch: { caseStatus: 'CLOSED', updatedAt: FIXTURE_T0 + 60 } },
+        alerts: [],
+        comments: [],
+        decisions: [],
+      });
+      const alerts = await repos.cases.listAlerts();
+      const cases = await repos.cases.listCases();
+      for (const sortBy of SORT_KEYS) {
+        for (const sortOrder of ['asc', 'desc'] as const) {
+          const all = await walkPages(
+            (after) => repos.cases.pageAlerts({ sortBy, sortOrder, limit: 2, ...(after === undefined ? {} : { after }) }),
+            (a) => a.alertId,
+            (a) => pageKeyOf(a, a.alertId, sortBy),
+          );
+          assertEqual(
+            all.ids,
+            referenceOrder(alerts, (a) => a.alertId, sortBy, sortOrder),
+            `alerts by ${sortBy} ${sortOrder}`,
+          );
+          assertEqual(
+            all.pages,
+            [
+              [2, true, 7],
+              [2, true, 7],
+              [2, true, 7],
+              [1, false, 7],
+            ],
+            `alert pages by ${sortBy} ${sortOrder}`,
+          );
+          const filtered = await walkPages(
+            (after) =>
+              repos.cases.pageAlerts({
+                sortBy,
+                sortOrder,
+                limit: 3,
+                ruleInstanceId: 'ri-1',
+                statuses: ['OPEN', 'ESCALATED'],
+                ...(after === undefined ? {} : { after }),
+              }),
+            (a) => a.alertId,
+            (a) => pageKeyOf(a, a.alertId, sortBy),
+          );
+          const expected = referenceOrder(
+            alerts.filter((a) => a.ruleDetails.instanceId === 'ri-1'),
+            (a) => a.alertId,
+            sortBy,
+            sortOrder,
+          );
+          assertEqual(filtered.ids, expected, `ri-1 alerts by ${sortBy} ${sortOrder}`);
+          const casePages = await walkPages(
+            (after) => repos.cases.pageCases({ sortBy, sortOrder, limit: 4, ...(after === undefined ? {} : { after }) }),
+            (c) => c.caseId,
+            (c) => pageKeyOf(c, c.caseId, sortBy),
+          );
+          assertEqual(
+            casePages.ids,
+            referenceOrder(cases, (c) => c.caseId, sortBy, sortOrder),
+            `cases by ${sortBy} ${sortOrder}`,
+          );
+        }
+      }
+      const q = { sortBy: 'createdTimestamp' as const, sortOrder: 'asc' as const, limit: 100 };
+      const ids = async (p: Promise<StorePage<Alert>>) => (await p).items.map((a) => a.alertId);
+      assertEqual(await ids(repos.cases.pageAlerts({ ...q, userId: 'u2' })), ['A-a', 'A-f'], 'alerts of u2');
+      assertEqual(await ids(repos.cases.pageAlerts({ ...q, priority: 'P2' })), ['A-f', 'A-g', 'A-b', 'A-c'], 'P2 alerts');
+      assertEqual(
+        await ids(repos.cases.pageAlerts({ ...q, createdFrom: FIXTURE_T0 + 20, createdTo: FIXTURE_T0 + 30 })),
+        ['A-b', 'A-d', 'A-c'],
+        'alerts created in [T+20, T+30]',
+      );
+      const caseIds = async (p: Promise<StorePage<Case>>) => (await p).items.map((c) => c.caseId);
+      assertEqual(await caseIds(repos.cases.pageCases({ ...q, statuses: ['CLOSED'] })), ['C-g'], 'closed cases');
+      assertEqual(await caseIds(repos.cases.pageCases({ ...q, userId: 'u1' })), ['C-c'], 'cases of u1');
+      assertEqual((await repos.cases.pageCases({ ...q, limit: 1, userId: 'u2' })).count, 1, 'count of the cases of u2');
+    },
+  },
+  {
+    name: 'pageCases filters by a user that joined a case (case grouping COUNTERPARTIES)',
+    async body(repos) {
+      await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1);
+      await seedHit(repos, 2, 'ri-1', 'bob', { alertId: 'A-2', caseId: 'C-2', groupWithUserId: 'alice' }, FIXTURE_T0 + 2);
+      const page = await repos.cases.pageCases({ sortBy: 'id', sortOrder: 'asc', limit: 10, userId: 'bob' });
+      assertEqual([page.items.map((c) => [c.caseId, c.userIds]), page.count, page.hasNext], [[['C-1', ['alice', 'bob']]], 1, false], 'the case bob joined');
     },
   },
 ];

@@ -547,6 +547,11 @@ describe('getters by id', () => {
     { name: 'getRule', call: (f, id) => f.engine.getRule(loose(id)), code: 'RULE_NOT_FOUND' },
     { name: 'getAlert', call: (f, id) => f.engine.getAlert(loose(id)), code: 'ALERT_NOT_FOUND' },
     { name: 'getCase', call: (f, id) => f.engine.getCase(loose(id)), code: 'CASE_NOT_FOUND' },
+    { name: 'changeAlertStatus', call: (f, id) => f.engine.changeAlertStatus(loose(id), { status: 'IN_REVIEW' }), code: 'ALERT_NOT_FOUND' },
+    { name: 'changeCaseStatus', call: (f, id) => f.engine.changeCaseStatus(loose(id), { status: 'IN_REVIEW' }), code: 'CASE_NOT_FOUND' },
+    { name: 'updateAlert', call: (f, id) => f.engine.updateAlert(loose(id), { priority: 'P2' }), code: 'ALERT_NOT_FOUND' },
+    { name: 'updateCase', call: (f, id) => f.engine.updateCase(loose(id), { priority: 'P2' }), code: 'CASE_NOT_FOUND' },
+    { name: 'listComments (user)', call: (f, id) => f.engine.listComments({ kind: 'user', id: loose(id) }), code: 'USER_NOT_FOUND' },
   ];
   for (const g of getters) {
     describe(g.name, () => {
@@ -1138,6 +1143,29 @@ const fuzzTargets: FuzzTarget[] = [
     call: (f, x) => f.engine.updateRuleInstance(f.instanceId, x as never),
   },
   { name: 'createUpload', valid: () => ({ filename: 'a.txt', fileSize: 10 }), call: (f, x) => f.engine.createUpload(x as never) },
+  {
+    name: 'changeAlertStatus',
+    valid: (f) => ({ status: 'CLOSED', reason: ['OTHER'], otherReason: 'o', comment: 'c', files: [{ s3Key: f.attachedKey, filename: 'a.txt', size: 1 }] }),
+    call: (f, x) => f.engine.changeAlertStatus(f.alertId, x as never),
+  },
+  { name: 'changeCaseStatus', valid: () => ({ status: 'ESCALATED', comment: 'c' }), call: (f, x) => f.engine.changeCaseStatus(f.caseId, x as never) },
+  {
+    name: 'updateAlert',
+    valid: () => ({ priority: 'P1', assignments: [{ assigneeEmail: 'a@b.example', assignedByEmail: 'c@d.example', timestamp: T0 }] }),
+    call: (f, x) => f.engine.updateAlert(f.alertId, x as never),
+  },
+  { name: 'updateCase', valid: () => ({ assignments: [{ assigneeEmail: 'a@b.example' }] }), call: (f, x) => f.engine.updateCase(f.caseId, x as never) },
+  {
+    name: 'listAlerts (query)',
+    valid: () => ({ pageSize: 5, sortBy: 'priority', sortOrder: 'asc', filterAlertStatus: ['OPEN'], filterPriority: 'P1', filterAfterCreatedTimestamp: 0 }),
+    call: (f, x) => f.engine.listAlerts(x as never),
+  },
+  {
+    name: 'listCases (query)',
+    valid: () => ({ pageSize: 5, sortBy: 'caseId', filterCaseStatus: ['OPEN', 'CLOSED'], filterUserId: 'alice', filterBeforeCreatedTimestamp: T0 }),
+    call: (f, x) => f.engine.listCases(x as never),
+  },
+  { name: 'listComments', valid: (f) => ({ kind: 'case', id: f.caseId }), call: (f, x) => f.engine.listComments(x as never) },
 ];
 
 const idTargets: { name: string; call: (f: Fixture, id: unknown) => Promise<unknown> }[] = [
@@ -1154,6 +1182,12 @@ const idTargets: { name: string; call: (f: Fixture, id: unknown) => Promise<unkn
   { name: 'createUserComment (id)', call: (f, id) => f.engine.createUserComment(loose(id), { body: 'x' }) },
   { name: 'createCaseComment (id)', call: (f, id) => f.engine.createCaseComment(loose(id), { body: 'x' }) },
   { name: 'createAlertComment (id)', call: (f, id) => f.engine.createAlertComment(loose(id), { body: 'x' }) },
+  { name: 'changeAlertStatus (id)', call: (f, id) => f.engine.changeAlertStatus(loose(id), { status: 'IN_REVIEW' }) },
+  { name: 'changeCaseStatus (id)', call: (f, id) => f.engine.changeCaseStatus(loose(id), { status: 'IN_REVIEW' }) },
+  { name: 'updateAlert (id)', call: (f, id) => f.engine.updateAlert(loose(id), { priority: 'P2' }) },
+  { name: 'updateCase (id)', call: (f, id) => f.engine.updateCase(loose(id), { priority: 'P2' }) },
+  { name: 'listComments (id)', call: (f, id) => f.engine.listComments({ kind: 'alert', id: loose(id) }) },
+  { name: 'listAlerts (cursor)', call: (f, start) => f.engine.listAlerts({ start: loose(start) }) },
   // Last: a successful delete would remove the fixture instance that stillWorks() reads.
   { name: 'deleteRuleInstance', call: (f, id) => (id === f.instanceId ? Promise.resolve() : f.engine.deleteRuleInstance(loose(id))) },
 ];

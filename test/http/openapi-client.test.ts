@@ -17,7 +17,7 @@ import { createOpenApiDocument } from '../../src/http/openapi.js';
 const ROOT = new URL('../../', import.meta.url);
 
 /** Engine method → the route whose request body its argument `argument` is. */
-const ROUTE_OF_METHOD: Readonly<Record<string, { path: string; method: 'post' | 'put'; argument: number }>> = {
+const ROUTE_OF_METHOD: Readonly<Record<string, { path: string; method: 'post' | 'put' | 'patch'; argument: number }>> = {
   createTransaction: { path: '/transactions', method: 'post', argument: 0 },
   createTransactionEvent: { path: '/events/transaction', method: 'post', argument: 0 },
   createUser: { path: '/consumer/users', method: 'post', argument: 0 },
@@ -30,11 +30,15 @@ const ROUTE_OF_METHOD: Readonly<Record<string, { path: string; method: 'post' | 
   updateRuleInstance: { path: '/rule-instances/{ruleInstanceId}', method: 'post', argument: 1 },
   putList: { path: '/lists/{listId}', method: 'put', argument: 1 },
   createUpload: { path: '/pre-signed-url', method: 'post', argument: 0 },
+  changeCaseStatus: { path: '/cases/{caseId}/statuses', method: 'post', argument: 1 },
+  changeAlertStatus: { path: '/alerts/{alertId}/statuses', method: 'post', argument: 1 },
+  updateCase: { path: '/cases/{caseId}', method: 'patch', argument: 1 },
+  updateAlert: { path: '/alerts/{alertId}', method: 'patch', argument: 1 },
 };
 
 interface ExampleRequest {
   readonly path: string;
-  readonly method: 'post' | 'put';
+  readonly method: 'post' | 'put' | 'patch';
   /** The body as TypeScript source (an object literal). */
   readonly body: string;
   /** A property of the body holding a string or number literal, to be replaced by a wrong value. */
@@ -94,7 +98,7 @@ function checkProgram(requests: readonly ExampleRequest[]): string {
   const lines = [
     "import type { components, paths } from './client.js';",
     '',
-    "type Method = 'get' | 'post' | 'put' | 'delete';",
+    "type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';",
     'type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;',
     "type JsonBody<P extends keyof paths, M extends Method> = Operation<P, M> extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;",
     "type JsonResponse<P extends keyof paths, M extends Method, S extends number> = Operation<P, M> extends { responses: { [K in S]: { content: { 'application/json': infer R } } } } ? R : never;",

@@ -9,8 +9,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { RuleInstanceSchema, TransactionEventMonitoringResultSchema, TransactionMonitoringResultSchema } from '../../src/domain/index.js';
 import type {
+  AlertPageSchema,
   AlertSchema,
+  AlertViewSchema,
+  CasePageSchema,
   CaseSchema,
+  CaseViewSchema,
+  CommentListSchema,
   CommentViewSchema,
   ListSummarySchema,
   MonitoringResultSchema,
@@ -22,8 +27,8 @@ import type {
   UserMonitoringResultSchema,
   UserViewSchema,
 } from '../../src/domain/schemas/responses.js';
-import type { MonitoringResult } from '../../src/domain/entities.js';
-import type { Engine } from '../../src/engine/types.js';
+import type { Alert, Case, MonitoringResult } from '../../src/domain/entities.js';
+import type { Engine, WorkflowPage } from '../../src/engine/types.js';
 import { createHttpHandler, type HttpHandler } from '../../src/http/index.js';
 import { createEngine } from '../../src/index.js';
 import { FORMAT_CHECKS } from '../../src/validation/ajv.js';
@@ -53,8 +58,15 @@ describe('response schemas: static types', () => {
     expectTypeOf<Static<typeof RuleViewSchema>>().toEqualTypeOf<Returns<'getRule'>>();
     expectTypeOf<Static<typeof RuleViewSchema>[]>().toEqualTypeOf<Returns<'listRules'>>();
     expectTypeOf<Static<typeof UploadSlotSchema>>().toEqualTypeOf<Returns<'createUpload'>>();
-    expectTypeOf<Static<typeof AlertSchema>>().toEqualTypeOf<Returns<'getAlert'>>();
-    expectTypeOf<Static<typeof CaseSchema>>().toEqualTypeOf<Returns<'getCase'>>();
+    expectTypeOf<Static<typeof AlertViewSchema>>().toEqualTypeOf<Flat<Returns<'getAlert'>>>();
+    expectTypeOf<Static<typeof AlertSchema>>().toEqualTypeOf<Returns<'changeAlertStatus'>>();
+    expectTypeOf<Static<typeof AlertSchema>>().toEqualTypeOf<Returns<'updateAlert'>>();
+    expectTypeOf<Static<typeof AlertPageSchema>>().toEqualTypeOf<WorkflowPage<Alert>>();
+    expectTypeOf<Static<typeof CommentListSchema>>().toEqualTypeOf<Returns<'listComments'>>();
+    expectTypeOf<Static<typeof CaseViewSchema>>().toEqualTypeOf<Flat<Returns<'getCase'>>>();
+    expectTypeOf<Static<typeof CaseSchema>>().toEqualTypeOf<Returns<'changeCaseStatus'>>();
+    expectTypeOf<Static<typeof CaseSchema>>().toEqualTypeOf<Returns<'updateCase'>>();
+    expectTypeOf<Static<typeof CasePageSchema>>().toEqualTypeOf<WorkflowPage<Case>>();
     expectTypeOf<Static<typeof StoredListSchema>>().toEqualTypeOf<Returns<'getList'>>();
     expectTypeOf<Static<typeof StoredListSchema>>().toEqualTypeOf<Returns<'putList'>>();
     // ListSummary is `Omit<StoredList, 'items'> & { itemCount }`: compared as the one object type it is.
@@ -286,6 +298,20 @@ describe('response schemas: the real handler answers what the document says', ()
     await send('POST', '/users/alice/comments', comment);
     await send('POST', `/cases/${alert?.caseId}/comments`, { body: 'Escalated to compliance' });
     await send('POST', `/alerts/${alert?.alertId}/comments`, { body: 'Looks legitimate', createdTimestamp: T0 + HOUR });
+    await send('GET', '/users/alice/comments');
+    await send('GET', `/cases/${alert?.caseId}/comments`);
+    await send('GET', `/alerts/${alert?.alertId}/comments`);
+    await send('GET', `/alerts/${alert?.alertId}`);
+    await send('PATCH', `/alerts/${alert?.alertId}`, { priority: 'P1', assignments: [{ assigneeEmail: 'ana@bank.example' }] });
+    await send('PATCH', `/cases/${alert?.caseId}`, {
+      assignments: [{ assigneeEmail: 'ana@bank.example', assignedByEmail: 'lead@bank.example', timestamp: T0 }],
+    });
+    await send('POST', `/alerts/${alert?.alertId}/statuses`, { status: 'IN_REVIEW', comment: 'Looking' });
+    await send('POST', `/cases/${alert?.caseId}/statuses`, { status: 'CLOSED', reason: ['OTHER'], otherReason: 'Known customer', comment: 'Done' });
+    const alerts = await send<{ items: unknown[]; next: string }>('GET', '/alerts?pageSize=1&filterAlertStatus[]=CLOSED&sortOrder=asc');
+    expect(alerts.items).toHaveLength(1);
+    await send('GET', `/cases?pageSize=1&filterCaseStatus=CLOSED,OPEN&sortBy=caseId`);
+    await send('GET', `/cases/${alert?.caseId}`);
 
     expect(failures).toEqual([]);
     expect([...checked].sort()).toEqual([...expected.keys()].sort());

@@ -16,6 +16,7 @@ import { defineClosedObject, defineFreeObject, defineOpenObject, defineStringEnu
 import { LIST_SUBTYPES, LIST_TYPES } from './list.js';
 import { ExecutedRuleResultSchema, HitRuleDetailsSchema, RiskScoreDetailsSchema } from './results.js';
 import { TransactionEventSchema, TransactionSchema } from './transaction.js';
+import { AssignmentSchema, StatusChangeSchema } from './workflow.js';
 import { BusinessUserEventSchema, BusinessUserSchema, ConsumerUserEventSchema, ConsumerUserSchema, RiskLevelSchema } from './user.js';
 
 const RuleActionSchema = defineStringEnum(RULE_ACTIONS);
@@ -179,6 +180,10 @@ export const AlertSchema = defineClosedObject({
     action: RuleActionSchema,
     nature: defineStringEnum(RULE_NATURES),
   }),
+  assignments: Type.Optional(Type.Array(AssignmentSchema)),
+  lastStatusChange: Type.Optional(StatusChangeSchema),
+  closingReason: Type.Optional(StatusChangeSchema),
+  slaDueTimestamp: Type.Optional(Type.Number({ description: 'Due date: creation plus the engine SLA (`slaHours`) of the current priority' })),
 });
 /** An alert. */
 export type AlertBody = Static<typeof AlertSchema>;
@@ -198,9 +203,34 @@ export const CaseSchema = defineClosedObject({
       description: 'Every user with an alert in the case, in joining order (entityDetails.userId first); present only when there are two or more.',
     }),
   ),
+  assignments: Type.Optional(Type.Array(AssignmentSchema)),
+  lastStatusChange: Type.Optional(StatusChangeSchema),
+  closingReason: Type.Optional(StatusChangeSchema),
+  slaDueTimestamp: Type.Optional(Type.Number({ description: 'Due date: creation plus the engine SLA (`slaHours`) of the current priority' })),
 });
 /** A case. */
 export type CaseBody = Static<typeof CaseSchema>;
+
+/** `GET /alerts/{alertId}`: the alert with its comments, oldest first (`AlertView`). */
+export const AlertViewSchema = defineClosedObject({ ...AlertSchema.properties, comments: Type.Array(CommentViewSchema) });
+/** `GET /cases/{caseId}`: the case with its comments, oldest first (`CaseView`). */
+export const CaseViewSchema = defineClosedObject({ ...CaseSchema.properties, comments: Type.Array(CommentViewSchema) });
+
+const pageProperties = {
+  hasNext: Type.Boolean(),
+  hasPrev: Type.Boolean(),
+  next: Type.String({ description: "Cursor of the next page (pass it as `start`), '' when none" }),
+  prev: Type.String({ description: "Cursor of the previous page, '' when none" }),
+  last: Type.String({ description: "Cursor of the last page, '' when nothing matches" }),
+  count: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages' }),
+  pageSize: Type.Integer({ minimum: 1 }),
+};
+/** `GET /alerts`: one page of alerts. */
+export const AlertPageSchema = defineClosedObject({ items: Type.Array(AlertSchema), ...pageProperties });
+/** `GET /cases`: one page of cases (Flagright's `CasesListResponse` shape). */
+export const CasePageSchema = defineClosedObject({ items: Type.Array(CaseSchema), ...pageProperties });
+/** `GET /users|cases|alerts/{id}/comments`. */
+export const CommentListSchema = Type.Array(CommentViewSchema);
 
 const listProperties = {
   listId: Type.String(),

@@ -7,7 +7,7 @@
 import type { Comment, CommentFileLink, CommentTarget } from '../../domain/entities.js';
 import { CommentRequestSchema, PresignedUrlRequestSchema } from '../../domain/index.js';
 import { TxmonError, conflict, invalidField, notFound } from '../../errors.js';
-import type { FileRecord } from '../repositories.js';
+import type { FileRecord, Repositories } from '../repositories.js';
 import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { EngineSettings } from '../options.js';
 import type { CommentView, Engine, SignedFileAccess } from '../types.js';
@@ -25,10 +25,25 @@ async function* oneChunk(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
 
-/** The comment and file endpoints of one engine. */
-export function createCommentAndFileService(settings: EngineSettings): CommentAndFileMethods {
-  const { repositories: repos, clock, ids } = settings;
-  const { signer, urlTtlMs, publicBaseUrl, maxUploadBytes } = settings.files;
+/** What the comment endpoints and the workflow's status changes share: signed download links, views, attached files. */
+export interface CommentFiles {
+  /** A comment as returned: each file with a signed download link, valid `urlTtlMs` from now. */
+  commentView(comment: Comment): Promise<CommentView>;
+  /**
+   * The file entries of a request (at `pathPrefix`, e.g. `/files`), each an uploaded file of the
+   * stated size.
+   * @throws TxmonError `UNKNOWN_FILE_KEY` for a key not issued or not uploaded; `VALIDATION_FAILED` for a size mismatch
+   */
+  attachedFiles(
+    requested: readonly { s3Key?: string; key?: string; filename: string; size: number }[],
+    files?: Repositories['files'],
+  ): Promise<Comment['files']>;
+}
+
+/** The {@link CommentFiles} of one engine. */
+export function createCommentFiles(settings: EngineSettings): CommentFiles {
+  const { repositories: repos, clock } = settings;
+  const { signer, urlTtlMs, publicBaseUrl } = settings.files;
 
   async function downloadLink(key: string): Promise<string> {
     const expiresAt = clock.now() + urlTtlMs;
@@ -36,27 +51,40 @@ export function createCommentAndFileService(settings: EngineSettings): CommentAn
     return `${publicBaseUrl}/files/${encodeURIComponent(key)}?expires=${expiresAt}&signature=${signature}`;
   }
 
-  async function commentView(comment: Comment): Promise<CommentView> {
-    const files: CommentFileLink[] = [];
-    for (const f of comment.files) files.push({ ...f, downloadLink: await downloadLink(f.s3Key) });
-    return { commentId: comment.commentId, body: comment.body, files, createdTimestamp: comment.createdTimestamp, updatedTimestamp: comment.updatedTimestamp };
-  }
+  return {
+    async commentView(comment) {
+      const files: CommentFileLink[] = [];
+      for (const f of comment.files) files.push({ ...f, downloadLink: await downloadLink(f.s3Key) });
+      return {
+        commentId: comment.commentId,
+        body: comment.body,
+        files,
+        createdTimestamp: comment.createdTimestamp,
+        updatedTimestamp: comment.updatedTimestamp,
+      };
+    },
+    async attachedFiles(requested, fileRepository = repos.files) {
+      const files: Comment['files'] = [];
+      for (let i = 0; i < requested.length; i++) {
+        const f = requested[i] as (typeof requested)[number];
+        const key = f.s3Key ?? f.key;
+        const record = key === undefined ? null : await fileRepository.getFile(key);
+        const keyPath = `/files/${i}/${f.s3Key !== undefined ? 's3Key' : 'key'}`;
+        if (!record || key === undefined) throw invalidField(keyPath, 'unknown-file-key', 'was not issued by POST /pre-signed-url', 'UNKNOWN_FILE_KEY');
+        if (!record.uploaded) throw invalidField(keyPath, 'not-uploaded', 'names a file whose bytes were not uploaded yet', 'UNKNOWN_FILE_KEY');
+        if (record.size !== f.size) throw invalidField(`/files/${i}/size`, 'size-mismatch', 'must equal the number of bytes uploaded');
+        files.push({ s3Key: key, filename: f.filename, size: f.size });
+      }
+      return files;
+    },
+  };
+}
 
-  /** The file entries of a comment request, each an uploaded file of the stated size. */
-  async function attachedFiles(requested: readonly { s3Key?: string; key?: string; filename: string; size: number }[]): Promise<Comment['files']> {
-    const files: Comment['files'] = [];
-    for (let i = 0; i < requested.length; i++) {
-      const f = requested[i] as (typeof requested)[number];
-      const key = f.s3Key ?? f.key;
-      const record = key === undefined ? null : await repos.files.getFile(key);
-      const keyPath = `/files/${i}/${f.s3Key !== undefined ? 's3Key' : 'key'}`;
-      if (!record || key === undefined) throw invalidField(keyPath, 'unknown-file-key', 'was not issued by POST /pre-signed-url', 'UNKNOWN_FILE_KEY');
-      if (!record.uploaded) throw invalidField(keyPath, 'not-uploaded', 'names a file whose bytes were not uploaded yet', 'UNKNOWN_FILE_KEY');
-      if (record.size !== f.size) throw invalidField(`/files/${i}/size`, 'size-mismatch', 'must equal the number of bytes uploaded');
-      files.push({ s3Key: key, filename: f.filename, size: f.size });
-    }
-    return files;
-  }
+/** The comment and file endpoints of one engine. */
+export function createCommentAndFileService(settings: EngineSettings): CommentAndFileMethods {
+  const { repositories: repos, clock, ids } = settings;
+  const { signer, urlTtlMs, publicBaseUrl, maxUploadBytes } = settings.files;
+  const { commentView, attachedFiles } = createCommentFiles(settings);
 
   async function addComment(target: CommentTarget, targetExists: () => Promise<boolean>, input: unknown): Promise<CommentView> {
     assertId(target.id, `${target.kind} id`);

@@ -1,5 +1,8 @@
 import { decideAlertHit, type AlertHit } from '../../domain/index.js';
-import type { Alert, Case, CaseRepository } from '../../engine/repositories.js';
+import { notFound } from '../../errors.js';
+import type { MemoryDecisions } from './decisions.js';
+import type { Alert, Case, CaseRepository, CommentRepository } from '../../engine/repositories.js';
+import { keyOf, pageOf } from './pages.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
 
 /**
@@ -44,7 +47,11 @@ interface UserAlerts {
   readonly byInstance: Map<string, Alert>;
 }
 
-export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
+/**
+ * Alerts and cases in memory. `comments`: where a workflow write's comments go (absent: a workflow
+ * write with comments is refused, for stores built without one).
+ */
+export function createMemoryAlertsAndCases(comments?: CommentRepository, decisions?: MemoryDecisions): MemoryAlertsAndCases {
   const alerts = new Map<string, Alert>();
   const cases = new Map<string, Case>();
   // One lookup by user id finds both what a hit lands in: no key is built per hit, and the
@@ -112,6 +119,53 @@ export function createMemoryAlertsAndCases(): MemoryAlertsAndCases {
     },
     async listCases() {
       return [...cases.values()];
+    },
+    async pageAlerts(query) {
+      const { statuses, priority, createdFrom, createdTo, ruleInstanceId, userId } = query;
+      const matching = [...alerts.values()].filter(
+        (a) =>
+          (statuses === undefined || statuses.includes(a.alertStatus)) &&
+          (priority === undefined || a.priority === priority) &&
+          (createdFrom === undefined || a.createdTimestamp >= createdFrom) &&
+          (createdTo === undefined || a.createdTimestamp <= createdTo) &&
+          (ruleInstanceId === undefined || a.ruleDetails.instanceId === ruleInstanceId) &&
+          (userId === undefined || a.userId === userId),
+      );
+      return pageOf(matching, (a) => keyOf(a, a.alertId, query.sortBy), query);
+    },
+    async pageCases(query) {
+      const { statuses, priority, createdFrom, createdTo, userId } = query;
+      const matching = [...cases.values()].filter(
+        (c) =>
+          (statuses === undefined || statuses.includes(c.caseStatus)) &&
+          (priority === undefined || c.priority === priority) &&
+          (createdFrom === undefined || c.createdTimestamp >= createdFrom) &&
+          (createdTo === undefined || c.createdTimestamp <= createdTo) &&
+          (userId === undefined || c.entityDetails.userId === userId || (c.userIds?.includes(userId) ?? false)),
+      );
+      return pageOf(matching, (c) => keyOf(c, c.caseId, query.sortBy), query);
+    },
+    async saveWorkflow(write) {
+      // Everything is checked before anything changes; the comments (which may refuse, past the
+      // store's byte budget) go first, then the patches, in one synchronous step.
+      const c = write.case === undefined ? undefined : cases.get(write.case.caseId);
+      if (write.case !== undefined && c === undefined) throw notFound('CASE_NOT_FOUND', 'case');
+      const patched = write.alerts.map((w) => alerts.get(w.alertId));
+      if (patched.some((a) => a === undefined)) throw notFound('ALERT_NOT_FOUND', 'alert');
+      if (write.comments.length > 0 && comments === undefined) throw new Error('createMemoryAlertsAndCases: no comment repository for a workflow comment');
+      for (const { target, comment } of write.comments) await (comments as CommentRepository).addComment(target, comment);
+      if (c !== undefined && write.case !== undefined) {
+        Object.assign(c, structuredClone(write.case.patch));
+        const closing = write.case.openAlertsPatch;
+        if (closing !== undefined) {
+          for (const id of c.alertIds) {
+            const a = alerts.get(id);
+            if (a !== undefined && a.alertStatus !== 'CLOSED') Object.assign(a, structuredClone(closing));
+          }
+        }
+      }
+      for (const [i, w] of write.alerts.entries()) Object.assign(patched[i] as Alert, structuredClone(w.patch));
+      if (write.decisions.length > 0) decisions?.append(write.decisions);
     },
   };
   return { repository, applyAlertHit };

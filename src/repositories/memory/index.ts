@@ -42,15 +42,16 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const budget = createByteBudget(maxStoredBytes);
   const aggregates = createAggregateStore();
   const ruleInstances = createMemoryRuleInstances(budget);
-  const alertsAndCases = createMemoryAlertsAndCases();
-  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
+  const comments = createMemoryComments(budget);
   const decisions = createMemoryDecisions();
+  const alertsAndCases = createMemoryAlertsAndCases(comments, decisions);
+  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
     transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users, decisions }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,
-    comments: createMemoryComments(budget),
+    comments,
     cases: alertsAndCases.repository,
     files: createMemoryFiles(budget),
     aggregates: createMemoryAggregates(aggregates),
