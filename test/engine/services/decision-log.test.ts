@@ -61,6 +61,31 @@ describe.each(ADAPTER_TARGETS)('the decision log on $name', (target) => {
     expect(report.head).toEqual(await repositories.decisions.decisionHead());
   });
 
+  it('an alert or case status change is an entry with the move, the reasons and the actor; a refused move and a PATCH append nothing', async () => {
+    const { engine, repositories } = await engineOn();
+    await engine.createTransaction(tx({ transactionId: 's-1', originAmountDetails: { transactionAmount: 900, transactionCurrency: 'EUR' } }));
+    const [alert] = await engine.listAlerts();
+    const caseId = alert?.caseId as string;
+    await engine.changeAlertStatus(alert?.alertId as string, { status: 'IN_PROGRESS' }, { actor: 'ana' });
+    await errorOf(() => engine.changeCaseStatus(caseId, { status: 'REOPENED' }));
+    await engine.updateCase(caseId, { priority: 'P1' });
+    await engine.changeCaseStatus(caseId, { status: 'CLOSED', reason: ['FALSE_POSITIVE'] }, { actor: 'ana' });
+    expect((await decisionsOf(repositories)).slice(1)).toEqual([
+      { type: 'ALERT_STATUS', id: alert?.alertId, from: 'OPEN', status: 'IN_PROGRESS', actor: 'ana', timestamp: expect.any(Number) },
+      {
+        type: 'CASE_STATUS',
+        id: caseId,
+        from: 'OPEN',
+        status: 'CLOSED',
+        reason: ['FALSE_POSITIVE'],
+        actor: 'ana',
+        closesOpenAlerts: true,
+        timestamp: expect.any(Number),
+      },
+    ]);
+    expect(await engine.verifyDecisionLog()).toMatchObject({ ok: true, count: 3 });
+  });
+
   it('a replay, a refused payload and a refused event append nothing', async () => {
     const { engine, repositories } = await engineOn();
     const first = tx({ transactionId: 'r-1' });
