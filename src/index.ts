@@ -52,6 +52,7 @@ export type {
   ListInput,
   RuleInstanceInput,
   SeriesPruneResult,
+  VerifyDecisionLogOptions,
   SignedFileAccess,
   TransactionEventInput,
   TransactionEventMonitoringResult,
@@ -439,6 +440,7 @@ export type {
   BatchResponse,
   CaseRepository,
   CommentRepository,
+  DecisionLogRepository,
   ExclusiveUnitOptions,
   FileRecord,
   FileRepository,
@@ -465,6 +467,10 @@ export type {
   UserRuleResults,
   UserRuleWrites,
 } from './engine/repositories.js';
+
+// The decision log: what a host adapter appends (`TransactionOutcome.decision`) and a verification reports
+export { appendDecisionLog, EMPTY_DECISION_LOG } from './domain/decision-log.js';
+export type { DecisionLogHead, DecisionLogProblem, DecisionLogReport, DecisionLogRow } from './domain/decision-log.js';
 
 // Errors: one table of codes, the error class and its constructors
 export {

@@ -1,11 +1,11 @@
 /**
  * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts), `txmon prune …`
- * (prune.ts), `txmon simulate …` (simulate.ts), `txmon generate …` (generate.ts) and `txmon import …`
- * (import.ts). Help and
+ * (prune.ts), `txmon simulate …` (simulate.ts), `txmon generate …` (generate.ts), `txmon import …`
+ * (import.ts) and `txmon verify-log …` (verify-log.ts). Help and
  * unknown commands answer from usage.ts alone: a command's module (and with it the engine, the HTTP
  * layer and the store drivers) is imported only when that command runs.
  */
-import { GENERATE_USAGE, IMPORT_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError } from './usage.js';
+import { GENERATE_USAGE, IMPORT_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError, VERIFY_LOG_USAGE } from './usage.js';
 
 /** Whether `error` is about the command line (then the usage is printed and the exit code is 2). */
 function isUsageError(error: unknown): boolean {
@@ -37,6 +37,14 @@ const COMMANDS: Readonly<Record<string, { usage: string; doing: string; run: (ar
   },
   generate: { usage: GENERATE_USAGE, doing: 'generate', run: async (args) => (await import('./generate.js')).generate(args) },
   import: { usage: IMPORT_USAGE, doing: 'import', run: async (args) => (await import('./import.js')).importCommand(args) },
+  'verify-log': {
+    usage: VERIFY_LOG_USAGE,
+    doing: 'verify the decision log',
+    run: async (args) => {
+      // 3: a log is not intact (1 is for a store that cannot be read, 2 for the command line).
+      if (!(await (await import('./verify-log.js')).verifyLog(args))) process.exitCode = 3;
+    },
+  },
 };
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -56,7 +64,9 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command !== 'serve') {
     const help = command === undefined || command === '--help' || command === '-h';
-    process.stderr.write(`${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}\n${IMPORT_USAGE}`);
+    process.stderr.write(
+      `${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}\n${IMPORT_USAGE}\n${VERIFY_LOG_USAGE}`,
+    );
     process.exit(help ? 0 : 2);
   }
   if (asksForHelp(rest)) {

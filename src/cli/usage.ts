@@ -66,6 +66,21 @@ export const PRUNE_USAGE = `Usage: txmon prune [--store pglite:<dir>|postgres://
   --dry-run          print the horizons without dropping anything
 `;
 
+/** Usage of `txmon verify-log`. */
+export const VERIFY_LOG_USAGE = `Usage: txmon verify-log [--store pglite:<dir>|postgres://…] [--tenants <file.json>] [--anchor <seq>:<hash>]
+
+  Verifies the decision log — every stored transaction and event result, chained by SHA-256 in the
+  order stored (docs/decision-log.md). Prints one JSON line per tenant: ok, the number of entries,
+  the head (position and hash) and the first entry edited, removed, inserted or moved, if any.
+  Exit code 0 when every log is intact, 3 when one is not, 1 when a store cannot be read.
+
+  --store    the store (also TXMON_STORE; default pglite:./txmon-data). A PGlite directory in use
+             by a running server is refused (exit code 1).
+  --tenants  the tenants file of the server: verifies each tenant's log
+  --anchor   a head printed by an earlier run and kept outside the store (<seq>:<hash>): the log
+             must still pass through it, which catches a log rewritten whole (one tenant only)
+`;
+
 /** Usage of `txmon generate`. */
 export const GENERATE_USAGE = `Usage: txmon generate --out <history.ndjson[.gz]> --labels <labels.csv> [--users <n>] [--days <n>] [--seed <n>] [--users-out <users.ndjson[.gz]>] [--start YYYY-MM-DD] [--typology-rate <share>] [--min-schemes <n>] [--typologies <list>]
 

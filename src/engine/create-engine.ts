@@ -12,6 +12,7 @@ import { createInstanceSet } from './instances/instance-set.js';
 import { createSeriesCatalog, createSharedSeriesCatalog } from './instances/series-catalog.js';
 import { resolveEngineSettings, type EngineOptions } from './options.js';
 import { createBatchService } from './services/batches.js';
+import { createDecisionLogService } from './services/decision-log.js';
 import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
@@ -64,6 +65,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings),
     ...createCaseService({ settings, withLocks, commentFiles: createCommentFiles(settings) }),
+    ...createDecisionLogService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
     checkStore: async () => {
       await repositories.ping?.();

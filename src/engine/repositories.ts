@@ -28,6 +28,7 @@ import type {
   CaseWorkflowPatch,
 } from '../domain/index.js';
 import type { UserRuleResults } from '../domain/entities.js';
+import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
 export interface StoredTransaction {
@@ -102,6 +103,11 @@ export interface TransactionOutcome {
   seenUserIds: string[];
   userUpdates: UserUpdate[];
   now: number;
+  /**
+   * The decision's canonical text (`decisionText` of domain/decision-log.ts): appended to the
+   * {@link DecisionLogRepository decision log} in the same atomic write as the rest of the outcome.
+   */
+  decision: string;
 }
 
 /** Transactions and their events. */
@@ -298,6 +304,11 @@ export interface WorkflowWrite {
   readonly case?: { readonly caseId: string; readonly patch: CaseWorkflowPatch; readonly openAlertsPatch?: AlertWorkflowPatch };
   readonly alerts: readonly { readonly alertId: string; readonly patch: AlertWorkflowPatch }[];
   readonly comments: readonly { readonly target: CommentTarget; readonly comment: Comment }[];
+  /**
+   * The status changes' decision texts (`statusDecisionOf`), appended to the decision log in the
+   * same atomic write, last (as an outcome's decision is).
+   */
+  readonly decisions: readonly string[];
 }
 
 /** Alerts and cases (written through {@link TransactionRepository.saveOutcome}, and the user saves' {@link UserRuleWrites}). */
@@ -468,6 +479,22 @@ export interface UnitPrefetch {
   readonly userIds?: readonly string[];
 }
 
+/**
+ * The decision log (domain/decision-log.ts): one hash chain of every stored decision, appended to
+ * by {@link TransactionRepository.saveOutcome} and `saveOutcomes` in the same atomic write as the
+ * decision, in the order the writes commit (one chain for all processes of a shared store). Read
+ * only to verify it.
+ */
+export interface DecisionLogRepository {
+  /** The stored rows with a position above `afterSeq`, in position order, at most `limit`. */
+  readDecisions(afterSeq: number, limit: number): Promise<DecisionLogRow[]>;
+  /**
+   * The position and hash of the last entry appended, as the store keeps them (updated in the same
+   * write as each append); `null` when the store has lost its head record.
+   */
+  decisionHead(): Promise<DecisionLogHead | null>;
+}
+
 /** The persistence a txmon engine runs on. */
 export interface Repositories {
   readonly transactions: TransactionRepository;
@@ -479,6 +506,7 @@ export interface Repositories {
   readonly aggregates: AggregateRepository;
   readonly lists: ListRepository;
   readonly batches: BatchRepository;
+  readonly decisions: DecisionLogRepository;
   readonly flags: RepositoryFlags;
   /**
    * One round trip to the store (a database's `SELECT 1`): resolves when it answers, rejects when it

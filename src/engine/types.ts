@@ -24,6 +24,7 @@ import type {
 } from '../domain/index.js';
 import type { Alert, Case, CommentTarget, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
 import type { BatchResponse, Repositories } from './repositories.js';
+import type { DecisionLogHead, DecisionLogReport } from '../domain/decision-log.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 
@@ -43,6 +44,15 @@ export interface Clock {
 
 /** What {@link Engine.createTransaction} takes: a transaction (`TransactionSchema`). */
 export type TransactionInput = Transaction;
+
+/** Options of {@link Engine.verifyDecisionLog}. */
+export interface VerifyDecisionLogOptions {
+  /**
+   * A head published earlier, outside the store (a report's `head`): the log must still pass
+   * through it — entry `anchor.seq` with hash `anchor.hash` — which catches a chain rewritten whole.
+   */
+  readonly anchor?: DecisionLogHead;
+}
 
 /** What {@link Engine.createTransactionEvent} takes: a transaction event (`TransactionEventSchema`). */
 export type TransactionEventInput = TransactionEvent;
@@ -515,6 +525,21 @@ export interface Engine {
    * ```
    */
   checkStore(): Promise<void>;
+  /**
+   * Reads the whole decision log — every stored transaction and event result, chained by SHA-256 in
+   * the order they were stored (docs/audit.md) — page by page in bounded memory, and reports the
+   * number of entries, the head they lead to, and the first entry that was edited, removed,
+   * inserted or moved, if any. With `anchor` (a head kept outside the store since an earlier
+   * verification) it also catches a chain rewritten whole.
+   *
+   * @example
+   * ```ts
+   * const report = await engine.verifyDecisionLog();
+   * if (!report.ok) console.error(report.firstInvalid); // { seq: 41, problem: 'EDITED', message: … }
+   * publish(report.head); // keep it elsewhere; later: engine.verifyDecisionLog({ anchor: published })
+   * ```
+   */
+  verifyDecisionLog(options?: VerifyDecisionLogOptions): Promise<DecisionLogReport>;
   /** The repositories the engine runs on (for hosts and tests). */
   readonly repositories: Repositories;
 }

@@ -79,6 +79,11 @@ export interface UnitSql extends Sql {
    * its COMMIT (in one round trip where the client allows). Its error, if any, fails the unit then.
    */
   defer(statement: Statement): void;
+  /**
+   * Runs `statement` with the unit's COMMIT only, after every other statement of the unit: for a
+   * lock every process takes last (the decision log's head), held for the commit alone.
+   */
+  deferToCommit(statement: Statement): void;
 }
 
 /** The database: statements, and transactions on one connection. */
@@ -385,13 +390,19 @@ function isPgPool(client: PostgresClient): client is PgPoolLike {
 /** A unit's deferred statements, run before its next statement or at its end. */
 function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
   let pending: Statement[] = [];
-  const take = () => {
+  let last: Statement[] = [];
+  const takePending = () => {
     const out = pending;
     pending = [];
     return out;
   };
+  const take = () => {
+    const out = [...takePending(), ...last];
+    last = [];
+    return out;
+  };
   const flush = async () => {
-    for (const s of take()) await sql.query(s.text, s.params);
+    for (const s of takePending()) await sql.query(s.text, s.params);
   };
   return {
     unit: {
@@ -405,6 +416,9 @@ function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
       },
       defer(statement) {
         pending.push(statement);
+      },
+      deferToCommit(statement) {
+        last.push(statement);
       },
     },
     take,

@@ -439,6 +439,55 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Migration 9: the decision log (domain/decision-log.ts), one hash chain per schema. The head row
+ * is locked by each append until its transaction commits, so the appends of all processes form one
+ * chain in commit order; entry texts are built here, where the position is known, exactly as
+ * `entryText` builds them, and hashed with PostgreSQL's own SHA-256.
+ */
+const DECISION_LOG_SQL = `
+CREATE TABLE txmon_decisions (
+  seq bigint PRIMARY KEY,
+  prev text NOT NULL,
+  entry text NOT NULL,
+  hash text NOT NULL
+);
+CREATE TABLE txmon_decision_head (
+  id integer PRIMARY KEY CHECK (id = 1),
+  seq bigint NOT NULL,
+  hash text NOT NULL
+);
+INSERT INTO txmon_decision_head (id, seq, hash) VALUES (1, 0, repeat('0', 64));
+
+-- Appends the decisions' canonical texts, in order, after the head.
+CREATE FUNCTION txmon_append_decisions(p_decisions text[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_seq bigint;
+  v_hash text;
+  v_entry text;
+  v_next text;
+  d text;
+BEGIN
+  IF coalesce(cardinality(p_decisions), 0) = 0 THEN
+    RETURN;
+  END IF;
+  SELECT h.seq, h.hash INTO v_seq, v_hash FROM txmon_decision_head h WHERE h.id = 1 FOR UPDATE;
+  IF NOT FOUND THEN
+    -- Never start a second chain over a log whose head was removed: verification names the damage.
+    RAISE EXCEPTION 'txmon: the decision log has no head row (txmon_decision_head): run verifyDecisionLog';
+  END IF;
+  FOREACH d IN ARRAY p_decisions LOOP
+    v_seq := v_seq + 1;
+    v_entry := '{"decision":' || d || ',"seq":' || v_seq || '}';
+    v_next := encode(sha256(convert_to(v_hash || v_entry, 'UTF8')), 'hex');
+    INSERT INTO txmon_decisions (seq, prev, entry, hash) VALUES (v_seq, v_hash, v_entry, v_next);
+    v_hash := v_next;
+  END LOOP;
+  UPDATE txmon_decision_head SET seq = v_seq, hash = v_hash WHERE id = 1;
+END $$;
+`;
+
 /** One step of the schema. Never edit a released step: add the next one. */
 interface Migration {
   readonly version: number;
@@ -648,6 +697,11 @@ CREATE INDEX txmon_cases_page_created ON txmon_cases ((("case"->>'createdTimesta
 CREATE INDEX txmon_cases_page_updated ON txmon_cases ((("case"->>'updatedAt')::float8), case_id COLLATE "C");
 CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
 `,
+  },
+  {
+    version: 9,
+    name: 'decision log: txmon_decisions, txmon_append_decisions',
+    sql: DECISION_LOG_SQL,
   },
 ];
 

@@ -147,7 +147,7 @@ function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: read
  * write in one statement, `txmon_save_outcome`, which raises SQLSTATE `TX409` on a version or
  * event-id conflict.
  */
-export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null): Promise<void> {
+export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null, appendDecision = true): Promise<void> {
   assertSeriesEntries(outcome.aggregates.add, '/add');
   const effects = await effectsOf(sql, [outcome]);
   const t = outcome.transaction;
@@ -183,10 +183,38 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
     ...effects,
   };
   const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
-  // In a unit the write travels with COMMIT (one round trip fewer).
-  if (isUnitSql(sql)) return sql.defer(save);
+  await write(sql, save, appendDecision ? [outcome] : []);
+}
+
+const APPEND_DECISIONS_SQL = prepared('SELECT txmon_append_decisions($1::text[])');
+
+/** The decision log's append of `outcomes`' decisions, in order. */
+export function appendDecisionsOf(outcomes: readonly TransactionOutcome[]): Statement {
+  return appendDecisionTexts(outcomes.map((o) => o.decision));
+}
+
+/** The decision log's append of decision texts, in order: a write's last statement. */
+export function appendDecisionTexts(decisions: readonly string[]): Statement {
+  return { text: APPEND_DECISIONS_SQL, params: [[...decisions]] };
+}
+
+/**
+ * Runs an outcome's write, then appends the decisions of `decided` to the decision log — last, so
+ * the log's head (which serialises the appends of every process) is held for the commit only and
+ * never while waiting for another lock. In a unit both travel with COMMIT (one round trip fewer).
+ */
+async function write(sql: Sql, save: Statement, decided: readonly TransactionOutcome[]): Promise<void> {
+  if (isUnitSql(sql)) {
+    sql.defer(save);
+    if (decided.length > 0) sql.deferToCommit(appendDecisionsOf(decided));
+    return;
+  }
   try {
     await sql.query(save.text, save.params);
+    if (decided.length > 0) {
+      const append = appendDecisionsOf(decided);
+      await sql.query(append.text, append.params);
+    }
   } catch (error) {
     throw conflictOf(error);
   }
@@ -272,13 +300,7 @@ export async function saveCreations(sql: Sql, outcomes: readonly TransactionOutc
   }
   const doc = { remove: [], add: [], new: entryRowsOf(adds), ...(await effectsOf(sql, outcomes)) };
   const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
-  // In a unit the write travels with COMMIT (one round trip fewer).
-  if (isUnitSql(sql)) return sql.defer(save);
-  try {
-    await sql.query(save.text, save.params);
-  } catch (error) {
-    throw conflictOf(error);
-  }
+  await write(sql, save, outcomes);
 }
 
 /**

@@ -13,6 +13,7 @@ import { createPostgresRuleInstances } from './rule-instances.js';
 import { createPostgresBatches, createPostgresComments, createPostgresFiles, createPostgresLists, createPostgresUsers } from './records.js';
 import { createPostgresAlertsAndCases } from './alerts-and-cases.js';
 import { createPostgresAggregates } from './aggregates.js';
+import { createPostgresDecisions } from './decisions.js';
 import { databaseOf, type Database, type PostgresClient, type Sql } from './client.js';
 
 /** Options of {@link createPostgresRepositories}. */
@@ -43,6 +44,7 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     aggregates: createPostgresAggregates(sql, db),
     lists: createPostgresLists(sql),
     batches: createPostgresBatches(sql),
+    decisions: createPostgresDecisions(sql),
     flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
     ping: () => root.ping(),
     async runExclusive(keys, work, options) {

@@ -23,6 +23,8 @@ import type {
   WorkflowSortKey,
 } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { appendDecisionLog, EMPTY_DECISION_LOG, entryText, statusDecisionOf } from '../domain/decision-log.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
   FIXTURE_T0,
@@ -85,6 +87,8 @@ async function captureState(
     alerts: byId(await repos.cases.listAlerts(), (a: Alert) => a.alertId),
     cases: byId(await repos.cases.listCases(), (c: Case) => c.caseId),
     aggregates,
+    decisions: await repos.decisions.readDecisions(0, 1_000),
+    decisionHead: await repos.decisions.decisionHead(),
   });
 }
 
@@ -979,6 +983,39 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'the decision log: each saved outcome appends its decision, in the order saved, chained from the start as appendDecisionLog chains them',
+    async body(repos) {
+      assertEqual(await repos.decisions.decisionHead(), EMPTY_DECISION_LOG, 'the head of an empty log');
+      assertEqual(await repos.decisions.readDecisions(0, 10), [], 'the rows of an empty log');
+      await seedOneTransaction(repos);
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'dave' }), buildMonitoringResult(['ri-1'], ['ri-1']));
+      const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'dave', destination: 'carol' }));
+      const batch = [buildOutcome(t2, null, { now: FIXTURE_T0 + 5_000 }), buildOutcome(t3, null, { now: FIXTURE_T0 + 6_000 })];
+      await repos.transactions.saveOutcomes(batch);
+      const rows = await repos.decisions.readDecisions(0, 10);
+      const decisions = rows.map((r) => (JSON.parse(r.entry) as { decision: { transactionId: string; eventId?: string } }).decision);
+      assertEqual(
+        decisions.map((d) => [d.transactionId, d.eventId ?? null]),
+        [
+          ['t-1', null],
+          ['t-1', 'e-1'],
+          ['t-2', null],
+          ['t-3', null],
+        ],
+        'the decisions in the order saved',
+      );
+      const expected = appendDecisionLog(
+        EMPTY_DECISION_LOG,
+        [...rows.slice(0, 2).map((r) => (JSON.parse(r.entry) as { decision: unknown }).decision), ...batch.map((o) => JSON.parse(o.decision))].map((d) =>
+          canonicalJson(d),
+        ),
+      );
+      assertEqual(rows, expected.rows, 'the stored rows: texts, previous hashes and SHA-256 hashes');
+      assertEqual(await repos.decisions.decisionHead(), expected.head, 'the head');
+      assertEqual(await repos.decisions.readDecisions(2, 1), expected.rows.slice(2, 3), 'a page after position 2');
+    },
+  },
+  {
     name: 'saveOutcomes with one transaction that exists throws CONCURRENT_UPDATE and applies none of them',
     async body(repos) {
       await seedOneTransaction(repos);
@@ -1551,6 +1588,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         case: { caseId: 'C-1', patch: { updatedAt: FIXTURE_T0 + 3 } },
         alerts: [{ alertId: 'A-2', patch: { alertStatus: 'CLOSED', lastStatusChange: alertClose, closingReason: alertClose, updatedAt: FIXTURE_T0 + 3 } }],
         comments: [],
+        decisions: [],
       });
       const caseClose = { status: 'CLOSED' as const, reason: ['FALSE_POSITIVE' as const], comment: 'done', actor: 'ana', timestamp: FIXTURE_T0 + 4 };
       const comment = { commentId: 'cm-1', body: 'done', files: [], createdTimestamp: FIXTURE_T0 + 4, updatedTimestamp: FIXTURE_T0 + 4 };
@@ -1562,8 +1600,16 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         },
         alerts: [],
         comments: [{ target: { kind: 'case', id: 'C-1' }, comment }],
+        decisions: [statusDecisionOf('CASE', 'C-1', 'OPEN', caseClose, true)],
       });
       const c = await repos.cases.getCase('C-1');
+      const logged = await repos.decisions.readDecisions(0, 100);
+      assertEqual(
+        logged.map((r) => (JSON.parse(r.entry) as { decision: { type: string } }).decision.type),
+        ['TRANSACTION', 'TRANSACTION', 'CASE_STATUS'],
+        'the decision log: the two results, then the case close',
+      );
+      assertEqual(logged.at(-1)?.entry, entryText(3, statusDecisionOf('CASE', 'C-1', 'OPEN', caseClose, true)), 'the case close entry');
       assertEqual([c?.caseStatus, c?.alertIds, c?.closingReason, c?.updatedAt], ['CLOSED', ['A-1', 'A-2'], caseClose, FIXTURE_T0 + 4], 'the closed case');
       const [a1, a2] = [await repos.cases.getAlert('A-1'), await repos.cases.getAlert('A-2')];
       assertEqual(
@@ -1583,6 +1629,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       await repos.cases.saveWorkflow({
         alerts: [{ alertId: 'A-1', patch: { alertStatus: 'CLOSED', closingReason: close, updatedAt: FIXTURE_T0 + 2 } }],
         comments: [],
+        decisions: [],
       });
       await seedHit(repos, 2, 'ri-1', 'alice', { alertId: 'A-2', caseId: 'C-2' }, FIXTURE_T0 + 3);
       assertEqual((await repos.cases.getCase('C-1'))?.alertIds, ['A-1', 'A-2'], 'the new alert joins the open case');
@@ -1594,6 +1641,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         },
         alerts: [],
         comments: [],
+        decisions: [],
       });
       await seedHit(repos, 3, 'ri-1', 'alice', { alertId: 'A-3', caseId: 'C-3' }, FIXTURE_T0 + 5);
       const a3 = await repos.cases.getAlert('A-3');
@@ -1620,17 +1668,19 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
               { alertId: 'A-nope', patch: { priority: 'P1', updatedAt: FIXTURE_T0 + 9 } },
             ],
             comments: [{ target: { kind: 'case', id: 'C-1' }, comment }],
+            decisions: [statusDecisionOf('CASE', 'C-1', 'OPEN', { status: 'ESCALATED', timestamp: FIXTURE_T0 + 9 }, false)],
           }),
         'ALERT_NOT_FOUND',
         'an unknown alert',
       );
       await assertRejectsWithCode(
-        () => repos.cases.saveWorkflow({ case: { caseId: 'C-nope', patch: { updatedAt: FIXTURE_T0 + 9 } }, alerts: [], comments: [] }),
+        () => repos.cases.saveWorkflow({ case: { caseId: 'C-nope', patch: { updatedAt: FIXTURE_T0 + 9 } }, alerts: [], comments: [], decisions: [] }),
         'CASE_NOT_FOUND',
         'an unknown case',
       );
       assertEqual([await repos.cases.getAlert('A-1'), await repos.cases.getCase('C-1')], before, 'the alert and case, unchanged');
       assertEqual(await repos.comments.listComments({ kind: 'case', id: 'C-1' }), [], 'no comment');
+      assertEqual((await repos.decisions.decisionHead())?.seq, 1, 'no decision appended');
     },
   },
   {
@@ -1650,7 +1700,12 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       }
       // A later hit on A-b moves its updatedAt; one case is closed.
       await seedHit(repos, 9, 'ri-2', 'u3', { alertId: 'A-z', caseId: 'C-z' }, FIXTURE_T0 + 50);
-      await repos.cases.saveWorkflow({ case: { caseId: 'C-g', patch: { caseStatus: 'CLOSED', updatedAt: FIXTURE_T0 + 60 } }, alerts: [], comments: [] });
+      await repos.cases.saveWorkflow({
+        case: { caseId: 'C-g', patch: { caseStatus: 'CLOSED', updatedAt: FIXTURE_T0 + 60 } },
+        alerts: [],
+        comments: [],
+        decisions: [],
+      });
       const alerts = await repos.cases.listAlerts();
       const cases = await repos.cases.listCases();
       for (const sortBy of SORT_KEYS) {

@@ -6,6 +6,7 @@
  */
 import type { SeriesEntry, SeriesEntryRef } from '../aggregation/aggregate-store.js';
 import type { RiskLevel, Transaction, TransactionEvent } from '../domain/index.js';
+import { decisionOf } from '../domain/decision-log.js';
 import type { AlertHit, MonitoringResult, StoredEvent, StoredRuleInstance, StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
 
 const LEVELS: readonly RiskLevel[] = ['VERY_LOW', 'LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH'];
@@ -153,6 +154,9 @@ export function buildOutcome(
     seenUserIds: parts.seenUserIds ?? [],
     userUpdates: parts.userUpdates ?? [],
     now: parts.now ?? FIXTURE_T0,
+    decision:
+      parts.decision ??
+      decisionOf(transaction.transaction.transactionId, parts.event?.eventId ?? null, parts.event?.result ?? transaction.latestResult, parts.now ?? FIXTURE_T0),
   };
 }
 

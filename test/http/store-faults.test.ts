@@ -43,6 +43,7 @@ function switchableStore() {
     files: wrap(inner.files),
     aggregates: wrap(inner.aggregates),
     lists: wrap(inner.lists),
+    decisions: wrap(inner.decisions),
     batches: wrap(inner.batches),
     // A host's store: it does not report its own faults.
     flags: { durable: true, sharedAcrossProcesses: false },

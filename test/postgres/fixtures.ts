@@ -26,12 +26,15 @@ const TABLES = [
   'txmon_series_entries',
   'txmon_instance_counters',
   'txmon_batches',
+  'txmon_decisions',
 ];
 
-/** Empties every txmon table and resets the instance revision. */
+/** Empties every txmon table and resets the instance revision and the decision log's head. */
 export async function emptyDatabase(client: PostgresClient): Promise<void> {
   await client.query(`TRUNCATE ${TABLES.join(', ')}`);
   await client.query(`UPDATE txmon_meta SET value = 0 WHERE name = 'rule_instance_revision'`);
+  await client.query(`DELETE FROM txmon_decision_head`);
+  await client.query(`INSERT INTO txmon_decision_head (id, seq, hash) VALUES (1, 0, repeat('0', 64))`);
 }
 
 /** A database for a test file: `fresh()` empties it and returns repositories on it. */

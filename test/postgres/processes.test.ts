@@ -390,6 +390,7 @@ interface Run {
   cases: Case[];
   storedTransactions: number;
   storedEvents: number;
+  decisionLog: Txmon.DecisionLogReport;
   finals: Map<string, Txmon.TransactionWithRulesResult>;
   entries: EntryView[];
 }
@@ -473,6 +474,7 @@ async function runProcesses(): Promise<Run> {
       cases: await engine.listCases(),
       storedTransactions: await count('txmon_transactions'),
       storedEvents: await count('txmon_events'),
+      decisionLog: await engine.verifyDecisionLog(),
       finals,
       entries: await storedEntries(pool, repositories),
     };
@@ -551,6 +553,10 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
       });
     }
     expect(run.instances.find((i) => i.id === run.ids.shadow)?.hitCount).toBeGreaterThan(0);
+  });
+
+  it('the decisions of all processes form one intact chain: one entry per stored transaction and event', () => {
+    expect(run.decisionLog).toMatchObject({ ok: true, count: run.storedTransactions + run.storedEvents });
   });
 
   it('one alert per alerting instance and user lists the hit transactions in the order they ran; one case per user holds its alerts', () => {

@@ -19,6 +19,7 @@ import {
   type StatusChange,
 } from '../../domain/index.js';
 import type { Alert, Case, Comment, CommentTarget } from '../../domain/entities.js';
+import { statusDecisionOf } from '../../domain/decision-log.js';
 import { cloneJson } from '../../domain/json.js';
 import { TxmonError, invalidField, isTxmonError, notFound } from '../../errors.js';
 import { copySafeJson, createLazyValidator } from '../../validation/index.js';
@@ -253,7 +254,12 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
   async function writeAlert(
     alertId: string,
     options: WorkflowOptions | undefined,
-    decide: (repos: Repositories, alert: Alert, c: Case | null, now: number) => Promise<{ patch: AlertWorkflowPatch; comment: Comment | null }>,
+    decide: (
+      repos: Repositories,
+      alert: Alert,
+      c: Case | null,
+      now: number,
+    ) => Promise<{ patch: AlertWorkflowPatch; comment: Comment | null; decision?: string }>,
   ): Promise<Alert> {
     assertId(alertId, 'alertId');
     const found = await store.cases.getAlert(alertId);
@@ -263,11 +269,12 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       if (!alert) throw notFound('ALERT_NOT_FOUND', 'alert');
       const c = await repos.cases.getCase(alert.caseId);
       const now = clock.now();
-      const { patch, comment } = await decide(repos, alert, c, now);
+      const { patch, comment, decision } = await decide(repos, alert, c, now);
       const write: WorkflowWrite = {
         ...(c === null ? {} : { case: { caseId: c.caseId, patch: { updatedAt: now } } }),
         alerts: [{ alertId, patch }],
         comments: comment === null ? [] : [{ target: { kind: 'alert', id: alertId }, comment }],
+        decisions: decision === undefined ? [] : [decision],
       };
       await repos.cases.saveWorkflow(write);
       return withSla((await repos.cases.getAlert(alertId)) as Alert);
@@ -278,7 +285,11 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
   async function writeCase(
     caseId: string,
     options: WorkflowOptions | undefined,
-    decide: (repos: Repositories, c: Case, now: number) => Promise<{ patch: CaseWorkflowPatch; openAlertsPatch?: AlertWorkflowPatch; comment: Comment | null }>,
+    decide: (
+      repos: Repositories,
+      c: Case,
+      now: number,
+    ) => Promise<{ patch: CaseWorkflowPatch; openAlertsPatch?: AlertWorkflowPatch; comment: Comment | null; decision?: string }>,
   ): Promise<Case> {
     assertId(caseId, 'caseId');
     const found = await store.cases.getCase(caseId);
@@ -286,11 +297,12 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
     return lockedWrite(usersOf(found), options, async (repos, held) => {
       const c = await heldCase(repos, caseId, held);
       const now = clock.now();
-      const { patch, openAlertsPatch, comment } = await decide(repos, c, now);
+      const { patch, openAlertsPatch, comment, decision } = await decide(repos, c, now);
       await repos.cases.saveWorkflow({
         case: { caseId, patch, ...(openAlertsPatch === undefined ? {} : { openAlertsPatch }) },
         alerts: [],
         comments: comment === null ? [] : [{ target: { kind: 'case', id: caseId }, comment }],
+        decisions: decision === undefined ? [] : [decision],
       });
       return withSla((await repos.cases.getCase(caseId)) as Case);
     });
@@ -324,6 +336,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
         return {
           patch: { alertStatus: change.status, ...statusPatchOf(change), updatedAt: now },
           comment: await statusComment(repos, request, change, alert.alertStatus),
+          decision: statusDecisionOf('ALERT', alertId, alert.alertStatus, change, false),
         };
       });
     },
@@ -339,6 +352,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
           patch: { caseStatus: change.status, ...statusPatchOf(change), updatedAt: now },
           ...(probe === null ? {} : { openAlertsPatch: probe }),
           comment: await statusComment(repos, request, change, c.caseStatus),
+          decision: statusDecisionOf('CASE', caseId, c.caseStatus, change, probe !== null),
         };
       });
     },

@@ -4,11 +4,12 @@
  * in timestamp order, and one atomic outcome per call.
  */
 import { canonicalJson } from '../../domain/canonical-json.js';
+import { decisionOf } from '../../domain/decision-log.js';
 import type { MonitoringResult } from '../../domain/entities.js';
 import type { Transaction, TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
 import { conflict, invalidField, isTxmonError, notFound, TxmonError } from '../../errors.js';
-import type { Repositories, StoredEvent, StoredTransaction, UnitPrefetch } from '../repositories.js';
+import type { Repositories, StoredEvent, StoredTransaction, TransactionOutcome, UnitPrefetch } from '../repositories.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import { applyTransactionEvent, foldTransactionEvents, initialTransaction } from '../pipeline/apply-event.js';
 import { assertEventCountWithin, assertUpdatedSizeWithin, checkEventInput, checkTransactionInput } from '../pipeline/intake.js';
@@ -178,17 +179,21 @@ export function createTransactionService(context: TransactionServiceContext): Tr
   };
 
   /** The outcome a create or an event writes in one step. */
-  const outcomeOf = (transaction: StoredTransaction, expectedVersion: number | null, event: StoredEvent | null, out: Evaluation) => ({
-    transaction,
-    expectedVersion,
-    event,
-    aggregates: out.aggregates,
-    counters: out.counters,
-    alertHits: out.alertHits,
-    seenUserIds: out.seenUserIds,
-    userUpdates: out.userUpdates,
-    now: settings.clock.now(),
-  });
+  const outcomeOf = (transaction: StoredTransaction, expectedVersion: number | null, event: StoredEvent | null, out: Evaluation): TransactionOutcome => {
+    const now = settings.clock.now();
+    return {
+      transaction,
+      expectedVersion,
+      event,
+      aggregates: out.aggregates,
+      counters: out.counters,
+      alertHits: out.alertHits,
+      seenUserIds: out.seenUserIds,
+      userUpdates: out.userUpdates,
+      now,
+      decision: decisionOf(transaction.transaction.transactionId, event === null ? null : event.eventId, out.result, now),
+    };
+  };
 
   /**
    * `validateOriginUserId` / `validateDestinationUserId`: each party the flags name must be a

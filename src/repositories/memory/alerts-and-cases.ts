@@ -1,5 +1,6 @@
 import { decideAlertHit, type AlertHit } from '../../domain/index.js';
 import { notFound } from '../../errors.js';
+import type { MemoryDecisions } from './decisions.js';
 import type { Alert, Case, CaseRepository, CommentRepository } from '../../engine/repositories.js';
 import { keyOf, pageOf } from './pages.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
@@ -50,7 +51,7 @@ interface UserAlerts {
  * Alerts and cases in memory. `comments`: where a workflow write's comments go (absent: a workflow
  * write with comments is refused, for stores built without one).
  */
-export function createMemoryAlertsAndCases(comments?: CommentRepository): MemoryAlertsAndCases {
+export function createMemoryAlertsAndCases(comments?: CommentRepository, decisions?: MemoryDecisions): MemoryAlertsAndCases {
   const alerts = new Map<string, Alert>();
   const cases = new Map<string, Case>();
   // One lookup by user id finds both what a hit lands in: no key is built per hit, and the
@@ -164,6 +165,7 @@ export function createMemoryAlertsAndCases(comments?: CommentRepository): Memory
         }
       }
       for (const [i, w] of write.alerts.entries()) Object.assign(patched[i] as Alert, structuredClone(w.patch));
+      if (write.decisions.length > 0) decisions?.append(write.decisions);
     },
   };
   return { repository, applyAlertHit };

@@ -8,6 +8,8 @@ export const DEFAULT_MAX_STORED_BYTES = 256 * 1024 * 1024;
 export const RECORD_OVERHEAD = 256;
 /** Counted per stored transaction besides its JSON size: its rule results, aggregate entries, index entries. */
 const TRANSACTION_OVERHEAD = 1024;
+/** A decision log entry kept besides its decision's text: the entry's frame and its 64-character hash. */
+const DECISION_OVERHEAD = 128;
 
 /** The count of bytes the memory repositories hold, against their limit. */
 export interface ByteBudget {
@@ -37,10 +39,11 @@ export function createByteBudget(maxStoredBytes: number): ByteBudget {
  * What one outcome adds to the memory repositories, in the units of `maxStoredBytes`: a new
  * transaction counts its request twice (the request and the transaction kept beside it) plus
  * {@link TRANSACTION_OVERHEAD}; an event counts itself twice (the event and the changes to the
- * transaction it makes) plus {@link RECORD_OVERHEAD}; each alert hit {@link RECORD_OVERHEAD}.
+ * transaction it makes) plus {@link RECORD_OVERHEAD}; each alert hit {@link RECORD_OVERHEAD}; the
+ * decision log's entry its decision's text plus {@link DECISION_OVERHEAD}.
  */
 export function storedBytesOf(outcome: TransactionOutcome): number {
-  const alerts = outcome.alertHits.length * RECORD_OVERHEAD;
-  if (outcome.event) return 2 * measureJsonSize(outcome.event.event) + RECORD_OVERHEAD + alerts;
-  return 2 * measureJsonSize(outcome.transaction.request) + TRANSACTION_OVERHEAD + alerts;
+  const kept = outcome.alertHits.length * RECORD_OVERHEAD + outcome.decision.length + DECISION_OVERHEAD;
+  if (outcome.event) return 2 * measureJsonSize(outcome.event.event) + RECORD_OVERHEAD + kept;
+  return 2 * measureJsonSize(outcome.transaction.request) + TRANSACTION_OVERHEAD + kept;
 }

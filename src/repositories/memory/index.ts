@@ -4,6 +4,7 @@ import { TxmonError } from '../../errors.js';
 import { createMemoryAggregates } from './aggregates.js';
 import { createMemoryAlertsAndCases } from './alerts-and-cases.js';
 import { createByteBudget, DEFAULT_MAX_STORED_BYTES } from './budget.js';
+import { createMemoryDecisions } from './decisions.js';
 import { createMemoryBatches, createMemoryComments, createMemoryFiles, createMemoryLists, createMemoryUsers } from './records.js';
 import { createMemoryRuleInstances } from './rule-instances.js';
 import { createMemoryTransactions } from './transactions.js';
@@ -42,11 +43,12 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const aggregates = createAggregateStore();
   const ruleInstances = createMemoryRuleInstances(budget);
   const comments = createMemoryComments(budget);
-  const alertsAndCases = createMemoryAlertsAndCases(comments);
+  const decisions = createMemoryDecisions();
+  const alertsAndCases = createMemoryAlertsAndCases(comments, decisions);
   const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
-    transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users }),
+    transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users, decisions }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,
     comments,
@@ -55,5 +57,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     aggregates: createMemoryAggregates(aggregates),
     lists: createMemoryLists(budget),
     batches: createMemoryBatches(budget),
+    decisions: decisions.repository,
   };
 }

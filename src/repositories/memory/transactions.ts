@@ -6,6 +6,7 @@ import { assertSeriesEntries } from '../../aggregation/checks.js';
 import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from './alerts-and-cases.js';
 import { storedBytesOf, type ByteBudget } from './budget.js';
 import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
+import type { MemoryDecisions } from './decisions.js';
 import type { MemoryUsers } from './records.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
 
@@ -16,6 +17,7 @@ export interface OutcomeTargets {
   readonly ruleInstances: MemoryRuleInstances;
   readonly alertsAndCases: MemoryAlertsAndCases;
   readonly users: MemoryUsers;
+  readonly decisions: MemoryDecisions;
 }
 
 /**
@@ -161,6 +163,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     const listed = entry;
     applyRuleOutcome(targets, outcome.counters, outcome.alertHits, outcome.now, (transactionId) => listingOf(transactionId, listed));
     targets.users.applyOutcome(outcome);
+    targets.decisions.append([outcome.decision]);
   }
 
   return {
