@@ -211,6 +211,8 @@ const sideName = (dir) => (dir === ORIGIN ? 'Sender' : 'Receiver');
  *   `clock`: the time alerts and cases are stamped with (default `Date.now`, like the engine's).
  */
 export function createBaseline(pkg, configs, options = {}) {
+  const slaHours = pkg.DEFAULT_SLA_HOURS;
+  const withDueDate = (item) => (slaHours === undefined ? item : { ...item, slaDueTimestamp: item.createdTimestamp + slaHours[item.priority] * 3_600_000 });
   const validateTransaction = pkg.createValidator(pkg.TransactionSchema, { what: 'transaction' });
   const validateEvent = pkg.createValidator(pkg.TransactionEventSchema, { what: 'transaction event' });
   const transitions = {};
@@ -1009,9 +1011,12 @@ export function createBaseline(pkg, configs, options = {}) {
       return checks.map((check, i) => ({ id: check.id, runs: runs[i], hits: hits[i] }));
     },
 
-    /** The alerts and the cases, in creation order (as the engine lists them). */
-    listAlerts: () => [...alerts.values()],
-    listCases: () => [...cases.values()],
+    /**
+     * The alerts and the cases, in creation order (as the engine lists them), each with its due date
+     * (creation plus the package's default SLA hours for its priority), as the engine adds it on read.
+     */
+    listAlerts: () => [...alerts.values()].map(withDueDate),
+    listCases: () => [...cases.values()].map(withDueDate),
 
     async createTransaction(input) {
       const request = validateTransaction(input);
