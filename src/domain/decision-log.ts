@@ -100,14 +100,17 @@ export function statusDecisionOf(
  * (`eventId` `null`) or of one of its events.
  */
 export function decisionOf(transactionId: string, eventId: string | null, result: MonitoringResult, timestamp: number): string {
-  return decisionText({
-    type: eventId === null ? 'TRANSACTION' : 'TRANSACTION_EVENT',
-    transactionId,
-    ...(eventId === null ? {} : { eventId }),
-    status: result.status,
-    hitRules: result.hitRules.map((h) => ({ ruleInstanceId: h.ruleInstanceId, ruleAction: h.ruleAction, ...(h.isShadow === true ? { isShadow: true } : {}) })),
-    timestamp,
-  });
+  // Built in canonical key order (eventId, hitRules, status, timestamp, transactionId, type; within
+  // a hit: isShadow, ruleAction, ruleInstanceId) — the text `decisionText` gives, without its
+  // generic walk: this runs once per transaction.
+  let hits = '';
+  for (const h of result.hitRules) {
+    if (hits !== '') hits += ',';
+    hits += `{${h.isShadow === true ? '"isShadow":true,' : ''}"ruleAction":${JSON.stringify(h.ruleAction)},"ruleInstanceId":${JSON.stringify(h.ruleInstanceId)}}`;
+  }
+  const event = eventId === null ? '' : `"eventId":${JSON.stringify(eventId)},`;
+  const type = eventId === null ? 'TRANSACTION' : 'TRANSACTION_EVENT';
+  return `{${event}"hitRules":[${hits}],"status":${JSON.stringify(result.status)},"timestamp":${JSON.stringify(timestamp)},"transactionId":${JSON.stringify(transactionId)},"type":"${type}"}`;
 }
 
 /** The canonical text of a decision: what the store appends (see {@link entryText}). */

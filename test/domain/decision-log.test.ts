@@ -10,6 +10,7 @@ import {
   chainHash,
   createChainVerifier,
   decisionOf,
+  decisionText,
   EMPTY_DECISION_LOG,
   entryText,
   GENESIS_HASH,
@@ -50,6 +51,40 @@ describe('decision log chain', () => {
     const first = appendDecisionLog(EMPTY_DECISION_LOG, [decision(0)]);
     const second = appendDecisionLog(first.head, [decision(1), decision(2)]);
     expect([...first.rows, ...second.rows]).toEqual(rows);
+  });
+
+  it("a result's decision text is the canonical JSON of its decision", () => {
+    const hit = fc.record({
+      ruleInstanceId: fc.string(),
+      ruleAction: fc.constantFrom('FLAG', 'BLOCK', 'SUSPEND'),
+      isShadow: fc.option(fc.boolean(), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.option(fc.string(), { nil: null }),
+        fc.array(hit, { maxLength: 4 }),
+        fc.integer(),
+        (transactionId, eventId, hits, timestamp) => {
+          const hitRules = hits.map((h) => ({ ...h, ruleId: 'R-2', ruleName: 'n', ruleDescription: 'd', ruleHitMeta: {} })) as never[];
+          const text = decisionOf(transactionId, eventId, { executedRules: [], hitRules, status: 'FLAG' }, timestamp);
+          expect(text).toBe(
+            decisionText({
+              type: eventId === null ? 'TRANSACTION' : 'TRANSACTION_EVENT',
+              transactionId,
+              ...(eventId === null ? {} : { eventId }),
+              status: 'FLAG',
+              hitRules: hits.map((h) => ({
+                ruleInstanceId: h.ruleInstanceId,
+                ruleAction: h.ruleAction,
+                ...(h.isShadow === true ? { isShadow: true as const } : {}),
+              })),
+              timestamp,
+            }),
+          );
+        },
+      ),
+    );
   });
 
   it('an intact chain verifies, with its count and head, in any page size', () => {
