@@ -153,13 +153,25 @@ export interface RuleInstanceRepository {
   listRuleInstances(): Promise<RuleInstance[]>;
   getRuleInstance(id: string): Promise<RuleInstance | null>;
   getStoredRuleInstance(id: string): Promise<StoredRuleInstance | null>;
-  /** Creates or replaces an instance (counters are kept on replace). */
+  /**
+   * Creates or replaces an instance (counters are kept on replace), and keeps `stored.instance` as
+   * its version `stored.instance.version` (see {@link listRuleInstanceVersions}) in the same atomic step.
+   */
   putRuleInstance(stored: StoredRuleInstance): Promise<void>;
   /** @returns whether the instance existed. */
   deleteRuleInstance(id: string): Promise<boolean>;
   /** A number that changes whenever an instance is created, updated or deleted (for caches). */
   getRevision(): Promise<number>;
+  /**
+   * Every version of instance `id` ever stored by {@link putRuleInstance} (each `instance` as it
+   * was put, keyed by its `version`; putting a version again replaces it), newest first; `[]` when
+   * none. A deleted instance's versions stay.
+   */
+  listRuleInstanceVersions(id: string): Promise<RuleInstanceVersion[]>;
 }
+
+/** One version of a rule instance: its configuration as stored then (`version` and `updatedAt` say which and when). */
+export type RuleInstanceVersion = StoredRuleInstance['instance'];
 
 /** A user event as stored. */
 export interface StoredUserEvent {

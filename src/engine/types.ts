@@ -19,7 +19,7 @@ import type {
   TransactionEvent,
 } from '../domain/index.js';
 import type { Alert, Case, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
-import type { BatchResponse, Repositories } from './repositories.js';
+import type { BatchResponse, Repositories, RuleInstanceVersion } from './repositories.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 
@@ -349,6 +349,13 @@ export interface Engine {
   listRuleInstances(): Promise<RuleInstance[]>;
   updateRuleInstance(id: string, input: RuleInstanceInput): Promise<RuleInstance>;
   deleteRuleInstance(id: string): Promise<void>;
+  /**
+   * `GET /rule-instances/{id}/versions` (txmon's addition): every version of rule instance `id`,
+   * **newest first** — each the instance's configuration as it was stored then, without counters
+   * (`version` says which, `updatedAt` when it was made). A deleted instance's versions stay readable.
+   * @throws TxmonError `RULE_INSTANCE_NOT_FOUND` when no version of `id` was ever stored
+   */
+  getRuleInstanceVersions(id: string): Promise<RuleInstanceVersion[]>;
   listRules(): Promise<RuleView[]>;
   getRule(ruleId: string): Promise<RuleView>;
   getRuleFiltersSchema(): Promise<Record<string, unknown>>;

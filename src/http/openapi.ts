@@ -32,7 +32,7 @@ import { MAX_BATCH_PAGE_SIZE, MAX_BATCH_RECORDS } from '../engine/services/batch
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
 import { QUERY_FLAGS, QUERY_FLAG_DESCRIPTIONS } from './query.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
-import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
+import { RuleInstanceSchema, RuleInstanceVersionSchema } from '../domain/schemas/rule-instance.js';
 import {
   AlertSchema,
   CaseSchema,
@@ -223,6 +223,7 @@ const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
   ['UserEventWithRulesResult', UserEventWithRulesResultSchema],
   ['CommentView', CommentViewSchema],
   ['RuleInstance', RuleInstanceSchema],
+  ['RuleInstanceVersion', RuleInstanceVersionSchema],
   ['RuleView', RuleViewSchema],
   ['UploadSlot', UploadSlotSchema],
   ['Alert', AlertSchema],
@@ -716,6 +717,17 @@ const ROUTES: readonly RouteSpec[] = [
     status: 204,
     description: 'The rule instance was deleted',
     conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/rule-instances/{ruleInstanceId}/versions',
+    operationId: 'getRuleInstanceVersions',
+    summary: 'List every version of a rule instance, newest first (txmon; kept after a delete)',
+    tag: 'Rule instances',
+    access: 'api-key',
+    status: 200,
+    description: 'Every version of the rule instance, newest first',
+    response: arrayOf('RuleInstanceVersion', 'Every version, newest first'),
   },
   {
     method: 'get',

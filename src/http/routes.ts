@@ -112,6 +112,7 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
         },
       },
     ],
+    ['/rule-instances/{ruleInstanceId}/versions', { GET: async (c) => ok(await c.engine.getRuleInstanceVersions(param(c, 'ruleInstanceId'))) }],
     ['/rules', { GET: async (c) => ok(await c.engine.listRules()) }],
     ['/rules/{ruleId}', { GET: async (c) => ok(await c.engine.getRule(param(c, 'ruleId'))) }],
     ['/rule-filters-schema', { GET: async (c) => ok(await c.engine.getRuleFiltersSchema()) }],

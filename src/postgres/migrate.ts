@@ -439,6 +439,22 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Migration 9: every version of every rule instance (kept when the instance is deleted); an
+ * instance stored before it becomes version 1.
+ */
+const VERSIONS_AND_AUDIT_SQL = `
+CREATE TABLE txmon_rule_instance_versions (
+  id text NOT NULL,
+  version integer NOT NULL,
+  instance jsonb NOT NULL,
+  PRIMARY KEY (id, version)
+);
+UPDATE txmon_rule_instances SET stored = jsonb_set(stored, '{instance,version}', '1') WHERE NOT (stored -> 'instance' ? 'version');
+INSERT INTO txmon_rule_instance_versions (id, version, instance)
+  SELECT id, (stored -> 'instance' ->> 'version')::integer, stored -> 'instance' FROM txmon_rule_instances;
+`;
+
 /** One step of the schema. Never edit a released step: add the next one. */
 interface Migration {
   readonly version: number;
@@ -633,6 +649,11 @@ CREATE UNIQUE INDEX txmon_user_events_by_user ON txmon_user_events (user_id, arr
     version: 7,
     name: 'chunk writes: txmon_save_effects, txmon_save_creations',
     sql: CHUNK_WRITES_SQL,
+  },
+  {
+    version: 9,
+    name: 'rule instance versions, audit log',
+    sql: VERSIONS_AND_AUDIT_SQL,
   },
 ];
 

@@ -3,7 +3,7 @@
  * the counter shards.
  */
 import type { RuleInstance } from '../domain/entities.js';
-import type { RuleInstanceRepository, StoredRuleInstance } from '../engine/repositories.js';
+import type { RuleInstanceRepository, RuleInstanceVersion, StoredRuleInstance } from '../engine/repositories.js';
 import { json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Sql } from './client.js';
@@ -41,10 +41,15 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
       return rows[0]?.stored ?? null;
     },
     async putRuleInstance(stored) {
-      await sql.query('INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored', [
-        stored.instance.id,
-        json(stored),
-      ]);
+      // One statement: the instance and its version.
+      await sql.query(
+        `WITH put AS (
+           INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored RETURNING 1
+         )
+         INSERT INTO txmon_rule_instance_versions (id, version, instance) SELECT $1, $3::integer, $2::jsonb -> 'instance' FROM put
+         ON CONFLICT (id, version) DO UPDATE SET instance = excluded.instance`,
+        [stored.instance.id, json(stored), stored.instance.version],
+      );
       await bump();
     },
     async deleteRuleInstance(id) {
@@ -71,6 +76,12 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
       const revision = Number(rows[0]?.value ?? 0);
       if (reads) reads.revision = revision;
       return revision;
+    },
+    async listRuleInstanceVersions(id) {
+      const rows = await sql.query<{ instance: RuleInstanceVersion }>('SELECT instance FROM txmon_rule_instance_versions WHERE id = $1 ORDER BY version DESC', [
+        id,
+      ]);
+      return rows.map((r) => r.instance);
     },
   };
 }

@@ -774,6 +774,28 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'ruleInstances.listRuleInstanceVersions: every version put, newest first; a version put again is replaced; versions outlive a delete',
+    async body(repos) {
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [], 'no versions of an id never put');
+      const v1 = buildStoredRuleInstance('ri-v', { threshold: 100 });
+      const v2 = buildStoredRuleInstance('ri-v', { threshold: 200, version: 2, now: FIXTURE_T0 + 1 });
+      await repos.ruleInstances.putRuleInstance(structuredClone(v1));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-other', { threshold: 7 }));
+      await repos.ruleInstances.putRuleInstance(structuredClone(v2));
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [v2.instance, v1.instance], 'versions newest first');
+      const v2again = buildStoredRuleInstance('ri-v', { threshold: 250, version: 2, now: FIXTURE_T0 + 2 });
+      await repos.ruleInstances.putRuleInstance(structuredClone(v2again));
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [v2again.instance, v1.instance], 'a version put again replaces it');
+      await repos.ruleInstances.deleteRuleInstance('ri-v');
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [v2again.instance, v1.instance], 'versions after a delete');
+      assertEqual(
+        (await repos.ruleInstances.listRuleInstanceVersions('ri-other')).map((v) => v.version),
+        [1],
+        'another instance has its own versions',
+      );
+    },
+  },
+  {
     name: 'ruleInstances.revision changes on every put and delete and not on reads',
     async body(repos) {
       const seen = [await repos.ruleInstances.getRevision()];

@@ -19,6 +19,7 @@ type RuleInstanceMethods = Pick<
   | 'listRuleInstances'
   | 'updateRuleInstance'
   | 'deleteRuleInstance'
+  | 'getRuleInstanceVersions'
   | 'listRules'
   | 'getRule'
   | 'getRuleFiltersSchema'
@@ -91,6 +92,13 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
     async deleteRuleInstance(id) {
       assertId(id, 'rule instance id');
       if (!(await instances.remove(id))) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+    },
+
+    async getRuleInstanceVersions(id) {
+      assertId(id, 'rule instance id');
+      const versions = await repos.ruleInstances.listRuleInstanceVersions(id);
+      if (versions.length === 0) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+      return cloneJson(versions);
     },
 
     async listRules() {

@@ -12,6 +12,8 @@ export interface MemoryRuleInstances {
 export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstances {
   const instances = new Map<string, StoredRuleInstance>();
   const counters = new Map<string, { runs: number; hits: number }>();
+  /** Every version of every instance ever put, by id, newest last; kept when the instance goes. */
+  const versions = new Map<string, StoredRuleInstance['instance'][]>();
   let revision = 0;
   let listCache: RuleInstance[] | null = null;
 
@@ -47,9 +49,20 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
     },
     async putRuleInstance(stored) {
       const previous = instances.get(stored.instance.id);
-      budget.reserve(RECORD_OVERHEAD + measureJsonSize(stored.instance));
+      const history = versions.get(stored.instance.id) ?? [];
+      const at = history.findIndex((v) => v.version === stored.instance.version);
+      // The instance and its version: reserved together before anything changes.
+      const size = RECORD_OVERHEAD + measureJsonSize(stored.instance);
+      budget.reserve(2 * size);
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
+      if (at >= 0) budget.release(RECORD_OVERHEAD + measureJsonSize(history[at]));
       instances.set(stored.instance.id, stored);
+      if (at >= 0) history[at] = stored.instance;
+      else {
+        history.push(stored.instance);
+        history.sort((a, b) => a.version - b.version);
+      }
+      versions.set(stored.instance.id, history);
       if (!counters.has(stored.instance.id)) counters.set(stored.instance.id, { runs: 0, hits: 0 });
       revision += 1;
       listCache = null;
@@ -67,6 +80,9 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
     },
     async getRevision() {
       return revision;
+    },
+    async listRuleInstanceVersions(id) {
+      return [...(versions.get(id) ?? [])].reverse();
     },
   };
   return { repository, addCounters };
