@@ -30,6 +30,7 @@ export type {
   BatchUserResult,
   BatchUserResults,
   CallOptions,
+  ChangeOptions,
   BusinessUserEventInput,
   ConsumerUserEventInput,
   CreateTransactionOptions,
@@ -379,6 +380,8 @@ export type {
   StoredUser,
   UserType,
 } from './domain/entities.js';
+export { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES, AuditEntrySchema, AuditLogPageSchema, AuditLogQuerySchema } from './domain/schemas/audit.js';
+export type { AuditAction, AuditEntityType, AuditEntry, AuditLogPage, AuditLogQuery } from './domain/schemas/audit.js';
 export {
   convertAtRate,
   convertScaled,
@@ -422,6 +425,10 @@ export type {
   RepositoryFlags,
   RuleInstanceRepository,
   RuleInstanceVersion,
+  AuditEntryQuery,
+  AuditRepository,
+  AuditWrites,
+  StoredAuditEntry,
   StoredBatch,
   StoredEvent,
   StoredRuleInstance,

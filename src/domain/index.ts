@@ -10,3 +10,4 @@ export * from './entities.js';
 export * from './risk-score.js';
 export * from './case-policy.js';
 export * from './user-update.js';
+export * from './audit.js';

@@ -81,6 +81,7 @@ export function guardRepositories(repositories: Repositories): Repositories {
     aggregates: guardGroup(repositories.aggregates),
     lists: guardGroup(repositories.lists),
     batches: guardGroup(repositories.batches),
+    audit: guardGroup(repositories.audit),
     flags: repositories.flags,
   };
   if (ping !== undefined) guarded.ping = () => ping.call(repositories).then(undefined, rethrow);

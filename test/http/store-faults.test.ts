@@ -44,6 +44,7 @@ function switchableStore() {
     aggregates: wrap(inner.aggregates),
     lists: wrap(inner.lists),
     batches: wrap(inner.batches),
+    audit: wrap(inner.audit),
     // A host's store: it does not report its own faults.
     flags: { durable: true, sharedAcrossProcesses: false },
     ping: gate,

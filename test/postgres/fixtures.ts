@@ -26,12 +26,14 @@ const TABLES = [
   'txmon_series_entries',
   'txmon_instance_counters',
   'txmon_batches',
+  'txmon_rule_instance_versions',
+  'txmon_audit_log',
 ];
 
-/** Empties every txmon table and resets the instance revision. */
+/** Empties every txmon table and resets the instance revision and the audit sequence. */
 export async function emptyDatabase(client: PostgresClient): Promise<void> {
   await client.query(`TRUNCATE ${TABLES.join(', ')}`);
-  await client.query(`UPDATE txmon_meta SET value = 0 WHERE name = 'rule_instance_revision'`);
+  await client.query(`UPDATE txmon_meta SET value = 0 WHERE name IN ('rule_instance_revision', 'audit_seq')`);
 }
 
 /** A database for a test file: `fresh()` empties it and returns repositories on it. */

@@ -10,3 +10,4 @@ export * from './list.js';
 export * from './time-window.js';
 export * from './rule-filters.js';
 export * from './aggregation-variable.js';
+export * from './audit.js';

@@ -2,6 +2,7 @@ import { createAggregateStore } from '../../aggregation/aggregate-store.js';
 import type { Repositories } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
 import { createMemoryAggregates } from './aggregates.js';
+import { createMemoryAuditLog } from './audit.js';
 import { createMemoryAlertsAndCases } from './alerts-and-cases.js';
 import { createByteBudget, DEFAULT_MAX_STORED_BYTES } from './budget.js';
 import { createMemoryBatches, createMemoryComments, createMemoryFiles, createMemoryLists, createMemoryUsers } from './records.js';
@@ -40,19 +41,21 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   }
   const budget = createByteBudget(maxStoredBytes);
   const aggregates = createAggregateStore();
-  const ruleInstances = createMemoryRuleInstances(budget);
+  const audit = createMemoryAuditLog();
+  const ruleInstances = createMemoryRuleInstances(budget, audit);
   const alertsAndCases = createMemoryAlertsAndCases();
-  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
+  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases }, audit);
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
     transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,
-    comments: createMemoryComments(budget),
+    comments: createMemoryComments(budget, audit),
     cases: alertsAndCases.repository,
     files: createMemoryFiles(budget),
     aggregates: createMemoryAggregates(aggregates),
-    lists: createMemoryLists(budget),
+    lists: createMemoryLists(budget, audit),
     batches: createMemoryBatches(budget),
+    audit: audit.repository,
   };
 }
