@@ -5,7 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/index.js';
+import { createPostgresRepositories } from '../../src/postgres/index.js';
 import { fixedClock, sequentialIds, T0 } from '../helpers.js';
+import { PGlite } from '@electric-sql/pglite';
+import { migrate } from '../../src/postgres/index.js';
+import { buildStoredRuleInstance } from '../../src/testing/fixtures.js';
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from './fixtures.js';
 
 const targets: { name: string; open: () => Promise<TestDatabase> }[] = [
@@ -83,5 +87,61 @@ for (const target of targets) {
       await engine.putList('l-2', { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'] });
       expect((await engine.listAuditLog({ sortOrder: 'descend', pageSize: 1 })).items[0]).toMatchObject({ entityId: 'l-2', action: 'CREATE' });
     });
+
+    it('pages read while several engines write never skip nor repeat an entry (entries are numbered in commit order)', async () => {
+      const repositories = await db.fresh();
+      const engines = [0, 1, 2].map(() => createEngine({ repositories: createPostgresRepositories({ client: db.client }) }));
+      const reader = createEngine({ repositories });
+      let writing = true;
+      const writers = Promise.all(
+        engines.map(async (engine, e) => {
+          for (let i = 0; i < 25; i++) await engine.putList(`l-${e}-${i}`, { listType: 'BLACKLIST', subtype: 'USER_ID', items: [`${i}`] });
+        }),
+      ).finally(() => {
+        writing = false;
+      });
+      const seen: string[] = [];
+      let start: string | undefined;
+      for (;;) {
+        const done = !writing;
+        const page = await reader.listAuditLog({ pageSize: 7, ...(start === undefined ? {} : { start }) });
+        seen.push(...page.items.map((item) => item.entityId));
+        start = page.next;
+        if (done && !page.hasNext) break;
+      }
+      await writers;
+      const all: string[] = [];
+      for (let page = await reader.listAuditLog({ pageSize: 100 }); ; page = await reader.listAuditLog({ pageSize: 100, start: page.next })) {
+        all.push(...page.items.map((item) => item.entityId));
+        if (!page.hasNext) break;
+      }
+      expect(all).toHaveLength(75);
+      expect(seen).toEqual(all);
+    });
   });
 }
+
+describe('migration 9 on a database of schema 8', () => {
+  it('makes every stored instance version 1, with its version kept, and starts the audit log empty', async () => {
+    const client = new PGlite();
+    try {
+      await migrate(client);
+      // Back to the schema before migration 9, with an instance stored then (no version).
+      await client.exec(`DROP TABLE txmon_rule_instance_versions; DROP TABLE txmon_audit_log;
+        DELETE FROM txmon_meta WHERE name = 'audit_seq'; DELETE FROM txmon_migrations WHERE version = 9;`);
+      const { version: _version, ...old } = buildStoredRuleInstance('ri-old').instance;
+      await client.query('INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb)', [
+        'ri-old',
+        JSON.stringify({ instance: old, derived: { riskLevelParameters: true, riskLevelActions: true, riskLevelsTriggersOnHit: true } }),
+      ]);
+      expect((await migrate(client)).applied).toEqual([9]);
+      const engine = createEngine({ repositories: createPostgresRepositories({ client }), clock: fixedClock(), ids: sequentialIds() });
+      expect((await engine.getRuleInstance('ri-old')).version).toBe(1);
+      expect((await engine.getRuleInstanceVersions('ri-old')).map((v) => v.version)).toEqual([1]);
+      expect((await engine.updateRuleInstance('ri-old', { status: 'INACTIVE' })).version).toBe(2);
+      expect((await engine.listAuditLog()).items.map((e) => [e.entityId, e.action])).toEqual([['ri-old', 'UPDATE']]);
+    } finally {
+      await client.close();
+    }
+  });
+});
