@@ -380,7 +380,7 @@ export type {
   StoredUser,
   UserType,
 } from './domain/entities.js';
-export { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES, AuditEntrySchema, AuditLogPageSchema, AuditLogQuerySchema } from './domain/schemas/audit.js';
+export { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES, AuditEntrySchema, AuditLogPageSchema, AuditLogQuerySchema, MAX_AUDIT_COUNT } from './domain/schemas/audit.js';
 export type { AuditAction, AuditEntityType, AuditEntry, AuditLogPage, AuditLogQuery } from './domain/schemas/audit.js';
 export {
   convertAtRate,

@@ -99,6 +99,7 @@ const ROOT_VALUES = [
   'LOGIC_OPERATORS',
   'LegalEntitySchema',
   'ListRequestSchema',
+  'MAX_AUDIT_COUNT',
   'MAX_BATCH_PAGE_SIZE',
   'MAX_BATCH_RECORDS',
   'MAX_LIST_ITEMS',

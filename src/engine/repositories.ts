@@ -395,7 +395,8 @@ export interface AuditEntryQuery {
 export interface AuditRepository {
   /**
    * The entries matching `query`'s filters past its position, in `seq` order (`order`), at most
-   * `limit`; and `total`, how many entries match the filters wherever they are. An entry written
+   * `limit`; and `total`, how many entries match the filters wherever they are, counted up to
+   * `MAX_AUDIT_COUNT` (10,000: a read never counts more). An entry written
    * after a read has a greater `seq` than every entry that read could see (the store numbers them
    * in commit order), so paging by `seq` never skips or repeats one.
    */

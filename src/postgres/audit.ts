@@ -9,7 +9,7 @@
  * `seq` neither skip nor repeat). The price: auditing writes commit one at a time. The insert is
  * the last statement of every write, so the lock is held only for the COMMIT.
  */
-import type { AuditEntry } from '../domain/index.js';
+import { type AuditEntry, MAX_AUDIT_COUNT } from '../domain/index.js';
 import type { AuditEntryQuery, AuditRepository, StoredAuditEntry } from '../engine/repositories.js';
 import type { Database, Sql } from './client.js';
 import { json } from './rows.js';
@@ -67,7 +67,10 @@ export function createPostgresAudit(sql: Sql): AuditRepository {
          ORDER BY seq ${ascending ? 'ASC' : 'DESC'} LIMIT $8`,
         [...filters, query.position ?? null, query.limit],
       );
-      const counted = await sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM txmon_audit_log WHERE ${where}`, filters);
+      const counted = await sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM txmon_audit_log WHERE ${where} LIMIT $7) AS m`, [
+        ...filters,
+        MAX_AUDIT_COUNT,
+      ]);
       const entries: StoredAuditEntry[] = rows.map((r) => ({ seq: Number(r.seq), entry: r.entry }));
       return { entries, total: Number(counted[0]?.n ?? 0) };
     },

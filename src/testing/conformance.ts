@@ -8,7 +8,7 @@
  * repositories are the reference implementation.
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
-import { type AuditEntry, buildAuditEntry, type Transaction } from '../domain/index.js';
+import { type AuditEntry, buildAuditEntry, MAX_AUDIT_COUNT, type Transaction } from '../domain/index.js';
 import type { Alert, Case, FileRecord, Repositories, StoredBatch, StoredUser, StoredUserEvent, UserRuleResults } from '../engine/repositories.js';
 import { TxmonError } from '../errors.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
@@ -915,6 +915,28 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         'only the entries of the write that happened',
       );
       assertEqual(page.total, 2, 'total');
+    },
+  },
+  {
+    name: 'audit: listAuditEntries counts matching entries up to MAX_AUDIT_COUNT and no further',
+    async body(repos) {
+      const entries = Array.from({ length: MAX_AUDIT_COUNT + 1 }, (_, n) =>
+        buildAuditEntry(
+          { entityType: 'LIST', entityId: 'l-1', action: 'UPDATE', before: { n }, after: { n: n + 1 } },
+          { auditId: `au-${n}`, actor: 'a', timestamp: FIXTURE_T0 },
+        ),
+      );
+      await repos.lists.putList(
+        { listId: 'l-1', listType: 'BLACKLIST', subtype: 'USER_ID', items: [], createdAt: FIXTURE_T0, updatedAt: FIXTURE_T0 },
+        { audit: entries },
+      );
+      const page = await repos.audit.listAuditEntries({ order: 'DESC', limit: 2 });
+      assertEqual(
+        [page.entries.map((e) => e.entry.auditId), page.total],
+        [[`au-${MAX_AUDIT_COUNT}`, `au-${MAX_AUDIT_COUNT - 1}`], MAX_AUDIT_COUNT],
+        'the newest two, and a total capped at MAX_AUDIT_COUNT',
+      );
+      assertEqual((await repos.audit.listAuditEntries({ order: 'ASC', limit: 1, actor: 'nobody' })).total, 0, 'a total of no match');
     },
   },
   {

@@ -39,6 +39,12 @@ export const AuditEntrySchema = defineClosedObject({
 /** One change made through the API (see {@link AuditEntrySchema}). */
 export type AuditEntry = Static<typeof AuditEntrySchema>;
 
+/**
+ * Most entries a page's `count` counts: a read costs at most this many index entries whatever the
+ * log's size, and a `count` of this many means "this many or more".
+ */
+export const MAX_AUDIT_COUNT = 10_000;
+
 /** Largest `pageSize` of {@link AuditLogQuerySchema}. */
 export const MAX_AUDIT_PAGE_SIZE = 100;
 /** `pageSize` when none is given. */
@@ -66,14 +72,14 @@ export type AuditLogQuery = Static<typeof AuditLogQuerySchema>;
 /**
  * A page of the audit log: `items` in the order asked, `hasNext` when more entries match after
  * them, `next` the cursor to pass as `start` for the entries after this page (also when `hasNext`
- * is false: entries written later come after it), `count` the entries matching the filters, and
- * `pageSize` the size asked.
+ * is false: entries written later come after it), `count` the entries matching the filters (counted
+ * up to {@link MAX_AUDIT_COUNT}), and `pageSize` the size asked.
  */
 export const AuditLogPageSchema = defineClosedObject({
   items: Type.Array(AuditEntrySchema),
   hasNext: Type.Boolean(),
   next: Type.String(),
-  count: Type.Integer({ minimum: 0 }),
+  count: Type.Integer({ minimum: 0, maximum: MAX_AUDIT_COUNT }),
   pageSize: Type.Integer({ minimum: 1 }),
 });
 /** A page of the audit log (see {@link AuditLogPageSchema}). */

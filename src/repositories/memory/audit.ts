@@ -4,7 +4,7 @@
  * and appends them after its change ({@link MemoryAuditLog.appendReserved}), in the same synchronous
  * step: nothing between the two can fail.
  */
-import type { AuditEntry } from '../../domain/index.js';
+import { type AuditEntry, MAX_AUDIT_COUNT } from '../../domain/index.js';
 import type { AuditEntryQuery, AuditRepository, StoredAuditEntry } from '../../engine/repositories.js';
 import { measureJsonSize } from '../../validation/index.js';
 import { RECORD_OVERHEAD } from './budget.js';
@@ -35,7 +35,7 @@ export function createMemoryAuditLog(): MemoryAuditLog {
         const ascending = query.order === 'ASC';
         // Positions are seq − 1: the scan starts just past the cursor.
         const first = ascending ? Math.max(0, query.position ?? 0) : Math.min(log.length, (query.position ?? log.length + 1) - 1) - 1;
-        for (let i = 0; i < log.length; i++) {
+        for (let i = 0; i < log.length && total < MAX_AUDIT_COUNT; i++) {
           const entry = log[i] as AuditEntry;
           if (matches(entry, query)) total += 1;
         }
