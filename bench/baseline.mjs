@@ -838,7 +838,10 @@ export function createBaseline(pkg, configs, options = {}) {
     return c;
   }
 
-  /** Runs every check; the executed and hit rules, the status and the alert hits. */
+  /**
+   * Runs every check; the executed and hit rules, the status and the alert hits. Every instance is
+   * at version 1: the workloads create their instances once and never update them.
+   */
   function evaluate(tx, update) {
     const c = contextOf(tx, update);
     const executedRules = [];
@@ -852,6 +855,7 @@ export function createBaseline(pkg, configs, options = {}) {
       if (hit === null) {
         executedRules.push({
           ruleInstanceId: check.id,
+          ruleInstanceVersion: 1,
           ruleId: check.ruleId,
           ruleName: check.name,
           ruleDescription: check.description,
@@ -867,6 +871,7 @@ export function createBaseline(pkg, configs, options = {}) {
       const directions = DIRECTIONS[hit.dirs];
       executedRules.push({
         ruleInstanceId: check.id,
+        ruleInstanceVersion: 1,
         ruleId: check.ruleId,
         ruleName: check.name,
         ruleDescription: hit.text,
@@ -879,6 +884,7 @@ export function createBaseline(pkg, configs, options = {}) {
       });
       hitRules.push({
         ruleInstanceId: check.id,
+        ruleInstanceVersion: 1,
         ruleId: check.ruleId,
         ruleName: check.name,
         ruleDescription: hit.text,
