@@ -840,7 +840,10 @@ export function createBaseline(pkg, configs, options = {}) {
     return c;
   }
 
-  /** Runs every check; the executed and hit rules, the status and the alert hits. */
+  /**
+   * Runs every check; the executed and hit rules, the status and the alert hits. Every instance is
+   * at version 1: the workloads create their instances once and never update them.
+   */
   function evaluate(tx, update) {
     const c = contextOf(tx, update);
     const executedRules = [];
@@ -854,6 +857,7 @@ export function createBaseline(pkg, configs, options = {}) {
       if (hit === null) {
         executedRules.push({
           ruleInstanceId: check.id,
+          ruleInstanceVersion: 1,
           ruleId: check.ruleId,
           ruleName: check.name,
           ruleDescription: check.description,
@@ -869,6 +873,7 @@ export function createBaseline(pkg, configs, options = {}) {
       const directions = DIRECTIONS[hit.dirs];
       executedRules.push({
         ruleInstanceId: check.id,
+        ruleInstanceVersion: 1,
         ruleId: check.ruleId,
         ruleName: check.name,
         ruleDescription: hit.text,
@@ -881,6 +886,7 @@ export function createBaseline(pkg, configs, options = {}) {
       });
       hitRules.push({
         ruleInstanceId: check.id,
+        ruleInstanceVersion: 1,
         ruleId: check.ruleId,
         ruleName: check.name,
         ruleDescription: hit.text,

@@ -30,6 +30,7 @@ export type {
   BatchUserResult,
   BatchUserResults,
   CallOptions,
+  ChangeOptions,
   BusinessUserEventInput,
   ConsumerUserEventInput,
   CreateTransactionOptions,
@@ -286,6 +287,7 @@ export {
   RuleHitMetaSchema,
   RuleInstanceRequestSchema,
   RuleInstanceSchema,
+  RuleInstanceVersionSchema,
   SCHEMA_LIMITS,
   ShortTextListSchema,
   ShortTextSchema,
@@ -387,6 +389,8 @@ export type {
   StoredUser,
   UserType,
 } from './domain/entities.js';
+export { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES, AuditEntrySchema, AuditLogPageSchema, AuditLogQuerySchema, MAX_AUDIT_COUNT } from './domain/schemas/audit.js';
+export type { AuditAction, AuditEntityType, AuditEntry, AuditLogPage, AuditLogQuery } from './domain/schemas/audit.js';
 export {
   convertAtRate,
   convertScaled,
@@ -449,6 +453,11 @@ export type {
   Repositories,
   RepositoryFlags,
   RuleInstanceRepository,
+  RuleInstanceVersion,
+  AuditEntryQuery,
+  AuditRepository,
+  AuditWrites,
+  StoredAuditEntry,
   StoredBatch,
   StoredEvent,
   StoredRuleInstance,

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONCURRENCY } from '../http/admission.js';
 import { DEFAULT_NODE_SERVER_OPTIONS } from '../http/node.js';
+import type { LabelledApiKey } from '../http/types.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
 import { DEFAULT_STORE_SETTINGS, type StoreSettings } from './stores.js';
 import { USAGE, UsageError } from './usage.js';
@@ -17,7 +18,8 @@ export type TenantLimits = Partial<EngineLimits> & { maxStoredBytes?: number };
 
 export interface TenantSpec {
   id: string;
-  apiKeys: string[];
+  /** Keys, each a string or `{ key, label }` (the label names the key's changes in the audit trail). */
+  apiKeys: (string | LabelledApiKey)[];
   limits: TenantLimits;
 }
 
@@ -182,10 +184,17 @@ export function readTenants(file: string): TenantSpec[] {
     const entry = typeof t === 'object' && t !== null ? (t as { id?: unknown; apiKeys?: unknown; limits?: unknown }) : {};
     const id = entry.id;
     const keys = entry.apiKeys;
-    if (typeof id !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) {
-      throw new UsageError(`--tenants: /tenants/${i} needs a string id and a list of string apiKeys`);
+    const isKey = (k: unknown) =>
+      typeof k === 'string' ||
+      (typeof k === 'object' &&
+        k !== null &&
+        Object.keys(k).every((name) => name === 'key' || name === 'label') &&
+        typeof (k as { key?: unknown }).key === 'string' &&
+        typeof (k as { label?: unknown }).label === 'string');
+    if (typeof id !== 'string' || !Array.isArray(keys) || !keys.every(isKey)) {
+      throw new UsageError(`--tenants: /tenants/${i} needs a string id and a list of apiKeys, each a string or {"key", "label"}`);
     }
-    return { id, apiKeys: keys as string[], limits: parseLimits(entry.limits, `--tenants: /tenants/${i}/limits`) };
+    return { id, apiKeys: keys as (string | LabelledApiKey)[], limits: parseLimits(entry.limits, `--tenants: /tenants/${i}/limits`) };
   });
 }
 

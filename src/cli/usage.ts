@@ -17,7 +17,8 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
                   it in the process list: prefer --api-key-file or TXMON_API_KEYS.
   --tenants       JSON file {"tenants": [{"id": "acme", "apiKeys": ["…"], "limits": {…}}, …]}: one
                   engine per tenant, each with its own store (a PGlite subdirectory, a PostgreSQL
-                  schema txmon_<id>, or memory) and its own limits (over --limits)
+                  schema txmon_<id>, or memory) and its own limits (over --limits); a key may be
+                  {"key": "…", "label": "ops"}: the audit trail names its changes acme/ops
   --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
                   maxRuleInstances, … see docs/security.md) and, for --store memory, maxStoredBytes
                   (default: 256 MiB, or less so that all tenants together fit in a third of the heap)

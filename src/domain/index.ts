@@ -11,3 +11,4 @@ export * from './risk-score.js';
 export * from './case-policy.js';
 export * from './user-update.js';
 export * from './workflow.js';
+export * from './audit.js';

@@ -17,6 +17,7 @@ import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
 import { createListService } from './services/lists.js';
+import { createAuditService } from './services/audit.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
 import { createTransactionService } from './services/transactions.js';
 import { createUserEventService } from './services/user-events.js';
@@ -63,9 +64,10 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createBatchService(settings, { createTransactionChunk, applyTransactionEvent }, { ...users, ...userEvents }),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
-    ...createListService(settings),
+    ...createListService(settings, withLocks),
     ...createCaseService({ settings, withLocks, commentFiles: createCommentFiles(settings) }),
     ...createDecisionLogService(settings),
+    ...createAuditService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
     checkStore: async () => {
       await repositories.ping?.();

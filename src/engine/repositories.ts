@@ -29,6 +29,7 @@ import type {
 } from '../domain/index.js';
 import type { UserRuleResults } from '../domain/entities.js';
 import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
+import type { AuditEntityType, AuditAction, AuditEntry } from '../domain/schemas/audit.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
 export interface StoredTransaction {
@@ -163,13 +164,25 @@ export interface RuleInstanceRepository {
   listRuleInstances(): Promise<RuleInstance[]>;
   getRuleInstance(id: string): Promise<RuleInstance | null>;
   getStoredRuleInstance(id: string): Promise<StoredRuleInstance | null>;
-  /** Creates or replaces an instance (counters are kept on replace). */
-  putRuleInstance(stored: StoredRuleInstance): Promise<void>;
-  /** @returns whether the instance existed. */
-  deleteRuleInstance(id: string): Promise<boolean>;
+  /**
+   * Creates or replaces an instance (counters are kept on replace), and keeps `stored.instance` as
+   * its version `stored.instance.version` (see {@link listRuleInstanceVersions}) in the same atomic step.
+   */
+  putRuleInstance(stored: StoredRuleInstance, writes?: AuditWrites): Promise<void>;
+  /** @returns whether the instance existed (only then are `writes.audit` appended, in the same atomic step). */
+  deleteRuleInstance(id: string, writes?: AuditWrites): Promise<boolean>;
   /** A number that changes whenever an instance is created, updated or deleted (for caches). */
   getRevision(): Promise<number>;
+  /**
+   * Every version of instance `id` ever stored by {@link putRuleInstance} (each `instance` as it
+   * was put, keyed by its `version`; putting a version again replaces it), newest first; `[]` when
+   * none. A deleted instance's versions stay.
+   */
+  listRuleInstanceVersions(id: string): Promise<RuleInstanceVersion[]>;
 }
+
+/** One version of a rule instance: its configuration as stored then (`version` and `updatedAt` say which and when). */
+export type RuleInstanceVersion = StoredRuleInstance['instance'];
 
 /** A user event as stored. */
 export interface StoredUserEvent {
@@ -219,7 +232,9 @@ export interface UserRepository {
    * `firstSeenAt` — atomically, so a concurrent CRA update is never lost. The user rules' counters
    * and alert hits, when given, are applied in the same atomic step. Returns the stored user.
    */
-  saveUserProfile(update: { userId: string; type: UserType; profile: ConsumerUser | BusinessUser; now: number } & UserRuleWrites): Promise<StoredUser>;
+  saveUserProfile(
+    update: { userId: string; type: UserType; profile: ConsumerUser | BusinessUser; now: number } & UserRuleWrites & AuditWrites,
+  ): Promise<StoredUser>;
   /** A user event by id, `null` when none. */
   getUserEvent(eventId: string): Promise<StoredUserEvent | null>;
   /** The user's events in arrival order. */
@@ -231,12 +246,13 @@ export interface UserRepository {
    * @throws TxmonError `CONCURRENT_UPDATE` when the event id is taken or the user already has an
    *   event of this `arrival` (nothing is written then)
    */
-  saveUserEvent(outcome: { event: StoredUserEvent; now: number } & UserRuleWrites): Promise<StoredUser>;
+  saveUserEvent(outcome: { event: StoredUserEvent; now: number } & UserRuleWrites & AuditWrites): Promise<StoredUser>;
 }
 
 /** Comments on users, cases and alerts. */
 export interface CommentRepository {
-  addComment(target: CommentTarget, comment: Comment): Promise<void>;
+  /** Stores `comment` on `target`, and appends `writes.audit` in the same atomic step. */
+  addComment(target: CommentTarget, comment: Comment, writes?: AuditWrites): Promise<void>;
   listComments(target: CommentTarget): Promise<Comment[]>;
 }
 
@@ -387,10 +403,10 @@ export interface ListRepository {
   getList(listId: string): Promise<StoredList | null>;
   /** Every list without its items (with their count), in creation order. */
   listLists(): Promise<ListSummary[]>;
-  /** Creates or replaces a whole list. */
-  putList(list: StoredList): Promise<void>;
-  /** @returns whether the list existed. */
-  deleteList(listId: string): Promise<boolean>;
+  /** Creates or replaces a whole list, and appends `writes.audit`, as one atomic step. */
+  putList(list: StoredList, writes?: AuditWrites): Promise<void>;
+  /** @returns whether the list existed (only then are `writes.audit` appended, in the same atomic step). */
+  deleteList(listId: string, writes?: AuditWrites): Promise<boolean>;
   /**
    * For each probe, whether list `listId` exists, has the probe's list type and subtype and holds its value
    * (exact, case-sensitive). An unknown list answers `false` for every probe. Answers in probe order.
@@ -433,6 +449,53 @@ export interface BatchRepository {
    * then (`batch`, or the earlier one: the first writer wins).
    */
   putBatch(batch: StoredBatch): Promise<StoredBatch>;
+}
+
+/**
+ * The audit entries a write appends (docs/audit.md): every repository write that changes an entity
+ * through the API takes them and stores them in the SAME atomic step as the change (memory: applied
+ * together, after one budget reservation for both; SQL: in the same database transaction, after the
+ * change's own statements). Entries get their place in the log (a sequence number, in the order the
+ * writes commit) from the store. A write that fails appends nothing.
+ */
+export interface AuditWrites {
+  /** Entries to append with the change, in order (built with `buildAuditEntry`). */
+  readonly audit?: readonly AuditEntry[];
+}
+
+/** An audit entry with its place in the log: a number that grows with every entry appended, in commit order. */
+export interface StoredAuditEntry {
+  readonly seq: number;
+  readonly entry: AuditEntry;
+}
+
+/** What {@link AuditRepository.listAuditEntries} reads: every filter given must hold. */
+export interface AuditEntryQuery {
+  readonly entityType?: AuditEntityType;
+  readonly entityId?: string;
+  readonly action?: AuditAction;
+  readonly actor?: string;
+  /** `timestamp` ≥ this. */
+  readonly fromTimestamp?: number;
+  /** `timestamp` ≤ this. */
+  readonly toTimestamp?: number;
+  /** Only entries past this position: `seq` > it ascending, `seq` < it descending (absent: from the start). */
+  readonly position?: number;
+  readonly order: 'ASC' | 'DESC';
+  /** Most entries to return (at least 1). */
+  readonly limit: number;
+}
+
+/** The audit log (written through the {@link AuditWrites} of the writes that change entities). */
+export interface AuditRepository {
+  /**
+   * The entries matching `query`'s filters past its position, in `seq` order (`order`), at most
+   * `limit`; and `total`, how many entries match the filters wherever they are, counted up to
+   * `MAX_AUDIT_COUNT` (10,000: a read never counts more). An entry written
+   * after a read has a greater `seq` than every entry that read could see (the store numbers them
+   * in commit order), so paging by `seq` never skips or repeats one.
+   */
+  listAuditEntries(query: AuditEntryQuery): Promise<{ entries: StoredAuditEntry[]; total: number }>;
 }
 
 /** Capabilities of a repository set, declared rather than guessed; the engine reads them. */
@@ -507,6 +570,7 @@ export interface Repositories {
   readonly lists: ListRepository;
   readonly batches: BatchRepository;
   readonly decisions: DecisionLogRepository;
+  readonly audit: AuditRepository;
   readonly flags: RepositoryFlags;
   /**
    * One round trip to the store (a database's `SELECT 1`): resolves when it answers, rejects when it

@@ -82,6 +82,7 @@ export function guardRepositories(repositories: Repositories): Repositories {
     lists: guardGroup(repositories.lists),
     batches: guardGroup(repositories.batches),
     decisions: guardGroup(repositories.decisions),
+    audit: guardGroup(repositories.audit),
     flags: repositories.flags,
   };
   if (ping !== undefined) guarded.ping = () => ping.call(repositories).then(undefined, rethrow);

@@ -25,6 +25,8 @@ import type {
 import type { Alert, Case, CommentTarget, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
 import type { BatchResponse, Repositories } from './repositories.js';
 import type { DecisionLogHead, DecisionLogReport } from '../domain/decision-log.js';
+import type { RuleInstanceVersion } from './repositories.js';
+import type { AuditLogPage, AuditLogQuery } from '../domain/schemas/audit.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
 
@@ -106,7 +108,7 @@ export type RuleInstanceInput =
     });
 
 /** Kinds of ids the engine generates. */
-export type IdKind = 'event' | 'ruleInstance' | 'alert' | 'case' | 'comment' | 'file' | 'batch';
+export type IdKind = 'event' | 'ruleInstance' | 'alert' | 'case' | 'comment' | 'file' | 'batch' | 'audit';
 
 /** A source of unique ids. Inject a deterministic one in tests. */
 export interface IdGenerator {
@@ -243,6 +245,18 @@ export interface CallOptions {
   readonly signal?: { readonly aborted: boolean };
 }
 
+/**
+ * Options of a call that changes what is stored through the API (a rule instance, a list, a user,
+ * a comment): each such change appends an audit entry naming `actor` (docs/audit.md).
+ */
+export interface ChangeOptions {
+  /**
+   * Who makes the change, as the audit trail records it (1–256 characters): the host's user, e.g.
+   * `'alice@bank.example'`. Absent: `'system'`. The HTTP handler passes the API key's tenant and label.
+   */
+  readonly actor?: string;
+}
+
 /** Options of {@link Engine.createTransaction}: the query flags of `POST /transactions`. */
 export interface CreateTransactionOptions extends CallOptions {
   /** Refuse (400 at `/originUserId`) a transaction whose `originUserId` names no created user. */
@@ -252,7 +266,7 @@ export interface CreateTransactionOptions extends CallOptions {
 }
 
 /** Options of {@link Engine.createUser}: the user's type and the query flags of `POST /consumer/users`. */
-export interface CreateUserOptions extends CallOptions {
+export interface CreateUserOptions extends CallOptions, ChangeOptions {
   /** The route's type; absent: `BUSINESS` for a body with `legalEntity`, else `CONSUMER`. */
   readonly type?: UserType;
   /** Refuse (400 at `/userId`) a user whose `userId` is already created, instead of updating it. */
@@ -285,7 +299,7 @@ export type UserEventMonitoringResult = (ConsumerUser | BusinessUser) & UserRule
 export type UserEventWithRulesResult = (ConsumerUserEvent | BusinessUserEvent) & { eventId: string } & UserRulesResult;
 
 /** Options of the user-event creates: the query flags of `POST /events/consumer/user`. */
-export interface UserEventOptions extends CallOptions {
+export interface UserEventOptions extends CallOptions, ChangeOptions {
   /** Only `false` is taken: an event never changes a user's type (`true` is refused with a 400). */
   readonly allowUserTypeConversion?: boolean;
   /** Only `false` is taken: txmon has no locked risk levels (`true` is refused with a 400). */
@@ -299,7 +313,7 @@ export interface UserEventOptions extends CallOptions {
 export type BatchMode = 'MONITOR' | 'IMPORT';
 
 /** Options of the batch calls ({@link Engine.createTransactionBatch} …). */
-export interface BatchOptions extends CallOptions {
+export interface BatchOptions extends CallOptions, ChangeOptions {
   /**
    * `MONITOR` (default): every record is monitored as a single call would be (rules, counters,
    * alerts, risk). `IMPORT`: history that fills the windows only — no rule runs, nothing is
@@ -395,14 +409,21 @@ export interface Engine {
   getConsumerUserEvent(eventId: string): Promise<UserEventWithRulesResult>;
   /** `GET /events/business/user/{eventId}`. */
   getBusinessUserEvent(eventId: string): Promise<UserEventWithRulesResult>;
-  createUserComment(userId: string, input: CommentInput): Promise<CommentView>;
-  createCaseComment(caseId: string, input: CommentInput): Promise<CommentView>;
-  createAlertComment(alertId: string, input: CommentInput): Promise<CommentView>;
-  createRuleInstance(input: RuleInstanceInput): Promise<RuleInstance>;
+  createUserComment(userId: string, input: CommentInput, options?: ChangeOptions): Promise<CommentView>;
+  createCaseComment(caseId: string, input: CommentInput, options?: ChangeOptions): Promise<CommentView>;
+  createAlertComment(alertId: string, input: CommentInput, options?: ChangeOptions): Promise<CommentView>;
+  createRuleInstance(input: RuleInstanceInput, options?: ChangeOptions): Promise<RuleInstance>;
   getRuleInstance(id: string): Promise<RuleInstance>;
   listRuleInstances(): Promise<RuleInstance[]>;
-  updateRuleInstance(id: string, input: RuleInstanceInput): Promise<RuleInstance>;
-  deleteRuleInstance(id: string): Promise<void>;
+  updateRuleInstance(id: string, input: RuleInstanceInput, options?: ChangeOptions): Promise<RuleInstance>;
+  deleteRuleInstance(id: string, options?: ChangeOptions): Promise<void>;
+  /**
+   * `GET /rule-instances/{id}/versions` (txmon's addition): every version of rule instance `id`,
+   * **newest first** — each the instance's configuration as it was stored then, without counters
+   * (`version` says which, `updatedAt` when it was made). A deleted instance's versions stay readable.
+   * @throws TxmonError `RULE_INSTANCE_NOT_FOUND` when no version of `id` was ever stored
+   */
+  getRuleInstanceVersions(id: string): Promise<RuleInstanceVersion[]>;
   listRules(): Promise<RuleView[]>;
   getRule(ruleId: string): Promise<RuleView>;
   getRuleFiltersSchema(): Promise<Record<string, unknown>>;
@@ -411,13 +432,21 @@ export interface Engine {
    * `whitelistUsers.listIds` filter look values up in. Items are de-duplicated.
    * @throws TxmonError `VALIDATION_FAILED` naming the path (`/items/3`, `/subtype` …)
    */
-  putList(listId: string, input: ListInput): Promise<StoredList>;
+  putList(listId: string, input: ListInput, options?: ChangeOptions): Promise<StoredList>;
   /** @throws TxmonError `LIST_NOT_FOUND` */
   getList(listId: string): Promise<StoredList>;
   /** Every list, without items. */
   listLists(): Promise<ListSummary[]>;
   /** @throws TxmonError `LIST_NOT_FOUND` */
-  deleteList(listId: string): Promise<void>;
+  deleteList(listId: string, options?: ChangeOptions): Promise<void>;
+  /**
+   * `GET /audit-log` (txmon's addition): the audit trail (docs/audit.md), filtered by entity type
+   * and id, action, actor and a timestamp range (inclusive), in pages of `pageSize` (default 20, at
+   * most 100) oldest first (`sortOrder: 'descend'`: newest first). Pass a page's `next` as `start`
+   * for the entries after it: entries written meanwhile are never skipped nor repeated.
+   * @throws TxmonError `VALIDATION_FAILED` naming the field (`/start` for a cursor this log did not issue)
+   */
+  listAuditLog(query?: AuditLogQuery): Promise<AuditLogPage>;
   createUpload(input: UploadInput): Promise<UploadSlot>;
   /**
    * Stores the bytes of an upload slot (the embedded upload URL's target), once. The signature is

@@ -4,13 +4,20 @@
  */
 import { createHash } from 'node:crypto';
 import { configurationError, TxmonError } from '../errors.js';
-import type { CoreRequest, HttpHandlerOptions, HttpTenant } from './types.js';
+import type { CoreRequest, HttpHandlerOptions, HttpTenant, LabelledApiKey } from './types.js';
 
-/** An authenticated key: its tenant and its rate-limit bucket (the hex digest; '' without a per-key limit). */
+/** An authenticated key: its tenant, its rate-limit bucket (the hex digest; '' without a per-key limit) and the actor it makes changes as. */
 export interface Authenticated {
   readonly key: string;
   readonly tenant: HttpTenant;
   readonly bucket: string;
+  /** `<tenant id>/<key label>`: who the audit trail says made a change with this key. */
+  readonly actor: string;
+}
+
+/** The raw key of an `apiKeys` entry. */
+export function keyOf(entry: string | LabelledApiKey): string {
+  return typeof entry === 'string' ? entry : entry.key;
 }
 
 /**
@@ -29,12 +36,20 @@ export function tenantsOf(options: HttpHandlerOptions): readonly HttpTenant[] {
       throw configurationError('createHttpHandler', 'tenant ids must be unique, 1–64 of [A-Za-z0-9_-]');
     }
     ids.add(tenant.id);
-    for (const key of tenant.apiKeys) {
+    const labels = new Set<string>();
+    for (const entry of tenant.apiKeys) {
+      const key = keyOf(entry);
       // A header value carries visible ASCII only (no spaces around, no control or non-Latin characters).
-      if (key.length < 16 || !/^[\x21-\x7e]+$/.test(key) || keys.has(key)) {
+      if (typeof key !== 'string' || key.length < 16 || !/^[\x21-\x7e]+$/.test(key) || keys.has(key)) {
         throw configurationError('createHttpHandler', 'API keys must be unique, at least 16 characters, visible ASCII only');
       }
       keys.add(key);
+      if (typeof entry !== 'string') {
+        if (typeof entry.label !== 'string' || !/^[A-Za-z0-9_.@-]{1,64}$/.test(entry.label) || labels.has(entry.label)) {
+          throw configurationError('createHttpHandler', 'API key labels must be unique within a tenant, 1–64 of [A-Za-z0-9_.@-]');
+        }
+        labels.add(entry.label);
+      }
     }
   }
   return tenants;
@@ -52,7 +67,14 @@ export function tenantsOf(options: HttpHandlerOptions): readonly HttpTenant[] {
  * @throws TxmonError `UNAUTHORIZED` (from the returned function) when the key is missing or unknown.
  */
 export function createAuthenticator(tenants: readonly HttpTenant[], bucketIds: boolean): (request: CoreRequest) => Authenticated {
-  const keyTable = tenants.map((tenant) => ({ tenant, hashes: tenant.apiKeys.map((k) => sha256(k)) }));
+  const keyTable = tenants.map((tenant) => {
+    const hashes = tenant.apiKeys.map((entry) => sha256(keyOf(entry)));
+    // A key without a label is named by the start of its hash: enough to tell keys apart, nothing to guess the key from.
+    const actors = tenant.apiKeys.map(
+      (entry, i) => `${tenant.id}/${typeof entry === 'string' ? `key-${toHex(hashes[i] as Uint8Array).slice(0, 8)}` : entry.label}`,
+    );
+    return { tenant, hashes, actors };
+  });
   const verified = new WeakMap<object, Authenticated>();
   return (request) => {
     const key = request.header('x-api-key');
@@ -64,10 +86,18 @@ export function createAuthenticator(tenants: readonly HttpTenant[], bucketIds: b
     }
     const digest = sha256(key);
     let found: HttpTenant | null = null;
+    let actor = '';
     // Every stored hash is compared (constant time each), whatever matched first.
-    for (const { tenant, hashes } of keyTable) for (const h of hashes) if (sameDigest(h, digest) && found === null) found = tenant;
+    for (const { tenant, hashes, actors } of keyTable) {
+      for (const [i, h] of hashes.entries()) {
+        if (sameDigest(h, digest) && found === null) {
+          found = tenant;
+          actor = actors[i] as string;
+        }
+      }
+    }
     if (found === null) throw new TxmonError('UNAUTHORIZED', 'The API key is not valid');
-    const result: Authenticated = { key, tenant: found, bucket: bucketIds ? toHex(digest) : '' };
+    const result: Authenticated = { key, tenant: found, bucket: bucketIds ? toHex(digest) : '', actor };
     if (connection !== undefined) verified.set(connection, result);
     return result;
   };

@@ -6,6 +6,7 @@
  * Every tenant has its own engine, so no route can reach another tenant's data.
  */
 import type { Engine } from '../engine/create-engine.js';
+import { SYSTEM_ACTOR } from '../engine/services/audit.js';
 import { isTxmonError, TxmonError } from '../errors.js';
 import { createAdmission } from './admission.js';
 import { createAuthenticator, tenantsOf, type Authenticated } from './auth.js';
@@ -72,15 +73,18 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   const report = createReporter(options.onRequest, clock);
   const defaultTenant = tenants[0] as HttpTenant;
 
+  /** The engine a request is admitted to, and who its changes are made by. */
+  type Admitted = { readonly engine: Engine; readonly actor: string };
+
   /** Admits a request to its route's tenant: by API key, by the file URL's signature (checked by the engine), or openly. */
-  function admit(request: CoreRequest, { route, tenant }: Located, seen: Seen): Engine {
+  function admit(request: CoreRequest, { route, tenant }: Located, seen: Seen): Admitted {
     if (route.access === 'public') {
       limits.forAddress(request.remoteAddress);
-      return defaultTenant.engine;
+      return { engine: defaultTenant.engine, actor: SYSTEM_ACTOR };
     }
     if (route.access === 'signed-url') {
       seen.tenant = (tenant ?? defaultTenant).id;
-      return (tenant ?? defaultTenant).engine;
+      return { engine: (tenant ?? defaultTenant).engine, actor: SYSTEM_ACTOR };
     }
     let authenticated: Authenticated;
     try {
@@ -91,12 +95,13 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     }
     seen.tenant = authenticated.tenant.id;
     limits.forKey(authenticated.bucket);
-    return authenticated.tenant.engine;
+    return { engine: authenticated.tenant.engine, actor: authenticated.actor };
   }
 
-  function contextOf(request: CoreRequest, engine: Engine, { params, url }: Located): ActionContext {
+  function contextOf(request: CoreRequest, { engine, actor }: Admitted, { params, url }: Located): ActionContext {
     return {
       engine,
+      actor,
       params,
       url,
       body: <T>() => readJsonBody(request, maxBody) as Promise<T>,
@@ -117,13 +122,13 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     const method = request.method.toUpperCase();
     const action = actionOf(located.route, method);
     if (!action) throw withResponseHeaders(new TxmonError('METHOD_NOT_ALLOWED', `${method} is not allowed on this route`), { allow: allowOf(located.route) });
-    const engine = admit(request, located, seen);
+    const admitted = admit(request, located, seen);
     // Open routes (liveness, readiness) never wait behind engine work.
-    if (located.route.access === 'public') return responseOf(await action(contextOf(request, engine, located)), method);
+    if (located.route.access === 'public') return responseOf(await action(contextOf(request, admitted, located)), method);
     if (!admission.tryEnter()) await admission.wait(() => request.isGone?.() === true);
     try {
       if (request.isGone?.() === true) throw new TxmonError('CLIENT_GONE', 'The client closed the connection before its request started');
-      return responseOf(await action(contextOf(request, engine, located)), method);
+      return responseOf(await action(contextOf(request, admitted, located)), method);
     } catch (error) {
       // A bad file-URL signature counts against the client's address like a bad API key.
       if (located.route.access === 'signed-url' && isTxmonError(error) && error.code === 'UNAUTHORIZED') limits.forAddress(request.remoteAddress);

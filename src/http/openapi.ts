@@ -36,7 +36,8 @@ import { MAX_BATCH_PAGE_SIZE, MAX_BATCH_RECORDS } from '../engine/services/batch
 import { ERROR_CODES, TxmonError, type ErrorCode } from '../errors.js';
 import { QUERY_FLAGS, QUERY_FLAG_DESCRIPTIONS } from './query.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
-import { RuleInstanceSchema } from '../domain/schemas/rule-instance.js';
+import { RuleInstanceSchema, RuleInstanceVersionSchema } from '../domain/schemas/rule-instance.js';
+import { AuditEntrySchema, AuditLogPageSchema, AuditLogQuerySchema } from '../domain/schemas/audit.js';
 import {
   AlertPageSchema,
   AlertSchema,
@@ -231,6 +232,9 @@ const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
   ['UserEventWithRulesResult', UserEventWithRulesResultSchema],
   ['CommentView', CommentViewSchema],
   ['RuleInstance', RuleInstanceSchema],
+  ['RuleInstanceVersion', RuleInstanceVersionSchema],
+  ['AuditEntry', AuditEntrySchema],
+  ['AuditLogPage', AuditLogPageSchema],
   ['RuleView', RuleViewSchema],
   ['UploadSlot', UploadSlotSchema],
   ['Alert', AlertSchema],
@@ -353,6 +357,23 @@ const BATCH_MODE_PARAMETER: JsonObject = {
     '`MONITOR` (default): monitor every record as a single call would. `IMPORT`: history that fills the windows only (no rules run, nothing counted or alerted)',
   schema: { type: 'string', enum: ['MONITOR', 'IMPORT'] },
 };
+
+/** The query of `GET /audit-log`: the properties of `AuditLogQuerySchema`, each a parameter. */
+function auditLogParameters(): JsonObject[] {
+  const properties = (toJsonSchema(AuditLogQuerySchema) as { properties: Record<string, JsonObject> }).properties;
+  const descriptions: Record<string, string> = {
+    entityType: 'Only entries about this kind of entity',
+    entityId: 'Only entries about this entity (its id)',
+    action: 'Only entries of this action',
+    actor: 'Only entries made by this actor',
+    afterTimestamp: 'Only entries at or after this time (epoch ms)',
+    beforeTimestamp: 'Only entries at or before this time (epoch ms)',
+    start: 'The `next` cursor of an earlier page (same `sortOrder`): the entries after it',
+    pageSize: 'Entries per page, 1 to 100 (default 20)',
+    sortOrder: '`ascend` (default): oldest first; `descend`: newest first',
+  };
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: false, description: descriptions[name] ?? name, schema }));
+}
 
 const BATCH_PAGE_PARAMETERS: readonly JsonObject[] = [
   { name: 'page', in: 'query', required: false, description: 'Page, from 1 (default 1)', schema: { type: 'integer', minimum: 1 } },
@@ -745,6 +766,29 @@ const ROUTES: readonly RouteSpec[] = [
     status: 204,
     description: 'The rule instance was deleted',
     conflict: true,
+  },
+  {
+    method: 'get',
+    path: '/rule-instances/{ruleInstanceId}/versions',
+    operationId: 'getRuleInstanceVersions',
+    summary: 'List every version of a rule instance, newest first (txmon; kept after a delete)',
+    tag: 'Rule instances',
+    access: 'api-key',
+    status: 200,
+    description: 'Every version of the rule instance, newest first',
+    response: arrayOf('RuleInstanceVersion', 'Every version, newest first'),
+  },
+  {
+    method: 'get',
+    path: '/audit-log',
+    operationId: 'listAuditLog',
+    summary: 'Page through the audit trail: every change made through the API (txmon)',
+    tag: 'Audit',
+    access: 'api-key',
+    query: auditLogParameters(),
+    status: 200,
+    description: 'A page of audit entries; pass `next` as `start` for the entries after it',
+    response: refSchema('AuditLogPage'),
   },
   {
     method: 'get',

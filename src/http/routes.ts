@@ -4,7 +4,7 @@
  * the engine signs) or `public` (`/healthz`).
  */
 import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
-import { TxmonError, invalidField } from '../errors.js';
+import { invalidField, TxmonError } from '../errors.js';
 import { JSON_TYPE } from './body.js';
 import { RETRY_AFTER_SECONDS } from './problem.js';
 import { QUERY_FLAGS, queryFlags } from './query.js';
@@ -18,6 +18,8 @@ export type Params = Readonly<Record<string, string>>;
 /** What an action can read of its request. */
 export interface ActionContext {
   readonly engine: Engine;
+  /** Who the request's changes are made by, for the audit trail: the API key's `<tenant>/<label>`. */
+  readonly actor: string;
   readonly params: Params;
   readonly url: URL;
   /**
@@ -112,10 +114,13 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
         GET: async (c) => ok(await c.engine.listComments({ kind: 'alert', id: param(c, 'alertId') })),
       },
     ],
+    ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body(), by(c))) }],
+    ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body(), by(c))) }],
+    ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body(), by(c))) }],
     [
       '/rule-instances',
       {
-        POST: async (c) => ok(await c.engine.createRuleInstance(await c.body())),
+        POST: async (c) => ok(await c.engine.createRuleInstance(await c.body(), by(c))),
         GET: async (c) => ok(await c.engine.listRuleInstances()),
       },
     ],
@@ -123,13 +128,14 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
       '/rule-instances/{ruleInstanceId}',
       {
         GET: async (c) => ok(await c.engine.getRuleInstance(param(c, 'ruleInstanceId'))),
-        POST: async (c) => ok(await c.engine.updateRuleInstance(param(c, 'ruleInstanceId'), await c.body())),
+        POST: async (c) => ok(await c.engine.updateRuleInstance(param(c, 'ruleInstanceId'), await c.body(), by(c))),
         DELETE: async (c) => {
-          await c.engine.deleteRuleInstance(param(c, 'ruleInstanceId'));
+          await c.engine.deleteRuleInstance(param(c, 'ruleInstanceId'), by(c));
           return noContent();
         },
       },
     ],
+    ['/rule-instances/{ruleInstanceId}/versions', { GET: async (c) => ok(await c.engine.getRuleInstanceVersions(param(c, 'ruleInstanceId'))) }],
     ['/rules', { GET: async (c) => ok(await c.engine.listRules()) }],
     ['/rules/{ruleId}', { GET: async (c) => ok(await c.engine.getRule(param(c, 'ruleId'))) }],
     ['/rule-filters-schema', { GET: async (c) => ok(await c.engine.getRuleFiltersSchema()) }],
@@ -157,13 +163,14 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
       '/lists/{listId}',
       {
         GET: async (c) => ok(await c.engine.getList(param(c, 'listId'))),
-        PUT: async (c) => ok(await c.engine.putList(param(c, 'listId'), await c.body())),
+        PUT: async (c) => ok(await c.engine.putList(param(c, 'listId'), await c.body(), by(c))),
         DELETE: async (c) => {
-          await c.engine.deleteList(param(c, 'listId'));
+          await c.engine.deleteList(param(c, 'listId'), by(c));
           return noContent();
         },
       },
     ],
+    ['/audit-log', { GET: async (c) => ok(await c.engine.listAuditLog(auditQueryOf(c.url))) }],
     ['/uploads/{key}', { PUT: putUpload }, 'signed-url'],
     ['/files/{key}', { GET: getFile }, 'signed-url'],
   ];
@@ -202,7 +209,7 @@ export function responseOf(result: ActionResult, method: string): CoreResponse {
 function batchRoutes(): [string, Record<string, Action>][] {
   const post = (c: ActionContext) => {
     const mode = c.url.searchParams.get('mode');
-    return mode === null ? { signal: c.signal } : { signal: c.signal, mode: mode as 'MONITOR' };
+    return mode === null ? { signal: c.signal, actor: c.actor } : { signal: c.signal, actor: c.actor, mode: mode as 'MONITOR' };
   };
   return [
     ['/batch/transactions', { POST: async (c) => created(await c.engine.createTransactionBatch(await c.batchBody(), post(c))) }],
@@ -291,12 +298,64 @@ function safeQueryName(name: string): string {
 
 /** The query flags of a user create, checked before its body is read. */
 function userFlags(c: ActionContext) {
-  return { ...queryFlags(c.url, QUERY_FLAGS.createUser), signal: c.signal };
+  return { ...queryFlags(c.url, QUERY_FLAGS.createUser), signal: c.signal, actor: c.actor };
 }
 
 /** The query flags of a user event. */
 function userEventFlags(c: ActionContext) {
-  return { ...queryFlags(c.url, QUERY_FLAGS.createUserEvent), signal: c.signal };
+  return { ...queryFlags(c.url, QUERY_FLAGS.createUserEvent), signal: c.signal, actor: c.actor };
+}
+
+/** The audit actor of a change: the request's API key. */
+function by(c: ActionContext): { actor: string } {
+  return { actor: c.actor };
+}
+
+/** The query parameters of `GET /audit-log`. */
+export const AUDIT_LOG_PARAMETERS = [
+  'entityType',
+  'entityId',
+  'action',
+  'actor',
+  'afterTimestamp',
+  'beforeTimestamp',
+  'start',
+  'pageSize',
+  'sortOrder',
+] as const;
+const NUMERIC_AUDIT_PARAMETERS: ReadonlySet<string> = new Set(['afterTimestamp', 'beforeTimestamp', 'pageSize']);
+
+/**
+ * The query of `GET /audit-log`: each parameter of {@link AUDIT_LOG_PARAMETERS} once, numbers as
+ * numbers when they read as one (else the text, which the engine refuses naming the parameter).
+ * @throws TxmonError `VALIDATION_FAILED` naming every other parameter, or one given twice
+ */
+function auditQueryOf(url: URL): Record<string, string | number> {
+  const query: Record<string, string | number> = {};
+  const unknown: string[] = [];
+  for (const [name, value] of url.searchParams) {
+    if (!(AUDIT_LOG_PARAMETERS as readonly string[]).includes(name)) {
+      unknown.push(name);
+      continue;
+    }
+    if (Object.hasOwn(query, name)) throw invalidField('', 'duplicate', `query parameter ${name} is given more than once`);
+    query[name] = NUMERIC_AUDIT_PARAMETERS.has(name) && /^-?[0-9]{1,16}(\.[0-9]{1,6})?$/.test(value) ? Number(value) : value;
+  }
+  if (unknown.length > 0) {
+    const names = unknown.slice(0, 5).map(safeParameterName).join(', ');
+    throw invalidField(
+      '',
+      'not-allowed',
+      `unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}${unknown.length > 5 ? ', …' : ''} (this route takes ${AUDIT_LOG_PARAMETERS.join(', ')})`,
+    );
+  }
+  return query;
+}
+
+/** A client's parameter name in a message: printable ASCII, at most 64 characters. */
+function safeParameterName(name: string): string {
+  const clean = name.replace(/[^\x21-\x7e]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
 
 function param(c: ActionContext, name: string): string {

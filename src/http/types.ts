@@ -7,12 +7,22 @@ import type { Concurrency } from './admission.js';
 import type { RequestFault } from './fault.js';
 import type { RateLimit } from './rate-limit.js';
 
+/**
+ * An API key with a label: the audit trail names a change made with it `<tenant id>/<label>`
+ * (a key given as a plain string is labelled `key-` and the first 8 hex digits of its SHA-256).
+ */
+export interface LabelledApiKey {
+  readonly key: string;
+  /** 1–64 of `[A-Za-z0-9_.@-]`, unique within the tenant. */
+  readonly label: string;
+}
+
 /** One tenant: its API keys and its own engine (its own repositories). */
 export interface HttpTenant {
   /** Tenant id (used in the path of signed upload and download URLs: `/t/<id>/…`). */
   readonly id: string;
-  /** The raw keys; only their SHA-256 hashes are kept. */
-  readonly apiKeys: readonly string[];
+  /** The raw keys (or keys with labels); only their SHA-256 hashes are kept. */
+  readonly apiKeys: readonly (string | LabelledApiKey)[];
   readonly engine: Engine;
 }
 
@@ -20,7 +30,7 @@ export interface HttpTenant {
 export interface HttpHandlerOptions {
   /** Single-tenant shorthand: this engine with `apiKeys`. */
   readonly engine?: Engine;
-  readonly apiKeys?: readonly string[];
+  readonly apiKeys?: readonly (string | LabelledApiKey)[];
   /** Several tenants (instead of `engine` + `apiKeys`). */
   readonly tenants?: readonly HttpTenant[];
   /** Prefix the API is mounted under, e.g. `/v1`. Default `''`. */

@@ -488,6 +488,37 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Migration 10: every version of every rule instance (kept when the instance is deleted; an
+ * instance stored before it becomes version 1), and the audit log.
+ */
+const VERSIONS_AND_AUDIT_SQL = `
+CREATE TABLE txmon_rule_instance_versions (
+  id text NOT NULL,
+  version integer NOT NULL,
+  instance jsonb NOT NULL,
+  PRIMARY KEY (id, version)
+);
+UPDATE txmon_rule_instances SET stored = jsonb_set(stored, '{instance,version}', '1') WHERE NOT (stored -> 'instance' ? 'version');
+INSERT INTO txmon_rule_instance_versions (id, version, instance)
+  SELECT id, (stored -> 'instance' ->> 'version')::integer, stored -> 'instance' FROM txmon_rule_instances;
+
+-- The audit log: one row per entry, numbered from the counter audit_seq in commit order (the
+-- counter row stays locked until the writing transaction commits; see src/postgres/audit.ts).
+CREATE TABLE txmon_audit_log (
+  seq bigint PRIMARY KEY,
+  entity_type text NOT NULL,
+  entity_id text NOT NULL,
+  action text NOT NULL,
+  actor text NOT NULL,
+  ts double precision NOT NULL,
+  entry jsonb NOT NULL
+);
+CREATE INDEX txmon_audit_log_by_entity ON txmon_audit_log (entity_type, entity_id, seq);
+CREATE INDEX txmon_audit_log_by_actor ON txmon_audit_log (actor, seq);
+INSERT INTO txmon_meta (name, value) VALUES ('audit_seq', 0);
+`;
+
 /** One step of the schema. Never edit a released step: add the next one. */
 interface Migration {
   readonly version: number;
@@ -702,6 +733,11 @@ CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
     version: 9,
     name: 'decision log: txmon_decisions, txmon_append_decisions',
     sql: DECISION_LOG_SQL,
+  },
+  {
+    version: 10,
+    name: 'rule instance versions, audit log',
+    sql: VERSIONS_AND_AUDIT_SQL,
   },
 ];
 

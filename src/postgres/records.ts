@@ -15,8 +15,10 @@ import type {
   StoredUserEvent,
   UserRepository,
   UserRuleWrites,
+  AuditWrites,
 } from '../engine/repositories.js';
 import { saveRuleEffects } from './outcome.js';
+import { insertAuditEntries, withAudit } from './audit.js';
 import { concurrentUpdate, json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
@@ -36,13 +38,16 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
    * Runs `save` (the user's statement) and then the rule writes, in one database transaction; the
    * user save alone, as one statement, when there are none.
    */
-  function withRuleWrites(writes: UserRuleWrites, now: number, save: (tx: Sql) => Promise<StoredUser>): Promise<StoredUser> {
+  function withRuleWrites(writes: UserRuleWrites & AuditWrites, now: number, save: (tx: Sql) => Promise<StoredUser>): Promise<StoredUser> {
     const counters = writes.counters ?? [];
     const alertHits = writes.alertHits ?? [];
-    if (counters.length === 0 && alertHits.length === 0) return save(sql);
+    const audit = writes.audit ?? [];
+    if (counters.length === 0 && alertHits.length === 0 && audit.length === 0) return save(sql);
     const work = async (tx: Sql) => {
       const user = await save(tx);
-      await saveRuleEffects(tx, { counters, alertHits }, now);
+      if (counters.length > 0 || alertHits.length > 0) await saveRuleEffects(tx, { counters, alertHits }, now);
+      // Last: the audit counter's lock is held only for the COMMIT (see ./audit.ts).
+      await insertAuditEntries(tx, audit);
       return user;
     };
     return db === null ? work(sql) : db.transaction(work);
@@ -127,11 +132,17 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
   };
 }
 
-/** The comments on users, cases and alerts over `sql`. */
-export function createPostgresComments(sql: Sql): CommentRepository {
+/** The comments on users, cases and alerts over `sql` (`db`: see {@link createPostgresUsers}). */
+export function createPostgresComments(sql: Sql, db: Database | null): CommentRepository {
   return {
-    async addComment(target: CommentTarget, comment: Comment) {
-      await sql.query('INSERT INTO txmon_comments (target_kind, target_id, comment) VALUES ($1, $2, $3::jsonb)', [target.kind, target.id, json(comment)]);
+    async addComment(target: CommentTarget, comment: Comment, writes?: AuditWrites) {
+      await withAudit(
+        sql,
+        db,
+        writes?.audit,
+        (tx) => tx.query('INSERT INTO txmon_comments (target_kind, target_id, comment) VALUES ($1, $2, $3::jsonb)', [target.kind, target.id, json(comment)]),
+        true,
+      );
     },
     async listComments(target: CommentTarget) {
       return (
@@ -189,8 +200,11 @@ export function createPostgresFiles(sql: Sql, db: Database | null): FileReposito
   };
 }
 
-/** Blacklists and whitelists over `sql`. */
-export function createPostgresLists(sql: Sql): ListRepository {
+/**
+ * Blacklists and whitelists over `sql`. `db` is the database when `sql` is not inside a
+ * transaction: a write then opens its own (the list, its items and the audit entries commit together).
+ */
+export function createPostgresLists(sql: Sql, db: Database | null): ListRepository {
   type ListDoc = Omit<StoredList, 'items'>;
   return {
     async getList(listId) {
@@ -207,24 +221,31 @@ export function createPostgresLists(sql: Sql): ListRepository {
       );
       return rows.map((r): ListSummary => ({ ...r.list, itemCount: Number(r.n) }));
     },
-    async putList(list) {
+    async putList(list, writes) {
       const { items, ...doc } = list;
       const unique = [...new Set(items)];
-      await sql.query('INSERT INTO txmon_lists (list_id, list) VALUES ($1, $2::jsonb) ON CONFLICT (list_id) DO UPDATE SET list = excluded.list', [
-        list.listId,
-        json(doc),
-      ]);
-      await sql.query('DELETE FROM txmon_list_items WHERE list_id = $1', [list.listId]);
-      if (unique.length > 0) {
-        await sql.query('INSERT INTO txmon_list_items (list_id, item, seq) SELECT $1, item, seq FROM unnest($2::text[]) WITH ORDINALITY AS x(item, seq)', [
+      await withAudit(sql, db, writes?.audit, async (tx) => {
+        await tx.query('INSERT INTO txmon_lists (list_id, list) VALUES ($1, $2::jsonb) ON CONFLICT (list_id) DO UPDATE SET list = excluded.list', [
           list.listId,
-          unique,
+          json(doc),
         ]);
-      }
+        await tx.query('DELETE FROM txmon_list_items WHERE list_id = $1', [list.listId]);
+        if (unique.length > 0) {
+          await tx.query('INSERT INTO txmon_list_items (list_id, item, seq) SELECT $1, item, seq FROM unnest($2::text[]) WITH ORDINALITY AS x(item, seq)', [
+            list.listId,
+            unique,
+          ]);
+        }
+      });
     },
-    async deleteList(listId) {
-      await sql.query('DELETE FROM txmon_list_items WHERE list_id = $1', [listId]);
-      return (await sql.query('DELETE FROM txmon_lists WHERE list_id = $1 RETURNING 1', [listId])).length > 0;
+    async deleteList(listId, writes) {
+      const run = async (tx: Sql) => {
+        await tx.query('DELETE FROM txmon_list_items WHERE list_id = $1', [listId]);
+        const existed = (await tx.query('DELETE FROM txmon_lists WHERE list_id = $1 RETURNING 1', [listId])).length > 0;
+        if (existed) await insertAuditEntries(tx, writes?.audit);
+        return existed;
+      };
+      return db === null ? run(sql) : db.transaction(run);
     },
     async lookupListItems(listId, probes) {
       if (probes.length === 0) return [];

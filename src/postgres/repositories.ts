@@ -14,6 +14,7 @@ import { createPostgresBatches, createPostgresComments, createPostgresFiles, cre
 import { createPostgresAlertsAndCases } from './alerts-and-cases.js';
 import { createPostgresAggregates } from './aggregates.js';
 import { createPostgresDecisions } from './decisions.js';
+import { createPostgresAudit } from './audit.js';
 import { databaseOf, type Database, type PostgresClient, type Sql } from './client.js';
 
 /** Options of {@link createPostgresRepositories}. */
@@ -36,15 +37,16 @@ export interface PostgresRepositoriesOptions {
 function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: UnitReads | null): Repositories {
   return {
     transactions: createPostgresTransactions(sql, db, reads, root),
-    ruleInstances: createPostgresRuleInstances(sql, reads),
+    ruleInstances: createPostgresRuleInstances(sql, db, reads),
     users: createPostgresUsers(sql, db, reads),
-    comments: createPostgresComments(sql),
+    comments: createPostgresComments(sql, db),
     cases: createPostgresAlertsAndCases(sql, db),
     files: createPostgresFiles(sql, db),
     aggregates: createPostgresAggregates(sql, db),
-    lists: createPostgresLists(sql),
+    lists: createPostgresLists(sql, db),
     batches: createPostgresBatches(sql),
     decisions: createPostgresDecisions(sql),
+    audit: createPostgresAudit(sql),
     flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
     ping: () => root.ping(),
     async runExclusive(keys, work, options) {

@@ -3,13 +3,18 @@
  * the counter shards.
  */
 import type { RuleInstance } from '../domain/entities.js';
-import type { RuleInstanceRepository, StoredRuleInstance } from '../engine/repositories.js';
+import type { RuleInstanceRepository, RuleInstanceVersion, StoredRuleInstance } from '../engine/repositories.js';
 import { json } from './rows.js';
 import type { UnitReads } from './unit.js';
-import type { Sql } from './client.js';
+import type { Database, Sql } from './client.js';
+import { insertAuditEntries, withAudit } from './audit.js';
 
-/** The rule instances over `sql`; inside a unit, `reads` answers its first reads. */
-export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): RuleInstanceRepository {
+/**
+ * The rule instances over `sql`; inside a unit, `reads` answers its first reads. `db` is the
+ * database when `sql` is not inside a transaction: a write then opens its own, so the instance, its
+ * version, the revision and the audit entries commit together.
+ */
+export function createPostgresRuleInstances(sql: Sql, db: Database | null, reads: UnitReads | null): RuleInstanceRepository {
   interface Row {
     stored: StoredRuleInstance;
     run_count: string | number;
@@ -21,12 +26,12 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
     FROM txmon_rule_instances r
     LEFT JOIN LATERAL (SELECT sum(u.runs) AS runs, sum(u.hits) AS hits FROM txmon_instance_counters c, unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits)
       WHERE u.seq = r.seq) AS k ON true`;
-  const bump = () => {
+  const bump = (tx: Sql) => {
     if (reads) {
       reads.live = false;
       reads.revision = null;
     }
-    return sql.query(`UPDATE txmon_meta SET value = value + 1 WHERE name = 'rule_instance_revision'`);
+    return tx.query(`UPDATE txmon_meta SET value = value + 1 WHERE name = 'rule_instance_revision'`);
   };
   return {
     async listRuleInstances() {
@@ -40,27 +45,42 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
       const rows = await sql.query<Row>('SELECT stored FROM txmon_rule_instances WHERE id = $1', [id]);
       return rows[0]?.stored ?? null;
     },
-    async putRuleInstance(stored) {
-      await sql.query('INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored', [
-        stored.instance.id,
-        json(stored),
-      ]);
-      await bump();
+    async putRuleInstance(stored, writes) {
+      // One statement: the instance and its version; then the revision and the audit entries.
+      await withAudit(sql, db, writes?.audit, async (tx) => {
+        await tx.query(
+          `WITH put AS (
+           INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored RETURNING 1
+         )
+         INSERT INTO txmon_rule_instance_versions (id, version, instance) SELECT $1, $3::integer, $2::jsonb -> 'instance' FROM put
+         ON CONFLICT (id, version) DO UPDATE SET instance = excluded.instance`,
+          [stored.instance.id, json(stored), stored.instance.version],
+        );
+        await bump(tx);
+      });
     },
-    async deleteRuleInstance(id) {
-      // The instance's counts go from the shards with it.
-      const rows = await sql.query<{ seq: string }>(
-        `WITH gone AS (DELETE FROM txmon_rule_instances WHERE id = $1 RETURNING seq),
+    deleteRuleInstance(id, writes) {
+      // The instance's counts go from the shards with it. The audit entries only when it existed.
+      const work = async (tx: Sql) => {
+        const rows = await tx.query<{ seq: string }>(
+          `WITH gone AS (DELETE FROM txmon_rule_instances WHERE id = $1 RETURNING seq),
            counters AS (UPDATE txmon_instance_counters c SET (seqs, runs, hits) = (
                SELECT coalesce(array_agg(u.seq ORDER BY u.seq), '{}'), coalesce(array_agg(u.runs ORDER BY u.seq), '{}'), coalesce(array_agg(u.hits ORDER BY u.seq), '{}')
                  FROM unnest(c.seqs, c.runs, c.hits) AS u(seq, runs, hits) WHERE u.seq <> gone.seq)
              FROM gone WHERE gone.seq = ANY(c.seqs))
          SELECT seq::text AS seq FROM gone`,
-        [id],
-      );
-      if (rows.length === 0) return false;
-      await bump();
-      return true;
+          [id],
+        );
+        if (rows.length === 0) return false;
+        await bump(tx);
+        return true;
+      };
+      const run = async (tx: Sql) => {
+        const existed = await work(tx);
+        if (existed) await insertAuditEntries(tx, writes?.audit);
+        return existed;
+      };
+      return db === null ? run(sql) : db.transaction(run);
     },
     async getRevision() {
       // Only a rule-instance write (bump) changes the revision, and a transaction unit holds the rule
@@ -71,6 +91,12 @@ export function createPostgresRuleInstances(sql: Sql, reads: UnitReads | null): 
       const revision = Number(rows[0]?.value ?? 0);
       if (reads) reads.revision = revision;
       return revision;
+    },
+    async listRuleInstanceVersions(id) {
+      const rows = await sql.query<{ instance: RuleInstanceVersion }>('SELECT instance FROM txmon_rule_instance_versions WHERE id = $1 ORDER BY version DESC', [
+        id,
+      ]);
+      return rows.map((r) => r.instance);
     },
   };
 }

@@ -8,7 +8,7 @@
  * repositories are the reference implementation.
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
-import type { Transaction } from '../domain/index.js';
+import { type AuditEntry, buildAuditEntry, MAX_AUDIT_COUNT, type Transaction } from '../domain/index.js';
 import type {
   Alert,
   Case,
@@ -851,6 +851,172 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         ['ri-b'],
         'list after delete',
       );
+    },
+  },
+  {
+    name: 'ruleInstances.listRuleInstanceVersions: every version put, newest first; a version put again is replaced; versions outlive a delete',
+    async body(repos) {
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [], 'no versions of an id never put');
+      const v1 = buildStoredRuleInstance('ri-v', { threshold: 100 });
+      const v2 = buildStoredRuleInstance('ri-v', { threshold: 200, version: 2, now: FIXTURE_T0 + 1 });
+      await repos.ruleInstances.putRuleInstance(structuredClone(v1));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-other', { threshold: 7 }));
+      await repos.ruleInstances.putRuleInstance(structuredClone(v2));
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [v2.instance, v1.instance], 'versions newest first');
+      const v2again = buildStoredRuleInstance('ri-v', { threshold: 250, version: 2, now: FIXTURE_T0 + 2 });
+      await repos.ruleInstances.putRuleInstance(structuredClone(v2again));
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [v2again.instance, v1.instance], 'a version put again replaces it');
+      await repos.ruleInstances.deleteRuleInstance('ri-v');
+      assertEqual(await repos.ruleInstances.listRuleInstanceVersions('ri-v'), [v2again.instance, v1.instance], 'versions after a delete');
+      assertEqual(
+        (await repos.ruleInstances.listRuleInstanceVersions('ri-other')).map((v) => v.version),
+        [1],
+        'another instance has its own versions',
+      );
+    },
+  },
+  {
+    name: 'audit: every auditing write (rule instance put/delete, list put/delete, user profile and event, comment) appends its entries in order; listAuditEntries filters, pages by seq both ways and counts',
+    async body(repos) {
+      const audit = (n: number, entityType: AuditEntry['entityType'], entityId: string, action: AuditEntry['action'], actor = 'alice') =>
+        buildAuditEntry(
+          { entityType, entityId, action, before: action === 'CREATE' ? null : { n: n - 1 }, after: action === 'DELETE' ? null : { n } },
+          { auditId: `au-${n}`, actor, timestamp: FIXTURE_T0 + n },
+        );
+      const entries = [
+        audit(1, 'RULE_INSTANCE', 'ri-a', 'CREATE'),
+        audit(2, 'LIST', 'l-1', 'CREATE', 'bob'),
+        audit(3, 'USER', 'u-1', 'CREATE'),
+        audit(4, 'USER', 'u-1', 'UPDATE', 'bob'),
+        audit(5, 'COMMENT', 'c-1', 'CREATE'),
+        audit(6, 'LIST', 'l-1', 'DELETE'),
+        audit(7, 'RULE_INSTANCE', 'ri-a', 'DELETE', 'bob'),
+      ];
+      const [e1, e2, e3, e4, e5, e6, e7] = entries as [AuditEntry, AuditEntry, AuditEntry, AuditEntry, AuditEntry, AuditEntry, AuditEntry];
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-a'), { audit: [e1] });
+      await repos.lists.putList(
+        { listId: 'l-1', listType: 'BLACKLIST', subtype: 'USER_ID', items: ['x'], createdAt: FIXTURE_T0, updatedAt: FIXTURE_T0 },
+        { audit: [e2] },
+      );
+      await repos.users.saveUserProfile({
+        userId: 'u-1',
+        type: 'CONSUMER',
+        profile: { userId: 'u-1', createdTimestamp: FIXTURE_T0 },
+        now: FIXTURE_T0,
+        audit: [e3],
+      });
+      await repos.users.saveUserEvent({
+        event: {
+          eventId: 'ue-1',
+          userId: 'u-1',
+          type: 'CONSUMER',
+          event: { eventId: 'ue-1', userId: 'u-1', timestamp: FIXTURE_T0 + 1, updatedConsumerUserAttributes: { userDetails: { countryOfResidence: 'DE' } } },
+          clientEventId: true,
+          arrival: 0,
+          user: { userId: 'u-1', createdTimestamp: FIXTURE_T0, userDetails: { countryOfResidence: 'DE' } },
+          result: { executedRules: [], hitRules: [] },
+        },
+        now: FIXTURE_T0 + 1,
+        audit: [e4],
+      });
+      await repos.comments.addComment(
+        { kind: 'user', id: 'u-1' },
+        { commentId: 'c-1', body: 'b', files: [], createdTimestamp: FIXTURE_T0, updatedTimestamp: FIXTURE_T0 },
+        { audit: [e5] },
+      );
+      assertEqual(await repos.lists.deleteList('l-1', { audit: [e6] }), true, 'deleteList of a stored list');
+      assertEqual(await repos.ruleInstances.deleteRuleInstance('ri-a', { audit: [e7] }), true, 'deleteRuleInstance of a stored instance');
+      const all = await repos.audit.listAuditEntries({ order: 'ASC', limit: 100 });
+      assertEqual(
+        all.entries.map((e) => e.entry),
+        entries,
+        'every entry, as given, in the order written',
+      );
+      assertEqual(all.total, 7, 'total of all entries');
+      const seqs = all.entries.map((e) => e.seq);
+      assertTrue(
+        seqs.every((seq, i) => Number.isSafeInteger(seq) && (i === 0 || seq > (seqs[i - 1] as number))),
+        'seq grows with every entry',
+      );
+      const ids = async (
+        query: Omit<Parameters<Repositories['audit']['listAuditEntries']>[0], 'order' | 'limit'> & { order?: 'ASC' | 'DESC'; limit?: number },
+      ) => {
+        const page = await repos.audit.listAuditEntries({ order: 'ASC', limit: 100, ...query });
+        return [page.entries.map((e) => e.entry.auditId), page.total];
+      };
+      assertEqual(await ids({ entityType: 'USER' }), [['au-3', 'au-4'], 2], 'by entityType');
+      assertEqual(await ids({ entityType: 'LIST', entityId: 'l-1' }), [['au-2', 'au-6'], 2], 'by entityType and entityId');
+      assertEqual(await ids({ action: 'DELETE' }), [['au-6', 'au-7'], 2], 'by action');
+      assertEqual(await ids({ actor: 'bob' }), [['au-2', 'au-4', 'au-7'], 3], 'by actor');
+      assertEqual(await ids({ fromTimestamp: FIXTURE_T0 + 3, toTimestamp: FIXTURE_T0 + 5 }), [['au-3', 'au-4', 'au-5'], 3], 'by a timestamp range, inclusive');
+      assertEqual(await ids({ actor: 'bob', order: 'DESC' }), [['au-7', 'au-4', 'au-2'], 3], 'newest first');
+      assertEqual(await ids({ limit: 2 }), [['au-1', 'au-2'], 7], 'limit; total counts every match');
+      assertEqual(await ids({ position: seqs[1] as number, limit: 2 }), [['au-3', 'au-4'], 7], 'ascending past a position');
+      assertEqual(await ids({ position: seqs[4] as number, order: 'DESC', limit: 3 }), [['au-4', 'au-3', 'au-2'], 7], 'descending past a position');
+      assertEqual(await ids({ position: seqs[6] as number }), [[], 7], 'nothing past the last entry');
+      assertEqual(await ids({ entityId: 'nobody' }), [[], 0], 'no match');
+      // An entry written after a read comes after every entry that read saw.
+      const late = audit(8, 'RULE_INSTANCE', 'ri-b', 'CREATE');
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-b'), { audit: [late] });
+      assertEqual(await ids({ position: seqs[6] as number }), [['au-8'], 8], 'a later write is past the last position read');
+    },
+  },
+  {
+    name: 'audit: a write that fails or changes nothing appends nothing (a taken user event, a delete of nothing); several entries of one write are appended together',
+    async body(repos) {
+      const entry = (n: number) =>
+        buildAuditEntry(
+          { entityType: 'USER', entityId: 'u-1', action: 'UPDATE', before: { n: 0 }, after: { n } },
+          { auditId: `au-${n}`, actor: 'system', timestamp: FIXTURE_T0 },
+        );
+      await repos.users.saveUserProfile({ userId: 'u-1', type: 'CONSUMER', profile: { userId: 'u-1', createdTimestamp: FIXTURE_T0 }, now: FIXTURE_T0 });
+      const event: StoredUserEvent = {
+        eventId: 'ue-1',
+        userId: 'u-1',
+        type: 'CONSUMER',
+        event: { eventId: 'ue-1', userId: 'u-1', timestamp: FIXTURE_T0 + 1, updatedConsumerUserAttributes: { userDetails: { countryOfResidence: 'DE' } } },
+        clientEventId: true,
+        arrival: 0,
+        user: { userId: 'u-1', createdTimestamp: FIXTURE_T0, userDetails: { countryOfResidence: 'DE' } },
+        result: { executedRules: [], hitRules: [] },
+      };
+      await repos.users.saveUserEvent({ event: structuredClone(event), now: FIXTURE_T0 + 1, audit: [entry(1), entry(2)] });
+      await assertRejectsWithCode(
+        () => repos.users.saveUserEvent({ event: structuredClone(event), now: FIXTURE_T0 + 2, audit: [entry(3)] }),
+        CONCURRENT_UPDATE,
+        'saveUserEvent of a taken event id',
+      );
+      assertEqual(await repos.lists.deleteList('l-none', { audit: [entry(4)] }), false, 'deleteList of nothing');
+      assertEqual(await repos.ruleInstances.deleteRuleInstance('ri-none', { audit: [entry(5)] }), false, 'deleteRuleInstance of nothing');
+      const page = await repos.audit.listAuditEntries({ order: 'ASC', limit: 100 });
+      assertEqual(
+        page.entries.map((e) => e.entry.auditId),
+        ['au-1', 'au-2'],
+        'only the entries of the write that happened',
+      );
+      assertEqual(page.total, 2, 'total');
+    },
+  },
+  {
+    name: 'audit: listAuditEntries counts matching entries up to MAX_AUDIT_COUNT and no further',
+    async body(repos) {
+      const entries = Array.from({ length: MAX_AUDIT_COUNT + 1 }, (_, n) =>
+        buildAuditEntry(
+          { entityType: 'LIST', entityId: 'l-1', action: 'UPDATE', before: { n }, after: { n: n + 1 } },
+          { auditId: `au-${n}`, actor: 'a', timestamp: FIXTURE_T0 },
+        ),
+      );
+      await repos.lists.putList(
+        { listId: 'l-1', listType: 'BLACKLIST', subtype: 'USER_ID', items: [], createdAt: FIXTURE_T0, updatedAt: FIXTURE_T0 },
+        { audit: entries },
+      );
+      const page = await repos.audit.listAuditEntries({ order: 'DESC', limit: 2 });
+      assertEqual(
+        [page.entries.map((e) => e.entry.auditId), page.total],
+        [[`au-${MAX_AUDIT_COUNT}`, `au-${MAX_AUDIT_COUNT - 1}`], MAX_AUDIT_COUNT],
+        'the newest two, and a total capped at MAX_AUDIT_COUNT',
+      );
+      assertEqual((await repos.audit.listAuditEntries({ order: 'ASC', limit: 1, actor: 'nobody' })).total, 0, 'a total of no match');
     },
   },
   {

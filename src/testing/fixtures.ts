@@ -188,8 +188,14 @@ export function buildAlertHit(
   };
 }
 
-/** A stored R-2 instance with the given id; `threshold` changes its parameters (to tell versions apart). */
-export function buildStoredRuleInstance(id: string, options: { threshold?: number; now?: number; mode?: 'LIVE' | 'SHADOW' } = {}): StoredRuleInstance {
+/**
+ * A stored R-2 instance with the given id; `threshold` changes its parameters (to tell versions
+ * apart); `version` is its version (default 1).
+ */
+export function buildStoredRuleInstance(
+  id: string,
+  options: { threshold?: number; now?: number; mode?: 'LIVE' | 'SHADOW'; version?: number } = {},
+): StoredRuleInstance {
   const parameters = { transactionAmountThreshold: { EUR: options.threshold ?? 10000 } };
   const now = options.now ?? FIXTURE_T0;
   const perLevel = <T>(value: T) => Object.fromEntries(LEVELS.map((l) => [l, structuredClone(value)])) as Record<RiskLevel, T>;
@@ -213,6 +219,7 @@ export function buildStoredRuleInstance(id: string, options: { threshold?: numbe
       checksFor: ['Transaction amount'],
       createdAt: now,
       updatedAt: now,
+      version: options.version ?? 1,
     },
     derived: { riskLevelParameters: true, riskLevelActions: true, riskLevelsTriggersOnHit: true },
   };

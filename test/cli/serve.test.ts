@@ -62,6 +62,21 @@ describe('txmon serve (in process)', () => {
     expect((await fetch(`${url}/transactions/${id}`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
   });
 
+  it('a key of the tenants file may carry a label: the audit trail names its changes <tenant>/<label>', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txmon-'));
+    const file = join(dir, 'tenants.json');
+    writeFileSync(file, JSON.stringify({ tenants: [{ id: 'acme', apiKeys: [{ key: KEY, label: 'ops' }] }] }));
+    const url = await start(['--tenants', file]);
+    const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+    expect(
+      (await fetch(`${url}/lists/l-1`, { method: 'PUT', headers, body: JSON.stringify({ listType: 'BLACKLIST', subtype: 'USER_ID', items: [] }) })).status,
+    ).toBe(200);
+    const page = (await (await fetch(`${url}/audit-log`, { headers })).json()) as { items: { actor: string }[] };
+    expect(page.items.map((e) => e.actor)).toEqual(['acme/ops']);
+    writeFileSync(file, JSON.stringify({ tenants: [{ id: 'acme', apiKeys: [{ key: KEY }] }] }));
+    await expect(start(['--tenants', file])).rejects.toThrow(/apiKeys/);
+  });
+
   it('applies --rate-limit and --base-path', async () => {
     const url = await start(['--api-key', KEY, '--rate-limit', '1', '--base-path', '/v1']);
     const get = () => fetch(`${url}/v1/rules`, { headers: { 'x-api-key': KEY } });

@@ -183,6 +183,8 @@ describe('response schemas: the real handler answers what the document says', ()
     });
     await send('POST', `/rule-instances/${velocity.id}`, { ruleNameAlias: 'Fast sender' });
     await send('GET', `/rule-instances/${threshold.id}`);
+    expect((await send<Returns<'getRuleInstanceVersions'>>('GET', `/rule-instances/${velocity.id}/versions`)).map((v) => v.version)).toEqual([2, 1]);
+    expect((await send<Returns<'listAuditLog'>>('GET', '/audit-log?entityType=RULE_INSTANCE&pageSize=2')).items).toHaveLength(2);
     expect((await send<Returns<'listRuleInstances'>>('GET', '/rule-instances')).length).toBe(3);
 
     await send('PUT', '/lists/blocked-users', {

@@ -104,6 +104,8 @@ const EXPECTED_ROUTES = [
   { name: 'get rule instance', method: 'get', path: '/rule-instances/{ruleInstanceId}', status: '200' },
   { name: 'update rule instance', method: 'post', path: '/rule-instances/{ruleInstanceId}', status: '200' },
   { name: 'delete rule instance', method: 'delete', path: '/rule-instances/{ruleInstanceId}', status: '204' },
+  { name: 'list rule instance versions', method: 'get', path: '/rule-instances/{ruleInstanceId}/versions', status: '200' },
+  { name: 'list audit log', method: 'get', path: '/audit-log', status: '200' },
   { name: 'list rules', method: 'get', path: '/rules', status: '200' },
   { name: 'get rule', method: 'get', path: '/rules/{ruleId}', status: '200' },
   { name: 'filters schema', method: 'get', path: '/rule-filters-schema', status: '200' },

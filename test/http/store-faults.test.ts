@@ -45,6 +45,7 @@ function switchableStore() {
     lists: wrap(inner.lists),
     decisions: wrap(inner.decisions),
     batches: wrap(inner.batches),
+    audit: wrap(inner.audit),
     // A host's store: it does not report its own faults.
     flags: { durable: true, sharedAcrossProcesses: false },
     ping: gate,
@@ -79,6 +80,18 @@ describe('createHttpHandler on a failing store', () => {
     expect(retried.status).toBe(201);
     // The refused request left nothing behind: one run of the instance, for the retry.
     expect((await engine.listRuleInstances())[0]).toMatchObject({ runCount: 1 });
+  });
+
+  it('a change refused because the store is down appends no audit entry; the same change once it is back appends one', async () => {
+    const { store, engine, handler } = setup();
+    const body = { listType: 'BLACKLIST', subtype: 'USER_ID', items: ['a'] };
+    store.state.down = true;
+    expect((await call(handler, 'PUT', '/lists/l-1', { body })).status).toBe(503);
+    expect((await call(handler, 'POST', '/rule-instances', { body: { ruleId: 'R-1' } })).status).toBe(503);
+    store.state.down = false;
+    expect((await engine.listAuditLog()).count).toBe(0);
+    expect((await call(handler, 'PUT', '/lists/l-1', { body })).status).toBe(200);
+    expect((await engine.listAuditLog()).items.map((e) => [e.entityType, e.entityId, e.action])).toEqual([['LIST', 'l-1', 'CREATE']]);
   });
 
   it('/readyz answers 200 while the store answers, 503 naming the failure when it throws or does not answer in time', async () => {

@@ -17,7 +17,18 @@ import { Flagright, FlagrightClient } from 'flagright';
 import * as serializers from 'flagright/serialization/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { T0 } from '../helpers.js';
-import { business, consumer, errorBody, failure, type RunningServer, startServer, stopServer, transfer, startSpentServer } from './sdk-fixtures.js';
+import {
+  business,
+  consumer,
+  errorBody,
+  failure,
+  type RunningServer,
+  startServer,
+  stopServer,
+  transfer,
+  startSpentServer,
+  withoutRuleInstanceVersions,
+} from './sdk-fixtures.js';
 
 const KEY = 'sdk-user-rules-key-0123456789abcdef';
 const RATE_KEY = 'sdk-user-rules-rate-0123456789abcdef';
@@ -491,7 +502,8 @@ interface StrictSchema {
 
 describe('strict shapes: every answer is exactly an SDK type', () => {
   // As in flagright-sdk.test.ts: the raw answer parsed by the SDK's own schema with unknown keys
-  // and enum values refused; `type` on a user (txmon's one addition) is checked and set aside.
+  // and enum values refused; txmon's additions (`type` on a user, `ruleInstanceVersion` on a rule
+  // result) are checked and set aside.
   const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
   /** A user (top level, or an entry of a batch read) less its `type`, checked to be CONSUMER or BUSINESS. */
   const withoutUserType = (value: unknown): unknown => {
@@ -505,7 +517,7 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
     if (body !== undefined) init.body = JSON.stringify(body);
     const response = await fetch(`${main?.url}${path}`, init);
     expect(response.ok).toBe(true);
-    const answer = withoutUserType(await response.json()) as Record<string, unknown>;
+    const answer = withoutUserType(withoutRuleInstanceVersions(await response.json())) as Record<string, unknown>;
     return Object.fromEntries(Object.entries(answer).map(([k, v]) => [k, Array.isArray(v) ? v.map(withoutUserType) : v]));
   };
   const cases: { name: string; schema: StrictSchema; answer: () => Promise<unknown> }[] = [

@@ -26,6 +26,7 @@ import {
   stopServer,
   transfer,
   startSpentServer,
+  withoutRuleInstanceVersions,
 } from './sdk-fixtures.js';
 
 const KEY = 'sdk-main-key-0123456789abcdef';
@@ -275,14 +276,15 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
   // The SDK parses answers leniently (unknown keys kept, unknown enum values accepted), so the
   // tests above would not see a misspelt optional key or an action outside RuleAction. Here each
   // raw answer is parsed by the SDK's own schema with unknown keys and values refused. Requests are
-  // the SDK's own serialization of its typed bodies (so IBAN, 3dsDone, MCC as on the wire).
+  // the SDK's own serialization of its typed bodies (so IBAN, 3dsDone, MCC as on the wire). txmon's
+  // additions are checked and set aside first: `ruleInstanceVersion` on rule results, `type` on users.
   const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
   const raw = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
     const init: RequestInit = { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' } };
     if (body !== undefined) init.body = JSON.stringify(body);
     const response = await fetch(`${main?.url}${path}`, init);
     expect(response.ok).toBe(true);
-    return (await response.json()) as Record<string, unknown>;
+    return withoutRuleInstanceVersions(await response.json()) as Record<string, unknown>;
   };
   /** A user read without `type` (CONSUMER or BUSINESS): txmon's one addition to the SDK's user shapes. */
   const withoutType = (type: string) => (body: Record<string, unknown>) => {

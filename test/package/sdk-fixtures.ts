@@ -168,3 +168,22 @@ export function business(userId: string, legalName: string): Flagright.Business 
     tags: [{ key: 'segment', value: 'merchant' }],
   };
 }
+
+/**
+ * `value` with `ruleInstanceVersion` taken out of every rule result (an entry of an `executedRules`
+ * or `hitRules` list, at any depth), each checked to be a version (an integer ≥ 1): txmon's
+ * addition to the SDK's rule results (docs/audit.md), set aside before a strict parse.
+ */
+export function withoutRuleInstanceVersions(value: unknown, inRules = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutRuleInstanceVersions(item, inRules));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (inRules && key === 'ruleInstanceVersion') {
+      if (!(Number.isSafeInteger(item) && (item as number) >= 1)) throw new Error(`ruleInstanceVersion ${String(item)} is not a version`);
+      continue;
+    }
+    out[key] = withoutRuleInstanceVersions(item, key === 'executedRules' || key === 'hitRules');
+  }
+  return out;
+}

@@ -502,9 +502,12 @@ describe(`createEngine on createPostgresRepositories shared by ${PROCESSES} proc
 
   it('every process migrates the empty database at once: one applies the schema, the others find it current', () => {
     expect(run.migrations.map((m) => m.version)).toEqual(Array(PROCESSES).fill(run.schemaVersion));
-    expect(run.migrations.filter((m) => m.applied.length > 0)).toEqual([
-      { version: run.schemaVersion, applied: Array.from({ length: run.schemaVersion }, (_, i) => i + 1) },
-    ]);
+    const appliers = run.migrations.filter((m) => m.applied.length > 0);
+    expect(appliers).toHaveLength(1);
+    // Every step, once, in order (step numbers may have gaps while parts of a change land separately).
+    const applied = appliers[0]?.applied ?? [];
+    expect([applied[0], applied.at(-1)]).toEqual([1, run.schemaVersion]);
+    expect(applied.every((v, i) => i === 0 || v > (applied[i - 1] as number))).toBe(true);
   });
 
   it('answers every request, and a transaction (and its event) sent to two processes at once is stored once with the same answer from both', () => {

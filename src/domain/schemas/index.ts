@@ -11,3 +11,4 @@ export * from './time-window.js';
 export * from './rule-filters.js';
 export * from './aggregation-variable.js';
 export * from './workflow.js';
+export * from './audit.js';

@@ -29,6 +29,8 @@ export type ExecutedLogicVars = Static<typeof ExecutedLogicVarsSchema>;
 
 const hitRuleProperties = {
   ruleInstanceId: Type.String(),
+  /** txmon: the version of the rule instance that produced this result (`RuleInstance.version`). */
+  ruleInstanceVersion: Type.Optional(Type.Integer({ minimum: 1 })),
   ruleId: Type.Optional(Type.String()),
   ruleName: Type.String(),
   ruleDescription: Type.String(),

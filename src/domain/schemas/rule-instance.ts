@@ -48,7 +48,7 @@ export type TriggersOnHit = Static<typeof TriggersOnHitSchema>;
  * (checked by `buildRuleInstance` before the schema, so the caller gets that specific
  * code instead of a generic `additionalProperties` error).
  */
-export const RULE_INSTANCE_READ_ONLY_FIELDS = ['id', 'runCount', 'hitCount', 'createdAt', 'updatedAt'] as const;
+export const RULE_INSTANCE_READ_ONLY_FIELDS = ['id', 'runCount', 'hitCount', 'createdAt', 'updatedAt', 'version'] as const;
 /** One of {@link RULE_INSTANCE_READ_ONLY_FIELDS}. */
 export type RuleInstanceReadOnlyField = (typeof RULE_INSTANCE_READ_ONLY_FIELDS)[number];
 
@@ -117,6 +117,18 @@ export const RuleInstanceSchema = defineClosedObject({
   hitCount: Type.Integer({ minimum: 0 }),
   createdAt: Type.Number(),
   updatedAt: Type.Number(),
+  /**
+   * txmon: the instance's version, 1 at creation and one more at every update (a status change
+   * too). Every version is kept (`getRuleInstanceVersions`), and every rule result names the
+   * version that produced it (`ruleInstanceVersion`).
+   */
+  version: Type.Integer({ minimum: 1 }),
 });
 /** A live, configured copy of a rule, or a custom json-logic rule (see {@link RuleInstanceSchema}). */
 export type RuleInstance = Static<typeof RuleInstanceSchema>;
+
+/**
+ * txmon: one version of a rule instance (`GET /rule-instances/{id}/versions`): the instance as it
+ * was stored at that version, without its counters.
+ */
+export const RuleInstanceVersionSchema = Type.Omit(RuleInstanceSchema, ['runCount', 'hitCount']);

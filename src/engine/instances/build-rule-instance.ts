@@ -42,7 +42,7 @@ function validateRuleParameters(rule: AnyRule, parameters: Record<string, unknow
  * Validates a create or update request and builds the stored instance. Pure given `now` and `id`.
  *
  * Update semantics: fields present in the request replace the stored ones; absent fields are
- * kept. Per-risk-level maps that were derived from the plain fields are re-derived.
+ * kept. The version is the stored one's plus 1 (1 on creation). Per-risk-level maps that were derived from the plain fields are re-derived.
  *
  * @throws TxmonError `READ_ONLY_FIELD`, `VALIDATION_FAILED`, `UNKNOWN_RULE`, `INVALID_PARAMETERS`,
  *   `INVALID_FILTERS`, `INVALID_LOGIC` — each detail names the JSON path.
@@ -234,6 +234,8 @@ export function buildRuleInstance(
     checksFor,
     createdAt: prev?.createdAt ?? context.now,
     updatedAt: context.now,
+    // An instance stored before versions existed counts as version 1.
+    version: (prev?.version ?? 0) + 1,
   };
   return {
     instance,

@@ -5,6 +5,7 @@
  * half-filled series.
  */
 import type { RuleInstance } from '../../domain/entities.js';
+import type { AuditEntry } from '../../domain/schemas/audit.js';
 import { cloneJson } from '../../domain/json.js';
 import { limitExceeded } from '../../errors.js';
 import type { Repositories, StoredRuleInstance } from '../repositories.js';
@@ -51,9 +52,9 @@ export interface InstanceSet {
    * read the stored one); the counts are checked, the series filled, then it is stored. Returns the
    * stored instance with its counters.
    */
-  write(build: (repositories: Repositories) => Promise<StoredRuleInstance> | StoredRuleInstance): Promise<RuleInstance>;
+  write(build: (repositories: Repositories) => Promise<StoredRuleInstance> | StoredRuleInstance, audit?: InstanceAudit): Promise<RuleInstance>;
   /** Deletes an instance under the writer gate; whether it existed. */
-  remove(id: string): Promise<boolean>;
+  remove(id: string, audit?: InstanceAudit): Promise<boolean>;
   /**
    * Drops the series entries no active instance can read any more (see `retentionHorizons`),
    * beside transactions in flight; instance writes wait for it. `dryRun`: only computes the horizons.
@@ -61,6 +62,18 @@ export interface InstanceSet {
   prune(dryRun: boolean): Promise<SeriesPruneResult>;
   /** Entries were written without their values: a later value reader needs a refill first. */
   noteEntriesWithoutValues(): void;
+}
+
+/**
+ * The audit entries of an instance write or delete, from the instance before and after it (`null`:
+ * absent), without counters: stored in the same atomic step as the instance.
+ */
+export type InstanceAudit = (before: StoredRuleInstance['instance'] | null, after: StoredRuleInstance['instance'] | null) => readonly AuditEntry[];
+
+/** The instance without its counters. */
+function withoutCounters(instance: RuleInstance): StoredRuleInstance['instance'] {
+  const { runCount: _runs, hitCount: _hits, ...rest } = instance;
+  return rest;
 }
 
 /** What {@link createInstanceSet} runs on. */
@@ -164,7 +177,7 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
   return {
     active,
     prune,
-    write(build) {
+    write(build, audit) {
       return exclusive(async (repos) => {
         // Another engine on the same repositories may have changed the instances (and dropped
         // series this engine still believes it holds).
@@ -181,7 +194,8 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         await catalog.beforeWrite(wantedBefore, next.wanted, repos);
         await refillPruned(next.active, repos);
         try {
-          await repos.ruleInstances.putRuleInstance(stored);
+          const entries = audit?.(current === undefined ? null : withoutCounters(current), stored.instance);
+          await repos.ruleInstances.putRuleInstance(stored, entries === undefined ? {} : { audit: entries });
         } catch (error) {
           // The series were filled for instances that were not stored: the next call re-prepares
           // from the stored instances (dropping series they do not read), and trusts no values.
@@ -193,10 +207,12 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         return cloneJson((await repos.ruleInstances.getRuleInstance(id)) as RuleInstance);
       });
     },
-    remove(id) {
+    remove(id, audit) {
       return exclusive(async (repos) => {
         const list = await repos.ruleInstances.listRuleInstances();
-        const existed = await repos.ruleInstances.deleteRuleInstance(id);
+        const current = list.find((i) => i.id === id);
+        const entries = current === undefined ? undefined : audit?.(withoutCounters(current), null);
+        const existed = await repos.ruleInstances.deleteRuleInstance(id, entries === undefined ? {} : { audit: entries });
         if (existed) {
           const before = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
           const after = prepareActiveInstances(

@@ -89,6 +89,7 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
     executedRules.push(
       Object.freeze({
         ruleInstanceId: instance.id,
+        ruleInstanceVersion: instance.version,
         ruleId: instance.ruleId,
         ruleName,
         ruleDescription,
@@ -103,6 +104,7 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
     hitRules.push(
       Object.freeze({
         ruleInstanceId: instance.id,
+        ruleInstanceVersion: instance.version,
         ruleId: instance.ruleId,
         ruleName,
         ruleDescription,

@@ -155,6 +155,7 @@ export function evaluateRuleInstances(
     // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
     executedRules[i] = Object.freeze({
       ruleInstanceId: instance.id,
+      ruleInstanceVersion: instance.version,
       ruleId: instance.ruleId,
       ruleName: ruleNameOf(prepared),
       ruleDescription,
@@ -168,6 +169,7 @@ export function evaluateRuleInstances(
     hitRules.push(
       Object.freeze({
         ruleInstanceId: instance.id,
+        ruleInstanceVersion: instance.version,
         ruleId: instance.ruleId,
         ruleName: ruleNameOf(prepared),
         ruleDescription,
@@ -274,6 +276,7 @@ export function notHitResult(prepared: RuleResultSource, action: RuleAction, cac
   const { instance } = prepared;
   return Object.freeze({
     ruleInstanceId: instance.id,
+    ruleInstanceVersion: instance.version,
     ruleId: instance.ruleId,
     ruleName: ruleNameOf(prepared),
     ruleDescription: notHitDescription(prepared),

@@ -25,6 +25,7 @@ import type {
   BatchUserResult,
 } from '../types.js';
 import { assertId } from './assert-id.js';
+import { actorOf } from './audit.js';
 import { isRecordError, type TransactionBatchPaths } from './transactions.js';
 
 /** Most records in one batch; a larger `data` is refused whole (`LIMIT_EXCEEDED` at `/data`). */
@@ -239,11 +240,11 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     return processed;
   }
 
-  async function processUsers(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS'): Promise<Processed> {
+  async function processUsers(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS', actor: string): Promise<Processed> {
     const processed: Processed = { failed: [], stored: [] };
     for (const { index, record } of inFieldOrder(data, 'createdTimestamp')) {
       try {
-        const result = await users.createUser(record as Parameters<Engine['createUser']>[0], { type });
+        const result = await users.createUser(record as Parameters<Engine['createUser']>[0], { type, actor });
         processed.stored.push({ index, id: result.userId });
       } catch (error) {
         if (!isRecordError(error)) throw error;
@@ -253,7 +254,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     return processed;
   }
 
-  async function processUserEvents(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS'): Promise<Processed> {
+  async function processUserEvents(data: readonly unknown[], type: 'CONSUMER' | 'BUSINESS', actor: string): Promise<Processed> {
     const processed: Processed = { failed: [], stored: [] };
     const create = type === 'CONSUMER' ? users.createConsumerUserEvent : users.createBusinessUserEvent;
     for (const { index, record } of inFieldOrder(data, 'timestamp')) {
@@ -264,7 +265,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
         continue;
       }
       try {
-        await create(record as Parameters<Engine['createConsumerUserEvent']>[0]);
+        await create(record as Parameters<Engine['createConsumerUserEvent']>[0], { actor });
         processed.stored.push({ index, id: eventId });
       } catch (error) {
         if (!isRecordError(error)) throw error;
@@ -333,7 +334,8 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     async createUserBatch(input, options) {
       const type = options?.type ?? 'CONSUMER';
       if (options?.mode !== undefined && options.mode !== 'MONITOR') throw invalidField('/mode', 'enum', 'must be MONITOR for users');
-      return runBatch(type === 'CONSUMER' ? 'CONSUMER_USER' : 'BUSINESS_USER', input, 'MONITOR', (data) => processUsers(data, type));
+      const actor = actorOf(options);
+      return runBatch(type === 'CONSUMER' ? 'CONSUMER_USER' : 'BUSINESS_USER', input, 'MONITOR', (data) => processUsers(data, type, actor));
     },
 
     async getUserBatch(batchId, options) {
@@ -357,7 +359,8 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     async createUserEventBatch(input, options) {
       const type = options?.type ?? 'CONSUMER';
       if (options?.mode !== undefined && options.mode !== 'MONITOR') throw invalidField('/mode', 'enum', 'must be MONITOR for user events');
-      return runBatch(type === 'CONSUMER' ? 'CONSUMER_USER_EVENT' : 'BUSINESS_USER_EVENT', input, 'MONITOR', (data) => processUserEvents(data, type));
+      const actor = actorOf(options);
+      return runBatch(type === 'CONSUMER' ? 'CONSUMER_USER_EVENT' : 'BUSINESS_USER_EVENT', input, 'MONITOR', (data) => processUserEvents(data, type, actor));
     },
 
     async getUserEventBatch(batchId, options) {

@@ -10,8 +10,9 @@ import { TxmonError, conflict, invalidField, notFound } from '../../errors.js';
 import type { FileRecord, Repositories } from '../repositories.js';
 import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { EngineSettings } from '../options.js';
-import type { CommentView, Engine, SignedFileAccess } from '../types.js';
+import type { ChangeOptions, CommentView, Engine, SignedFileAccess } from '../types.js';
 import { assertId } from './assert-id.js';
+import { actorOf, auditEntryOf } from './audit.js';
 
 const validateComment = createLazyValidator(CommentRequestSchema, { what: 'comment', safeJson: false });
 const validateUpload = createLazyValidator(PresignedUrlRequestSchema, { what: 'upload request', safeJson: false });
@@ -86,8 +87,14 @@ export function createCommentAndFileService(settings: EngineSettings): CommentAn
   const { signer, urlTtlMs, publicBaseUrl, maxUploadBytes } = settings.files;
   const { commentView, attachedFiles } = createCommentFiles(settings);
 
-  async function addComment(target: CommentTarget, targetExists: () => Promise<boolean>, input: unknown): Promise<CommentView> {
+  async function addComment(
+    target: CommentTarget,
+    targetExists: () => Promise<boolean>,
+    input: unknown,
+    options: ChangeOptions | undefined,
+  ): Promise<CommentView> {
     assertId(target.id, `${target.kind} id`);
+    const actor = actorOf(options);
     const request = validateComment(copySafeJson(input));
     if (!(await targetExists())) {
       throw notFound(target.kind === 'user' ? 'USER_NOT_FOUND' : target.kind === 'case' ? 'CASE_NOT_FOUND' : 'ALERT_NOT_FOUND', target.kind);
@@ -95,7 +102,14 @@ export function createCommentAndFileService(settings: EngineSettings): CommentAn
     const files = await attachedFiles(request.files ?? []);
     const created = request.createdTimestamp ?? clock.now();
     const comment: Comment = { commentId: ids.next('comment'), body: request.body, files, createdTimestamp: created, updatedTimestamp: created };
-    await repos.comments.addComment(target, comment);
+    const entry = auditEntryOf(settings, actor, {
+      entityType: 'COMMENT',
+      entityId: comment.commentId,
+      action: 'CREATE',
+      before: null,
+      after: { target: { kind: target.kind, id: target.id }, body: comment.body, files: comment.files, createdTimestamp: comment.createdTimestamp },
+    });
+    await repos.comments.addComment(target, comment, { audit: [entry] });
     return commentView(comment);
   }
 
@@ -114,9 +128,12 @@ export function createCommentAndFileService(settings: EngineSettings): CommentAn
   }
 
   return {
-    createUserComment: (userId, input) => addComment({ kind: 'user', id: userId }, async () => (await repos.users.getUser(userId)) !== null, input),
-    createCaseComment: (caseId, input) => addComment({ kind: 'case', id: caseId }, async () => (await repos.cases.getCase(caseId)) !== null, input),
-    createAlertComment: (alertId, input) => addComment({ kind: 'alert', id: alertId }, async () => (await repos.cases.getAlert(alertId)) !== null, input),
+    createUserComment: (userId, input, options) =>
+      addComment({ kind: 'user', id: userId }, async () => (await repos.users.getUser(userId)) !== null, input, options),
+    createCaseComment: (caseId, input, options) =>
+      addComment({ kind: 'case', id: caseId }, async () => (await repos.cases.getCase(caseId)) !== null, input, options),
+    createAlertComment: (alertId, input, options) =>
+      addComment({ kind: 'alert', id: alertId }, async () => (await repos.cases.getAlert(alertId)) !== null, input, options),
 
     async createUpload(input) {
       const request = validateUpload(copySafeJson(input));

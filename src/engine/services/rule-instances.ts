@@ -5,7 +5,9 @@ import { cloneJson } from '../../domain/json.js';
 import { limitExceeded, notFound } from '../../errors.js';
 import type { StoredRuleInstance } from '../repositories.js';
 import { appendPointer, copySafeJsonSized } from '../../validation/index.js';
-import type { InstanceSet } from '../instances/instance-set.js';
+import type { InstanceAudit, InstanceSet } from '../instances/instance-set.js';
+import type { AuditAction } from '../../domain/schemas/audit.js';
+import { actorOf, auditEntryOf } from './audit.js';
 import { assertSizeWithin } from '../limits.js';
 import type { EngineSettings } from '../options.js';
 import { buildRuleInstance } from '../instances/build-rule-instance.js';
@@ -19,6 +21,7 @@ type RuleInstanceMethods = Pick<
   | 'listRuleInstances'
   | 'updateRuleInstance'
   | 'deleteRuleInstance'
+  | 'getRuleInstanceVersions'
   | 'listRules'
   | 'getRule'
   | 'getRuleFiltersSchema'
@@ -61,11 +64,17 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
     return stored;
   }
 
+  /** The audit entry of an instance write or delete by `actor`. */
+  const auditOf =
+    (actor: string, action: AuditAction): InstanceAudit =>
+    (before, after) => [auditEntryOf(settings, actor, { entityType: 'RULE_INSTANCE', entityId: (after ?? before)?.id as string, action, before, after })];
+
   return {
-    async createRuleInstance(input) {
+    async createRuleInstance(input, options) {
+      const actor = actorOf(options);
       // Built before the writer gate: a bad request never waits for transactions in flight.
       const stored = buildLimited(input, null, settings.ids.next('ruleInstance'));
-      return instances.write(() => stored);
+      return instances.write(() => stored, auditOf(actor, 'CREATE'));
     },
 
     async getRuleInstance(id) {
@@ -79,18 +88,30 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
       return cloneJson(await repos.ruleInstances.listRuleInstances());
     },
 
-    async updateRuleInstance(id, input) {
+    async updateRuleInstance(id, input, options) {
       assertId(id, 'rule instance id');
-      return instances.write(async (unit) => {
-        const existing = await unit.ruleInstances.getStoredRuleInstance(id);
-        if (!existing) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
-        return buildLimited(input, existing, id);
-      });
+      const actor = actorOf(options);
+      return instances.write(
+        async (unit) => {
+          const existing = await unit.ruleInstances.getStoredRuleInstance(id);
+          if (!existing) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+          return buildLimited(input, existing, id);
+        },
+        auditOf(actor, 'UPDATE'),
+      );
     },
 
-    async deleteRuleInstance(id) {
+    async deleteRuleInstance(id, options) {
       assertId(id, 'rule instance id');
-      if (!(await instances.remove(id))) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+      const actor = actorOf(options);
+      if (!(await instances.remove(id, auditOf(actor, 'DELETE')))) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+    },
+
+    async getRuleInstanceVersions(id) {
+      assertId(id, 'rule instance id');
+      const versions = await repos.ruleInstances.listRuleInstanceVersions(id);
+      if (versions.length === 0) throw notFound('RULE_INSTANCE_NOT_FOUND', 'rule instance');
+      return cloneJson(versions);
     },
 
     async listRules() {

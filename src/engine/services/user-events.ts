@@ -17,6 +17,7 @@ import { applyUserPatch } from '../pipeline/apply-user-event.js';
 import type { Repositories, StoredUserEvent } from '../repositories.js';
 import type { Engine, UserEventMonitoringResult, UserEventOptions, UserEventWithRulesResult } from '../types.js';
 import { assertId } from './assert-id.js';
+import { actorOf, auditEntryOf, isEmptyAuditEntry, userSnapshot } from './audit.js';
 import { inUserUnit } from './user-unit.js';
 import { runUserRules } from './user-rules.js';
 import type { InstanceSet } from '../instances/instance-set.js';
@@ -65,7 +66,13 @@ export function createUserEventService(context: UserEventServiceContext): UserEv
     return request;
   }
 
-  async function applyOnce(repos: Repositories, request: UserEventRequest, type: UserType, clientEventId: boolean): Promise<UserEventMonitoringResult> {
+  async function applyOnce(
+    repos: Repositories,
+    request: UserEventRequest,
+    type: UserType,
+    clientEventId: boolean,
+    actor: string,
+  ): Promise<UserEventMonitoringResult> {
     if (request.eventId !== undefined) {
       const existing = await repos.users.getUserEvent(request.eventId);
       if (existing) {
@@ -105,14 +112,24 @@ export function createUserEventService(context: UserEventServiceContext): UserEv
       user: profile,
       result: { executedRules: rules.executedRules, hitRules: rules.hitRules, ...(risk ? { riskScoreDetails: risk } : {}) },
     };
-    await repos.users.saveUserEvent({ event: stored, now: clock.now(), ...rules.writes });
+    // An event that changes the user is audited; a replayed or no-op one is not.
+    const entry = auditEntryOf(settings, actor, {
+      entityType: 'USER',
+      entityId: request.userId,
+      action: 'UPDATE',
+      before: userSnapshot(user.type, user.profile),
+      after: userSnapshot(type, profile),
+    });
+    const audit = isEmptyAuditEntry(entry) ? {} : { audit: [entry] };
+    await repos.users.saveUserEvent({ event: stored, now: clock.now(), ...rules.writes, ...audit });
     return responseOf(stored);
   }
 
   async function create(input: unknown, type: UserType, options: UserEventOptions | undefined): Promise<UserEventMonitoringResult> {
     const request = checkInput(input, type, options);
+    const actor = actorOf(options);
     const clientEventId = request.eventId !== undefined;
-    return inUserUnit({ store, withLocks, gate }, request.userId, options, (repos) => applyOnce(repos, request, type, clientEventId));
+    return inUserUnit({ store, withLocks, gate }, request.userId, options, (repos) => applyOnce(repos, request, type, clientEventId, actor));
   }
 
   async function get(eventId: string, type: UserType): Promise<UserEventWithRulesResult> {

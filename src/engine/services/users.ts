@@ -9,6 +9,7 @@ import type { EngineSettings } from '../options.js';
 import { checkUserInput } from '../pipeline/intake.js';
 import type { CreateUserOptions, Engine, UserMonitoringResult, UserView } from '../types.js';
 import { assertId } from './assert-id.js';
+import { actorOf, auditEntryOf, isEmptyAuditEntry, userSnapshot } from './audit.js';
 import { inUserUnit } from './user-unit.js';
 import { runUserRules } from './user-rules.js';
 import type { InstanceSet } from '../instances/instance-set.js';
@@ -59,6 +60,7 @@ export function createUserService(context: UserServiceContext): Pick<Engine, 'cr
     async createUser(input, opts?: CreateUserOptions) {
       const { type, profile } = checkUserInput(input, opts?.type);
       assertNoRiskLocks(opts);
+      const actor = actorOf(opts);
       // Under the user's key: the stored profile is read, merged and written as one step; the
       // repository keeps the risk state a transaction may be moving.
       const { user, rules } = await inUserUnit({ store, withLocks, gate }, profile.userId, opts, async (repos) => {
@@ -72,7 +74,15 @@ export function createUserService(context: UserServiceContext): Pick<Engine, 'cr
         // The user rules run on the merged profile against the stored one; their counters and
         // alert hits are saved with the profile, in one step.
         const rules = runUserRules(settings, await instances.active(repos), { before: existing, userId: profile.userId, type, profile: merged, at: now });
-        const saved = await repos.users.saveUserProfile({ userId: profile.userId, type, profile: merged, now, ...rules.writes });
+        const entry = auditEntryOf(settings, actor, {
+          entityType: 'USER',
+          entityId: profile.userId,
+          action: created ? 'UPDATE' : 'CREATE',
+          before: created ? userSnapshot(existing.type, existing.profile) : null,
+          after: userSnapshot(type, merged),
+        });
+        const audit = isEmptyAuditEntry(entry) ? {} : { audit: [entry] };
+        const saved = await repos.users.saveUserProfile({ userId: profile.userId, type, profile: merged, now, ...rules.writes, ...audit });
         return { user: saved, rules };
       });
       const result: UserMonitoringResult = { userId: user.userId, executedRules: rules.executedRules, hitRules: rules.hitRules };

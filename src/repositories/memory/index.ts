@@ -2,6 +2,7 @@ import { createAggregateStore } from '../../aggregation/aggregate-store.js';
 import type { Repositories } from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
 import { createMemoryAggregates } from './aggregates.js';
+import { createMemoryAuditLog } from './audit.js';
 import { createMemoryAlertsAndCases } from './alerts-and-cases.js';
 import { createByteBudget, DEFAULT_MAX_STORED_BYTES } from './budget.js';
 import { createMemoryDecisions } from './decisions.js';
@@ -41,11 +42,12 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   }
   const budget = createByteBudget(maxStoredBytes);
   const aggregates = createAggregateStore();
-  const ruleInstances = createMemoryRuleInstances(budget);
-  const comments = createMemoryComments(budget);
+  const audit = createMemoryAuditLog();
+  const ruleInstances = createMemoryRuleInstances(budget, audit);
+  const comments = createMemoryComments(budget, audit);
   const decisions = createMemoryDecisions();
   const alertsAndCases = createMemoryAlertsAndCases(comments, decisions);
-  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases });
+  const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases }, audit);
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
     transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users, decisions }),
@@ -55,8 +57,9 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     cases: alertsAndCases.repository,
     files: createMemoryFiles(budget),
     aggregates: createMemoryAggregates(aggregates),
-    lists: createMemoryLists(budget),
+    lists: createMemoryLists(budget, audit),
     batches: createMemoryBatches(budget),
     decisions: decisions.repository,
+    audit: audit.repository,
   };
 }

@@ -20,6 +20,7 @@ import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, RiskScoreDet
 class HitTemplate {
   constructor(
     readonly ruleInstanceId: unknown,
+    readonly ruleInstanceVersion: unknown,
     readonly ruleId: unknown,
     readonly ruleName: unknown,
     readonly ruleAction: unknown,
@@ -31,7 +32,19 @@ class HitTemplate {
 }
 
 /** The keys of a rule result with a hit, in the order the pipeline writes them. */
-const HIT_KEYS = ['ruleInstanceId', 'ruleId', 'ruleName', 'ruleDescription', 'ruleAction', 'ruleHit', 'ruleHitMeta', 'nature', 'labels', 'isShadow'] as const;
+const HIT_KEYS = [
+  'ruleInstanceId',
+  'ruleInstanceVersion',
+  'ruleId',
+  'ruleName',
+  'ruleDescription',
+  'ruleAction',
+  'ruleHit',
+  'ruleHitMeta',
+  'nature',
+  'labels',
+  'isShadow',
+] as const;
 
 /** Templates kept per instance id at most (a new one per risk level or changed setting). */
 const MAX_TEMPLATES = 8;
@@ -108,6 +121,7 @@ function hitDetailsOf(executed: ExecutedRuleResult): HitRuleDetails {
   if (hasHitShape(executed)) {
     return Object.freeze({
       ruleInstanceId: executed.ruleInstanceId,
+      ruleInstanceVersion: executed.ruleInstanceVersion,
       ruleId: executed.ruleId,
       ruleName: executed.ruleName,
       ruleDescription: executed.ruleDescription,
@@ -144,6 +158,7 @@ function hasHitShape(rule: ExecutedRuleResult): boolean {
 function sameTemplate(t: HitTemplate, rule: ExecutedRuleResult): boolean {
   return (
     t.ruleInstanceId === rule.ruleInstanceId &&
+    t.ruleInstanceVersion === rule.ruleInstanceVersion &&
     t.ruleId === rule.ruleId &&
     t.ruleName === rule.ruleName &&
     t.ruleAction === rule.ruleAction &&
@@ -158,6 +173,7 @@ function sameTemplate(t: HitTemplate, rule: ExecutedRuleResult): boolean {
 function hitFrom(t: HitTemplate, ruleDescription: string): ExecutedRuleResult {
   return Object.freeze({
     ruleInstanceId: t.ruleInstanceId,
+    ruleInstanceVersion: t.ruleInstanceVersion,
     ruleId: t.ruleId,
     ruleName: t.ruleName,
     ruleDescription,
@@ -192,7 +208,17 @@ export function createResultPacker(): ResultPacker {
     }
     for (const t of list) if (sameTemplate(t, rule)) return t;
     if (list.length === MAX_TEMPLATES) return null;
-    const t = new HitTemplate(rule.ruleInstanceId, rule.ruleId, rule.ruleName, rule.ruleAction, rule.ruleHitMeta, rule.nature, rule.labels, rule.isShadow);
+    const t = new HitTemplate(
+      rule.ruleInstanceId,
+      rule.ruleInstanceVersion,
+      rule.ruleId,
+      rule.ruleName,
+      rule.ruleAction,
+      rule.ruleHitMeta,
+      rule.nature,
+      rule.labels,
+      rule.isShadow,
+    );
     list.push(t);
     return t;
   }

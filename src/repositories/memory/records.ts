@@ -19,6 +19,7 @@ import type {
 import { applyRuleOutcome, type RuleOutcomeTargets } from './alerts-and-cases.js';
 import { TxmonError } from '../../errors.js';
 import { measureJsonSize } from '../../validation/index.js';
+import type { MemoryAuditLog } from './audit.js';
 import { RECORD_OVERHEAD, type ByteBudget } from './budget.js';
 
 /** Users in memory, and how an outcome's seen users and user updates are stored. */
@@ -31,7 +32,7 @@ export interface MemoryUsers {
  * Users in memory. A user save applies its user rules' counters and alert hits (`rules`: where they
  * are kept) after the user, in the same synchronous step: nothing between them can fail.
  */
-export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets): MemoryUsers {
+export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets, audit: MemoryAuditLog): MemoryUsers {
   const users = new Map<string, StoredUser>();
   const events = new Map<string, StoredUserEvent>();
   const eventsByUser = new Map<string, StoredUserEvent[]>();
@@ -39,9 +40,10 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
     // A user rule's hit lists no transaction: no listing is ever asked for.
     applyRuleOutcome(rules, writes.counters ?? [], writes.alertHits ?? [], now, () => ({ listedIn: null }));
   };
-  const saveProfile = ({ userId, type, profile, now, ruleResults }: Parameters<UserRepository['saveUserProfile']>[0]): StoredUser => {
+  /** Saves the profile; `extra`: more bytes to reserve with it (the caller's, released by it when this throws). */
+  const saveProfile = ({ userId, type, profile, now, ruleResults }: Parameters<UserRepository['saveUserProfile']>[0], extra = 0): StoredUser => {
     const u = users.get(userId);
-    budget.reserve(measureJsonSize(profile) + (ruleResults === undefined ? 0 : measureJsonSize(ruleResults)));
+    budget.reserve(measureJsonSize(profile) + (ruleResults === undefined ? 0 : measureJsonSize(ruleResults)) + extra);
     if (u) {
       if (u.profile) budget.release(measureJsonSize(u.profile));
       u.type = type;
@@ -69,8 +71,9 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
       users.set(user.userId, user);
     },
     async saveUserProfile(update) {
-      const user = saveProfile(update);
+      const user = saveProfile(update, audit.sizeOf(update.audit));
       applyRules(update, update.now);
+      audit.appendReserved(update.audit);
       return user;
     },
     async getUserEvent(eventId) {
@@ -87,17 +90,21 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
       // The event's size is reserved before anything changes: over budget, nothing is written.
       budget.reserve(RECORD_OVERHEAD + measureJsonSize(event));
       try {
-        const user = saveProfile({
-          userId: event.userId,
-          type: event.type,
-          profile: event.user,
-          now,
-          ...(writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults }),
-        });
+        const user = saveProfile(
+          {
+            userId: event.userId,
+            type: event.type,
+            profile: event.user,
+            now,
+            ...(writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults }),
+          },
+          audit.sizeOf(writes.audit),
+        );
         events.set(event.eventId, event);
         list.push(event);
         eventsByUser.set(event.userId, list);
         applyRules(writes, now);
+        audit.appendReserved(writes.audit);
         return user;
       } catch (error) {
         budget.release(RECORD_OVERHEAD + measureJsonSize(event));
@@ -111,15 +118,16 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets)
   return { repository, applyOutcome };
 }
 
-export function createMemoryComments(budget: ByteBudget): CommentRepository {
+export function createMemoryComments(budget: ByteBudget, audit: MemoryAuditLog): CommentRepository {
   const comments = new Map<string, Comment[]>();
   return {
-    async addComment(target, comment) {
-      budget.reserve(RECORD_OVERHEAD + measureJsonSize(comment));
+    async addComment(target, comment, writes) {
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(comment) + audit.sizeOf(writes?.audit));
       const k = commentKey(target);
       const list = comments.get(k);
       if (list) list.push(comment);
       else comments.set(k, [comment]);
+      audit.appendReserved(writes?.audit);
     },
     async listComments(target) {
       return [...(comments.get(commentKey(target)) ?? [])];
@@ -180,7 +188,7 @@ export function createMemoryFiles(budget: ByteBudget): FileRepository {
   };
 }
 
-export function createMemoryLists(budget: ByteBudget): ListRepository {
+export function createMemoryLists(budget: ByteBudget, audit: MemoryAuditLog): ListRepository {
   const lists = new Map<string, { stored: StoredList; set: Set<string> }>();
   return {
     async getList(listId) {
@@ -190,17 +198,22 @@ export function createMemoryLists(budget: ByteBudget): ListRepository {
     async listLists() {
       return [...lists.values()].map(({ stored: { items, ...rest } }) => ({ ...rest, itemCount: items.length }));
     },
-    async putList(list) {
+    async putList(list, writes) {
       const items = [...new Set(list.items)];
       const previous = lists.get(list.listId);
-      budget.reserve(RECORD_OVERHEAD + measureJsonSize(items));
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(items) + audit.sizeOf(writes?.audit));
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
       lists.set(list.listId, { stored: { ...list, items }, set: new Set(items) });
+      audit.appendReserved(writes?.audit);
     },
-    async deleteList(listId) {
+    async deleteList(listId, writes) {
       const previous = lists.get(listId);
-      if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
-      return lists.delete(listId);
+      if (!previous) return false;
+      budget.reserve(audit.sizeOf(writes?.audit));
+      budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
+      lists.delete(listId);
+      audit.appendReserved(writes?.audit);
+      return true;
     },
     async lookupListItems(listId, probes) {
       const list = lists.get(listId);

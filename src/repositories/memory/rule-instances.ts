@@ -1,5 +1,6 @@
 import type { RuleInstance, RuleInstanceRepository, StoredRuleInstance, TransactionOutcome } from '../../engine/repositories.js';
 import { measureJsonSize } from '../../validation/index.js';
+import type { MemoryAuditLog } from './audit.js';
 import { RECORD_OVERHEAD, type ByteBudget } from './budget.js';
 
 /** Rule instances in memory, with their run and hit counters. */
@@ -9,9 +10,11 @@ export interface MemoryRuleInstances {
   addCounters(counters: readonly TransactionOutcome['counters'][number][]): void;
 }
 
-export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstances {
+export function createMemoryRuleInstances(budget: ByteBudget, audit: MemoryAuditLog): MemoryRuleInstances {
   const instances = new Map<string, StoredRuleInstance>();
   const counters = new Map<string, { runs: number; hits: number }>();
+  /** Every version of every instance ever put, by id, newest last; kept when the instance goes. */
+  const versions = new Map<string, StoredRuleInstance['instance'][]>();
   let revision = 0;
   let listCache: RuleInstance[] | null = null;
 
@@ -45,18 +48,32 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
     async getStoredRuleInstance(id) {
       return instances.get(id) ?? null;
     },
-    async putRuleInstance(stored) {
+    async putRuleInstance(stored, writes) {
       const previous = instances.get(stored.instance.id);
-      budget.reserve(RECORD_OVERHEAD + measureJsonSize(stored.instance));
+      const history = versions.get(stored.instance.id) ?? [];
+      const at = history.findIndex((v) => v.version === stored.instance.version);
+      // The instance, its version and the audit entries: reserved together before anything changes.
+      const size = RECORD_OVERHEAD + measureJsonSize(stored.instance);
+      budget.reserve(2 * size + audit.sizeOf(writes?.audit));
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
+      if (at >= 0) budget.release(RECORD_OVERHEAD + measureJsonSize(history[at]));
       instances.set(stored.instance.id, stored);
+      if (at >= 0) history[at] = stored.instance;
+      else {
+        history.push(stored.instance);
+        history.sort((a, b) => a.version - b.version);
+      }
+      versions.set(stored.instance.id, history);
+      audit.appendReserved(writes?.audit);
       if (!counters.has(stored.instance.id)) counters.set(stored.instance.id, { runs: 0, hits: 0 });
       revision += 1;
       listCache = null;
     },
-    async deleteRuleInstance(id) {
+    async deleteRuleInstance(id, writes) {
       const previous = instances.get(id);
+      if (previous) budget.reserve(audit.sizeOf(writes?.audit));
       const existed = instances.delete(id);
+      if (existed) audit.appendReserved(writes?.audit);
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
       if (existed) {
         counters.delete(id);
@@ -67,6 +84,9 @@ export function createMemoryRuleInstances(budget: ByteBudget): MemoryRuleInstanc
     },
     async getRevision() {
       return revision;
+    },
+    async listRuleInstanceVersions(id) {
+      return [...(versions.get(id) ?? [])].reverse();
     },
   };
   return { repository, addCounters };

@@ -7,6 +7,7 @@ const META = Object.freeze({ hitDirections: Object.freeze(['ORIGIN']) }) as unkn
 function notHit(id: string): ExecutedRuleResult {
   return Object.freeze({
     ruleInstanceId: id,
+    ruleInstanceVersion: 1,
     ruleId: 'R-2',
     ruleName: 'Amount',
     ruleDescription: 'Amount at or above a threshold.',
@@ -21,6 +22,7 @@ function notHit(id: string): ExecutedRuleResult {
 function hit(id: string, description: string): { executed: ExecutedRuleResult; hit: HitRuleDetails } {
   const executed = Object.freeze({
     ruleInstanceId: id,
+    ruleInstanceVersion: 1,
     ruleId: 'R-2',
     ruleName: 'Amount',
     ruleDescription: description,
@@ -33,6 +35,7 @@ function hit(id: string, description: string): { executed: ExecutedRuleResult; h
   });
   const details = Object.freeze({
     ruleInstanceId: id,
+    ruleInstanceVersion: 1,
     ruleId: 'R-2',
     ruleName: 'Amount',
     ruleDescription: description,
