@@ -82,7 +82,7 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
       },
     ],
     ['/transactions/{transactionId}', { GET: async (c) => ok(await c.engine.getTransaction(param(c, 'transactionId'))) }],
-    ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body(), { signal: c.signal })) }],
+    ['/events/transaction', { POST: async (c) => created(await c.engine.createTransactionEvent(await c.body(), { signal: c.signal, ...by(c) })) }],
     ['/events/transaction/{eventId}', { GET: async (c) => ok(await c.engine.getTransactionEvent(param(c, 'eventId'))) }],
     ['/consumer/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'CONSUMER' })) }],
     ['/business/users', { POST: async (c) => ok(await c.engine.createUser(await c.body(), { ...userFlags(c), type: 'BUSINESS' })) }],
@@ -96,27 +96,24 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     [
       '/users/{userId}/comments',
       {
-        POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body())),
+        POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body(), by(c))),
         GET: async (c) => ok(await c.engine.listComments({ kind: 'user', id: param(c, 'userId') })),
       },
     ],
     [
       '/cases/{caseId}/comments',
       {
-        POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body())),
+        POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body(), by(c))),
         GET: async (c) => ok(await c.engine.listComments({ kind: 'case', id: param(c, 'caseId') })),
       },
     ],
     [
       '/alerts/{alertId}/comments',
       {
-        POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body())),
+        POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body(), by(c))),
         GET: async (c) => ok(await c.engine.listComments({ kind: 'alert', id: param(c, 'alertId') })),
       },
     ],
-    ['/users/{userId}/comments', { POST: async (c) => created(await c.engine.createUserComment(param(c, 'userId'), await c.body(), by(c))) }],
-    ['/cases/{caseId}/comments', { POST: async (c) => created(await c.engine.createCaseComment(param(c, 'caseId'), await c.body(), by(c))) }],
-    ['/alerts/{alertId}/comments', { POST: async (c) => created(await c.engine.createAlertComment(param(c, 'alertId'), await c.body(), by(c))) }],
     [
       '/rule-instances',
       {
@@ -146,18 +143,18 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
       '/alerts/{alertId}',
       {
         GET: async (c) => ok(await c.engine.getAlert(param(c, 'alertId'))),
-        PATCH: async (c) => ok(await c.engine.updateAlert(param(c, 'alertId'), await c.body(), { signal: c.signal })),
+        PATCH: async (c) => ok(await c.engine.updateAlert(param(c, 'alertId'), await c.body(), { signal: c.signal, ...by(c) })),
       },
     ],
     [
       '/cases/{caseId}',
       {
         GET: async (c) => ok(await c.engine.getCase(param(c, 'caseId'))),
-        PATCH: async (c) => ok(await c.engine.updateCase(param(c, 'caseId'), await c.body(), { signal: c.signal })),
+        PATCH: async (c) => ok(await c.engine.updateCase(param(c, 'caseId'), await c.body(), { signal: c.signal, ...by(c) })),
       },
     ],
-    ['/alerts/{alertId}/statuses', { POST: async (c) => ok(await c.engine.changeAlertStatus(param(c, 'alertId'), await c.body(), { signal: c.signal })) }],
-    ['/cases/{caseId}/statuses', { POST: async (c) => ok(await c.engine.changeCaseStatus(param(c, 'caseId'), await c.body(), { signal: c.signal })) }],
+    ['/alerts/{alertId}/statuses', { POST: async (c) => ok(await c.engine.changeAlertStatus(param(c, 'alertId'), await c.body(), { signal: c.signal, ...by(c) })) }],
+    ['/cases/{caseId}/statuses', { POST: async (c) => ok(await c.engine.changeCaseStatus(param(c, 'caseId'), await c.body(), { signal: c.signal, ...by(c) })) }],
     ['/lists', { GET: async (c) => ok(await c.engine.listLists()) }],
     [
       '/lists/{listId}',
