@@ -5,7 +5,7 @@
  * test/rules/evidence-oracle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { HOUR, T0, testEngine, tx } from '../helpers.js';
+import { DAY, HOUR, T0, testEngine, tx } from '../helpers.js';
 
 const ROLLING_HOUR = { units: 1, granularity: 'hour', rollingBasis: true };
 const HOUR_WINDOW = { start: T0 - HOUR, end: T0, units: 1, granularity: 'hour', rolling: true };
@@ -179,6 +179,84 @@ const rows: Row[] = [
         window: HOUR_WINDOW,
         transactionCount: 3,
         transactionIds: ['c', 'p2', 'p1'],
+      },
+    ],
+  },
+  {
+    name: 'R-10 distinct counterparties: the distinct counterparties > the limit, on each side that hit',
+    instance: { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: ROLLING_HOUR } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, destinationUserId: 'carol' }],
+    current: { transactionId: 'c' },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'distinct',
+        field: 'counterparty',
+        value: 2,
+        comparison: '>',
+        limit: 1,
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        transactionIds: ['c', 'p1'],
+      },
+    ],
+  },
+  {
+    name: 'R-41 outflow against inflow: the outflow ≥ the inflow in the base currency, with both counts',
+    instance: {
+      ruleId: 'R-41',
+      parameters: {
+        timeWindow: ROLLING_HOUR,
+        outflowTransactionTypes: ['WITHDRAWAL'],
+        inflowTransactionTypes: ['DEPOSIT'],
+        outflowInflowComparator: 'GREATER_THAN_OR_EQUAL_TO',
+      },
+    },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, type: 'DEPOSIT', originUserId: 'bank', destinationUserId: 'alice', destinationAmountDetails: eur(300) }],
+    current: { transactionId: 'c', type: 'WITHDRAWAL', destinationUserId: 'bank', originAmountDetails: eur(300) },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'outflow',
+        value: '300',
+        comparison: '>=',
+        limit: '300',
+        currency: 'EUR',
+        window: HOUR_WINDOW,
+        outflowCount: 1,
+        inflowCount: 1,
+      },
+    ],
+  },
+  {
+    name: 'R-27 past period: the ratio of the two volumes ≥ the multiplier, with both windows and counts',
+    instance: {
+      ruleId: 'R-27',
+      parameters: {
+        period1: { units: 1, granularity: 'day', rollingBasis: true },
+        period2: { units: 3, granularity: 'day', rollingBasis: true },
+        multiplierThreshold: { currency: 'EUR', value: 200 },
+        checkSender: 'sending',
+        checkReceiver: 'none',
+        excludePeriod1: true,
+      },
+    },
+    past: [{ transactionId: 'p1', timestamp: T0 - 2 * DAY, originAmountDetails: eur(40) }],
+    current: { transactionId: 'c', originAmountDetails: eur(100) },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'pastPeriod',
+        value: '250.00',
+        comparison: '>=',
+        limit: 200,
+        statistic1: '100.00 EUR',
+        statistic2: '40.00 EUR',
+        window: { start: T0 - DAY, end: T0, units: 1, granularity: 'day', rolling: true },
+        transactionCount: 1,
+        referenceWindow: { start: T0 - 3 * DAY, end: T0, units: 3, granularity: 'day', rolling: true },
+        referenceCount: 1,
+        referenceExcludesWindow: true,
       },
     ],
   },
