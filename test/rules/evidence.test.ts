@@ -260,6 +260,26 @@ const rows: Row[] = [
       },
     ],
   },
+  {
+    name: 'R-77 matching count: the counterparty-country matches > the limit (no ids: not every newest transaction matches)',
+    instance: {
+      ruleId: 'R-77',
+      parameters: { timeWindow: ROLLING_HOUR, transactionsLimit: 1, highRiskCountries: ['FR'], checkSender: 'sending', checkReceiver: 'none' },
+    },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 20 },
+      { transactionId: 'p2', timestamp: T0 - 10, destinationAmountDetails: { ...eur(100), country: 'IT' } },
+    ],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'ORIGIN', kind: 'matchingCount', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW }],
+  },
+  {
+    name: 'R-5 dormancy: the time since the previous transaction > the period, in ms',
+    instance: { ruleId: 'R-5', parameters: { dormancyPeriodDays: 30, checkDirection: 'sending' } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 31 * DAY }],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'ORIGIN', kind: 'dormancy', value: 31 * DAY, comparison: '>', limit: 30 * DAY, previousTimestamp: T0 - 31 * DAY }],
+  },
 ];
 
 describe('ruleHitMeta.evidence by rule family', () => {
