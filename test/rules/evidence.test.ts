@@ -274,6 +274,16 @@ const rows: Row[] = [
     expected: [{ direction: 'ORIGIN', kind: 'matchingCount', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW }],
   },
   {
+    name: 'R-1 first transaction: no earlier sent transaction, and the amount ≥ the threshold when one is set',
+    instance: { ruleId: 'R-1', parameters: { transactionAmountThreshold: { EUR: 50 } } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, originUserId: 'bob', destinationUserId: 'alice' }],
+    current: { transactionId: 'c' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'history', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'amount', value: '100', comparison: '>=', limit: '50', currency: 'EUR' },
+    ],
+  },
+  {
     name: 'R-5 dormancy: the time since the previous transaction > the period, in ms',
     instance: { ruleId: 'R-5', parameters: { dormancyPeriodDays: 30, checkDirection: 'sending' } },
     past: [{ transactionId: 'p1', timestamp: T0 - 31 * DAY }],
@@ -325,10 +335,10 @@ describe('ruleHitMeta.evidence by rule family', () => {
     expect(item?.transactionIds).toEqual(['c', ...Array.from({ length: 19 }, (_, i) => `p${29 - i}`)]);
   });
 
-  it('gives no evidence and keeps the shared meta for a rule without evidence (R-1)', async () => {
+  it('gives no evidence and keeps the shared meta for a rule without evidence (a custom json-logic instance)', async () => {
     const { engine } = testEngine();
-    const instance = await engine.createRuleInstance({ ruleId: 'R-1' });
+    const instance = await engine.createRuleInstance({ logic: { '>': [{ var: 'transaction.originAmountDetails.transactionAmount' }, 0] } } as never);
     const result = await engine.createTransaction(tx());
-    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({ hitDirections: ['ORIGIN'] });
+    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({ hitDirections: ['ORIGIN', 'DESTINATION'] });
   });
 });
