@@ -95,7 +95,8 @@ export interface RuleHit {
   /**
    * What the hit rests on, for an analyst to check: each comparison that held on this side
    * (docs/evidence.md), every item's `direction` this hit's. The engine lists them, origin side
-   * first, in the result's `ruleHitMeta.evidence`. Absent: the rule gives none.
+   * first, in the result's `ruleHitMeta.evidence`, and freezes each item and the objects and
+   * arrays it holds in place (results are deeply frozen). Absent: the rule gives none.
    */
   readonly evidence?: readonly RuleEvidence[];
 }

@@ -330,8 +330,8 @@ function hitMetaOf(hits: readonly RuleHit[]): FrozenHitMeta {
 
 /**
  * The evidence items of the hits, origin side first (in the rule's order within a side), each
- * frozen with its window and ids (a result is deeply frozen). An item is copied only when the rule
- * left it unfrozen: a rule may keep what it returned.
+ * frozen in place with its window, ids and other nested values (a result is deeply frozen; a copy
+ * would cost more than the item: see {@link RuleHit.evidence}).
  */
 function evidenceOf(hits: readonly RuleHit[]): readonly RuleEvidence[] {
   const out: RuleEvidence[] = [];
@@ -349,10 +349,10 @@ const DIRECTION_ORDER: readonly RuleHitDirection[] = Object.freeze(['ORIGIN', 'D
 
 function frozenEvidence(item: RuleEvidence): RuleEvidence {
   if (Object.isFrozen(item)) return item;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(item)) {
-    const value = (item as Record<string, unknown>)[key];
-    copy[key] = Array.isArray(value) ? Object.freeze([...value]) : value !== null && typeof value === 'object' ? Object.freeze({ ...value }) : value;
+  const fields = item as Record<string, unknown>;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) Object.freeze(value);
   }
-  return Object.freeze(copy) as RuleEvidence;
+  return Object.freeze(item);
 }

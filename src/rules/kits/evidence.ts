@@ -84,9 +84,18 @@ export function evidenceMoney(scaled: bigint): string {
   return scaledToDecimal(scaled);
 }
 
+/** The window facts of a windowed evidence item: the window, its number of transactions and newest ids. */
+export interface WindowFacts {
+  readonly window: EvidenceWindow;
+  readonly transactionCount: number;
+  readonly transactionIds: readonly string[];
+}
+
 /**
  * A money comparison: `value` and `limit` in one `currency` (the threshold's, the amount converted
- * into it when it was in another; then `convertedFrom` names the amount as it was).
+ * into it when it was in another; then `convertedFrom` names the amount as it was), with the
+ * window's facts for a windowed value. Built field by field, never by spreading (an object spread
+ * holding a timestamp takes V8's slow path, see need.ts).
  */
 export function amountEvidence(
   direction: RuleEvidence['direction'],
@@ -94,8 +103,9 @@ export function amountEvidence(
   resolved: { readonly amount: bigint; readonly threshold: bigint; readonly currency: string },
   comparison: RuleEvidence['comparison'],
   original?: { readonly amount: bigint; readonly currency: string },
+  windowed?: WindowFacts,
 ): RuleEvidence {
-  const item: RuleEvidence = {
+  const item: Record<string, unknown> = {
     direction,
     kind,
     value: evidenceMoney(resolved.amount),
@@ -104,9 +114,14 @@ export function amountEvidence(
     currency: resolved.currency,
   };
   if (original !== undefined && original.currency !== resolved.currency) {
-    (item as Record<string, unknown>).convertedFrom = { value: evidenceMoney(original.amount), currency: original.currency };
+    item.convertedFrom = { value: evidenceMoney(original.amount), currency: original.currency };
   }
-  return item;
+  if (windowed !== undefined) {
+    item.window = windowed.window;
+    item.transactionCount = windowed.transactionCount;
+    item.transactionIds = windowed.transactionIds;
+  }
+  return item as RuleEvidence;
 }
 
 /** A value found in a list parameter of the instance (`parameter`: its name, e.g. `highRiskCountries`). */

@@ -85,12 +85,12 @@ export const r126PairVolume = defineRule({
     };
     const end = transaction.timestamp;
     const window = evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow);
-    const transactions = { window, transactionCount: count, transactionIds: newestIds(aggregates, [COUNT]) };
+    const facts = { window, transactionCount: count, transactionIds: newestIds(aggregates, [COUNT]) };
     const base = { amount: total, currency: money.baseCurrency };
     const evidence = (direction: 'ORIGIN' | 'DESTINATION'): RuleEvidence[] => {
-      const items: RuleEvidence[] = [{ ...amountEvidence(direction, 'pairVolume', resolved, '>=', base), ...transactions }];
+      const items: RuleEvidence[] = [amountEvidence(direction, 'pairVolume', resolved, '>=', base, facts)];
       if (parameters.transactionsLimit !== undefined)
-        items.push(windowCountEvidence(direction, count, '>', parameters.transactionsLimit, window, transactions.transactionIds, 'pairCount'));
+        items.push(windowCountEvidence(direction, count, '>', parameters.transactionsLimit, window, facts.transactionIds, 'pairCount'));
       return items;
     };
     return [

@@ -156,9 +156,9 @@ function checkSide(
   const base = { amount: total, currency: money.baseCurrency };
   const window = evidenceWindow(windowStart(at, parameters.timeWindow), at, parameters.timeWindow);
   const reads = counted ?? [];
-  const transactions = { transactionCount: sumCounts(aggregates, reads), transactionIds: newestIds(aggregates, readNames(reads)) };
-  const evidence: RuleEvidence[] = [{ ...amountEvidence(direction, 'volume', resolved, '>=', base), window, ...transactions }];
-  if (bound) evidence.push({ ...amountEvidence(direction, 'volume', bound, '<=', base), window, ...transactions });
+  const facts = { window, transactionCount: sumCounts(aggregates, reads), transactionIds: newestIds(aggregates, readNames(reads)) };
+  const evidence: RuleEvidence[] = [amountEvidence(direction, 'volume', resolved, '>=', base, facts)];
+  if (bound) evidence.push(amountEvidence(direction, 'volume', bound, '<=', base, facts));
   if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
     evidence.push({ direction, kind: 'history', value: historyCount, comparison: '>=', limit: parameters.initialTransactions });
   }
