@@ -153,8 +153,14 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
         PATCH: async (c) => ok(await c.engine.updateCase(param(c, 'caseId'), await c.body(), { signal: c.signal, ...by(c) })),
       },
     ],
-    ['/alerts/{alertId}/statuses', { POST: async (c) => ok(await c.engine.changeAlertStatus(param(c, 'alertId'), await c.body(), { signal: c.signal, ...by(c) })) }],
-    ['/cases/{caseId}/statuses', { POST: async (c) => ok(await c.engine.changeCaseStatus(param(c, 'caseId'), await c.body(), { signal: c.signal, ...by(c) })) }],
+    [
+      '/alerts/{alertId}/statuses',
+      { POST: async (c) => ok(await c.engine.changeAlertStatus(param(c, 'alertId'), await c.body(), { signal: c.signal, ...by(c) })) },
+    ],
+    [
+      '/cases/{caseId}/statuses',
+      { POST: async (c) => ok(await c.engine.changeCaseStatus(param(c, 'caseId'), await c.body(), { signal: c.signal, ...by(c) })) },
+    ],
     ['/lists', { GET: async (c) => ok(await c.engine.listLists()) }],
     [
       '/lists/{listId}',

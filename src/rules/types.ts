@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { AggregateQuery, AggregateValue } from '../aggregation/aggregate-store.js';
 import type { RateProvider } from '../domain/money.js';
-import type { ListSubtype, RiskLevel, RuleAction, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
+import type { ListSubtype, RiskLevel, RuleAction, RuleEvidence, RuleHitDirection, RuleLabel, RuleNature, Transaction } from '../domain/index.js';
 import type { ErrorDetail } from '../errors.js';
 import type { DerivedSeriesName, SeriesName } from './series.js';
 
@@ -92,6 +92,13 @@ export interface RuleHit {
   readonly direction: RuleHitDirection;
   /** Values substituted into the rule's `descriptionTemplate` (`{{name}}`). */
   readonly vars?: Readonly<Record<string, string | number>>;
+  /**
+   * What the hit rests on, for an analyst to check: each comparison that held on this side
+   * (docs/evidence.md), every item's `direction` this hit's. The engine lists them, origin side
+   * first, in the result's `ruleHitMeta.evidence`, and freezes each item and the objects and
+   * arrays it holds in place (results are deeply frozen). Absent: the rule gives none.
+   */
+  readonly evidence?: readonly RuleEvidence[];
 }
 
 /** Input of a rule's aggregate planner. */

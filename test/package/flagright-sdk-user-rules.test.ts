@@ -503,7 +503,7 @@ interface StrictSchema {
 describe('strict shapes: every answer is exactly an SDK type', () => {
   // As in flagright-sdk.test.ts: the raw answer parsed by the SDK's own schema with unknown keys
   // and enum values refused; txmon's additions (`type` on a user, `ruleInstanceVersion` on a rule
-  // result) are checked and set aside.
+  // result, `ruleHitMeta.evidence` on a hit) are checked and set aside.
   const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
   /** A user (top level, or an entry of a batch read) less its `type`, checked to be CONSUMER or BUSINESS. */
   const withoutUserType = (value: unknown): unknown => {
@@ -512,13 +512,32 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
     expect(['CONSUMER', 'BUSINESS']).toContain(type);
     return rest;
   };
+  /**
+   * A result (top level, or an entry of a batch read) less `ruleHitMeta.evidence` on its rules
+   * (txmon's addition on a hit, docs/evidence.md), checked to be a list first.
+   */
+  const withoutEvidence = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !('hitRules' in value)) return value;
+    const strip = (rules: unknown) =>
+      Array.isArray(rules)
+        ? rules.map((rule: Record<string, unknown>) => {
+            if (rule.ruleHitMeta === undefined) return rule;
+            const { evidence, ...meta } = rule.ruleHitMeta as Record<string, unknown>;
+            if (evidence !== undefined) expect(Array.isArray(evidence)).toBe(true);
+            return { ...rule, ruleHitMeta: meta };
+          })
+        : rules;
+    const result = { ...(value as Record<string, unknown>) };
+    for (const key of ['executedRules', 'hitRules']) if (key in result) result[key] = strip(result[key]);
+    return result;
+  };
   const raw = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const init: RequestInit = { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' } };
     if (body !== undefined) init.body = JSON.stringify(body);
     const response = await fetch(`${main?.url}${path}`, init);
     expect(response.ok).toBe(true);
-    const answer = withoutUserType(withoutRuleInstanceVersions(await response.json())) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(answer).map(([k, v]) => [k, Array.isArray(v) ? v.map(withoutUserType) : v]));
+    const answer = withoutEvidence(withoutUserType(withoutRuleInstanceVersions(await response.json()))) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(answer).map(([k, v]) => [k, Array.isArray(v) ? v.map((e) => withoutEvidence(withoutUserType(e))) : v]));
   };
   const cases: { name: string; schema: StrictSchema; answer: () => Promise<unknown> }[] = [
     {

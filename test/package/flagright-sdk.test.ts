@@ -292,38 +292,54 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
     const { type: _type, ...rest } = body;
     return rest;
   };
+  /**
+   * A monitoring answer without `ruleHitMeta.evidence` (txmon's addition to the SDK's result
+   * shapes, docs/evidence.md), checked present on every hit first: R-2 gives evidence.
+   */
+  const withoutEvidence = (body: Record<string, unknown>) => {
+    const strip = (rules: unknown) =>
+      (rules as Record<string, unknown>[]).map((rule) => {
+        if (rule.ruleHitMeta === undefined) return rule;
+        const { evidence, ...meta } = rule.ruleHitMeta as Record<string, unknown>;
+        expect(evidence).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'amount', comparison: '>=' })]));
+        return { ...rule, ruleHitMeta: meta };
+      });
+    return { ...body, executedRules: strip(body.executedRules), hitRules: strip(body.hitRules) };
+  };
   const cases: { name: string; schema: StrictSchema; answer: () => Promise<Record<string, unknown>> }[] = [
     {
       name: 'transactions.verify → TransactionsVerifyResponse',
       schema: serializers.TransactionsVerifyResponse,
-      answer: () => raw('POST', '/transactions', serializers.Transaction.jsonOrThrow(transfer('sdk-tx-strict', 1500))),
+      answer: async () => withoutEvidence(await raw('POST', '/transactions', serializers.Transaction.jsonOrThrow(transfer('sdk-tx-strict', 1500)))),
     },
     {
       name: 'transactions.get → TransactionWithRulesResult',
       schema: serializers.TransactionWithRulesResult,
-      answer: () => raw('GET', '/transactions/sdk-tx-strict'),
+      answer: async () => withoutEvidence(await raw('GET', '/transactions/sdk-tx-strict')),
     },
     {
       name: 'transactionEvents.create → TransactionEventMonitoringResult',
       schema: serializers.TransactionEventMonitoringResult,
-      answer: () =>
-        raw(
-          'POST',
-          '/events/transaction',
-          serializers.TransactionEvent.jsonOrThrow({
-            transactionId: 'sdk-tx-strict',
-            eventId: 'sdk-ev-strict',
-            timestamp: T0 + 1,
-            transactionState: 'SUCCESSFUL',
-            updatedTransactionAttributes: { reference: 'settled' },
-            metaData: { ipAddress: '79.144.2.23' },
-          }),
+      answer: async () =>
+        withoutEvidence(
+          await raw(
+            'POST',
+            '/events/transaction',
+            serializers.TransactionEvent.jsonOrThrow({
+              transactionId: 'sdk-tx-strict',
+              eventId: 'sdk-ev-strict',
+              timestamp: T0 + 1,
+              transactionState: 'SUCCESSFUL',
+              updatedTransactionAttributes: { reference: 'settled' },
+              metaData: { ipAddress: '79.144.2.23' },
+            }),
+          ),
         ),
     },
     {
       name: 'transactionEvents.get → TransactionEventWithRulesResult',
       schema: serializers.TransactionEventWithRulesResult,
-      answer: () => raw('GET', '/events/transaction/sdk-ev-strict'),
+      answer: async () => withoutEvidence(await raw('GET', '/events/transaction/sdk-ev-strict')),
     },
     {
       name: 'consumerUsers.create → ConsumerUsersCreateResponse',

@@ -3,7 +3,7 @@ import type { RateProvider } from '../../src/index.js';
 import { T0, testEngine, tx } from '../helpers.js';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { deepFreeze } from '../../src/domain/json.js';
-import { formatMoney, toScaled } from '../../src/domain/money.js';
+import { formatMoney, scaledToDecimal, toScaled } from '../../src/domain/money.js';
 import { r2TransactionAmount } from '../../src/rules/library/r-2-transaction-amount.js';
 import { resolveThreshold } from '../../src/rules/parameters.js';
 import type { RuleHit } from '../../src/rules/types.js';
@@ -152,10 +152,22 @@ function referenceR2(
     amount: formatMoney(toScaled(details.transactionAmount), details.transactionCurrency),
     threshold: formatMoney(resolved.threshold, resolved.currency),
   };
+  // The evidence: the compared amount and threshold in the threshold's currency, and the amount as
+  // sent when it was converted.
+  const converted = details.transactionCurrency !== resolved.currency;
+  const evidence = (direction: 'ORIGIN' | 'DESTINATION') => ({
+    direction,
+    kind: 'amount',
+    value: scaledToDecimal(resolved.amount),
+    comparison: '>=',
+    limit: scaledToDecimal(resolved.threshold),
+    currency: resolved.currency,
+    ...(converted ? { convertedFrom: { value: scaledToDecimal(toScaled(details.transactionAmount)), currency: details.transactionCurrency } } : {}),
+  });
   return [
-    { direction: 'ORIGIN', vars },
-    { direction: 'DESTINATION', vars },
-  ];
+    { direction: 'ORIGIN', vars, evidence: [evidence('ORIGIN')] },
+    { direction: 'DESTINATION', vars, evidence: [evidence('DESTINATION')] },
+  ] as RuleHit[];
 }
 
 describe('R-2 against a resolve-then-compare reference', () => {

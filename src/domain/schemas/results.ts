@@ -12,9 +12,55 @@ import { RiskLevelSchema } from './user.js';
 /** Side of a transaction a hit belongs to. */
 export const RuleHitDirectionSchema = defineStringEnum(RULE_HIT_DIRECTIONS);
 
-/** Extra facts about a hit. */
+/** How an evidence value compared with its limit (`in`: the value is one of the listed ones). */
+export const EVIDENCE_COMPARISONS = ['>', '>=', '<', '<=', '=', 'in'] as const;
+
+/** The most transaction ids an evidence item lists (the newest of its window). */
+export const MAX_EVIDENCE_TRANSACTION_IDS = 20;
+
+/**
+ * The window an aggregate was taken over: the closed interval [start, end] (epoch ms) and the
+ * rule's `timeWindow` it came from (`rolling` false: calendar-aligned).
+ */
+export const EvidenceWindowSchema = defineOpenObject({
+  start: Type.Number(),
+  end: Type.Number(),
+  units: Type.Optional(Type.Integer()),
+  granularity: Type.Optional(Type.String()),
+  rolling: Type.Optional(Type.Boolean()),
+});
+/** The window of an evidence item. */
+export type EvidenceWindow = Static<typeof EvidenceWindowSchema>;
+
+/**
+ * One fact a hit rests on, for one side (docs/evidence.md): the value the rule compared, the
+ * limit it crossed and how (`value comparison limit` held). Counts are numbers; money is an exact
+ * decimal string in `currency`; with `in`, `limit` is the JSON Pointer of the instance's list
+ * parameter that holds `value` (`/parameters/highRiskCountries`). A windowed value names its `window` and the transactions that made
+ * it: `transactionCount` of them, the newest {@link MAX_EVIDENCE_TRANSACTION_IDS} ids in
+ * `transactionIds`, newest first.
+ */
+export const RuleEvidenceSchema = defineOpenObject({
+  direction: RuleHitDirectionSchema,
+  kind: Type.String(),
+  value: Type.Union([Type.Number(), Type.String()]),
+  comparison: defineStringEnum(EVIDENCE_COMPARISONS),
+  limit: Type.Union([Type.Number(), Type.String()]),
+  currency: Type.Optional(Type.String()),
+  window: Type.Optional(EvidenceWindowSchema),
+  transactionCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  transactionIds: Type.Optional(Type.Array(Type.String(), { maxItems: MAX_EVIDENCE_TRANSACTION_IDS })),
+});
+/** One fact a hit rests on (see {@link RuleEvidenceSchema}). */
+export type RuleEvidence = Static<typeof RuleEvidenceSchema>;
+
+/**
+ * Extra facts about a hit: its sides (`hitDirections`) and, txmon's addition to the wire format,
+ * the `evidence` of each side (docs/evidence.md), present when the rule gives any.
+ */
 export const RuleHitMetaSchema = defineOpenObject({
   hitDirections: Type.Optional(Type.Array(RuleHitDirectionSchema)),
+  evidence: Type.Optional(Type.Array(RuleEvidenceSchema)),
 });
 /** Extra facts about a hit. */
 export type RuleHitMeta = Static<typeof RuleHitMetaSchema>;

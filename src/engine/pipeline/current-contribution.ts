@@ -67,6 +67,13 @@ function withLastEntry(last: readonly AggregateEntry[], entry: SeriesEntry, limi
     entry.values === undefined
       ? { id: entry.id, timestamp: entry.timestamp, amount: entry.amount }
       : { id: entry.id, timestamp: entry.timestamp, amount: entry.amount, values: entry.values };
-  const merged = [...last.filter((e) => e.id !== entry.id), own].sort(compareSeriesEntries);
+  // `last` is in order: the entry goes in at its place (usually the end: the current transaction
+  // is mostly the newest), without a sort. Every windowed rule's evidence ids pass here.
+  let at = last.length;
+  while (at > 0 && compareSeriesEntries(last[at - 1] as AggregateEntry, own) > 0) at -= 1;
+  const merged: AggregateEntry[] = [];
+  for (let i = 0; i < at; i++) if ((last[i] as AggregateEntry).id !== entry.id) merged.push(last[i] as AggregateEntry);
+  merged.push(own);
+  for (let i = at; i < last.length; i++) if ((last[i] as AggregateEntry).id !== entry.id) merged.push(last[i] as AggregateEntry);
   return merged.length > limit ? merged.slice(merged.length - limit) : merged;
 }

@@ -4,7 +4,17 @@
  * interface's wire shape, the overall `status`, and each instance's outcome.
  */
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
-import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleHitDirection, RuleLabel, Transaction, TriggersOnHit } from '../../domain/index.js';
+import type {
+  ExecutedRuleResult,
+  HitRuleDetails,
+  RiskLevel,
+  RuleAction,
+  RuleEvidence,
+  RuleHitDirection,
+  RuleLabel,
+  Transaction,
+  TriggersOnHit,
+} from '../../domain/index.js';
 import type { RuleInstance } from '../../domain/entities.js';
 import type { AggregateNeed, LookupNeed, RuleCheckContext, RuleHit } from '../../rules/types.js';
 import { describeHits } from './describe.js';
@@ -147,7 +157,8 @@ export function evaluateRuleInstances(
       outcomes[i] = slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level);
       continue;
     }
-    // One of three frozen meta objects, shared by every hit (a response serialises it from cache).
+    // Without evidence, one of three frozen meta objects shared by every hit (a response
+    // serialises it from cache); with evidence, a meta of this hit's own.
     const ruleHitMeta = hitMetaOf(hits);
     const directions = ruleHitMeta.hitDirections;
     const ruleDescription = describeHits(template, hits, plan.shared.templates);
@@ -299,13 +310,52 @@ const META_ORIGIN = Object.freeze({ hitDirections: Object.freeze(['ORIGIN'] as R
 const META_DESTINATION = Object.freeze({ hitDirections: Object.freeze(['DESTINATION'] as RuleHitDirection[]) });
 const META_BOTH = Object.freeze({ hitDirections: Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]) });
 
-/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first. */
-function hitMetaOf(hits: readonly RuleHit[]): { readonly hitDirections: readonly RuleHitDirection[] } {
+/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first, and their evidence. */
+/** A frozen `ruleHitMeta`: its directions always present. */
+interface FrozenHitMeta {
+  readonly hitDirections: readonly RuleHitDirection[];
+  readonly evidence?: readonly RuleEvidence[];
+}
+
+function hitMetaOf(hits: readonly RuleHit[]): FrozenHitMeta {
   let origin = false;
   let destination = false;
+  let evidence = false;
   for (let i = 0; i < hits.length; i++) {
-    if ((hits[i] as RuleHit).direction === 'ORIGIN') origin = true;
+    const hit = hits[i] as RuleHit;
+    if (hit.direction === 'ORIGIN') origin = true;
     else destination = true;
+    if (hit.evidence !== undefined && hit.evidence.length > 0) evidence = true;
   }
-  return origin ? (destination ? META_BOTH : META_ORIGIN) : META_DESTINATION;
+  const shared = origin ? (destination ? META_BOTH : META_ORIGIN) : META_DESTINATION;
+  return evidence ? Object.freeze({ hitDirections: shared.hitDirections, evidence: evidenceOf(hits) }) : shared;
+}
+
+/**
+ * The evidence items of the hits, origin side first (in the rule's order within a side), each
+ * frozen in place with its window, ids and other nested values (a result is deeply frozen; a copy
+ * would cost more than the item: see {@link RuleHit.evidence}).
+ */
+function evidenceOf(hits: readonly RuleHit[]): readonly RuleEvidence[] {
+  const out: RuleEvidence[] = [];
+  for (const direction of DIRECTION_ORDER) {
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i] as RuleHit;
+      if (hit.direction !== direction || hit.evidence === undefined) continue;
+      for (let j = 0; j < hit.evidence.length; j++) out.push(frozenEvidence(hit.evidence[j] as RuleEvidence));
+    }
+  }
+  return Object.freeze(out);
+}
+
+const DIRECTION_ORDER: readonly RuleHitDirection[] = Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]);
+
+function frozenEvidence(item: RuleEvidence): RuleEvidence {
+  if (Object.isFrozen(item)) return item;
+  const fields = item as Record<string, unknown>;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) Object.freeze(value);
+  }
+  return Object.freeze(item);
 }

@@ -6,8 +6,9 @@
  * - A result that hits nothing is usually made of shared parts (the frozen list of not-hit rule
  *   results, the shared empty hit list): consecutive equal ones are kept as one object.
  * - A result with hits keeps its rule list as the differences from a shared list of the same
- *   length, each hit rule result as its description and the fields it shares with the instance's
- *   other hits, and no hit list when that list is exactly its hit rule results without `ruleHit`.
+ *   length, each hit rule result as its description (and its `ruleHitMeta` when that carries
+ *   evidence, which is the hit's own) and the fields it shares with the instance's other hits, and
+ *   no hit list when that list is exactly its hit rule results without `ruleHit`.
  * - A create payload is not kept when the transaction is that payload with `transactionState:
  *   'CREATED'` added last (what the engine stores before any event).
  */
@@ -49,8 +50,31 @@ const HIT_KEYS = [
 /** Templates kept per instance id at most (a new one per risk level or changed setting). */
 const MAX_TEMPLATES = 8;
 
-/** A change of a rule list: `index, rule result, undefined` or `index, template, description`. */
-type Change = number | ExecutedRuleResult | HitTemplate | string | undefined;
+/**
+ * The description and `ruleHitMeta` of a hit whose meta is its own (it carries `evidence`, which
+ * differs from hit to hit): its template holds {@link OWN_META} in place of the meta.
+ */
+class OwnMetaHit {
+  constructor(
+    readonly ruleDescription: string,
+    readonly ruleHitMeta: unknown,
+  ) {}
+}
+
+/** What a template holds as `ruleHitMeta` for hits whose meta is their own. */
+const OWN_META = Object.freeze({});
+
+/** The `ruleHitMeta` a template of `rule` holds: the shared meta, or {@link OWN_META} for a meta with evidence. */
+function templateMetaOf(rule: ExecutedRuleResult): unknown {
+  const meta = rule.ruleHitMeta;
+  return meta !== undefined && meta !== null && Object.hasOwn(meta, 'evidence') ? OWN_META : meta;
+}
+
+/**
+ * A change of a rule list: `index, rule result, undefined`, `index, template, description` or
+ * `index, template, own-meta hit`.
+ */
+type Change = number | ExecutedRuleResult | HitTemplate | string | OwnMetaHit | undefined;
 
 /** A result with hits, held as differences from a shared rule list. */
 export class PackedResult {
@@ -162,7 +186,7 @@ function sameTemplate(t: HitTemplate, rule: ExecutedRuleResult): boolean {
     t.ruleId === rule.ruleId &&
     t.ruleName === rule.ruleName &&
     t.ruleAction === rule.ruleAction &&
-    t.ruleHitMeta === rule.ruleHitMeta &&
+    t.ruleHitMeta === templateMetaOf(rule) &&
     t.nature === rule.nature &&
     t.labels === rule.labels &&
     t.isShadow === rule.isShadow
@@ -170,16 +194,17 @@ function sameTemplate(t: HitTemplate, rule: ExecutedRuleResult): boolean {
 }
 
 /** A rule result with a hit, rebuilt from its template and description (frozen, as the pipeline's are). */
-function hitFrom(t: HitTemplate, ruleDescription: string): ExecutedRuleResult {
+function hitFrom(t: HitTemplate, described: string | OwnMetaHit): ExecutedRuleResult {
+  const own = described instanceof OwnMetaHit;
   return Object.freeze({
     ruleInstanceId: t.ruleInstanceId,
     ruleInstanceVersion: t.ruleInstanceVersion,
     ruleId: t.ruleId,
     ruleName: t.ruleName,
-    ruleDescription,
+    ruleDescription: own ? described.ruleDescription : described,
     ruleAction: t.ruleAction,
     ruleHit: true,
-    ruleHitMeta: t.ruleHitMeta,
+    ruleHitMeta: own ? described.ruleHitMeta : t.ruleHitMeta,
     nature: t.nature,
     labels: t.labels,
     isShadow: t.isShadow,
@@ -214,7 +239,7 @@ export function createResultPacker(): ResultPacker {
       rule.ruleId,
       rule.ruleName,
       rule.ruleAction,
-      rule.ruleHitMeta,
+      templateMetaOf(rule),
       rule.nature,
       rule.labels,
       rule.isShadow,
@@ -253,7 +278,7 @@ export function createResultPacker(): ResultPacker {
               changes[j++] = undefined;
             } else {
               changes[j++] = template;
-              changes[j++] = rule.ruleDescription;
+              changes[j++] = template.ruleHitMeta === OWN_META ? new OwnMetaHit(rule.ruleDescription, rule.ruleHitMeta) : rule.ruleDescription;
             }
           }
           return new PackedResult(base, changes, derivable ? null : hitRules, status, riskScoreDetails);
@@ -274,7 +299,7 @@ export function unpackResult(kept: KeptResult): MonitoringResult {
     executedRules = kept.base.slice();
     for (let j = 0; j < changes.length; j += 3) {
       const rule = changes[j + 1];
-      executedRules[changes[j] as number] = rule instanceof HitTemplate ? hitFrom(rule, changes[j + 2] as string) : (rule as ExecutedRuleResult);
+      executedRules[changes[j] as number] = rule instanceof HitTemplate ? hitFrom(rule, changes[j + 2] as string | OwnMetaHit) : (rule as ExecutedRuleResult);
     }
     Object.freeze(executedRules);
   }

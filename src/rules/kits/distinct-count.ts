@@ -5,9 +5,10 @@
  */
 import { Type, type Static, type TInteger } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { RuleNature, Transaction } from '../../domain/index.js';
+import type { RuleEvidence, RuleNature, Transaction } from '../../domain/index.js';
 import { TimeWindowSchema, type TimeWindow } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createIdsNeed, evidenceWindow, newestIds } from './evidence.js';
 import { createNeed } from './need.js';
 import type { SeriesName } from '../series.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
@@ -63,6 +64,7 @@ export interface DistinctCountRuleSpec<K extends string> {
 }
 
 const NEED = 'distinct';
+const COUNT = 'count';
 
 /**
  * Declares a distinct-count rule: it hits `direction` when the distinct values of the read's field
@@ -90,18 +92,38 @@ export function defineDistinctCountRule<K extends string>(spec: DistinctCountRul
       if (read === null) return [];
       const end = transaction.timestamp;
       const includeValue = read.includeValue ? read.includeValue : undefined;
+      const start = windowStart(end, windowOf(parameters));
+      // Beside the distinct count, the window's transactions (this one included) and their newest
+      // ids: the evidence of a hit.
+      const count = createNeed(COUNT, read.series, read.key, start, end, 'count', transaction.transactionId, true);
       return [
-        createNeed(NEED, read.series, read.key, windowStart(end, windowOf(parameters)), end, 'distinct', transaction.transactionId, false, {
+        createNeed(NEED, read.series, read.key, start, end, 'distinct', transaction.transactionId, false, {
           field: read.field,
           includeValue,
         }),
+        count,
+        createIdsNeed(count),
       ];
     },
-    check({ parameters, aggregates }): RuleHit[] {
+    check({ transaction, parameters, aggregates }): RuleHit[] {
       const count = aggregates[NEED];
       const limit = limitOf(parameters);
       if (typeof count !== 'number' || count <= limit) return [];
-      return [{ direction: spec.direction, vars: { count, window: describeTimeWindow(windowOf(parameters)), limit } }];
+      const end = transaction.timestamp;
+      const window = evidenceWindow(windowStart(end, windowOf(parameters)), end, windowOf(parameters));
+      const total = aggregates[COUNT];
+      const evidence: RuleEvidence = {
+        direction: spec.direction,
+        kind: 'distinct',
+        field: spec.readOf(transaction)?.field,
+        value: count,
+        comparison: '>',
+        limit,
+        window,
+        transactionCount: typeof total === 'number' ? total : 0,
+        transactionIds: newestIds(aggregates, [COUNT]),
+      } as RuleEvidence;
+      return [{ direction: spec.direction, vars: { count, window: describeTimeWindow(windowOf(parameters)), limit }, evidence: [evidence] }];
     },
   });
 }

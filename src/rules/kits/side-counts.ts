@@ -8,12 +8,13 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { MONEY_SCALE, toScaled } from '../../domain/money.js';
 import { TimeWindowSchema, type TimeWindow } from '../../domain/schemas/time-window.js';
 import { defineRule, needNamePrefix } from '../define-rule.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
+import { evidenceWindow } from './evidence.js';
 import { createNeed } from './need.js';
 import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES, type SideChecks, type SideNames, type SideRead } from './directions.js';
 
@@ -187,9 +188,25 @@ export function defineMatchingCountRule<X extends TProperties>(spec: MatchingCou
         const reads = getSideReads(transaction, p, names, direction);
         if (!reads || !spec.matches(transaction, direction, parameters)) continue;
         const count = spec.countOf((suffix) => sumSideCounts(aggregates, reads, suffix), parameters);
-        if (p.initialTransactions !== undefined && sumSideCounts(aggregates, reads, 'allTime') < p.initialTransactions) continue;
+        const allTime = p.initialTransactions !== undefined ? sumSideCounts(aggregates, reads, 'allTime') : 0;
+        if (p.initialTransactions !== undefined && allTime < p.initialTransactions) continue;
         if (count <= p.transactionsLimit) continue;
+        const end = transaction.timestamp;
+        // The matching transactions against the limit: no ids, as the window's newest transactions
+        // are not all matching ones.
+        const evidence: RuleEvidence[] = [
+          {
+            direction,
+            kind: 'matchingCount',
+            value: count,
+            comparison: '>',
+            limit: p.transactionsLimit,
+            window: evidenceWindow(windowStart(end, p.timeWindow), end, p.timeWindow),
+          },
+        ];
+        if (p.initialTransactions !== undefined) evidence.push({ direction, kind: 'history', value: allTime, comparison: '>=', limit: p.initialTransactions });
         hits.push({
+          evidence,
           direction,
           vars: {
             side: describeSide(direction),

@@ -10,13 +10,14 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { formatMoney, MONEY_SCALE, toScaled } from '../../domain/money.js';
 import { TimeWindowSchema, type TimeWindow } from '../../domain/schemas/time-window.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../../domain/time.js';
 import { defineRule, needNamePrefix } from '../define-rule.js';
 import { CheckReceiverSchema, CheckSenderSchema, resolveThreshold, type CheckReceiver, type CheckSender } from '../parameters.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
+import { evidenceWindow } from './evidence.js';
 import { createSideNames, describeSide, getSideReads, planSides, sideSeries, sumAmounts, sumCounts, USER_SERIES, type SideNames } from './directions.js';
 
 const DAY = BigInt(DAY_MS);
@@ -331,7 +332,26 @@ export function checkTwoPeriods(
     const stats = comparison.compare(period1, period2);
     if (!stats || !isAtLeastPercentOf(stats.stat1, stats.stat2, percent)) continue;
     const [var1, var2] = comparison.vars;
+    const end = transaction.timestamp;
+    // The two statistics and their ratio against the multiplier (the comparison itself is exact;
+    // the ratio shown is cut to hundredths of a percent, as in the description).
+    const evidence = {
+      direction,
+      kind: 'pastPeriod',
+      value: formatPercent(stats.stat1, stats.stat2).slice(0, -1),
+      comparison: '>=',
+      limit: percent,
+      statistic1: comparison.format(stats.stat1),
+      statistic2: comparison.format(stats.stat2),
+      window: evidenceWindow(windowStart(end, parameters.period1), end, parameters.period1),
+      transactionCount: period1.count,
+      referenceWindow: evidenceWindow(windowStart(end, parameters.period2), end, parameters.period2),
+      referenceCount: period2.count,
+      // With excludePeriod1, period 2's statistic leaves period 1's transactions out.
+      referenceExcludesWindow: parameters.excludePeriod1 === true,
+    } as RuleEvidence;
     hits.push({
+      evidence: [evidence],
       direction,
       vars: {
         side: describeSide(direction),

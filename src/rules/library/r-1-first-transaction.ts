@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import type { RuleEvidence } from '../../domain/index.js';
 import { formatMoney, toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { amountEvidence } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
-import { amountThresholdsSchema, reachesThreshold } from '../parameters.js';
+import { amountThresholdsSchema, reachesThreshold, resolveThreshold } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -50,10 +52,15 @@ export const r1FirstTransaction = defineRule({
     const details = transaction.originAmountDetails;
     const amount = details ? formatMoney(toScaled(details.transactionAmount), details.transactionCurrency) : 'no amount';
     const thresholds = parameters.transactionAmountThreshold;
+    // No earlier sent transaction of the user, and the amount against the threshold when one is set.
+    const evidence: RuleEvidence[] = [{ direction: 'ORIGIN', kind: 'history', value: 0, comparison: '=', limit: 0 }];
     if (thresholds && Object.keys(thresholds).length > 0) {
       if (!details) return [];
-      if (!reachesThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, money, transaction.timestamp)) return [];
+      const scaled = toScaled(details.transactionAmount);
+      if (!reachesThreshold(thresholds, scaled, details.transactionCurrency, money, transaction.timestamp)) return [];
+      const resolved = resolveThreshold(thresholds, scaled, details.transactionCurrency, money, transaction.timestamp);
+      if (resolved) evidence.push(amountEvidence('ORIGIN', 'amount', resolved, '>=', { amount: scaled, currency: details.transactionCurrency }));
     }
-    return [{ direction: 'ORIGIN', vars: { amount } }];
+    return [{ direction: 'ORIGIN', vars: { amount }, evidence }];
   },
 });

@@ -1,9 +1,10 @@
 import type { Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { defineRule } from '../define-rule.js';
 import { describeSide } from '../kits/directions.js';
 import { distinctCountParametersSchema } from '../kits/distinct-count.js';
+import { createIdsNeed, evidenceWindow, newestIds } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -17,9 +18,9 @@ type Parameters = Static<typeof ParametersSchema>;
 type Direction = 'ORIGIN' | 'DESTINATION';
 
 const SIDES: readonly Direction[] = ['ORIGIN', 'DESTINATION'];
-const NAMES: Readonly<Record<Direction, { distinct: string; self: string }>> = {
-  ORIGIN: { distinct: 'R-10:ORIGIN:distinct', self: 'R-10:ORIGIN:self' },
-  DESTINATION: { distinct: 'R-10:DESTINATION:distinct', self: 'R-10:DESTINATION:self' },
+const NAMES: Readonly<Record<Direction, { distinct: string; self: string; count: string }>> = {
+  ORIGIN: { distinct: 'R-10:ORIGIN:distinct', self: 'R-10:ORIGIN:self', count: 'R-10:ORIGIN:count' },
+  DESTINATION: { distinct: 'R-10:DESTINATION:distinct', self: 'R-10:DESTINATION:self', count: 'R-10:DESTINATION:count' },
 };
 
 function readSide(transaction: Transaction, direction: Direction): { user: string | undefined; counterparty: string | undefined } {
@@ -41,6 +42,9 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
     needs.push(createNeed(NAMES[direction].distinct, 'user-all', user, start, end, 'distinct', id, false, { field: 'counterparty', includeValue }));
     // Earlier self-transfers filed the user as its own counterparty: found here, taken out in check.
     needs.push(createNeed(NAMES[direction].self, 'user-all', user, start, end, 'countIn', id, false, { field: 'counterparty', values: [user] }));
+    // The window's transactions (this one included) and their newest ids: the evidence of a hit.
+    const count = createNeed(NAMES[direction].count, 'user-all', user, start, end, 'count', id, true);
+    needs.push(count, createIdsNeed(count));
   }
   return needs;
 }
@@ -87,7 +91,21 @@ export const r10ManyCounterpartiesOneUser = defineRule({
       if (typeof distinct !== 'number') continue;
       const count = typeof self === 'number' && self > 0 ? distinct - 1 : distinct;
       if (count <= parameters.sendersCount) continue;
+      const end = transaction.timestamp;
+      const total = aggregates[NAMES[direction].count];
+      const evidence = {
+        direction,
+        kind: 'distinct',
+        field: 'counterparty',
+        value: count,
+        comparison: '>',
+        limit: parameters.sendersCount,
+        window: evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow),
+        transactionCount: typeof total === 'number' ? total : 0,
+        transactionIds: newestIds(aggregates, [NAMES[direction].count]),
+      } as RuleEvidence;
       hits.push({
+        evidence: [evidence],
         direction,
         vars: {
           side: describeSide(direction),

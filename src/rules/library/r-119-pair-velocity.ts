@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { createIdsNeed, evidenceWindow, newestIds, windowCountEvidence } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import { pairKey } from '../series.js';
 import type { RuleHit } from '../types.js';
@@ -45,27 +46,30 @@ export const r119PairVelocity = defineRule({
     const { originUserId, destinationUserId } = transaction;
     if (!originUserId || !destinationUserId) return [];
     const end = transaction.timestamp;
-    return [
-      createNeed(
-        COUNT,
-        'user-pair',
-        pairKey(originUserId, destinationUserId),
-        windowStart(end, parameters.timeWindow),
-        end,
-        'count',
-        transaction.transactionId,
-        true,
-      ),
-    ];
+    const count = createNeed(
+      COUNT,
+      'user-pair',
+      pairKey(originUserId, destinationUserId),
+      windowStart(end, parameters.timeWindow),
+      end,
+      'count',
+      transaction.transactionId,
+      true,
+    );
+    // Beside the count, the newest ids of its window: the evidence of a hit.
+    return [count, createIdsNeed(count)];
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const count = aggregates[COUNT];
     if (!transaction.originUserId || !transaction.destinationUserId || typeof count !== 'number') return [];
     if (count <= parameters.transactionsLimit) return [];
     const vars = { count, window: describeTimeWindow(parameters.timeWindow), limit: parameters.transactionsLimit };
+    const end = transaction.timestamp;
+    const window = evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow);
+    const ids = newestIds(aggregates, [COUNT]);
     return [
-      { direction: 'ORIGIN', vars },
-      { direction: 'DESTINATION', vars },
+      { direction: 'ORIGIN', vars, evidence: [windowCountEvidence('ORIGIN', count, '>', parameters.transactionsLimit, window, ids, 'pairCount')] },
+      { direction: 'DESTINATION', vars, evidence: [windowCountEvidence('DESTINATION', count, '>', parameters.transactionsLimit, window, ids, 'pairCount')] },
     ];
   },
 });

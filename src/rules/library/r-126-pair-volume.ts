@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { formatMoney } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { amountEvidence, createIdsNeed, evidenceWindow, newestIds, windowCountEvidence } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import { amountThresholdsSchema, resolveThreshold, statedThreshold } from '../parameters.js';
 import { pairKey } from '../series.js';
@@ -41,9 +42,9 @@ function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[]
   const key = pairKey(originUserId, destinationUserId);
   const start = windowStart(end, parameters.timeWindow);
   const id = transaction.transactionId;
-  const needs: AggregateNeed[] = [createNeed(SUM, 'user-pair', key, start, end, 'sum', id, true)];
-  if (parameters.transactionsLimit !== undefined) needs.push(createNeed(COUNT, 'user-pair', key, start, end, 'count', id, true));
-  return needs;
+  // The count is the evidence's number of transactions too, and its ids need the newest of them.
+  const count = createNeed(COUNT, 'user-pair', key, start, end, 'count', id, true);
+  return [createNeed(SUM, 'user-pair', key, start, end, 'sum', id, true), count, createIdsNeed(count)];
 }
 
 /**
@@ -72,10 +73,9 @@ export const r126PairVolume = defineRule({
   check({ transaction, parameters, aggregates, money }): RuleHit[] {
     const total = aggregates[SUM];
     if (!transaction.originUserId || !transaction.destinationUserId || typeof total !== 'bigint') return [];
-    if (parameters.transactionsLimit !== undefined) {
-      const count = aggregates[COUNT];
-      if (typeof count !== 'number' || count <= parameters.transactionsLimit) return [];
-    }
+    const count = aggregates[COUNT];
+    if (typeof count !== 'number') return [];
+    if (parameters.transactionsLimit !== undefined && count <= parameters.transactionsLimit) return [];
     const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, transaction.timestamp);
     if (!resolved || resolved.amount < resolved.threshold) return [];
     const vars = {
@@ -83,9 +83,19 @@ export const r126PairVolume = defineRule({
       window: describeTimeWindow(parameters.timeWindow),
       threshold: statedThreshold(parameters.transactionVolumeThreshold, resolved),
     };
+    const end = transaction.timestamp;
+    const window = evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow);
+    const facts = { window, transactionCount: count, transactionIds: newestIds(aggregates, [COUNT]) };
+    const base = { amount: total, currency: money.baseCurrency };
+    const evidence = (direction: 'ORIGIN' | 'DESTINATION'): RuleEvidence[] => {
+      const items: RuleEvidence[] = [amountEvidence(direction, 'pairVolume', resolved, '>=', base, facts)];
+      if (parameters.transactionsLimit !== undefined)
+        items.push(windowCountEvidence(direction, count, '>', parameters.transactionsLimit, window, facts.transactionIds, 'pairCount'));
+      return items;
+    };
     return [
-      { direction: 'ORIGIN', vars },
-      { direction: 'DESTINATION', vars },
+      { direction: 'ORIGIN', vars, evidence: evidence('ORIGIN') },
+      { direction: 'DESTINATION', vars, evidence: evidence('DESTINATION') },
     ];
   },
 });

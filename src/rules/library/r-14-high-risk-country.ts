@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRule } from '../define-rule.js';
+import { listedEvidence } from '../kits/evidence.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -38,11 +39,19 @@ export const r14HighRiskCountry = defineRule({
     const list = parameters.highRiskCountries;
     const origin = transaction.originAmountDetails?.country;
     if (origin !== undefined && list.includes(origin)) {
-      hits.push({ direction: 'ORIGIN', vars: { side: 'Origin', country: origin } });
+      hits.push({
+        direction: 'ORIGIN',
+        vars: { side: 'Origin', country: origin },
+        evidence: [listedEvidence('ORIGIN', 'country', origin, 'highRiskCountries')],
+      });
     }
     const destination = transaction.destinationAmountDetails?.country;
     if (destination !== undefined && list.includes(destination)) {
-      hits.push({ direction: 'DESTINATION', vars: { side: 'Destination', country: destination } });
+      hits.push({
+        direction: 'DESTINATION',
+        vars: { side: 'Destination', country: destination },
+        evidence: [listedEvidence('DESTINATION', 'country', destination, 'highRiskCountries')],
+      });
     }
     return hits;
   },

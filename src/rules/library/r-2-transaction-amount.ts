@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { formatMoney, toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { amountEvidence } from '../kits/evidence.js';
 import { amountThresholdsSchema, reachesThreshold, resolveThreshold, statedThreshold } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
@@ -41,9 +42,10 @@ export const r2TransactionAmount = defineRule({
       amount: formatMoney(amount, details.transactionCurrency),
       threshold: statedThreshold(thresholds, resolved),
     };
+    const original = { amount, currency: details.transactionCurrency };
     return [
-      { direction: 'ORIGIN', vars },
-      { direction: 'DESTINATION', vars },
+      { direction: 'ORIGIN', vars, evidence: [amountEvidence('ORIGIN', 'amount', resolved, '>=', original)] },
+      { direction: 'DESTINATION', vars, evidence: [amountEvidence('DESTINATION', 'amount', resolved, '>=', original)] },
     ];
   },
 });

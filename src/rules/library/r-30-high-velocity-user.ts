@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
+import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { createSideNames, describeSide, planSides, receiverReads, senderReads, sideSeries, sumCounts, USER_SERIES, type SideRead } from '../kits/directions.js';
+import { addIdsNeeds, evidenceWindow, newestIds, readNames, windowCountEvidence } from '../kits/evidence.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
@@ -52,12 +54,15 @@ export const r30HighVelocityUser = defineRule({
   readsEntryValues: false,
   aggregates({ transaction, parameters }) {
     const end = transaction.timestamp;
-    return planSides(transaction, parameters.checkSender, parameters.checkReceiver, NAMES, { start: windowStart(end, parameters.timeWindow), end }, 'count');
+    // Beside each count, the newest ids of its window: the evidence of a hit.
+    return addIdsNeeds(
+      planSides(transaction, parameters.checkSender, parameters.checkReceiver, NAMES, { start: windowStart(end, parameters.timeWindow), end }, 'count'),
+    );
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const hits: RuleHit[] = [];
-    checkSide(hits, parameters, aggregates, 'ORIGIN', senderReads(transaction, parameters.checkSender, NAMES));
-    checkSide(hits, parameters, aggregates, 'DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
+    checkSide(hits, transaction, parameters, aggregates, 'ORIGIN', senderReads(transaction, parameters.checkSender, NAMES));
+    checkSide(hits, transaction, parameters, aggregates, 'DESTINATION', receiverReads(transaction, parameters.checkReceiver, NAMES));
     return hits;
   },
 });
@@ -65,6 +70,7 @@ export const r30HighVelocityUser = defineRule({
 /** One side's check (a module function, not a closure per call: the hot path allocates nothing). */
 function checkSide(
   hits: RuleHit[],
+  transaction: Transaction,
   parameters: Parameters,
   aggregates: Readonly<Record<string, AggregateValue>>,
   direction: 'ORIGIN' | 'DESTINATION',
@@ -74,6 +80,8 @@ function checkSide(
   const count = sumCounts(aggregates, reads);
   // "including the current one": count ≥ 2 means at least one earlier transaction exists.
   if (count > parameters.transactionsLimit && count >= 2) {
+    const end = transaction.timestamp;
+    const window = evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow);
     hits.push({
       direction,
       vars: {
@@ -82,6 +90,7 @@ function checkSide(
         window: describeTimeWindow(parameters.timeWindow),
         limit: parameters.transactionsLimit,
       },
+      evidence: [windowCountEvidence(direction, count, '>', parameters.transactionsLimit, window, newestIds(aggregates, readNames(reads)))],
     });
   }
 }

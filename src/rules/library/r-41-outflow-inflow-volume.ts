@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { evidenceMoney, evidenceWindow } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import { amountThresholdsSchema, reachesThreshold, transactionTypesSchema } from '../parameters.js';
 import { contributionsOf, type SeriesName } from '../series.js';
@@ -282,7 +283,22 @@ export const r41OutflowInflowVolume = defineRule({
       if (!meetsGuard(parameters.outflow3dsDonePercentageThreshold, outThreeDs, outCount)) continue;
       if (!meetsGuard(parameters.inflow3dsDonePercentageThreshold, inThreeDs, inCount)) continue;
       if (!meetsMinimums(parameters, { outflow, outCount, inflow, inCount }, money, transaction.timestamp)) continue;
+      const end = transaction.timestamp;
+      // The outflow against the inflow (both in the base currency, over the transaction types
+      // chosen): no ids, as the window's newest entries are not all of those types.
+      const evidence = {
+        direction,
+        kind: 'outflow',
+        value: evidenceMoney(outflow),
+        comparison: atOrAbove ? '>=' : '<=',
+        limit: evidenceMoney(inflow),
+        currency: money.baseCurrency,
+        window: evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow),
+        outflowCount: outCount,
+        inflowCount: inCount,
+      } as RuleEvidence;
       hits.push({
+        evidence: [evidence],
         direction,
         vars: {
           side: direction === 'ORIGIN' ? 'Sender' : 'Receiver',

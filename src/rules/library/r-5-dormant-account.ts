@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DAY_MS } from '../../domain/time.js';
+import type { RuleEvidence } from '../../domain/index.js';
 import { defineRule } from '../define-rule.js';
 import { createNeed } from '../kits/need.js';
 import type { RuleHit } from '../types.js';
@@ -53,6 +54,15 @@ export const r5DormantAccount = defineRule({
     if (!transaction.originUserId || typeof previous !== 'number') return [];
     const gap = transaction.timestamp - previous;
     if (gap <= parameters.dormancyPeriodDays * DAY_MS) return [];
-    return [{ direction: 'ORIGIN', vars: { days: Math.floor(gap / DAY_MS), period: parameters.dormancyPeriodDays } }];
+    // The time since the user's previous transaction against the dormancy period, both in ms.
+    const evidence = {
+      direction: 'ORIGIN',
+      kind: 'dormancy',
+      value: gap,
+      comparison: '>',
+      limit: parameters.dormancyPeriodDays * DAY_MS,
+      previousTimestamp: previous,
+    } as RuleEvidence;
+    return [{ direction: 'ORIGIN', vars: { days: Math.floor(gap / DAY_MS), period: parameters.dormancyPeriodDays }, evidence: [evidence] }];
   },
 });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRule } from '../define-rule.js';
+import { listedEvidence } from '../kits/evidence.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -56,11 +57,19 @@ export const r6HighRiskCurrency = defineRule({
     const listed = listedCurrencies(parameters);
     const origin = transaction.originAmountDetails?.transactionCurrency;
     if (origin !== undefined && listed.has(origin)) {
-      hits.push({ direction: 'ORIGIN', vars: { side: 'Origin', currency: origin } });
+      hits.push({
+        direction: 'ORIGIN',
+        vars: { side: 'Origin', currency: origin },
+        evidence: [listedEvidence('ORIGIN', 'currency', origin, 'highRiskCurrencies')],
+      });
     }
     const destination = transaction.destinationAmountDetails?.transactionCurrency;
     if (destination !== undefined && listed.has(destination)) {
-      hits.push({ direction: 'DESTINATION', vars: { side: 'Destination', currency: destination } });
+      hits.push({
+        direction: 'DESTINATION',
+        vars: { side: 'Destination', currency: destination },
+        evidence: [listedEvidence('DESTINATION', 'currency', destination, 'highRiskCurrencies')],
+      });
     }
     return hits;
   },

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateValue } from '../../aggregation/aggregate-store.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { formatMoney } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
@@ -17,6 +17,7 @@ import {
   USER_SERIES,
   type SideRead,
 } from '../kits/directions.js';
+import { addIdsNeeds, amountEvidence, evidenceWindow, newestIds, readNames } from '../kits/evidence.js';
 import { amountThresholdsSchema, CheckReceiverSchema, CheckSenderSchema, reachesThreshold, resolveThreshold, statedThreshold } from '../parameters.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
 
@@ -51,17 +52,16 @@ type Parameters = Static<typeof ParametersSchema>;
 
 const VOLUME = createSideNames('v');
 const HISTORY = createSideNames('h');
+/** The window's number of transactions and newest ids: the evidence of a hit. */
+const WINDOW_COUNT = createSideNames('c');
 
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
-  const needs = planSides(
-    transaction,
-    parameters.checkSender,
-    parameters.checkReceiver,
-    VOLUME,
-    { start: windowStart(end, parameters.timeWindow), end },
-    'sum',
-  );
+  const window = { start: windowStart(end, parameters.timeWindow), end };
+  const needs = planSides(transaction, parameters.checkSender, parameters.checkReceiver, VOLUME, window, 'sum');
+  const counts = needs.length;
+  planSides(transaction, parameters.checkSender, parameters.checkReceiver, WINDOW_COUNT, window, 'count', true, needs);
+  addIdsNeeds(needs, counts);
   if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
     planSides(transaction, parameters.checkSender, parameters.checkReceiver, HISTORY, { start: Number.NEGATIVE_INFINITY, end }, 'count', true, needs);
   }
@@ -108,6 +108,7 @@ export const r69MoneyFlowVolume = defineRule({
       'ORIGIN',
       senderReads(transaction, parameters.checkSender, VOLUME),
       senderReads(transaction, parameters.checkSender, HISTORY),
+      senderReads(transaction, parameters.checkSender, WINDOW_COUNT),
     );
     checkSide(
       hits,
@@ -118,6 +119,7 @@ export const r69MoneyFlowVolume = defineRule({
       'DESTINATION',
       receiverReads(transaction, parameters.checkReceiver, VOLUME),
       receiverReads(transaction, parameters.checkReceiver, HISTORY),
+      receiverReads(transaction, parameters.checkReceiver, WINDOW_COUNT),
     );
     return hits;
   },
@@ -133,21 +135,35 @@ function checkSide(
   direction: 'ORIGIN' | 'DESTINATION',
   volume: readonly SideRead[] | null,
   history: readonly SideRead[] | null,
+  counted: readonly SideRead[] | null,
 ): void {
   if (!volume) return;
+  let historyCount = 0;
   if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
-    if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) return;
+    historyCount = sumCounts(aggregates, history ?? []);
+    if (historyCount < parameters.initialTransactions) return;
   }
   const total = sumAmounts(aggregates, volume);
   if (!reachesThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, at)) return;
   const resolved = resolveThreshold(parameters.transactionVolumeThreshold, total, money.baseCurrency, money, at);
   if (!resolved) return;
   const upper = parameters.transactionVolumeUpperThreshold;
+  let bound: ReturnType<typeof resolveThreshold> = null;
   if (upper && Object.keys(upper).length > 0) {
-    const bound = resolveThreshold(upper, total, money.baseCurrency, money, at);
+    bound = resolveThreshold(upper, total, money.baseCurrency, money, at);
     if (bound && bound.amount > bound.threshold) return;
   }
+  const base = { amount: total, currency: money.baseCurrency };
+  const window = evidenceWindow(windowStart(at, parameters.timeWindow), at, parameters.timeWindow);
+  const reads = counted ?? [];
+  const facts = { window, transactionCount: sumCounts(aggregates, reads), transactionIds: newestIds(aggregates, readNames(reads)) };
+  const evidence: RuleEvidence[] = [amountEvidence(direction, 'volume', resolved, '>=', base, facts)];
+  if (bound) evidence.push(amountEvidence(direction, 'volume', bound, '<=', base, facts));
+  if (parameters.initialTransactions !== undefined && parameters.initialTransactions > 0) {
+    evidence.push({ direction, kind: 'history', value: historyCount, comparison: '>=', limit: parameters.initialTransactions });
+  }
   hits.push({
+    evidence,
     direction,
     vars: {
       side: describeSide(direction),

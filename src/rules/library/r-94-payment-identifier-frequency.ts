@@ -3,6 +3,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { addIdsNeeds, evidenceWindow, newestIds, windowCountEvidence } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import { paymentIdentifier, type SeriesName } from '../series.js';
@@ -82,7 +83,8 @@ export const r94PaymentIdentifierFrequency = defineRule({
     };
     add('ORIGIN', parameters.checkSender);
     add('DESTINATION', parameters.checkReceiver);
-    return needs;
+    // Beside each count, the newest ids of its window: the evidence of a hit.
+    return addIdsNeeds(needs);
   },
   check({ transaction, parameters, aggregates }): RuleHit[] {
     const hits: RuleHit[] = [];
@@ -96,7 +98,14 @@ export const r94PaymentIdentifierFrequency = defineRule({
         if (typeof v === 'number') count += v;
       }
       if (count >= parameters.threshold) {
+        const end = transaction.timestamp;
+        const window = evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow);
+        const ids = newestIds(
+          aggregates,
+          series.map((s) => needName(direction, s)),
+        );
         hits.push({
+          evidence: [windowCountEvidence(direction, count, '>=', parameters.threshold, window, ids, 'identifierCount')],
           direction,
           vars: {
             side: direction === 'ORIGIN' ? 'sender' : 'receiver',

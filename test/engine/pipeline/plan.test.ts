@@ -17,17 +17,20 @@ describe('collectAggregateNeeds', () => {
 
   it('lists each distinct need once, in order of first appearance (equal needs of two instances are merged)', () => {
     const needs = collectAggregateNeeds(input([prepare(r30(1)), prepare(r30(5))]));
-    expect(needs.map((n) => [n.series, n.key, n.start, n.end])).toEqual([
-      ['user-sending', 'alice', T0 - HOUR, T0],
-      ['user-receiving', 'bob', T0 - HOUR, T0],
+    // Each count, then the newest ids of the same window (the evidence of a hit).
+    expect(needs.map((n) => [n.series, n.key, n.start, n.end, n.fn])).toEqual([
+      ['user-sending', 'alice', T0 - HOUR, T0, 'count'],
+      ['user-receiving', 'bob', T0 - HOUR, T0, 'count'],
+      ['user-sending', 'alice', T0 - HOUR, T0, 'lastEntries'],
+      ['user-receiving', 'bob', T0 - HOUR, T0, 'lastEntries'],
     ]);
   });
 
   it('points every instance need at the distinct need answering it', () => {
     const plan = planRuleInstances(input([prepare(r30(1)), prepare(r30(1, 2)), prepare(r30(5))]));
-    expect(plan.needs).toHaveLength(4);
-    expect(plan.positions).toEqual([0, 1, 2, 3, 0, 1]);
-    expect(plan.instances.map((p) => p.offset)).toEqual([0, 2, 4]);
+    expect(plan.needs).toHaveLength(8);
+    expect(plan.positions).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3]);
+    expect(plan.instances.map((p) => p.offset)).toEqual([0, 4, 8]);
   });
 
   it('keeps merging equal needs over repeated plans with one cache, and stops when they differ', () => {
@@ -35,12 +38,12 @@ describe('collectAggregateNeeds', () => {
     const instances = [prepare(r30(1)), prepare(r30(5))];
     for (let i = 0; i < 200; i++) {
       const t = transaction({ timestamp: T0 + i * 1000 });
-      expect(planRuleInstances(input(instances, { transaction: t, cache })).needs).toHaveLength(2);
+      expect(planRuleInstances(input(instances, { transaction: t, cache })).needs).toHaveLength(4);
     }
     const other = [prepare(r30(1)), prepare(r30(5, 2))];
     const plan = planRuleInstances(input(other, { cache }));
-    expect(plan.needs).toHaveLength(4);
-    expect(plan.positions).toEqual([0, 1, 2, 3]);
+    expect(plan.needs).toHaveLength(8);
+    expect(plan.positions).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('gives each instance the value of its need when needs are merged', () => {
@@ -54,7 +57,7 @@ describe('collectAggregateNeeds', () => {
   });
 
   it('keeps needs of different windows apart', () => {
-    expect(collectAggregateNeeds(input([prepare(r30(1, 1)), prepare(r30(1, 2))]))).toHaveLength(4);
+    expect(collectAggregateNeeds(input([prepare(r30(1, 1)), prepare(r30(1, 2))]))).toHaveLength(8);
   });
 
   it('skips an instance whose filters keep it from running', () => {
@@ -73,12 +76,12 @@ describe('collectAggregateNeeds', () => {
       ),
     });
     const needs = collectAggregateNeeds(input([p], { originUser: user('alice', 'LOW') }));
-    expect(needs.map((n) => n.start)).toEqual([T0 - 3 * HOUR]);
+    expect(needs.map((n) => n.start)).toEqual([T0 - 3 * HOUR, T0 - 3 * HOUR]);
   });
 
   it('gives a need without a user key for a missing side no entry', () => {
     const needs = collectAggregateNeeds(input([prepare(r30(1))], { transaction: transaction({ destinationUserId: undefined }) }));
-    expect(needs.map((n) => n.series)).toEqual(['user-sending']);
+    expect(needs.map((n) => n.series)).toEqual(['user-sending', 'user-sending']);
   });
 });
 

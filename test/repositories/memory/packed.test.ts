@@ -91,6 +91,39 @@ describe('createResultPacker', () => {
     expect(Object.isFrozen(back.executedRules) && Object.isFrozen(back.hitRules) && Object.isFrozen(back.hitRules[0])).toBe(true);
   });
 
+  it('keeps hits whose ruleHitMeta carries evidence on one shared template per instance, each with its own meta, read back equal', () => {
+    const packer = createResultPacker();
+    packer.pack(missResult());
+    const LABELS = Object.freeze([]) as unknown as ExecutedRuleResult['labels'];
+    const evidenced = (n: number): MonitoringResult => {
+      const meta = Object.freeze({
+        hitDirections: META.hitDirections,
+        evidence: Object.freeze([Object.freeze({ direction: 'ORIGIN', kind: 'count', value: n, comparison: '>', limit: 1 })]),
+      });
+      const result = hitResult([2]);
+      // The labels too as the pipeline gives them: one frozen list per instance.
+      const executed = { ...(result.executedRules[2] as ExecutedRuleResult), ruleHitMeta: meta, labels: LABELS };
+      const { ruleHit: _ruleHit, ...details } = executed;
+      const executedRules = [...result.executedRules];
+      executedRules[2] = Object.freeze(executed) as ExecutedRuleResult;
+      return {
+        ...result,
+        executedRules: Object.freeze(executedRules) as ExecutedRuleResult[],
+        hitRules: Object.freeze([Object.freeze(details)]) as HitRuleDetails[],
+      };
+    };
+    // More hits than an instance keeps templates: a per-hit meta must not use one up each.
+    const results = Array.from({ length: 12 }, (_, n) => evidenced(n + 2));
+    const kept = results.map((r) => packer.pack(r));
+    const templates = new Set(kept.map((k) => (k as PackedResult).changes[1]));
+    expect(templates.size).toBe(1);
+    for (const [n, k] of kept.entries()) {
+      expect(k).toBeInstanceOf(PackedResult);
+      expect(JSON.stringify(unpackResult(k))).toBe(JSON.stringify(results[n]));
+      expect(unpackResult(k).hitRules[0]?.ruleHitMeta).toBe(results[n]?.executedRules[2]?.ruleHitMeta);
+    }
+  });
+
   it("keeps a hit rule result whose keys are not the pipeline's as saved", () => {
     const packer = createResultPacker();
     packer.pack(missResult());

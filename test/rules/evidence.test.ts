@@ -1,0 +1,344 @@
+/**
+ * The shape of each rule family's evidence (`ruleHitMeta.evidence`, docs/evidence.md), through the
+ * engine: per row, a few past transactions, then the current one, whose hit of the row's rule must
+ * carry exactly the expected evidence. Exactness over random histories is
+ * test/rules/evidence-oracle.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { DAY, HOUR, T0, testEngine, tx } from '../helpers.js';
+
+const ROLLING_HOUR = { units: 1, granularity: 'hour', rollingBasis: true };
+const HOUR_WINDOW = { start: T0 - HOUR, end: T0, units: 1, granularity: 'hour', rolling: true };
+const eur = (amount: number) => ({ transactionAmount: amount, transactionCurrency: 'EUR', country: 'DE' });
+const card = (fingerprint: string) => ({ method: 'CARD', cardFingerprint: fingerprint });
+
+interface Row {
+  name: string;
+  instance: Record<string, unknown>;
+  past: Record<string, unknown>[];
+  current: Record<string, unknown>;
+  /** The evidence of the current transaction's hit, in full. */
+  expected: unknown[];
+}
+
+const rows: Row[] = [
+  {
+    name: 'R-2 amount threshold: the amount and the threshold in its currency, ≥',
+    instance: { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1000 } } },
+    past: [],
+    current: { transactionId: 'c', originAmountDetails: eur(1000.5) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'amount', value: '1000.5', comparison: '>=', limit: '1000', currency: 'EUR' },
+      { direction: 'DESTINATION', kind: 'amount', value: '1000.5', comparison: '>=', limit: '1000', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-14 listed value: the country and the list parameter it is in, one side only',
+    instance: { ruleId: 'R-14', parameters: { highRiskCountries: ['FR'] } },
+    past: [],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'DESTINATION', kind: 'country', value: 'FR', comparison: 'in', limit: '/parameters/highRiskCountries' }],
+  },
+  {
+    name: 'R-6 listed value: the origin currency',
+    instance: { ruleId: 'R-6', parameters: { highRiskCurrencies: ['EUR'] } },
+    past: [],
+    current: { transactionId: 'c', destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' } },
+    expected: [{ direction: 'ORIGIN', kind: 'currency', value: 'EUR', comparison: 'in', limit: '/parameters/highRiskCurrencies' }],
+  },
+  {
+    name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
+    instance: { ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - HOUR - 1 },
+      { transactionId: 'p1', timestamp: T0 - HOUR },
+      { transactionId: 'p2', timestamp: T0 - 5 },
+    ],
+    current: { transactionId: 'c' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'count', value: 3, comparison: '>', limit: 2, window: HOUR_WINDOW, transactionCount: 3, transactionIds: ['c', 'p2', 'p1'] },
+    ],
+  },
+  {
+    name: 'R-119 pair velocity: the pair count, the same evidence on both sides',
+    instance: { ruleId: 'R-119', parameters: { transactionsLimit: 1, timeWindow: ROLLING_HOUR } },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 10 },
+      { transactionId: 'other', timestamp: T0 - 9, destinationUserId: 'carol' },
+    ],
+    current: { transactionId: 'c' },
+    expected: ['ORIGIN', 'DESTINATION'].map((direction) => ({
+      direction,
+      kind: 'pairCount',
+      value: 2,
+      comparison: '>',
+      limit: 1,
+      window: HOUR_WINDOW,
+      transactionCount: 2,
+      transactionIds: ['c', 'p1'],
+    })),
+  },
+  {
+    name: 'R-94 identifier frequency: count ≥ threshold over the identifier’s transactions',
+    instance: { ruleId: 'R-94', parameters: { threshold: 2, timeWindow: ROLLING_HOUR, checkSender: 'all', checkReceiver: 'none' } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, originUserId: 'dave', originPaymentDetails: card('fp-1') }],
+    current: { transactionId: 'c', originPaymentDetails: card('fp-1') },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'identifierCount',
+        value: 2,
+        comparison: '>=',
+        limit: 2,
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        transactionIds: ['c', 'p1'],
+      },
+    ],
+  },
+  {
+    name: 'R-69 volume: the volume ≥ the threshold, the upper bound ≤ and the history ≥ initialTransactions',
+    instance: {
+      ruleId: 'R-69',
+      parameters: {
+        transactionVolumeThreshold: { EUR: 250 },
+        transactionVolumeUpperThreshold: { EUR: 1000 },
+        initialTransactions: 2,
+        timeWindow: ROLLING_HOUR,
+        checkSender: 'sending',
+        checkReceiver: 'none',
+      },
+    },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 2 * HOUR, originAmountDetails: eur(5000) },
+      { transactionId: 'p1', timestamp: T0 - 10, originAmountDetails: eur(150.25) },
+    ],
+    current: { transactionId: 'c', originAmountDetails: eur(100) },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'volume',
+        value: '250.25',
+        comparison: '>=',
+        limit: '250',
+        currency: 'EUR',
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        transactionIds: ['c', 'p1'],
+      },
+      {
+        direction: 'ORIGIN',
+        kind: 'volume',
+        value: '250.25',
+        comparison: '<=',
+        limit: '1000',
+        currency: 'EUR',
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        transactionIds: ['c', 'p1'],
+      },
+      { direction: 'ORIGIN', kind: 'history', value: 3, comparison: '>=', limit: 2 },
+    ],
+  },
+  {
+    name: 'R-126 pair volume: the volume ≥ the threshold and the pair count > transactionsLimit',
+    instance: { ruleId: 'R-126', parameters: { transactionVolumeThreshold: { EUR: 200 }, transactionsLimit: 1, timeWindow: ROLLING_HOUR } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, originAmountDetails: eur(100) }],
+    current: { transactionId: 'c', originAmountDetails: eur(100) },
+    expected: ['ORIGIN', 'DESTINATION'].flatMap((direction) => [
+      {
+        direction,
+        kind: 'pairVolume',
+        value: '200',
+        comparison: '>=',
+        limit: '200',
+        currency: 'EUR',
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        transactionIds: ['c', 'p1'],
+      },
+      { direction, kind: 'pairCount', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW, transactionCount: 2, transactionIds: ['c', 'p1'] },
+    ]),
+  },
+  {
+    name: 'R-55 distinct count: the distinct identifiers > the limit, with the window’s transactions',
+    instance: { ruleId: 'R-55', parameters: { uniquePaymentIdentifiersCountThreshold: 1, timeWindow: ROLLING_HOUR } },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 20, originPaymentDetails: card('fp-1') },
+      { transactionId: 'p2', timestamp: T0 - 10, originPaymentDetails: card('fp-1') },
+    ],
+    current: { transactionId: 'c', originPaymentDetails: card('fp-2') },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'distinct',
+        field: 'paymentId',
+        value: 2,
+        comparison: '>',
+        limit: 1,
+        window: HOUR_WINDOW,
+        transactionCount: 3,
+        transactionIds: ['c', 'p2', 'p1'],
+      },
+    ],
+  },
+  {
+    name: 'R-10 distinct counterparties: the distinct counterparties > the limit, on each side that hit',
+    instance: { ruleId: 'R-10', parameters: { sendersCount: 1, timeWindow: ROLLING_HOUR } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, destinationUserId: 'carol' }],
+    current: { transactionId: 'c' },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'distinct',
+        field: 'counterparty',
+        value: 2,
+        comparison: '>',
+        limit: 1,
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        transactionIds: ['c', 'p1'],
+      },
+    ],
+  },
+  {
+    name: 'R-41 outflow against inflow: the outflow ≥ the inflow in the base currency, with both counts',
+    instance: {
+      ruleId: 'R-41',
+      parameters: {
+        timeWindow: ROLLING_HOUR,
+        outflowTransactionTypes: ['WITHDRAWAL'],
+        inflowTransactionTypes: ['DEPOSIT'],
+        outflowInflowComparator: 'GREATER_THAN_OR_EQUAL_TO',
+      },
+    },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, type: 'DEPOSIT', originUserId: 'bank', destinationUserId: 'alice', destinationAmountDetails: eur(300) }],
+    current: { transactionId: 'c', type: 'WITHDRAWAL', destinationUserId: 'bank', originAmountDetails: eur(300) },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'outflow',
+        value: '300',
+        comparison: '>=',
+        limit: '300',
+        currency: 'EUR',
+        window: HOUR_WINDOW,
+        outflowCount: 1,
+        inflowCount: 1,
+      },
+    ],
+  },
+  {
+    name: 'R-27 past period: the ratio of the two volumes ≥ the multiplier, with both windows and counts',
+    instance: {
+      ruleId: 'R-27',
+      parameters: {
+        period1: { units: 1, granularity: 'day', rollingBasis: true },
+        period2: { units: 3, granularity: 'day', rollingBasis: true },
+        multiplierThreshold: { currency: 'EUR', value: 200 },
+        checkSender: 'sending',
+        checkReceiver: 'none',
+        excludePeriod1: true,
+      },
+    },
+    past: [{ transactionId: 'p1', timestamp: T0 - 2 * DAY, originAmountDetails: eur(40) }],
+    current: { transactionId: 'c', originAmountDetails: eur(100) },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'pastPeriod',
+        value: '250.00',
+        comparison: '>=',
+        limit: 200,
+        statistic1: '100.00 EUR',
+        statistic2: '40.00 EUR',
+        window: { start: T0 - DAY, end: T0, units: 1, granularity: 'day', rolling: true },
+        transactionCount: 1,
+        referenceWindow: { start: T0 - 3 * DAY, end: T0, units: 3, granularity: 'day', rolling: true },
+        referenceCount: 1,
+        referenceExcludesWindow: true,
+      },
+    ],
+  },
+  {
+    name: 'R-77 matching count: the counterparty-country matches > the limit (no ids: not every newest transaction matches)',
+    instance: {
+      ruleId: 'R-77',
+      parameters: { timeWindow: ROLLING_HOUR, transactionsLimit: 1, highRiskCountries: ['FR'], checkSender: 'sending', checkReceiver: 'none' },
+    },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 20 },
+      { transactionId: 'p2', timestamp: T0 - 10, destinationAmountDetails: { ...eur(100), country: 'IT' } },
+    ],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'ORIGIN', kind: 'matchingCount', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW }],
+  },
+  {
+    name: 'R-1 first transaction: no earlier sent transaction, and the amount ≥ the threshold when one is set',
+    instance: { ruleId: 'R-1', parameters: { transactionAmountThreshold: { EUR: 50 } } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, originUserId: 'bob', destinationUserId: 'alice' }],
+    current: { transactionId: 'c' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'history', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'amount', value: '100', comparison: '>=', limit: '50', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-5 dormancy: the time since the previous transaction > the period, in ms',
+    instance: { ruleId: 'R-5', parameters: { dormancyPeriodDays: 30, checkDirection: 'sending' } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 31 * DAY }],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'ORIGIN', kind: 'dormancy', value: 31 * DAY, comparison: '>', limit: 30 * DAY, previousTimestamp: T0 - 31 * DAY }],
+  },
+];
+
+describe('ruleHitMeta.evidence by rule family', () => {
+  it.each(rows)('$name', async (row) => {
+    const { engine } = testEngine({ baseCurrency: 'EUR' });
+    const instance = await engine.createRuleInstance(row.instance as never);
+    for (const past of row.past) await engine.createTransaction(tx(past));
+    const result = await engine.createTransaction(tx(row.current));
+    const hit = result.hitRules.find((h) => h.ruleInstanceId === instance.id);
+    expect(hit?.ruleHitMeta?.evidence).toEqual(row.expected);
+    // The executed rule carries the same evidence, and the stored result too.
+    expect(result.executedRules.find((r) => r.ruleInstanceId === instance.id)?.ruleHitMeta).toBe(hit?.ruleHitMeta);
+    const stored = await engine.getTransaction(row.current.transactionId as string);
+    expect(stored.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta?.evidence).toEqual(row.expected);
+  });
+
+  it('names the converted amount when the threshold is in another currency (R-2)', async () => {
+    const { engine } = testEngine({ baseCurrency: 'EUR' });
+    const instance = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10 } } });
+    const result = await engine.createTransaction(tx({ originAmountDetails: { transactionAmount: 1234.5, transactionCurrency: 'USD' } }));
+    const evidence = result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta?.evidence;
+    expect(evidence?.[0]).toMatchObject({
+      direction: 'ORIGIN',
+      kind: 'amount',
+      comparison: '>=',
+      limit: '10',
+      currency: 'EUR',
+      convertedFrom: { value: '1234.5', currency: 'USD' },
+    });
+    expect(typeof evidence?.[0]?.value).toBe('string');
+  });
+
+  it('lists at most the 20 newest ids, with the whole count (R-30)', async () => {
+    const { engine } = testEngine();
+    const instance = await engine.createRuleInstance({
+      ruleId: 'R-30',
+      parameters: { transactionsLimit: 1, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' },
+    });
+    for (let i = 0; i < 30; i++) await engine.createTransaction(tx({ transactionId: `p${String(i).padStart(2, '0')}`, timestamp: T0 - 100 + i }));
+    const result = await engine.createTransaction(tx({ transactionId: 'c' }));
+    const [item] = result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta?.evidence ?? [];
+    expect(item?.transactionCount).toBe(31);
+    expect(item?.transactionIds).toEqual(['c', ...Array.from({ length: 19 }, (_, i) => `p${29 - i}`)]);
+  });
+
+  it('gives no evidence and keeps the shared meta for a rule without evidence (a custom json-logic instance)', async () => {
+    const { engine } = testEngine();
+    const instance = await engine.createRuleInstance({ logic: { '>': [{ var: 'transaction.originAmountDetails.transactionAmount' }, 0] } } as never);
+    const result = await engine.createTransaction(tx());
+    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({ hitDirections: ['ORIGIN', 'DESTINATION'] });
+  });
+});
