@@ -311,7 +311,7 @@ export interface StorePage<T> {
  * users involved (`u:<userId>`, as their transactions do), so a concurrent hit lands wholly before
  * or wholly after it.
  */
-export interface WorkflowWrite {
+export interface WorkflowWrite extends AuditWrites {
   /**
    * The case's patch and, when it closes the case, `openAlertsPatch`: applied to every alert of the
    * case that is not `CLOSED` when the write runs (an alert that joined the case a moment before

@@ -6,6 +6,7 @@ import type { Alert, Case } from '../domain/entities.js';
 import { notFound } from '../errors.js';
 import type { AlertPageQuery, CasePageQuery, CaseRepository, PageKey, StorePage, WorkflowSortKey } from '../engine/repositories.js';
 import type { Database, Sql } from './client.js';
+import { insertAuditEntries } from './audit.js';
 import { appendDecisionTexts, isUnitSql } from './outcome.js';
 
 /** The SQL of a sort key over the document column `doc` and id column `id` (ids and priorities compared bytewise, as the memory store compares them). */
@@ -167,6 +168,7 @@ export function createPostgresAlertsAndCases(sql: Sql, db: Database | null = nul
             JSON.stringify(comment),
           ]);
         }
+        await insertAuditEntries(tx, write.audit);
         // Last, as an outcome's (see appendDecisionsOf): the log's head is held for the commit only.
         if (write.decisions.length > 0) {
           const append = appendDecisionTexts(write.decisions);

@@ -23,7 +23,13 @@ describe('the audit trail over HTTP', () => {
   it('every mutating route appends exactly one entry per change, naming the key as <tenant>/<label>', async () => {
     const { engine, handler } = setup();
     const count = async () => (await engine.listAuditLog()).count;
-    const expectOne = async (method: string, path: string, body: unknown, status: number, expected: { entityType: string; action: string }) => {
+    const expectOne = async (
+      method: string,
+      path: string,
+      body: unknown,
+      status: number,
+      expected: { entityType: string; action: string; entityId?: string | undefined },
+    ) => {
       const before = await count();
       const response = await call(handler, method, path, body === undefined ? {} : { body });
       expect([method, path, response.status]).toEqual([method, path, status]);
@@ -86,6 +92,17 @@ describe('the audit trail over HTTP', () => {
     await expectOne('POST', '/users/u-1/comments', { body: 'Called the customer' }, 201, { entityType: 'COMMENT', action: 'CREATE' });
     await expectOne('POST', `/alerts/${alert?.alertId}/comments`, { body: 'Looks fine' }, 201, { entityType: 'COMMENT', action: 'CREATE' });
     await expectOne('POST', `/cases/${alert?.caseId}/comments`, { body: 'Closing soon' }, 201, { entityType: 'COMMENT', action: 'CREATE' });
+    await expectOne('PATCH', `/alerts/${alert?.alertId}`, { priority: 'P1' }, 200, { entityType: 'ALERT', action: 'UPDATE', entityId: alert?.alertId });
+    await expectOne('POST', `/alerts/${alert?.alertId}/statuses`, { status: 'IN_PROGRESS' }, 200, { entityType: 'ALERT', action: 'STATUS_CHANGE' });
+    await expectOne('PATCH', `/cases/${alert?.caseId}`, { assignments: [{ assigneeEmail: 'ana@bank.example' }] }, 200, {
+      entityType: 'CASE',
+      action: 'UPDATE',
+    });
+    await expectOne('POST', `/cases/${alert?.caseId}/statuses`, { status: 'CLOSED', reason: ['FALSE_POSITIVE'] }, 200, {
+      entityType: 'CASE',
+      action: 'STATUS_CHANGE',
+      entityId: alert?.caseId,
+    });
     await expectOne('DELETE', `/rule-instances/${created.id}`, undefined, 204, { entityType: 'RULE_INSTANCE', action: 'DELETE' });
     // The transaction and its event appended nothing (decisions are not API changes to an entity).
     expect((await engine.listAuditLog({ pageSize: 100 })).items.every((e) => e.actor === 'acme/ops-console')).toBe(true);
@@ -122,7 +139,7 @@ describe('the audit trail over HTTP', () => {
     const unknown = await call(handler, 'GET', '/audit-log?entityType=LIST&colour=red&size=2');
     expect(unknown.status).toBe(400);
     expect((await json(unknown)).message).toMatch(/colour, size/);
-    for (const query of ['start=garbage', 'pageSize=0', 'pageSize=abc', 'afterTimestamp=yesterday', 'entityType=ALERT', 'pageSize=1&pageSize=2']) {
+    for (const query of ['start=garbage', 'pageSize=0', 'pageSize=abc', 'afterTimestamp=yesterday', 'entityType=TRANSACTION', 'pageSize=1&pageSize=2']) {
       expect([query, (await call(handler, 'GET', `/audit-log?${query}`)).status]).toEqual([query, 400]);
     }
   });

@@ -6,12 +6,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineClosedObject, defineFreeObject, defineStringEnum, IdSchema } from './common.js';
 
 /** What an audit entry is about. */
-export const AUDIT_ENTITY_TYPES = ['RULE_INSTANCE', 'LIST', 'USER', 'COMMENT'] as const;
+export const AUDIT_ENTITY_TYPES = ['RULE_INSTANCE', 'LIST', 'USER', 'COMMENT', 'ALERT', 'CASE'] as const;
 /** What an audit entry is about. */
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
 
 /** What happened to the entity. */
-export const AUDIT_ACTIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
+export const AUDIT_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'STATUS_CHANGE'] as const;
 /** What happened to the entity. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

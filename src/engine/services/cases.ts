@@ -20,6 +20,7 @@ import {
 } from '../../domain/index.js';
 import type { Alert, Case, Comment, CommentTarget } from '../../domain/entities.js';
 import { statusDecisionOf } from '../../domain/decision-log.js';
+import { actorOf as auditActorOf, auditEntryOf } from './audit.js';
 import { cloneJson } from '../../domain/json.js';
 import { TxmonError, invalidField, isTxmonError, notFound } from '../../errors.js';
 import { copySafeJson, createLazyValidator } from '../../validation/index.js';
@@ -42,7 +43,6 @@ const MAX_KEY_RETRIES = 5;
 /** How often a write that lost a race on a store shared by several processes is tried again. */
 const MAX_CONFLICT_RETRIES = 5;
 const DEFAULT_PAGE_SIZE = 20;
-const MAX_ACTOR_LENGTH = 200;
 
 type CaseMethods = Pick<
   Engine,
@@ -70,13 +70,10 @@ class KeysChanged extends Error {
 }
 
 /** The actor of `options`, checked. */
-function actorOf(options: WorkflowOptions | undefined): string | undefined {
-  const actor = options?.actor;
-  if (actor === undefined) return undefined;
-  if (typeof actor !== 'string' || actor.length === 0 || actor.length > MAX_ACTOR_LENGTH) {
-    throw invalidField('', 'type', `the actor option must be 1 to ${MAX_ACTOR_LENGTH} characters`);
-  }
-  return actor;
+/** The actor a status change keeps (`lastStatusChange.actor`): the one the host named, if any (checked as the audit trail checks it). */
+function namedActorOf(options: WorkflowOptions | undefined): string | undefined {
+  const actor = auditActorOf(options);
+  return options?.actor === undefined ? undefined : actor;
 }
 
 /** The engine's order (`asc`/`desc`) of a query's `sortOrder` (Flagright's `ascend`/`descend` too). */
@@ -270,11 +267,19 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       const c = await repos.cases.getCase(alert.caseId);
       const now = clock.now();
       const { patch, comment, decision } = await decide(repos, alert, c, now);
+      const audit = auditEntryOf(settings, auditActorOf(options), {
+        entityType: 'ALERT',
+        entityId: alertId,
+        action: decision === undefined ? 'UPDATE' : 'STATUS_CHANGE',
+        before: { ...alert },
+        after: { ...alert, ...patch },
+      });
       const write: WorkflowWrite = {
         ...(c === null ? {} : { case: { caseId: c.caseId, patch: { updatedAt: now } } }),
         alerts: [{ alertId, patch }],
         comments: comment === null ? [] : [{ target: { kind: 'alert', id: alertId }, comment }],
         decisions: decision === undefined ? [] : [decision],
+        audit: [audit],
       };
       await repos.cases.saveWorkflow(write);
       return withSla((await repos.cases.getAlert(alertId)) as Alert);
@@ -298,11 +303,20 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       const c = await heldCase(repos, caseId, held);
       const now = clock.now();
       const { patch, openAlertsPatch, comment, decision } = await decide(repos, c, now);
+      // A close's entry is the case's; the alerts it closes with it are named by the case's alertIds.
+      const audit = auditEntryOf(settings, auditActorOf(options), {
+        entityType: 'CASE',
+        entityId: caseId,
+        action: decision === undefined ? 'UPDATE' : 'STATUS_CHANGE',
+        before: { ...c },
+        after: { ...c, ...patch },
+      });
       await repos.cases.saveWorkflow({
         case: { caseId, patch, ...(openAlertsPatch === undefined ? {} : { openAlertsPatch }) },
         alerts: [],
         comments: comment === null ? [] : [{ target: { kind: 'case', id: caseId }, comment }],
         decisions: decision === undefined ? [] : [decision],
+        audit: [audit],
       });
       return withSla((await repos.cases.getCase(caseId)) as Case);
     });
@@ -326,7 +340,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
 
     async changeAlertStatus(alertId, input, options) {
       const request = validateStatusChange(copySafeJson(input));
-      const actor = actorOf(options);
+      const actor = namedActorOf(options);
       return writeAlert(alertId, options, async (repos, alert, c, now) => {
         if (request.status === 'REOPENED' && alert.alertStatus === 'CLOSED' && c !== null && c.caseStatus === 'CLOSED') {
           const message = `${alert.alertStatus} → ${request.status} is not allowed while the alert's case is CLOSED: reopen the case first`;
@@ -343,7 +357,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
 
     async changeCaseStatus(caseId, input, options) {
       const request = validateStatusChange(copySafeJson(input));
-      const actor = actorOf(options);
+      const actor = namedActorOf(options);
       return writeCase(caseId, options, async (repos, c, now) => {
         const change = decideStatusChange(c.caseStatus, request, now, actor);
         // Applied by the store to every alert of the case still open when it writes.
@@ -359,7 +373,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
 
     async updateAlert(alertId, input, options) {
       const request = validateUpdate(copySafeJson(input));
-      actorOf(options);
+      auditActorOf(options);
       return writeAlert(alertId, options, async (_repos, _alert, _c, now) => {
         const assignments = assignmentsOf(request, now);
         return {
@@ -375,7 +389,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
 
     async updateCase(caseId, input, options) {
       const request = validateUpdate(copySafeJson(input));
-      actorOf(options);
+      auditActorOf(options);
       return writeCase(caseId, options, async (_repos, _c, now) => {
         const assignments = assignmentsOf(request, now);
         return {

@@ -1,5 +1,7 @@
 import { decideAlertHit, type AlertHit } from '../../domain/index.js';
 import { notFound } from '../../errors.js';
+import type { MemoryAuditLog } from './audit.js';
+import type { ByteBudget } from './budget.js';
 import type { MemoryDecisions } from './decisions.js';
 import type { Alert, Case, CaseRepository, CommentRepository } from '../../engine/repositories.js';
 import { keyOf, pageOf } from './pages.js';
@@ -51,7 +53,18 @@ interface UserAlerts {
  * Alerts and cases in memory. `comments`: where a workflow write's comments go (absent: a workflow
  * write with comments is refused, for stores built without one).
  */
-export function createMemoryAlertsAndCases(comments?: CommentRepository, decisions?: MemoryDecisions): MemoryAlertsAndCases {
+/** What a memory store's workflow writes go through besides alerts and cases (absent in a bare store of alerts and cases). */
+export interface WorkflowTargets {
+  readonly comments: CommentRepository;
+  readonly decisions: MemoryDecisions;
+  readonly audit: MemoryAuditLog;
+  readonly budget: ByteBudget;
+}
+
+/** A decision log entry's bytes against the budget: its text and the entry and hash kept for it. */
+const DECISION_BYTES = 128;
+
+export function createMemoryAlertsAndCases(targets?: WorkflowTargets): MemoryAlertsAndCases {
   const alerts = new Map<string, Alert>();
   const cases = new Map<string, Case>();
   // One lookup by user id finds both what a hit lands in: no key is built per hit, and the
@@ -152,8 +165,21 @@ export function createMemoryAlertsAndCases(comments?: CommentRepository, decisio
       if (write.case !== undefined && c === undefined) throw notFound('CASE_NOT_FOUND', 'case');
       const patched = write.alerts.map((w) => alerts.get(w.alertId));
       if (patched.some((a) => a === undefined)) throw notFound('ALERT_NOT_FOUND', 'alert');
-      if (write.comments.length > 0 && comments === undefined) throw new Error('createMemoryAlertsAndCases: no comment repository for a workflow comment');
-      for (const { target, comment } of write.comments) await (comments as CommentRepository).addComment(target, comment);
+      if (targets === undefined) {
+        if (write.comments.length > 0 || write.decisions.length > 0 || (write.audit?.length ?? 0) > 0)
+          throw new Error('createMemoryAlertsAndCases: a workflow write with comments, decisions or audit entries needs the store around it');
+      } else {
+        // The audit entries' and decisions' bytes first, then the comments (each reserving its own):
+        // a refusal of either leaves nothing written and nothing reserved.
+        const bytes = targets.audit.sizeOf(write.audit) + write.decisions.reduce((sum, d) => sum + d.length + DECISION_BYTES, 0);
+        targets.budget.reserve(bytes);
+        try {
+          for (const { target, comment } of write.comments) await targets.comments.addComment(target, comment);
+        } catch (error) {
+          targets.budget.release(bytes);
+          throw error;
+        }
+      }
       if (c !== undefined && write.case !== undefined) {
         Object.assign(c, structuredClone(write.case.patch));
         const closing = write.case.openAlertsPatch;
@@ -165,7 +191,10 @@ export function createMemoryAlertsAndCases(comments?: CommentRepository, decisio
         }
       }
       for (const [i, w] of write.alerts.entries()) Object.assign(patched[i] as Alert, structuredClone(w.patch));
-      if (write.decisions.length > 0) decisions?.append(write.decisions);
+      if (targets !== undefined) {
+        targets.audit.appendReserved(write.audit);
+        if (write.decisions.length > 0) targets.decisions.append(write.decisions);
+      }
     },
   };
   return { repository, applyAlertHit };

@@ -46,7 +46,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const ruleInstances = createMemoryRuleInstances(budget, audit);
   const comments = createMemoryComments(budget, audit);
   const decisions = createMemoryDecisions();
-  const alertsAndCases = createMemoryAlertsAndCases(comments, decisions);
+  const alertsAndCases = createMemoryAlertsAndCases({ comments, decisions, audit, budget });
   const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases }, audit);
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
