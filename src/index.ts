@@ -420,7 +420,7 @@ export { DEFAULT_RISK_BANDS } from './domain/risk-score.js';
 export type { RiskBands } from './domain/risk-score.js';
 export type { AlertHit, CaseGrouping } from './domain/case-policy.js';
 // The alert and case workflow (docs/alerts-and-cases.md)
-export { DEFAULT_SLA_HOURS, STATUS_MOVES, isAllowedMove } from './domain/workflow.js';
+export { DEFAULT_SLA_HOURS, MAX_PAGE_COUNT, STATUS_MOVES, isAllowedMove } from './domain/workflow.js';
 export type { AlertWorkflowPatch, CaseWorkflowPatch, SlaHours } from './domain/workflow.js';
 export {
   AlertListQuerySchema,

@@ -95,6 +95,12 @@ export function openAlertsPatchOnCaseChange(change: StatusChange): AlertWorkflow
 export type SlaHours = Readonly<Record<CasePriority, number>>;
 
 /** The default SLA: P1 one day, P2 three days, P3 one week, P4 two weeks. */
+/**
+ * Most items a page of alerts or cases counts: `count` stops there (meaning that many or more), so a
+ * page's work stays bounded however many alerts match.
+ */
+export const MAX_PAGE_COUNT = 10_000;
+
 export const DEFAULT_SLA_HOURS: SlaHours = Object.freeze({ P1: 24, P2: 72, P3: 168, P4: 336 });
 
 /**

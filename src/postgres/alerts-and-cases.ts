@@ -3,6 +3,7 @@
  * alert's transaction ids and a case's alert ids are rows of their own.
  */
 import type { Alert, Case } from '../domain/entities.js';
+import { MAX_PAGE_COUNT } from '../domain/workflow.js';
 import { notFound } from '../errors.js';
 import type { AlertPageQuery, CasePageQuery, CaseRepository, PageKey, StorePage, WorkflowSortKey } from '../engine/repositories.js';
 import type { Database, Sql } from './client.js';
@@ -85,7 +86,11 @@ export function createPostgresAlertsAndCases(sql: Sql, db: Database | null = nul
       `SELECT ${docSql} AS doc FROM ${from} WHERE ${pageWhere} ORDER BY ${clauses.order} LIMIT $${params.length}`,
       params,
     );
-    const counted = await sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${from} WHERE ${clauses.where}`, countParams);
+    // Counted up to MAX_PAGE_COUNT: a page's work stays bounded however many items match.
+    const counted = await sql.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${clauses.where} LIMIT ${MAX_PAGE_COUNT}) AS matching`,
+      countParams,
+    );
     return { items: rows.slice(0, limit).map((r) => r.doc), hasNext: rows.length > limit, count: Number(counted[0]?.n ?? 0) };
   }
 

@@ -3,6 +3,7 @@
  * take the items after the page key. Each page reads every stored item once (linear in the store,
  * plus the sort of the matching ones): the memory store is for tests and small deployments.
  */
+import { MAX_PAGE_COUNT } from '../../domain/workflow.js';
 import type { PageKey, StorePage, WorkflowSortKey } from '../../engine/repositories.js';
 
 /** Compares two (value, id) keys ascending: numbers numerically, strings by code unit, then the ids. */
@@ -29,5 +30,5 @@ export function pageOf<T>(
   const after = query.after;
   const rest = after === undefined ? keyed : keyed.filter((k) => sign * compareKeys(k.key, after) > 0);
   rest.sort((a, b) => sign * compareKeys(a.key, b.key));
-  return { items: rest.slice(0, query.limit).map((k) => k.item), hasNext: rest.length > query.limit, count: items.length };
+  return { items: rest.slice(0, query.limit).map((k) => k.item), hasNext: rest.length > query.limit, count: Math.min(items.length, MAX_PAGE_COUNT) };
 }
