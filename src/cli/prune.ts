@@ -8,16 +8,13 @@
 import { parseArgs } from 'node:util';
 import { createEngine } from '../default-engine.js';
 import type { Repositories } from '../engine/repositories.js';
-import { readTenants } from './serve-args.js';
-import { DEFAULT_STORE, DEFAULT_STORE_SETTINGS, StoreSpecError, describeStore, openStores, parseStore, type StoreSpec } from './stores.js';
+import { durableStoreArgs, openForMaintenance, type DurableStoreArgs } from './store-args.js';
+import { describeStore } from './stores.js';
 import { UsageError } from './usage.js';
 
 export { PRUNE_USAGE } from './usage.js';
 
-interface PruneArgs {
-  readonly store: StoreSpec;
-  readonly tenantIds: readonly string[];
-  readonly single: boolean;
+interface PruneArgs extends DurableStoreArgs {
   readonly lateArrivalMs: number | undefined;
   readonly dryRun: boolean;
 }
@@ -34,20 +31,11 @@ function parsePruneArgs(argv: readonly string[], env: NodeJS.ProcessEnv): PruneA
     strict: true,
     allowPositionals: false,
   });
-  let store: StoreSpec;
-  try {
-    store = parseStore(values.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (store.kind === 'memory') throw new UsageError('--store memory keeps nothing between runs: there is nothing to prune');
+  const where = durableStoreArgs(values, env, '--store memory keeps nothing between runs: there is nothing to prune');
   const late = values['late-arrival-ms'];
   if (late !== undefined && !/^[0-9]{1,15}$/.test(late)) throw new UsageError('--late-arrival-ms must be a non-negative integer');
-  const tenantIds = values.tenants === undefined ? ['default'] : readTenants(values.tenants).map((t) => t.id);
   return {
-    store,
-    tenantIds,
-    single: values.tenants === undefined,
+    ...where,
     lateArrivalMs: late === undefined ? undefined : Number(late),
     dryRun: values['dry-run'] ?? false,
   };
@@ -68,14 +56,8 @@ async function pruneTenant(args: PruneArgs, tenantId: string, repositories: Repo
  */
 export async function prune(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, out: { write(line: string): void } = process.stdout): Promise<void> {
   const args = parsePruneArgs(argv, env);
-  let stores: Awaited<ReturnType<typeof openStores>>;
-  try {
-    // Dropping a long history is one statement that may take a while: bounded by an hour, not by a request's bound.
-    const settings = { ...DEFAULT_STORE_SETTINGS, statementTimeoutMs: 3_600_000 };
-    stores = await openStores(args.store, args.tenantIds, { single: args.single, maxStoredBytes: 1, settings });
-  } catch (error) {
-    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
-  }
+  // Dropping a long history is one statement that may take a while: bounded by an hour.
+  const stores = await openForMaintenance(args);
   try {
     for (const tenantId of args.tenantIds) {
       const repositories = stores.repositories.get(tenantId) as Repositories;

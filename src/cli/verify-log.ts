@@ -8,14 +8,11 @@ import { parseArgs } from 'node:util';
 import { createEngine } from '../default-engine.js';
 import type { DecisionLogHead } from '../domain/decision-log.js';
 import type { Repositories } from '../engine/repositories.js';
-import { readTenants } from './serve-args.js';
-import { DEFAULT_STORE, DEFAULT_STORE_SETTINGS, StoreSpecError, describeStore, openStores, parseStore, type StoreSpec } from './stores.js';
+import { durableStoreArgs, openForMaintenance, type DurableStoreArgs } from './store-args.js';
+import { describeStore } from './stores.js';
 import { UsageError } from './usage.js';
 
-interface VerifyArgs {
-  readonly store: StoreSpec;
-  readonly tenantIds: readonly string[];
-  readonly single: boolean;
+interface VerifyArgs extends DurableStoreArgs {
   readonly anchor: DecisionLogHead | undefined;
 }
 
@@ -34,16 +31,9 @@ function parseVerifyArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Verif
     strict: true,
     allowPositionals: false,
   });
-  let store: StoreSpec;
-  try {
-    store = parseStore(values.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (store.kind === 'memory') throw new UsageError('--store memory keeps nothing between runs: there is no log to verify');
-  const tenantIds = values.tenants === undefined ? ['default'] : readTenants(values.tenants).map((t) => t.id);
-  if (values.anchor !== undefined && tenantIds.length > 1) throw new UsageError('--anchor names one log: use it with a single tenant');
-  return { store, tenantIds, single: values.tenants === undefined, anchor: parseAnchor(values.anchor) };
+  const where = durableStoreArgs(values, env, '--store memory keeps nothing between runs: there is no log to verify');
+  if (values.anchor !== undefined && where.tenantIds.length > 1) throw new UsageError('--anchor names one log: use it with a single tenant');
+  return { ...where, anchor: parseAnchor(values.anchor) };
 }
 
 /**
@@ -58,14 +48,7 @@ export async function verifyLog(
   out: { write(line: string): void } = process.stdout,
 ): Promise<boolean> {
   const args = parseVerifyArgs(argv, env);
-  let stores: Awaited<ReturnType<typeof openStores>>;
-  try {
-    // Reading a long log is many pages: bounded by an hour, not by a request's bound.
-    const settings = { ...DEFAULT_STORE_SETTINGS, statementTimeoutMs: 3_600_000 };
-    stores = await openStores(args.store, args.tenantIds, { single: args.single, maxStoredBytes: 1, settings });
-  } catch (error) {
-    throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
-  }
+  const stores = await openForMaintenance(args);
   let intact = true;
   try {
     for (const tenantId of args.tenantIds) {
