@@ -26,6 +26,7 @@ import type { Alert, Case, CommentTarget, CommentFileLink, ListSummary, Monitori
 import type { BatchResponse, Repositories } from './repositories.js';
 import type { DecisionLogHead, DecisionLogReport } from '../domain/decision-log.js';
 import type { RuleInstanceVersion } from './repositories.js';
+import type { AlertHitEvidence } from '../domain/schemas/responses.js';
 import type { AuditLogPage, AuditLogQuery } from '../domain/schemas/audit.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
@@ -161,7 +162,13 @@ export interface CommentView {
 }
 
 /** An alert as {@link Engine.getAlert} returns it: with its comments, oldest first. */
-export type AlertView = Alert & { comments: CommentView[] };
+export type AlertView = Alert & {
+  comments: CommentView[];
+  /** The evidence of its newest hits (at most `MAX_ALERT_VIEW_HITS`), newest first. */
+  hits: AlertHitEvidence[];
+  /** How many transactions the alert lists (`hits` shows the newest of them). */
+  hitCount: number;
+};
 
 /** A case as {@link Engine.getCase} returns it: with its comments, oldest first. */
 export type CaseView = Case & { comments: CommentView[] };

@@ -14,7 +14,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CASE_PRIORITIES, CASE_STATUSES, RULE_ACTIONS, RULE_HIT_DIRECTIONS, RULE_LABELS, RULE_NATURES } from '../enums.js';
 import { defineClosedObject, defineFreeObject, defineOpenObject, defineStringEnum } from './common.js';
 import { LIST_SUBTYPES, LIST_TYPES } from './list.js';
-import { ExecutedRuleResultSchema, HitRuleDetailsSchema, RiskScoreDetailsSchema } from './results.js';
+import { ExecutedRuleResultSchema, HitRuleDetailsSchema, RiskScoreDetailsSchema, RuleEvidenceSchema } from './results.js';
 import { TransactionEventSchema, TransactionSchema } from './transaction.js';
 import { AssignmentSchema, StatusChangeSchema } from './workflow.js';
 import { BusinessUserEventSchema, BusinessUserSchema, ConsumerUserEventSchema, ConsumerUserSchema, RiskLevelSchema } from './user.js';
@@ -211,8 +211,27 @@ export const CaseSchema = defineClosedObject({
 /** A case. */
 export type CaseBody = Static<typeof CaseSchema>;
 
-/** `GET /alerts/{alertId}`: the alert with its comments, oldest first (`AlertView`). */
-export const AlertViewSchema = defineClosedObject({ ...AlertSchema.properties, comments: Type.Array(CommentViewSchema) });
+/** Most hits an alert view lists with their evidence: its newest transactions (`hitCount` gives them all). */
+export const MAX_ALERT_VIEW_HITS = 100;
+
+/** One hit of an alert as its view lists it: the transaction and the evidence on the alert's side. */
+export const AlertHitEvidenceSchema = defineClosedObject({
+  transactionId: Type.String(),
+  evidence: Type.Array(RuleEvidenceSchema),
+});
+/** One hit of an alert with its evidence. */
+export type AlertHitEvidence = Static<typeof AlertHitEvidenceSchema>;
+
+/**
+ * `GET /alerts/{alertId}`: the alert with its comments, oldest first, and the evidence of its hits —
+ * its newest {@link MAX_ALERT_VIEW_HITS} transactions, newest first (`AlertView`).
+ */
+export const AlertViewSchema = defineClosedObject({
+  ...AlertSchema.properties,
+  comments: Type.Array(CommentViewSchema),
+  hits: Type.Array(AlertHitEvidenceSchema, { maxItems: MAX_ALERT_VIEW_HITS }),
+  hitCount: Type.Integer({ minimum: 0 }),
+});
 /** `GET /cases/{caseId}`: the case with its comments, oldest first (`CaseView`). */
 export const CaseViewSchema = defineClosedObject({ ...CaseSchema.properties, comments: Type.Array(CommentViewSchema) });
 

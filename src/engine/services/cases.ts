@@ -18,6 +18,8 @@ import {
   type CaseWorkflowPatch,
   type StatusChange,
 } from '../../domain/index.js';
+import { MAX_ALERT_VIEW_HITS, type AlertHitEvidence } from '../../domain/schemas/responses.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
 import type { Alert, Case, Comment, CommentTarget } from '../../domain/entities.js';
 import { statusDecisionOf } from '../../domain/decision-log.js';
 import { actorOf as auditActorOf, auditEntryOf } from './audit.js';
@@ -27,7 +29,7 @@ import { copySafeJson, createLazyValidator } from '../../validation/index.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
 import type { EngineSettings } from '../options.js';
-import type { CasePageQuery, PageKey, Repositories, StorePage, WorkflowSortKey, WorkflowWrite } from '../repositories.js';
+import type { CasePageQuery, PageKey, Repositories, StorePage, StoredTransaction, WorkflowSortKey, WorkflowWrite } from '../repositories.js';
 import type { AlertListInput, CaseListInput, Engine, StatusChangeInput, WorkflowOptions, WorkflowPage, WorkflowUpdateInput } from '../types.js';
 import { assertId } from './assert-id.js';
 import type { CommentFiles } from './comments-and-files.js';
@@ -74,6 +76,16 @@ class KeysChanged extends Error {
 function namedActorOf(options: WorkflowOptions | undefined): string | undefined {
   const actor = auditActorOf(options);
   return options?.actor === undefined ? undefined : actor;
+}
+
+/** The evidence on `alert`'s side of the hit of its instance in `stored`'s results (none when not stored or not hit). */
+function evidenceOf(stored: StoredTransaction | null, alert: Alert): readonly RuleEvidence[] {
+  if (stored === null) return [];
+  for (const result of [stored.latestResult, stored.createResult]) {
+    const evidence = result.hitRules.find((h) => h.ruleInstanceId === alert.ruleDetails.instanceId)?.ruleHitMeta?.evidence;
+    if (evidence !== undefined) return evidence.filter((e) => e.direction === alert.direction);
+  }
+  return [];
 }
 
 /** The engine's order (`asc`/`desc`) of a query's `sortOrder` (Flagright's `ascend`/`descend` too). */
@@ -247,6 +259,19 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
     );
   }
 
+  /**
+   * The evidence of an alert's hits: its newest {@link MAX_ALERT_VIEW_HITS} transactions, newest
+   * first, each with the evidence on the alert's side of its instance's hit (from the transaction's
+   * latest result, else its create result: an event may have made it hit again or not); one read.
+   */
+  async function hitsOf(alert: Alert): Promise<{ hits: AlertHitEvidence[]; hitCount: number }> {
+    const ids = alert.entityDetails.transactionIds;
+    const newest = ids.slice(-MAX_ALERT_VIEW_HITS).reverse();
+    const stored = newest.length === 0 ? [] : await store.transactions.getTransactions(newest);
+    const hits = newest.map((transactionId, i) => ({ transactionId, evidence: cloneJson([...evidenceOf(stored[i] ?? null, alert)]) }));
+    return { hits, hitCount: ids.length };
+  }
+
   /** A workflow write on alert `alertId` (`patchOf` decides its patch from the alert and its case), returning the alert after it. */
   async function writeAlert(
     alertId: string,
@@ -329,7 +354,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       assertId(alertId, 'alertId');
       const alert = await store.cases.getAlert(alertId);
       if (!alert) throw notFound('ALERT_NOT_FOUND', 'alert');
-      return { ...withSla(alert), comments: await commentsOf({ kind: 'alert', id: alertId }) };
+      return { ...withSla(alert), comments: await commentsOf({ kind: 'alert', id: alertId }), ...(await hitsOf(alert)) };
     },
     async getCase(caseId) {
       assertId(caseId, 'caseId');

@@ -231,3 +231,21 @@ describe('comments', () => {
     expect((await errorOf(() => engine.listComments({ kind: 'file', id: 'x' } as never))).status).toBe(400);
   });
 });
+
+describe('the evidence of an alert', () => {
+  it("lists its hits newest first with the evidence on the alert's side, and how many it holds", async () => {
+    const { engine } = await alerting();
+    await engine.createTransaction(tx({ transactionId: 'ev-1', originAmountDetails: { transactionAmount: 20, transactionCurrency: 'EUR' } }));
+    await engine.createTransaction(tx({ transactionId: 'ev-2', originAmountDetails: { transactionAmount: 30, transactionCurrency: 'EUR' } }));
+    const alert = await engine.getAlert(aliceAlert(await engine.listAlerts()).alertId);
+    expect(alert.hitCount).toBe(2);
+    expect(alert.hits.map((h) => h.transactionId)).toEqual(['ev-2', 'ev-1']);
+    expect(alert.hits[0]?.evidence).toEqual([
+      expect.objectContaining({ direction: alert.direction, kind: 'amount', value: '30', limit: '10', currency: 'EUR' }),
+    ]);
+    // The transaction's own result holds the same evidence.
+    const stored = await engine.getTransaction('ev-2');
+    const hit = stored.hitRules.find((h) => h.ruleInstanceId === alert.ruleDetails.instanceId);
+    expect(hit?.ruleHitMeta?.evidence?.filter((e) => e.direction === alert.direction)).toEqual(alert.hits[0]?.evidence);
+  });
+});
