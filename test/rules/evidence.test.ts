@@ -15,6 +15,8 @@ const card = (fingerprint: string) => ({ method: 'CARD', cardFingerprint: finger
 interface Row {
   name: string;
   instance: Record<string, unknown>;
+  /** Lists stored before the instance is created (`engine.putList(id, input)`). */
+  lists?: [string, Record<string, unknown>][];
   past: Record<string, unknown>[];
   current: Record<string, unknown>;
   /** The evidence of the current transaction's hit, in full. */
@@ -45,6 +47,97 @@ const rows: Row[] = [
     past: [],
     current: { transactionId: 'c', destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' } },
     expected: [{ direction: 'ORIGIN', kind: 'currency', value: 'EUR', comparison: 'in', limit: '/parameters/highRiskCurrencies' }],
+  },
+  {
+    name: 'R-22 listed value: the card-issuing country of the side whose card it is',
+    instance: { ruleId: 'R-22', parameters: { blacklistedCountries: ['RU'] } },
+    past: [],
+    current: { transactionId: 'c', destinationPaymentDetails: { method: 'CARD', cardFingerprint: 'fp-1', cardIssuedCountry: 'RU' } },
+    expected: [{ direction: 'DESTINATION', kind: 'cardIssuedCountry', value: 'RU', comparison: 'in', limit: '/parameters/blacklistedCountries' }],
+  },
+  {
+    name: 'R-87 listed value: the IP country of each side on the list',
+    instance: { ruleId: 'R-87', parameters: { highRiskCountries: ['RU', 'SY'] } },
+    past: [],
+    current: { transactionId: 'c', originDeviceData: { ipCountry: 'RU' }, destinationDeviceData: { ipCountry: 'SY' } },
+    expected: [
+      { direction: 'ORIGIN', kind: 'ipCountry', value: 'RU', comparison: 'in', limit: '/parameters/highRiskCountries' },
+      { direction: 'DESTINATION', kind: 'ipCountry', value: 'SY', comparison: 'in', limit: '/parameters/highRiskCountries' },
+    ],
+  },
+  {
+    name: 'R-13 listed value: the list entry as configured (trimmed), not the transaction’s spelling',
+    instance: { ruleId: 'R-13', parameters: { merchantNames: ['other', ' Lucky Casino '] } },
+    past: [],
+    current: { transactionId: 'c', destinationPaymentDetails: { method: 'WALLET', walletType: 'x', walletId: 'w-1', name: 'LUCKY CASINO' } },
+    expected: [{ direction: 'DESTINATION', kind: 'walletName', value: 'Lucky Casino', comparison: 'in', limit: '/parameters/merchantNames' }],
+  },
+  {
+    name: 'R-24 listed value: the first matching keyword as configured, on both sides',
+    instance: { ruleId: 'R-24', parameters: { keywords: ['Dirty Bomb', 'gun'] } },
+    past: [],
+    current: { transactionId: 'c', reference: 'for the dirty-bomb and a gun' },
+    expected: ['ORIGIN', 'DESTINATION'].map((direction) => ({
+      direction,
+      kind: 'keyword',
+      value: 'Dirty Bomb',
+      comparison: 'in',
+      limit: '/parameters/keywords',
+    })),
+  },
+  {
+    name: 'R-129 listed value: the masked identifier, its method and the list of that method',
+    instance: { ruleId: 'R-129', parameters: { blacklistedIBANPaymentDetails: [{ IBAN: 'DE89 3704 0044 0532 0130 00' }] } },
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000' } },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'paymentDetails',
+        method: 'IBAN',
+        value: '****3000',
+        comparison: 'in',
+        limit: '/parameters/blacklistedIBANPaymentDetails',
+      },
+    ],
+  },
+  {
+    name: 'R-132 listed value: the value, where the transaction holds it, and the list by parameter and id',
+    instance: { ruleId: 'R-132', parameters: { blacklistId: 'bl-1' } },
+    lists: [['bl-1', { listType: 'BLACKLIST', subtype: 'IP_ADDRESS', items: ['10.0.0.1'] }]],
+    past: [],
+    current: { transactionId: 'c', destinationDeviceData: { ipAddress: '10.0.0.1' } },
+    expected: [
+      {
+        direction: 'DESTINATION',
+        kind: 'listedValue',
+        field: 'IP_ADDRESS',
+        path: '/destinationDeviceData/ipAddress',
+        value: '10.0.0.1',
+        comparison: 'in',
+        limit: '/parameters/blacklistId',
+        listId: 'bl-1',
+      },
+    ],
+  },
+  {
+    name: 'R-132 listed value: an account number is masked as R-129 masks it',
+    instance: { ruleId: 'R-132', parameters: { blacklistId: 'bl-1' } },
+    lists: [['bl-1', { listType: 'BLACKLIST', subtype: 'IBAN_NUMBER', items: ['DE89370400440532013000'] }]],
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000' } },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'listedValue',
+        field: 'IBAN_NUMBER',
+        path: '/originPaymentDetails/IBAN',
+        value: '****3000',
+        comparison: 'in',
+        limit: '/parameters/blacklistId',
+        listId: 'bl-1',
+      },
+    ],
   },
   {
     name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
@@ -295,6 +388,7 @@ const rows: Row[] = [
 describe('ruleHitMeta.evidence by rule family', () => {
   it.each(rows)('$name', async (row) => {
     const { engine } = testEngine({ baseCurrency: 'EUR' });
+    for (const [id, list] of row.lists ?? []) await engine.putList(id, list as never);
     const instance = await engine.createRuleInstance(row.instance as never);
     for (const past of row.past) await engine.createTransaction(tx(past));
     const result = await engine.createTransaction(tx(row.current));
