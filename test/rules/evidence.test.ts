@@ -17,6 +17,8 @@ interface Row {
   instance: Record<string, unknown>;
   /** Lists stored before the instance is created (`engine.putList(id, input)`). */
   lists?: [string, Record<string, unknown>][];
+  /** Users stored before the instance is created (`engine.createUser`). */
+  users?: Record<string, unknown>[];
   past: Record<string, unknown>[];
   current: Record<string, unknown>;
   /** The evidence of the current transaction's hit, in full. */
@@ -137,6 +139,45 @@ const rows: Row[] = [
         limit: '/parameters/blacklistId',
         listId: 'bl-1',
       },
+    ],
+  },
+  {
+    name: 'R-3 new value: no earlier sent transaction went to the country, and the history ≥ initialTransactions',
+    instance: { ruleId: 'R-3', parameters: { initialTransactions: 1 } },
+    past: [{ transactionId: 'p1', timestamp: T0 - DAY }],
+    current: { transactionId: 'c', destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'IT' } },
+    expected: [
+      { direction: 'ORIGIN', kind: 'seen', field: 'counterpartyCountry', fieldValue: 'IT', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'history', value: 1, comparison: '>=', limit: 1 },
+    ],
+  },
+  {
+    name: 'R-4 new value: the new currency on each side that never used it',
+    instance: { ruleId: 'R-4', parameters: { initialTransactions: 2 } },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 2 * DAY },
+      { transactionId: 'p2', timestamp: T0 - DAY },
+    ],
+    current: {
+      transactionId: 'c',
+      originAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' },
+      destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' },
+    },
+    expected: ['ORIGIN', 'DESTINATION'].flatMap((direction) => [
+      { direction, kind: 'seen', field: 'currency', fieldValue: 'USD', value: 0, comparison: '=', limit: 0 },
+      { direction, kind: 'history', value: 2, comparison: '>=', limit: 2 },
+    ]),
+  },
+  {
+    name: 'R-88 unexpected IP country: never sent from it, not a profile country, and the amount ≥ the threshold when set',
+    instance: { ruleId: 'R-88', parameters: { transactionAmountThreshold: { EUR: 50 } } },
+    users: [{ userId: 'alice', createdTimestamp: T0 - 400 * DAY, userDetails: { countryOfResidence: 'DE', countryOfNationality: 'FR' } }],
+    past: [{ transactionId: 'p1', timestamp: T0 - DAY, originDeviceData: { ipCountry: 'DE' } }],
+    current: { transactionId: 'c', originDeviceData: { ipCountry: 'BR' } },
+    expected: [
+      { direction: 'ORIGIN', kind: 'seen', field: 'ipCountry', fieldValue: 'BR', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'profileCountry', field: 'ipCountry', fieldValue: 'BR', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'amount', value: '100', comparison: '>=', limit: '50', currency: 'EUR' },
     ],
   },
   {
@@ -389,6 +430,7 @@ describe('ruleHitMeta.evidence by rule family', () => {
   it.each(rows)('$name', async (row) => {
     const { engine } = testEngine({ baseCurrency: 'EUR' });
     for (const [id, list] of row.lists ?? []) await engine.putList(id, list as never);
+    for (const user of row.users ?? []) await engine.createUser(user as never);
     const instance = await engine.createRuleInstance(row.instance as never);
     for (const past of row.past) await engine.createTransaction(tx(past));
     const result = await engine.createTransaction(tx(row.current));
