@@ -5,6 +5,7 @@
  * test/rules/evidence-oracle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { createFixedRateProvider } from '../../src/index.js';
 import { DAY, HOUR, T0, testEngine, tx } from '../helpers.js';
 
 const ROLLING_HOUR = { units: 1, granularity: 'hour', rollingBasis: true };
@@ -178,6 +179,34 @@ const rows: Row[] = [
       { direction: 'ORIGIN', kind: 'seen', field: 'ipCountry', fieldValue: 'BR', value: 0, comparison: '=', limit: 0 },
       { direction: 'ORIGIN', kind: 'profileCountry', field: 'ipCountry', fieldValue: 'BR', value: 0, comparison: '=', limit: 0 },
       { direction: 'ORIGIN', kind: 'amount', value: '100', comparison: '>=', limit: '50', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-8 low value: the last N sent are all in range: N ≥ lowTransactionCount, their smallest ≥ min and largest ≤ max',
+    instance: { ruleId: 'R-8', parameters: { lowTransactionValues: { EUR: { min: 90, max: 100 } }, lowTransactionCount: 3 } },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 3 * DAY, originAmountDetails: eur(20) },
+      { transactionId: 'p1', timestamp: T0 - 2 * DAY, originAmountDetails: eur(95.5) },
+      { transactionId: 'p2', timestamp: T0 - DAY, originAmountDetails: eur(99) },
+    ],
+    current: { transactionId: 'c' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'lowValueCount', value: 3, comparison: '>=', limit: 3 },
+      { direction: 'ORIGIN', kind: 'lowValueMin', value: '95.5', comparison: '>=', limit: '90', currency: 'EUR' },
+      { direction: 'ORIGIN', kind: 'lowValueMax', value: '100', comparison: '<=', limit: '100', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-7 low value: the received side, with the window when one is set and only the bound that is set',
+    instance: {
+      ruleId: 'R-7',
+      parameters: { lowTransactionValues: { EUR: { max: 150 } }, lowTransactionCount: 2, timeWindow: ROLLING_HOUR },
+    },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, destinationAmountDetails: eur(120) }],
+    current: { transactionId: 'c', destinationAmountDetails: eur(80) },
+    expected: [
+      { direction: 'DESTINATION', kind: 'lowValueCount', value: 2, comparison: '>=', limit: 2, window: HOUR_WINDOW },
+      { direction: 'DESTINATION', kind: 'lowValueMax', value: '120', comparison: '<=', limit: '150', currency: 'EUR' },
     ],
   },
   {
@@ -456,6 +485,25 @@ describe('ruleHitMeta.evidence by rule family', () => {
       convertedFrom: { value: '1234.5', currency: 'USD' },
     });
     expect(typeof evidence?.[0]?.value).toBe('string');
+  });
+
+  it('judges the low-value range in its own currency and names the base-currency amount it came from (R-8)', async () => {
+    // 0.8 EUR per USD: 100 EUR is 125 USD.
+    const { engine } = testEngine({ baseCurrency: 'EUR', rates: createFixedRateProvider({ USD: '1', EUR: '0.8' }) });
+    const instance = await engine.createRuleInstance({ ruleId: 'R-8', parameters: { lowTransactionValues: { USD: { max: 200 } }, lowTransactionCount: 1 } });
+    const result = await engine.createTransaction(tx({ originAmountDetails: eur(100) }));
+    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta?.evidence).toEqual([
+      { direction: 'ORIGIN', kind: 'lowValueCount', value: 1, comparison: '>=', limit: 1 },
+      {
+        direction: 'ORIGIN',
+        kind: 'lowValueMax',
+        value: '125',
+        comparison: '<=',
+        limit: '200',
+        currency: 'USD',
+        convertedFrom: { value: '100', currency: 'EUR' },
+      },
+    ]);
   });
 
   it('lists at most the 20 newest ids, with the whole count (R-30)', async () => {
