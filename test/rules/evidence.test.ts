@@ -210,6 +210,29 @@ const rows: Row[] = [
     ],
   },
   {
+    name: 'R-125 unsuccessful states: the count in the states > the threshold’s share of the window (exact decimal), and the total ≥ minimumTransactions',
+    instance: {
+      ruleId: 'R-125',
+      parameters: {
+        transactionStates: ['REFUNDED'],
+        threshold: 33.33,
+        minimumTransactions: 2,
+        timeWindow: ROLLING_HOUR,
+        checkSender: 'sending',
+        checkReceiver: 'none',
+      },
+    },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 2 * HOUR, transactionState: 'REFUNDED' },
+      { transactionId: 'p1', timestamp: T0 - 10, transactionState: 'REFUNDED' },
+    ],
+    current: { transactionId: 'c', transactionState: 'SUCCESSFUL' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'stateCount', value: 1, comparison: '>', limit: '0.6666', window: HOUR_WINDOW, transactionCount: 2 },
+      { direction: 'ORIGIN', kind: 'transactionCount', value: 2, comparison: '>=', limit: 2, window: HOUR_WINDOW },
+    ],
+  },
+  {
     name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
     instance: { ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
     past: [

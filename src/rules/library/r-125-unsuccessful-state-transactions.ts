@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TRANSACTION_STATES } from '../../domain/enums.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
+import { toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { evidenceWindow } from '../kits/evidence.js';
 import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES } from '../kits/directions.js';
 import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../kits/side-counts.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
@@ -43,6 +45,18 @@ const ParametersSchema = Type.Object(
 );
 
 const NAMES = createSideNames('state');
+
+/**
+ * `percent` % of `count` as exact decimal text (`percentOf(1, 3)` → `"0.03"`): the percentage taken
+ * at 10^-8 precision from its decimal text, as {@link isShareAbovePercent} takes it.
+ */
+function percentOf(percent: number, count: number): string {
+  // toScaled(percent) × count is the product at scale 10^8; one more 100 makes 10^10.
+  const digits = (toScaled(percent) * BigInt(count)).toString().padStart(11, '0');
+  const whole = digits.slice(0, -10);
+  const fraction = digits.slice(-10).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
 
 /**
  * R-125 High percentage of unsuccessful state transactions: more than `threshold` % of a user's
@@ -95,8 +109,23 @@ export const r125UnsuccessfulStateTransactions = defineRule({
       const total = sumSideCounts(aggregates, reads, 'total');
       const matched = sumSideCounts(aggregates, reads, 'inStates');
       if (total < parameters.minimumTransactions || total === 0 || !isShareAbovePercent(matched, total, parameters.threshold)) continue;
+      const window = evidenceWindow(windowStart(transaction.timestamp, parameters.timeWindow), transaction.timestamp, parameters.timeWindow);
       hits.push({
         direction,
+        evidence: [
+          // The transactions in the states against the threshold's share of the window's total:
+          // `matched > threshold % × total`, the rule's exact comparison, the limit an exact decimal.
+          {
+            direction,
+            kind: 'stateCount',
+            value: matched,
+            comparison: '>',
+            limit: percentOf(parameters.threshold, total),
+            window,
+            transactionCount: total,
+          },
+          { direction, kind: 'transactionCount', value: total, comparison: '>=', limit: parameters.minimumTransactions, window },
+        ],
         vars: {
           side: describeSide(direction),
           matched,
