@@ -233,6 +233,29 @@ const rows: Row[] = [
     ],
   },
   {
+    name: 'R-124 round share: the round count > the limit’s share of the window (exact decimal), and the total > initialTransactions',
+    instance: {
+      ruleId: 'R-124',
+      parameters: { timeWindow: ROLLING_HOUR, patternPercentageLimit: 50, initialTransactions: 1, checkSender: 'sending', checkReceiver: 'none' },
+    },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 20 },
+      { transactionId: 'p2', timestamp: T0 - 10, originAmountDetails: eur(150.5) },
+    ],
+    current: { transactionId: 'c', originAmountDetails: eur(300) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'roundCount', value: 2, comparison: '>', limit: '1.5', window: HOUR_WINDOW, transactionCount: 3 },
+      { direction: 'ORIGIN', kind: 'transactionCount', value: 3, comparison: '>', limit: 1, window: HOUR_WINDOW },
+    ],
+  },
+  {
+    name: 'R-123 distinct counterparty countries > the limit over the window (no ids: the rule reads only the distinct count)',
+    instance: { ruleId: 'R-123', parameters: { transactionsLimit: 1, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, destinationAmountDetails: { ...eur(100), country: 'IT' } }],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'ORIGIN', kind: 'distinct', field: 'counterpartyCountry', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW }],
+  },
+  {
     name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
     instance: { ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
     past: [

@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import { TRANSACTION_STATES } from '../../domain/enums.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
-import { toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
 import { evidenceWindow } from '../kits/evidence.js';
 import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES } from '../kits/directions.js';
-import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../kits/side-counts.js';
+import { isShareAbovePercent, percentOf, planSideCounts, sumSideCounts } from '../kits/side-counts.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
@@ -45,18 +44,6 @@ const ParametersSchema = Type.Object(
 );
 
 const NAMES = createSideNames('state');
-
-/**
- * `percent` % of `count` as exact decimal text (`percentOf(1, 3)` → `"0.03"`): the percentage taken
- * at 10^-8 precision from its decimal text, as {@link isShareAbovePercent} takes it.
- */
-function percentOf(percent: number, count: number): string {
-  // toScaled(percent) × count is the product at scale 10^8; one more 100 makes 10^10.
-  const digits = (toScaled(percent) * BigInt(count)).toString().padStart(11, '0');
-  const whole = digits.slice(0, -10);
-  const fraction = digits.slice(-10).replace(/0+$/, '');
-  return fraction === '' ? whole : `${whole}.${fraction}`;
-}
 
 /**
  * R-125 High percentage of unsuccessful state transactions: more than `threshold` % of a user's
