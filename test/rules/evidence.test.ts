@@ -256,6 +256,68 @@ const rows: Row[] = [
     expected: [{ direction: 'ORIGIN', kind: 'distinct', field: 'counterpartyCountry', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW }],
   },
   {
+    name: 'R-131 past period: count 1 > multiplier × count 2 (exact decimal), both windows, and each optional condition that held',
+    instance: {
+      ruleId: 'R-131',
+      parameters: {
+        multiplierThreshold: 1.5,
+        timeWindow1: ROLLING_HOUR,
+        timeWindow2: { units: 3, granularity: 'hour', rollingBasis: true },
+        minTransactionsInTimeWindow2: 1,
+        initialTransactions: 2,
+        checkSender: 'sending',
+        checkReceiver: 'none',
+      },
+    },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 2 * HOUR },
+      { transactionId: 'p1', timestamp: T0 - 10 },
+    ],
+    current: { transactionId: 'c' },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'periodCount',
+        value: 2,
+        comparison: '>',
+        limit: '1.5',
+        multiplier: 1.5,
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        referenceWindow: { start: T0 - 3 * HOUR, end: T0, units: 3, granularity: 'hour', rolling: true },
+        referenceCount: 1,
+        referenceExcludesWindow: true,
+      },
+      {
+        direction: 'ORIGIN',
+        kind: 'referenceCount',
+        value: 1,
+        comparison: '>=',
+        limit: 1,
+        referenceWindow: { start: T0 - 3 * HOUR, end: T0, units: 3, granularity: 'hour', rolling: true },
+      },
+      { direction: 'ORIGIN', kind: 'history', value: 3, comparison: '>=', limit: 2 },
+    ],
+  },
+  {
+    name: 'R-117 amount pattern: the first listed pattern the amount’s text ends with, its decimals included when checkDecimal',
+    instance: { ruleId: 'R-117', parameters: { patterns: ['5', '999.99', '99'], checkDecimal: true } },
+    past: [],
+    current: { transactionId: 'c', originAmountDetails: eur(1999.99) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'amountPattern', value: '999.99', comparison: 'in', limit: '/parameters/patterns', amount: '1999.99', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-117 amount pattern: without checkDecimal, the integer part it was compared with',
+    instance: { ruleId: 'R-117', parameters: { patterns: ['999.99'] } },
+    past: [],
+    current: { transactionId: 'c', originAmountDetails: eur(1999.5) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'amountPattern', value: '999.99', comparison: 'in', limit: '/parameters/patterns', amount: '1999', currency: 'EUR' },
+    ],
+  },
+  {
     name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
     instance: { ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
     past: [
