@@ -318,6 +318,22 @@ const rows: Row[] = [
     ],
   },
   {
+    name: 'R-118 name mismatch: the distance > the allowed share of the longer name (exact decimal), without the names',
+    instance: { ruleId: 'R-118', parameters: { allowedDistancePercentage: 10 } },
+    users: [{ userId: 'alice', createdTimestamp: T0 - 400 * DAY, userDetails: { name: { firstName: 'John', lastName: 'Smith' } } }],
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000', name: 'Jane Smith' } },
+    expected: [{ direction: 'ORIGIN', kind: 'nameDistance', method: 'IBAN', value: 3, comparison: '>', limit: '1', length: 10 }],
+  },
+  {
+    name: 'R-118 name mismatch: the empty name, its length 0',
+    instance: { ruleId: 'R-118', parameters: { allowedDistancePercentage: 10 } },
+    users: [{ userId: 'alice', createdTimestamp: T0 - 400 * DAY, userDetails: { name: { firstName: 'John', lastName: 'Smith' } } }],
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000', name: '...' } },
+    expected: [{ direction: 'ORIGIN', kind: 'nameLength', field: 'accountName', method: 'IBAN', value: 0, comparison: '=', limit: 0 }],
+  },
+  {
     name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
     instance: { ruleId: 'R-30', parameters: { transactionsLimit: 2, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
     past: [
