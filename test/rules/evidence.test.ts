@@ -5,6 +5,7 @@
  * test/rules/evidence-oracle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { createFixedRateProvider } from '../../src/index.js';
 import { DAY, HOUR, T0, testEngine, tx } from '../helpers.js';
 
 const ROLLING_HOUR = { units: 1, granularity: 'hour', rollingBasis: true };
@@ -15,6 +16,10 @@ const card = (fingerprint: string) => ({ method: 'CARD', cardFingerprint: finger
 interface Row {
   name: string;
   instance: Record<string, unknown>;
+  /** Lists stored before the instance is created (`engine.putList(id, input)`). */
+  lists?: [string, Record<string, unknown>][];
+  /** Users stored before the instance is created (`engine.createUser`). */
+  users?: Record<string, unknown>[];
   past: Record<string, unknown>[];
   current: Record<string, unknown>;
   /** The evidence of the current transaction's hit, in full. */
@@ -45,6 +50,288 @@ const rows: Row[] = [
     past: [],
     current: { transactionId: 'c', destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' } },
     expected: [{ direction: 'ORIGIN', kind: 'currency', value: 'EUR', comparison: 'in', limit: '/parameters/highRiskCurrencies' }],
+  },
+  {
+    name: 'R-22 listed value: the card-issuing country of the side whose card it is',
+    instance: { ruleId: 'R-22', parameters: { blacklistedCountries: ['RU'] } },
+    past: [],
+    current: { transactionId: 'c', destinationPaymentDetails: { method: 'CARD', cardFingerprint: 'fp-1', cardIssuedCountry: 'RU' } },
+    expected: [{ direction: 'DESTINATION', kind: 'cardIssuedCountry', value: 'RU', comparison: 'in', limit: '/parameters/blacklistedCountries' }],
+  },
+  {
+    name: 'R-87 listed value: the IP country of each side on the list',
+    instance: { ruleId: 'R-87', parameters: { highRiskCountries: ['RU', 'SY'] } },
+    past: [],
+    current: { transactionId: 'c', originDeviceData: { ipCountry: 'RU' }, destinationDeviceData: { ipCountry: 'SY' } },
+    expected: [
+      { direction: 'ORIGIN', kind: 'ipCountry', value: 'RU', comparison: 'in', limit: '/parameters/highRiskCountries' },
+      { direction: 'DESTINATION', kind: 'ipCountry', value: 'SY', comparison: 'in', limit: '/parameters/highRiskCountries' },
+    ],
+  },
+  {
+    name: 'R-13 listed value: the list entry as configured (trimmed), not the transaction’s spelling',
+    instance: { ruleId: 'R-13', parameters: { merchantNames: ['other', ' Lucky Casino '] } },
+    past: [],
+    current: { transactionId: 'c', destinationPaymentDetails: { method: 'WALLET', walletType: 'x', walletId: 'w-1', name: 'LUCKY CASINO' } },
+    expected: [{ direction: 'DESTINATION', kind: 'walletName', value: 'Lucky Casino', comparison: 'in', limit: '/parameters/merchantNames' }],
+  },
+  {
+    name: 'R-24 listed value: the first matching keyword as configured, on both sides',
+    instance: { ruleId: 'R-24', parameters: { keywords: ['Dirty Bomb', 'gun'] } },
+    past: [],
+    current: { transactionId: 'c', reference: 'for the dirty-bomb and a gun' },
+    expected: ['ORIGIN', 'DESTINATION'].map((direction) => ({
+      direction,
+      kind: 'keyword',
+      value: 'Dirty Bomb',
+      comparison: 'in',
+      limit: '/parameters/keywords',
+    })),
+  },
+  {
+    name: 'R-129 listed value: the masked identifier, its method and the list of that method',
+    instance: { ruleId: 'R-129', parameters: { blacklistedIBANPaymentDetails: [{ IBAN: 'DE89 3704 0044 0532 0130 00' }] } },
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000' } },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'paymentDetails',
+        method: 'IBAN',
+        value: '****3000',
+        comparison: 'in',
+        limit: '/parameters/blacklistedIBANPaymentDetails',
+      },
+    ],
+  },
+  {
+    name: 'R-132 listed value: the value, where the transaction holds it, and the list by parameter and id',
+    instance: { ruleId: 'R-132', parameters: { blacklistId: 'bl-1' } },
+    lists: [['bl-1', { listType: 'BLACKLIST', subtype: 'IP_ADDRESS', items: ['10.0.0.1'] }]],
+    past: [],
+    current: { transactionId: 'c', destinationDeviceData: { ipAddress: '10.0.0.1' } },
+    expected: [
+      {
+        direction: 'DESTINATION',
+        kind: 'listedValue',
+        field: 'IP_ADDRESS',
+        path: '/destinationDeviceData/ipAddress',
+        value: '10.0.0.1',
+        comparison: 'in',
+        limit: '/parameters/blacklistId',
+        listId: 'bl-1',
+      },
+    ],
+  },
+  {
+    name: 'R-132 listed value: an account number is masked as R-129 masks it',
+    instance: { ruleId: 'R-132', parameters: { blacklistId: 'bl-1' } },
+    lists: [['bl-1', { listType: 'BLACKLIST', subtype: 'IBAN_NUMBER', items: ['DE89370400440532013000'] }]],
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000' } },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'listedValue',
+        field: 'IBAN_NUMBER',
+        path: '/originPaymentDetails/IBAN',
+        value: '****3000',
+        comparison: 'in',
+        limit: '/parameters/blacklistId',
+        listId: 'bl-1',
+      },
+    ],
+  },
+  {
+    name: 'R-3 new value: no earlier sent transaction went to the country, and the history ≥ initialTransactions',
+    instance: { ruleId: 'R-3', parameters: { initialTransactions: 1 } },
+    past: [{ transactionId: 'p1', timestamp: T0 - DAY }],
+    current: { transactionId: 'c', destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'EUR', country: 'IT' } },
+    expected: [
+      { direction: 'ORIGIN', kind: 'seen', field: 'counterpartyCountry', fieldValue: 'IT', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'history', value: 1, comparison: '>=', limit: 1 },
+    ],
+  },
+  {
+    name: 'R-4 new value: the new currency on each side that never used it',
+    instance: { ruleId: 'R-4', parameters: { initialTransactions: 2 } },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 2 * DAY },
+      { transactionId: 'p2', timestamp: T0 - DAY },
+    ],
+    current: {
+      transactionId: 'c',
+      originAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' },
+      destinationAmountDetails: { transactionAmount: 100, transactionCurrency: 'USD' },
+    },
+    expected: ['ORIGIN', 'DESTINATION'].flatMap((direction) => [
+      { direction, kind: 'seen', field: 'currency', fieldValue: 'USD', value: 0, comparison: '=', limit: 0 },
+      { direction, kind: 'history', value: 2, comparison: '>=', limit: 2 },
+    ]),
+  },
+  {
+    name: 'R-88 unexpected IP country: never sent from it, not a profile country, and the amount ≥ the threshold when set',
+    instance: { ruleId: 'R-88', parameters: { transactionAmountThreshold: { EUR: 50 } } },
+    users: [{ userId: 'alice', createdTimestamp: T0 - 400 * DAY, userDetails: { countryOfResidence: 'DE', countryOfNationality: 'FR' } }],
+    past: [{ transactionId: 'p1', timestamp: T0 - DAY, originDeviceData: { ipCountry: 'DE' } }],
+    current: { transactionId: 'c', originDeviceData: { ipCountry: 'BR' } },
+    expected: [
+      { direction: 'ORIGIN', kind: 'seen', field: 'ipCountry', fieldValue: 'BR', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'profileCountry', field: 'ipCountry', fieldValue: 'BR', value: 0, comparison: '=', limit: 0 },
+      { direction: 'ORIGIN', kind: 'amount', value: '100', comparison: '>=', limit: '50', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-8 low value: the last N sent are all in range: N ≥ lowTransactionCount, their smallest ≥ min and largest ≤ max',
+    instance: { ruleId: 'R-8', parameters: { lowTransactionValues: { EUR: { min: 90, max: 100 } }, lowTransactionCount: 3 } },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 3 * DAY, originAmountDetails: eur(20) },
+      { transactionId: 'p1', timestamp: T0 - 2 * DAY, originAmountDetails: eur(95.5) },
+      { transactionId: 'p2', timestamp: T0 - DAY, originAmountDetails: eur(99) },
+    ],
+    current: { transactionId: 'c' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'lowValueCount', value: 3, comparison: '>=', limit: 3 },
+      { direction: 'ORIGIN', kind: 'lowValueMin', value: '95.5', comparison: '>=', limit: '90', currency: 'EUR' },
+      { direction: 'ORIGIN', kind: 'lowValueMax', value: '100', comparison: '<=', limit: '100', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-7 low value: the received side, with the window when one is set and only the bound that is set',
+    instance: {
+      ruleId: 'R-7',
+      parameters: { lowTransactionValues: { EUR: { max: 150 } }, lowTransactionCount: 2, timeWindow: ROLLING_HOUR },
+    },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, destinationAmountDetails: eur(120) }],
+    current: { transactionId: 'c', destinationAmountDetails: eur(80) },
+    expected: [
+      { direction: 'DESTINATION', kind: 'lowValueCount', value: 2, comparison: '>=', limit: 2, window: HOUR_WINDOW },
+      { direction: 'DESTINATION', kind: 'lowValueMax', value: '120', comparison: '<=', limit: '150', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-125 unsuccessful states: the count in the states > the threshold’s share of the window (exact decimal), and the total ≥ minimumTransactions',
+    instance: {
+      ruleId: 'R-125',
+      parameters: {
+        transactionStates: ['REFUNDED'],
+        threshold: 33.33,
+        minimumTransactions: 2,
+        timeWindow: ROLLING_HOUR,
+        checkSender: 'sending',
+        checkReceiver: 'none',
+      },
+    },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 2 * HOUR, transactionState: 'REFUNDED' },
+      { transactionId: 'p1', timestamp: T0 - 10, transactionState: 'REFUNDED' },
+    ],
+    current: { transactionId: 'c', transactionState: 'SUCCESSFUL' },
+    expected: [
+      { direction: 'ORIGIN', kind: 'stateCount', value: 1, comparison: '>', limit: '0.6666', window: HOUR_WINDOW, transactionCount: 2 },
+      { direction: 'ORIGIN', kind: 'transactionCount', value: 2, comparison: '>=', limit: 2, window: HOUR_WINDOW },
+    ],
+  },
+  {
+    name: 'R-124 round share: the round count > the limit’s share of the window (exact decimal), and the total > initialTransactions',
+    instance: {
+      ruleId: 'R-124',
+      parameters: { timeWindow: ROLLING_HOUR, patternPercentageLimit: 50, initialTransactions: 1, checkSender: 'sending', checkReceiver: 'none' },
+    },
+    past: [
+      { transactionId: 'p1', timestamp: T0 - 20 },
+      { transactionId: 'p2', timestamp: T0 - 10, originAmountDetails: eur(150.5) },
+    ],
+    current: { transactionId: 'c', originAmountDetails: eur(300) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'roundCount', value: 2, comparison: '>', limit: '1.5', window: HOUR_WINDOW, transactionCount: 3 },
+      { direction: 'ORIGIN', kind: 'transactionCount', value: 3, comparison: '>', limit: 1, window: HOUR_WINDOW },
+    ],
+  },
+  {
+    name: 'R-123 distinct counterparty countries > the limit over the window (no ids: the rule reads only the distinct count)',
+    instance: { ruleId: 'R-123', parameters: { transactionsLimit: 1, timeWindow: ROLLING_HOUR, checkSender: 'sending', checkReceiver: 'none' } },
+    past: [{ transactionId: 'p1', timestamp: T0 - 10, destinationAmountDetails: { ...eur(100), country: 'IT' } }],
+    current: { transactionId: 'c' },
+    expected: [{ direction: 'ORIGIN', kind: 'distinct', field: 'counterpartyCountry', value: 2, comparison: '>', limit: 1, window: HOUR_WINDOW }],
+  },
+  {
+    name: 'R-131 past period: count 1 > multiplier × count 2 (exact decimal), both windows, and each optional condition that held',
+    instance: {
+      ruleId: 'R-131',
+      parameters: {
+        multiplierThreshold: 1.5,
+        timeWindow1: ROLLING_HOUR,
+        timeWindow2: { units: 3, granularity: 'hour', rollingBasis: true },
+        minTransactionsInTimeWindow2: 1,
+        initialTransactions: 2,
+        checkSender: 'sending',
+        checkReceiver: 'none',
+      },
+    },
+    past: [
+      { transactionId: 'p0', timestamp: T0 - 2 * HOUR },
+      { transactionId: 'p1', timestamp: T0 - 10 },
+    ],
+    current: { transactionId: 'c' },
+    expected: [
+      {
+        direction: 'ORIGIN',
+        kind: 'periodCount',
+        value: 2,
+        comparison: '>',
+        limit: '1.5',
+        multiplier: 1.5,
+        window: HOUR_WINDOW,
+        transactionCount: 2,
+        referenceWindow: { start: T0 - 3 * HOUR, end: T0, units: 3, granularity: 'hour', rolling: true },
+        referenceCount: 1,
+        referenceExcludesWindow: true,
+      },
+      {
+        direction: 'ORIGIN',
+        kind: 'referenceCount',
+        value: 1,
+        comparison: '>=',
+        limit: 1,
+        referenceWindow: { start: T0 - 3 * HOUR, end: T0, units: 3, granularity: 'hour', rolling: true },
+      },
+      { direction: 'ORIGIN', kind: 'history', value: 3, comparison: '>=', limit: 2 },
+    ],
+  },
+  {
+    name: 'R-117 amount pattern: the first listed pattern the amount’s text ends with, its decimals included when checkDecimal',
+    instance: { ruleId: 'R-117', parameters: { patterns: ['5', '999.99', '99'], checkDecimal: true } },
+    past: [],
+    current: { transactionId: 'c', originAmountDetails: eur(1999.99) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'amountPattern', value: '999.99', comparison: 'in', limit: '/parameters/patterns', amount: '1999.99', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-117 amount pattern: without checkDecimal, the integer part it was compared with',
+    instance: { ruleId: 'R-117', parameters: { patterns: ['999.99'] } },
+    past: [],
+    current: { transactionId: 'c', originAmountDetails: eur(1999.5) },
+    expected: [
+      { direction: 'ORIGIN', kind: 'amountPattern', value: '999.99', comparison: 'in', limit: '/parameters/patterns', amount: '1999', currency: 'EUR' },
+    ],
+  },
+  {
+    name: 'R-118 name mismatch: the distance > the allowed share of the longer name (exact decimal), without the names',
+    instance: { ruleId: 'R-118', parameters: { allowedDistancePercentage: 10 } },
+    users: [{ userId: 'alice', createdTimestamp: T0 - 400 * DAY, userDetails: { name: { firstName: 'John', lastName: 'Smith' } } }],
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000', name: 'Jane Smith' } },
+    expected: [{ direction: 'ORIGIN', kind: 'nameDistance', method: 'IBAN', value: 3, comparison: '>', limit: '1', length: 10 }],
+  },
+  {
+    name: 'R-118 name mismatch: the empty name, its length 0',
+    instance: { ruleId: 'R-118', parameters: { allowedDistancePercentage: 10 } },
+    users: [{ userId: 'alice', createdTimestamp: T0 - 400 * DAY, userDetails: { name: { firstName: 'John', lastName: 'Smith' } } }],
+    past: [],
+    current: { transactionId: 'c', originPaymentDetails: { method: 'IBAN', IBAN: 'DE89370400440532013000', name: '...' } },
+    expected: [{ direction: 'ORIGIN', kind: 'nameLength', field: 'accountName', method: 'IBAN', value: 0, comparison: '=', limit: 0 }],
   },
   {
     name: 'R-30 velocity: count > limit over the window, newest ids first, the current one included',
@@ -295,6 +582,8 @@ const rows: Row[] = [
 describe('ruleHitMeta.evidence by rule family', () => {
   it.each(rows)('$name', async (row) => {
     const { engine } = testEngine({ baseCurrency: 'EUR' });
+    for (const [id, list] of row.lists ?? []) await engine.putList(id, list as never);
+    for (const user of row.users ?? []) await engine.createUser(user as never);
     const instance = await engine.createRuleInstance(row.instance as never);
     for (const past of row.past) await engine.createTransaction(tx(past));
     const result = await engine.createTransaction(tx(row.current));
@@ -320,6 +609,25 @@ describe('ruleHitMeta.evidence by rule family', () => {
       convertedFrom: { value: '1234.5', currency: 'USD' },
     });
     expect(typeof evidence?.[0]?.value).toBe('string');
+  });
+
+  it('judges the low-value range in its own currency and names the base-currency amount it came from (R-8)', async () => {
+    // 0.8 EUR per USD: 100 EUR is 125 USD.
+    const { engine } = testEngine({ baseCurrency: 'EUR', rates: createFixedRateProvider({ USD: '1', EUR: '0.8' }) });
+    const instance = await engine.createRuleInstance({ ruleId: 'R-8', parameters: { lowTransactionValues: { USD: { max: 200 } }, lowTransactionCount: 1 } });
+    const result = await engine.createTransaction(tx({ originAmountDetails: eur(100) }));
+    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta?.evidence).toEqual([
+      { direction: 'ORIGIN', kind: 'lowValueCount', value: 1, comparison: '>=', limit: 1 },
+      {
+        direction: 'ORIGIN',
+        kind: 'lowValueMax',
+        value: '125',
+        comparison: '<=',
+        limit: '200',
+        currency: 'USD',
+        convertedFrom: { value: '100', currency: 'EUR' },
+      },
+    ]);
   });
 
   it('lists at most the 20 newest ids, with the whole count (R-30)', async () => {

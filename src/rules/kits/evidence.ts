@@ -129,6 +129,15 @@ export function listedEvidence(direction: RuleEvidence['direction'], kind: strin
   return { direction, kind, value, comparison: 'in', limit: `/parameters/${parameter}` };
 }
 
+/**
+ * How many of a side's earlier transactions carried `fieldValue` in the entry value `field`
+ * (`counterpartyCountry`, `currency`, `ipCountry`): `{ kind: 'seen', field, fieldValue, value: seen,
+ * comparison: '=', limit: 0 }` — a new value's evidence that it was never seen before.
+ */
+export function seenEvidence(direction: RuleEvidence['direction'], field: string, fieldValue: string, seen: number): RuleEvidence {
+  return { direction, kind: 'seen', field, fieldValue, value: seen, comparison: '=', limit: 0 } as RuleEvidence;
+}
+
 /** A count of a window's transactions against a limit: `{ kind: 'count', value, comparison, limit, window, transactionCount, transactionIds }`. */
 export function windowCountEvidence(
   direction: RuleEvidence['direction'],

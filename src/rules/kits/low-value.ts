@@ -11,6 +11,8 @@ import type { Transaction } from '../../domain/index.js';
 import { convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import type { EvidenceWindow, RuleEvidence } from '../../domain/schemas/results.js';
+import { amountEvidence, evidenceWindow } from './evidence.js';
 import { createNeed } from './need.js';
 import { contributionsOf, type SeriesName } from '../series.js';
 import type { AggregateNeed, MoneyContext, RuleDefinition, RuleHit } from '../types.js';
@@ -124,6 +126,38 @@ function describeRange(range: ResolvedRange): string {
   return 'any amount';
 }
 
+/**
+ * The evidence of a low-value hit, from the reads the rule already makes (the last N − 1 entries'
+ * count, smallest and largest amount; no ids: listing them would be one more read per evaluation):
+ * `{ kind: 'lowValueCount', value: N, comparison: '>=', limit: lowTransactionCount, window? }` (the
+ * last N transactions, this one included, all in range; `window` with a `timeWindow`), then the
+ * smallest of their amounts `>=` the range's `min` and the largest `<=` its `max` (kinds
+ * `lowValueMin`, `lowValueMax`; each bound only when set), in the range's currency, `convertedFrom`
+ * the base-currency amount when converted.
+ */
+function lowValueEvidence(
+  direction: 'ORIGIN' | 'DESTINATION',
+  count: number,
+  range: ResolvedRange,
+  baseCurrency: string,
+  smallest: bigint,
+  largest: bigint,
+  window: EvidenceWindow | undefined,
+): RuleEvidence[] {
+  const countItem: Record<string, unknown> = { direction, kind: 'lowValueCount', value: count, comparison: '>=', limit: count };
+  if (window !== undefined) countItem.window = window;
+  const evidence: RuleEvidence[] = [countItem as RuleEvidence];
+  const bound = (kind: string, amount: bigint, limit: bigint, comparison: '>=' | '<=') => {
+    const judged = range.judge(amount) as bigint;
+    evidence.push(
+      amountEvidence(direction, kind, { amount: judged, threshold: limit, currency: range.currency }, comparison, { amount, currency: baseCurrency }),
+    );
+  };
+  if (range.min !== undefined) bound('lowValueMin', smallest, range.min, '>=');
+  if (range.max !== undefined) bound('lowValueMax', largest, range.max, '<=');
+  return evidence;
+}
+
 interface SideSpec {
   readonly series: Extract<SeriesName, 'user-sending' | 'user-receiving'>;
   /** `series` as the set {@link contributionsOf} takes, built once. */
@@ -191,14 +225,26 @@ export function defineLowValueRule(direction: 'ORIGIN' | 'DESTINATION', meta: Lo
       // such transactions.
       if (!side.userOf(transaction) || currentCounts === false) return [];
       const range = resolveRange(parameters.lowTransactionValues, money, transaction.timestamp);
-      if (range === null || !isInRange(readCurrentAmount(transaction, side, money), range)) return [];
+      const current = range === null ? null : readCurrentAmount(transaction, side, money);
+      if (range === null || current === null || !isInRange(current, range)) return [];
+      let smallest = current;
+      let largest = current;
       const limit = parameters.lowTransactionCount - 1;
       if (limit >= 1) {
         if (aggregates[names.count] !== limit) return [];
-        if (!isInRange(aggregates[names.min], range) || !isInRange(aggregates[names.max], range)) return [];
+        const min = aggregates[names.min];
+        const max = aggregates[names.max];
+        if (!isInRange(min, range) || !isInRange(max, range)) return [];
+        if ((min as bigint) < smallest) smallest = min as bigint;
+        if ((max as bigint) > largest) largest = max as bigint;
       }
       const within = parameters.timeWindow === undefined ? '' : ` within ${describeTimeWindow(parameters.timeWindow)}`;
-      return [{ direction: side.direction, vars: { count: parameters.lowTransactionCount, range: describeRange(range), within } }];
+      const window =
+        parameters.timeWindow === undefined
+          ? undefined
+          : evidenceWindow(windowStart(transaction.timestamp, parameters.timeWindow), transaction.timestamp, parameters.timeWindow);
+      const evidence = lowValueEvidence(side.direction, parameters.lowTransactionCount, range, money.baseCurrency, smallest, largest, window);
+      return [{ direction: side.direction, vars: { count: parameters.lowTransactionCount, range: describeRange(range), within }, evidence }];
     },
   });
 }

@@ -10,6 +10,7 @@ import type { Transaction } from '../../domain/index.js';
 import { defineRule, needNamePrefix } from '../define-rule.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 import { describeSide } from './directions.js';
+import { seenEvidence } from './evidence.js';
 import { createNeed } from './need.js';
 
 /** Parameters of a new-value rule: how much history makes a user established. */
@@ -114,7 +115,14 @@ export function defineNewValueRule(spec: NewValueRuleSpec): RuleDefinition<NewVa
         const seen = aggregates[side.seen];
         if (typeof past !== 'number' || typeof seen !== 'number') continue;
         if (past >= parameters.initialTransactions && seen === 0) {
-          hits.push({ direction: side.direction, vars: { side: describeSide(side.direction), [spec.valueVar]: side.value, history: past } });
+          hits.push({
+            direction: side.direction,
+            vars: { side: describeSide(side.direction), [spec.valueVar]: side.value, history: past },
+            evidence: [
+              seenEvidence(side.direction, spec.field, side.value, seen),
+              { direction: side.direction, kind: 'history', value: past, comparison: '>=', limit: parameters.initialTransactions },
+            ],
+          });
         }
       }
       return hits;

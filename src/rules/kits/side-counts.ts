@@ -83,6 +83,18 @@ export function isShareAbovePercent(part: number, total: number, percent: number
   return BigInt(part) * 100n * MONEY_SCALE > toScaled(percent) * BigInt(total);
 }
 
+/**
+ * `percent` % of `count` as exact decimal text (`percentOf(1, 3)` → `"0.03"`): the percentage taken
+ * at 10^-8 precision from its decimal text, as {@link isShareAbovePercent} takes it.
+ */
+export function percentOf(percent: number, count: number): string {
+  // toScaled(percent) × count is the product at scale 10^8; one more 100 makes 10^10.
+  const digits = (toScaled(percent) * BigInt(count)).toString().padStart(11, '0');
+  const whole = digits.slice(0, -10);
+  const fraction = digits.slice(-10).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Declaring a matching-count rule (R-77, R-130).
 // ---------------------------------------------------------------------------------------------

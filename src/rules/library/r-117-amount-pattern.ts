@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { currencyExponent } from '../../domain/codes.js';
 import { MONEY_SCALE, MONEY_SCALE_DIGITS, formatMoney, toScaled } from '../../domain/money.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
 import { defineRule } from '../define-rule.js';
 import type { RuleHit } from '../types.js';
 
@@ -77,6 +78,16 @@ export const r117AmountPattern = defineRule({
     const checkDecimal = parameters.checkDecimal === true;
     const pattern = parameters.patterns.find((p) => (checkDecimal ? full.endsWith(p) : whole.endsWith(p.split('.')[0] as string)));
     if (pattern === undefined) return [];
-    return [{ direction: 'ORIGIN', vars: { amount: formatMoney(scaled, details.transactionCurrency), pattern } }];
+    // The listed pattern that held, and the amount's text it was matched against (its ending).
+    const evidence = {
+      direction: 'ORIGIN',
+      kind: 'amountPattern',
+      value: pattern,
+      comparison: 'in',
+      limit: '/parameters/patterns',
+      amount: checkDecimal ? full : whole,
+      currency: details.transactionCurrency,
+    } as RuleEvidence;
+    return [{ direction: 'ORIGIN', vars: { amount: formatMoney(scaled, details.transactionCurrency), pattern }, evidence: [evidence] }];
   },
 });

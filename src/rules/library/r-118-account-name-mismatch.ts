@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
 import { measureBoundedLevenshtein, type StepCounter } from '../bounded-levenshtein.js';
 import { defineRule } from '../define-rule.js';
+import { percentOf } from '../kits/side-counts.js';
 import type { RuleCheckContext, RuleHit, RuleUser } from '../types.js';
 
 /**
@@ -194,13 +196,34 @@ function checkSide(
   if (userEmpty || accountEmpty) {
     if (parameters.ignoreEmptyName === true) return null;
     const reason = accountEmpty ? 'the payment method has no account name' : "the user's profile has no name";
-    return { direction, vars: { side, method, reason } };
+    // The name that is empty (its normalised length 0); the other is not copied (personal data).
+    const evidence = {
+      direction,
+      kind: 'nameLength',
+      field: accountEmpty ? 'accountName' : 'userName',
+      method,
+      value: 0,
+      comparison: '=',
+      limit: 0,
+    } as RuleEvidence;
+    return { direction, vars: { side, method, reason }, evidence: [evidence] };
   }
   const difference = smallestDifference(pairsOf(profileName.forms, account, profileName.person), counter);
   // Exact in integers: distance / length ≤ percentage / 100 ⇔ distance × 100 ≤ percentage × length.
   if (difference.distance * 100 <= parameters.allowedDistancePercentage * difference.length) return null;
   const reason = `${formatDifference(difference)} different, more than the allowed ${parameters.allowedDistancePercentage}%`;
-  return { direction, vars: { side, method, reason } };
+  // The rule's exact comparison: distance > allowed % of the longer name's length (an exact
+  // decimal), over the closest pair; the names themselves are not copied (personal data).
+  const evidence = {
+    direction,
+    kind: 'nameDistance',
+    method,
+    value: difference.distance,
+    comparison: '>',
+    limit: percentOf(parameters.allowedDistancePercentage, difference.length),
+    length: difference.length,
+  } as RuleEvidence;
+  return { direction, vars: { side, method, reason }, evidence: [evidence] };
 }
 
 /**

@@ -3,6 +3,8 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
+import { evidenceWindow } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import { createSideNames, describeSide, receiverReads, senderReads, sideSeries, USER_SERIES, type SideRead } from '../kits/directions.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
@@ -89,8 +91,21 @@ export const r123CounterpartyCountries = defineRule({
         if (typeof v === 'number') count = Math.max(count, v);
       }
       if (count > parameters.transactionsLimit) {
+        const end = transaction.timestamp;
         hits.push({
           direction,
+          // The distinct countries only: the rule reads no count or ids of the window's transactions.
+          evidence: [
+            {
+              direction,
+              kind: 'distinct',
+              field: FIELD,
+              value: count,
+              comparison: '>',
+              limit: parameters.transactionsLimit,
+              window: evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow),
+            } as RuleEvidence,
+          ],
           vars: {
             side: describeSide(direction),
             count,

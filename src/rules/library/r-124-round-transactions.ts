@@ -3,7 +3,8 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES } from '../kits/directions.js';
-import { isShareAbovePercent, planSideCounts, ROUND_ENTRIES, sumSideCounts } from '../kits/side-counts.js';
+import { isShareAbovePercent, percentOf, planSideCounts, ROUND_ENTRIES, sumSideCounts } from '../kits/side-counts.js';
+import { evidenceWindow } from '../kits/evidence.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
@@ -77,8 +78,22 @@ export const r124RoundTransactions = defineRule({
       const total = sumSideCounts(aggregates, reads, 'total');
       const round = sumSideCounts(aggregates, reads, 'round');
       if (total <= parameters.initialTransactions || !isShareAbovePercent(round, total, parameters.patternPercentageLimit)) continue;
+      const window = evidenceWindow(windowStart(transaction.timestamp, parameters.timeWindow), transaction.timestamp, parameters.timeWindow);
       hits.push({
         direction,
+        evidence: [
+          // `round > limit % × total`, the rule's exact comparison, the limit an exact decimal (as R-125).
+          {
+            direction,
+            kind: 'roundCount',
+            value: round,
+            comparison: '>',
+            limit: percentOf(parameters.patternPercentageLimit, total),
+            window,
+            transactionCount: total,
+          },
+          { direction, kind: 'transactionCount', value: total, comparison: '>', limit: parameters.initialTransactions, window },
+        ],
         vars: {
           side: describeSide(direction),
           round,

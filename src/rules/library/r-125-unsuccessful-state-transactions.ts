@@ -3,8 +3,9 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import { TRANSACTION_STATES } from '../../domain/enums.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
+import { evidenceWindow } from '../kits/evidence.js';
 import { createSideNames, describeSide, getSideReads, sideSeries, USER_SERIES } from '../kits/directions.js';
-import { isShareAbovePercent, planSideCounts, sumSideCounts } from '../kits/side-counts.js';
+import { isShareAbovePercent, percentOf, planSideCounts, sumSideCounts } from '../kits/side-counts.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
 import type { RuleHit } from '../types.js';
 
@@ -95,8 +96,23 @@ export const r125UnsuccessfulStateTransactions = defineRule({
       const total = sumSideCounts(aggregates, reads, 'total');
       const matched = sumSideCounts(aggregates, reads, 'inStates');
       if (total < parameters.minimumTransactions || total === 0 || !isShareAbovePercent(matched, total, parameters.threshold)) continue;
+      const window = evidenceWindow(windowStart(transaction.timestamp, parameters.timeWindow), transaction.timestamp, parameters.timeWindow);
       hits.push({
         direction,
+        evidence: [
+          // The transactions in the states against the threshold's share of the window's total:
+          // `matched > threshold % × total`, the rule's exact comparison, the limit an exact decimal.
+          {
+            direction,
+            kind: 'stateCount',
+            value: matched,
+            comparison: '>',
+            limit: percentOf(parameters.threshold, total),
+            window,
+            transactionCount: total,
+          },
+          { direction, kind: 'transactionCount', value: total, comparison: '>=', limit: parameters.minimumTransactions, window },
+        ],
         vars: {
           side: describeSide(direction),
           matched,

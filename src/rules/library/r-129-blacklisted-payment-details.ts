@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { PaymentDetails } from '../../domain/index.js';
 import type { StepCounter } from '../bounded-levenshtein.js';
 import { defineRule } from '../define-rule.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
 import type { RuleCheckContext, RuleHit } from '../types.js';
 
 /** Max entries of each blacklist. */
@@ -275,6 +276,26 @@ function findMatch(details: PaymentDetails, prepared: Prepared, counter: StepCou
   }
 }
 
+/** The list parameter that holds blacklisted payment details of each method R-129 checks. */
+const LIST_PARAMETER: Readonly<Record<string, string>> = {
+  IBAN: 'blacklistedIBANPaymentDetails',
+  CARD: 'blacklistedCardPaymentDetails',
+  GENERIC_BANK_ACCOUNT: 'blacklistedGenericBankAccountPaymentDetails',
+};
+
+/** The hit of one side: its evidence is the masked identifier (never the full one) and the list it is on. */
+function paymentHit(direction: 'ORIGIN' | 'DESTINATION', method: string, identifier: string): RuleHit {
+  const evidence = {
+    direction,
+    kind: 'paymentDetails',
+    method,
+    value: identifier,
+    comparison: 'in',
+    limit: `/parameters/${LIST_PARAMETER[method] as string}`,
+  } as RuleEvidence;
+  return { direction, vars: { side: direction === 'ORIGIN' ? 'Origin' : 'Destination', method, identifier }, evidence: [evidence] };
+}
+
 /**
  * R-129's check as a pure function (see {@link r129BlacklistedPaymentDetails}), adding its work to
  * `counter`: the UTF-16 length of every payment-details string it normalises and one step per
@@ -291,12 +312,12 @@ export function findBlacklistedPaymentDetails(context: RuleCheckContext<Paramete
   const origin = transaction.originPaymentDetails;
   const originMatch = origin === undefined ? null : findMatch(origin, prepared, counter);
   if (origin !== undefined && originMatch !== null) {
-    hits.push({ direction: 'ORIGIN', vars: { side: 'Origin', method: origin.method, identifier: originMatch } });
+    hits.push(paymentHit('ORIGIN', origin.method, originMatch));
   }
   const destination = transaction.destinationPaymentDetails;
   const destinationMatch = destination === undefined ? null : findMatch(destination, prepared, counter);
   if (destination !== undefined && destinationMatch !== null) {
-    hits.push({ direction: 'DESTINATION', vars: { side: 'Destination', method: destination.method, identifier: destinationMatch } });
+    hits.push(paymentHit('DESTINATION', destination.method, destinationMatch));
   }
   return hits;
 }

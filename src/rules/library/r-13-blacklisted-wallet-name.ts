@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRule } from '../define-rule.js';
+import { listedEvidence } from '../kits/evidence.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -82,6 +83,7 @@ export const r13BlacklistedWalletName = defineRule({
     const names = blacklistedNames(parameters);
     if (names.size === 0) return [];
     const entry = names.get(normalizeName(details.name));
-    return entry === undefined ? [] : [{ direction: 'DESTINATION', vars: { merchantName: entry } }];
+    if (entry === undefined) return [];
+    return [{ direction: 'DESTINATION', vars: { merchantName: entry }, evidence: [listedEvidence('DESTINATION', 'walletName', entry, 'merchantNames')] }];
   },
 });

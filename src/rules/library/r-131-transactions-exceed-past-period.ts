@@ -2,7 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { MONEY_SCALE, toScaled } from '../../domain/money.js';
+import type { EvidenceWindow, RuleEvidence } from '../../domain/schemas/results.js';
 import { defineRule } from '../define-rule.js';
+import { evidenceMoney, evidenceWindow } from '../kits/evidence.js';
 import { createSideNames, describeSide, getSideReads, planSides, sideSeries, sumCounts, USER_SERIES, type SideChecks } from '../kits/directions.js';
 import { periodSchema } from '../kits/two-periods.js';
 import { CheckReceiverSchema, CheckSenderSchema } from '../parameters.js';
@@ -69,6 +71,56 @@ function exceedsMultiple(count1: number, count2: number, multiplier: number): bo
   return BigInt(count1) * MONEY_SCALE > toScaled(multiplier) * BigInt(count2);
 }
 
+/**
+ * The evidence of a hit, from the counts the rule read (no ids: it reads counts only): period 1's
+ * count `>` the multiplier times period 2's (period 1 excluded), the limit an exact decimal, with
+ * both windows as R-27 gives them; then each optional condition that held — the minimum counts of
+ * the periods (`transactionCount`, `referenceCount`, `>=`) and the all-time `history` `>=`
+ * `initialTransactions`.
+ */
+function periodEvidence(
+  direction: 'ORIGIN' | 'DESTINATION',
+  parameters: Parameters,
+  count1: number,
+  count2: number,
+  window: EvidenceWindow,
+  referenceWindow: EvidenceWindow,
+  past: number | undefined,
+): RuleEvidence[] {
+  const evidence = [
+    {
+      direction,
+      kind: 'periodCount',
+      value: count1,
+      comparison: '>',
+      limit: evidenceMoney(toScaled(parameters.multiplierThreshold) * BigInt(count2)),
+      multiplier: parameters.multiplierThreshold,
+      window,
+      transactionCount: count1,
+      referenceWindow,
+      referenceCount: count2,
+      referenceExcludesWindow: true,
+    } as RuleEvidence,
+  ];
+  if (parameters.minTransactionsInTimeWindow1 !== undefined) {
+    evidence.push({ direction, kind: 'transactionCount', value: count1, comparison: '>=', limit: parameters.minTransactionsInTimeWindow1, window });
+  }
+  if (parameters.minTransactionsInTimeWindow2 !== undefined) {
+    evidence.push({
+      direction,
+      kind: 'referenceCount',
+      value: count2,
+      comparison: '>=',
+      limit: parameters.minTransactionsInTimeWindow2,
+      referenceWindow,
+    } as RuleEvidence);
+  }
+  if (past !== undefined && parameters.initialTransactions !== undefined) {
+    evidence.push({ direction, kind: 'history', value: past, comparison: '>=', limit: parameters.initialTransactions });
+  }
+  return evidence;
+}
+
 function plan(transaction: Transaction, parameters: Parameters): AggregateNeed[] {
   const end = transaction.timestamp;
   const { checkSender, checkReceiver } = parameters;
@@ -132,9 +184,11 @@ export const r131TransactionsExceedPastPeriod = defineRule({
       const w1 = getSideReads(transaction, parameters, WINDOW1, direction);
       const w2 = getSideReads(transaction, parameters, WINDOW2, direction);
       if (!w1 || !w2) continue;
+      let past: number | undefined;
       if (readsHistory(parameters)) {
         const history = getSideReads(transaction, ALL_TRANSACTIONS, HISTORY, direction);
-        if (sumCounts(aggregates, history ?? []) < parameters.initialTransactions) continue;
+        past = sumCounts(aggregates, history ?? []);
+        if (past < parameters.initialTransactions) continue;
       }
       const count1 = sumCounts(aggregates, w1);
       const count2 = sumCounts(aggregates, w2) - count1;
@@ -144,6 +198,15 @@ export const r131TransactionsExceedPastPeriod = defineRule({
       if (!exceedsMultiple(count1, count2, parameters.multiplierThreshold)) continue;
       hits.push({
         direction,
+        evidence: periodEvidence(
+          direction,
+          parameters,
+          count1,
+          count2,
+          evidenceWindow(start1, end, parameters.timeWindow1),
+          evidenceWindow(start2, end, parameters.timeWindow2),
+          past,
+        ),
         vars: {
           side: describeSide(direction),
           count1,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCHEMA_LIMITS, type ListSubtype, type Transaction } from '../../domain/index.js';
 import { defineRule } from '../define-rule.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
 import type { LookupNeed, RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -19,44 +20,80 @@ type Parameters = Static<typeof ParametersSchema>;
 
 type Side = 'origin' | 'destination';
 
+/** A candidate value of one side: its list subtype, the value and its JSON Pointer in the transaction. */
+interface Candidate {
+  readonly subtype: ListSubtype;
+  readonly value: string;
+  readonly path: string;
+}
+
 /** One side's candidate values, by list subtype (only those the transaction carries). */
-function candidates(transaction: Transaction, side: Side): { subtype: ListSubtype; value: string }[] {
-  const out: { subtype: ListSubtype; value: string }[] = [];
-  const add = (subtype: ListSubtype, value: unknown) => {
-    if (typeof value === 'string' && value !== '') out.push({ subtype, value });
+function candidates(transaction: Transaction, side: Side): Candidate[] {
+  const out: Candidate[] = [];
+  const add = (subtype: ListSubtype, value: unknown, path: string) => {
+    if (typeof value === 'string' && value !== '') out.push({ subtype, value, path });
   };
   const origin = side === 'origin';
-  add('USER_ID', origin ? transaction.originUserId : transaction.destinationUserId);
+  add('USER_ID', origin ? transaction.originUserId : transaction.destinationUserId, `/${side}UserId`);
   const payment = (origin ? transaction.originPaymentDetails : transaction.destinationPaymentDetails) as Record<string, unknown> | undefined;
+  const paymentPath = `/${side}PaymentDetails`;
   switch (payment?.['method']) {
     case 'CARD':
-      add('CARD_FINGERPRINT_NUMBER', payment['cardFingerprint']);
+      add('CARD_FINGERPRINT_NUMBER', payment['cardFingerprint'], `${paymentPath}/cardFingerprint`);
       break;
     case 'IBAN':
-      add('IBAN_NUMBER', payment['IBAN']);
-      add('BIC', payment['BIC']);
+      add('IBAN_NUMBER', payment['IBAN'], `${paymentPath}/IBAN`);
+      add('BIC', payment['BIC'], `${paymentPath}/BIC`);
       break;
     case 'GENERIC_BANK_ACCOUNT':
-      add('BANK_ACCOUNT_NUMBER', payment['accountNumber']);
+      add('BANK_ACCOUNT_NUMBER', payment['accountNumber'], `${paymentPath}/accountNumber`);
       break;
     case 'ACH':
-      add('ACH_ACCOUNT_NUMBER', payment['accountNumber']);
+      add('ACH_ACCOUNT_NUMBER', payment['accountNumber'], `${paymentPath}/accountNumber`);
       break;
     case 'SWIFT':
-      add('SWIFT_ACCOUNT_NUMBER', payment['accountNumber']);
-      add('BANK_SWIFT_CODE', payment['swiftCode']);
+      add('SWIFT_ACCOUNT_NUMBER', payment['accountNumber'], `${paymentPath}/accountNumber`);
+      add('BANK_SWIFT_CODE', payment['swiftCode'], `${paymentPath}/swiftCode`);
       break;
     case 'UPI':
-      add('UPI_IDENTIFYING_NUMBER', payment['upiID']);
+      add('UPI_IDENTIFYING_NUMBER', payment['upiID'], `${paymentPath}/upiID`);
       break;
     default:
       break;
   }
   const device = origin ? transaction.originDeviceData : transaction.destinationDeviceData;
-  add('IP_ADDRESS', device?.ipAddress);
-  add('DEVICE_IDENTIFIER', device?.deviceIdentifier);
-  add('COUNTRY', (origin ? transaction.originAmountDetails : transaction.destinationAmountDetails)?.country);
+  add('IP_ADDRESS', device?.ipAddress, `/${side}DeviceData/ipAddress`);
+  add('DEVICE_IDENTIFIER', device?.deviceIdentifier, `/${side}DeviceData/deviceIdentifier`);
+  add('COUNTRY', (origin ? transaction.originAmountDetails : transaction.destinationAmountDetails)?.country, `/${side}AmountDetails/country`);
   return out;
+}
+
+/** Subtypes whose values are account numbers: their evidence shows them masked, as R-129 does. */
+const MASKED: ReadonlySet<ListSubtype> = new Set<ListSubtype>([
+  'IBAN_NUMBER',
+  'BANK_ACCOUNT_NUMBER',
+  'ACH_ACCOUNT_NUMBER',
+  'SWIFT_ACCOUNT_NUMBER',
+  'UPI_IDENTIFYING_NUMBER',
+]);
+
+/**
+ * The evidence of a match: the value (an account number masked, `****` plus its last 4 characters
+ * when it has at least 8), where the transaction holds it (`path`), and the list: `limit` points at
+ * the parameter naming it, `listId` is its id.
+ */
+function matchEvidence(direction: 'ORIGIN' | 'DESTINATION', match: Candidate, listId: string): RuleEvidence {
+  const value = MASKED.has(match.subtype) ? (match.value.length >= 8 ? `****${match.value.slice(-4)}` : '****') : match.value;
+  return {
+    direction,
+    kind: 'listedValue',
+    field: match.subtype,
+    path: match.path,
+    value,
+    comparison: 'in',
+    limit: '/parameters/blacklistId',
+    listId,
+  } as RuleEvidence;
 }
 
 const SIDES: readonly Side[] = ['origin', 'destination'];
@@ -97,9 +134,11 @@ export const r132BlacklistedTransactionValue = defineRule({
     for (const side of SIDES) {
       const match = candidates(transaction, side).find((c) => lookups[`${side}:${c.subtype}`] === true);
       if (!match) continue;
+      const direction = side === 'origin' ? 'ORIGIN' : 'DESTINATION';
       hits.push({
-        direction: side === 'origin' ? 'ORIGIN' : 'DESTINATION',
+        direction,
         vars: { side: side === 'origin' ? 'sender' : 'receiver', what: WHAT[match.subtype], list: parameters.blacklistId },
+        evidence: [matchEvidence(direction, match, parameters.blacklistId)],
       });
     }
     return hits;

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { PaymentDetails } from '../../domain/index.js';
 import { defineRule } from '../define-rule.js';
+import { listedEvidence } from '../kits/evidence.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -62,11 +63,19 @@ export const r22BlacklistedCardCountry = defineRule({
     const listed = listedCountries(parameters);
     const origin = cardIssuedCountryOf(transaction.originPaymentDetails);
     if (origin !== undefined && listed.has(origin)) {
-      hits.push({ direction: 'ORIGIN', vars: { side: 'Origin', country: origin } });
+      hits.push({
+        direction: 'ORIGIN',
+        vars: { side: 'Origin', country: origin },
+        evidence: [listedEvidence('ORIGIN', 'cardIssuedCountry', origin, 'blacklistedCountries')],
+      });
     }
     const destination = cardIssuedCountryOf(transaction.destinationPaymentDetails);
     if (destination !== undefined && listed.has(destination)) {
-      hits.push({ direction: 'DESTINATION', vars: { side: 'Destination', country: destination } });
+      hits.push({
+        direction: 'DESTINATION',
+        vars: { side: 'Destination', country: destination },
+        evidence: [listedEvidence('DESTINATION', 'cardIssuedCountry', destination, 'blacklistedCountries')],
+      });
     }
     return hits;
   },

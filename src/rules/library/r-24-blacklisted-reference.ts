@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ErrorDetail } from '../../errors.js';
 import { measurePatternDistance, prepareLevenshteinPattern, toCodePoints, type LevenshteinPattern, type StepCounter } from '../bounded-levenshtein.js';
 import { defineRule } from '../define-rule.js';
+import { listedEvidence } from '../kits/evidence.js';
 import type { RuleHit } from '../types.js';
 
 /** Max keywords of one instance. */
@@ -336,8 +337,8 @@ export const r24BlacklistedReference = defineRule({
     if (keyword === null) return [];
     const vars = { keyword };
     return [
-      { direction: 'ORIGIN', vars },
-      { direction: 'DESTINATION', vars },
+      { direction: 'ORIGIN', vars, evidence: [listedEvidence('ORIGIN', 'keyword', keyword, 'keywords')] },
+      { direction: 'DESTINATION', vars, evidence: [listedEvidence('DESTINATION', 'keyword', keyword, 'keywords')] },
     ];
   },
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRule } from '../define-rule.js';
+import { listedEvidence } from '../kits/evidence.js';
 import type { RuleHit } from '../types.js';
 
 const ParametersSchema = Type.Object(
@@ -44,11 +45,19 @@ export const r87HighRiskIpCountry = defineRule({
     const list = parameters.highRiskCountries;
     const origin = transaction.originDeviceData?.ipCountry;
     if (origin !== undefined && list.includes(origin)) {
-      hits.push({ direction: 'ORIGIN', vars: { side: 'Sender', country: origin } });
+      hits.push({
+        direction: 'ORIGIN',
+        vars: { side: 'Sender', country: origin },
+        evidence: [listedEvidence('ORIGIN', 'ipCountry', origin, 'highRiskCountries')],
+      });
     }
     const destination = transaction.destinationDeviceData?.ipCountry;
     if (destination !== undefined && list.includes(destination)) {
-      hits.push({ direction: 'DESTINATION', vars: { side: 'Receiver', country: destination } });
+      hits.push({
+        direction: 'DESTINATION',
+        vars: { side: 'Receiver', country: destination },
+        evidence: [listedEvidence('DESTINATION', 'ipCountry', destination, 'highRiskCountries')],
+      });
     }
     return hits;
   },

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { toScaled } from '../../domain/money.js';
 import { defineRule } from '../define-rule.js';
+import { amountEvidence, seenEvidence } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
+import type { RuleEvidence } from '../../domain/schemas/results.js';
 import { getPreviousDouble } from '../kits/anomaly.js';
 import { amountThresholdsSchema, resolveThreshold } from '../parameters.js';
 import type { AggregateNeed, RuleCheckContext, RuleHit, RuleUser } from '../types.js';
@@ -40,14 +42,19 @@ function expectedCountries(user: RuleUser | null): Set<string> | null {
   return out;
 }
 
-/** Whether the origin amount meets the optional threshold (always true when none is set). */
-function meetsThreshold(parameters: Parameters, context: Pick<RuleCheckContext<Parameters>, 'transaction' | 'money'>): boolean {
+/**
+ * Whether the origin amount meets the optional threshold: `false` when it does not, `true` when no
+ * threshold is set, and the amount's evidence (`amount >= threshold`, R-2's item) when it meets one.
+ */
+function meetsThreshold(parameters: Parameters, context: Pick<RuleCheckContext<Parameters>, 'transaction' | 'money'>): boolean | RuleEvidence {
   const thresholds = parameters.transactionAmountThreshold;
   if (!thresholds || Object.keys(thresholds).length === 0) return true;
   const details = context.transaction.originAmountDetails;
   if (!details) return false;
-  const resolved = resolveThreshold(thresholds, toScaled(details.transactionAmount), details.transactionCurrency, context.money, context.transaction.timestamp);
-  return resolved !== null && resolved.amount >= resolved.threshold;
+  const scaled = toScaled(details.transactionAmount);
+  const resolved = resolveThreshold(thresholds, scaled, details.transactionCurrency, context.money, context.transaction.timestamp);
+  if (resolved === null || resolved.amount < resolved.threshold) return false;
+  return amountEvidence('ORIGIN', 'amount', resolved, '>=', { amount: scaled, currency: details.transactionCurrency });
 }
 
 /**
@@ -105,7 +112,15 @@ export const r88UnexpectedIpCountry = defineRule({
     if (expected === null || expected.has(country)) return [];
     const seen = aggregates[SEEN];
     if (typeof seen !== 'number' || seen > 0) return [];
-    if (!meetsThreshold(parameters, context)) return [];
-    return [{ direction: 'ORIGIN', vars: { country } }];
+    const amount = meetsThreshold(parameters, context);
+    if (amount === false) return [];
+    // No earlier sending transaction from this IP country, and none of the sender's profile
+    // countries (residence, nationalities) is it: the profile's countries are not copied (personal data).
+    const evidence: RuleEvidence[] = [
+      seenEvidence('ORIGIN', 'ipCountry', country, seen),
+      { direction: 'ORIGIN', kind: 'profileCountry', field: 'ipCountry', fieldValue: country, value: 0, comparison: '=', limit: 0 } as RuleEvidence,
+    ];
+    if (amount !== true) evidence.push(amount);
+    return [{ direction: 'ORIGIN', vars: { country }, evidence }];
   },
 });
