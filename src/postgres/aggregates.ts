@@ -82,11 +82,21 @@ function aggregateValueOf(fn: string, text: string | null): AggregateValue {
  * are read for `lastEntries`, the one function that returns them.
  */
 async function readLastEntries(sql: Sql, queries: readonly AggregateQuery[]): Promise<SeriesEntry[][]> {
-  const out = queries.map((): SeriesEntry[] => []);
-  const asked = queries.flatMap((q, i) => ((q.limit as number) > 0 ? [i] : []));
-  if (asked.length === 0) return out;
+  const asked = lastAsked(queries);
+  if (asked.length === 0) return queries.map((): SeriesEntry[] => []);
+  const rows = await sql.query<EntryRow & { i: number }>(LAST_ENTRIES_SQL, lastParams(queries, asked));
+  return lastEntriesOf(queries, asked, rows);
+}
+
+/** The positions of `queries` that ask for entries (a limit above 0). */
+function lastAsked(queries: readonly AggregateQuery[]): number[] {
+  return queries.flatMap((q, i) => ((q.limit as number) > 0 ? [i] : []));
+}
+
+/** The seven arrays of {@link LAST_ENTRIES_SQL} for the queries at `asked`. */
+function lastParams(queries: readonly AggregateQuery[], asked: readonly number[]): unknown[] {
   const column = <T>(f: (q: AggregateQuery) => T) => asked.map((i) => f(queries[i] as AggregateQuery));
-  const rows = await sql.query<EntryRow & { i: number }>(LAST_ENTRIES_SQL, [
+  return [
     column((q) => q.series),
     column((q) => q.key),
     column((q) => String(q.start)),
@@ -94,7 +104,12 @@ async function readLastEntries(sql: Sql, queries: readonly AggregateQuery[]): Pr
     column((q) => q.excludeId ?? null),
     column((q) => String(q.limit)),
     column((q) => q.fn === 'lastEntries'),
-  ]);
+  ];
+}
+
+/** Each query's entries from the rows of {@link LAST_ENTRIES_SQL} (`i`: 1-based in `asked`), ordered and cut as the memory store does. */
+function lastEntriesOf(queries: readonly AggregateQuery[], asked: readonly number[], rows: readonly (EntryRow & { i: number })[]): SeriesEntry[][] {
+  const out = queries.map((): SeriesEntry[] => []);
   for (const row of rows) {
     const at = asked[row.i - 1] as number;
     const q = queries[at] as AggregateQuery;
@@ -103,7 +118,7 @@ async function readLastEntries(sql: Sql, queries: readonly AggregateQuery[]): Pr
   return out.map((entries, i) => entries.sort(compareSeriesEntries).slice(-((queries[i] as AggregateQuery).limit as number)));
 }
 
-const LAST_ENTRIES_SQL = prepared(`SELECT q.i::integer AS i, e.id, e.ts, e.amount::text AS amount, CASE WHEN q.with_values THEN e.vals END AS vals
+const LAST_ENTRIES_TEXT = `SELECT q.i::integer AS i, e.id, e.ts, e.amount::text AS amount, CASE WHEN q.with_values THEN e.vals END AS vals
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
     WITH ORDINALITY AS q(series, key, lo, hi, exclude, lim, with_values, i)
   CROSS JOIN LATERAL (
@@ -114,7 +129,25 @@ const LAST_ENTRIES_SQL = prepared(`SELECT q.i::integer AS i, e.id, e.ts, e.amoun
           WHERE y.series = q.series AND y.key = q.key AND y.ts >= q.lo::double precision AND y.ts <= q.hi::double precision
             AND (q.exclude IS NULL OR y.id <> q.exclude)
           ORDER BY y.ts DESC OFFSET q.lim::integer - 1 LIMIT 1), '-Infinity'::double precision)
-  ) AS e`);
+  ) AS e`;
+const LAST_ENTRIES_SQL = prepared(LAST_ENTRIES_TEXT);
+
+/** Where the "last N" rows start in `i` when they share a statement with the window rows (below every special's). */
+const LAST_ROWS_BASE = -1_000_000_000;
+
+/**
+ * {@link LAST_ENTRIES_SQL} in the columns of a window row, to follow the window aggregates in one
+ * statement (one round trip): `i` below {@link LAST_ROWS_BASE}, the entry's id in `n`, its timestamp
+ * in `s` (float8 text: exact), its amount in `c` and its values (jsonb text) in `lo`; its seven
+ * arrays numbered from `$${first}`.
+ */
+function lastEntriesAsWindowRows(first: number): string {
+  const select = LAST_ENTRIES_TEXT.replace(
+    'SELECT q.i::integer AS i, e.id, e.ts, e.amount::text AS amount, CASE WHEN q.with_values THEN e.vals END AS vals',
+    `SELECT (${LAST_ROWS_BASE} - q.i)::int, e.id::text, e.ts::text, e.amount::text, (CASE WHEN q.with_values THEN e.vals END)::text, NULL::text, NULL::text`,
+  );
+  return select.replace(/\$(\d)\b/g, (_m, n: string) => `$${first + Number(n) - 1}`);
+}
 
 /** `lastAmountCount` / `lastMin` / `lastMax` / `lastEntries` over the ordered last entries of the window. */
 function lastValueOf(q: AggregateQuery, ordered: readonly SeriesEntry[]): AggregateValue {
@@ -297,13 +330,31 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
     });
     special.push(`SELECT ${-(i + 1)}::int, (${text}), NULL::text, NULL::text, NULL::text, NULL::text, NULL::text`);
   }
+  const lastQueries = last.map((i) => queries[i] as AggregateQuery);
+  const lastAsks = lastAsked(lastQueries);
+  let lastRows: (EntryRow & { i: number })[] | null = null;
   if (windows.size > 0 || special.length > 0) {
-    const text = special.length === 0 ? WINDOWS_SQL : [WINDOWS_SQL, ...special].join(' UNION ALL ');
-    const rows = await sql.query<WindowRow>(text, [...columns, ...params]);
+    const parts = [WINDOWS_SQL, ...special];
+    const values: unknown[] = [...columns, ...params];
+    // The "last N" reads travel in the same statement: one round trip for every read of a plan.
+    if (lastAsks.length > 0) {
+      parts.push(lastEntriesAsWindowRows(values.length + 1));
+      values.push(...lastParams(lastQueries, lastAsks));
+      lastRows = [];
+    }
+    const rows = await sql.query<WindowRow>(parts.length === 1 ? WINDOWS_SQL : parts.join(' UNION ALL '), values);
     const byWindow = new Map<number, WindowRow>();
     for (const row of rows) {
       if (row.i > 0) byWindow.set(row.i, row);
-      else answers[-row.i - 1] = aggregateValueOf((queries[-row.i - 1] as AggregateQuery).fn, row.n);
+      else if (row.i <= LAST_ROWS_BASE - 1) {
+        (lastRows as (EntryRow & { i: number })[]).push({
+          i: LAST_ROWS_BASE - row.i,
+          id: row.n as string,
+          ts: Number(row.s),
+          amount: row.c,
+          vals: row.lo === null ? null : (JSON.parse(row.lo) as Record<string, string>),
+        });
+      } else answers[-row.i - 1] = aggregateValueOf((queries[-row.i - 1] as AggregateQuery).fn, row.n);
     }
     for (let i = 0; i < queries.length; i++) {
       if (windowOf[i] === 0) continue;
@@ -312,8 +363,7 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
     }
   }
   if (last.length > 0) {
-    const lastQueries = last.map((i) => queries[i] as AggregateQuery);
-    const entries = await readLastEntries(sql, lastQueries);
+    const entries = lastRows === null ? await readLastEntries(sql, lastQueries) : lastEntriesOf(lastQueries, lastAsks, lastRows);
     last.forEach((position, j) => {
       answers[position] = lastValueOf(lastQueries[j] as AggregateQuery, entries[j] as SeriesEntry[]);
     });
