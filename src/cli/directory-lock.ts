@@ -40,25 +40,44 @@ export function lockDirectory(dir: string): DirectoryLock {
   const absolute = resolve(dir);
   mkdirSync(absolute, { recursive: true });
   const file = join(absolute, LOCK_FILE);
-  const fd = openSync(file, 'a+', 0o600);
-  let granted = false;
-  try {
-    granted = nativeFs.tryLock(fd);
-  } finally {
-    if (!granted) closeSync(fd);
+  const deadline = Date.now() + OWN_RELEASE_WAIT_MS;
+  for (;;) {
+    const fd = openSync(file, 'a+', 0o600);
+    let granted = false;
+    try {
+      granted = nativeFs.tryLock(fd);
+    } finally {
+      if (!granted) closeSync(fd);
+    }
+    if (granted) return heldLock(absolute, fd);
+    const read = Number.parseInt(readFileSync(file, 'utf8'), 10);
+    const pid = Number.isSafeInteger(read) && read > 0 ? read : null;
+    // Our own pid on a lock this process no longer holds: a child process forked a moment before
+    // the release still has a copy of the descriptor, until it execs (the descriptor closes on
+    // exec). That passes in moments; any other owner is refused at once.
+    if (pid !== process.pid || HELD.has(absolute) || Date.now() > deadline) throw new DirectoryLockedError(absolute, pid);
+    Atomics.wait(SLEEPER, 0, 0, 10);
   }
-  if (!granted) {
-    const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
-    throw new DirectoryLockedError(absolute, Number.isSafeInteger(pid) && pid > 0 ? pid : null);
-  }
+}
+
+/** The directories this process holds (see {@link lockDirectory}). */
+const HELD = new Set<string>();
+/** How long a lock this process released may still look held (a child forked before the release). */
+const OWN_RELEASE_WAIT_MS = 2_000;
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
+/** The lock on `absolute` held through `fd`. */
+function heldLock(absolute: string, fd: number): DirectoryLock {
   ftruncateSync(fd, 0);
   writeSync(fd, `${process.pid}\n`);
+  HELD.add(absolute);
   let held = true;
   return {
     dir: absolute,
     release() {
       if (!held) return;
       held = false;
+      HELD.delete(absolute);
       // Closing the descriptor releases its lock; the file stays (removing it would race a next owner).
       closeSync(fd);
     },
