@@ -78,6 +78,21 @@ function namedActorOf(options: WorkflowOptions | undefined): string | undefined 
   return options?.actor === undefined ? undefined : actor;
 }
 
+/** The filters alert and case pages share, as the page query names them. */
+function sharedFilters(q: {
+  readonly filterPriority?: Alert['priority'] | undefined;
+  readonly filterAfterCreatedTimestamp?: number | undefined;
+  readonly filterBeforeCreatedTimestamp?: number | undefined;
+  readonly filterUserId?: string | undefined;
+}): { priority?: Alert['priority']; createdFrom?: number; createdTo?: number; userId?: string } {
+  return {
+    ...(q.filterPriority === undefined ? {} : { priority: q.filterPriority }),
+    ...(q.filterAfterCreatedTimestamp === undefined ? {} : { createdFrom: q.filterAfterCreatedTimestamp }),
+    ...(q.filterBeforeCreatedTimestamp === undefined ? {} : { createdTo: q.filterBeforeCreatedTimestamp }),
+    ...(q.filterUserId === undefined ? {} : { userId: q.filterUserId }),
+  };
+}
+
 /** The evidence on `alert`'s side of the hit of its instance in `stored`'s results (none when not stored or not hit). */
 function evidenceOf(stored: StoredTransaction | null, alert: Alert): readonly RuleEvidence[] {
   if (stored === null) return [];
@@ -228,11 +243,8 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
           ...p,
           sortBy,
           ...(q.filterAlertStatus === undefined ? {} : { statuses: q.filterAlertStatus }),
-          ...(q.filterPriority === undefined ? {} : { priority: q.filterPriority }),
-          ...(q.filterAfterCreatedTimestamp === undefined ? {} : { createdFrom: q.filterAfterCreatedTimestamp }),
-          ...(q.filterBeforeCreatedTimestamp === undefined ? {} : { createdTo: q.filterBeforeCreatedTimestamp }),
           ...(q.filterRuleInstanceId === undefined ? {} : { ruleInstanceId: q.filterRuleInstanceId }),
-          ...(q.filterUserId === undefined ? {} : { userId: q.filterUserId }),
+          ...sharedFilters(q),
         }),
       (a) => a.alertId,
     );
@@ -250,10 +262,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
           ...p,
           sortBy,
           ...(q.filterCaseStatus === undefined ? {} : { statuses: q.filterCaseStatus }),
-          ...(q.filterPriority === undefined ? {} : { priority: q.filterPriority }),
-          ...(q.filterAfterCreatedTimestamp === undefined ? {} : { createdFrom: q.filterAfterCreatedTimestamp }),
-          ...(q.filterBeforeCreatedTimestamp === undefined ? {} : { createdTo: q.filterBeforeCreatedTimestamp }),
-          ...(q.filterUserId === undefined ? {} : { userId: q.filterUserId }),
+          ...sharedFilters(q),
         }),
       (c) => c.caseId,
     );
