@@ -78,7 +78,9 @@ function sleeper() {
 /** The outbox API of one engine. */
 export function createOutboxService(settings: EngineSettings): Pick<Engine, 'outbox'> {
   const repo = settings.repositories.outbox;
-  const { clock } = settings;
+  // Leases and retries run on the wall clock, not the engine's (which may be fixed or simulated):
+  // they pace real deliveries between real processes.
+  const clock = { now: () => Date.now() };
 
   /** One consumer's delivery loop (see the module's description). */
   function subscribe(name: string, handler: (message: StoredOutboxMessage) => unknown, options?: OutboxSubscribeOptions): OutboxSubscription {
