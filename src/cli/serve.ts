@@ -321,11 +321,17 @@ function readWebhookSecret(file: string): string {
  * Delivers each tenant's outbox to `url` (docs/webhooks.md), a delivery failure and a dead letter
  * logged (the receiver's status, never a message's content).
  */
-function startDeliveries(tenants: readonly HttpTenant[], url: string, secret: string, single: boolean, log: ServeLogger): OutboxSubscription[] {
+function startDeliveries(
+  tenants: readonly HttpTenant[],
+  webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number },
+  single: boolean,
+  log: ServeLogger,
+): OutboxSubscription[] {
   return tenants.map((tenant) =>
     startWebhookDelivery(tenant.engine, {
-      url,
-      secret,
+      url: webhook.url,
+      secret: webhook.secret,
+      leaseMs: webhook.leaseMs,
       ...(single ? {} : { tenant: tenant.id }),
       onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
       onDeadLetter: (dead) =>
@@ -423,7 +429,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     stores ??= await openAll(tenancy.specs);
     const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
-    if (webhookSecret !== null && args.webhook !== null) deliveries = startDeliveries(tenants, args.webhook.url, webhookSecret, single, log);
+    if (webhookSecret !== null && args.webhook !== null) deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log);
     late.serve(
       createHttpHandler({
         ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),

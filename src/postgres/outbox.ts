@@ -62,7 +62,8 @@ function consumerOf(r: ConsumerRow): OutboxConsumer {
   };
 }
 
-const READ_SQL = prepared('SELECT seq::text AS seq, type, entity_id, ts, data FROM txmon_outbox WHERE seq > $1 ORDER BY seq LIMIT $2');
+// Ordered by the column, not the text alias of the same name (text order would put 10 before 2).
+const READ_SQL = prepared('SELECT o.seq::text AS seq, o.type, o.entity_id, o.ts, o.data FROM txmon_outbox o WHERE o.seq > $1 ORDER BY o.seq LIMIT $2');
 const CLAIM_SQL = prepared(`INSERT INTO txmon_outbox_consumers AS c (name, position, owner, lease_until) VALUES ($1, $5::bigint, $2, $3::float8 + $4::float8)
   ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
     WHERE c.owner IS NULL OR c.owner = excluded.owner OR c.lease_until < $3::float8
@@ -132,7 +133,7 @@ export function createPostgresOutbox(sql: Sql): OutboxRepository {
     },
     async listDeadLetters(name, afterSeq, limit) {
       const rows = await sql.query<{ consumer: string; seq: string; attempts: number; last_error: string; dead_at: number }>(
-        'SELECT consumer, seq::text AS seq, attempts, last_error, dead_at FROM txmon_outbox_dead_letters WHERE consumer = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+        'SELECT d.consumer, d.seq::text AS seq, d.attempts, d.last_error, d.dead_at FROM txmon_outbox_dead_letters d WHERE d.consumer = $1 AND d.seq > $2 ORDER BY d.seq LIMIT $3',
         [name, afterSeq, limit],
       );
       return rows.map(

@@ -1235,6 +1235,14 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         [3, 4],
         'a page after position 2',
       );
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'), {
+        outbox: Array.from({ length: 8 }, (_, i) => message('RULE_INSTANCE_CHANGED', 'ri-2', 10 + i)),
+      });
+      assertEqual(
+        (await repos.outbox.readOutbox(0, 100)).map((m) => m.seq),
+        Array.from({ length: 13 }, (_, i) => i + 1),
+        'positions past 9 in numeric order',
+      );
     },
   },
   {
