@@ -21,6 +21,10 @@ export const MAX_OUTBOX_READ = 1_000;
 /** The retry policy's defaults: 1 s doubling to 1 h, given up after 18 failures (about 7 hours). */
 export const OUTBOX_RETRY_DEFAULTS = Object.freeze({ initialDelayMs: 1_000, maxDelayMs: 3_600_000, maxAttempts: 18 });
 
+/** A subscription saves its position after at most this many deliveries, or this long (see `round`). */
+export const ACK_EVERY = 50;
+const ACK_WITHIN_MS = 200;
+
 /** Default lease and poll interval of a subscription. */
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 250;
@@ -97,22 +101,38 @@ export function createOutboxService(settings: EngineSettings): Pick<Engine, 'out
       return repo.claimConsumer(name, owner, clock.now(), s.leaseMs, startAt);
     };
 
-    /** Delivers what follows the consumer's position; how long to wait before the next round. */
+    /**
+     * Delivers what follows the consumer's position; how long to wait before the next round. The
+     * position is saved after at most ACK_EVERY deliveries or ACK_WITHIN_MS, and before any wait:
+     * one write per message would make each delivery wait for a commit, and a crash redelivers
+     * at most that many (at least once either way).
+     */
     const round = async (): Promise<number> => {
       let held = await claim();
       if (held === null) return s.pollMs;
       if (held.nextAttemptAt !== null && held.nextAttemptAt > clock.now()) return Math.min(held.nextAttemptAt - clock.now(), s.pollMs * 20);
       const messages = await repo.readOutbox(held.position, DEFAULT_OUTBOX_READ);
+      let delivered = held.position;
+      let savedAt = clock.now();
+      const save = async (): Promise<boolean> => {
+        if (delivered === held?.position) return true;
+        const ok = await repo.advanceConsumer(name, owner, { position: delivered, attempts: 0, nextAttemptAt: null, lastError: null });
+        if (ok && held !== null) held = { ...held, position: delivered, attempts: 0, nextAttemptAt: null };
+        savedAt = clock.now();
+        return ok;
+      };
       for (const message of messages) {
-        if (stopped) return 0;
+        if (stopped) break;
         // Renewed before a message when half the lease is gone: a slow receiver keeps its turn.
         if (held.leaseUntil - clock.now() < s.leaseMs / 2) {
+          if (!(await save())) return s.pollMs;
           held = await claim();
           if (held === null || held.position >= message.seq) return s.pollMs;
         }
         try {
           await handler(message);
         } catch (error) {
+          if (!(await save())) return s.pollMs;
           const attempts = held.attempts + 1;
           const lastError = errorText(error);
           if (attempts >= s.retry.maxAttempts) {
@@ -124,10 +144,13 @@ export function createOutboxService(settings: EngineSettings): Pick<Engine, 'out
           await repo.advanceConsumer(name, owner, { attempts, nextAttemptAt: clock.now() + retryDelayMs(attempts, s.retry), lastError });
           return 0;
         }
-        if (!(await repo.advanceConsumer(name, owner, { position: message.seq, attempts: 0, nextAttemptAt: null, lastError: null }))) return s.pollMs;
-        held = { ...held, position: message.seq, attempts: 0, nextAttemptAt: null };
+        delivered = message.seq;
+        if (delivered - held.position >= ACK_EVERY || clock.now() - savedAt >= ACK_WITHIN_MS) {
+          if (!(await save())) return s.pollMs;
+        }
       }
-      return messages.length === DEFAULT_OUTBOX_READ ? 0 : s.pollMs;
+      if (!(await save())) return s.pollMs;
+      return messages.length === DEFAULT_OUTBOX_READ && !stopped ? 0 : s.pollMs;
     };
 
     const loop = (async () => {
