@@ -79,7 +79,9 @@ async function main() {
     await delivery.stop();
     if (bad > 0) throw new Error(`${bad} deliveries failed verification`);
     console.log(`webhooks bench: ${o.tx} transactions → ${head} outbox messages; Node ${process.version}`);
-    console.log(`delivered ${received} messages in ${seconds.toFixed(2)} s: ${Math.round(head / seconds)} messages/s (one process, one consumer, signed, verified)`);
+    console.log(
+      `delivered ${received} messages in ${seconds.toFixed(2)} s: ${Math.round(head / seconds)} messages/s (one process, one consumer, signed, verified)`,
+    );
     console.log(JSON.stringify({ messages: head, received, seconds: seconds.toFixed(2), perSecond: Math.round(head / seconds) }));
   } finally {
     receiver?.close();

@@ -6,9 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signWebhook, startWebhookDelivery, verifyWebhook } from '../../src/http/index.js';
+import { createHttpHandler, signWebhook, startWebhookDelivery, verifyWebhook } from '../../src/http/index.js';
 import { createEngine } from '../../src/index.js';
 import { T0, fixedClock, sequentialIds, tx } from '../helpers.js';
+import { createCaller, httpTestEngine, json } from './fixtures.js';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 
@@ -102,5 +103,31 @@ describe('startWebhookDelivery', () => {
     const engine = createEngine();
     expect(() => startWebhookDelivery(engine, { url: 'ftp://x/hook', secret: SECRET })).toThrow(/http or https/);
     expect(() => startWebhookDelivery(engine, { url: 'http://x/hook', secret: 'short' })).toThrow(/16 bytes/);
+  });
+});
+
+describe('the outbox routes', () => {
+  const KEY = 'outbox-routes-key-0123456789';
+  const call = createCaller(KEY);
+
+  it('read the outbox and its consumers; an unknown or repeated parameter, or a bad value, is a 400 naming it; an unknown consumer a 404', async () => {
+    const engine = httpTestEngine();
+    const handler = createHttpHandler({ engine, apiKeys: [KEY] });
+    await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 500 } }, action: 'SUSPEND' });
+    await engine.outbox.acknowledge('reader', 1);
+    expect(await json(await call(handler, 'GET', '/outbox?after=0&limit=5'))).toMatchObject({ head: 1, messages: [{ seq: 1, type: 'RULE_INSTANCE_CHANGED' }] });
+    expect(await json(await call(handler, 'GET', '/outbox/consumers/reader'))).toMatchObject({ name: 'reader', position: 1 });
+    expect(await (await call(handler, 'GET', '/outbox/consumers/reader/dead-letters')).json()).toEqual([]);
+    const refused = async (path: string) => {
+      const response = await call(handler, 'GET', path);
+      return { status: response.status, body: await json(response) };
+    };
+    expect(await refused('/outbox?start=1')).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(await refused('/outbox?limit=1&limit=2')).toMatchObject({ status: 400 });
+    expect(await refused('/outbox?limit=5000')).toMatchObject({ status: 400, body: { errors: [{ path: '/limit' }] } });
+    expect(await refused('/outbox?after=-1')).toMatchObject({ status: 400, body: { errors: [{ path: '/after' }] } });
+    expect(await refused('/outbox/consumers?after=1')).toMatchObject({ status: 400 });
+    expect(await refused('/outbox/consumers/nobody')).toMatchObject({ status: 404, body: { code: 'CONSUMER_NOT_FOUND' } });
+    expect((await call(handler, 'GET', '/outbox', { key: null })).status).toBe(401);
   });
 });
