@@ -175,8 +175,8 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ],
     ['/audit-log', { GET: async (c) => ok(await c.engine.listAuditLog(auditQueryOf(c.url))) }],
     ['/outbox', { GET: async (c) => ok(await c.engine.outbox.read(outboxQueryOf(c.url))) }],
-    ['/outbox/consumers', { GET: async (c) => (outboxQueryOf(c.url, []), ok(await c.engine.outbox.listConsumers())) }],
-    ['/outbox/consumers/{consumer}', { GET: async (c) => (outboxQueryOf(c.url, []), ok(await c.engine.outbox.getConsumer(param(c, 'consumer')))) }],
+    ['/outbox/consumers', { GET: async (c) => ok(await withoutQuery(c).outbox.listConsumers()) }],
+    ['/outbox/consumers/{consumer}', { GET: async (c) => ok(await withoutQuery(c).outbox.getConsumer(param(c, 'consumer'))) }],
     ['/outbox/consumers/{consumer}/dead-letters', { GET: async (c) => ok(await c.engine.outbox.listDeadLetters(param(c, 'consumer'), outboxQueryOf(c.url))) }],
     ['/uploads/{key}', { PUT: putUpload }, 'signed-url'],
     ['/files/{key}', { GET: getFile }, 'signed-url'],
@@ -337,6 +337,12 @@ function outboxQueryOf(url: URL, allowed: readonly string[] = ['after', 'limit']
     query[name] = /^[0-9]{1,16}$/.test(value) ? Number(value) : Number.NaN;
   }
   return query;
+}
+
+/** The engine of a route that takes no query parameter, once none is given. */
+function withoutQuery(c: ActionContext): ActionContext['engine'] {
+  outboxQueryOf(c.url, []);
+  return c.engine;
 }
 
 /** The query parameters of `GET /audit-log`. */
