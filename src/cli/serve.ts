@@ -334,6 +334,8 @@ function startDeliveries(
       leaseMs: webhook.leaseMs,
       ...(single ? {} : { tenant: tenant.id }),
       onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
+      onRetry: (retry) =>
+        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again'),
       onDeadLetter: (dead) =>
         log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message'),
     }),

@@ -615,6 +615,8 @@ export interface OutboxSubscribeOptions {
   readonly owner?: string;
   /** Told of a store fault in the loop (it goes on after a pause). */
   readonly onError?: (error: unknown) => void;
+  /** Told of each failed attempt that will be tried again (a metric of delivery failures, a log line). */
+  readonly onRetry?: (retry: { consumer: string; seq: number; attempts: number; lastError: string; nextAttemptAt: number }) => void;
   /** Told of each message given up on. */
   readonly onDeadLetter?: (deadLetter: OutboxDeadLetter) => void;
 }

@@ -141,7 +141,9 @@ export function createOutboxService(settings: EngineSettings): Pick<Engine, 'out
             options?.onDeadLetter?.({ consumer: name, ...deadLetter });
             return 0;
           }
-          await repo.advanceConsumer(name, owner, { attempts, nextAttemptAt: clock.now() + retryDelayMs(attempts, s.retry), lastError });
+          const nextAttemptAt = clock.now() + retryDelayMs(attempts, s.retry);
+          await repo.advanceConsumer(name, owner, { attempts, nextAttemptAt, lastError });
+          options?.onRetry?.({ consumer: name, seq: message.seq, attempts, lastError, nextAttemptAt });
           return 0;
         }
         delivered = message.seq;

@@ -74,6 +74,7 @@ describe.each(ADAPTER_TARGETS)('the outbox on $name', (target) => {
     for (let i = 1; i <= 5; i++) await engine.createTransaction(large(`t-${i}`, i));
     const seen: number[] = [];
     let failures = 0;
+    const retries: { seq: number; attempts: number; lastError: string }[] = [];
     const sub = engine.outbox.subscribe(
       'host',
       (m: StoredOutboxMessage) => {
@@ -83,7 +84,7 @@ describe.each(ADAPTER_TARGETS)('the outbox on $name', (target) => {
         }
         seen.push(m.seq);
       },
-      FAST,
+      { ...FAST, onRetry: ({ seq, attempts, lastError }) => retries.push({ seq, attempts, lastError }) },
     );
     try {
       await until(() => seen.length === 6);
@@ -92,6 +93,10 @@ describe.each(ADAPTER_TARGETS)('the outbox on $name', (target) => {
     }
     expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
     expect(failures).toBe(2);
+    expect(retries).toEqual([
+      { seq: 3, attempts: 1, lastError: 'Error: receiver down' },
+      { seq: 3, attempts: 2, lastError: 'Error: receiver down' },
+    ]);
     expect(await engine.outbox.getConsumer('host')).toMatchObject({ position: 6, attempts: 0, lastError: null, deadLetters: 0 });
   });
 
