@@ -350,7 +350,8 @@ function evidenceOf(hits: readonly RuleHit[]): readonly RuleEvidence[] {
 
 const DIRECTION_ORDER: readonly RuleHitDirection[] = Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]);
 
-function frozenEvidence(item: RuleEvidence): RuleEvidence {
+/** `item` frozen in place, with the objects and arrays it holds (one level down: a window, the ids). */
+export function frozenEvidence(item: RuleEvidence): RuleEvidence {
   if (Object.isFrozen(item)) return item;
   const fields = item as Record<string, unknown>;
   for (const key in fields) {
