@@ -6,6 +6,7 @@ import {
   collectDailyValues,
   computeAnomalyDays,
   evaluateStdDevSpike,
+  rationalText,
   formatMeanAmount,
   formatRational,
   formatStdDev,
@@ -20,6 +21,19 @@ const D0 = Date.UTC(2025, 0, 15);
 const int = (n: number): Rational => ({ num: BigInt(n), den: 1n });
 const q = (num: number, den: number): Rational => ({ num: BigInt(num), den: BigInt(den) });
 const big = (num: bigint): Rational => ({ num, den: 1n });
+
+describe('rationalText', () => {
+  it.each([
+    { value: q(25, 2), expected: '12.5' },
+    { value: q(37, 3), expected: '37/3' },
+    { value: q(74, 6), expected: '37/3' },
+    { value: int(0), expected: '0' },
+    { value: q(1, 40), expected: '0.025' },
+    { value: q(450001, 3000), expected: '450001/3000' },
+  ])('$expected', ({ value, expected }) => {
+    expect(rationalText(value)).toBe(expected);
+  });
+});
 
 describe('evaluateStdDevSpike', () => {
   // Baseline [1, 3]: mean 2, σ 1, mean + 2σ = 4.
@@ -74,7 +88,7 @@ describe('evaluateStdDevSpike', () => {
 
   it('returns the exact means and variance', () => {
     const r = evaluateStdDevSpike({ baseline: [int(1), int(3)], recentSum: int(13), recentDays: 3 });
-    expect(r).toEqual({ hit: true, recentMean: q(13, 3), baselineMean: int(2), variance: int(1) });
+    expect(r).toEqual({ hit: true, recentMean: q(13, 3), baselineMean: int(2), variance: int(1), recentDays: 3, baselineDays: 2 });
   });
 });
 
