@@ -176,3 +176,14 @@ export function exactDecimal(num: bigint, den: bigint): string {
   }
   return negative ? `-${text}` : text;
 }
+
+/**
+ * The evidence of a custom json-logic instance's hit on `direction`: its expression held
+ * (`{ kind: 'logic', value: true, comparison: '=', limit: true }`), with the values of its
+ * aggregation variables on that side when it has any (`variables`, by key, as the logic read them).
+ */
+export function logicEvidence(direction: RuleEvidence['direction'], variables?: Readonly<Record<string, number | null>>): RuleEvidence {
+  const item: Record<string, unknown> = { direction, kind: 'logic', value: true, comparison: '=', limit: true };
+  if (variables !== undefined) item.variables = variables;
+  return item as RuleEvidence;
+}
