@@ -653,6 +653,11 @@ describe('ruleHitMeta.evidence by rule family', () => {
       hitDirections: ['ORIGIN', 'DESTINATION'],
       evidence: [logic('ORIGIN'), logic('DESTINATION')],
     });
+    // The same frozen meta for every such hit: nothing is allocated per hit, and no caller can change it.
+    const again = await engine.createTransaction(tx());
+    const meta = both.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta;
+    expect(again.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toBe(meta);
+    expect(Object.isFrozen(meta) && Object.isFrozen(meta?.evidence) && Object.isFrozen(meta?.evidence?.[0])).toBe(true);
     const receiverOnly = await engine.createTransaction(tx({ originUserId: undefined }));
     expect(receiverOnly.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({
       hitDirections: ['DESTINATION'],

@@ -323,14 +323,31 @@ const META_ORIGIN = Object.freeze({ hitDirections: Object.freeze(['ORIGIN'] as R
 const META_DESTINATION = Object.freeze({ hitDirections: Object.freeze(['DESTINATION'] as RuleHitDirection[]) });
 const META_BOTH = Object.freeze({ hitDirections: Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]) });
 
-/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first, and their evidence. */
 /** A frozen `ruleHitMeta`: its directions always present. */
 interface FrozenHitMeta {
   readonly hitDirections: readonly RuleHitDirection[];
   readonly evidence?: readonly RuleEvidence[];
 }
 
+const META_LOGIC_ORIGIN: FrozenHitMeta = Object.freeze({
+  hitDirections: META_ORIGIN.hitDirections,
+  evidence: LOGIC_HIT_ORIGIN.evidence as readonly RuleEvidence[],
+});
+const META_LOGIC_DESTINATION: FrozenHitMeta = Object.freeze({
+  hitDirections: META_DESTINATION.hitDirections,
+  evidence: LOGIC_HIT_DESTINATION.evidence as readonly RuleEvidence[],
+});
+const META_LOGIC_BOTH: FrozenHitMeta = Object.freeze({
+  hitDirections: META_BOTH.hitDirections,
+  evidence: Object.freeze([...(LOGIC_HIT_ORIGIN.evidence as readonly RuleEvidence[]), ...(LOGIC_HIT_DESTINATION.evidence as readonly RuleEvidence[])]),
+});
+
+/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first, and their evidence. */
 function hitMetaOf(hits: readonly RuleHit[]): FrozenHitMeta {
+  // A custom logic's hits (without variables) are shared, and so is their meta.
+  if (hits === LOGIC_HITS_BOTH) return META_LOGIC_BOTH;
+  if (hits === LOGIC_HITS_ORIGIN) return META_LOGIC_ORIGIN;
+  if (hits === LOGIC_HITS_DESTINATION) return META_LOGIC_DESTINATION;
   let origin = false;
   let destination = false;
   let evidence = false;
