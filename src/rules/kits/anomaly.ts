@@ -326,9 +326,6 @@ function ceilMeanPlusTwoSigma(mean: Rational, variance: Rational, scale: bigint)
   return gap >= 0n && gap * gap * z >= w * b * b ? n : n + 1n;
 }
 
-/** The most decimal places {@link spikeEvidence} rounds to (the two sides separate long before). */
-const MAX_SPIKE_DECIMALS = 60;
-
 /** A statistic in the unit the evidence shows: whole amounts (not 10^-8 units), percentages, numbers; `power` 2 for a variance. */
 function inUnit(value: Rational, unit: AnomalyUnit, power: 1 | 2): Rational {
   if (unit === 'amount') return createRatio(value.num, value.den * (power === 1 ? MONEY_SCALE : MONEY_SCALE * MONEY_SCALE));
@@ -338,8 +335,9 @@ function inUnit(value: Rational, unit: AnomalyUnit, power: 1 | 2): Rational {
 
 /**
  * The evidence of a spike: `value` the recent mean rounded down and `limit` the baseline mean plus
- * 2 standard deviations rounded up, both to the fewest decimal places (2 at least) at which the
- * rounded value is still above the rounded limit, so the comparison reads as the rule decided it;
+ * 2 standard deviations rounded up, both to the fewest decimal places from 2 to 12 at which the
+ * rounded value is still above the rounded limit (else the first of 24, 48, … that separates
+ * them), so the comparison reads as the rule decided it;
  * and the exact statistics the rule compared (`recentMean > baselineMean` and `(recentMean −
  * baselineMean)² > 4·baselineVariance`) as exact rationals ({@link rationalText}), with the
  * periods and the number of daily values each mean is of.
@@ -352,9 +350,12 @@ export function spikeEvidence(spike: SpikeResult, spec: Pick<AnomalyRuleSpec, 'u
   let scale = 100n;
   let value = floorDiv(recent.num * scale, recent.den);
   let limit = ceilMeanPlusTwoSigma(mean, variance, scale);
-  while (value <= limit && decimals < MAX_SPIKE_DECIMALS) {
-    decimals += 1;
-    scale *= 10n;
+  // The rule's comparison is strict, so some precision separates them; it ends. Place by place at
+  // first, then doubling (a gap of 10^-k takes about log k more steps): operands of any size stay cheap.
+  while (value <= limit) {
+    const more = decimals < 12 ? 1 : decimals;
+    decimals += more;
+    scale *= 10n ** BigInt(more);
     value = floorDiv(recent.num * scale, recent.den);
     limit = ceilMeanPlusTwoSigma(mean, variance, scale);
   }
