@@ -271,9 +271,13 @@ export function conflict(
   );
 }
 
-/** A host's configuration mistake (`INVALID_CONFIGURATION`): `call` names the function, `message` the option. */
-export function configurationError(call: string, message: string): TxmonError {
-  return new TxmonError('INVALID_CONFIGURATION', `${call}: ${message}`);
+/**
+ * A host's configuration mistake (`INVALID_CONFIGURATION`): `call` names the function, `message`
+ * the option; with `path` (a JSON Pointer among the call's options, e.g. `/rates/BTC`), one detail
+ * there under `detailCode`.
+ */
+export function configurationError(call: string, message: string, path?: string, detailCode: DetailCode = 'range'): TxmonError {
+  return new TxmonError('INVALID_CONFIGURATION', `${call}: ${message}`, path === undefined ? [] : [{ path, code: detailCode, message }]);
 }
 
 /**

@@ -414,7 +414,7 @@ export {
   scaledToNumber,
   toScaled,
 } from './domain/money.js';
-export type { RateProvider } from './domain/money.js';
+export type { RateProvider, RateTable } from './domain/money.js';
 export { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './domain/time.js';
 export { DEFAULT_RISK_BANDS } from './domain/risk-score.js';
 export type { RiskBands } from './domain/risk-score.js';

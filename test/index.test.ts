@@ -410,6 +410,7 @@ const ROOT_TYPES = [
   'PreparedInstance',
   'PresignedUrlRequest',
   'RateProvider',
+  'RateTable',
   'RejectedOperation',
   'Repositories',
   'RepositoryFlags',
