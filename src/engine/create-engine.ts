@@ -16,6 +16,7 @@ import { createDecisionLogService } from './services/decision-log.js';
 import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
+import { createEvaluationCounters } from './evaluation-stats.js';
 import { createListService } from './services/lists.js';
 import { createAuditService } from './services/audit.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
@@ -50,7 +51,8 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     registry: settings.registry,
     maxLogicWork: settings.limits.maxLogicWork,
   });
-  const evaluate = createTransactionEvaluator(settings, instances);
+  const counters = createEvaluationCounters();
+  const evaluate = createTransactionEvaluator(settings, instances, counters);
   // One lock for transactions and users: a user's writes wait for its transactions and events.
   const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
   const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({ settings, evaluate, withLocks, gate });
@@ -69,6 +71,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createDecisionLogService(settings),
     ...createAuditService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
+    evaluationStats: () => counters.snapshot(),
     checkStore: async () => {
       await repositories.ping?.();
     },

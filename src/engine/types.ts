@@ -30,6 +30,8 @@ import type { AlertHitEvidence } from '../domain/schemas/responses.js';
 import type { AuditLogPage, AuditLogQuery } from '../domain/schemas/audit.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
+import type { EvaluationStats } from './evaluation-stats.js';
+export type { EvaluationStats } from './evaluation-stats.js';
 
 /** A source of time (epoch ms). Inject a fixed clock in tests. */
 export interface Clock {
@@ -561,6 +563,17 @@ export interface Engine {
    * ```
    */
   checkStore(): Promise<void>;
+  /**
+   * Counters of this engine's evaluations since it was created, for a metrics exporter: the rule
+   * runs that could not be evaluated (`executedRules[i].notEvaluated`), in all, by reason and by
+   * rule instance (docs/wire-format.md#not-evaluated). In-process, never stored.
+   * @example
+   * ```ts
+   * const { notEvaluated } = engine.evaluationStats();
+   * if (notEvaluated.byReason.NO_RATE > 0) console.warn('amounts without a rate', notEvaluated.byInstance);
+   * ```
+   */
+  evaluationStats(): EvaluationStats;
   /**
    * Reads the whole decision log — every stored transaction and event result, chained by SHA-256 in
    * the order they were stored (docs/audit.md) — page by page in bounded memory, and reports the

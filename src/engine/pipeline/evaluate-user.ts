@@ -9,7 +9,7 @@ import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleHit
 import type { RuleInstance } from '../../domain/entities.js';
 import type { RuleUser, UserRuleCheckContext, UserRuleDefinition } from '../../rules/types.js';
 import { describeHits } from './describe.js';
-import { frozenLabels, notHitResult, ruleNameOf, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
+import { frozenLabels, NO_WARNINGS, notHitResult, ruleNameOf, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
 import { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';
 import { ACTION_SEVERITY, resolveSettings } from './settings.js';
 
@@ -128,5 +128,12 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
       counter: { instanceId: instance.id, runs: 1, hits: 1 },
     });
   }
-  return { executedRules: Object.freeze(executedRules) as ExecutedRuleResult[], hitRules: Object.freeze(hitRules) as HitRuleDetails[], status, outcomes };
+  return {
+    executedRules: Object.freeze(executedRules) as ExecutedRuleResult[],
+    hitRules: Object.freeze(hitRules) as HitRuleDetails[],
+    status,
+    outcomes,
+    // User rules read no amounts and run no logic that could fail unseen.
+    warnings: NO_WARNINGS,
+  };
 }

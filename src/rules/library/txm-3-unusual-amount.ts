@@ -4,6 +4,7 @@ import { MAX_LAST_ENTRIES } from '../../aggregation/checks.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
 import type { Transaction } from '../../domain/index.js';
 import { MONEY_SCALE, convertScaled, divideRounded, formatMoney, toScaled } from '../../domain/money.js';
+import { noteNoRate } from '../../domain/not-evaluated.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { ErrorDetail } from '../../errors.js';
 import { defineRule } from '../define-rule.js';
@@ -106,7 +107,9 @@ function sideAmount(transaction: Transaction, direction: Direction, money: Money
       ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails)
       : (transaction.destinationAmountDetails ?? transaction.originAmountDetails);
   if (details === undefined) return null;
-  return convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, money.baseCurrency, money.rates, transaction.timestamp);
+  const amount = convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, money.baseCurrency, money.rates, transaction.timestamp);
+  if (amount === null) noteNoRate(details.transactionCurrency, money.baseCurrency);
+  return amount;
 }
 
 function amountsOf(value: AggregateValue | undefined): bigint[] {
