@@ -173,6 +173,24 @@ export function resolveMoneyContext(
 }
 
 /**
+ * Checks that every currency a risk factor's amount range names has a rate in `money.rates` when
+ * the provider lists its currencies: otherwise the range would never match, in silence.
+ * @throws TxmonError `INVALID_CONFIGURATION` at `/riskFactors/<i>/mapping/<j>/currency`.
+ */
+export function checkRiskFactorCurrencies(riskFactors: readonly RiskFactor[], money: MoneyContext, call: string, basePath = ''): void {
+  const known = money.rates.currencies;
+  if (known === undefined) return;
+  riskFactors.forEach((factor, i) => {
+    factor.mapping.forEach((entry, j) => {
+      if (entry.currency !== undefined && !known.has(entry.currency)) {
+        const path = `${basePath}/riskFactors/${i}/mapping/${j}/currency`;
+        throw configurationError(call, `${path} has no rate in rates: amounts could never be compared in it`, path, 'not-found');
+      }
+    });
+  });
+}
+
+/**
  * The settings of an engine over `repositories`, from its options and their defaults.
  * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, an unknown case grouping, a short signing secret, an
  *   unknown maintained series, bad risk factors or bands, a bad limit, an unknown base currency or
@@ -197,6 +215,7 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
     throw configurationError('createEngine', 'slaHours must be an object of hours per priority');
   }
   const money = resolveMoneyContext(options, 'createEngine');
+  checkRiskFactorCurrencies(riskFactors, money, 'createEngine');
   if (options.strict !== undefined && typeof options.strict !== 'boolean')
     throw configurationError('createEngine', 'strict must be a boolean', '/strict', 'type');
   const slaHours: SlaHours = Object.freeze({ ...DEFAULT_SLA_HOURS, ...options.slaHours });

@@ -16,7 +16,7 @@ import { conflict, isTxmonError, notFound, TxmonError } from '../errors.js';
 import { createRuleSet, type RuleSet } from '../engine/instances/rule-set.js';
 import { seriesReach } from '../engine/instances/lookback.js';
 import { resolveEngineLimits, type EngineLimits } from '../engine/limits.js';
-import { DEFAULT_LATE_ARRIVAL_MS, resolveMoneyContext } from '../engine/options.js';
+import { checkRiskFactorCurrencies, DEFAULT_LATE_ARRIVAL_MS, resolveMoneyContext } from '../engine/options.js';
 import { applyTransactionEvent, foldTransactionEvents, initialTransaction } from '../engine/pipeline/apply-event.js';
 import { assertEventCountWithin, assertUpdatedSizeWithin, checkEventInput, checkTransactionInput, checkUserInput } from '../engine/pipeline/intake.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from '../engine/pipeline/lifecycle.js';
@@ -117,6 +117,7 @@ function settingsOf(engine: SimulationEngineOptions): Settings {
     throw new TxmonError('INVALID_CONFIGURATION', "simulate: engine.caseGrouping must be 'USER' or 'COUNTERPARTIES'");
   }
   const money: MoneyContext = resolveMoneyContext(engine, 'simulate', '/engine');
+  checkRiskFactorCurrencies(riskFactors, money, 'simulate', '/engine');
   const registry = createRuleRegistry(engine.rules ?? []);
   return {
     limits: resolveEngineLimits(engine.limits),

@@ -42,6 +42,24 @@ describe('createEngine money options (every configured currency and rate checked
     { name: 'rates that are neither a provider nor a table', options: { rates: 'ecb' }, path: '/rates', detail: 'type' },
     { name: 'rates as an array', options: { rates: [['USD', '1']] }, path: '/rates', detail: 'type' },
     { name: 'a strict that is not a boolean', options: { strict: 'yes' }, path: '/strict', detail: 'type' },
+    {
+      name: "a risk factor's range currency without a rate",
+      options: {
+        riskFactors: [
+          {
+            id: 'amount',
+            parameter: 'originAmount',
+            weight: 1,
+            mapping: [
+              { riskLevel: 'LOW', min: 0, max: 1000, currency: 'EUR' },
+              { riskLevel: 'HIGH', min: 1, currency: 'BTC' },
+            ],
+          },
+        ],
+      },
+      path: '/riskFactors/0/mapping/1/currency',
+      detail: 'not-found',
+    },
   ];
   it.each(rows)('refuses $name with INVALID_CONFIGURATION at its path', ({ options, path, detail }) => {
     expect(refusal(() => createEngine(options))).toMatchObject({ code: 'INVALID_CONFIGURATION', status: 500, details: [{ path, code: detail }] });
