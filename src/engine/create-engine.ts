@@ -34,7 +34,8 @@ export type * from './types.js';
  * library, the default lifecycle, limits and risk model.
  *
  * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, a short signing secret, an
- *   unknown maintained series, bad risk factors or bands, or a bad limit.
+ *   unknown maintained series, bad risk factors or bands, a bad limit, or bad money options (an
+ *   unknown `baseCurrency` or one without a rate, a bad rate table), naming the option's path.
  */
 export function assembleEngine(given: Repositories, options: EngineOptions = {}): Engine {
   const repositories = guardRepositories(given);

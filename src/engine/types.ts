@@ -378,8 +378,15 @@ export type BatchUserEventResults =
   | { businessUserEvents: BatchUserEventResult[]; totalCount: number };
 
 export interface Engine {
+  /**
+   * `POST /transactions`. A rule that could not be evaluated is marked on its executed rule and
+   * warned in `warnings` (docs/wire-format.md#not-evaluated).
+   * @throws TxmonError `RULE_NOT_EVALUATED` (422) on an engine created with `strict: true` when a live
+   *   rule could not be evaluated; nothing is stored.
+   */
   createTransaction(input: TransactionInput, options?: CreateTransactionOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
+  /** `POST /events/transaction`. @throws TxmonError `RULE_NOT_EVALUATED` as {@link Engine.createTransaction}. */
   createTransactionEvent(input: TransactionEventInput, options?: CallOptions): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
   /**
