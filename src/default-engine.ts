@@ -12,7 +12,8 @@ import { createMemoryRepositories } from './repositories/memory/index.js';
  * repositories with the system clock and random ids.
  *
  * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, a short signing secret, an
- *   unknown maintained series, bad risk factors or bands, or a bad limit.
+ *   unknown maintained series, bad risk factors or bands, a bad limit, or bad money options (an
+ *   unknown `baseCurrency` or one without a rate, a bad rate table), naming the option's path.
  * @example
  * ```ts
  * import { createEngine } from 'txmon';

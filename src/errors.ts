@@ -59,6 +59,13 @@ export const ERROR_CODES = {
   CONCURRENT_UPDATE: 409,
   /** An upload URL was used again after its bytes were stored (a file attached as evidence is never replaced). */
   FILE_ALREADY_UPLOADED: 409,
+  /**
+   * The engine runs with `strict: true` and a live rule instance could not be evaluated on the
+   * transaction or event (an amount without a rate, a custom rule's logic that failed): refused,
+   * nothing stored. Each detail names the amount's path when it is one of the transaction's
+   * (`/originAmountDetails/transactionAmount`), with detail code `not-evaluated`.
+   */
+  RULE_NOT_EVALUATED: 422,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
@@ -88,7 +95,10 @@ export const ERROR_CODES = {
    * request was not run. The request log records it under this code, as nginx's 499.
    */
   CLIENT_GONE: 499,
-  /** The host passed invalid options to `createEngine` (a programming error, never client input). */
+  /**
+   * The host passed invalid options to `createEngine` (a programming error, never client input);
+   * a detail names the option's path when it is one value (`/baseCurrency`, `/rates/BTC`).
+   */
   INVALID_CONFIGURATION: 500,
   /** A genuine internal fault; never caused by client input. */
   INTERNAL: 500,
@@ -131,6 +141,7 @@ export const TXMON_DETAIL_CODES = [
   'unsupported',
   'dynamic-var',
   'invalid-node',
+  'not-evaluated',
 ] as const;
 
 /** One of {@link TXMON_DETAIL_CODES}. */
@@ -273,9 +284,13 @@ export function conflict(
   );
 }
 
-/** A host's configuration mistake (`INVALID_CONFIGURATION`): `call` names the function, `message` the option. */
-export function configurationError(call: string, message: string): TxmonError {
-  return new TxmonError('INVALID_CONFIGURATION', `${call}: ${message}`);
+/**
+ * A host's configuration mistake (`INVALID_CONFIGURATION`): `call` names the function, `message`
+ * the option; with `path` (a JSON Pointer among the call's options, e.g. `/rates/BTC`), one detail
+ * there under `detailCode`.
+ */
+export function configurationError(call: string, message: string, path?: string, detailCode: DetailCode = 'range'): TxmonError {
+  return new TxmonError('INVALID_CONFIGURATION', `${call}: ${message}`, path === undefined ? [] : [{ path, code: detailCode, message }]);
 }
 
 /**

@@ -53,6 +53,7 @@ export type {
   ListInput,
   RuleInstanceInput,
   SeriesPruneResult,
+  EvaluationStats,
   VerifyDecisionLogOptions,
   OutboxApi,
   OutboxSubscribeOptions,
@@ -291,6 +292,9 @@ export {
   RuleEvidenceSchema,
   EvidenceWindowSchema,
   EVIDENCE_COMPARISONS,
+  NOT_EVALUATED_REASONS,
+  RuleNotEvaluatedSchema,
+  ResultWarningSchema,
   MAX_EVIDENCE_TRANSACTION_IDS,
   RuleInstanceRequestSchema,
   RuleInstanceSchema,
@@ -365,6 +369,9 @@ export type {
   RuleHitMeta,
   RuleEvidence,
   EvidenceWindow,
+  NotEvaluatedReason,
+  RuleNotEvaluated,
+  ResultWarning,
   RuleInstanceReadOnlyField,
   RuleInstanceRequest,
   SwiftDetails,
@@ -417,7 +424,7 @@ export {
   scaledToNumber,
   toScaled,
 } from './domain/money.js';
-export type { RateProvider } from './domain/money.js';
+export type { RateProvider, RateTable } from './domain/money.js';
 export { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './domain/time.js';
 export { DEFAULT_RISK_BANDS } from './domain/risk-score.js';
 export type { RiskBands } from './domain/risk-score.js';

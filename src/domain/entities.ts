@@ -4,7 +4,7 @@
  * here; the repositories store them.
  */
 import type { CaseStatus, RuleAction, RuleNature } from './enums.js';
-import type { ExecutedRuleResult, HitRuleDetails, RiskScoreDetails } from './schemas/results.js';
+import type { ExecutedRuleResult, HitRuleDetails, ResultWarning, RiskScoreDetails } from './schemas/results.js';
 import type { ListSubtype } from './schemas/list.js';
 import type { BusinessUser, ConsumerUser } from './schemas/user.js';
 import type { RiskLevel } from './enums.js';
@@ -18,6 +18,8 @@ export interface MonitoringResult {
   hitRules: HitRuleDetails[];
   status: RuleAction;
   riskScoreDetails?: RiskScoreDetails;
+  /** txmon: present when something needs the host's attention, e.g. a rule not evaluated (docs/wire-format.md#not-evaluated). */
+  warnings?: ResultWarning[];
 }
 
 /** `CONSUMER` or `BUSINESS`. */

@@ -6,6 +6,8 @@
  * `0.1 + 0.2` is exactly `0.3` and `3 × 3333.33 + 0.01` is exactly `10000.00`. Binary floats are
  * never accumulated. Digits beyond the 8th decimal are rounded half-to-even.
  */
+import { isCurrencyCode } from './codes.js';
+import { configurationError } from '../errors.js';
 
 /** Decimal places kept by {@link toScaled}. */
 export const MONEY_SCALE_DIGITS = 8;
@@ -132,6 +134,48 @@ export function formatMoney(value: bigint, currency: string): string {
  */
 export interface RateProvider {
   rate(from: string, to: string, at: number): string | null;
+  /**
+   * The currencies the provider has rates for, when it knows them ({@link createFixedRateProvider}
+   * does): `createEngine` refuses a base currency outside them. Absent: not known in advance.
+   */
+  readonly currencies?: ReadonlySet<string>;
+}
+
+/**
+ * A fixed table of rates: units of each currency per one unit of a common reference (the default
+ * table's reference is 1 USD; any reference works, rates are crossed through it). Each key a known
+ * currency code, each rate a positive finite decimal (a string keeps it exact; a number is read
+ * as its shortest decimal text).
+ */
+export type RateTable = Readonly<Record<string, string | number>>;
+
+/** A rate's decimal text: digits, an optional fraction and an optional exponent. */
+const DECIMAL_TEXT = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
+
+/**
+ * Checks a {@link RateTable}: every key a known currency code, every rate a positive finite
+ * decimal of at least 10^-8 (the precision table rates are kept at).
+ * @param call the function the table was given to, named by the error (`createEngine`)
+ * @param basePath JSON Pointer of the table among the call's options (`/rates`), prefixed to the
+ *   path of the problem (`/rates/BTC`)
+ * @throws TxmonError `INVALID_CONFIGURATION` naming the path of the first bad entry.
+ */
+export function checkRateTable(table: unknown, call: string, basePath: string): asserts table is RateTable {
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) {
+    throw configurationError(call, `${basePath || 'the rate table'} must be an object of rates by currency code`, basePath, 'type');
+  }
+  for (const [code, value] of Object.entries(table)) {
+    const path = `${basePath}/${code.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (!isCurrencyCode(code))
+      throw configurationError(call, `${path} is not a known currency code (ISO 4217 or a listed crypto-asset ticker)`, path, 'format');
+    if (!isPositiveRate(value)) throw configurationError(call, `${path} must be a positive, finite decimal rate of at least 0.00000001`, path, 'range');
+  }
+}
+
+/** A positive finite decimal of at least 10^-8 (rates are kept at that precision: a smaller one would be 0). */
+function isPositiveRate(value: unknown): value is string | number {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 && toScaled(value) > 0n;
+  return typeof value === 'string' && DECIMAL_TEXT.test(value) && parseDecimal(value) > 0n;
 }
 
 /**
@@ -180,13 +224,35 @@ export const DEFAULT_USD_RATES: Readonly<Record<string, string>> = Object.freeze
   UAH: '42.0300',
 });
 
-/** A {@link RateProvider} over a table of units per 1 USD, crossing through USD. */
-export function createFixedRateProvider(usdRates: Readonly<Record<string, string>> = DEFAULT_USD_RATES): RateProvider {
+/**
+ * A {@link RateProvider} over a table of units per 1 USD (or per one unit of any common
+ * reference), crossing through that reference; its `currencies` are the table's keys.
+ * @throws TxmonError `INVALID_CONFIGURATION` naming the entry (`/BTC`) whose code is not a known
+ *   currency or whose rate is not a positive finite decimal.
+ * @example
+ * ```ts
+ * createEngine({ rates: createFixedRateProvider({ USD: '1', EUR: '0.92', BTC: '0.0000105' }) });
+ * ```
+ */
+export function createFixedRateProvider(usdRates: RateTable = DEFAULT_USD_RATES): RateProvider {
+  return fixedRateProvider(usdRates, 'createFixedRateProvider', '');
+}
+
+/**
+ * {@link createFixedRateProvider} for a table given to `call` at `basePath` (its errors name
+ * that path: `/rates/BTC`).
+ * @throws TxmonError `INVALID_CONFIGURATION` as {@link checkRateTable}.
+ * @internal
+ */
+export function fixedRateProvider(usdRates: RateTable, call: string, basePath: string): RateProvider {
+  checkRateTable(usdRates, call, basePath);
   const scaled = new Map<string, bigint>();
-  for (const [code, text] of Object.entries(usdRates)) scaled.set(code, parseDecimal(text));
+  for (const [code, value] of Object.entries(usdRates)) scaled.set(code, scaleRate(value));
+  const currencies: ReadonlySet<string> = new Set(scaled.keys());
   // from → to → rate; nested maps avoid building a key string per lookup (hot path).
   const memo = new Map<string, Map<string, string | null>>();
   return {
+    currencies,
     rate(from, to) {
       if (from === to) return '1';
       let row = memo.get(from);
@@ -205,6 +271,11 @@ export function createFixedRateProvider(usdRates: Readonly<Record<string, string
       return result;
     },
   };
+}
+
+/** A checked table rate at 10^-8 (at least 1 unit there: see {@link checkRateTable}). */
+function scaleRate(value: string | number): bigint {
+  return typeof value === 'number' ? toScaled(value) : parseDecimal(value);
 }
 
 function divideToDecimal(numerator: bigint, denominator: bigint, digits: number): string {

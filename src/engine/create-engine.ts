@@ -16,6 +16,7 @@ import { createDecisionLogService } from './services/decision-log.js';
 import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
+import { createEvaluationCounters } from './evaluation-stats.js';
 import { createListService } from './services/lists.js';
 import { createOutboxService } from './services/outbox.js';
 import { createAuditService } from './services/audit.js';
@@ -34,7 +35,8 @@ export type * from './types.js';
  * library, the default lifecycle, limits and risk model.
  *
  * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, a short signing secret, an
- *   unknown maintained series, bad risk factors or bands, or a bad limit.
+ *   unknown maintained series, bad risk factors or bands, a bad limit, or bad money options (an
+ *   unknown `baseCurrency` or one without a rate, a bad rate table), naming the option's path.
  */
 export function assembleEngine(given: Repositories, options: EngineOptions = {}): Engine {
   const repositories = guardRepositories(given);
@@ -51,7 +53,8 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     registry: settings.registry,
     maxLogicWork: settings.limits.maxLogicWork,
   });
-  const evaluate = createTransactionEvaluator(settings, instances);
+  const counters = createEvaluationCounters();
+  const evaluate = createTransactionEvaluator(settings, instances, counters);
   // One lock for transactions and users: a user's writes wait for its transactions and events.
   const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
   const { createTransactionChunk, applyTransactionEvent, ...transactions } = createTransactionService({ settings, evaluate, withLocks, gate });
@@ -71,6 +74,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createAuditService(settings),
     ...createOutboxService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
+    evaluationStats: () => counters.snapshot(),
     checkStore: async () => {
       await repositories.ping?.();
     },

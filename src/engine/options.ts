@@ -3,7 +3,8 @@
  * shares once they are checked.
  */
 import { CASE_GROUPINGS, DEFAULT_SLA_HOURS, type CaseGrouping, type RiskLevel, type SlaHours } from '../domain/index.js';
-import { createFixedRateProvider, type RateProvider } from '../domain/money.js';
+import { isCurrencyCode } from '../domain/codes.js';
+import { createFixedRateProvider, fixedRateProvider, type RateProvider, type RateTable } from '../domain/money.js';
 import { DEFAULT_RISK_BANDS, type RiskBands } from '../domain/risk-score.js';
 import { configurationError } from '../errors.js';
 import type { Repositories } from './repositories.js';
@@ -30,7 +31,10 @@ export interface EngineOptions {
   readonly transitions?: TransitionTable;
   /** Risk level for users without one, used to pick parameters and actions. Default `VERY_HIGH`. */
   readonly defaultRiskLevel?: RiskLevel;
-  /** Currency in which windowed sums are kept. Default `USD`. */
+  /**
+   * Currency in which windowed sums are kept: a known currency code (ISO 4217 or a listed
+   * crypto-asset ticker) with a rate in `rates`. Default `USD`.
+   */
   readonly baseCurrency?: string;
   /**
    * How alerts are grouped into cases (docs/alerts-and-cases.md): `USER` (default), one case per
@@ -52,8 +56,20 @@ export interface EngineOptions {
    * fill unnecessary, e.g. when instances come and go over a long history.
    */
   readonly maintainSeries?: 'all' | readonly SeriesName[];
-  /** Currency conversion; default the fixed, dated table of `createFixedRateProvider()`. */
-  readonly rates?: RateProvider;
+  /**
+   * Currency conversion: a {@link RateProvider}, or a table of rates (units of each currency per
+   * one unit of a common reference, as `createFixedRateProvider` takes; checked entry by entry).
+   * Default the fixed, dated table of `createFixedRateProvider()`.
+   * @example createEngine({ baseCurrency: 'EUR', rates: { EUR: '1', USD: '1.04', BTC: '0.0000101' } })
+   */
+  readonly rates?: RateProvider | RateTable;
+  /**
+   * `true`: a transaction or event on which a rule could not be evaluated (an amount without a
+   * rate, a custom rule's logic that failed: `ruleHitMeta.notEvaluated`) is refused with
+   * `RULE_NOT_EVALUATED` (422) and nothing is stored. Default `false`: it is stored, its result
+   * marks the rule and lists a warning (docs/wire-format.md#not-evaluated).
+   */
+  readonly strict?: boolean;
   /** Largest `fileSize` accepted by `createUpload`. Default 100,000,000 bytes. */
   readonly maxUploadBytes?: number;
   /** Lifetime of upload and download URLs. Default 15 minutes. */
@@ -87,6 +103,8 @@ export interface EngineSettings {
   readonly transitions: TransitionTable;
   readonly defaultRiskLevel: RiskLevel;
   readonly money: MoneyContext;
+  /** {@link EngineOptions.strict}. */
+  readonly strict: boolean;
   readonly limits: EngineLimits;
   /** Series kept whatever the instances read. */
   readonly maintainedSeries: readonly SeriesName[];
@@ -114,9 +132,69 @@ function defaultIds(): IdGenerator {
 }
 
 /**
+ * The money settings of `options` (`baseCurrency`, `rates`), checked: the base currency a known
+ * code, the rates a provider or a valid table, and the base currency among the provider's
+ * currencies when it lists them. A wrong code here would not fail later: every conversion would
+ * find no rate and every amount and volume rule would quietly stop hitting.
+ * @param call the function named by the errors (`createEngine`, `simulate`)
+ * @param basePath where the options sit in the call's argument (`''`, or `/engine`)
+ * @throws TxmonError `INVALID_CONFIGURATION` naming the path: `/baseCurrency`, `/rates`, `/rates/BTC`.
+ */
+export function resolveMoneyContext(
+  options: { readonly baseCurrency?: string | undefined; readonly rates?: RateProvider | RateTable | undefined },
+  call: string,
+  basePath = '',
+): MoneyContext {
+  const baseCurrency = options.baseCurrency ?? 'USD';
+  if (!isCurrencyCode(baseCurrency)) {
+    throw configurationError(
+      call,
+      'baseCurrency must be a known currency code (ISO 4217 or a listed crypto-asset ticker)',
+      `${basePath}/baseCurrency`,
+      'format',
+    );
+  }
+  const given: unknown = options.rates;
+  let rates: RateProvider;
+  if (given === undefined) rates = createFixedRateProvider();
+  else if (typeof given === 'object' && given !== null && typeof (given as RateProvider).rate === 'function') rates = given as RateProvider;
+  else if (typeof given === 'object' && given !== null && !Array.isArray(given)) rates = fixedRateProvider(given as RateTable, call, `${basePath}/rates`);
+  else
+    throw configurationError(call, 'rates must be a rate provider (with rate(from, to, at)) or a table of rates by currency code', `${basePath}/rates`, 'type');
+  if (rates.currencies !== undefined && !rates.currencies.has(baseCurrency)) {
+    throw configurationError(
+      call,
+      'baseCurrency has no rate in rates: no amount in another currency could be converted into it',
+      `${basePath}/baseCurrency`,
+      'not-found',
+    );
+  }
+  return { rates, baseCurrency };
+}
+
+/**
+ * Checks that every currency a risk factor's amount range names has a rate in `money.rates` when
+ * the provider lists its currencies: otherwise the range would never match, in silence.
+ * @throws TxmonError `INVALID_CONFIGURATION` at `/riskFactors/<i>/mapping/<j>/currency`.
+ */
+export function checkRiskFactorCurrencies(riskFactors: readonly RiskFactor[], money: MoneyContext, call: string, basePath = ''): void {
+  const known = money.rates.currencies;
+  if (known === undefined) return;
+  riskFactors.forEach((factor, i) => {
+    factor.mapping.forEach((entry, j) => {
+      if (entry.currency !== undefined && !known.has(entry.currency)) {
+        const path = `${basePath}/riskFactors/${i}/mapping/${j}/currency`;
+        throw configurationError(call, `${path} has no rate in rates: amounts could never be compared in it`, path, 'not-found');
+      }
+    });
+  });
+}
+
+/**
  * The settings of an engine over `repositories`, from its options and their defaults.
  * @throws TxmonError `INVALID_CONFIGURATION` for clashing rule ids, an unknown case grouping, a short signing secret, an
- *   unknown maintained series, bad risk factors or bands, or a bad limit.
+ *   unknown maintained series, bad risk factors or bands, a bad limit, an unknown base currency or
+ *   one without a rate, a bad rate table (naming the path: `/baseCurrency`, `/rates/BTC`), or a `strict` that is not a boolean.
  */
 export function resolveEngineSettings(options: EngineOptions, repositories: Repositories): EngineSettings {
   if (options.urlSigningSecret !== undefined && options.urlSigningSecret.length < 16) {
@@ -136,6 +214,10 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
   if (options.slaHours !== undefined && (typeof options.slaHours !== 'object' || options.slaHours === null || Array.isArray(options.slaHours))) {
     throw configurationError('createEngine', 'slaHours must be an object of hours per priority');
   }
+  const money = resolveMoneyContext(options, 'createEngine');
+  checkRiskFactorCurrencies(riskFactors, money, 'createEngine');
+  if (options.strict !== undefined && typeof options.strict !== 'boolean')
+    throw configurationError('createEngine', 'strict must be a boolean', '/strict', 'type');
   const slaHours: SlaHours = Object.freeze({ ...DEFAULT_SLA_HOURS, ...options.slaHours });
   for (const [priority, hours] of Object.entries(slaHours)) {
     if (!(priority in DEFAULT_SLA_HOURS) || typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 100_000) {
@@ -149,7 +231,8 @@ export function resolveEngineSettings(options: EngineOptions, repositories: Repo
     registry: createRuleRegistry(options.rules ?? []),
     transitions: options.transitions ?? DEFAULT_TRANSITIONS,
     defaultRiskLevel: options.defaultRiskLevel ?? 'VERY_HIGH',
-    money: { rates: options.rates ?? createFixedRateProvider(), baseCurrency: options.baseCurrency ?? 'USD' },
+    money,
+    strict: options.strict === true,
     limits: resolveEngineLimits(options.limits),
     maintainedSeries,
     riskFactors,

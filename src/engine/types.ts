@@ -31,6 +31,8 @@ import type { AlertHitEvidence } from '../domain/schemas/responses.js';
 import type { AuditLogPage, AuditLogQuery } from '../domain/schemas/audit.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
 import type { RuleView } from '../rules/types.js';
+import type { EvaluationStats } from './evaluation-stats.js';
+export type { EvaluationStats } from './evaluation-stats.js';
 
 /** A source of time (epoch ms). Inject a fixed clock in tests. */
 export interface Clock {
@@ -377,8 +379,15 @@ export type BatchUserEventResults =
   | { businessUserEvents: BatchUserEventResult[]; totalCount: number };
 
 export interface Engine {
+  /**
+   * `POST /transactions`. A rule that could not be evaluated is marked on its executed rule and
+   * warned in `warnings` (docs/wire-format.md#not-evaluated).
+   * @throws TxmonError `RULE_NOT_EVALUATED` (422) on an engine created with `strict: true` when a live
+   *   rule could not be evaluated; nothing is stored.
+   */
   createTransaction(input: TransactionInput, options?: CreateTransactionOptions): Promise<TransactionMonitoringResult>;
   getTransaction(transactionId: string): Promise<TransactionWithRulesResult>;
+  /** `POST /events/transaction`. @throws TxmonError `RULE_NOT_EVALUATED` as {@link Engine.createTransaction}. */
   createTransactionEvent(input: TransactionEventInput, options?: CallOptions): Promise<TransactionEventMonitoringResult>;
   getTransactionEvent(eventId: string): Promise<TransactionEventWithRulesResult>;
   /**
@@ -562,6 +571,17 @@ export interface Engine {
    * ```
    */
   checkStore(): Promise<void>;
+  /**
+   * Counters of this engine's evaluations since it was created, for a metrics exporter: the rule
+   * runs that could not be evaluated (`executedRules[i].notEvaluated`), in all, by reason and by
+   * rule instance (docs/wire-format.md#not-evaluated). In-process, never stored.
+   * @example
+   * ```ts
+   * const { notEvaluated } = engine.evaluationStats();
+   * if (notEvaluated.byReason.NO_RATE > 0) console.warn('amounts without a rate', notEvaluated.byInstance);
+   * ```
+   */
+  evaluationStats(): EvaluationStats;
   /**
    * Reads the whole decision log — every stored transaction and event result, chained by SHA-256 in
    * the order they were stored (docs/audit.md) — page by page in bounded memory, and reports the

@@ -135,6 +135,8 @@ interface RouteSpec {
   readonly binaryResponse?: boolean;
   /** The route can answer 409 (id conflicts, lifecycle, concurrent updates). */
   readonly conflict?: boolean;
+  /** The route can answer 422 `RULE_NOT_EVALUATED` (an engine created with `strict: true`). */
+  readonly notEvaluated?: boolean;
   /** Its 503 carries this body (a `$ref`) rather than a problem. */
   readonly unavailableResponse?: JsonObject;
   /** Query parameters it reads. */
@@ -551,6 +553,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The monitoring result',
     response: refSchema('TransactionMonitoringResult'),
     conflict: true,
+    notEvaluated: true,
     flags: QUERY_FLAGS.createTransaction,
   },
   {
@@ -576,6 +579,7 @@ const ROUTES: readonly RouteSpec[] = [
     description: 'The event id, the merged transaction and the monitoring result',
     response: refSchema('TransactionEventMonitoringResult'),
     conflict: true,
+    notEvaluated: true,
   },
   {
     method: 'get',
@@ -1141,6 +1145,11 @@ const ERROR_RESPONSES: Readonly<Record<string, { readonly status: number; readon
   MethodNotAllowed: { status: 405, description: 'The path exists but not with this method' },
   Conflict: { status: 409, description: 'Id conflict, disallowed state transition or concurrent update' },
   PayloadTooLarge: { status: 413, description: 'The body is over the size limit' },
+  UnprocessableContent: {
+    status: 422,
+    description:
+      'The engine runs with `strict: true` and a live rule instance could not be evaluated (`RULE_NOT_EVALUATED`: an amount without a rate, a custom rule whose logic failed); nothing was stored',
+  },
   UnsupportedMediaType: { status: 415, description: 'The body has the wrong content type' },
   TooManyRequests: { status: 429, description: 'The rate limit of the API key is exhausted; retry after `Retry-After` seconds', retryAfter: true },
   InternalError: { status: 500, description: 'An internal fault (never caused by client input); generic body' },
@@ -1214,6 +1223,7 @@ function buildOperation(route: RouteSpec): JsonObject {
   if (route.conflict === true) responses['409'] = errorResponseRef('Conflict');
   if (hasBody) responses['413'] = errorResponseRef('PayloadTooLarge');
   if (route.body !== undefined) responses['415'] = errorResponseRef('UnsupportedMediaType');
+  if (route.notEvaluated === true) responses['422'] = errorResponseRef('UnprocessableContent');
   if (route.access !== 'public') responses['429'] = errorResponseRef('TooManyRequests');
   responses['500'] = errorResponseRef('InternalError');
   responses['503'] =

@@ -21,6 +21,7 @@
  * `/logic/and/1/>/0`.
  */
 import { isPlainObject } from '../domain/json.js';
+import { noteLogicFailure } from '../domain/not-evaluated.js';
 import { invalidField, invalidRequest, TxmonError } from '../errors.js';
 import type { DetailCode, ErrorDetail } from '../errors.js';
 import { FORBIDDEN_PATH_SEGMENTS, LOGIC_LIMITS, LOGIC_OPERATORS, LOGIC_ROOTS } from './allowlist.js';
@@ -53,7 +54,8 @@ export interface CompiledLogic {
   /**
    * Evaluates the expression and returns its json-logic truthiness. Never throws: an evaluation that
    * throws inside (e.g. `{"*": []}`, or an object that cannot be coerced to a primitive) or that
-   * exceeds the work budget counts as `false`. Never mutates `data`.
+   * exceeds the work budget counts as `false`, and is noted (`noteLogicFailure`: the engine marks
+   * the rule not evaluated). Never mutates `data`.
    */
   evaluate(data: LogicData): boolean;
 }
@@ -157,7 +159,9 @@ export function compileLogic(expression: unknown, options: CompileLogicOptions):
       try {
         return isTruthy(root(data, ctx));
       } catch {
-        // A throw inside json-logic semantics, a host getter or the work budget: not a hit.
+        // A throw inside json-logic semantics, a host getter or the work budget: not a hit, and
+        // noted, so that the rule is marked not evaluated rather than passing in silence.
+        noteLogicFailure(ctx.work > ctx.maxWork ? 'LOGIC_WORK_BUDGET' : 'LOGIC_ERROR');
         return false;
       }
     },

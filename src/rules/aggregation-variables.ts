@@ -19,6 +19,7 @@ import {
 } from '../domain/schemas/aggregation-variable.js';
 import type { AggregateValue } from '../aggregation/aggregate-store.js';
 import { canonicalJson, convertScaled, divideRounded, scaledToNumber, type Transaction } from '../domain/index.js';
+import { noteNoRate } from '../domain/not-evaluated.js';
 import { invalidRequest, TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic, type CompiledLogic } from '../logic/index.js';
 import { collectSchemaErrors } from '../validation/index.js';
@@ -270,7 +271,11 @@ function moneyValue(value: AggregateValue, currency: string | undefined, money: 
   if (typeof value !== 'bigint') return null;
   if (currency === undefined || currency === money.baseCurrency) return scaledToNumber(value);
   const converted = convertScaled(value, money.baseCurrency, currency, money.rates, at);
-  return converted === null ? null : scaledToNumber(converted);
+  if (converted === null) {
+    noteNoRate(money.baseCurrency, currency);
+    return null;
+  }
+  return scaledToNumber(converted);
 }
 
 function variableValueOf(

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { currencyExponent } from '../domain/codes.js';
 import { convertAtRate, convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../domain/money.js';
+import { noteNoRate } from '../domain/not-evaluated.js';
 import { SCHEMA_LIMITS } from '../domain/schemas/common.js';
 import type { MoneyContext } from './types.js';
 
@@ -62,8 +63,9 @@ export interface ResolvedThreshold {
 /**
  * Puts an amount and a thresholds map into one currency: the amount's own currency when the map
  * lists it, else the first listed currency (converted through the rate provider). `null` when the
- * map is empty or no rate exists — such a rule cannot decide and does not hit. A converted amount
- * is rounded to the threshold currency's minor unit before the comparison.
+ * map is empty or no rate exists — such a rule cannot decide and does not hit (a missing rate is
+ * noted: the executed rule is marked not evaluated). A converted amount is rounded to the
+ * threshold currency's minor unit before the comparison.
  *
  * A frozen map (the engine freezes instance parameters) is parsed once and cached by identity:
  * the hot path calls this for every transaction. Any other map is read afresh on every call.
@@ -94,7 +96,7 @@ export function statedThreshold(thresholds: AmountThresholds, resolved: { readon
 
 /**
  * Whether `amount` reaches (≥) its threshold, resolved as {@link resolveThreshold} does; `false`
- * when it cannot be resolved. Allocates nothing on the common paths: rules test this on every
+ * when it cannot be resolved (a missing rate noted, as there). Allocates nothing on the common paths: rules test this on every
  * transaction and call {@link resolveThreshold} only to describe a hit.
  */
 export function reachesThreshold(thresholds: AmountThresholds, amount: bigint, currency: string, money: MoneyContext, at: number): boolean {
@@ -104,7 +106,10 @@ export function reachesThreshold(thresholds: AmountThresholds, amount: bigint, c
   const first = parsed.first;
   if (first === null) return false;
   const rate = money.rates.rate(currency, first, at);
-  if (rate === null) return false;
+  if (rate === null) {
+    noteNoRate(currency, first);
+    return false;
+  }
   // A converted comparison is monotonic in the amount: for a rate seen before, the smallest
   // amount that reaches the threshold decides it with one comparison (no bigint conversion).
   const bounds = parsed.bounds;
@@ -170,7 +175,11 @@ interface RateBound {
 function inFirstCurrency(parsed: ParsedThresholds, amount: bigint, currency: string, money: MoneyContext, at: number): bigint | null {
   if (parsed.first === null) return null;
   const converted = convertScaled(amount, currency, parsed.first, money.rates, at);
-  return converted === null ? null : roundToMinorUnit(converted, parsed.firstExponent);
+  if (converted === null) {
+    noteNoRate(currency, parsed.first);
+    return null;
+  }
+  return roundToMinorUnit(converted, parsed.firstExponent);
 }
 
 /** A thresholds map read once: scaled thresholds by currency and the first listed currency. */

@@ -10,14 +10,13 @@ import { createAggregateStore, type AggregateStore } from '../aggregation/aggreg
 import { canonicalJson } from '../domain/canonical-json.js';
 import type { StoredUser } from '../domain/entities.js';
 import { CASE_GROUPINGS, ListRequestSchema, type Transaction, type TransactionEvent } from '../domain/index.js';
-import { createFixedRateProvider } from '../domain/money.js';
 import { DEFAULT_RISK_BANDS } from '../domain/risk-score.js';
 import { seenUser } from '../domain/user-update.js';
 import { conflict, isTxmonError, notFound, TxmonError } from '../errors.js';
 import { createRuleSet, type RuleSet } from '../engine/instances/rule-set.js';
 import { seriesReach } from '../engine/instances/lookback.js';
 import { resolveEngineLimits, type EngineLimits } from '../engine/limits.js';
-import { DEFAULT_LATE_ARRIVAL_MS } from '../engine/options.js';
+import { checkRiskFactorCurrencies, DEFAULT_LATE_ARRIVAL_MS, resolveMoneyContext } from '../engine/options.js';
 import { applyTransactionEvent, foldTransactionEvents, initialTransaction } from '../engine/pipeline/apply-event.js';
 import { assertEventCountWithin, assertUpdatedSizeWithin, checkEventInput, checkTransactionInput, checkUserInput } from '../engine/pipeline/intake.js';
 import { DEFAULT_TRANSITIONS, type TransitionTable } from '../engine/pipeline/lifecycle.js';
@@ -117,7 +116,8 @@ function settingsOf(engine: SimulationEngineOptions): Settings {
   if (!CASE_GROUPINGS.includes(caseGrouping)) {
     throw new TxmonError('INVALID_CONFIGURATION', "simulate: engine.caseGrouping must be 'USER' or 'COUNTERPARTIES'");
   }
-  const money: MoneyContext = { rates: engine.rates ?? createFixedRateProvider(), baseCurrency: engine.baseCurrency ?? 'USD' };
+  const money: MoneyContext = resolveMoneyContext(engine, 'simulate', '/engine');
+  checkRiskFactorCurrencies(riskFactors, money, 'simulate', '/engine');
   const registry = createRuleRegistry(engine.rules ?? []);
   return {
     limits: resolveEngineLimits(engine.limits),

@@ -144,3 +144,39 @@ describe('formatMoney against scaledToDecimal', () => {
     expect(formatMoney(-1_000_000n, 'EUR')).toBe('-0.01 EUR');
   });
 });
+
+describe('createFixedRateProvider (its table checked)', () => {
+  const refused = [
+    { name: 'an unknown currency code', table: { USD: '1', EURO: '0.9' }, path: '/EURO', detail: 'format' },
+    { name: 'a lower-case code', table: { usd: '1' }, path: '/usd', detail: 'format' },
+    { name: 'a zero rate', table: { USD: '1', BTC: '0' }, path: '/BTC', detail: 'range' },
+    { name: 'a negative rate', table: { USD: '1', EUR: '-0.9' }, path: '/EUR', detail: 'range' },
+    { name: 'a negative number', table: { USD: 1, EUR: -0.9 }, path: '/EUR', detail: 'range' },
+    { name: 'NaN', table: { USD: 1, EUR: Number.NaN }, path: '/EUR', detail: 'range' },
+    { name: 'Infinity', table: { USD: 1, EUR: Number.POSITIVE_INFINITY }, path: '/EUR', detail: 'range' },
+    { name: 'text that is no decimal', table: { USD: '1', EUR: 'abc' }, path: '/EUR', detail: 'range' },
+    { name: 'a rate below 10^-8 (kept as 0)', table: { USD: '1', SHIB: '0.000000001' }, path: '/SHIB', detail: 'range' },
+    { name: 'a rate of another type', table: { USD: '1', EUR: null }, path: '/EUR', detail: 'range' },
+  ];
+  it.each(refused)('refuses $name with INVALID_CONFIGURATION naming the entry', ({ table, path, detail }) => {
+    let error: unknown;
+    try {
+      createFixedRateProvider(table as unknown as Record<string, string>);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', details: [{ path, code: detail }] });
+  });
+
+  it('takes rates as decimal text, exponent notation and numbers, and lists its currencies', () => {
+    const provider = createFixedRateProvider({ USD: '1', EUR: 0.5, BTC: '1e-5' });
+    expect(provider.rate('USD', 'EUR', 0)).toBe('0.5');
+    expect(provider.rate('BTC', 'USD', 0)).toBe('100000');
+    expect([...(provider.currencies ?? [])]).toEqual(['USD', 'EUR', 'BTC']);
+  });
+
+  it('answers null for a currency outside its table', () => {
+    expect(rates.rate('BTC', 'USD', 0)).toBeNull();
+    expect(rates.currencies?.has('BTC')).toBe(false);
+  });
+});

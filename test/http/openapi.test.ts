@@ -327,7 +327,10 @@ describe('createOpenApiDocument', () => {
     expect(asRecord(responses['TooManyRequests'])['headers']).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
     const create = asRecord(getOperation(document, '/transactions', 'post')?.['responses']);
     expect(asRecord(responses['ServiceUnavailable'])['headers']).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
-    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '405', '409', '413', '415', '429', '500', '503']);
+    expect(Object.keys(create).sort()).toEqual(['201', '400', '401', '405', '409', '413', '415', '422', '429', '500', '503']);
+    // A strict engine refuses a transaction or an event with a rule not evaluated; a read never is.
+    expect(asRecord(getOperation(document, '/events/transaction', 'post')?.['responses'])).toHaveProperty('422');
+    expect(asRecord(getOperation(document, '/transactions/{transactionId}', 'get')?.['responses'])).not.toHaveProperty('422');
   });
 
   test('the Problem schema lists every error code and requires the RFC 9457 core', () => {

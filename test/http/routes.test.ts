@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../src/http/index.js';
 import { actionOf, allowOf, createRoutes } from '../../src/http/routes.js';
-import { T0, tx } from '../helpers.js';
+import { createEngine } from '../../src/index.js';
+import { fixedClock, sequentialIds, T0, tx } from '../helpers.js';
 import { createCaller, httpTestEngine, json, ORIGIN } from './fixtures.js';
 import { headerOf, listenOn, sendRaw, statusOf } from './raw-http.js';
 
@@ -46,6 +47,43 @@ describe('createRoutes: every route of docs/wire-format.md#endpoints answers thr
     const got = await call(handler, 'GET', `/transactions/${encodeURIComponent(t.transactionId as string)}`);
     expect(got.status).toBe(200);
     expect(await json(got)).toMatchObject({ transactionId: t.transactionId, type: 'TRANSFER' });
+  });
+
+  it('POST /transactions on a strict engine with a rule not evaluated → 422 RULE_NOT_EVALUATED naming the amount, nothing stored; a batch record is refused alone', async () => {
+    const strict = createEngine({ strict: true, clock: fixedClock(), ids: sequentialIds(), urlSigningSecret: new Uint8Array(32).fill(99) });
+    await strict.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1000 } } });
+    const strictHandler = createHttpHandler({ engine: strict, apiKeys: [KEY_A] });
+    const btc = tx({ transactionId: 'h-btc', timestamp: T0, originAmountDetails: { transactionAmount: 1, transactionCurrency: 'BTC' } });
+    const refused = await call(strictHandler, 'POST', '/transactions', { body: btc });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(await json(refused)).toMatchObject({
+      status: 422,
+      code: 'RULE_NOT_EVALUATED',
+      errors: [{ path: '/originAmountDetails/transactionAmount', code: 'not-evaluated' }],
+      validationErrors: expect.stringContaining('/originAmountDetails/transactionAmount'),
+    });
+    expect((await call(strictHandler, 'GET', '/transactions/h-btc')).status).toBe(404);
+    const batch = await call(strictHandler, 'POST', '/batch/transactions', {
+      body: { batchId: 'hb-strict', data: [btc, tx({ transactionId: 'h-eur', timestamp: T0 })] },
+    });
+    expect(await json(batch)).toMatchObject({ successful: 1, failed: 1, failedRecords: [{ id: 'h-btc', reasonCode: 'RULE_NOT_EVALUATED' }] });
+  });
+
+  it('POST /transactions with a rule not evaluated (not strict) → 201, the executed rule marked and the result warned', async () => {
+    const engine = httpTestEngine();
+    const instance = await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1000 } } });
+    const lenient = createHttpHandler({ engine, apiKeys: [KEY_A] });
+    const btc = tx({ transactionId: 'h-btc', timestamp: T0, originAmountDetails: { transactionAmount: 1, transactionCurrency: 'BTC' } });
+    const created = await call(lenient, 'POST', '/transactions', { body: btc });
+    expect(created.status).toBe(201);
+    const notEvaluated = { reason: 'NO_RATE', currency: 'BTC', to: 'EUR', path: '/originAmountDetails/transactionAmount' };
+    expect(await json(created)).toMatchObject({
+      status: 'ALLOW',
+      executedRules: [{ ruleInstanceId: instance.id, ruleHit: false, notEvaluated }],
+      warnings: [{ code: 'RULE_NOT_EVALUATED', ruleInstanceId: instance.id, notEvaluated }],
+    });
+    expect(await json(await call(lenient, 'GET', '/transactions/h-btc'))).toMatchObject({ warnings: [{ code: 'RULE_NOT_EVALUATED' }] });
   });
 
   it('POST /batch/transactions → 201 with the BatchResponse; GET /batch/transactions/{batchId} pages the results (page, pageSize)', async () => {

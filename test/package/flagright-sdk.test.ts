@@ -142,6 +142,17 @@ describe('transactions.verify', () => {
     }
   });
 
+  it('parses a result with a rule not evaluated (an amount without a rate): notEvaluated and warnings kept as unknown keys, also on get', async () => {
+    const body = transfer('sdk-tx-no-rate', 1, { originAmountDetails: { transactionAmount: 1, transactionCurrency: 'BTC', country: 'DE' } });
+    const result = await client.transactions.verify({ body });
+    const notEvaluated = { reason: 'NO_RATE', currency: 'BTC', to: 'EUR', path: '/originAmountDetails/transactionAmount' };
+    expect(result).toMatchObject({ transactionId: 'sdk-tx-no-rate', status: 'ALLOW', hitRules: [] });
+    expect(result.executedRules[0]).toMatchObject({ ruleInstanceId, ruleHit: false, notEvaluated });
+    expect(result).toMatchObject({ warnings: [{ code: 'RULE_NOT_EVALUATED', ruleInstanceId, notEvaluated }] });
+    const stored = await client.transactions.get('sdk-tx-no-rate');
+    expect(stored.executedRules[0]).toMatchObject({ notEvaluated });
+  });
+
   it('replays an identical transaction with the same result', async () => {
     const body = transfer('sdk-tx-replay', 1200);
     const first = await client.transactions.verify({ body });

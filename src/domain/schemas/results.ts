@@ -73,6 +73,50 @@ export const ExecutedLogicVarsSchema = defineOpenObject({
 /** Values of a custom rule's variables at evaluation time. */
 export type ExecutedLogicVars = Static<typeof ExecutedLogicVarsSchema>;
 
+/**
+ * Reasons a rule could not be evaluated (docs/wire-format.md#not-evaluated): `NO_RATE`, an amount
+ * that could not be converted (no rate from `currency` to `to` at the transaction's time);
+ * `LOGIC_ERROR`, a custom rule's logic threw (e.g. arithmetic on an object); `LOGIC_WORK_BUDGET`,
+ * it exceeded its work budget.
+ */
+export const NOT_EVALUATED_REASONS = ['NO_RATE', 'LOGIC_ERROR', 'LOGIC_WORK_BUDGET'] as const;
+/** One of {@link NOT_EVALUATED_REASONS}. */
+export type NotEvaluatedReason = (typeof NOT_EVALUATED_REASONS)[number];
+
+/**
+ * txmon: why a rule could not be evaluated on the transaction (its first failure): the reason, for
+ * `NO_RATE` the currencies of the missing rate, and the JSON Pointer of the amount when it is one
+ * of the transaction's amounts. Such a rule did not hit because it could not decide.
+ */
+export const RuleNotEvaluatedSchema = defineOpenObject({
+  reason: defineStringEnum(NOT_EVALUATED_REASONS),
+  currency: Type.Optional(Type.String({ description: 'NO_RATE: the currency of the amount that could not be converted' })),
+  to: Type.Optional(Type.String({ description: 'NO_RATE: the currency it was needed in' })),
+  path: Type.Optional(
+    Type.String({
+      description: "JSON Pointer of the amount in the transaction (e.g. '/originAmountDetails/transactionAmount'), when it is one of its amounts",
+    }),
+  ),
+});
+/** Why a rule could not be evaluated (see {@link RuleNotEvaluatedSchema}). */
+export type RuleNotEvaluated = Static<typeof RuleNotEvaluatedSchema>;
+
+/**
+ * txmon: a warning of a monitoring result. `RULE_NOT_EVALUATED`: the rule instance
+ * `ruleInstanceId` could not be evaluated (`notEvaluated` says why, as on its executed rule); its
+ * `ruleHit: false` is no verdict. The message names the instance and the reason, never a value.
+ */
+export const ResultWarningSchema = defineOpenObject({
+  code: defineStringEnum(['RULE_NOT_EVALUATED'] as const),
+  ruleInstanceId: Type.String(),
+  notEvaluated: RuleNotEvaluatedSchema,
+  /** Present (`true`) for a shadow instance: its verdict never changes `status`, and `strict` does not refuse for it. */
+  isShadow: Type.Optional(Type.Boolean()),
+  message: Type.String(),
+});
+/** A warning of a monitoring result (see {@link ResultWarningSchema}). */
+export type ResultWarning = Static<typeof ResultWarningSchema>;
+
 const hitRuleProperties = {
   ruleInstanceId: Type.String(),
   /** txmon: the version of the rule instance that produced this result (`RuleInstance.version`). */
@@ -94,6 +138,7 @@ export const ExecutedRuleResultSchema = defineOpenObject({
   ...hitRuleProperties,
   ruleHit: Type.Boolean(),
   vars: Type.Optional(Type.Array(ExecutedLogicVarsSchema)),
+  notEvaluated: Type.Optional(RuleNotEvaluatedSchema),
 });
 /** One rule instance that ran. */
 export type ExecutedRuleResult = Static<typeof ExecutedRuleResultSchema>;
@@ -123,6 +168,7 @@ export const TransactionMonitoringResultSchema = defineOpenObject({
   executedRules: Type.Array(ExecutedRuleResultSchema),
   hitRules: Type.Array(HitRuleDetailsSchema),
   message: Type.Optional(Type.String()),
+  warnings: Type.Optional(Type.Array(ResultWarningSchema)),
 });
 /** Response of `POST /transactions`. */
 export type TransactionMonitoringResult = Static<typeof TransactionMonitoringResultSchema>;
@@ -135,6 +181,7 @@ export const TransactionEventMonitoringResultSchema = defineOpenObject({
   riskScoreDetails: Type.Optional(RiskScoreDetailsSchema),
   executedRules: Type.Array(ExecutedRuleResultSchema),
   hitRules: Type.Array(HitRuleDetailsSchema),
+  warnings: Type.Optional(Type.Array(ResultWarningSchema)),
 });
 /** Response of `POST /events/transaction`. */
 export type TransactionEventMonitoringResult = Static<typeof TransactionEventMonitoringResultSchema>;

@@ -9,7 +9,7 @@ import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleEvi
 import type { RuleInstance } from '../../domain/entities.js';
 import type { RuleUser, UserRuleCheckContext, UserRuleDefinition, UserRuleHit } from '../../rules/types.js';
 import { describeHits } from './describe.js';
-import { frozenEvidence, frozenLabels, notHitResult, ruleNameOf, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
+import { frozenEvidence, frozenLabels, NO_WARNINGS, notHitResult, ruleNameOf, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
 import { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';
 import { ACTION_SEVERITY, resolveSettings } from './settings.js';
 
@@ -137,5 +137,12 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
       counter: { instanceId: instance.id, runs: 1, hits: 1 },
     });
   }
-  return { executedRules: Object.freeze(executedRules) as ExecutedRuleResult[], hitRules: Object.freeze(hitRules) as HitRuleDetails[], status, outcomes };
+  return {
+    executedRules: Object.freeze(executedRules) as ExecutedRuleResult[],
+    hitRules: Object.freeze(hitRules) as HitRuleDetails[],
+    status,
+    outcomes,
+    // User rules read no amounts and run no logic that could fail unseen.
+    warnings: NO_WARNINGS,
+  };
 }

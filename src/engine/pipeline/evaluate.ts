@@ -3,7 +3,8 @@
  * or custom logic, with its aggregates and list answers, into the executed and hit rules of the
  * interface's wire shape, the overall `status`, and each instance's outcome.
  */
-import type { AggregateValue } from '../../aggregation/aggregate-store.js';
+import type { AggregateValue, SeriesEntry } from '../../aggregation/aggregate-store.js';
+import { takeNotEvaluated } from '../../domain/not-evaluated.js';
 import type {
   ExecutedRuleResult,
   HitRuleDetails,
@@ -11,7 +12,9 @@ import type {
   RuleAction,
   RuleEvidence,
   RuleHitDirection,
+  ResultWarning,
   RuleLabel,
+  RuleNotEvaluated,
   Transaction,
   TriggersOnHit,
 } from '../../domain/index.js';
@@ -54,6 +57,22 @@ export interface EvaluationResult {
   readonly hitRules: HitRuleDetails[];
   readonly status: RuleAction;
   readonly outcomes: InstanceOutcome[];
+  /**
+   * One `RULE_NOT_EVALUATED` warning per instance that could not be evaluated (its executed rule
+   * carries `notEvaluated`), in the order of `executedRules`; a shared frozen empty list when none.
+   */
+  readonly warnings: readonly ResultWarning[];
+}
+
+/**
+ * The current transaction's amount that could not be put into the base currency (no rate): why,
+ * and its series entries left without an amount. A need that adds the current transaction to a
+ * money aggregate (`sum`, `sumIn`, `amountCount`, `min`, `max`) over one of these entries is
+ * incomplete, so its instance is marked not evaluated.
+ */
+export interface UnconvertedAmount {
+  readonly note: RuleNotEvaluated;
+  readonly entries: readonly SeriesEntry[];
 }
 
 const EMPTY_VALUE: Readonly<Record<string, AggregateValue>> = Object.freeze({
@@ -94,6 +113,7 @@ export function evaluateRuleInstances(
   inputOrPlan: EvaluationInput | EvaluationPlan,
   aggregates: AggregateSnapshot,
   lookupAnswers: readonly boolean[] = NO_ANSWERS,
+  unconverted: UnconvertedAmount | null = null,
 ): EvaluationResult {
   const plan = planOf(inputOrPlan);
   const { transaction, originUser, destinationUser, money } = plan.input;
@@ -107,6 +127,9 @@ export function evaluateRuleInstances(
   const aligned = Array.isArray(aggregates) ? (aggregates as readonly AggregateValue[]) : null;
   // What custom logic reads: the same for every custom instance of this evaluation.
   let logicData: LogicData | undefined;
+  let warnings: ResultWarning[] | null = null;
+  // A note made outside a check (a filter's logic while planning) belongs to no rule here.
+  takeNotEvaluated();
   for (let i = 0; i < planned.length; i++) {
     const { prepared, settings, decision, needs, offset, currentCounts, lookups, lookupOffset, cache, slot } = planned[i] as InstancePlan;
     const { instance, rule, logic } = prepared;
@@ -152,6 +175,20 @@ export function evaluateRuleInstances(
       hits = hits.filter((h) => (h.direction === 'ORIGIN' ? decision.origin : decision.destination));
     }
     const isShadow = instance.mode === 'SHADOW';
+    // One read when the check converted what it needed (the common case); see not-evaluated.ts.
+    let note = takeNotEvaluated();
+    if (unconverted !== null && note === null && readsUnconverted(plan, offset, needs.length, unconverted.entries)) note = unconverted.note;
+    let notEvaluated: RuleNotEvaluated | null = null;
+    if (note !== null) {
+      notEvaluated = withAmountPath(note, transaction);
+      if (warnings === null) warnings = [];
+      warnings.push(warningOf(instance, notEvaluated, isShadow));
+      if (hits.length === 0) {
+        executedRules[i] = Object.freeze({ ...notHitResult(prepared, settings.action, plan.shared), notEvaluated });
+        outcomes[i] = slot.notHitOutcome ??= notHitOutcome(cache, slot, plan.level);
+        continue;
+      }
+    }
     if (hits.length === 0) {
       // Immutable and the same for every transaction at this level: built once, shared.
       executedRules[i] = slot.notHitExecuted ??= notHitResult(prepared, settings.action, plan.shared);
@@ -165,7 +202,7 @@ export function evaluateRuleInstances(
     const ruleDescription = describeHits(template, hits, plan.shared.templates);
     const labels = frozenLabels(instance, plan.shared);
     // Explicit literals with a fixed key order (never spreads): V8 gives them one shape.
-    executedRules[i] = Object.freeze({
+    const executed = {
       ruleInstanceId: instance.id,
       ruleInstanceVersion: instance.version,
       ruleId: instance.ruleId,
@@ -177,7 +214,10 @@ export function evaluateRuleInstances(
       nature: instance.nature,
       labels,
       isShadow,
-    }) as ExecutedRuleResult;
+    } as ExecutedRuleResult;
+    // A hit on one side with the other side not evaluated (e.g. its amount had no rate).
+    if (notEvaluated !== null) executed.notEvaluated = notEvaluated;
+    executedRules[i] = Object.freeze(executed);
     hitRules.push(
       Object.freeze({
         ruleInstanceId: instance.id,
@@ -224,7 +264,53 @@ export function evaluateRuleInstances(
     hitRules: (hitRules.length === 0 ? NO_HIT_RULES : Object.freeze(hitRules)) as HitRuleDetails[],
     status,
     outcomes,
+    warnings: warnings === null ? NO_WARNINGS : Object.freeze(warnings),
   };
+}
+
+/** The shared frozen empty list of warnings. */
+export const NO_WARNINGS: readonly ResultWarning[] = Object.freeze([]);
+
+/** Aggregate functions whose value the current transaction's amount enters (merged when a need includes it). */
+const MONEY_FUNCTIONS: ReadonlySet<string> = new Set(['sum', 'sumIn', 'amountCount', 'min', 'max']);
+
+/** Whether one of the instance's needs adds an entry without an amount (`entries`) to a money aggregate. */
+function readsUnconverted(plan: EvaluationPlan, offset: number, count: number, entries: readonly SeriesEntry[]): boolean {
+  for (let j = 0; j < count; j++) {
+    const need = plan.needs[plan.positions[offset + j] as number] as AggregateNeed;
+    if (!need.includeCurrent || !MONEY_FUNCTIONS.has(need.fn)) continue;
+    for (const e of entries) {
+      if (e.series === need.series && e.key === need.key && e.timestamp >= need.start && e.timestamp <= need.end) return true;
+    }
+  }
+  return false;
+}
+
+/** The note with the JSON Pointer of the transaction's amount in the currency that had no rate, when there is one. */
+function withAmountPath(note: RuleNotEvaluated, transaction: Transaction): RuleNotEvaluated {
+  if (note.reason !== 'NO_RATE' || note.path !== undefined) return Object.freeze(note);
+  let path: string | undefined;
+  if (transaction.originAmountDetails?.transactionCurrency === note.currency) path = '/originAmountDetails/transactionAmount';
+  else if (transaction.destinationAmountDetails?.transactionCurrency === note.currency) path = '/destinationAmountDetails/transactionAmount';
+  return Object.freeze(path === undefined ? { ...note } : { ...note, path });
+}
+
+/** The `RULE_NOT_EVALUATED` warning of an instance (frozen; `isShadow` only for a shadow instance). */
+function warningOf(instance: RuleInstance, notEvaluated: RuleNotEvaluated, isShadow: boolean): ResultWarning {
+  const why =
+    notEvaluated.reason === 'NO_RATE'
+      ? `no rate from ${notEvaluated.currency} to ${notEvaluated.to}`
+      : notEvaluated.reason === 'LOGIC_WORK_BUDGET'
+        ? 'its logic exceeded its work budget'
+        : 'its logic failed';
+  const warning: ResultWarning = {
+    code: 'RULE_NOT_EVALUATED',
+    ruleInstanceId: instance.id,
+    notEvaluated,
+    message: `Rule instance ${instance.id} could not be evaluated (${why}); it did not hit because it could not decide.`,
+  };
+  if (isShadow) warning.isShadow = true;
+  return Object.freeze(warning);
 }
 
 /** The data a custom instance's logic reads (`var` paths start at these names). */

@@ -4,12 +4,12 @@
  * `POST /transactions` and `POST /events/transaction` answer with.
  */
 import type { MonitoringResult } from '../../domain/entities.js';
-import type { RiskScoreDetails } from '../../domain/index.js';
+import type { ResultWarning, RiskScoreDetails } from '../../domain/index.js';
 import type { EvaluationResult } from './evaluate.js';
 
 /**
  * The documented result of an evaluation (its rule results are the evaluation's frozen objects,
- * shared, not copied). Pure.
+ * shared, not copied), with its `warnings` when there are any. Pure.
  *
  * @example
  * ```ts
@@ -19,5 +19,6 @@ import type { EvaluationResult } from './evaluate.js';
 export function monitoringResultOf(evaluation: EvaluationResult, riskScoreDetails?: RiskScoreDetails): MonitoringResult {
   const result: MonitoringResult = { executedRules: evaluation.executedRules, hitRules: evaluation.hitRules, status: evaluation.status };
   if (riskScoreDetails !== undefined) result.riskScoreDetails = riskScoreDetails;
+  if (evaluation.warnings.length > 0) result.warnings = evaluation.warnings as ResultWarning[];
   return result;
 }

@@ -5,7 +5,9 @@
  */
 import type { SeriesEntry } from '../../aggregation/aggregate-store.js';
 import type { MonitoringResult } from '../../domain/entities.js';
-import type { Transaction } from '../../domain/index.js';
+import type { ResultWarning, Transaction } from '../../domain/index.js';
+import { TxmonError } from '../../errors.js';
+import type { EvaluationCounters } from '../evaluation-stats.js';
 import type { Repositories, TransactionOutcome } from '../repositories.js';
 import { contributionRefsOf, contributionsOf } from '../../rules/series.js';
 import type { AggregateNeed, LookupNeed } from '../../rules/types.js';
@@ -17,6 +19,7 @@ import {
   type EvaluationInput,
   type InstanceOutcome,
 } from '../pipeline/index.js';
+import type { UnconvertedAmount } from '../pipeline/evaluate.js';
 import type { InstanceSet } from '../instances/instance-set.js';
 import type { EngineSettings } from '../options.js';
 import { ruleOutcomeWrites } from '../pipeline/outcome.js';
@@ -101,8 +104,50 @@ async function answerLookups(repositories: Repositories, lookups: readonly Looku
   return answers;
 }
 
-/** The evaluator of one engine. */
-export function createTransactionEvaluator(settings: EngineSettings, instances: InstanceSet): TransactionEvaluator {
+/**
+ * The current transaction's amount that has no rate into the base currency, when one of its series
+ * entries was left without an amount (`null` when none was, or when the transaction has no amount
+ * to convert there).
+ */
+function unconvertedAmountOf(transaction: Transaction, current: readonly SeriesEntry[], money: EngineSettings['money']): UnconvertedAmount | null {
+  let entries: SeriesEntry[] | null = null;
+  for (const entry of current) {
+    if (entry.amount !== null) continue;
+    if (entries === null) entries = [];
+    entries.push(entry);
+  }
+  if (entries === null) return null;
+  const sides = [
+    ['/originAmountDetails/transactionAmount', transaction.originAmountDetails],
+    ['/destinationAmountDetails/transactionAmount', transaction.destinationAmountDetails],
+  ] as const;
+  for (const [path, details] of sides) {
+    if (details === undefined || details.transactionCurrency === money.baseCurrency) continue;
+    if (money.rates.rate(details.transactionCurrency, money.baseCurrency, transaction.timestamp) !== null) continue;
+    return { note: Object.freeze({ reason: 'NO_RATE', currency: details.transactionCurrency, to: money.baseCurrency, path }), entries };
+  }
+  return null;
+}
+
+/**
+ * The refusal of a strict engine (`RULE_NOT_EVALUATED`, 422) for the live instances among
+ * `warnings`, or `null` when every not-evaluated instance is a shadow one (a shadow instance never
+ * changes the outcome). One detail per instance, at its amount's path when known.
+ */
+export function strictRefusalOf(warnings: readonly ResultWarning[]): TxmonError | null {
+  const live = warnings.filter((w) => w.isShadow !== true);
+  const first = live[0];
+  if (first === undefined) return null;
+  const more = live.length > 1 ? ` (and ${live.length - 1} more)` : '';
+  return new TxmonError(
+    'RULE_NOT_EVALUATED',
+    `${first.message}${more} Nothing was stored (strict).`,
+    live.map((w) => ({ path: w.notEvaluated.path ?? '', code: 'not-evaluated', message: w.message })),
+  );
+}
+
+/** The evaluator of one engine; `counters` count its rule runs that could not be evaluated. */
+export function createTransactionEvaluator(settings: EngineSettings, instances: InstanceSet, counters?: EvaluationCounters): TransactionEvaluator {
   const { money, registry } = settings;
   const ruleNameOf = (o: InstanceOutcome) => o.instance.ruleNameAlias ?? registry.get(o.instance.ruleId)?.name ?? 'Custom rule';
 
@@ -149,7 +194,13 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
     // them, and this transaction's current contribution is merged in place.
     const values = needs.length > 0 ? await repositories.aggregates.queryAggregates(needs) : [];
     for (let i = 0; i < needs.length; i++) values[i] = mergeCurrentContribution(needs[i] as AggregateNeed, values[i] ?? null, current);
-    const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(repositories, plan.lookups) : undefined);
+    const unconverted = current.length > 0 ? unconvertedAmountOf(transaction, current, money) : null;
+    const evaluation = evaluateRuleInstances(plan, values, plan.lookups.length > 0 ? await answerLookups(repositories, plan.lookups) : undefined, unconverted);
+    if (evaluation.warnings.length > 0) {
+      counters?.record(evaluation.warnings);
+      const refusal = settings.strict ? strictRefusalOf(evaluation.warnings) : null;
+      if (refusal !== null) throw refusal;
+    }
     const writes = ruleOutcomeWrites(
       transaction,
       evaluation.outcomes,

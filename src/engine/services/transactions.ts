@@ -63,10 +63,10 @@ async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
 
 /** The result part of a response: the rule results are deeply frozen, so they are shared, not copied. */
 function resultOf(result: MonitoringResult): MonitoringResult {
-  if (result.riskScoreDetails) {
-    return { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status, riskScoreDetails: { ...result.riskScoreDetails } };
-  }
-  return { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
+  const out: MonitoringResult = { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
+  if (result.riskScoreDetails) out.riskScoreDetails = { ...result.riskScoreDetails };
+  if (result.warnings) out.warnings = result.warnings;
+  return out;
 }
 
 function createResponse(stored: StoredTransaction): TransactionMonitoringResult {
@@ -78,6 +78,7 @@ function createResponse(stored: StoredTransaction): TransactionMonitoringResult 
     status: r.status,
   };
   if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
+  if (r.warnings) out.warnings = r.warnings;
   return out;
 }
 
@@ -91,6 +92,7 @@ function eventResponse(stored: StoredEvent): TransactionEventMonitoringResult {
     status: r.status,
   };
   if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
+  if (r.warnings) out.warnings = r.warnings;
   return out;
 }
 

@@ -9,6 +9,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import { currencyExponent } from '../../domain/codes.js';
 import type { Transaction } from '../../domain/index.js';
 import { convertScaled, formatMoney, roundToMinorUnit, toScaled } from '../../domain/money.js';
+import { noteNoRate } from '../../domain/not-evaluated.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import type { EvidenceWindow, RuleEvidence } from '../../domain/schemas/results.js';
@@ -100,7 +101,11 @@ function resolveRange(range: AmountRange, money: MoneyContext, at: number): Reso
       ? (amount: bigint) => amount
       : (amount: bigint) => {
           const converted = convertScaled(amount, base, currency, money.rates, at);
-          return converted === null ? null : roundToMinorUnit(converted, exponent);
+          if (converted === null) {
+            noteNoRate(base, currency);
+            return null;
+          }
+          return roundToMinorUnit(converted, exponent);
         };
   return {
     currency,

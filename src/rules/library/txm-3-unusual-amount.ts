@@ -5,6 +5,7 @@ import { describeTimeWindow, windowStart } from '../../aggregation/time-window.j
 import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { MAX_EVIDENCE_TRANSACTION_IDS } from '../../domain/schemas/results.js';
 import { MONEY_SCALE, convertScaled, divideRounded, formatMoney, toScaled } from '../../domain/money.js';
+import { noteNoRate } from '../../domain/not-evaluated.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { ErrorDetail } from '../../errors.js';
 import { defineRule } from '../define-rule.js';
@@ -108,7 +109,9 @@ function sideAmount(transaction: Transaction, direction: Direction, money: Money
       ? (transaction.originAmountDetails ?? transaction.destinationAmountDetails)
       : (transaction.destinationAmountDetails ?? transaction.originAmountDetails);
   if (details === undefined) return null;
-  return convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, money.baseCurrency, money.rates, transaction.timestamp);
+  const amount = convertScaled(toScaled(details.transactionAmount), details.transactionCurrency, money.baseCurrency, money.rates, transaction.timestamp);
+  if (amount === null) noteNoRate(details.transactionCurrency, money.baseCurrency);
+  return amount;
 }
 
 function amountsOf(value: AggregateValue | undefined): bigint[] {

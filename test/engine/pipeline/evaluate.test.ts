@@ -8,7 +8,8 @@ import type { AggregateNeed, RiskLevel, RuleAction } from '../../../src/index.js
 import { r2TransactionAmount } from '../../../src/rules/library/r-2-transaction-amount.js';
 import type { RuleCheckContext, RuleHit } from '../../../src/rules/types.js';
 import { T0, fixedClock, sequentialIds, tx } from '../../helpers.js';
-import { EMPTY, input, prepare, r14, transaction, user } from './fixtures.js';
+import { reachesThreshold } from '../../../src/rules/parameters.js';
+import { EMPTY, input, money, prepare, r14, transaction, user } from './fixtures.js';
 
 /** The most severe of `actions` (ALLOW for none): what a result's status must be. */
 const mostSevere = (actions: readonly RuleAction[]): RuleAction =>
@@ -317,5 +318,47 @@ describe('edge cases', () => {
     (prepared as { instance: unknown }).instance = { ...base, mode: 'SHADOW' };
     const second = evaluateRuleInstances(inputAt(tx({ transactionId: 'b', timestamp: T0 + 1 })), []);
     expect(second.executedRules[0]?.isShadow).toBe(true);
+  });
+});
+
+describe('evaluateRuleInstances: rules not evaluated', () => {
+  const r2 = () => prepare({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 1000 } } });
+  const btc = transaction({ originAmountDetails: { transactionAmount: 1, transactionCurrency: 'BTC', country: 'DE' } });
+
+  it('marks only the instance whose check found no rate, and warns once for it, in the order of executedRules', () => {
+    const converting = r2();
+    const other = r14(false, 'FLAG');
+    const out = evaluateRuleInstances(input([other, converting], { transaction: btc }), EMPTY);
+    expect(out.executedRules[0]).not.toHaveProperty('notEvaluated');
+    expect(out.executedRules[1]?.notEvaluated).toEqual({ reason: 'NO_RATE', currency: 'BTC', to: 'EUR', path: '/originAmountDetails/transactionAmount' });
+    expect(out.warnings.map((w) => w.ruleInstanceId)).toEqual([converting.instance.id]);
+    expect(Object.isFrozen(out.executedRules[1])).toBe(true);
+  });
+
+  it('drops a note made before the run (outside any check): no instance takes it', () => {
+    // A conversion outside a check (a stray kit call) leaves a note behind.
+    expect(reachesThreshold({ EUR: 1 }, 1n, 'BTC', money, T0)).toBe(false);
+    const out = evaluateRuleInstances(input([r14(false, 'FLAG')]), EMPTY);
+    expect(out.executedRules[0]).not.toHaveProperty('notEvaluated');
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('marks a volume rule whose money need adds an entry left without an amount (unconverted), not one whose needs do not', () => {
+    const volume = prepare({
+      ruleId: 'R-69',
+      parameters: {
+        transactionVolumeThreshold: { USD: 10000 },
+        timeWindow: { units: 1, granularity: 'day', rollingBasis: true },
+        checkSender: 'sending',
+        checkReceiver: 'none',
+      },
+    });
+    const plan = planRuleInstances(input([volume, r14(false, 'FLAG')], { transaction: btc }));
+    const note = { reason: 'NO_RATE' as const, currency: 'BTC', to: 'USD', path: '/originAmountDetails/transactionAmount' };
+    const entry = { id: 'tx-1', series: 'user-sending', key: 'alice', timestamp: T0, amount: null };
+    const marked = evaluateRuleInstances(plan, new Map(), undefined, { note, entries: [entry] });
+    expect(marked.executedRules.map((r) => r.notEvaluated)).toEqual([note, undefined]);
+    const otherKey = evaluateRuleInstances(plan, new Map(), undefined, { note, entries: [{ ...entry, key: 'bob' }] });
+    expect(otherKey.warnings).toEqual([]);
   });
 });
