@@ -4,7 +4,7 @@
  * here; the repositories store them.
  */
 import type { CaseStatus, RuleAction, RuleNature } from './enums.js';
-import type { ExecutedRuleResult, HitRuleDetails, RiskScoreDetails } from './schemas/results.js';
+import type { ExecutedRuleResult, HitRuleDetails, ResultAlert, RiskScoreDetails } from './schemas/results.js';
 import type { ListSubtype } from './schemas/list.js';
 import type { BusinessUser, ConsumerUser } from './schemas/user.js';
 import type { RiskLevel } from './enums.js';
@@ -18,6 +18,12 @@ export interface MonitoringResult {
   hitRules: HitRuleDetails[];
   status: RuleAction;
   riskScoreDetails?: RiskScoreDetails;
+  /**
+   * txmon's addition: the alerts this transaction's or event's hits opened or were appended to, in
+   * hit order, each once (see docs/alerts-and-cases.md). Absent when it names none: no hit of an
+   * instance that creates alerts (a shadow hit, an import-only write, a hit without a user).
+   */
+  alerts?: ResultAlert[];
 }
 
 /** `CONSUMER` or `BUSINESS`. */

@@ -3,7 +3,7 @@
  * result kept only where they differ from their source), events, the scans (current transactions
  * for a new series; the history as received, for a backtest) and the outcome write (outcome.ts).
  */
-import type { Transaction, TransactionEvent } from '../domain/index.js';
+import type { ResultAlert, Transaction, TransactionEvent } from '../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
 import { allCreations, appendDecisionsOf, isUnitSql, saveCreations, saveOutcome } from './outcome.js';
@@ -146,14 +146,16 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
     saveOutcomes(outcomes) {
       if (reads) reads.live = false;
       // Creations (a batch's chunk) set-based; anything else one outcome after the other.
-      const save = async (tx: Sql) => {
+      const save = async (tx: Sql): Promise<ResultAlert[][]> => {
         if (allCreations(outcomes)) return saveCreations(tx, outcomes);
         // The decisions appended once, after every outcome (see appendDecisionsOf).
-        for (const outcome of outcomes) await saveOutcome(tx, outcome, null, false);
-        if (outcomes.length === 0) return;
+        const alerts: ResultAlert[][] = [];
+        for (const outcome of outcomes) alerts.push(await saveOutcome(tx, outcome, null, false));
+        if (outcomes.length === 0) return alerts;
         const append = appendDecisionsOf(outcomes);
         if (isUnitSql(tx)) tx.deferToCommit(append);
         else await tx.query(append.text, append.params);
+        return alerts;
       };
       return db === null ? save(sql) : db.transaction(save);
     },
