@@ -91,7 +91,7 @@ describe.each(ADAPTER_TARGETS)('results naming their alerts on $name', (target) 
       tx({ timestamp: T0, originUserId: 'carol', destinationUserId: 'dave' }),
       tx({ timestamp: T0 + 1, originUserId: 'carol', destinationUserId: 'dave' }),
     ];
-    expect(await engine.createTransactionBatch({ data: structuredClone(records) })).toMatchObject({ status: 'SUCCESS', successful: 2 });
+    expect(await engine.createTransactionBatch({ batchId: 'b-1', data: structuredClone(records) })).toMatchObject({ status: 'SUCCESS', successful: 2 });
     const alerts = await engine.listAlerts();
     expect(alerts).toHaveLength(2);
     const batched = [];
@@ -100,6 +100,7 @@ describe.each(ADAPTER_TARGETS)('results naming their alerts on $name', (target) 
       [namedFor(alerts, 'carol', 'OPENED'), namedFor(alerts, 'dave', 'OPENED')],
       [namedFor(alerts, 'carol', 'APPENDED'), namedFor(alerts, 'dave', 'APPENDED')],
     ]);
+    expect((await engine.getTransactionBatch('b-1')).transactions.map((t) => t.alerts)).toEqual(batched);
     // The same records sent one by one to a fresh engine name the same ids.
     const { engine: single } = await alertingEngine(await database.fresh());
     const named = [];
