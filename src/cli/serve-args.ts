@@ -48,6 +48,8 @@ export interface ServeArgs {
   readonly maxConnectionsPerAddress: number;
   /** `--trust-proxy`: proxies whose `X-Forwarded-For` names the client. */
   readonly trustedProxies: readonly string[];
+  /** `--webhook-url` / `--webhook-secret-file`: where every tenant's outbox is delivered (both or neither). */
+  readonly webhook: { readonly url: string; readonly secretFile: string; readonly leaseMs: number } | null;
 }
 
 /** A positive integer option (`min` ≤ value ≤ `max`), or its default when absent. */
@@ -83,6 +85,9 @@ const OPTIONS = {
   'max-connections': { type: 'string' },
   'max-connections-per-address': { type: 'string' },
   'trust-proxy': { type: 'string', multiple: true },
+  'webhook-url': { type: 'string' },
+  'webhook-secret-file': { type: 'string' },
+  'webhook-lease-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -138,7 +143,22 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
         .map((entry) => entry.trim())
         .filter((entry) => entry !== ''),
     ),
+    webhook: webhookOf(values['webhook-url'], values['webhook-secret-file'], integerOption(values, 'webhook-lease-ms', 30_000, 100, 3_600_000)),
   };
+}
+
+/** `--webhook-url` and `--webhook-secret-file`, checked: both or neither, an http(s) URL. */
+function webhookOf(url: string | undefined, secretFile: string | undefined, leaseMs: number): ServeArgs['webhook'] {
+  if (url === undefined && secretFile === undefined) return null;
+  if (url === undefined || secretFile === undefined) throw new UsageError('--webhook-url and --webhook-secret-file go together');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('--webhook-url must be an absolute http or https URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('--webhook-url must be an absolute http or https URL');
+  return { url, secretFile, leaseMs };
 }
 
 const LIMIT_NAMES: readonly string[] = [...Object.keys(DEFAULT_ENGINE_LIMITS), 'maxStoredBytes'];

@@ -9,7 +9,7 @@
  * payload values; a fault of the server or its store is logged at error level with its cause.
  * SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -19,6 +19,8 @@ import { faultOf } from '../http/fault.js';
 import { createHttpHandler } from '../http/handler.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
+import { MIN_WEBHOOK_SECRET_BYTES, startWebhookDelivery } from '../http/webhooks.js';
+import type { OutboxSubscription } from '../engine/types.js';
 import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { type DirectoryLock, lockDirectory } from './directory-lock.js';
@@ -302,6 +304,44 @@ function schedulePrunes(tenants: readonly HttpTenant[], everyMs: number, log: Se
   return () => clearInterval(timer);
 }
 
+/** The webhook secret file's content (surrounding whitespace dropped), at least MIN_WEBHOOK_SECRET_BYTES. */
+function readWebhookSecret(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(`--webhook-secret-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (Buffer.byteLength(text) < MIN_WEBHOOK_SECRET_BYTES)
+    throw new UsageError(`--webhook-secret-file: the secret must be at least ${MIN_WEBHOOK_SECRET_BYTES} bytes`);
+  return text;
+}
+
+/**
+ * Delivers each tenant's outbox to `url` (docs/webhooks.md), a delivery failure and a dead letter
+ * logged (the receiver's status, never a message's content).
+ */
+function startDeliveries(
+  tenants: readonly HttpTenant[],
+  webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number },
+  single: boolean,
+  log: ServeLogger,
+): OutboxSubscription[] {
+  return tenants.map((tenant) =>
+    startWebhookDelivery(tenant.engine, {
+      url: webhook.url,
+      secret: webhook.secret,
+      leaseMs: webhook.leaseMs,
+      ...(single ? {} : { tenant: tenant.id }),
+      onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
+      onRetry: (retry) =>
+        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again'),
+      onDeadLetter: (dead) =>
+        log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message'),
+    }),
+  );
+}
+
 /** Shows a generated key once, with two commands to try it. */
 function printGeneratedKey(key: string, origin: string): void {
   process.stdout.write(
@@ -331,6 +371,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
+  const webhookSecret = args.webhook === null ? null : readWebhookSecret(args.webhook.secretFile);
   // The directory is this process's before its key file is read or made, or its database opened.
   const lock = lockStore(storeSpec);
   const { log, logRequest, afterResponses, time } = createServeLogging(logTo);
@@ -374,8 +415,12 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
   if (stores === null) log.info({ address: `${args.host}:${actualPort}`, store: describeStore(storeSpec) }, 'txmon listening: opening the store');
   let stopPruning: () => void = () => undefined;
+  let deliveries: OutboxSubscription[] = [];
   const closeStores = async () => {
     stopPruning();
+    const stopping = deliveries;
+    deliveries = [];
+    await Promise.all(stopping.map((d) => d.stop()));
     await stores?.close();
     lock?.release();
   };
@@ -386,6 +431,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     stores ??= await openAll(tenancy.specs);
     const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
+    if (webhookSecret !== null && args.webhook !== null) deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log);
     late.serve(
       createHttpHandler({
         ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),

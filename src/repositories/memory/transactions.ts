@@ -14,6 +14,7 @@ import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from '
 import { storedBytesOf, type ByteBudget } from './budget.js';
 import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
 import type { MemoryDecisions } from './decisions.js';
+import type { MemoryOutbox } from './outbox.js';
 import type { MemoryUsers } from './records.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
 
@@ -25,6 +26,7 @@ export interface OutcomeTargets {
   readonly alertsAndCases: MemoryAlertsAndCases;
   readonly users: MemoryUsers;
   readonly decisions: MemoryDecisions;
+  readonly outbox: MemoryOutbox;
 }
 
 /**
@@ -164,6 +166,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     }
     targets.users.applyOutcome(outcome);
     targets.decisions.append([outcome.decision]);
+    targets.outbox.appendReserved(outcome.outbox);
     return alerts;
   }
 
@@ -243,7 +246,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       }
       // The entries checked and the bytes reserved for all of them first, so nothing can fail part way.
       for (const outcome of outcomes) assertSeriesEntries(outcome.aggregates.add, '/add');
-      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome), 0));
+      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox), 0));
       return outcomes.map(writeOutcome);
     },
     async saveOutcome(outcome: TransactionOutcome) {
@@ -257,7 +260,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       if (outcome.event && events.has(outcome.event.eventId)) {
         throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
       }
-      targets.budget.reserve(storedBytesOf(outcome));
+      targets.budget.reserve(storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox));
       return writeOutcome(outcome);
     },
   };
