@@ -23,7 +23,8 @@
  * numbers); custom logic as inline predicates (`logic: 'inline'`, the default) or through
  * json-logic-js `apply` (`logic: 'json-logic-js'`, a separately labelled comparison); the
  * response objects; alerts and cases as the memory repositories keep them (a hit appended to the
- * open alert of (instance, user) in O(1), a new alert in the user's open case or a new case).
+ * open alert of (instance, user) in O(1), a new alert in the user's open case or a new case), and
+ * the results naming the alerts their hits opened or were appended to (`alerts`).
  *
  * What it skips, which the engine does: defensive copies of the input and of the results, per-key
  * locks, retries, the repository interface, planning and aggregate queries as data, byte budgets.
@@ -934,10 +935,18 @@ export function createBaseline(pkg, configs, options = {}) {
     }
   }
 
-  /** Lands each hit in an alert: the open alert of (instance, user), else a new one in the user's open case or a new case. */
+  /**
+   * Lands each hit in an alert: the open alert of (instance, user), else a new one in the user's open
+   * case or a new case. Returns the alerts as a result names them: in hit order, each once.
+   */
   function fileAlertHits(alertHits, transactionId) {
-    if (alertHits.length === 0) return;
+    const named = [];
+    if (alertHits.length === 0) return named;
     const at = now();
+    const name = (alert, h, action) => {
+      if (!named.some((a) => a.alertId === alert.alertId))
+        named.push({ alertId: alert.alertId, caseId: alert.caseId, ruleInstanceId: h.check.id, userId: h.userId, direction: h.direction, action });
+    };
     for (const h of alertHits) {
       const key = `${h.check.id}\u0000${h.userId}`;
       const open = alerts.get(openAlertByInstanceUser.get(key));
@@ -950,6 +959,7 @@ export function createBaseline(pkg, configs, options = {}) {
         open.updatedAt = at;
         const c = cases.get(open.caseId);
         if (c !== undefined) c.updatedAt = at;
+        name(open, h, 'APPENDED');
         continue;
       }
       const userCase = cases.get(openCaseByUser.get(h.userId));
@@ -989,7 +999,14 @@ export function createBaseline(pkg, configs, options = {}) {
       alerts.set(alert.alertId, alert);
       transactionsOfAlert.set(alert.alertId, new Set([transactionId]));
       openAlertByInstanceUser.set(key, alert.alertId);
+      name(alert, h, 'OPENED');
     }
+    return named;
+  }
+
+  /** `result` naming `named` (absent when none), as the engine's results do. */
+  function withAlerts(result, named) {
+    return named.length === 0 ? result : { ...result, alerts: named };
   }
 
   function applyEvent(tx, event) {
@@ -1032,11 +1049,11 @@ export function createBaseline(pkg, configs, options = {}) {
         throw requestError('TRANSACTION_ID_CONFLICT', 'different payload');
       }
       const tx = request.transactionState ? request : withState(request, 'CREATED');
-      const { c, result, alertHits } = evaluate(tx, false);
-      record(c);
-      fileAlertHits(alertHits, tx.transactionId);
+      const evaluated = evaluate(tx, false);
+      record(evaluated.c);
+      const result = withAlerts(evaluated.result, fileAlertHits(evaluated.alertHits, tx.transactionId));
       transactions.set(tx.transactionId, { request, tx, createResult: result, latestResult: result, events: [], lastEventTimestamp: null });
-      return { transactionId: tx.transactionId, executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
+      return { transactionId: tx.transactionId, ...result };
     },
 
     async createTransactionEvent(input) {
@@ -1056,15 +1073,15 @@ export function createBaseline(pkg, configs, options = {}) {
         tx = stored.request.transactionState ? stored.request : withState(stored.request, 'CREATED');
         for (const { e } of all) tx = applyEvent(tx, e);
       }
-      const { c, result, alertHits } = evaluate(tx, true);
-      record(c);
-      fileAlertHits(alertHits, tx.transactionId);
+      const evaluated = evaluate(tx, true);
+      record(evaluated.c);
+      const result = withAlerts(evaluated.result, fileAlertHits(evaluated.alertHits, tx.transactionId));
       stored.tx = tx;
       stored.latestResult = result;
       stored.events.push(event);
       stored.lastEventTimestamp = Math.max(stored.lastEventTimestamp ?? -Infinity, event.timestamp);
       events.set(eventId, { event, result });
-      return { eventId, transaction: tx, executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
+      return { eventId, transaction: tx, ...result };
     },
   };
 }

@@ -284,6 +284,7 @@ export {
   RiskLevelRecordSchema,
   RiskLevelSchema,
   RiskScoreDetailsSchema,
+  ResultAlertSchema,
   RULE_INSTANCE_READ_ONLY_FIELDS,
   RuleActionSchema,
   RuleFiltersSchema,
@@ -365,6 +366,7 @@ export type {
   PaymentFilters,
   PresignedUrlRequest,
   RiskScoreDetails,
+  ResultAlert,
   RuleFilters,
   RuleHitMeta,
   RuleEvidence,
@@ -496,6 +498,8 @@ export type {
   UserRuleResults,
   UserRuleWrites,
 } from './engine/repositories.js';
+// What a host adapter stores of an outcome whose alert hits landed: its result naming the alerts
+export { outcomeNamingAlerts } from './engine/repositories.js';
 
 // The decision log: what a host adapter appends (`TransactionOutcome.decision`) and a verification reports
 export { appendDecisionLog, EMPTY_DECISION_LOG } from './domain/decision-log.js';

@@ -6,7 +6,8 @@
  * case, else in a new case. Pure: it decides what changes, and a repository stores exactly that,
  * atomically, with the rest of the transaction's outcome.
  */
-import type { Alert, Case } from './entities.js';
+import type { Alert, Case, MonitoringResult } from './entities.js';
+import type { ResultAlert } from './schemas/results.js';
 import type { CaseStatus } from './enums.js';
 
 /** Statuses in which an alert or a case is open: later hits still land in it. */
@@ -113,4 +114,42 @@ export function decideAlertHit(hit: AlertHit, openAlert: Alert | null, userCase:
   // A more urgent alert raises its case's priority (P1 is the most urgent).
   const casePriority = hit.priority < joined.priority ? hit.priority : joined.priority;
   return { kind: 'open', alert, caseIsNew: false, caseId: joined.caseId, casePriority, at: now, joinsUser: own === null };
+}
+
+/**
+ * The alert a hit's change names in its result: the alert it opened, or the open alert it was
+ * appended to, with that alert's case.
+ */
+export function resultAlertOf(hit: AlertHit, change: AlertHitChange): ResultAlert {
+  const opened = change.kind === 'open';
+  return {
+    alertId: opened ? change.alert.alertId : change.alertId,
+    caseId: opened ? change.alert.caseId : change.caseId,
+    ruleInstanceId: hit.instanceId,
+    userId: hit.userId,
+    direction: hit.direction,
+    action: opened ? 'OPENED' : 'APPENDED',
+  };
+}
+
+/**
+ * Adds the alert of one hit to the alerts a result names, in hit order, each alert once: a later
+ * hit of the same outcome on an alert named already (a self-transfer hitting both sides, or a
+ * hit appended to the alert an earlier hit opened) adds nothing — the first naming, `OPENED` when
+ * the outcome opened it, stands.
+ */
+export function addResultAlert(alerts: ResultAlert[], alert: ResultAlert): void {
+  for (const named of alerts) if (named.alertId === alert.alertId) return;
+  alerts.push(alert);
+}
+
+/**
+ * `result` naming `alerts` (see {@link MonitoringResult.alerts}): the same result when there are
+ * none, else a copy with `alerts` set last (replacing any it had). Its rule lists are shared, not
+ * copied (they are frozen).
+ */
+export function withResultAlerts(result: MonitoringResult, alerts: readonly ResultAlert[]): MonitoringResult {
+  if (alerts.length === 0) return result;
+  const { alerts: _previous, ...rest } = result;
+  return { ...rest, alerts: alerts.map((a) => ({ ...a })) };
 }

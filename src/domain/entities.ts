@@ -4,7 +4,7 @@
  * here; the repositories store them.
  */
 import type { CaseStatus, RuleAction, RuleNature } from './enums.js';
-import type { ExecutedRuleResult, HitRuleDetails, ResultWarning, RiskScoreDetails } from './schemas/results.js';
+import type { ExecutedRuleResult, HitRuleDetails, ResultAlert, ResultWarning, RiskScoreDetails } from './schemas/results.js';
 import type { ListSubtype } from './schemas/list.js';
 import type { BusinessUser, ConsumerUser } from './schemas/user.js';
 import type { RiskLevel } from './enums.js';
@@ -20,6 +20,12 @@ export interface MonitoringResult {
   riskScoreDetails?: RiskScoreDetails;
   /** txmon: present when something needs the host's attention, e.g. a rule not evaluated (docs/wire-format.md#not-evaluated). */
   warnings?: ResultWarning[];
+  /**
+   * txmon's addition: the alerts this transaction's or event's hits opened or were appended to, in
+   * hit order, each once (see docs/alerts-and-cases.md). Absent when it names none: no hit of an
+   * instance that creates alerts (a shadow hit, an import-only write, a hit without a user).
+   */
+  alerts?: ResultAlert[];
 }
 
 /** `CONSUMER` or `BUSINESS`. */

@@ -26,7 +26,9 @@ import type {
   CasePriority,
   AlertWorkflowPatch,
   CaseWorkflowPatch,
+  ResultAlert,
 } from '../domain/index.js';
+import { withResultAlerts } from '../domain/case-policy.js';
 import type { UserRuleResults } from '../domain/entities.js';
 import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
 import type { OutboxMessage, StoredOutboxMessage } from '../domain/outbox.js';
@@ -117,6 +119,26 @@ export interface TransactionOutcome {
   outbox?: readonly OutboxMessage[];
 }
 
+/**
+ * `outcome` with the result it decided naming `alerts` (`withResultAlerts`): a creation's
+ * `createResult`, an event's `result`, and the `latestResult` (the same object when it was the
+ * same); `outcome` itself when `alerts` is empty. What a store writes of an outcome whose hits
+ * landed in `alerts`.
+ */
+export function outcomeNamingAlerts(outcome: TransactionOutcome, alerts: readonly ResultAlert[]): TransactionOutcome {
+  if (alerts.length === 0) return outcome;
+  const t = outcome.transaction;
+  const e = outcome.event;
+  const decided = e === null ? t.createResult : e.result;
+  const named = withResultAlerts(decided, alerts);
+  const latestResult = t.latestResult === decided ? named : withResultAlerts(t.latestResult, alerts);
+  return {
+    ...outcome,
+    transaction: { ...t, createResult: e === null ? named : t.createResult, latestResult },
+    event: e === null ? null : { ...e, result: named },
+  };
+}
+
 /** Transactions and their events. */
 export interface TransactionRepository {
   getTransaction(transactionId: string): Promise<StoredTransaction | null>;
@@ -126,18 +148,25 @@ export interface TransactionRepository {
   listEvents(transactionId: string): Promise<StoredEvent[]>;
   getEvent(eventId: string): Promise<StoredEvent | null>;
   /**
-   * Applies a {@link TransactionOutcome} atomically.
+   * Applies a {@link TransactionOutcome} atomically. Its alert hits land where the case policy
+   * (`decideAlertHit`) puts them, applied to the alerts and cases stored when it runs; the result
+   * this outcome decided is stored naming the alerts they landed in, as
+   * {@link outcomeNamingAlerts} gives it — the event's `result` (an event) or the `createResult`
+   * (a creation), and the `latestResult` — and those alerts are returned.
+   * @returns the alerts the hits opened or were appended to, in hit order, each once (`[]` without alert hits)
    * @throws TxmonError `CONCURRENT_UPDATE` when the stored version differs from `expectedVersion`
    *   (or the transaction exists when `expectedVersion` is `null`, or the event id is taken).
    */
-  saveOutcome(outcome: TransactionOutcome): Promise<void>;
+  saveOutcome(outcome: TransactionOutcome): Promise<ResultAlert[]>;
   /**
    * Applies `outcomes` as {@link saveOutcome} would one after the other, in order, as ONE atomic
-   * step: each sees the alerts, cases and users the ones before it left. What a batch's chunk
-   * writes; a database writes the creations among them set-based (one statement for the chunk).
+   * step: each sees the alerts, cases and users the ones before it left (a later outcome's hit is
+   * appended to the alert an earlier one opened). What a batch's chunk writes; a database writes
+   * the creations among them set-based (one statement for the chunk).
+   * @returns per outcome, in order, the alerts {@link saveOutcome} would return
    * @throws TxmonError `CONCURRENT_UPDATE` as {@link saveOutcome} for any of them: then none is stored
    */
-  saveOutcomes(outcomes: readonly TransactionOutcome[]): Promise<void>;
+  saveOutcomes(outcomes: readonly TransactionOutcome[]): Promise<ResultAlert[][]>;
   /**
    * Every stored transaction in its current state (events folded in), in any order — what the
    * engine reads to fill a new derived (filtered) aggregate series from history. Transactions

@@ -345,6 +345,8 @@ export interface BatchTransactionMonitoringResults {
     status: MonitoringResult['status'];
     riskScoreDetails?: MonitoringResult['riskScoreDetails'];
     hitRules: MonitoringResult['hitRules'];
+    /** The alerts its hits opened or were appended to (absent: none). */
+    alerts?: MonitoringResult['alerts'];
   }[];
   /** Stored records of the batch in all (every page). */
   totalCount: number;
@@ -357,6 +359,8 @@ export interface BatchTransactionEventMonitoringResults {
     status: MonitoringResult['status'];
     riskScoreDetails?: MonitoringResult['riskScoreDetails'];
     hitRules: MonitoringResult['hitRules'];
+    /** The alerts its hits opened or were appended to (absent: none). */
+    alerts?: MonitoringResult['alerts'];
   })[];
   totalCount: number;
 }

@@ -4,9 +4,10 @@
  * own policy (`decideAlertHit`, `applyOutcomeUsers`) applied to what the unit read first.
  */
 import type { Alert, Case, StoredUser } from '../domain/entities.js';
-import { decideAlertHit, type AlertHit } from '../domain/case-policy.js';
+import { addResultAlert, decideAlertHit, resultAlertOf, type AlertHit } from '../domain/case-policy.js';
+import type { ResultAlert } from '../domain/schemas/results.js';
 import { applyOutcomeUsers, type UserUpdate } from '../domain/user-update.js';
-import type { StoredTransaction, TransactionOutcome } from '../engine/repositories.js';
+import { outcomeNamingAlerts, type StoredTransaction, type TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
 import { stringifyBody } from '../domain/result-json.js';
 import { entryRowsOf } from './aggregates.js';
@@ -71,10 +72,12 @@ interface TimedHit {
  * Where the alert hits land, as the case policy decides them in order (a hit can land in an alert
  * or case an earlier hit of the same outcome opened), as the rows `txmon_save_outcome` writes: each
  * new case and alert in its final state, one patch per stored case and alert, and the rows that
- * link them, in order; `null` without hits.
+ * link them, in order (`null` without hits); and, per hit in order, the alert it landed in as a
+ * result names it (`named`).
  */
-function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<string, unknown> | null {
-  if (hits.length === 0) return null;
+function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): { rows: Record<string, unknown> | null; named: ResultAlert[] } {
+  const named: ResultAlert[] = [];
+  if (hits.length === 0) return { rows: null, named };
   const { alerts } = reads;
   // One current copy per case: several users (case grouping COUNTERPARTIES) may share a case, and a
   // decision must see the priority an earlier hit of this outcome gave it.
@@ -103,6 +106,7 @@ function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<s
   };
   for (const { hit, now } of hits) {
     const change = decideAlertHit(hit, alerts.get(pairKey(hit.instanceId, hit.userId)) ?? null, caseOf(hit.userId), now, caseOf(hit.groupWithUserId));
+    named.push(resultAlertOf(hit, change));
     if (change.kind === 'append') {
       const created = newAlerts.get(change.alertId);
       if (created) created.doc.updatedAt = change.at;
@@ -127,7 +131,7 @@ function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<s
     link(change.alert.alertId, hit.transactionId);
     alerts.set(pairKey(hit.instanceId, hit.userId), change.alert);
   }
-  return {
+  const rows = {
     newCases: [...newCases].map(([caseId, c]) => [caseId, c.userId, c.doc]),
     casePatches,
     caseAlerts,
@@ -135,6 +139,7 @@ function alertWritesOf(hits: readonly TimedHit[], reads: OutcomeReads): Record<s
     alertUpdates,
     alertTransactions: [...alertTransactions.values()],
   };
+  return { rows, named };
 }
 
 /** The entries to delete: those removed and not added again (an added entry replaces the stored one). */
@@ -150,9 +155,12 @@ function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: read
  * write in one statement, `txmon_save_outcome`, which raises SQLSTATE `TX409` on a version or
  * event-id conflict.
  */
-export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previous: StoredTransaction | null, appendDecision = true): Promise<void> {
-  assertSeriesEntries(outcome.aggregates.add, '/add');
-  const effects = await effectsOf(sql, [outcome]);
+export async function saveOutcome(sql: Sql, checked: TransactionOutcome, previous: StoredTransaction | null, appendDecision = true): Promise<ResultAlert[]> {
+  assertSeriesEntries(checked.aggregates.add, '/add');
+  const { effects, alerts } = await effectsOf(sql, [checked]);
+  const named = alerts[0] as ResultAlert[];
+  // The result is stored naming the alerts its hits landed in.
+  const outcome = outcomeNamingAlerts(checked, named);
   const t = outcome.transaction;
   const e = outcome.event;
   const add = entryRowsOf(outcome.aggregates.add);
@@ -187,6 +195,7 @@ export async function saveOutcome(sql: Sql, outcome: TransactionOutcome, previou
   };
   const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
   await write(sql, save, appendDecision ? [outcome] : []);
+  return named;
 }
 
 const APPEND_DECISIONS_SQL = prepared('SELECT txmon_append_decisions($1::text[])');
@@ -235,10 +244,11 @@ async function write(sql: Sql, save: Statement, decided: readonly TransactionOut
 
 /**
  * What outcomes write besides their transactions, events and series entries, as
- * `txmon_save_effects` reads it: one read for the alert and user policies of all of them (after
- * locking the users they touch), then the policies applied outcome by outcome, each seeing what the
- * ones before it decided — counters summed, alerts and cases, users seen (inserted unless they
- * exist) and updated (written whole).
+ * `txmon_save_effects` reads it (`effects`): one read for the alert and user policies of all of
+ * them (after locking the users they touch), then the policies applied outcome by outcome, each
+ * seeing what the ones before it decided — counters summed, alerts and cases, users seen (inserted
+ * unless they exist) and updated (written whole); and per outcome, the alerts its hits landed in
+ * (`alerts`, each once, in hit order).
  */
 async function effectsOf(sql: Sql, outcomes: readonly TransactionOutcome[]) {
   const hits: TimedHit[] = [];
@@ -262,12 +272,22 @@ async function effectsOf(sql: Sql, outcomes: readonly TransactionOutcome[]) {
   for (const outcome of outcomes) applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
   const seenRows: [string, StoredUser][] = [];
   for (const id of seen) if (!updated.has(id)) seenRows.push([id, users.get(id) as StoredUser]);
-  return {
+  const { rows, named } = alertWritesOf(hits, reads);
+  // The hits are in outcome order: each outcome's are the next `alertHits.length` of them.
+  const alerts: ResultAlert[][] = [];
+  let next = 0;
+  for (const outcome of outcomes) {
+    const own: ResultAlert[] = [];
+    for (let i = 0; i < outcome.alertHits.length; i++) addResultAlert(own, named[next++] as ResultAlert);
+    alerts.push(own);
+  }
+  const effects = {
     counters: counterRowsOf(outcomes.flatMap((o) => o.counters)),
-    alerts: alertWritesOf(hits, reads),
+    alerts: rows,
     seen: seenRows,
     users: [...updated].map((id) => [id, users.get(id)]),
   };
+  return { effects, alerts };
 }
 
 /** Run and hit counts per instance as `[instanceId, runs, hits]` rows, summed here (one counter row write per instance). */
@@ -304,16 +324,20 @@ export function allCreations(outcomes: readonly TransactionOutcome[]): boolean {
  * entry, counter, alert, case and user of the chunk in a few multi-row statements. SQLSTATE `TX409`
  * when one of the transactions exists.
  */
-export async function saveCreations(sql: Sql, outcomes: readonly TransactionOutcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
+export async function saveCreations(sql: Sql, checked: readonly TransactionOutcome[]): Promise<ResultAlert[][]> {
+  if (checked.length === 0) return [];
   const adds: TransactionOutcome['aggregates']['add'] = [];
-  for (const outcome of outcomes) {
+  for (const outcome of checked) {
     assertSeriesEntries(outcome.aggregates.add, '/add');
     for (const entry of outcome.aggregates.add) adds.push(entry);
   }
-  const doc = { remove: [], add: [], new: entryRowsOf(adds), ...(await effectsOf(sql, outcomes)) };
+  const { effects, alerts } = await effectsOf(sql, checked);
+  // Each result is stored naming the alerts its hits landed in.
+  const outcomes = checked.map((outcome, i) => outcomeNamingAlerts(outcome, alerts[i] as ResultAlert[]));
+  const doc = { remove: [], add: [], new: entryRowsOf(adds), ...effects };
   const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
   await write(sql, save, outcomes);
+  return alerts;
 }
 
 /**
@@ -357,7 +381,7 @@ export async function saveRuleEffects(
   const alerts = alertWritesOf(
     writes.alertHits.map((hit) => ({ hit, now })),
     reads,
-  );
+  ).rows;
   const doc = { remove: [], add: [], counters: counterRowsOf(writes.counters), alerts, seen: [], users: [] };
   await sql.query(SAVE_EFFECTS_SQL, [json(doc)]);
 }

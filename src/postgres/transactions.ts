@@ -3,7 +3,7 @@
  * result kept only where they differ from their source), events, the scans (current transactions
  * for a new series; the history as received, for a backtest) and the outcome write (outcome.ts).
  */
-import type { Transaction, TransactionEvent } from '../domain/index.js';
+import type { ResultAlert, Transaction, TransactionEvent } from '../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
 import { allCreations, closingStatementsOf, isUnitSql, saveCreations, saveOutcome } from './outcome.js';
@@ -146,14 +146,16 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
     saveOutcomes(outcomes) {
       if (reads) reads.live = false;
       // Creations (a batch's chunk) set-based; anything else one outcome after the other.
-      const save = async (tx: Sql) => {
+      const save = async (tx: Sql): Promise<ResultAlert[][]> => {
         if (allCreations(outcomes)) return saveCreations(tx, outcomes);
         // The decisions and outbox messages appended once, after every outcome (see closingStatementsOf).
-        for (const outcome of outcomes) await saveOutcome(tx, outcome, null, false);
+        const alerts: ResultAlert[][] = [];
+        for (const outcome of outcomes) alerts.push(await saveOutcome(tx, outcome, null, false));
         for (const closing of closingStatementsOf(outcomes)) {
           if (isUnitSql(tx)) tx.deferToCommit(closing);
           else await tx.query(closing.text, closing.params);
         }
+        return alerts;
       };
       return db === null ? save(sql) : db.transaction(save);
     },

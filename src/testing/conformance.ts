@@ -8,7 +8,7 @@
  * repositories are the reference implementation.
  */
 import type { AggregateFunction, SeriesEntry } from '../aggregation/aggregate-store.js';
-import { type AuditEntry, buildAuditEntry, MAX_AUDIT_COUNT, type Transaction } from '../domain/index.js';
+import { type AuditEntry, buildAuditEntry, MAX_AUDIT_COUNT, type ResultAlert, type Transaction } from '../domain/index.js';
 import type {
   Alert,
   Case,
@@ -160,7 +160,7 @@ function storedUser(userId: string, extra: Partial<StoredUser> = {}): StoredUser
   };
 }
 
-/** Stores transaction `t-<n>` of `userId` with one alert hit of `instanceId` on it, at `now`. */
+/** Stores transaction `t-<n>` of `userId` with one alert hit of `instanceId` on it, at `now`; returns the alerts saveOutcome names. */
 async function seedHit(
   repos: Repositories,
   n: number,
@@ -168,9 +168,21 @@ async function seedHit(
   userId: string,
   ids: { alertId: string; caseId: string; priority?: Alert['priority']; groupWithUserId?: string },
   now: number,
-): Promise<void> {
+): Promise<ResultAlert[]> {
   const stored = buildStoredTransaction(buildTransaction(`t-${n}`, { origin: userId, destination: 'zed' }));
-  await repos.transactions.saveOutcome(buildOutcome(stored, null, { alertHits: [buildAlertHit(instanceId, userId, `t-${n}`, ids)], now }));
+  return repos.transactions.saveOutcome(buildOutcome(stored, null, { alertHits: [buildAlertHit(instanceId, userId, `t-${n}`, ids)], now }));
+}
+
+/** The alert a result names (see `ResultAlert`). */
+function named(
+  alertId: string,
+  caseId: string,
+  ruleInstanceId: string,
+  userId: string,
+  action: ResultAlert['action'],
+  direction: ResultAlert['direction'] = 'ORIGIN',
+): ResultAlert {
+  return { alertId, caseId, ruleInstanceId, userId, direction, action };
 }
 
 /** The (value, id) order of a page query, as the memory store (the reference) sorts. */
@@ -1092,7 +1104,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob', amount: 100 }));
       const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'alice', destination: 'carol', amount: 200 }));
       const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'bob', destination: 'alice', amount: 300 }));
-      await repos.transactions.saveOutcomes([
+      const alertsNamed = await repos.transactions.saveOutcomes([
         buildOutcome(structuredClone(t1), null, {
           aggregates: { remove: [], add: buildContributions(t1.transaction) },
           counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
@@ -1117,8 +1129,20 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           now: FIXTURE_T0 + 20,
         }),
       ]);
-      for (const t of [t1, t2, t3])
-        assertEqual(await repos.transactions.getTransaction(t.transaction.transactionId), t, `getTransaction(${t.transaction.transactionId})`);
+      const expectedAlerts = [
+        [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED')],
+        [named('A-1', 'C-1', 'ri-1', 'alice', 'APPENDED')],
+        [named('A-3', 'C-1', 'ri-2', 'alice', 'OPENED')],
+      ];
+      assertEqual(alertsNamed, expectedAlerts, 'the alerts saveOutcomes names per outcome (t-2 appends to the alert t-1 opened)');
+      for (const [i, t] of [t1, t2, t3].entries()) {
+        const result = { ...t.createResult, alerts: expectedAlerts[i] as ResultAlert[] };
+        assertEqual(
+          await repos.transactions.getTransaction(t.transaction.transactionId),
+          { ...t, createResult: result, latestResult: result },
+          `getTransaction(${t.transaction.transactionId}): its result names its alerts`,
+        );
+      }
       assertEqual(
         (await repos.aggregates.listEntries('user-sending', 'alice')).map((e) => e.id),
         ['t-1', 't-2'],
@@ -1149,6 +1173,71 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         ],
         'instance counters',
       );
+    },
+  },
+  {
+    name: 'saveOutcome names where each alert hit landed, in hit order and each alert once, in what it returns and in the result it stores: a create result, an event result and the latest result',
+    async body(repos) {
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'));
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'));
+      const hitResult = buildMonitoringResult(['ri-1', 'ri-2'], ['ri-1', 'ri-2']);
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }), hitResult);
+      const opened = await repos.transactions.saveOutcome(
+        buildOutcome(structuredClone(t1), null, {
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-1', caseId: 'C-1' }),
+            buildAlertHit('ri-1', 'bob', 't-1', { alertId: 'A-2', caseId: 'C-2', direction: 'DESTINATION' }),
+          ],
+        }),
+      );
+      const openedNamed = [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED'), named('A-2', 'C-2', 'ri-1', 'bob', 'OPENED', 'DESTINATION')];
+      assertEqual(opened, openedNamed, 'a create opening two alerts');
+      const t1Result = { ...hitResult, alerts: openedNamed };
+      assertEqual(await repos.transactions.getTransaction('t-1'), { ...t1, createResult: t1Result, latestResult: t1Result }, 'getTransaction(t-1)');
+
+      // t-2 (a self-transfer of alice hit on both sides by ri-1, and by ri-2): appended to A-1 once, and a new alert in C-1.
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'alice', destination: 'alice' }), hitResult);
+      const mixed = await repos.transactions.saveOutcome(
+        buildOutcome(structuredClone(t2), null, {
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-2', { alertId: 'A-3', caseId: 'C-3' }),
+            buildAlertHit('ri-1', 'alice', 't-2', { alertId: 'A-4', caseId: 'C-4', direction: 'DESTINATION' }),
+            buildAlertHit('ri-2', 'alice', 't-2', { alertId: 'A-5', caseId: 'C-5', priority: 'P1' }),
+          ],
+          now: FIXTURE_T0 + 10,
+        }),
+      );
+      const mixedNamed = [named('A-1', 'C-1', 'ri-1', 'alice', 'APPENDED'), named('A-5', 'C-1', 'ri-2', 'alice', 'OPENED')];
+      assertEqual(mixed, mixedNamed, 'a create appending to an open alert (once for two hits) and opening one in the open case');
+      assertEqual((await repos.transactions.getTransaction('t-2'))?.createResult.alerts, mixedNamed, 't-2 as stored');
+
+      // An event on t-1 that hits again names the alerts it appended to; the create result keeps its own.
+      const step = buildEventStep({ ...t1, createResult: t1Result, latestResult: t1Result }, 'e-1', { result: hitResult });
+      const appended = await repos.transactions.saveOutcome(
+        buildOutcome(structuredClone(step.transaction), 1, {
+          event: structuredClone(step.event),
+          alertHits: [
+            buildAlertHit('ri-1', 'alice', 't-1', { alertId: 'A-6', caseId: 'C-6' }),
+            buildAlertHit('ri-1', 'bob', 't-1', { alertId: 'A-7', caseId: 'C-7', direction: 'DESTINATION' }),
+          ],
+          now: FIXTURE_T0 + 20,
+        }),
+      );
+      const appendedNamed = [named('A-1', 'C-1', 'ri-1', 'alice', 'APPENDED'), named('A-2', 'C-2', 'ri-1', 'bob', 'APPENDED', 'DESTINATION')];
+      assertEqual(appended, appendedNamed, 'an event appending to the alerts its create opened');
+      const eventResult = { ...hitResult, alerts: appendedNamed };
+      assertEqual(await repos.transactions.getEvent('e-1'), { ...step.event, result: eventResult }, 'getEvent(e-1)');
+      assertEqual(
+        await repos.transactions.getTransaction('t-1'),
+        { ...step.transaction, createResult: t1Result, latestResult: eventResult },
+        "getTransaction(t-1) after the event: the create result as created, the latest result the event's",
+      );
+
+      // An outcome without alert hits names none: its result is stored as given.
+      const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'alice', destination: 'bob' }), hitResult);
+      assertEqual(await repos.transactions.saveOutcome(buildOutcome(structuredClone(t3), null)), [], 'an outcome without alert hits');
+      assertEqual(await repos.transactions.getTransaction('t-3'), t3, 'getTransaction(t-3): no alerts named');
+      assertEqual((await repos.cases.listAlerts()).length, 3, 'alerts stored');
     },
   },
   {
@@ -1894,14 +1983,22 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
   {
     name: 'after saveWorkflow closes an alert a hit opens a new alert in the open case; after it closes the case, a new case',
     async body(repos) {
-      await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1);
+      assertEqual(
+        await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1),
+        [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED')],
+        'the alerts the first hit names',
+      );
       const close = { status: 'CLOSED' as const, reason: ['FALSE_POSITIVE' as const], timestamp: FIXTURE_T0 + 2 };
       await repos.cases.saveWorkflow({
         alerts: [{ alertId: 'A-1', patch: { alertStatus: 'CLOSED', closingReason: close, updatedAt: FIXTURE_T0 + 2 } }],
         comments: [],
         decisions: [],
       });
-      await seedHit(repos, 2, 'ri-1', 'alice', { alertId: 'A-2', caseId: 'C-2' }, FIXTURE_T0 + 3);
+      assertEqual(
+        await seedHit(repos, 2, 'ri-1', 'alice', { alertId: 'A-2', caseId: 'C-2' }, FIXTURE_T0 + 3),
+        [named('A-2', 'C-1', 'ri-1', 'alice', 'OPENED')],
+        'a hit after the alert closed names the alert it opened',
+      );
       assertEqual((await repos.cases.getCase('C-1'))?.alertIds, ['A-1', 'A-2'], 'the new alert joins the open case');
       await repos.cases.saveWorkflow({
         case: {
@@ -1913,7 +2010,12 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         comments: [],
         decisions: [],
       });
-      await seedHit(repos, 3, 'ri-1', 'alice', { alertId: 'A-3', caseId: 'C-3' }, FIXTURE_T0 + 5);
+      assertEqual(
+        await seedHit(repos, 3, 'ri-1', 'alice', { alertId: 'A-3', caseId: 'C-3' }, FIXTURE_T0 + 5),
+        [named('A-3', 'C-3', 'ri-1', 'alice', 'OPENED')],
+        'a hit after the case closed names the alert and the case it opened',
+      );
+      assertEqual((await repos.transactions.getTransaction('t-3'))?.createResult.alerts, [named('A-3', 'C-3', 'ri-1', 'alice', 'OPENED')], 't-3 as stored');
       const a3 = await repos.cases.getAlert('A-3');
       assertEqual(
         [a3?.caseId, a3?.alertStatus, a3?.entityDetails.transactionIds],

@@ -9,19 +9,20 @@ import fc from 'fast-check';
 import type { Arbitrary, Parameters } from 'fast-check';
 import { computeAggregate, type AggregateQuery, type SeriesEntry } from '../aggregation/aggregate-store.js';
 import { compareSeriesEntries } from '../aggregation/checks.js';
-import { applyUserUpdate, decideAlertHit, seenUser, type RiskLevel } from '../domain/index.js';
+import { addResultAlert, applyUserUpdate, decideAlertHit, resultAlertOf, seenUser, type ResultAlert, type RiskLevel } from '../domain/index.js';
 import { isTxmonError } from '../errors.js';
-import type {
-  Alert,
-  AlertHit,
-  Case,
-  Repositories,
-  StoredEvent,
-  StoredRuleInstance,
-  StoredTransaction,
-  StoredUser,
-  TransactionOutcome,
-  UserUpdate,
+import {
+  outcomeNamingAlerts,
+  type Alert,
+  type AlertHit,
+  type Case,
+  type Repositories,
+  type StoredEvent,
+  type StoredRuleInstance,
+  type StoredTransaction,
+  type StoredUser,
+  type TransactionOutcome,
+  type UserUpdate,
 } from '../engine/repositories.js';
 import { assertEqual, assertTrue } from './assert.js';
 import type { CreateRepositories } from './conformance.js';
@@ -140,7 +141,7 @@ function createModel() {
   }
 
   /** The case policy, applied with plain data structures (linear scans are fine in a model). */
-  function applyHit(hit: AlertHit, now: number): void {
+  function applyHit(hit: AlertHit, now: number): ResultAlert {
     const key = `${hit.instanceId}\u0000${hit.userId}`;
     const caseOf = (user: string | undefined) => (user === undefined ? null : (cases.get(openCase.get(user) ?? '') ?? null));
     const change = decideAlertHit(hit, alerts.get(openAlert.get(key) ?? '') ?? null, caseOf(hit.userId), now, caseOf(hit.groupWithUserId));
@@ -151,7 +152,7 @@ function createModel() {
       alert.updatedAt = change.at;
       const c = cases.get(change.caseId);
       if (c) c.updatedAt = change.at;
-      return;
+      return resultAlertOf(hit, change);
     }
     if (change.caseIsNew) {
       cases.set(change.case.caseId, structuredClone(change.case));
@@ -168,6 +169,7 @@ function createModel() {
     }
     alerts.set(change.alert.alertId, structuredClone(change.alert));
     openAlert.set(key, change.alert.alertId);
+    return resultAlertOf(hit, change);
   }
 
   return {
@@ -185,8 +187,11 @@ function createModel() {
       if (outcome.expectedVersion === null ? existing !== undefined : existing?.version !== outcome.expectedVersion) return true;
       return outcome.event !== null && events.has(outcome.event.eventId);
     },
-    apply(input: TransactionOutcome): void {
-      const outcome = structuredClone(input);
+    /** Applies `input`; returns the alerts its hits landed in (its results, as stored, name them). */
+    apply(input: TransactionOutcome): ResultAlert[] {
+      const named: ResultAlert[] = [];
+      for (const hit of input.alertHits) addResultAlert(named, applyHit(hit, input.now));
+      const outcome = structuredClone(outcomeNamingAlerts(input, named));
       const id = outcome.transaction.transaction.transactionId;
       transactions.set(id, outcome.transaction);
       if (outcome.event) {
@@ -206,9 +211,9 @@ function createModel() {
           inst.hits += c.hits;
         }
       }
-      for (const hit of outcome.alertHits) applyHit(hit, outcome.now);
       for (const u of outcome.seenUserIds) ensureUser(u, outcome.now);
       for (const update of outcome.userUpdates) users.set(update.userId, applyUserUpdate(users.get(update.userId) ?? null, update, outcome.now));
+      return named;
     },
     putInstance(stored: StoredRuleInstance): void {
       const current = instances.get(stored.instance.id);
@@ -369,8 +374,9 @@ async function runOps(repos: Repositories, ops: readonly Op[]): Promise<void> {
         const outcome = outcomeOf(model, op, step);
         const conflict = model.conflicts(outcome);
         let error: unknown = null;
+        let named: ResultAlert[] | null = null;
         try {
-          await repos.transactions.saveOutcome(structuredClone(outcome));
+          named = await repos.transactions.saveOutcome(structuredClone(outcome));
         } catch (e) {
           error = e;
         }
@@ -381,7 +387,7 @@ async function runOps(repos: Repositories, ops: readonly Op[]): Promise<void> {
           );
         } else {
           if (error !== null) throw new Error(`${label}: saveOutcome threw unexpectedly`, { cause: error });
-          model.apply(outcome);
+          assertEqual(named, model.apply(outcome), `${label}: the alerts saveOutcome names`);
         }
         break;
       }

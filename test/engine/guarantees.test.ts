@@ -76,7 +76,7 @@ function outcome(fn: () => unknown): { ok: true; value: unknown } | { ok: false;
 
 /** The transaction part of a getTransaction answer (without the latest monitoring result). */
 function transactionPart(t: Record<string, unknown>): Record<string, unknown> {
-  const { executedRules: _e, hitRules: _h, status: _s, riskScoreDetails: _r, ...rest } = t;
+  const { executedRules: _e, hitRules: _h, status: _s, riskScoreDetails: _r, alerts: _a, ...rest } = t;
   return rest;
 }
 

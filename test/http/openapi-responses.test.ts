@@ -224,6 +224,8 @@ describe('response schemas: the real handler answers what the document says', ()
     };
     const first = await send<Returns<'createTransaction'>>('POST', '/transactions', transaction);
     expect(first.hitRules.length).toBeGreaterThan(0);
+    // The alerts the hits opened are named, so their schema is exercised too.
+    expect(first.alerts?.map((a) => a.action)).toContain('OPENED');
     const second = await send<Returns<'createTransaction'>>('POST', '/transactions', { ...transaction, transactionId: 'tx-second', timestamp: T0 + 60_000 });
     expect(second.executedRules.length).toBe(3);
     await send('GET', '/transactions/tx-big');
@@ -235,6 +237,7 @@ describe('response schemas: the real handler answers what the document says', ()
       updatedTransactionAttributes: { reference: 'invoice 42 (paid)' },
     });
     expect(event.eventId).toBe('ev-1');
+    expect(event.alerts?.map((a) => a.action)).toContain('APPENDED');
     await send('GET', '/events/transaction/ev-1');
     const batch = await send<Returns<'createTransactionBatch'>>('POST', '/batch/transactions', {
       batchId: 'b-tx',

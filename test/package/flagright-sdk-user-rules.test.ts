@@ -503,7 +503,7 @@ interface StrictSchema {
 describe('strict shapes: every answer is exactly an SDK type', () => {
   // As in flagright-sdk.test.ts: the raw answer parsed by the SDK's own schema with unknown keys
   // and enum values refused; txmon's additions (`type` on a user, `ruleInstanceVersion` on a rule
-  // result, `ruleHitMeta.evidence` on a hit) are checked and set aside.
+  // result, `ruleHitMeta.evidence` on a hit, `alerts` on a result) are checked and set aside.
   const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
   /** A user (top level, or an entry of a batch read) less its `type`, checked to be CONSUMER or BUSINESS. */
   const withoutUserType = (value: unknown): unknown => {
@@ -514,7 +514,8 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
   };
   /**
    * A result (top level, or an entry of a batch read) less `ruleHitMeta.evidence` on its rules
-   * (txmon's addition on a hit, docs/evidence.md), checked to be a list first.
+   * (txmon's addition on a hit, docs/evidence.md) and less its `alerts` (txmon's addition,
+   * docs/alerts-and-cases.md), each checked to be a list first.
    */
   const withoutEvidence = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object' || Array.isArray(value) || !('hitRules' in value)) return value;
@@ -527,7 +528,8 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
             return { ...rule, ruleHitMeta: meta };
           })
         : rules;
-    const result = { ...(value as Record<string, unknown>) };
+    const { alerts, ...result } = value as Record<string, unknown>;
+    if (alerts !== undefined) expect(Array.isArray(alerts)).toBe(true);
     for (const key of ['executedRules', 'hitRules']) if (key in result) result[key] = strip(result[key]);
     return result;
   };

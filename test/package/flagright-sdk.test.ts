@@ -288,7 +288,8 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
   // tests above would not see a misspelt optional key or an action outside RuleAction. Here each
   // raw answer is parsed by the SDK's own schema with unknown keys and values refused. Requests are
   // the SDK's own serialization of its typed bodies (so IBAN, 3dsDone, MCC as on the wire). txmon's
-  // additions are checked and set aside first: `ruleInstanceVersion` on rule results, `type` on users.
+  // additions are checked and set aside first: `ruleInstanceVersion` on rule results, `type` on users,
+  // `ruleHitMeta.evidence` and `alerts` on monitoring results.
   const STRICT = { unrecognizedObjectKeys: 'fail', allowUnrecognizedEnumValues: false, allowUnrecognizedUnionMembers: false } as const;
   const raw = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
     const init: RequestInit = { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' } };
@@ -304,10 +305,11 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
     return rest;
   };
   /**
-   * A monitoring answer without `ruleHitMeta.evidence` (txmon's addition to the SDK's result
-   * shapes, docs/evidence.md), checked present on every hit first: R-2 gives evidence.
+   * A monitoring answer without txmon's additions to the SDK's result shapes, each checked present
+   * first: `ruleHitMeta.evidence` on every hit (docs/evidence.md; R-2 gives evidence) and the
+   * result's `alerts` (docs/alerts-and-cases.md; R-2's hits open or join alerts).
    */
-  const withoutEvidence = (body: Record<string, unknown>) => {
+  const withoutAdditions = (body: Record<string, unknown>) => {
     const strip = (rules: unknown) =>
       (rules as Record<string, unknown>[]).map((rule) => {
         if (rule.ruleHitMeta === undefined) return rule;
@@ -315,24 +317,28 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
         expect(evidence).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'amount', comparison: '>=' })]));
         return { ...rule, ruleHitMeta: meta };
       });
-    return { ...body, executedRules: strip(body.executedRules), hitRules: strip(body.hitRules) };
+    const { alerts, ...rest } = body;
+    expect(alerts).toEqual(
+      expect.arrayContaining([expect.objectContaining({ ruleInstanceId, alertId: expect.any(String), action: expect.stringMatching(/^(OPENED|APPENDED)$/) })]),
+    );
+    return { ...rest, executedRules: strip(rest.executedRules), hitRules: strip(rest.hitRules) };
   };
   const cases: { name: string; schema: StrictSchema; answer: () => Promise<Record<string, unknown>> }[] = [
     {
       name: 'transactions.verify → TransactionsVerifyResponse',
       schema: serializers.TransactionsVerifyResponse,
-      answer: async () => withoutEvidence(await raw('POST', '/transactions', serializers.Transaction.jsonOrThrow(transfer('sdk-tx-strict', 1500)))),
+      answer: async () => withoutAdditions(await raw('POST', '/transactions', serializers.Transaction.jsonOrThrow(transfer('sdk-tx-strict', 1500)))),
     },
     {
       name: 'transactions.get → TransactionWithRulesResult',
       schema: serializers.TransactionWithRulesResult,
-      answer: async () => withoutEvidence(await raw('GET', '/transactions/sdk-tx-strict')),
+      answer: async () => withoutAdditions(await raw('GET', '/transactions/sdk-tx-strict')),
     },
     {
       name: 'transactionEvents.create → TransactionEventMonitoringResult',
       schema: serializers.TransactionEventMonitoringResult,
       answer: async () =>
-        withoutEvidence(
+        withoutAdditions(
           await raw(
             'POST',
             '/events/transaction',
@@ -350,7 +356,7 @@ describe('strict shapes: every answer is exactly an SDK type', () => {
     {
       name: 'transactionEvents.get → TransactionEventWithRulesResult',
       schema: serializers.TransactionEventWithRulesResult,
-      answer: async () => withoutEvidence(await raw('GET', '/events/transaction/sdk-ev-strict')),
+      answer: async () => withoutAdditions(await raw('GET', '/events/transaction/sdk-ev-strict')),
     },
     {
       name: 'consumerUsers.create → ConsumerUsersCreateResponse',

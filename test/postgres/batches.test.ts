@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, presets, type Alert, type Case, type EngineOptions } from '../../src/index.js';
+import { createEngine, presets, type Alert, type Case, type EngineOptions, type TransactionWithRulesResult } from '../../src/index.js';
 import { createPostgresRepositories } from '../../src/postgres/index.js';
 import { ADAPTER_TARGETS, type AdapterDatabase } from '../adapters.js';
 import { RISK, RISK_LEVEL_VELOCITY, engineWith, stateOf, workloadHistory, workloadTransactions } from '../engine/services/batch-exactness.js';
@@ -157,10 +157,12 @@ describe('createTransactionBatch killed mid-batch (PostgreSQL)', () => {
     await whole.createTransactionBatch(structuredClone(body));
     // Ids and instants come from each engine's own generator and clock: compared by content.
     const strip = (state: unknown) => {
-      const s = state as { alerts: Alert[]; cases: Case[]; users: (Record<string, unknown> | null)[] };
+      const s = state as { results: TransactionWithRulesResult[]; alerts: Alert[]; cases: Case[]; users: (Record<string, unknown> | null)[] };
       const sorted = <T>(items: T[]) => items.map((x) => JSON.stringify(x)).sort();
       return {
         ...s,
+        // The alerts a result names, less their ids.
+        results: s.results.map((r) => (r.alerts === undefined ? r : { ...r, alerts: r.alerts.map(({ alertId: _a, caseId: _c, ...named }) => named) })),
         alerts: sorted(s.alerts.map((a) => [a.ruleDetails.instanceId, a.entityDetails, a.priority, a.alertStatus])),
         cases: sorted(s.cases.map((c) => [c.entityDetails, c.alertIds.length, c.priority, c.caseStatus])),
         users: s.users.map((u) => (u === null ? null : { ...u, updatedAt: 0, firstSeenAt: 0 })),

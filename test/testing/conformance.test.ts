@@ -51,6 +51,7 @@ describe('repositoryConformanceCases', () => {
     { name: 'corrupting aggregate amounts', input: FAULTY_REPOSITORIES.corruptsAggregates, expected: 'replaced by remove + add' },
     { name: 'returning events newest first', input: FAULTY_REPOSITORIES.reversesEvents, expected: 'listEvents in arrival order' },
     { name: 'opening a new alert for every hit', input: FAULTY_REPOSITORIES.neverAppendsAlerts, expected: 'appends its transaction id' },
+    { name: 'naming the ids a hit would open with', input: FAULTY_REPOSITORIES.namesNewIds, expected: 'saveOutcome names where each alert hit landed' },
     { name: 'seen users overwriting profiles', input: FAULTY_REPOSITORIES.seenOverwrites, expected: 'never overwrite a stored user' },
     { name: 'ignoring user updates', input: FAULTY_REPOSITORIES.dropsUserUpdates, expected: 'user updates set CRA' },
     { name: 'getUsers leaving out unknown ids', input: FAULTY_REPOSITORIES.compactsGetUsers, expected: 'order preserved with nulls' },

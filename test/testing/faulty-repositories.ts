@@ -31,7 +31,7 @@ export const FAULTY_REPOSITORIES = {
             await r.users.putUser(bare);
           }
         }
-        await r.transactions.saveOutcome(o);
+        return r.transactions.saveOutcome(o);
       },
     },
   })),
@@ -42,7 +42,7 @@ export const FAULTY_REPOSITORIES = {
       ...r.transactions,
       async saveOutcome(o) {
         const current = await r.transactions.getTransaction(o.transaction.transaction.transactionId);
-        await r.transactions.saveOutcome({ ...o, expectedVersion: current ? current.version : null });
+        return r.transactions.saveOutcome({ ...o, expectedVersion: current ? current.version : null });
       },
     },
   })),
@@ -53,7 +53,7 @@ export const FAULTY_REPOSITORIES = {
       ...r.transactions,
       async saveOutcome(o) {
         const taken = o.event !== null && (await r.transactions.getEvent(o.event.eventId)) !== null;
-        await r.transactions.saveOutcome(taken ? { ...o, event: null } : o);
+        return r.transactions.saveOutcome(taken ? { ...o, event: null } : o);
       },
     },
   })),
@@ -77,13 +77,14 @@ export const FAULTY_REPOSITORIES = {
       transactions: {
         ...r.transactions,
         async saveOutcome(o) {
-          await r.transactions.saveOutcome({ ...o, counters: [] });
+          const alerts = await r.transactions.saveOutcome({ ...o, counters: [] });
           for (const c of o.counters) {
             if (!(await r.ruleInstances.getRuleInstance(c.instanceId))) continue;
             const current = counts.get(c.instanceId) ?? { runs: 0, hits: 0 };
             await tick();
             counts.set(c.instanceId, { runs: current.runs + c.runs, hits: current.hits + c.hits });
           }
+          return alerts;
         },
       },
       ruleInstances: {
@@ -128,16 +129,35 @@ export const FAULTY_REPOSITORIES = {
       },
     };
   }),
+  /** Names the ids a hit would open with, as opened, instead of the alert it landed in. */
+  namesNewIds: mutant('namesNewIds', (r) => ({
+    ...r,
+    transactions: {
+      ...r.transactions,
+      async saveOutcome(o) {
+        await r.transactions.saveOutcome(o);
+        return o.alertHits.map((h) => ({
+          alertId: h.newAlertId,
+          caseId: h.newCaseId,
+          ruleInstanceId: h.instanceId,
+          userId: h.userId,
+          direction: h.direction,
+          action: 'OPENED' as const,
+        }));
+      },
+    },
+  })),
   /** Writes seen users as bare records even when a profile exists. */
   seenOverwrites: mutant('seenOverwrites', (r) => ({
     ...r,
     transactions: {
       ...r.transactions,
       async saveOutcome(o) {
-        await r.transactions.saveOutcome(o);
+        const alerts = await r.transactions.saveOutcome(o);
         for (const id of o.seenUserIds) {
           await r.users.putUser({ userId: id, type: null, profile: null, craScore: null, craRiskLevel: null, firstSeenAt: o.now, updatedAt: o.now });
         }
+        return alerts;
       },
     },
   })),

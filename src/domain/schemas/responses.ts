@@ -14,7 +14,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CASE_PRIORITIES, CASE_STATUSES, RULE_ACTIONS, RULE_HIT_DIRECTIONS, RULE_LABELS, RULE_NATURES } from '../enums.js';
 import { defineClosedObject, defineFreeObject, defineOpenObject, defineStringEnum } from './common.js';
 import { LIST_SUBTYPES, LIST_TYPES } from './list.js';
-import { ExecutedRuleResultSchema, HitRuleDetailsSchema, ResultWarningSchema, RiskScoreDetailsSchema, RuleEvidenceSchema } from './results.js';
+import {
+  ExecutedRuleResultSchema,
+  HitRuleDetailsSchema,
+  ResultAlertsSchema,
+  ResultWarningSchema,
+  RiskScoreDetailsSchema,
+  RuleEvidenceSchema,
+} from './results.js';
 import { TransactionEventSchema, TransactionSchema } from './transaction.js';
 import { AssignmentSchema, StatusChangeSchema } from './workflow.js';
 import { BusinessUserEventSchema, BusinessUserSchema, ConsumerUserEventSchema, ConsumerUserSchema, RiskLevelSchema } from './user.js';
@@ -30,6 +37,7 @@ export const MonitoringResultSchema = defineOpenObject({
   status: RuleActionSchema,
   riskScoreDetails: Type.Optional(RiskScoreDetailsSchema),
   warnings: Type.Optional(Type.Array(ResultWarningSchema)),
+  alerts: ResultAlertsSchema,
 });
 /** What rule evaluation produced. */
 export type MonitoringResultBody = Static<typeof MonitoringResultSchema>;

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { RULE_HIT_DIRECTIONS, RULE_LABELS, RULE_NATURES } from '../enums.js';
-import { defineFreeObject, defineOpenObject, defineStringEnum } from './common.js';
+import { defineClosedObject, defineFreeObject, defineOpenObject, defineStringEnum } from './common.js';
 import { RuleActionSchema } from './rule-instance.js';
 import { TransactionSchema } from './transaction.js';
 import { RiskLevelSchema } from './user.js';
@@ -160,6 +160,29 @@ export const RiskScoreDetailsSchema = defineOpenObject({
 /** Transaction risk score and customer risk of both users. */
 export type RiskScoreDetails = Static<typeof RiskScoreDetailsSchema>;
 
+/**
+ * One alert a transaction's or event's result names (txmon's addition, `alerts`): the alert a hit
+ * of `ruleInstanceId` on `userId` opened, or the open alert of (instance, user) it was appended to.
+ */
+export const ResultAlertSchema = defineClosedObject({
+  alertId: Type.String(),
+  caseId: Type.String({ description: "The alert's case" }),
+  ruleInstanceId: Type.String(),
+  userId: Type.String(),
+  direction: RuleHitDirectionSchema,
+  action: defineStringEnum(['OPENED', 'APPENDED'] as const),
+});
+/** One alert a result names. */
+export type ResultAlert = Static<typeof ResultAlertSchema>;
+
+/** A result's `alerts`: present only when it names at least one. */
+export const ResultAlertsSchema = Type.Optional(
+  Type.Array(ResultAlertSchema, {
+    minItems: 1,
+    description: 'txmon: the alerts the hits opened (OPENED) or were appended to (APPENDED), in hit order, each once; absent when none',
+  }),
+);
+
 /** Response of `POST /transactions`. `status` is always present (`ALLOW` when nothing hit). */
 export const TransactionMonitoringResultSchema = defineOpenObject({
   transactionId: Type.String(),
@@ -167,6 +190,7 @@ export const TransactionMonitoringResultSchema = defineOpenObject({
   riskScoreDetails: Type.Optional(RiskScoreDetailsSchema),
   executedRules: Type.Array(ExecutedRuleResultSchema),
   hitRules: Type.Array(HitRuleDetailsSchema),
+  alerts: ResultAlertsSchema,
   message: Type.Optional(Type.String()),
   warnings: Type.Optional(Type.Array(ResultWarningSchema)),
 });
@@ -182,6 +206,7 @@ export const TransactionEventMonitoringResultSchema = defineOpenObject({
   executedRules: Type.Array(ExecutedRuleResultSchema),
   hitRules: Type.Array(HitRuleDetailsSchema),
   warnings: Type.Optional(Type.Array(ResultWarningSchema)),
+  alerts: ResultAlertsSchema,
 });
 /** Response of `POST /events/transaction`. */
 export type TransactionEventMonitoringResult = Static<typeof TransactionEventMonitoringResultSchema>;

@@ -22,7 +22,7 @@ export const IMMUTABLE_TRANSACTION_FIELDS = ['transactionId', 'type', 'timestamp
  * be silently overwritten (unknown fields are never dropped silently:
  * docs/wire-format.md#unknown-fields).
  */
-export const RESERVED_TRANSACTION_FIELDS = ['status', 'executedRules', 'hitRules', 'riskScoreDetails'] as const;
+export const RESERVED_TRANSACTION_FIELDS = ['status', 'executedRules', 'hitRules', 'riskScoreDetails', 'alerts'] as const;
 
 /**
  * Rejects {@link RESERVED_TRANSACTION_FIELDS} at the top level of a transaction or a patch.

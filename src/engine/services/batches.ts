@@ -303,6 +303,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
           status: r.status,
           hitRules: r.hitRules,
           ...(r.riskScoreDetails ? { riskScoreDetails: { ...r.riskScoreDetails } } : {}),
+          ...(r.alerts ? { alerts: cloneJson(r.alerts) } : {}),
         });
       }
       return { transactions, totalCount };
@@ -326,6 +327,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
           status: r.status,
           hitRules: r.hitRules,
           ...(r.riskScoreDetails ? { riskScoreDetails: { ...r.riskScoreDetails } } : {}),
+          ...(r.alerts ? { alerts: cloneJson(r.alerts) } : {}),
         });
       }
       return { transactionEvents, totalCount };

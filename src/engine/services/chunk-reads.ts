@@ -19,14 +19,18 @@ import type { StoredUser } from '../../domain/entities.js';
 import type { Transaction } from '../../domain/index.js';
 import { applyOutcomeUsers } from '../../domain/user-update.js';
 import { initialTransaction } from '../pipeline/apply-event.js';
-import type { ListProbe, Repositories, StoredTransaction, TransactionOutcome } from '../repositories.js';
+import { outcomeNamingAlerts, type ListProbe, type Repositories, type StoredTransaction, type TransactionOutcome } from '../repositories.js';
 import type { TransactionEvaluator } from './evaluate-transaction.js';
 
 /** Repositories for a chunk's records, and the write of what they saved. */
 export interface ChunkReads {
   /** What the chunk's records read and save through: see the module's description. */
   readonly repositories: Repositories;
-  /** Writes the outcomes saved since the last flush, as one `saveOutcomes`. */
+  /**
+   * Writes the outcomes saved since the last flush, as one `saveOutcomes`; each saved transaction
+   * then reads (through `repositories`) as stored, its result naming the alerts its hits landed
+   * in — which `saveOutcome` of `repositories` cannot name (it returns none: nothing is written yet).
+   */
   flush(): Promise<void>;
 }
 
@@ -191,7 +195,13 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
     if (pending.length === 0) return;
     const outcomes = pending;
     pending = [];
-    await repos.transactions.saveOutcomes(outcomes);
+    const alerts = await repos.transactions.saveOutcomes(outcomes);
+    outcomes.forEach((outcome, i) => {
+      const named = alerts[i] ?? [];
+      const t = outcome.transaction;
+      if (named.length > 0 && transactions.get(t.transaction.transactionId) === t)
+        transactions.set(t.transaction.transactionId, outcomeNamingAlerts(outcome, named).transaction);
+    });
   };
   const answer = (q: AggregateQuery): AggregateValue | undefined => {
     if (isGraphFunction(q.fn)) return touchedSeries.has(q.series) ? undefined : values.get(queryKey(q));
@@ -229,6 +239,7 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
           touched.add(seriesKey(r.series, r.key));
           touchedSeries.add(r.series);
         }
+        return [];
       },
     },
     users: { ...repos.users, getUsers: usersOf, getUser: async (id) => (await usersOf([id]))[0] ?? null },

@@ -4,6 +4,7 @@
  * in timestamp order, and one atomic outcome per call.
  */
 import { canonicalJson } from '../../domain/canonical-json.js';
+import { withResultAlerts } from '../../domain/case-policy.js';
 import { decisionOf } from '../../domain/decision-log.js';
 import { transactionMessagesOf } from '../../domain/outbox.js';
 import type { MonitoringResult } from '../../domain/entities.js';
@@ -66,34 +67,18 @@ function resultOf(result: MonitoringResult): MonitoringResult {
   const out: MonitoringResult = { executedRules: result.executedRules, hitRules: result.hitRules, status: result.status };
   if (result.riskScoreDetails) out.riskScoreDetails = { ...result.riskScoreDetails };
   if (result.warnings) out.warnings = result.warnings;
+  if (result.alerts) out.alerts = cloneJson(result.alerts);
   return out;
 }
 
+/** The response of a create: the create result, naming the alerts its hits landed in. */
 function createResponse(stored: StoredTransaction): TransactionMonitoringResult {
-  const r = stored.createResult;
-  const out: TransactionMonitoringResult = {
-    transactionId: stored.transaction.transactionId,
-    executedRules: r.executedRules,
-    hitRules: r.hitRules,
-    status: r.status,
-  };
-  if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
-  if (r.warnings) out.warnings = r.warnings;
-  return out;
+  return { transactionId: stored.transaction.transactionId, ...resultOf(stored.createResult) };
 }
 
+/** The response of an event: the event's result, naming the alerts its hits landed in. */
 function eventResponse(stored: StoredEvent): TransactionEventMonitoringResult {
-  const r = stored.result;
-  const out: TransactionEventMonitoringResult = {
-    eventId: stored.eventId,
-    transaction: cloneJson(stored.transaction),
-    executedRules: r.executedRules,
-    hitRules: r.hitRules,
-    status: r.status,
-  };
-  if (r.riskScoreDetails) out.riskScoreDetails = { ...r.riskScoreDetails };
-  if (r.warnings) out.warnings = r.warnings;
-  return out;
+  return { eventId: stored.eventId, transaction: cloneJson(stored.transaction), ...resultOf(stored.result) };
 }
 
 /** What the transaction service runs on. */
@@ -244,8 +229,9 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       lastEventTimestamp: null,
       version: 1,
     };
-    await repos.transactions.saveOutcome(outcomeOf(stored, null, null, out));
-    return createResponse(stored);
+    // The store names the alerts the hits landed in (in a chunk on a database: none until its flush).
+    const alerts = await repos.transactions.saveOutcome(outcomeOf(stored, null, null, out));
+    return createResponse({ ...stored, createResult: withResultAlerts(stored.createResult, alerts) });
   }
 
   /** The transaction after `event`: applied on top, or — for a late event — the history re-folded in (timestamp, arrival) order. */
@@ -305,8 +291,8 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       lastEventTimestamp: Math.max(stored.lastEventTimestamp ?? Number.NEGATIVE_INFINITY, event.timestamp),
       version: stored.version + 1,
     };
-    await repos.transactions.saveOutcome(outcomeOf(next, stored.version, storedEvent, out));
-    return eventResponse(storedEvent);
+    const alerts = await repos.transactions.saveOutcome(outcomeOf(next, stored.version, storedEvent, out));
+    return eventResponse({ ...storedEvent, result: withResultAlerts(storedEvent.result, alerts) });
   }
 
   /** An event (checked, this call's own copy) applied under its transaction's and users' locks. */
@@ -390,7 +376,15 @@ export function createTransactionService(context: TransactionServiceContext): Tr
                 out.push({ error });
               }
             }
-            await chunk?.flush();
+            if (chunk === null) return out;
+            await chunk.flush();
+            // The alerts the records' hits landed in are known once written: each response is
+            // made again from the transaction as the chunk saved it (or found it, for a replay).
+            for (const [i, request] of requests.entries()) {
+              if (out[i]?.error !== undefined) continue;
+              const saved = await repos.transactions.getTransaction(request.transactionId);
+              if (saved !== null) out[i] = { result: createResponse(saved) };
+            }
             return out;
           },
           { userIds: [...userIds] },

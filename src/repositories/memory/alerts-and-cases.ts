@@ -1,4 +1,4 @@
-import { decideAlertHit, type AlertHit } from '../../domain/index.js';
+import { addResultAlert, decideAlertHit, resultAlertOf, type AlertHit, type ResultAlert } from '../../domain/index.js';
 import { notFound } from '../../errors.js';
 import type { MemoryAuditLog } from './audit.js';
 import type { ByteBudget } from './budget.js';
@@ -38,8 +38,9 @@ export interface MemoryAlertsAndCases {
    * Stores where a hit lands, as the domain's case policy decides; `listing` is the hit
    * transaction's (`null` for a user rule's hit, which lists no transaction). Constant time per
    * hit: nothing read grows with an alert or a case.
+   * @returns the alert the hit opened or was appended to, as a result names it
    */
-  applyAlertHit(hit: AlertHit, now: number, listing: AlertListing | null): void;
+  applyAlertHit(hit: AlertHit, now: number, listing: AlertListing | null): ResultAlert;
 }
 
 /** Per user: the case it last opened or joined and, per instance, the latest alert, held directly. */
@@ -81,7 +82,7 @@ export function createMemoryAlertsAndCases(targets?: WorkflowTargets): MemoryAle
     else if (!c.userIds.includes(userId)) c.userIds.push(userId);
   }
 
-  function applyAlertHit(hit: AlertHit, now: number, listing: AlertListing | null): void {
+  function applyAlertHit(hit: AlertHit, now: number, listing: AlertListing | null): ResultAlert {
     let user = byUser.get(hit.userId);
     if (user === undefined) {
       user = { openCase: null, byInstance: new Map() };
@@ -102,7 +103,7 @@ export function createMemoryAlertsAndCases(targets?: WorkflowTargets): MemoryAle
       alert.updatedAt = change.at;
       const c = caseOf(change.caseId, userCase);
       if (c) c.updatedAt = change.at;
-      return;
+      return resultAlertOf(hit, change);
     }
     if (change.caseIsNew) {
       cases.set(change.case.caseId, change.case);
@@ -118,6 +119,7 @@ export function createMemoryAlertsAndCases(targets?: WorkflowTargets): MemoryAle
     alerts.set(change.alert.alertId, change.alert);
     user.byInstance.set(hit.instanceId, change.alert);
     if (listing !== null) addListing(listing, change.alert);
+    return resultAlertOf(hit, change);
   }
 
   const repository: CaseRepository = {
@@ -210,6 +212,7 @@ export interface RuleOutcomeTargets {
  * Applies the rule writes of an outcome — a transaction's or a user's — in one synchronous step:
  * the instances' counters, then each alert hit where the case policy puts it (`listingOf` gives the
  * listing of a hit transaction; a user rule's hit has none).
+ * @returns the alerts the hits opened or were appended to, in hit order, each once
  */
 export function applyRuleOutcome(
   targets: RuleOutcomeTargets,
@@ -217,7 +220,11 @@ export function applyRuleOutcome(
   alertHits: readonly AlertHit[],
   now: number,
   listingOf: (transactionId: string) => AlertListing,
-): void {
+): ResultAlert[] {
   targets.ruleInstances.addCounters(counters);
-  for (const hit of alertHits) targets.alertsAndCases.applyAlertHit(hit, now, hit.transactionId === null ? null : listingOf(hit.transactionId));
+  const alerts: ResultAlert[] = [];
+  for (const hit of alertHits) {
+    addResultAlert(alerts, targets.alertsAndCases.applyAlertHit(hit, now, hit.transactionId === null ? null : listingOf(hit.transactionId)));
+  }
+  return alerts;
 }

@@ -12,7 +12,7 @@
  * - A create payload is not kept when the transaction is that payload with `transactionState:
  *   'CREATED'` added last (what the engine stores before any event).
  */
-import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, RiskScoreDetails, RuleAction, Transaction } from '../../domain/index.js';
+import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, ResultAlert, RiskScoreDetails, RuleAction, Transaction } from '../../domain/index.js';
 
 /**
  * What the hit rule results of one instance share: every field but the description. A hit is kept
@@ -87,6 +87,8 @@ export class PackedResult {
     readonly hitRules: readonly HitRuleDetails[] | null,
     readonly status: RuleAction,
     readonly riskScoreDetails: RiskScoreDetails | undefined,
+    /** The alerts the result names (its last key), kept as saved. */
+    readonly alerts: ResultAlert[] | undefined,
   ) {}
 }
 
@@ -250,10 +252,13 @@ export function createResultPacker(): ResultPacker {
 
   return {
     pack(result) {
-      const { executedRules, hitRules, status, riskScoreDetails } = result;
+      const { executedRules, hitRules, status, riskScoreDetails, alerts } = result;
       const keys = keyCount(result);
-      // Only the four fields of a result are known how to rebuild: anything else is kept as saved.
-      if (keys !== (Object.hasOwn(result, 'riskScoreDetails') ? 4 : 3)) return result;
+      // Only the fields of a result are known how to rebuild, in their order (`alerts` last):
+      // anything else is kept as saved.
+      const named = Object.hasOwn(result, 'alerts');
+      if (keys !== 3 + (Object.hasOwn(result, 'riskScoreDetails') ? 1 : 0) + (named ? 1 : 0)) return result;
+      if (named && Object.keys(result)[keys - 1] !== 'alerts') return result;
       if (hitRules.length === 0) {
         if (keys !== 3 || !Object.isFrozen(executedRules) || !Object.isFrozen(hitRules)) return result;
         if (lastMiss !== null && lastMiss.executedRules === executedRules && lastMiss.hitRules === hitRules && lastMiss.status === status) return lastMiss;
@@ -281,11 +286,18 @@ export function createResultPacker(): ResultPacker {
               changes[j++] = template.ruleHitMeta === OWN_META ? new OwnMetaHit(rule.ruleDescription, rule.ruleHitMeta) : rule.ruleDescription;
             }
           }
-          return new PackedResult(base, changes, derivable ? null : hitRules, status, riskScoreDetails);
+          return new PackedResult(base, changes, derivable ? null : hitRules, status, riskScoreDetails, alerts);
         }
       }
       if (!derivable) return result;
-      return new PackedResult(Object.isFrozen(executedRules) ? executedRules : Object.freeze([...executedRules]), NO_CHANGES, null, status, riskScoreDetails);
+      return new PackedResult(
+        Object.isFrozen(executedRules) ? executedRules : Object.freeze([...executedRules]),
+        NO_CHANGES,
+        null,
+        status,
+        riskScoreDetails,
+        alerts,
+      );
     },
   };
 }
@@ -306,6 +318,7 @@ export function unpackResult(kept: KeptResult): MonitoringResult {
   const hitRules = (kept.hitRules ?? deriveHits(executedRules)) as HitRuleDetails[];
   const out: MonitoringResult = { executedRules, hitRules, status: kept.status };
   if (kept.riskScoreDetails !== undefined) out.riskScoreDetails = kept.riskScoreDetails;
+  if (kept.alerts !== undefined) out.alerts = kept.alerts;
   return out;
 }
 

@@ -1,6 +1,13 @@
 import type { AggregateStore } from '../../aggregation/aggregate-store.js';
-import type { MonitoringResult, Transaction } from '../../domain/index.js';
-import type { HistoryOperation, StoredEvent, StoredTransaction, TransactionOutcome, TransactionRepository } from '../../engine/repositories.js';
+import type { MonitoringResult, ResultAlert, Transaction } from '../../domain/index.js';
+import {
+  outcomeNamingAlerts,
+  type HistoryOperation,
+  type StoredEvent,
+  type StoredTransaction,
+  type TransactionOutcome,
+  type TransactionRepository,
+} from '../../engine/repositories.js';
 import { TxmonError } from '../../errors.js';
 import { assertSeriesEntries } from '../../aggregation/checks.js';
 import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from './alerts-and-cases.js';
@@ -105,44 +112,39 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     return listing;
   }
 
-  /** Applies a checked outcome whose bytes are reserved: one synchronous step that cannot fail part way. */
-  function writeOutcome(outcome: TransactionOutcome): void {
-    const saved = outcome.transaction;
-    const id = saved.transaction.transactionId;
+  /**
+   * Applies a checked outcome whose bytes are reserved: one synchronous step that cannot fail part
+   * way. The alert hits land first, so the results are kept naming the alerts they landed in.
+   */
+  function writeOutcome(checked: TransactionOutcome): ResultAlert[] {
+    const id = checked.transaction.transaction.transactionId;
     const existing = transactions.get(id);
     // The aggregate store validates every entry before it changes anything, so applying it
     // first keeps the whole outcome all-or-nothing: nothing after this point can throw.
-    targets.aggregates.apply(outcome.aggregates.remove, outcome.aggregates.add);
-    const createResult = saved.createResult === expanded.result ? (expanded.kept as KeptResult) : packer.pack(saved.createResult);
-    const latestResult = saved.latestResult === saved.createResult ? createResult : packer.pack(saved.latestResult);
-    const request = requestDerivable(saved.transaction, saved.request) ? null : saved.request;
+    targets.aggregates.apply(checked.aggregates.remove, checked.aggregates.add);
     let entry = existing;
     if (entry === undefined) {
-      entry = {
-        transaction: saved.transaction,
-        request,
-        createResult,
-        latestResult,
-        eventCount: saved.eventCount,
-        lastEventTimestamp: saved.lastEventTimestamp,
-        version: saved.version,
-        listedIn: unstoredListings.get(id)?.listedIn ?? null,
-      };
+      // Its other fields are set below; the listing of alerts it already has is kept.
+      entry = { transaction: checked.transaction.transaction, listedIn: unstoredListings.get(id)?.listedIn ?? null } as TransactionEntry;
       unstoredListings.delete(id);
       transactions.set(id, entry);
-    } else {
-      if (lastRead.entry === entry) {
-        lastRead.entry = null;
-        lastRead.stored = null;
-      }
-      entry.transaction = saved.transaction;
-      entry.request = request;
-      entry.createResult = createResult;
-      entry.latestResult = latestResult;
-      entry.eventCount = saved.eventCount;
-      entry.lastEventTimestamp = saved.lastEventTimestamp;
-      entry.version = saved.version;
+    } else if (lastRead.entry === entry) {
+      lastRead.entry = null;
+      lastRead.stored = null;
     }
+    const listed = entry;
+    const alerts = applyRuleOutcome(targets, checked.counters, checked.alertHits, checked.now, (transactionId) => listingOf(transactionId, listed));
+    const outcome = outcomeNamingAlerts(checked, alerts);
+    const saved = outcome.transaction;
+    const createResult = saved.createResult === expanded.result ? (expanded.kept as KeptResult) : packer.pack(saved.createResult);
+    const latestResult = saved.latestResult === saved.createResult ? createResult : packer.pack(saved.latestResult);
+    entry.transaction = saved.transaction;
+    entry.request = requestDerivable(saved.transaction, saved.request) ? null : saved.request;
+    entry.createResult = createResult;
+    entry.latestResult = latestResult;
+    entry.eventCount = saved.eventCount;
+    entry.lastEventTimestamp = saved.lastEventTimestamp;
+    entry.version = saved.version;
     if (outcome.event) {
       const e = outcome.event;
       const eventEntry: EventEntry = {
@@ -162,11 +164,10 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       }
       list.push(eventEntry);
     }
-    const listed = entry;
-    applyRuleOutcome(targets, outcome.counters, outcome.alertHits, outcome.now, (transactionId) => listingOf(transactionId, listed));
     targets.users.applyOutcome(outcome);
     targets.decisions.append([outcome.decision]);
     targets.outbox.appendReserved(outcome.outbox);
+    return alerts;
   }
 
   return {
@@ -246,7 +247,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       // The entries checked and the bytes reserved for all of them first, so nothing can fail part way.
       for (const outcome of outcomes) assertSeriesEntries(outcome.aggregates.add, '/add');
       targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox), 0));
-      for (const outcome of outcomes) writeOutcome(outcome);
+      return outcomes.map(writeOutcome);
     },
     async saveOutcome(outcome: TransactionOutcome) {
       const saved = outcome.transaction;
@@ -260,7 +261,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
         throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
       }
       targets.budget.reserve(storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox));
-      writeOutcome(outcome);
+      return writeOutcome(outcome);
     },
   };
 }

@@ -9,7 +9,10 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { createEngine, createMemoryRepositories, presets, type EngineOptions, type Repositories } from '../../../src/index.js';
 import { ruleInstanceRequestArbitrary, transactionsArbitrary } from '../../arbitraries/index.js';
-import { fixedClock, sequentialIds } from '../../helpers.js';
+import { createChunkReads } from '../../../src/engine/services/chunk-reads.js';
+import type { TransactionEvaluator } from '../../../src/engine/services/evaluate-transaction.js';
+import { buildAlertHit, buildOutcome, buildStoredTransaction, buildTransaction } from '../../../src/testing/index.js';
+import { fixedClock, sequentialIds, T0 } from '../../helpers.js';
 import { RISK, RISK_LEVEL_VELOCITY, stateOf, workloadTransactions } from './batch-exactness.js';
 
 /** Calls of each repository method, by `group.method`. */
@@ -102,5 +105,31 @@ describe('a batch chunk on a store shared across processes', () => {
     const many = await engineOn(sharedMemory(new Map()), rules, options);
     await many.createTransactionBatch({ data: structuredClone(ordered) });
     expect(await stateOf(many, ordered)).toEqual(await stateOf(one, ordered));
+  });
+
+  it("reads each saved transaction, after the chunk's write, with its result naming the alerts its hits landed in", async () => {
+    const repositories = sharedMemory(new Map());
+    const records = ['t-1', 't-2'].map((id) => buildStoredTransaction(buildTransaction(id, { origin: 'alice', destination: 'bob' })));
+    // An import-only chunk rehearses nothing, so no evaluator is needed.
+    const chunk = await createChunkReads(
+      repositories,
+      records.map((r) => r.request),
+      {} as TransactionEvaluator,
+      true,
+    );
+    const named = [];
+    for (const [i, r] of records.entries()) {
+      const hit = buildAlertHit('ri-1', 'alice', r.transaction.transactionId, { alertId: `A-${i}`, caseId: `C-${i}` });
+      named.push(await chunk.repositories.transactions.saveOutcome(buildOutcome(structuredClone(r), null, { alertHits: [hit], now: T0 + i })));
+    }
+    // Nothing is written before the flush: no alert can be named yet.
+    expect(named).toEqual([[], []]);
+    await chunk.flush();
+    const alert = (action: string) => ({ alertId: 'A-0', caseId: 'C-0', ruleInstanceId: 'ri-1', userId: 'alice', direction: 'ORIGIN', action });
+    for (const [i, action] of ['OPENED', 'APPENDED'].entries()) {
+      const read = await chunk.repositories.transactions.getTransaction(`t-${i + 1}`);
+      expect([read?.createResult.alerts, read?.latestResult.alerts]).toEqual([[alert(action)], [alert(action)]]);
+      expect((await repositories.transactions.getTransaction(`t-${i + 1}`))?.createResult).toEqual(read?.createResult);
+    }
   });
 });

@@ -123,7 +123,7 @@ describe('createTransactionEvent after a list change', () => {
 });
 
 describe('reserved result fields in requests', () => {
-  const fields = ['status', 'executedRules', 'hitRules', 'riskScoreDetails'];
+  const fields = ['status', 'executedRules', 'hitRules', 'riskScoreDetails', 'alerts'];
   for (const field of fields) {
     it(`rejects a transaction carrying "${field}" with 400 at /${field}, and an event patch carrying it`, async () => {
       const { engine } = testEngine();

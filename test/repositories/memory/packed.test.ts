@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, Transaction } from '../../../src/domain/index.js';
+import type { ExecutedRuleResult, HitRuleDetails, MonitoringResult, ResultAlert, Transaction } from '../../../src/domain/index.js';
 import { createResultPacker, PackedResult, requestDerivable, requestOf, unpackResult } from '../../../src/repositories/memory/packed.js';
 
 const META = Object.freeze({ hitDirections: Object.freeze(['ORIGIN']) }) as unknown as NonNullable<HitRuleDetails['ruleHitMeta']>;
@@ -158,6 +158,22 @@ describe('createResultPacker', () => {
     expect(JSON.stringify(back)).toBe(JSON.stringify(mismatched));
     const reordered: MonitoringResult = { ...result, hitRules: [{ ruleHitMeta: META, ...(result.hitRules[0] as HitRuleDetails) }] };
     expect(JSON.stringify(unpackResult(packer.pack(reordered)))).toBe(JSON.stringify(reordered));
+  });
+
+  it('packs a result naming its alerts (last, with or without risk score details) and reads it back equal; one with `alerts` elsewhere is kept as saved', () => {
+    const packer = createResultPacker();
+    packer.pack(missResult());
+    const alerts: ResultAlert[] = [{ alertId: 'A-1', caseId: 'C-1', ruleInstanceId: 'd', userId: 'alice', direction: 'ORIGIN', action: 'OPENED' }];
+    const named: MonitoringResult = { ...hitResult([3]), alerts };
+    const namedWithRisk: MonitoringResult = { ...hitResult([3]), riskScoreDetails: { trsScore: 40 }, alerts };
+    for (const result of [named, namedWithRisk]) {
+      const kept = packer.pack(result);
+      expect(kept).toBeInstanceOf(PackedResult);
+      expect(JSON.stringify(unpackResult(kept))).toBe(JSON.stringify(result));
+    }
+    const { status, ...rest } = hitResult([3]);
+    const misplaced = { ...rest, alerts, status } as MonitoringResult;
+    expect(packer.pack(misplaced)).toBe(misplaced);
   });
 
   it('keeps risk score details and returns results with unknown fields as saved', () => {
