@@ -6,7 +6,9 @@
  *
  * It listens first and answers from that moment: 503 `NOT_READY` until its stores are open and
  * migrated (starting.ts), then the API. One structured log line per request (pino's format), no
- * payload values; a fault of the server or its store is logged at error level with its cause.
+ * payload values; a fault of the server or its store is logged at error level with its cause and
+ * the request's id; `--log-level` / `TXMON_LOG_LEVEL` drops the lines below a level. Prometheus
+ * metrics (metrics.ts) at `/metrics`, on the API's port or `--metrics-port`.
  * SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
 import { writeSync } from 'node:fs';
@@ -19,12 +21,33 @@ import { faultOf } from '../http/fault.js';
 import { createHttpHandler } from '../http/handler.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
-import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
+import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type RequestLogEntry, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { type DirectoryLock, lockDirectory } from './directory-lock.js';
 import { generatedKeyIn, newApiKey } from './generated-key.js';
-import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, LOG_LEVELS, type LogLevel, type LogValue } from './request-log.js';
-import { configuredKeys, parseLimits, parseServeArgs, readJsonFile, readTenants, type ServeArgs, type TenantLimits, type TenantSpec } from './serve-args.js';
+import { createServeMetrics, type ServeMetrics } from './metrics.js';
+import {
+  createBatchedWriter,
+  createFdSink,
+  formatLogLine,
+  formatRequestLine,
+  LOG_LEVELS,
+  requestLevelOf,
+  type LogLevel,
+  type LogValue,
+} from './request-log.js';
+import {
+  configuredKeys,
+  logLevelOf,
+  metricsKeysOf,
+  parseLimits,
+  parseServeArgs,
+  readJsonFile,
+  readTenants,
+  type ServeArgs,
+  type TenantLimits,
+  type TenantSpec,
+} from './serve-args.js';
 import { startingCore } from './starting.js';
 import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, type OpenStores, type StoreSpec } from './stores.js';
 import { UsageError } from './usage.js';
@@ -45,6 +68,10 @@ export interface ServeLogger {
 /** A server started by {@link startServer}. */
 export interface ServerHandle {
   readonly server: Server;
+  /** The server of `--metrics-port` (`null` without it: `/metrics` is on the API's port). */
+  readonly metricsServer: Server | null;
+  /** The process's metrics. */
+  readonly metrics: ServeMetrics;
   /** The API's base URL (`http://host:port` and the base path). */
   readonly url: string;
   readonly log: ServeLogger;
@@ -125,7 +152,7 @@ interface ServeLogging {
  * pino's format too, are written after the gathered request lines. A test's collector (`logTo`)
  * gets each line at once.
  */
-function createServeLogging(logTo: { write(line: string): void } | undefined): ServeLogging {
+function createServeLogging(logTo: { write(line: string): void } | undefined, minLevel: number): ServeLogging {
   const time = isoTimeCachedPerMs();
   let reported = false;
   const onLogError = (error: unknown) => {
@@ -147,8 +174,12 @@ function createServeLogging(logTo: { write(line: string): void } | undefined): S
     },
   };
   const log: ServeLogger = {
-    info: (fields, msg) => void out.write(formatLogLine(fields, msg, time())),
-    at: (level, fields, msg) => void out.write(formatLogLine(fields, msg, time(), LOG_LEVELS[level])),
+    info: (fields, msg) => {
+      if (LOG_LEVELS.info >= minLevel) out.write(formatLogLine(fields, msg, time()));
+    },
+    at: (level, fields, msg) => {
+      if (LOG_LEVELS[level] >= minLevel) out.write(formatLogLine(fields, msg, time(), LOG_LEVELS[level]));
+    },
     flushSync: () => {
       requests?.flush();
       stdout?.flush();
@@ -219,7 +250,7 @@ interface LateHandler {
   serve(handler: TxmonHttpHandler): void;
 }
 
-async function listenStarting(args: ServeArgs, afterResponses: (() => void) | undefined, detail: () => string): Promise<LateHandler> {
+async function listenStarting(args: ServeArgs, port: number, afterResponses: (() => void) | undefined, detail: () => string): Promise<LateHandler> {
   // The engines need the address the server listens on (for file URLs), known once it listens; the
   // stores take from milliseconds to minutes to open. Until both, requests are answered by the
   // starting core (503), never left to a handler that does not exist yet.
@@ -237,7 +268,7 @@ async function listenStarting(args: ServeArgs, afterResponses: (() => void) | un
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(args.port, args.host, () => resolve());
+    server.listen(port, args.host, () => resolve());
   });
   return {
     server,
@@ -253,7 +284,14 @@ async function listenStarting(args: ServeArgs, afterResponses: (() => void) | un
  * budget, unless configured, is a third of the heap shared among the tenants, counted in the
  * store's units (its heap use is up to about three times its count).
  */
-function createTenants(specs: readonly TenantSpec[], common: TenantLimits, stores: OpenStores, origin: string, single: boolean): HttpTenant[] {
+function createTenants(
+  specs: readonly TenantSpec[],
+  common: TenantLimits,
+  stores: OpenStores,
+  origin: string,
+  single: boolean,
+  metrics: ServeMetrics,
+): HttpTenant[] {
   const { maxStoredBytes: _memoryBudget, ...commonEngineLimits } = common;
   return specs.map((spec) => {
     const { maxStoredBytes: _own, ...own } = spec.limits;
@@ -262,7 +300,7 @@ function createTenants(specs: readonly TenantSpec[], common: TenantLimits, store
       apiKeys: spec.apiKeys,
       engine: createEngine({
         publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
-        repositories: stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>,
+        repositories: metrics.instrument(spec.id, stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>),
         limits: { ...commonEngineLimits, ...own },
       }),
     };
@@ -332,8 +370,16 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
   // The directory is this process's before its key file is read or made, or its database opened.
+  const envLevel = env.TXMON_LOG_LEVEL?.trim() || undefined;
+  const minLevel = LOG_LEVELS[args.logLevel ?? (envLevel === undefined ? 'info' : logLevelOf(envLevel, 'TXMON_LOG_LEVEL'))];
+  const metricsKeys = metricsKeysOf(args, env);
   const lock = lockStore(storeSpec);
-  const { log, logRequest, afterResponses, time } = createServeLogging(logTo);
+  const { log, logRequest, afterResponses, time } = createServeLogging(logTo, minLevel);
+  const metrics = createServeMetrics();
+  const onRequest = (entry: RequestLogEntry) => {
+    metrics.observeRequest(entry);
+    if (minLevel <= LOG_LEVELS.info || requestLevelOf(entry) >= minLevel) logRequest(formatRequestLine(entry, time()));
+  };
   const single = args.tenantsFile === undefined;
   let progress = 'opening the store';
   let stores: OpenStores | null = null;
@@ -355,6 +401,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
       },
     );
   let late: LateHandler;
+  let lateMetrics: LateHandler | null = null;
   try {
     tenancy = tenancyOf(args, storeSpec, env);
     checkTenantSpecs(tenancy.specs);
@@ -362,7 +409,14 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     // on this thread, and a server listening meanwhile would leave its clients unanswered for
     // seconds. A database server may take minutes to come: the server listens and answers 503.
     if (storeSpec.kind !== 'postgres') stores = await openAll(tenancy.specs);
-    late = await listenStarting(args, afterResponses, () => progress);
+    late = await listenStarting(args, args.port, afterResponses, () => progress);
+    if (args.metrics.port !== null) {
+      const api = late.server;
+      lateMetrics = await listenStarting(args, args.metrics.port, afterResponses, () => progress).catch((error: unknown) => {
+        api.close();
+        throw error;
+      });
+    }
   } catch (error) {
     await (stores as OpenStores | null)?.close();
     lock?.release();
@@ -374,8 +428,11 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
   if (stores === null) log.info({ address: `${args.host}:${actualPort}`, store: describeStore(storeSpec) }, 'txmon listening: opening the store');
   let stopPruning: () => void = () => undefined;
+  const metricsServer = (lateMetrics as LateHandler | null)?.server ?? null;
   const closeStores = async () => {
     stopPruning();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     await stores?.close();
     lock?.release();
   };
@@ -384,18 +441,23 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     // served or printed, so a stop asked for as soon as the key shows is a graceful one.
     await new Promise<void>((resolve) => setImmediate(resolve));
     stores ??= await openAll(tenancy.specs);
-    const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single);
+    const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single, metrics);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
+    const who = single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants };
+    const endpoint = { render: metrics.render, keys: metricsKeys };
+    const rateLimit = args.rate === null ? null : { requestsPerSecond: args.rate };
     late.serve(
       createHttpHandler({
-        ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
+        ...who,
         basePath: args.basePath,
-        rateLimit: args.rate === null ? null : { requestsPerSecond: args.rate },
+        rateLimit,
         concurrency: args.concurrency,
         openApi: () => createOpenApiDocument({ basePath: args.basePath, serverUrl: origin.slice(0, origin.length - args.basePath.length) }),
-        onRequest: (entry) => logRequest(formatRequestLine(entry, time())),
+        onRequest,
+        ...(lateMetrics === null ? { metrics: endpoint } : {}),
       }),
     );
+    lateMetrics?.serve(createHttpHandler({ ...who, rateLimit, serves: 'metrics', metrics: endpoint, onRequest }));
     log.info({ url: origin, tenants: tenants.map((t) => t.id), store: describeStore(storeSpec) }, 'txmon serving');
     if (tenancy.shownKey !== null) printGeneratedKey(tenancy.shownKey, origin);
   })();
@@ -412,7 +474,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
   });
   settled.catch(() => undefined);
-  return { server, url: origin, log, graceMs: args.graceMs, ready: settled, closeStores, close };
+  return { server, metricsServer, metrics, url: origin, log, graceMs: args.graceMs, ready: settled, closeStores, close };
 }
 
 /**
