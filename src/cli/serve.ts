@@ -49,7 +49,7 @@ import {
   type TenantSpec,
 } from './serve-args.js';
 import { startingCore } from './starting.js';
-import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, type OpenStores, type StoreSpec } from './stores.js';
+import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, storeOfEnvironment, type OpenStores, type StoreSpec } from './stores.js';
 import { UsageError } from './usage.js';
 
 export { USAGE, UsageError } from './usage.js';
@@ -203,6 +203,15 @@ function createServeLogging(logTo: { write(line: string): void } | undefined, mi
 function checkTenantSpecs(specs: readonly TenantSpec[]): void {
   try {
     tenantsOf({ tenants: specs.map((spec) => ({ id: spec.id, apiKeys: spec.apiKeys, engine: undefined as never })) });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** {@link storeOfEnvironment}, or the usage error that names its file. */
+function storeOfEnvironmentOrUsage(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return storeOfEnvironment(env);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -364,7 +373,7 @@ function lockStore(store: StoreSpec): DirectoryLock | null {
  */
 export async function startServer(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<ServerHandle> {
   const args = parseServeArgs(argv);
-  const storeSpec = parseStoreArgument(args.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
+  const storeSpec = parseStoreArgument(args.store ?? storeOfEnvironmentOrUsage(env) ?? DEFAULT_STORE);
   const commonLimits = args.limitsFile === undefined ? {} : parseLimits(readJsonFile(args.limitsFile, '--limits'), '--limits');
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');

@@ -22,7 +22,8 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
                   maxRuleInstances, … see docs/security.md) and, for --store memory, maxStoredBytes
                   (default: 256 MiB, or less so that all tenants together fit in a third of the heap)
-  --store         where the data is kept (also TXMON_STORE): pglite:<dir> (default pglite:./txmon-data,
+  --store         where the data is kept (also TXMON_STORE, or TXMON_STORE_FILE: a file holding it,
+                  e.g. a secret with a PostgreSQL URL and its password): pglite:<dir> (default pglite:./txmon-data,
                   kept across restarts; one process at a time, a second is refused), postgres://user:
                   password@host/db (several processes may share it), or memory (thrown away on exit)
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
