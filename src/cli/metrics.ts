@@ -7,10 +7,14 @@
  * is counted at the store boundary, by wrapping the repositories the command builds
  * ({@link ServeMetrics.instrument}): every repository call is timed, and what a committed write
  * stored is counted once — a replayed request writes nothing and counts nothing, a write that fails
- * (or a unit of work that rolls back) counts nothing. Counts on the hot path are plain numbers in
- * maps, handed to prom-client when it is scraped.
+ * (or a unit of work that rolls back) counts nothing. Calls to a memory store are the engine's own
+ * CPU work, not a store's latency: they are not timed.
+ *
+ * Hot-path counts are plain numbers, handed to prom-client's registry when it is scraped: the
+ * counters through `collect`, the two histograms as metrics of their own ({@link createHistogram}),
+ * since prom-client's `observe` (labels hashed on every call) cost ~1.5 µs a request here.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { AlertHit, Repositories, TransactionOutcome, UserRuleWrites } from '../engine/repositories.js';
 import { IMPORTED_RESULT } from '../engine/services/evaluate-transaction.js';
 import type { RequestLogEntry } from '../http/types.js';
@@ -74,20 +78,19 @@ export function createServeMetrics(): ServeMetrics {
     return own;
   };
   // Every series of a tenant carries its `tenant` label: `render` keeps a reader's lines by it.
-  const requests = new Histogram({
-    name: 'txmon_http_request_duration_seconds',
-    help: 'Requests answered, by route pattern, method and status, and how long they took (its _count is the number of requests)',
-    labelNames: ['tenant', 'method', 'route', 'status'],
-    buckets: REQUEST_BUCKETS,
-    registers: [registry],
-  });
-  const store = new Histogram({
-    name: 'txmon_store_operation_duration_seconds',
-    help: 'Repository calls, by operation (<group>.<method>; runExclusive is a whole unit of work, lock wait and commit included), and how long they took',
-    labelNames: ['tenant', 'operation'],
-    buckets: STORE_BUCKETS,
-    registers: [registry],
-  });
+  const requests = createHistogram(
+    registry,
+    'txmon_http_request_duration_seconds',
+    'Requests answered, by route pattern, method and status, and how long they took (its _count is the number of requests)',
+    REQUEST_BUCKETS,
+  );
+  const requestSeries = new Map<string, Map<string, Map<string, Map<number, Series>>>>();
+  const store = createHistogram(
+    registry,
+    'txmon_store_operation_duration_seconds',
+    'Repository calls of a database store (PGlite, PostgreSQL), by operation (<group>.<method>; runExclusive is a whole unit of work, lock wait and commit included), and how long they took',
+    STORE_BUCKETS,
+  );
   const storeFailures = new Counter({
     name: 'txmon_store_operation_failures_total',
     help: 'Repository calls that failed, by operation and error code',
@@ -155,16 +158,24 @@ export function createServeMetrics(): ServeMetrics {
   };
 
   function observeRequest(entry: RequestLogEntry): void {
-    requests.observe({ tenant: entry.tenant ?? '', method: entry.method, route: entry.route, status: String(entry.status) }, entry.durationMs / 1000);
+    // Nested maps: each key is a string the handler already holds (its hash kept), no key built per request.
+    // Bounded: tenants, the route table's patterns, the methods Node's parser knows, statuses.
+    const tenant = entry.tenant ?? '';
+    const byRoute = lookUp(requestSeries, tenant, () => new Map<string, Map<string, Map<number, Series>>>());
+    const byMethod = lookUp(byRoute, entry.route, () => new Map<string, Map<number, Series>>());
+    const byStatus = lookUp(byMethod, entry.method, () => new Map<number, Series>());
+    const series = lookUp(byStatus, entry.status, () => requests.series({ tenant, method: entry.method, route: entry.route, status: String(entry.status) }));
+    observe(series, REQUEST_BUCKETS, entry.durationMs / 1000);
   }
 
   function instrument(tenant: string, repositories: Repositories): Repositories {
     const own = countsOf(tenant);
-    const timers = new Map<string, ReturnType<Histogram<'tenant' | 'operation'>['labels']>>();
-    const timerOf = (operation: string) => {
+    const timers = new Map<string, Series>();
+    const timerOf = (operation: string): Series | null => {
+      if (!repositories.flags.durable) return null;
       let timer = timers.get(operation);
       if (timer === undefined) {
-        timer = store.labels(tenant, operation);
+        timer = store.series({ tenant, operation });
         timers.set(operation, timer);
       }
       return timer;
@@ -210,6 +221,16 @@ export function createServeMetrics(): ServeMetrics {
   }
 
   return { observeRequest, instrument, render, outbox, registry };
+}
+
+/** `map`'s value at `key`, made by `make` when absent. */
+function lookUp<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
 
 function addRuleCounts(own: TenantCounts, counters: readonly { instanceId: string; runs: number; hits: number }[]): void {
@@ -260,7 +281,69 @@ function tenantLabelOf(line: string): string | undefined {
   return undefined;
 }
 
-type Timer = { observe(seconds: number): void };
+/** One labelled series of a {@link createHistogram}: counts per bucket (not cumulated), sum and count. */
+interface Series {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** Adds `seconds` to `series`, whose buckets are `bounds`. */
+function observe(series: Series, bounds: readonly number[], seconds: number): void {
+  for (let i = 0; i < bounds.length; i++) {
+    if (seconds <= (bounds[i] as number)) {
+      (series.counts as { [i: number]: number })[i] = (series.counts[i] as number) + 1;
+      break;
+    }
+  }
+  series.sum += seconds;
+  series.count++;
+}
+
+/**
+ * A histogram kept as plain numbers and registered with `registry` as a metric: what its `get`
+ * returns is what prom-client's own `Histogram#get` returns (cumulated `_bucket` samples with `le`,
+ * `+Inf`, `_sum`, `_count`), so the registry writes it like any other.
+ */
+function createHistogram(registry: Registry, name: string, help: string, bounds: readonly number[]): { series(labels: Record<string, string>): Series } {
+  const all: Series[] = [];
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    async get() {
+      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+      for (const series of all) {
+        let cumulated = 0;
+        for (const [i, le] of bounds.entries()) {
+          cumulated += series.counts[i] as number;
+          values.push({ labels: { ...series.labels, le }, value: cumulated, metricName: `${name}_bucket` });
+        }
+        values.push({ labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: `${name}_bucket` });
+        values.push({ labels: { ...series.labels }, value: series.sum, metricName: `${name}_sum` });
+        values.push({ labels: { ...series.labels }, value: series.count, metricName: `${name}_count` });
+      }
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    },
+    reset() {
+      for (const series of all) {
+        series.counts.fill(0);
+        series.sum = 0;
+        series.count = 0;
+      }
+    },
+  };
+  registry.registerMetric(metric as unknown as Metric);
+  return {
+    series(labels) {
+      const series: Series = { labels, counts: new Float64Array(bounds.length), sum: 0, count: 0 };
+      all.push(series);
+      return series;
+    },
+  };
+}
 
 /**
  * `repositories` with every method timed as `<group>.<method>`, failures counted, and what
@@ -270,7 +353,7 @@ type Timer = { observe(seconds: number): void };
  */
 function wrapRepositories(
   repositories: Repositories,
-  timerOf: (operation: string) => Timer,
+  timerOf: (operation: string) => Series | null,
   failed: (operation: string, error: unknown) => void,
   count: (written: Written) => void,
 ): Repositories {
@@ -290,7 +373,7 @@ function wrapRepositories(
         const started = performance.now();
         try {
           const result = await runExclusive.call(inner, keys, (unit) => work(wrap(unit, (written) => void pending.push(written))), options);
-          timer.observe((performance.now() - started) / 1000);
+          if (timer !== null) observe(timer, STORE_BUCKETS, (performance.now() - started) / 1000);
           for (const written of pending) committed(written);
           return result;
         } catch (error) {
@@ -323,11 +406,15 @@ function methodNames(object: object): string[] {
   return [...names];
 }
 
-/** `group` with each method timed; an async iterable (a scan) is passed through untimed. */
+/**
+ * `group` with each method timed (when `timerOf` gives a series) and the counted writes reported;
+ * an async iterable (a scan) is passed through untimed, and a method neither timed nor counted is
+ * the group's own.
+ */
 function wrapGroup(
   group: object,
   name: string,
-  timerOf: (operation: string) => Timer,
+  timerOf: (operation: string) => Series | null,
   failed: (operation: string, error: unknown) => void,
   committed: (written: Written) => void,
 ): object {
@@ -337,13 +424,17 @@ function wrapGroup(
     const fn = (group as Record<string, (...args: unknown[]) => unknown>)[method] as (...args: unknown[]) => unknown;
     const timer = timerOf(operation);
     const counted = COUNTED[operation];
+    if (timer === null && counted === undefined) {
+      wrapped[method] = fn.bind(group);
+      continue;
+    }
     wrapped[method] = (...args: unknown[]) => {
-      const started = performance.now();
+      const started = timer === null ? 0 : performance.now();
       const result = fn.apply(group, args);
       if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') return result;
       return (result as Promise<unknown>).then(
         (value) => {
-          timer.observe((performance.now() - started) / 1000);
+          if (timer !== null) observe(timer, STORE_BUCKETS, (performance.now() - started) / 1000);
           if (counted !== undefined) committed(counted(args[0]));
           return value;
         },
