@@ -94,9 +94,12 @@ describe('createHttpHandler on a failing store', () => {
     expect((JSON.parse(line) as { fault: { at: string } }).fault.at).toMatch(/^at /);
     expect(line).not.toContain(iban);
     expect(await response.text()).not.toContain(iban);
-    // Each request has its own id.
+    // Each request has its own id; every error response names it, a client's error too.
     const again = await call(handler, 'POST', '/transactions', { body: tx({ transactionId: 'bug-2', timestamp: T0 }) });
     expect(again.headers.get('x-request-id')).not.toBe(requestId);
+    const refused = await call(handler, 'GET', '/rules', { key: 'not-a-key-0123456789' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe(log.at(-1)?.requestId);
   });
 
   it('answers a store that throws with 503 STORE_UNAVAILABLE and Retry-After, logs its cause, and serves again once it is back', async () => {
