@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServeMetrics, linesOfTenant } from '../../src/cli/metrics.js';
 import { serve, type ServerHandle } from '../../src/cli/serve.js';
+import type { Repositories, TransactionOutcome } from '../../src/engine/repositories.js';
 import { createEngine, createMemoryRepositories, TxmonError } from '../../src/index.js';
 import { T0, tx } from '../helpers.js';
 
@@ -210,6 +211,43 @@ describe('createServeMetrics', () => {
     const buckets = samples.filter((s) => s.name === 'txmon_store_operation_duration_seconds_bucket' && s.labels.operation === 'transactions.saveOutcome');
     expect(buckets.map((s) => s.value)).toEqual([...buckets.map((s) => s.value)].sort((a, b) => a - b));
     expect(buckets.at(-1)).toMatchObject({ labels: { le: '+Inf' }, value: count('transactions.saveOutcome') });
+  });
+});
+
+describe('createServeMetrics: units of work', () => {
+  it('counts the writes of a unit of work once it commits, and nothing of a unit that rolls back', async () => {
+    const metrics = createServeMetrics();
+    const memory = createMemoryRepositories();
+    const stored: unknown[] = [];
+    // A store shared across processes: the engine writes inside units; this one commits what a unit wrote unless the unit throws.
+    const unit = { ...memory, transactions: { ...memory.transactions, saveOutcome: async (outcome: unknown) => void stored.push(outcome) } } as Repositories;
+    const repositories = metrics.instrument('acme', {
+      ...memory,
+      flags: { ...memory.flags, durable: true },
+      runExclusive: async <T>(_keys: readonly string[], work: (inner: Repositories) => Promise<T>) => work(unit),
+    });
+    const outcome = {
+      event: null,
+      transaction: { createResult: { status: 'SUSPEND', executedRules: [], hitRules: [] } },
+      counters: [{ instanceId: 'ri-1', runs: 1, hits: 1 }],
+      alertHits: [],
+    } as unknown as TransactionOutcome;
+    const run = repositories.runExclusive as NonNullable<Repositories['runExclusive']>;
+    await expect(
+      run(['k'], async (inner) => {
+        await inner.transactions.saveOutcome(outcome);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    const decisions = async () => sumOf(parseMetrics((await metrics.render(null)).body), 'txmon_decisions_total', { tenant: 'acme', status: 'SUSPEND' });
+    expect(stored).toHaveLength(1);
+    expect(await decisions()).toBe(0);
+    await run(['k'], async (inner) => inner.transactions.saveOutcome(outcome));
+    expect(await decisions()).toBe(1);
+    const samples = parseMetrics((await metrics.render(null)).body);
+    expect(sumOf(samples, 'txmon_rule_hits_total', { tenant: 'acme', rule_instance: 'ri-1' })).toBe(1);
+    expect(sumOf(samples, 'txmon_store_operation_duration_seconds_count', { tenant: 'acme', operation: 'runExclusive' })).toBe(1);
+    expect(sumOf(samples, 'txmon_store_operation_failures_total', { tenant: 'acme', operation: 'runExclusive' })).toBe(1);
   });
 });
 
