@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   FILE_NOT_FOUND: 404,
   /** A batch id names no batch of this kind (`GET /batch/…/{batchId}`). */
   BATCH_NOT_FOUND: 404,
+  /** A name that no outbox consumer (webhook, subscription) has (`GET /webhooks/{name}`). */
+  CONSUMER_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   /** Same `transactionId` with a different payload. */

@@ -54,6 +54,9 @@ export type {
   RuleInstanceInput,
   SeriesPruneResult,
   VerifyDecisionLogOptions,
+  OutboxApi,
+  OutboxSubscribeOptions,
+  OutboxSubscription,
   SignedFileAccess,
   TransactionEventInput,
   TransactionEventMonitoringResult,
@@ -451,6 +454,10 @@ export type {
   CaseRepository,
   CommentRepository,
   DecisionLogRepository,
+  OutboxAdvance,
+  OutboxConsumer,
+  OutboxDeadLetter,
+  OutboxRepository,
   ExclusiveUnitOptions,
   FileRecord,
   FileRepository,
@@ -485,6 +492,8 @@ export type {
 
 // The decision log: what a host adapter appends (`TransactionOutcome.decision`) and a verification reports
 export { appendDecisionLog, EMPTY_DECISION_LOG } from './domain/decision-log.js';
+export { OUTBOX_MESSAGE_TYPES } from './domain/outbox.js';
+export type { OutboxMessage, OutboxMessageType, StoredOutboxMessage } from './domain/outbox.js';
 export type { DecisionLogHead, DecisionLogProblem, DecisionLogReport, DecisionLogRow } from './domain/decision-log.js';
 
 // Errors: one table of codes, the error class and its constructors

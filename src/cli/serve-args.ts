@@ -53,6 +53,8 @@ export interface ServeArgs {
   readonly metrics: { readonly port: number | null; readonly keyFile: string | undefined };
   /** `--log-level` as given (`TXMON_LOG_LEVEL` and the default, `info`, apply later). */
   readonly logLevel: LogLevel | undefined;
+  /** `--webhook-url` / `--webhook-secret-file`: where every tenant's outbox is delivered (both or neither). */
+  readonly webhook: { readonly url: string; readonly secretFile: string; readonly leaseMs: number } | null;
 }
 
 /** A positive integer option (`min` ≤ value ≤ `max`), or its default when absent. */
@@ -91,6 +93,9 @@ const OPTIONS = {
   'metrics-port': { type: 'string' },
   'metrics-key-file': { type: 'string' },
   'log-level': { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'webhook-secret-file': { type: 'string' },
+  'webhook-lease-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -148,6 +153,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
     ),
     metrics: { port: values['metrics-port'] === undefined ? null : integerOption(values, 'metrics-port', 0, 0, 65_535), keyFile: values['metrics-key-file'] },
     logLevel: values['log-level'] === undefined ? undefined : logLevelOf(values['log-level'], '--log-level'),
+    webhook: webhookOf(values['webhook-url'], values['webhook-secret-file'], integerOption(values, 'webhook-lease-ms', 30_000, 100, 3_600_000)),
   };
 }
 
@@ -170,6 +176,20 @@ export function metricsKeysOf(args: ServeArgs, env: NodeJS.ProcessEnv): string[]
       .map((k) => k.trim())
       .filter((k) => k !== ''),
   ];
+}
+
+/** `--webhook-url` and `--webhook-secret-file`, checked: both or neither, an http(s) URL. */
+function webhookOf(url: string | undefined, secretFile: string | undefined, leaseMs: number): ServeArgs['webhook'] {
+  if (url === undefined && secretFile === undefined) return null;
+  if (url === undefined || secretFile === undefined) throw new UsageError('--webhook-url and --webhook-secret-file go together');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('--webhook-url must be an absolute http or https URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('--webhook-url must be an absolute http or https URL');
+  return { url, secretFile, leaseMs };
 }
 
 const LIMIT_NAMES: readonly string[] = [...Object.keys(DEFAULT_ENGINE_LIMITS), 'maxStoredBytes'];

@@ -11,7 +11,7 @@
  * metrics (metrics.ts) at `/metrics`, on the API's port or `--metrics-port`.
  * SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -21,6 +21,8 @@ import { faultOf } from '../http/fault.js';
 import { createHttpHandler } from '../http/handler.js';
 import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
+import { MIN_WEBHOOK_SECRET_BYTES, startWebhookDelivery } from '../http/webhooks.js';
+import type { OutboxSubscription } from '../engine/types.js';
 import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type RequestLogEntry, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { type DirectoryLock, lockDirectory } from './directory-lock.js';
@@ -349,6 +351,44 @@ function schedulePrunes(tenants: readonly HttpTenant[], everyMs: number, log: Se
   return () => clearInterval(timer);
 }
 
+/** The webhook secret file's content (surrounding whitespace dropped), at least MIN_WEBHOOK_SECRET_BYTES. */
+function readWebhookSecret(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(`--webhook-secret-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (Buffer.byteLength(text) < MIN_WEBHOOK_SECRET_BYTES)
+    throw new UsageError(`--webhook-secret-file: the secret must be at least ${MIN_WEBHOOK_SECRET_BYTES} bytes`);
+  return text;
+}
+
+/**
+ * Delivers each tenant's outbox to `url` (docs/webhooks.md), a delivery failure and a dead letter
+ * logged (the receiver's status, never a message's content).
+ */
+function startDeliveries(
+  tenants: readonly HttpTenant[],
+  webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number },
+  single: boolean,
+  log: ServeLogger,
+): OutboxSubscription[] {
+  return tenants.map((tenant) =>
+    startWebhookDelivery(tenant.engine, {
+      url: webhook.url,
+      secret: webhook.secret,
+      leaseMs: webhook.leaseMs,
+      ...(single ? {} : { tenant: tenant.id }),
+      onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
+      onRetry: (retry) =>
+        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again'),
+      onDeadLetter: (dead) =>
+        log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message'),
+    }),
+  );
+}
+
 /** Shows a generated key once, with two commands to try it. */
 function printGeneratedKey(key: string, origin: string): void {
   process.stdout.write(
@@ -378,6 +418,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
+  const webhookSecret = args.webhook === null ? null : readWebhookSecret(args.webhook.secretFile);
   // The directory is this process's before its key file is read or made, or its database opened.
   const envLevel = env.TXMON_LOG_LEVEL?.trim() || undefined;
   const minLevel = LOG_LEVELS[args.logLevel ?? (envLevel === undefined ? 'info' : logLevelOf(envLevel, 'TXMON_LOG_LEVEL'))];
@@ -438,10 +479,14 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   if (stores === null) log.info({ address: `${args.host}:${actualPort}`, store: describeStore(storeSpec) }, 'txmon listening: opening the store');
   let stopPruning: () => void = () => undefined;
   const metricsServer = (lateMetrics as LateHandler | null)?.server ?? null;
+  let deliveries: OutboxSubscription[] = [];
   const closeStores = async () => {
     stopPruning();
     metricsServer?.close();
     metricsServer?.closeAllConnections();
+    const stopping = deliveries;
+    deliveries = [];
+    await Promise.all(stopping.map((d) => d.stop()));
     await stores?.close();
     lock?.release();
   };
@@ -452,6 +497,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     stores ??= await openAll(tenancy.specs);
     const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single, metrics);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
+    if (webhookSecret !== null && args.webhook !== null) deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log);
     const who = single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants };
     const endpoint = { render: metrics.render, keys: metricsKeys };
     const rateLimit = args.rate === null ? null : { requestsPerSecond: args.rate };

@@ -53,6 +53,10 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --max-connections-per-address open connections from one client address (default 256)
   --trust-proxy <list>          proxies (addresses, CIDR ranges, loopback) whose X-Forwarded-For names
                                 the client for the per-address limits (repeatable, comma-separated)
+  --webhook-url <url>           deliver every tenant's outbox there, signed (docs/webhooks.md)
+  --webhook-secret-file <file>  the signing secret (at least 16 bytes; with --webhook-url)
+  --webhook-lease-ms <n>        how long a delivering process keeps its turn unrenewed; after a crash
+                                another takes over once it runs out (default 30000)
 
   Routes without a key: /healthz (the process is alive) and /readyz (every store answers: 200, else 503).
   Exit codes: 0 stopped by SIGTERM/SIGINT, 1 could not start (store unreachable, directory in use),

@@ -17,6 +17,7 @@ import { createCaseService } from './services/cases.js';
 import { createCommentAndFileService, createCommentFiles } from './services/comments-and-files.js';
 import { createTransactionEvaluator } from './services/evaluate-transaction.js';
 import { createListService } from './services/lists.js';
+import { createOutboxService } from './services/outbox.js';
 import { createAuditService } from './services/audit.js';
 import { createRuleInstanceService } from './services/rule-instances.js';
 import { createTransactionService } from './services/transactions.js';
@@ -68,6 +69,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...createCaseService({ settings, withLocks, commentFiles: createCommentFiles(settings) }),
     ...createDecisionLogService(settings),
     ...createAuditService(settings),
+    ...createOutboxService(settings),
     pruneSeries: (options) => instances.prune(options?.dryRun === true),
     checkStore: async () => {
       await repositories.ping?.();

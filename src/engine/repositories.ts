@@ -29,6 +29,7 @@ import type {
 } from '../domain/index.js';
 import type { UserRuleResults } from '../domain/entities.js';
 import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
+import type { OutboxMessage, StoredOutboxMessage } from '../domain/outbox.js';
 import type { AuditEntityType, AuditAction, AuditEntry } from '../domain/schemas/audit.js';
 
 /** A transaction as stored: its current state, the payload it was created with, and results. */
@@ -109,6 +110,11 @@ export interface TransactionOutcome {
    * {@link DecisionLogRepository decision log} in the same atomic write as the rest of the outcome.
    */
   decision: string;
+  /**
+   * What the outcome reports to the host (`transactionMessagesOf` of domain/outbox.ts): appended to
+   * the {@link OutboxRepository outbox} in the same atomic write, after the decision.
+   */
+  outbox?: readonly OutboxMessage[];
 }
 
 /** Transactions and their events. */
@@ -461,6 +467,8 @@ export interface BatchRepository {
 export interface AuditWrites {
   /** Entries to append with the change, in order (built with `buildAuditEntry`). */
   readonly audit?: readonly AuditEntry[];
+  /** Messages to append to the {@link OutboxRepository outbox} with the change, in order, last. */
+  readonly outbox?: readonly OutboxMessage[];
 }
 
 /** An audit entry with its place in the log: a number that grows with every entry appended, in commit order. */
@@ -558,6 +566,81 @@ export interface DecisionLogRepository {
   decisionHead(): Promise<DecisionLogHead | null>;
 }
 
+/**
+ * A reader of the outbox: how far it has read and acknowledged, and — while it is delivering — who
+ * holds it. One reader (a webhook, a host's subscription) is one consumer name; the processes
+ * sharing a store take turns on it by lease.
+ */
+export interface OutboxConsumer {
+  readonly name: string;
+  /** The last position acknowledged (0: none). */
+  readonly position: number;
+  /** Failed attempts at the message after `position`. */
+  readonly attempts: number;
+  /** When the message after `position` may be tried again (epoch ms), `null` at once. */
+  readonly nextAttemptAt: number | null;
+  /** The last failure's text, `null` after a success. */
+  readonly lastError: string | null;
+  /** Who holds the lease, `null` when no one ever took it. */
+  readonly owner: string | null;
+  /** Until when (epoch ms) the lease holds. */
+  readonly leaseUntil: number;
+  /** How many messages were given up on (dead letters). */
+  readonly deadLetters: number;
+}
+
+/** A message given up on by a consumer after its retries, with the last failure. */
+export interface OutboxDeadLetter {
+  readonly consumer: string;
+  readonly seq: number;
+  readonly attempts: number;
+  readonly lastError: string;
+  /** When it was given up on (epoch ms). */
+  readonly deadAt: number;
+}
+
+/** How a lease holder moves its consumer on (see {@link OutboxRepository.advanceConsumer}). */
+export interface OutboxAdvance {
+  /** The new acknowledged position (never below the stored one). */
+  readonly position?: number;
+  readonly attempts?: number;
+  readonly nextAttemptAt?: number | null;
+  readonly lastError?: string | null;
+  /** The message at `position` was given up on: recorded as a dead letter in the same write. */
+  readonly deadLetter?: { readonly seq: number; readonly attempts: number; readonly lastError: string; readonly deadAt: number };
+}
+
+/**
+ * The outbox (domain/outbox.ts): messages appended by the writes that carry them (`outbox` of
+ * {@link TransactionOutcome} and {@link AuditWrites}) in the same atomic step, numbered in the order
+ * the writes commit (on a shared store, one numbering for all processes: a reader never sees a
+ * message numbered below one it has seen); and its consumers' positions, leases and dead letters.
+ */
+export interface OutboxRepository {
+  /** The messages with a position above `afterSeq`, in position order, at most `limit`. */
+  readOutbox(afterSeq: number, limit: number): Promise<StoredOutboxMessage[]>;
+  /** The last position appended (0 when none). */
+  outboxHead(): Promise<number>;
+  /** Every consumer, by name. */
+  listConsumers(): Promise<OutboxConsumer[]>;
+  getConsumer(name: string): Promise<OutboxConsumer | null>;
+  /**
+   * Takes or renews the lease of consumer `name` (created at position `startAt` when unknown) for
+   * `owner` until `now + leaseMs`: granted when no one holds it, its lease ran out before `now`, or
+   * `owner` holds it. Returns the consumer when granted, `null` when another owner holds it.
+   */
+  claimConsumer(name: string, owner: string, now: number, leaseMs: number, startAt: number): Promise<OutboxConsumer | null>;
+  /**
+   * Applies `advance` to consumer `name` when `owner` holds its lease (else nothing, `false`), with
+   * the dead letter it names in the same atomic step.
+   */
+  advanceConsumer(name: string, owner: string, advance: OutboxAdvance): Promise<boolean>;
+  /** Ends `owner`'s lease of `name` (another may take it at once). */
+  releaseConsumer(name: string, owner: string): Promise<void>;
+  /** Consumer `name`'s dead letters with a position above `afterSeq`, in position order, at most `limit`. */
+  listDeadLetters(name: string, afterSeq: number, limit: number): Promise<OutboxDeadLetter[]>;
+}
+
 /** The persistence a txmon engine runs on. */
 export interface Repositories {
   readonly transactions: TransactionRepository;
@@ -571,6 +654,7 @@ export interface Repositories {
   readonly batches: BatchRepository;
   readonly decisions: DecisionLogRepository;
   readonly audit: AuditRepository;
+  readonly outbox: OutboxRepository;
   readonly flags: RepositoryFlags;
   /**
    * One round trip to the store (a database's `SELECT 1`): resolves when it answers, rejects when it
@@ -602,3 +686,4 @@ export type {
 export type { StoredUser, UserRuleResults } from '../domain/entities.js';
 export type { AlertHit } from '../domain/case-policy.js';
 export type { UserUpdate } from '../domain/user-update.js';
+export type { OutboxMessage, OutboxMessageType, StoredOutboxMessage } from '../domain/outbox.js';

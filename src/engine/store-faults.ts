@@ -83,6 +83,7 @@ export function guardRepositories(repositories: Repositories): Repositories {
     batches: guardGroup(repositories.batches),
     decisions: guardGroup(repositories.decisions),
     audit: guardGroup(repositories.audit),
+    outbox: guardGroup(repositories.outbox),
     flags: repositories.flags,
   };
   if (ping !== undefined) guarded.ping = () => ping.call(repositories).then(undefined, rethrow);

@@ -25,7 +25,8 @@ import type {
 import type { Alert, Case, CommentTarget, CommentFileLink, ListSummary, MonitoringResult, RuleInstance, StoredList, UserType } from '../domain/entities.js';
 import type { BatchResponse, Repositories } from './repositories.js';
 import type { DecisionLogHead, DecisionLogReport } from '../domain/decision-log.js';
-import type { RuleInstanceVersion } from './repositories.js';
+import type { OutboxConsumer, OutboxDeadLetter, RuleInstanceVersion } from './repositories.js';
+import type { StoredOutboxMessage } from '../domain/outbox.js';
 import type { AlertHitEvidence } from '../domain/schemas/responses.js';
 import type { AuditLogPage, AuditLogQuery } from '../domain/schemas/audit.js';
 import type { LibraryRuleId, LibraryRuleParameters } from '../rules/registry.js';
@@ -576,6 +577,86 @@ export interface Engine {
    * ```
    */
   verifyDecisionLog(options?: VerifyDecisionLogOptions): Promise<DecisionLogReport>;
+  /**
+   * The outbox (docs/webhooks.md): what the host may act on — results other than `ALLOW`, user
+   * states and KYC statuses set by rules, alert and case status changes, rule instance changes —
+   * each written in the same atomic write as the change, numbered in commit order. Read it from a
+   * position, or `subscribe` a named consumer that delivers each message at least once, in order.
+   *
+   * @example
+   * ```ts
+   * const sub = engine.outbox.subscribe('suspensions', async (message) => {
+   *   if (message.type === 'TRANSACTION_DECISION') await holdPayment(message.data.transactionId);
+   * });
+   * // … on shutdown:
+   * await sub.stop();
+   * ```
+   */
+  readonly outbox: OutboxApi;
   /** The repositories the engine runs on (for hosts and tests). */
   readonly repositories: Repositories;
+}
+
+/** Options of {@link OutboxApi.subscribe}. */
+export interface OutboxSubscribeOptions {
+  /** Where a consumer that does not exist yet starts: after this position (default 0: every message), or `'end'`: after the newest. */
+  readonly startAt?: number | 'end';
+  /**
+   * Retries of a message whose handler throws: after `attempts` failures the next try waits
+   * `min(maxDelayMs, initialDelayMs × 2^(attempts − 1))`; after `maxAttempts` failures the message
+   * becomes a dead letter and the consumer moves on. Defaults 1 s, 1 h, 18 (about 7 hours of retries).
+   */
+  readonly retry?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number; readonly maxAttempts?: number };
+  /** How long a turn on the consumer lasts without renewal (default 30 s): a process that dies keeps it this long. */
+  readonly leaseMs?: number;
+  /** How often an idle consumer looks for new messages (default 250 ms). */
+  readonly pollMs?: number;
+  /** This reader's name on the lease (default a random UUID). */
+  readonly owner?: string;
+  /** Told of a store fault in the loop (it goes on after a pause). */
+  readonly onError?: (error: unknown) => void;
+  /** Told of each failed attempt that will be tried again (a metric of delivery failures, a log line). */
+  readonly onRetry?: (retry: { consumer: string; seq: number; attempts: number; lastError: string; nextAttemptAt: number }) => void;
+  /** Told of each message given up on. */
+  readonly onDeadLetter?: (deadLetter: OutboxDeadLetter) => void;
+}
+
+/** A running consumer (see {@link OutboxApi.subscribe}). */
+export interface OutboxSubscription {
+  readonly name: string;
+  readonly owner: string;
+  /** Looks for new messages now instead of at the next poll. */
+  wake(): void;
+  /** Stops after the message in hand (its position saved when delivered) and gives up the lease. */
+  stop(): Promise<void>;
+}
+
+/** `engine.outbox`: see {@link Engine.outbox}. */
+export interface OutboxApi {
+  /**
+   * The messages after position `after` (default 0), at most `limit` (default 100, at most 1,000),
+   * in position order, and the newest position (`head`).
+   */
+  read(options?: { after?: number; limit?: number }): Promise<{ messages: StoredOutboxMessage[]; head: number }>;
+  /** The newest position (0 when empty). */
+  head(): Promise<number>;
+  /** Every consumer with its position, retry state and lease. */
+  listConsumers(): Promise<OutboxConsumer[]>;
+  /** @throws TxmonError `CONSUMER_NOT_FOUND` */
+  getConsumer(name: string): Promise<OutboxConsumer>;
+  /**
+   * Moves consumer `name` (created when unknown) to `position` — never back — for a reader that
+   * reads with `read` and keeps its own pace.
+   * @throws TxmonError `CONCURRENT_UPDATE` while a subscription holds the consumer
+   */
+  acknowledge(name: string, position: number, options?: { owner?: string }): Promise<void>;
+  /** Consumer `name`'s dead letters after position `after`, at most `limit`. */
+  listDeadLetters(name: string, options?: { after?: number; limit?: number }): Promise<OutboxDeadLetter[]>;
+  /**
+   * Runs consumer `name`: each message after its position goes to `handler`, one at a time, in
+   * order; the position moves when the handler resolves; a throw retries the message with back-off
+   * (see {@link OutboxSubscribeOptions.retry}), then makes it a dead letter. Processes sharing a
+   * store take turns by lease: one delivers at a time.
+   */
+  subscribe(name: string, handler: (message: StoredOutboxMessage) => unknown, options?: OutboxSubscribeOptions): OutboxSubscription;
 }

@@ -19,3 +19,14 @@ export type {
 export { createNodeServer, DEFAULT_NODE_SERVER_OPTIONS, drainAndClose, toNodeListener, type NodeListenerOptions, type NodeServerOptions } from './node.js';
 export { createOpenApiDocument, ProblemSchema } from './openapi.js';
 export type { OpenApiDocumentOptions, Problem } from './openapi.js';
+export {
+  MIN_WEBHOOK_SECRET_BYTES,
+  signWebhook,
+  startWebhookDelivery,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookDeliveryError,
+  webhookBodyOf,
+  type WebhookDeliveryOptions,
+  type WebhookHeaders,
+} from './webhooks.js';

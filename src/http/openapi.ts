@@ -38,6 +38,7 @@ import { QUERY_FLAGS, QUERY_FLAG_DESCRIPTIONS } from './query.js';
 import { RuleFiltersSchema, getRuleFiltersSchemaJson } from '../domain/schemas/rule-filters.js';
 import { RuleInstanceSchema, RuleInstanceVersionSchema } from '../domain/schemas/rule-instance.js';
 import { AuditEntrySchema, AuditLogPageSchema, AuditLogQuerySchema } from '../domain/schemas/audit.js';
+import { OutboxConsumerSchema, OutboxDeadLetterSchema, OutboxMessageSchema, OutboxPageSchema } from '../domain/schemas/outbox.js';
 import {
   AlertPageSchema,
   AlertSchema,
@@ -238,6 +239,10 @@ const RESPONSE_COMPONENTS: readonly (readonly [string, TSchema])[] = [
   ['RuleInstanceVersion', RuleInstanceVersionSchema],
   ['AuditEntry', AuditEntrySchema],
   ['AuditLogPage', AuditLogPageSchema],
+  ['OutboxMessage', OutboxMessageSchema],
+  ['OutboxPage', OutboxPageSchema],
+  ['OutboxConsumer', OutboxConsumerSchema],
+  ['OutboxDeadLetter', OutboxDeadLetterSchema],
   ['RuleView', RuleViewSchema],
   ['UploadSlot', UploadSlotSchema],
   ['Alert', AlertSchema],
@@ -378,6 +383,17 @@ function auditLogParameters(): JsonObject[] {
   return Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: false, description: descriptions[name] ?? name, schema }));
 }
 
+const OUTBOX_PAGE_PARAMETERS: readonly JsonObject[] = [
+  { name: 'after', in: 'query', required: false, description: 'The position to read after (default 0)', schema: { type: 'integer', minimum: 0 } },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'At most this many, 1 to 1000 (default 100)',
+    schema: { type: 'integer', minimum: 1, maximum: 1000 },
+  },
+];
+
 const BATCH_PAGE_PARAMETERS: readonly JsonObject[] = [
   { name: 'page', in: 'query', required: false, description: 'Page, from 1 (default 1)', schema: { type: 'integer', minimum: 1 } },
   {
@@ -496,6 +512,7 @@ const PATH_PARAMETER_DESCRIPTIONS: Readonly<Record<string, string>> = {
   ruleInstanceId: 'Id of the rule instance',
   ruleId: 'Id of the rule (template)',
   listId: 'Id of the list',
+  consumer: 'Name of the outbox consumer (`webhook:default` for `txmon serve --webhook-url`)',
   key: 'File key returned by `POST /pre-signed-url`',
 };
 
@@ -792,6 +809,52 @@ const ROUTES: readonly RouteSpec[] = [
     status: 200,
     description: 'A page of audit entries; pass `next` as `start` for the entries after it',
     response: refSchema('AuditLogPage'),
+  },
+  {
+    method: 'get',
+    path: '/outbox',
+    operationId: 'readOutbox',
+    summary: 'Read the outbox: what the host may act on, in commit order (txmon; docs/webhooks.md)',
+    tag: 'Outbox',
+    access: 'api-key',
+    query: OUTBOX_PAGE_PARAMETERS,
+    status: 200,
+    description: 'The messages after `after`, in position order, and the newest position',
+    response: refSchema('OutboxPage'),
+  },
+  {
+    method: 'get',
+    path: '/outbox/consumers',
+    operationId: 'listOutboxConsumers',
+    summary: "List the outbox's consumers (webhooks, subscriptions): position, retries, lease (txmon)",
+    tag: 'Outbox',
+    access: 'api-key',
+    status: 200,
+    description: 'Every consumer, by name',
+    response: arrayOf('OutboxConsumer', 'Every consumer, by name'),
+  },
+  {
+    method: 'get',
+    path: '/outbox/consumers/{consumer}',
+    operationId: 'getOutboxConsumer',
+    summary: "An outbox consumer's position, retries and lease (txmon)",
+    tag: 'Outbox',
+    access: 'api-key',
+    status: 200,
+    description: 'The consumer',
+    response: refSchema('OutboxConsumer'),
+  },
+  {
+    method: 'get',
+    path: '/outbox/consumers/{consumer}/dead-letters',
+    operationId: 'listOutboxDeadLetters',
+    summary: 'The messages a consumer gave up on after its retries, with the last error (txmon)',
+    tag: 'Outbox',
+    access: 'api-key',
+    query: OUTBOX_PAGE_PARAMETERS,
+    status: 200,
+    description: 'Its dead letters after `after`, in position order',
+    response: arrayOf('OutboxDeadLetter', 'The dead letters, in position order'),
   },
   {
     method: 'get',

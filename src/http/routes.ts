@@ -186,6 +186,10 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
       },
     ],
     ['/audit-log', { GET: async (c) => ok(await c.engine.listAuditLog(auditQueryOf(c.url))) }],
+    ['/outbox', { GET: async (c) => ok(await c.engine.outbox.read(outboxQueryOf(c.url))) }],
+    ['/outbox/consumers', { GET: async (c) => ok(await withoutQuery(c).outbox.listConsumers()) }],
+    ['/outbox/consumers/{consumer}', { GET: async (c) => ok(await withoutQuery(c).outbox.getConsumer(param(c, 'consumer'))) }],
+    ['/outbox/consumers/{consumer}/dead-letters', { GET: async (c) => ok(await c.engine.outbox.listDeadLetters(param(c, 'consumer'), outboxQueryOf(c.url))) }],
     ['/uploads/{key}', { PUT: putUpload }, 'signed-url'],
     ['/files/{key}', { GET: getFile }, 'signed-url'],
   ];
@@ -329,6 +333,33 @@ function userEventFlags(c: ActionContext) {
 /** The audit actor of a change: the request's API key. */
 function by(c: ActionContext): { actor: string } {
   return { actor: c.actor };
+}
+
+/**
+ * The `after` and `limit` of an outbox read (each at most once, digits; else the engine refuses the
+ * value naming it), and no other parameter (`allowed`: the ones a route takes).
+ * @throws TxmonError `VALIDATION_FAILED` naming an unknown parameter or one given twice
+ */
+function outboxQueryOf(url: URL, allowed: readonly string[] = ['after', 'limit']): { after?: number; limit?: number } {
+  const query: Record<string, number> = {};
+  for (const [name, value] of url.searchParams) {
+    if (!allowed.includes(name)) {
+      throw invalidField(
+        '',
+        'not-allowed',
+        `unknown query parameter ${safeParameterName(name)} (this route takes ${allowed.length === 0 ? 'none' : allowed.join(', ')})`,
+      );
+    }
+    if (Object.hasOwn(query, name)) throw invalidField('', 'duplicate', `query parameter ${name} is given more than once`);
+    query[name] = /^[0-9]{1,16}$/.test(value) ? Number(value) : Number.NaN;
+  }
+  return query;
+}
+
+/** The engine of a route that takes no query parameter, once none is given. */
+function withoutQuery(c: ActionContext): ActionContext['engine'] {
+  outboxQueryOf(c.url, []);
+  return c.engine;
 }
 
 /** The query parameters of `GET /audit-log`. */

@@ -9,6 +9,7 @@ import type { AlertPageQuery, CasePageQuery, CaseRepository, PageKey, StorePage,
 import type { Database, Sql } from './client.js';
 import { insertAuditEntries } from './audit.js';
 import { appendDecisionTexts, isUnitSql } from './outcome.js';
+import { appendOutbox } from './outbox.js';
 
 /** The SQL of a sort key over the document column `doc` and id column `id` (ids and priorities compared bytewise, as the memory store compares them). */
 function sortExpression(sortBy: WorkflowSortKey, doc: string, id: string): string {
@@ -174,12 +175,14 @@ export function createPostgresAlertsAndCases(sql: Sql, db: Database | null = nul
           ]);
         }
         await insertAuditEntries(tx, write.audit);
-        // Last, as an outcome's (see appendDecisionsOf): the log's head is held for the commit only.
+        // Last, as an outcome's (see closingStatementsOf): the log's head and the outbox counter are
+        // held for the commit only.
         if (write.decisions.length > 0) {
           const append = appendDecisionTexts(write.decisions);
           if (isUnitSql(tx)) tx.deferToCommit(append);
           else await tx.query(append.text, append.params);
         }
+        await appendOutbox(tx, write.outbox);
       });
     },
   };

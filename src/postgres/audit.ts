@@ -10,8 +10,9 @@
  * the last statement of every write, so the lock is held only for the COMMIT.
  */
 import { type AuditEntry, MAX_AUDIT_COUNT } from '../domain/index.js';
-import type { AuditEntryQuery, AuditRepository, StoredAuditEntry } from '../engine/repositories.js';
+import type { AuditEntryQuery, AuditRepository, AuditWrites, StoredAuditEntry } from '../engine/repositories.js';
 import type { Database, Sql } from './client.js';
+import { appendOutbox } from './outbox.js';
 import { json } from './rows.js';
 
 /** Appends `entries` (none: no statement) over `sql`, which must be the transaction of the change they record. */
@@ -26,24 +27,29 @@ export async function insertAuditEntries(sql: Sql, entries: readonly AuditEntry[
   );
 }
 
+/** Appends a write's audit entries and then its outbox messages over `sql`, the transaction of the change: its last statements. */
+export async function appendWriteLogs(sql: Sql, writes: AuditWrites | undefined): Promise<void> {
+  await insertAuditEntries(sql, writes?.audit);
+  await appendOutbox(sql, writes?.outbox);
+}
+
+/** Whether `writes` appends anything. */
+export function logsAny(writes: AuditWrites | undefined): boolean {
+  return (writes?.audit?.length ?? 0) > 0 || (writes?.outbox?.length ?? 0) > 0;
+}
+
 /**
- * Runs `work` and then appends `entries`, in one database transaction: `db`'s own when the
- * repositories are not inside one (`db` not `null`), else the unit's (`sql`). Without entries,
- * `work` runs as it is (`single`: it is one statement, atomic on its own).
+ * Runs `work` and then appends the audit entries and outbox messages of `writes`, in one database
+ * transaction: `db`'s own when the repositories are not inside one (`db` not `null`), else the
+ * unit's (`sql`). Without any, `work` runs as it is (`single`: it is one statement, atomic on its own).
  */
-export async function withAudit<T>(
-  sql: Sql,
-  db: Database | null,
-  entries: readonly AuditEntry[] | undefined,
-  work: (tx: Sql) => Promise<T>,
-  single = false,
-): Promise<T> {
+export async function withAudit<T>(sql: Sql, db: Database | null, writes: AuditWrites | undefined, work: (tx: Sql) => Promise<T>, single = false): Promise<T> {
   const run = async (tx: Sql) => {
     const result = await work(tx);
-    await insertAuditEntries(tx, entries);
+    await appendWriteLogs(tx, writes);
     return result;
   };
-  if (db === null || (single && (entries === undefined || entries.length === 0))) return run(sql);
+  if (db === null || (single && !logsAny(writes))) return run(sql);
   return db.transaction(run);
 }
 

@@ -86,6 +86,9 @@ export interface UnitSql extends Sql {
   deferToCommit(statement: Statement): void;
 }
 
+/** Whether `sql` is a unit of work's (whose statements can be deferred to its COMMIT). */
+export const isUnitSql = (sql: Sql): sql is UnitSql => typeof (sql as UnitSql).defer === 'function';
+
 /** The database: statements, and transactions on one connection. */
 export interface Database extends Sql {
   /**

@@ -489,6 +489,40 @@ END $$;
 `;
 
 /**
+ * Migration 11: the outbox (src/postgres/outbox.ts). Messages are numbered from the counter
+ * `outbox_seq` of `txmon_meta`, whose row stays locked until the writing transaction commits, so
+ * positions follow commit order; each consumer's position, lease and failures are one row.
+ */
+const OUTBOX_SQL = `
+CREATE TABLE txmon_outbox (
+  seq bigint PRIMARY KEY,
+  type text NOT NULL,
+  entity_id text NOT NULL,
+  ts double precision NOT NULL,
+  data jsonb NOT NULL
+);
+INSERT INTO txmon_meta (name, value) VALUES ('outbox_seq', 0);
+CREATE TABLE txmon_outbox_consumers (
+  name text PRIMARY KEY,
+  position bigint NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at double precision,
+  last_error text,
+  owner text,
+  lease_until double precision NOT NULL DEFAULT 0,
+  dead_letters integer NOT NULL DEFAULT 0
+);
+CREATE TABLE txmon_outbox_dead_letters (
+  consumer text NOT NULL,
+  seq bigint NOT NULL,
+  attempts integer NOT NULL,
+  last_error text NOT NULL,
+  dead_at double precision NOT NULL,
+  PRIMARY KEY (consumer, seq)
+);
+`;
+
+/**
  * Migration 10: every version of every rule instance (kept when the instance is deleted; an
  * instance stored before it becomes version 1), and the audit log.
  */
@@ -738,6 +772,11 @@ CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
     version: 10,
     name: 'rule instance versions, audit log',
     sql: VERSIONS_AND_AUDIT_SQL,
+  },
+  {
+    version: 11,
+    name: 'outbox: messages, consumers, dead letters',
+    sql: OUTBOX_SQL,
   },
 ];
 

@@ -11,7 +11,10 @@ import { assertSeriesEntries } from '../aggregation/checks.js';
 import { stringifyBody } from '../domain/result-json.js';
 import { entryRowsOf } from './aggregates.js';
 import { concurrentUpdate, json, sameJson } from './rows.js';
-import { prepared, sqlStateOf, type Sql, type Statement, type UnitSql } from './client.js';
+import { isUnitSql, prepared, sqlStateOf, type Sql, type Statement } from './client.js';
+import { appendOutboxOf } from './outbox.js';
+
+export { isUnitSql } from './client.js';
 
 /** What the engine stores of one new alert: its transaction ids live in txmon_alert_transactions. */
 function alertDocOf(alert: Alert): Record<string, unknown> {
@@ -199,22 +202,32 @@ export function appendDecisionTexts(decisions: readonly string[]): Statement {
 }
 
 /**
- * Runs an outcome's write, then appends the decisions of `decided` to the decision log — last, so
- * the log's head (which serialises the appends of every process) is held for the commit only and
- * never while waiting for another lock. In a unit both travel with COMMIT (one round trip fewer).
+ * The statements that end the write of `decided`: the decision log's append, then the outbox's
+ * (when any of them reports something) — last, so the log's head and the outbox counter (which
+ * serialise the appends of every process) are held for the commit only and never while waiting for
+ * another lock.
+ */
+export function closingStatementsOf(decided: readonly TransactionOutcome[]): Statement[] {
+  if (decided.length === 0) return [];
+  const out = [appendDecisionsOf(decided)];
+  const messages = decided.flatMap((o) => o.outbox ?? []);
+  if (messages.length > 0) out.push(appendOutboxOf(messages));
+  return out;
+}
+
+/**
+ * Runs an outcome's write, then the {@link closingStatementsOf} `decided`. In a unit they travel
+ * with COMMIT (one round trip fewer).
  */
 async function write(sql: Sql, save: Statement, decided: readonly TransactionOutcome[]): Promise<void> {
   if (isUnitSql(sql)) {
     sql.defer(save);
-    if (decided.length > 0) sql.deferToCommit(appendDecisionsOf(decided));
+    for (const closing of closingStatementsOf(decided)) sql.deferToCommit(closing);
     return;
   }
   try {
     await sql.query(save.text, save.params);
-    if (decided.length > 0) {
-      const append = appendDecisionsOf(decided);
-      await sql.query(append.text, append.params);
-    }
+    for (const closing of closingStatementsOf(decided)) await sql.query(closing.text, closing.params);
   } catch (error) {
     throw conflictOf(error);
   }
@@ -358,5 +371,3 @@ export function conflictOf(error: unknown): unknown {
 }
 
 const SAVE_OUTCOME_SQL = prepared('SELECT txmon_save_outcome($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json, $7::json, $8::json)');
-
-export const isUnitSql = (sql: Sql): sql is UnitSql => typeof (sql as UnitSql).defer === 'function';

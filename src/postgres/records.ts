@@ -18,7 +18,7 @@ import type {
   AuditWrites,
 } from '../engine/repositories.js';
 import { saveRuleEffects } from './outcome.js';
-import { insertAuditEntries, withAudit } from './audit.js';
+import { appendWriteLogs, logsAny, withAudit } from './audit.js';
 import { concurrentUpdate, json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
@@ -41,13 +41,12 @@ export function createPostgresUsers(sql: Sql, db: Database | null, reads: UnitRe
   function withRuleWrites(writes: UserRuleWrites & AuditWrites, now: number, save: (tx: Sql) => Promise<StoredUser>): Promise<StoredUser> {
     const counters = writes.counters ?? [];
     const alertHits = writes.alertHits ?? [];
-    const audit = writes.audit ?? [];
-    if (counters.length === 0 && alertHits.length === 0 && audit.length === 0) return save(sql);
+    if (counters.length === 0 && alertHits.length === 0 && !logsAny(writes)) return save(sql);
     const work = async (tx: Sql) => {
       const user = await save(tx);
       if (counters.length > 0 || alertHits.length > 0) await saveRuleEffects(tx, { counters, alertHits }, now);
-      // Last: the audit counter's lock is held only for the COMMIT (see ./audit.ts).
-      await insertAuditEntries(tx, audit);
+      // Last: the audit and outbox counters' locks are held only for the COMMIT (see ./audit.ts).
+      await appendWriteLogs(tx, writes);
       return user;
     };
     return db === null ? work(sql) : db.transaction(work);
@@ -139,7 +138,7 @@ export function createPostgresComments(sql: Sql, db: Database | null): CommentRe
       await withAudit(
         sql,
         db,
-        writes?.audit,
+        writes,
         (tx) => tx.query('INSERT INTO txmon_comments (target_kind, target_id, comment) VALUES ($1, $2, $3::jsonb)', [target.kind, target.id, json(comment)]),
         true,
       );
@@ -224,7 +223,7 @@ export function createPostgresLists(sql: Sql, db: Database | null): ListReposito
     async putList(list, writes) {
       const { items, ...doc } = list;
       const unique = [...new Set(items)];
-      await withAudit(sql, db, writes?.audit, async (tx) => {
+      await withAudit(sql, db, writes, async (tx) => {
         await tx.query('INSERT INTO txmon_lists (list_id, list) VALUES ($1, $2::jsonb) ON CONFLICT (list_id) DO UPDATE SET list = excluded.list', [
           list.listId,
           json(doc),
@@ -242,7 +241,7 @@ export function createPostgresLists(sql: Sql, db: Database | null): ListReposito
       const run = async (tx: Sql) => {
         await tx.query('DELETE FROM txmon_list_items WHERE list_id = $1', [listId]);
         const existed = (await tx.query('DELETE FROM txmon_lists WHERE list_id = $1 RETURNING 1', [listId])).length > 0;
-        if (existed) await insertAuditEntries(tx, writes?.audit);
+        if (existed) await appendWriteLogs(tx, writes);
         return existed;
       };
       return db === null ? run(sql) : db.transaction(run);

@@ -14,6 +14,7 @@ import { createPostgresBatches, createPostgresComments, createPostgresFiles, cre
 import { createPostgresAlertsAndCases } from './alerts-and-cases.js';
 import { createPostgresAggregates } from './aggregates.js';
 import { createPostgresDecisions } from './decisions.js';
+import { createPostgresOutbox } from './outbox.js';
 import { createPostgresAudit } from './audit.js';
 import { databaseOf, type Database, type PostgresClient, type Sql } from './client.js';
 
@@ -47,6 +48,7 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     batches: createPostgresBatches(sql),
     decisions: createPostgresDecisions(sql),
     audit: createPostgresAudit(sql),
+    outbox: createPostgresOutbox(sql),
     flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
     ping: () => root.ping(),
     async runExclusive(keys, work, options) {

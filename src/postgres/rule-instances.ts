@@ -7,7 +7,7 @@ import type { RuleInstanceRepository, RuleInstanceVersion, StoredRuleInstance } 
 import { json } from './rows.js';
 import type { UnitReads } from './unit.js';
 import type { Database, Sql } from './client.js';
-import { insertAuditEntries, withAudit } from './audit.js';
+import { appendWriteLogs, withAudit } from './audit.js';
 
 /**
  * The rule instances over `sql`; inside a unit, `reads` answers its first reads. `db` is the
@@ -47,7 +47,7 @@ export function createPostgresRuleInstances(sql: Sql, db: Database | null, reads
     },
     async putRuleInstance(stored, writes) {
       // One statement: the instance and its version; then the revision and the audit entries.
-      await withAudit(sql, db, writes?.audit, async (tx) => {
+      await withAudit(sql, db, writes, async (tx) => {
         await tx.query(
           `WITH put AS (
            INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET stored = excluded.stored RETURNING 1
@@ -77,7 +77,7 @@ export function createPostgresRuleInstances(sql: Sql, db: Database | null, reads
       };
       const run = async (tx: Sql) => {
         const existed = await work(tx);
-        if (existed) await insertAuditEntries(tx, writes?.audit);
+        if (existed) await appendWriteLogs(tx, writes);
         return existed;
       };
       return db === null ? run(sql) : db.transaction(run);

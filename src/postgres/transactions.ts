@@ -6,7 +6,7 @@
 import type { Transaction, TransactionEvent } from '../domain/index.js';
 import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
-import { allCreations, appendDecisionsOf, isUnitSql, saveCreations, saveOutcome } from './outcome.js';
+import { allCreations, closingStatementsOf, isUnitSql, saveCreations, saveOutcome } from './outcome.js';
 import { prepared, type Database, type Sql } from './client.js';
 
 /**
@@ -148,12 +148,12 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
       // Creations (a batch's chunk) set-based; anything else one outcome after the other.
       const save = async (tx: Sql) => {
         if (allCreations(outcomes)) return saveCreations(tx, outcomes);
-        // The decisions appended once, after every outcome (see appendDecisionsOf).
+        // The decisions and outbox messages appended once, after every outcome (see closingStatementsOf).
         for (const outcome of outcomes) await saveOutcome(tx, outcome, null, false);
-        if (outcomes.length === 0) return;
-        const append = appendDecisionsOf(outcomes);
-        if (isUnitSql(tx)) tx.deferToCommit(append);
-        else await tx.query(append.text, append.params);
+        for (const closing of closingStatementsOf(outcomes)) {
+          if (isUnitSql(tx)) tx.deferToCommit(closing);
+          else await tx.query(closing.text, closing.params);
+        }
       };
       return db === null ? save(sql) : db.transaction(save);
     },

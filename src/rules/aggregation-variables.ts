@@ -23,6 +23,7 @@ import { invalidRequest, TxmonError, type ErrorDetail } from '../errors.js';
 import { compileLogic, type CompiledLogic } from '../logic/index.js';
 import { collectSchemaErrors } from '../validation/index.js';
 import { getPreviousDouble } from './kits/anomaly.js';
+import { logicEvidence } from './kits/evidence.js';
 import { createNeed } from './kits/need.js';
 import { filterIdOf } from './filters/index.js';
 import { createDerivedSeries, userEntryValuesOf, type DerivedSeries, type UserSeriesName } from './series.js';
@@ -371,19 +372,23 @@ export function createCustomLogicRule(
         destinationUser: profile(destinationUser),
         agg: aggFor(side, aggregates, money, transaction.timestamp),
       });
+      // Each hit's evidence names the variables' values the logic read on that side.
       if (!perSide) {
-        if (!logic.evaluate(dataFor('origin'))) return [];
+        const data = dataFor('origin');
+        if (!logic.evaluate(data)) return [];
         const hits: RuleHit[] = [];
-        if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN' });
-        if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION' });
+        if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN', evidence: [logicEvidence('ORIGIN', data.agg)] });
+        if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION', evidence: [logicEvidence('DESTINATION', data.agg)] });
         return hits;
       }
       const hits: RuleHit[] = [];
-      if (transaction.originUserId && logic.evaluate(dataFor('origin'))) {
-        hits.push({ direction: 'ORIGIN' });
+      if (transaction.originUserId) {
+        const data = dataFor('origin');
+        if (logic.evaluate(data)) hits.push({ direction: 'ORIGIN', evidence: [logicEvidence('ORIGIN', data.agg)] });
       }
-      if (transaction.destinationUserId && logic.evaluate(dataFor('destination'))) {
-        hits.push({ direction: 'DESTINATION' });
+      if (transaction.destinationUserId) {
+        const data = dataFor('destination');
+        if (logic.evaluate(data)) hits.push({ direction: 'DESTINATION', evidence: [logicEvidence('DESTINATION', data.agg)] });
       }
       return hits;
     },

@@ -199,6 +199,12 @@ export interface UserRuleCheckContext<P> {
 export interface UserRuleHit {
   /** Values substituted into the rule's `descriptionTemplate` (`{{name}}`). */
   readonly vars?: Readonly<Record<string, string | number>>;
+  /**
+   * What the hit rests on (docs/evidence.md), as {@link RuleHit.evidence}: a user rule's hit is on
+   * the user, reported as the ORIGIN side, so every item's `direction` is `ORIGIN`. The engine lists
+   * them in `ruleHitMeta.evidence` and freezes them in place. Absent: the rule gives none.
+   */
+  readonly evidence?: readonly RuleEvidence[];
 }
 
 /**

@@ -25,6 +25,7 @@ import type {
 import { TxmonError } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { appendDecisionLog, EMPTY_DECISION_LOG, entryText, statusDecisionOf } from '../domain/decision-log.js';
+import type { OutboxMessage, OutboxMessageType } from '../domain/outbox.js';
 import { assertEqual, assertRejectsWithCode, assertTrue } from './assert.js';
 import {
   FIXTURE_T0,
@@ -89,6 +90,8 @@ async function captureState(
     aggregates,
     decisions: await repos.decisions.readDecisions(0, 1_000),
     decisionHead: await repos.decisions.decisionHead(),
+    outbox: await repos.outbox.readOutbox(0, 1_000),
+    outboxHead: await repos.outbox.outboxHead(),
   });
 }
 
@@ -1179,6 +1182,107 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       assertEqual(rows, expected.rows, 'the stored rows: texts, previous hashes and SHA-256 hashes');
       assertEqual(await repos.decisions.decisionHead(), expected.head, 'the head');
       assertEqual(await repos.decisions.readDecisions(2, 1), expected.rows.slice(2, 3), 'a page after position 2');
+    },
+  },
+  {
+    name: 'the outbox: the messages of saved outcomes, audited writes and workflow writes, numbered from 1 in the order written; a refused write appends none',
+    async body(repos) {
+      assertEqual([await repos.outbox.outboxHead(), await repos.outbox.readOutbox(0, 10)], [0, []], 'an empty outbox');
+      const message = (type: OutboxMessageType, entityId: string, n: number): OutboxMessage => ({
+        type,
+        entityId,
+        timestamp: FIXTURE_T0 + n,
+        data: { n, entityId },
+      });
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-1'), { outbox: [message('RULE_INSTANCE_CHANGED', 'ri-1', 1)] });
+      const t1 = buildStoredTransaction(buildTransaction('t-1', { origin: 'alice', destination: 'bob' }), buildMonitoringResult(['ri-1'], ['ri-1']));
+      await repos.transactions.saveOutcome(
+        buildOutcome(t1, null, { outbox: [message('TRANSACTION_DECISION', 't-1', 2), message('USER_STATE_UPDATED', 'alice', 3)] }),
+      );
+      const t2 = buildStoredTransaction(buildTransaction('t-2', { origin: 'carol', destination: 'dave' }));
+      const t3 = buildStoredTransaction(buildTransaction('t-3', { origin: 'dave', destination: 'carol' }));
+      await repos.transactions.saveOutcomes([buildOutcome(t2, null, { outbox: [message('TRANSACTION_DECISION', 't-2', 4)] }), buildOutcome(t3, null, {})]);
+      const t4 = buildStoredTransaction(buildTransaction('t-4', { origin: 'erin', destination: 'dave' }));
+      await assertRejectsWithCode(
+        () => repos.transactions.saveOutcomes([buildOutcome(t4, null, { outbox: [message('TRANSACTION_DECISION', 't-4', 9)] }), buildOutcome(t1, null, {})]),
+        'CONCURRENT_UPDATE',
+        'a chunk with a transaction that exists',
+      );
+      await seedHit(repos, 5, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 5);
+      const close = { status: 'CLOSED' as const, reason: ['FALSE_POSITIVE' as const], timestamp: FIXTURE_T0 + 6 };
+      await repos.cases.saveWorkflow({
+        alerts: [{ alertId: 'A-1', patch: { alertStatus: 'CLOSED', lastStatusChange: close, closingReason: close, updatedAt: FIXTURE_T0 + 6 } }],
+        comments: [],
+        decisions: [statusDecisionOf('ALERT', 'A-1', 'OPEN', close, false)],
+        outbox: [message('ALERT_STATUS_CHANGED', 'A-1', 6)],
+      });
+      await repos.ruleInstances.deleteRuleInstance('ri-nope', { outbox: [message('RULE_INSTANCE_CHANGED', 'ri-nope', 7)] });
+      const stored = await repos.outbox.readOutbox(0, 100);
+      assertEqual(
+        stored.map((m) => [m.seq, m.type, m.entityId, m.timestamp, m.data]),
+        [
+          [1, 'RULE_INSTANCE_CHANGED', 'ri-1', FIXTURE_T0 + 1, { n: 1, entityId: 'ri-1' }],
+          [2, 'TRANSACTION_DECISION', 't-1', FIXTURE_T0 + 2, { n: 2, entityId: 't-1' }],
+          [3, 'USER_STATE_UPDATED', 'alice', FIXTURE_T0 + 3, { n: 3, entityId: 'alice' }],
+          [4, 'TRANSACTION_DECISION', 't-2', FIXTURE_T0 + 4, { n: 4, entityId: 't-2' }],
+          [5, 'ALERT_STATUS_CHANGED', 'A-1', FIXTURE_T0 + 6, { n: 6, entityId: 'A-1' }],
+        ],
+        'the messages in the order written (none of the refused chunk, none of a delete of nothing)',
+      );
+      assertEqual(await repos.outbox.outboxHead(), 5, 'the head');
+      assertEqual(
+        (await repos.outbox.readOutbox(2, 2)).map((m) => m.seq),
+        [3, 4],
+        'a page after position 2',
+      );
+      await repos.ruleInstances.putRuleInstance(buildStoredRuleInstance('ri-2'), {
+        outbox: Array.from({ length: 8 }, (_, i) => message('RULE_INSTANCE_CHANGED', 'ri-2', 10 + i)),
+      });
+      assertEqual(
+        (await repos.outbox.readOutbox(0, 100)).map((m) => m.seq),
+        Array.from({ length: 13 }, (_, i) => i + 1),
+        'positions past 9 in numeric order',
+      );
+    },
+  },
+  {
+    name: 'outbox consumers: a lease is held by one owner until it runs out or is released; only the holder moves the position (never back) and records dead letters once',
+    async body(repos) {
+      const o = repos.outbox;
+      assertEqual(await o.getConsumer('hook'), null, 'no consumer yet');
+      const first = await o.claimConsumer('hook', 'p1', FIXTURE_T0, 1_000, 3);
+      assertEqual(
+        first,
+        { name: 'hook', position: 3, attempts: 0, nextAttemptAt: null, lastError: null, owner: 'p1', leaseUntil: FIXTURE_T0 + 1_000, deadLetters: 0 },
+        'created at its start position, held by p1',
+      );
+      assertEqual(await o.claimConsumer('hook', 'p2', FIXTURE_T0 + 500, 1_000, 0), null, 'p2 refused while the lease holds');
+      assertEqual(await o.advanceConsumer('hook', 'p2', { position: 9 }), false, 'p2 cannot move it');
+      assertEqual(await o.advanceConsumer('hook', 'p1', { position: 5, attempts: 0 }), true, 'p1 moves it');
+      assertEqual(await o.advanceConsumer('hook', 'p1', { position: 4 }), true, 'a move back is accepted');
+      assertEqual((await o.getConsumer('hook'))?.position, 5, 'but the position never goes back');
+      await o.advanceConsumer('hook', 'p1', { attempts: 2, nextAttemptAt: FIXTURE_T0 + 700, lastError: 'HTTP 503' });
+      const renewed = await o.claimConsumer('hook', 'p1', FIXTURE_T0 + 600, 1_000, 0);
+      assertEqual(
+        [renewed?.attempts, renewed?.nextAttemptAt, renewed?.lastError, renewed?.leaseUntil],
+        [2, FIXTURE_T0 + 700, 'HTTP 503', FIXTURE_T0 + 1_600],
+        'renewed by its holder, retry state kept',
+      );
+      const taken = await o.claimConsumer('hook', 'p2', FIXTURE_T0 + 1_601, 1_000, 0);
+      assertEqual([taken?.owner, taken?.position], ['p2', 5], 'taken over once the lease ran out');
+      const dead = { seq: 6, attempts: 3, lastError: 'HTTP 500', deadAt: FIXTURE_T0 + 1_700 };
+      await o.advanceConsumer('hook', 'p2', { position: 6, attempts: 0, nextAttemptAt: null, lastError: null, deadLetter: dead });
+      await o.advanceConsumer('hook', 'p2', { position: 6, deadLetter: dead });
+      assertEqual(await o.listDeadLetters('hook', 0, 10), [{ consumer: 'hook', ...dead }], 'one dead letter');
+      assertEqual(await o.listDeadLetters('hook', 6, 10), [], 'none after it');
+      await o.releaseConsumer('hook', 'p2');
+      assertEqual((await o.claimConsumer('hook', 'p1', FIXTURE_T0 + 1_701, 1_000, 0))?.owner, 'p1', 'free again once released');
+      const listed = await o.listConsumers();
+      assertEqual(
+        listed.map((c) => [c.name, c.position, c.attempts, c.nextAttemptAt, c.lastError, c.deadLetters]),
+        [['hook', 6, 0, null, null, 1]],
+        'the consumer as listed',
+      );
     },
   },
   {

@@ -157,6 +157,7 @@ export function buildOutcome(
     decision:
       parts.decision ??
       decisionOf(transaction.transaction.transactionId, parts.event?.eventId ?? null, parts.event?.result ?? transaction.latestResult, parts.now ?? FIXTURE_T0),
+    ...(parts.outbox === undefined ? {} : { outbox: parts.outbox }),
   };
 }
 

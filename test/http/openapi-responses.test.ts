@@ -290,6 +290,11 @@ describe('response schemas: the real handler answers what the document says', ()
 
     const [alert] = await engine.listAlerts();
     expect(alert).toBeDefined();
+    expect((await send<{ head: number }>('GET', '/outbox?limit=2')).head).toBeGreaterThan(0);
+    await engine.outbox.acknowledge('reader', 1);
+    expect((await send<{ name: string }[]>('GET', '/outbox/consumers')).map((c) => c.name)).toContain('reader');
+    await send('GET', '/outbox/consumers/reader');
+    await send('GET', '/outbox/consumers/reader/dead-letters?after=0');
     await send('GET', `/alerts/${alert?.alertId}`);
     await send('GET', `/cases/${alert?.caseId}`);
 

@@ -47,6 +47,7 @@ function switchableStore() {
     decisions: wrap(inner.decisions),
     batches: wrap(inner.batches),
     audit: wrap(inner.audit),
+    outbox: wrap(inner.outbox),
     // A host's store: it does not report its own faults.
     flags: { durable: true, sharedAcrossProcesses: false },
     ping: gate,

@@ -29,12 +29,15 @@ const TABLES = [
   'txmon_decisions',
   'txmon_rule_instance_versions',
   'txmon_audit_log',
+  'txmon_outbox',
+  'txmon_outbox_consumers',
+  'txmon_outbox_dead_letters',
 ];
 
 /** Empties every txmon table and resets the instance revision, the audit sequence and the decision log's head. */
 export async function emptyDatabase(client: PostgresClient): Promise<void> {
   await client.query(`TRUNCATE ${TABLES.join(', ')}`);
-  await client.query(`UPDATE txmon_meta SET value = 0 WHERE name IN ('rule_instance_revision', 'audit_seq')`);
+  await client.query(`UPDATE txmon_meta SET value = 0 WHERE name IN ('rule_instance_revision', 'audit_seq', 'outbox_seq')`);
   await client.query(`DELETE FROM txmon_decision_head`);
   await client.query(`INSERT INTO txmon_decision_head (id, seq, hash) VALUES (1, 0, repeat('0', 64))`);
 }

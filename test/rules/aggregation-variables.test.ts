@@ -222,6 +222,37 @@ describe('logicAggregationVariables: values at their boundaries', () => {
   });
 });
 
+describe('logicAggregationVariables: evidence', () => {
+  const rows: { name: string; variables: Record<string, unknown>[]; logic: Record<string, unknown>; expected: unknown[] }[] = [
+    {
+      name: 'one run: both sides name the values the logic read (money as the number it compared)',
+      variables: [variable(), variable({ key: 'total', aggregationFunc: 'SUM', aggregationFieldKey: 'originAmountDetails.transactionAmount' })],
+      logic: { and: [{ '>': [{ var: 'agg.n' }, 1] }, { '>': [{ var: 'agg.total' }, 100] }] },
+      expected: ['ORIGIN', 'DESTINATION'].map((direction) => ({
+        direction,
+        kind: 'logic',
+        value: true,
+        comparison: '=',
+        limit: true,
+        variables: { n: 2, total: 200.5 },
+      })),
+    },
+    {
+      name: 'per side (SENDER_OR_RECEIVER): each side that hit names its own values',
+      variables: [variable({ userDirection: 'SENDER_OR_RECEIVER', transactionDirection: 'SENDING_RECEIVING' })],
+      logic: { '>=': [{ var: 'agg.n' }, 2] },
+      expected: [{ direction: 'ORIGIN', kind: 'logic', value: true, comparison: '=', limit: true, variables: { n: 2 } }],
+    },
+  ];
+  it.each(rows)('$name', async ({ variables, logic, expected }) => {
+    const { engine } = testEngine({ baseCurrency: 'EUR' });
+    const created = await engine.createRuleInstance({ logic, logicAggregationVariables: variables } as never);
+    await engine.createTransaction(tx({ timestamp: T0 - HOUR, originUserId: 'alice', destinationUserId: 'bob', originAmountDetails: eur(100.25) }));
+    const result = await engine.createTransaction(tx({ timestamp: T0, originUserId: 'alice', destinationUserId: 'carol', originAmountDetails: eur(100.25) }));
+    expect(result.hitRules.find((h) => h.ruleInstanceId === created.id)?.ruleHitMeta?.evidence).toEqual(expected);
+  });
+});
+
 describe('UNIQUE_COUNT: the current transaction counts only for a user whose transactions the variable reads', () => {
   // One transaction alice → bob and no history: a side's distinct count is 1 exactly when the
   // current transaction is one of that side's transactions of the direction (and is included).

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createFixedRateProvider } from '../../src/index.js';
+import { r2TransactionAmount } from '../../src/rules/library/r-2-transaction-amount.js';
 import { DAY, HOUR, T0, testEngine, tx } from '../helpers.js';
 
 const ROLLING_HOUR = { units: 1, granularity: 'hour', rollingBasis: true };
@@ -643,10 +644,32 @@ describe('ruleHitMeta.evidence by rule family', () => {
     expect(item?.transactionIds).toEqual(['c', ...Array.from({ length: 19 }, (_, i) => `p${29 - i}`)]);
   });
 
-  it('gives no evidence and keeps the shared meta for a rule without evidence (a custom json-logic instance)', async () => {
+  it('a custom json-logic instance without variables: its expression held, on each side it hits', async () => {
     const { engine } = testEngine();
     const instance = await engine.createRuleInstance({ logic: { '>': [{ var: 'transaction.originAmountDetails.transactionAmount' }, 0] } } as never);
+    const both = await engine.createTransaction(tx());
+    const logic = (direction: string) => ({ direction, kind: 'logic', value: true, comparison: '=', limit: true });
+    expect(both.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({
+      hitDirections: ['ORIGIN', 'DESTINATION'],
+      evidence: [logic('ORIGIN'), logic('DESTINATION')],
+    });
+    // The same frozen meta for every such hit: nothing is allocated per hit, and no caller can change it.
+    const again = await engine.createTransaction(tx());
+    const meta = both.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta;
+    expect(again.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toBe(meta);
+    expect(Object.isFrozen(meta) && Object.isFrozen(meta?.evidence) && Object.isFrozen(meta?.evidence?.[0])).toBe(true);
+    const receiverOnly = await engine.createTransaction(tx({ originUserId: undefined }));
+    expect(receiverOnly.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({
+      hitDirections: ['DESTINATION'],
+      evidence: [logic('DESTINATION')],
+    });
+  });
+
+  it('gives no evidence and keeps the shared meta for a rule without evidence (a host rule)', async () => {
+    const hostRule = { ...r2TransactionAmount, id: 'HOST-PLAIN', name: 'Host plain', check: () => [{ direction: 'ORIGIN' as const }] };
+    const { engine } = testEngine({ rules: [hostRule as never] });
+    const instance = await engine.createRuleInstance({ ruleId: 'HOST-PLAIN', parameters: { transactionAmountThreshold: { EUR: 1 } } } as never);
     const result = await engine.createTransaction(tx());
-    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({ hitDirections: ['ORIGIN', 'DESTINATION'] });
+    expect(result.hitRules.find((h) => h.ruleInstanceId === instance.id)?.ruleHitMeta).toEqual({ hitDirections: ['ORIGIN'] });
   });
 });

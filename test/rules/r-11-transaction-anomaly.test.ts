@@ -73,6 +73,18 @@ describeAnomalyRule({
     past: [...BASE, ...RECENT_4400],
     now: now(10_001),
     text: "Sender's average daily volume over the last 30 days is 150.00 EUR, above the average of 50.00 EUR plus 2 standard deviations of 50.00 EUR over the 90 days before.",
+    // 4500.01 EUR over 30 days against 50 + 2 × 50: the fourth place first tells them apart.
+    evidence: {
+      field: 'dailyVolume',
+      value: '150.0003',
+      limit: '150.0000',
+      currency: 'EUR',
+      recentMean: '450001/3000',
+      baselineMean: '50',
+      baselineVariance: '2500',
+      recentDays: 30,
+      referenceDays: 20,
+    },
   },
   more() {
     it('keeps volumes in the base currency: the same euro history hits in a USD engine, described in USD', async () => {

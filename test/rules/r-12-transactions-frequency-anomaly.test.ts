@@ -60,6 +60,17 @@ describeAnomalyRule({
     past: [...BASE, ...recentCount(45)],
     now: NOW,
     text: 'Sender made 1.53 transactions per day over the last 30 days, above the average of 0.50 plus 2 standard deviations of 0.50 over the 90 days before.',
+    // 46 transactions over 30 days against 0.5 + 2 × 0.5.
+    evidence: {
+      field: 'dailyCount',
+      value: '1.53',
+      limit: '1.50',
+      recentMean: '23/15',
+      baselineMean: '0.5',
+      baselineVariance: '0.25',
+      recentDays: 30,
+      referenceDays: 20,
+    },
   },
   more() {
     it("does not read the receiver's history", async () => {

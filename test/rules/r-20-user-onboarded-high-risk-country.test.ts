@@ -9,18 +9,44 @@ interface Row {
   countries: { residence?: string; nationality?: string; registration?: string };
   /** The `{{field}} {{country}}` named in the description; `null`: no hit. */
   named: string | null;
+  /** The hit's evidence items as `field value path`. */
+  evidence?: string[];
 }
 
 const LIST = ['IR', 'KP'];
 
 const rows: Row[] = [
-  { name: 'a listed residence hits', type: 'CONSUMER', countries: { residence: 'KP', nationality: 'DE' }, named: 'residence KP' },
-  { name: 'a listed nationality hits', type: 'CONSUMER', countries: { residence: 'DE', nationality: 'IR' }, named: 'nationality IR' },
-  { name: 'both listed: the residence is named', type: 'CONSUMER', countries: { residence: 'IR', nationality: 'KP' }, named: 'residence IR' },
+  {
+    name: 'a listed residence hits',
+    type: 'CONSUMER',
+    countries: { residence: 'KP', nationality: 'DE' },
+    named: 'residence KP',
+    evidence: ['residence KP /userDetails/countryOfResidence'],
+  },
+  {
+    name: 'a listed nationality hits',
+    type: 'CONSUMER',
+    countries: { residence: 'DE', nationality: 'IR' },
+    named: 'nationality IR',
+    evidence: ['nationality IR /userDetails/countryOfNationality'],
+  },
+  {
+    name: 'both listed: the residence is named',
+    type: 'CONSUMER',
+    countries: { residence: 'IR', nationality: 'KP' },
+    named: 'residence IR',
+    evidence: ['residence IR /userDetails/countryOfResidence', 'nationality KP /userDetails/countryOfNationality'],
+  },
   { name: 'unlisted countries do not hit', type: 'CONSUMER', countries: { residence: 'DE', nationality: 'FR' }, named: null },
   { name: 'a consumer without countries does not hit', type: 'CONSUMER', countries: {}, named: null },
   { name: "a consumer's registration country is not read", type: 'CONSUMER', countries: { registration: 'KP' }, named: null },
-  { name: 'a business registered in a listed country hits', type: 'BUSINESS', countries: { registration: 'KP' }, named: 'registration KP' },
+  {
+    name: 'a business registered in a listed country hits',
+    type: 'BUSINESS',
+    countries: { registration: 'KP' },
+    named: 'registration KP',
+    evidence: ['registration KP /legalEntity/companyRegistrationDetails/registrationCountry'],
+  },
   { name: 'a business registered elsewhere does not hit', type: 'BUSINESS', countries: { registration: 'DE' }, named: null },
   { name: 'a business without registration details does not hit', type: 'BUSINESS', countries: {}, named: null },
 ];
@@ -50,6 +76,11 @@ describe('R-20 user onboarded from high risk country', () => {
       expect(result.executedRules).toEqual([expect.objectContaining({ ruleId: 'R-20', ruleHit: hit, ruleAction: 'FLAG' })]);
       expect(result.hitRules).toHaveLength(hit ? 1 : 0);
       if (hit) expect(result.hitRules[0]?.ruleDescription).toBe(`User ${userId}: country of ${row.named} is a high-risk country.`);
+      // Evidence: every listed country of the user, the named one first, with where it is.
+      const evidence = ((result.hitRules[0]?.ruleHitMeta?.evidence ?? []) as Record<string, unknown>[]).map((e) => `${e.field} ${e.value} ${e.path}`);
+      expect(evidence).toEqual(row.evidence ?? []);
+      for (const e of result.hitRules[0]?.ruleHitMeta?.evidence ?? [])
+        expect(e).toMatchObject({ direction: 'ORIGIN', kind: 'country', comparison: 'in', limit: '/parameters/highRiskCountries' });
     });
   }
 

@@ -60,6 +60,18 @@ describeAnomalyRule({
     past: BASE,
     now: now(40_001),
     text: "Sender's average daily transaction amount over the last 30 days is 400.01 EUR, above the average of 200.00 EUR plus 2 standard deviations of 100.00 EUR over the 90 days before.",
+    // One recent day with a value (today's), against 200 + 2 × 100.
+    evidence: {
+      field: 'dailyAverageAmount',
+      value: '400.01',
+      limit: '400.00',
+      currency: 'EUR',
+      recentMean: '400.01',
+      baselineMean: '200',
+      baselineVariance: '10000',
+      recentDays: 1,
+      referenceDays: 10,
+    },
   },
   plan: {
     name: 'plans 240 needs (a sum and an amount count per day) per transaction with a sender, none without',

@@ -74,6 +74,17 @@ describeAnomalyRule({
     past: [...BASE, ...today(3, 1)],
     now: now(ROUND),
     text: "Sender's average daily share of round-amount transactions over the last 30 days is 80.00%, above the average of 25.00% plus 2 standard deviations of 25.00% over the 90 days before.",
+    // Shares in percent: 4 round of 5 today, against 25 + 2 × 25.
+    evidence: {
+      field: 'dailyRoundShare',
+      value: '80.00',
+      limit: '75.00',
+      recentMean: '80',
+      baselineMean: '25',
+      baselineVariance: '625',
+      recentDays: 1,
+      referenceDays: 10,
+    },
   },
   plan: {
     name: 'plans 240 needs (a count and a round count per day) per transaction with a sender, none without',

@@ -13,15 +13,23 @@ interface Row {
   /** The event's patch of contactDetails (`undefined`: the event does not touch it). */
   patch: Record<string, unknown> | null | undefined;
   hit: boolean;
+  /** A hit's evidence: positions of the added addresses in the new list, removed, count after, count before. */
+  change?: [number[], number, number, number];
 }
 
 const rows: Row[] = [
-  { name: 'an address replaced by another hits', before: [berlin], patch: { addresses: [koeln] }, hit: true },
-  { name: 'an address added hits', before: [berlin], patch: { addresses: [berlin, koeln] }, hit: true },
-  { name: 'an address removed hits', before: [berlin, koeln], patch: { addresses: [berlin] }, hit: true },
-  { name: 'one field of an address changed hits', before: [berlin], patch: { addresses: [{ ...berlin, postcode: '10115' }] }, hit: true },
-  { name: 'a first address where there was none hits', before: undefined, patch: { addresses: [berlin] }, hit: true },
-  { name: 'all addresses removed hits', before: [berlin], patch: null, hit: true },
+  { name: 'an address replaced by another hits', before: [berlin], patch: { addresses: [koeln] }, hit: true, change: [[0], 1, 1, 1] },
+  { name: 'an address added hits', before: [berlin], patch: { addresses: [berlin, koeln] }, hit: true, change: [[1], 0, 2, 1] },
+  { name: 'an address removed hits', before: [berlin, koeln], patch: { addresses: [berlin] }, hit: true, change: [[], 1, 1, 2] },
+  {
+    name: 'one field of an address changed hits',
+    before: [berlin],
+    patch: { addresses: [{ ...berlin, postcode: '10115' }] },
+    hit: true,
+    change: [[0], 1, 1, 1],
+  },
+  { name: 'a first address where there was none hits', before: undefined, patch: { addresses: [berlin] }, hit: true, change: [[0], 0, 1, 0] },
+  { name: 'all addresses removed hits', before: [berlin], patch: null, hit: true, change: [[], 1, 0, 1] },
   { name: 'the same addresses reordered do not hit', before: [berlin, koeln], patch: { addresses: [koeln, berlin] }, hit: false },
   {
     name: 'the same address with its keys in another order does not hit',
@@ -51,6 +59,26 @@ describe('R-61 user address change', () => {
       const result = await engine.createConsumerUserEvent({ userId, timestamp: T0, updatedConsumerUserAttributes: patch });
       expect(result.executedRules).toEqual([expect.objectContaining({ ruleId: 'R-61', ruleHit: row.hit, ruleAction: 'FLAG' })]);
       expect(result.hitRules).toHaveLength(row.hit ? 1 : 0);
+      if (row.change !== undefined) {
+        const [added, removed, addressCount, previousAddressCount] = row.change;
+        expect(result.hitRules[0]?.ruleHitMeta).toEqual({
+          hitDirections: ['ORIGIN'],
+          evidence: [
+            {
+              direction: 'ORIGIN',
+              kind: 'addressChange',
+              path: '/contactDetails/addresses',
+              value: added.length + removed,
+              comparison: '>',
+              limit: 0,
+              added,
+              removed,
+              addressCount,
+              previousAddressCount,
+            },
+          ],
+        });
+      }
     });
   }
 

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { createFixedRateProvider } from '../../src/index.js';
-import { toScaled } from '../../src/domain/money.js';
+import { scaledToDecimal, toScaled } from '../../src/domain/money.js';
 import { DAY, HOUR, T0, errorOf, testEngine } from '../helpers.js';
 
 /** One EUR is two USD: conversions in these tests are exact. */
@@ -195,6 +195,45 @@ describe('TXM-1 Funds passed through (money in, similar amount out)', () => {
     );
   });
 
+  it('gives the round (outflow against both percentages of its inflow, its transactions) and the rounds counted as evidence', async () => {
+    const engine = await engineWith({ minimumOutflowPercentage: 33.33 });
+    let at = T0;
+    const ids: string[] = [];
+    let last: Awaited<ReturnType<typeof engine.createTransaction>> | undefined;
+    // 2,000 in, then 700 and 1,100 out: 1,800 of 2,000, within 33.33 % (666.6) and 100 % (2,000).
+    for (const [after, type, sender, receiver, amount] of [...FIRST_ROUND, IN(DAY, 2000), OUT(HOUR, 700), OUT(HOUR, 1100)]) {
+      at += after;
+      const t = flow(at, type, sender, receiver, amount);
+      ids.push(t.transactionId);
+      last = await engine.createTransaction(t);
+    }
+    const [, , inflowId, firstOut, secondOut] = ids;
+    expect(last?.hitRules.find((h) => h.ruleId === 'TXM-1')?.ruleHitMeta?.evidence).toEqual([
+      {
+        direction: 'ORIGIN',
+        kind: 'passThroughOutflow',
+        value: '1800',
+        comparison: '>=',
+        limit: '666.6',
+        currency: 'USD',
+        percentage: 33.33,
+        inflow: '2000',
+        inflowTransactionId: inflowId,
+        transactionCount: 3,
+        transactionIds: [secondOut, firstOut, inflowId],
+      },
+      { direction: 'ORIGIN', kind: 'passThroughOutflow', value: '1800', comparison: '<=', limit: '2000', currency: 'USD', percentage: 100, inflow: '2000' },
+      {
+        direction: 'ORIGIN',
+        kind: 'passThroughRounds',
+        value: 2,
+        comparison: '>=',
+        limit: 2,
+        window: { start: at - 14 * DAY, end: at, units: 14, granularity: 'day', rolling: true },
+      },
+    ]);
+  });
+
   it('a state event on a completing transfer re-evaluates it to the same hit', async () => {
     const engine = await engineWith();
     let at = T0;
@@ -268,7 +307,7 @@ describe('properties', () => {
     days: fc.constantFrom(3, 14),
   });
   test.prop([fc.array(step, { minLength: 1, maxLength: 40 }), parameters], { numRuns: 100 })(
-    'hits exactly when a brute-force recomputation of rounds over the last maxEntries receipts and sends says so',
+    'hits exactly when a brute-force recomputation of rounds over the last maxEntries receipts and sends says so, with that round and count as evidence',
     async (steps, p) => {
       const engine = await engineWith({
         minimumRounds: p.minimumRounds,
@@ -300,12 +339,14 @@ describe('properties', () => {
         const sent = inWindow.filter((h) => h.sender === 'alice').slice(-p.maxEntries);
         const inflows = received.filter((h) => (h.type === 'DEPOSIT' || h.type === 'TRANSFER') && h.amount >= toScaled(500));
         const totals = inflows.map(() => 0n);
+        const outflowIds: string[][] = inflows.map(() => []);
         let currentRound = -1;
         for (const o of sent.filter((h) => h.type === 'TRANSFER')) {
           let owner = -1;
           for (let i = 0; i < inflows.length; i++) if ((inflows[i] as { at: number }).at < o.at) owner = i;
           if (owner < 0 || o.at - (inflows[owner] as { at: number }).at > p.hours * HOUR) continue;
           totals[owner] = (totals[owner] as bigint) + o.amount;
+          outflowIds[owner]?.push(o.id);
           if (o.id === t.transactionId) currentRound = owner;
         }
         const complete = (i: number) => {
@@ -317,6 +358,48 @@ describe('properties', () => {
         const expected =
           type === 'TRANSFER' && sender === 'alice' && currentRound >= 0 && complete(currentRound) && rounds >= p.minimumRounds ? ['ORIGIN'] : [];
         expect(hitsOf(r), `step at ${at - T0} ms`).toEqual(expected);
+        if (expected.length === 0) continue;
+        // The evidence: the round's outflow against both percentages of its inflow, its transactions, the rounds.
+        const inflow = inflows[currentRound] as { id: string; amount: bigint };
+        const ids = [...(outflowIds[currentRound] as string[])].reverse();
+        const share = (percentage: number) => {
+          expect((BigInt(percentage) * inflow.amount) % 100n).toBe(0n);
+          return scaledToDecimal((BigInt(percentage) * inflow.amount) / 100n);
+        };
+        const outflow = scaledToDecimal(totals[currentRound] as bigint);
+        expect(r.hitRules.find((h) => h.ruleId === 'TXM-1')?.ruleHitMeta?.evidence).toEqual([
+          {
+            direction: 'ORIGIN',
+            kind: 'passThroughOutflow',
+            value: outflow,
+            comparison: '>=',
+            limit: share(p.minimumOutflowPercentage),
+            currency: 'USD',
+            percentage: p.minimumOutflowPercentage,
+            inflow: scaledToDecimal(inflow.amount),
+            inflowTransactionId: inflow.id,
+            transactionCount: ids.length + 1,
+            transactionIds: [...ids.slice(0, 19), inflow.id],
+          },
+          {
+            direction: 'ORIGIN',
+            kind: 'passThroughOutflow',
+            value: outflow,
+            comparison: '<=',
+            limit: share(p.maximumOutflowPercentage),
+            currency: 'USD',
+            percentage: p.maximumOutflowPercentage,
+            inflow: scaledToDecimal(inflow.amount),
+          },
+          {
+            direction: 'ORIGIN',
+            kind: 'passThroughRounds',
+            value: rounds,
+            comparison: '>=',
+            limit: p.minimumRounds,
+            window: { start: at - p.days * DAY, end: at, units: p.days, granularity: 'day', rolling: true },
+          },
+        ]);
       }
     },
   );

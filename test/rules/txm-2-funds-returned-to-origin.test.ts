@@ -23,7 +23,7 @@ async function engineWith(parameters: Record<string, unknown> = {}, filters?: Re
   return engine;
 }
 
-type Result = { hitRules: { ruleId?: string; ruleDescription?: string; ruleHitMeta?: { hitDirections?: string[] } }[] };
+type Result = { hitRules: { ruleId?: string; ruleDescription?: string; ruleHitMeta?: { hitDirections?: string[]; evidence?: unknown[] } }[] };
 const hitsOf = (r: Result) => r.hitRules.filter((h) => h.ruleId === 'TXM-2').flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
 
 /** [from, to, time after T0, amount EUR]; the last step is the transaction whose hits are checked. */
@@ -197,12 +197,15 @@ describe('TXM-2 Funds returned to their origin (cycle)', () => {
     expect(hitsOf(r)).toEqual([]);
   });
 
-  it('renders the cycle length and the window into the description', async () => {
+  it('renders the cycle length and the window into the description, and gives them against maxHops as evidence on both sides', async () => {
     const engine = await engineWith();
     let r: Result | undefined;
     for (const [from, to, at] of chain(['a', 'b', 'c', 'd', 'a'])) r = await engine.createTransaction(transfer(T0 + at, from, to));
     const hit = (r as Result).hitRules.find((h) => h.ruleId === 'TXM-2');
     expect(hit?.ruleDescription).toBe('The transfer closes a cycle of 4 transfers back to the account the money started from, within 5 days.');
+    const end = T0 + 3 * HOUR;
+    const window = { start: end - 5 * DAY, end, units: 5, granularity: 'day', rolling: true };
+    expect(hit?.ruleHitMeta?.evidence).toEqual(BOTH.map((direction) => ({ direction, kind: 'cycleLength', value: 4, comparison: '<=', limit: 4, window })));
   });
 
   it('refuses parameters that would read more than 100,000 transfers per transaction', async () => {

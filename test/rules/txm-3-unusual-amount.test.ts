@@ -53,6 +53,15 @@ async function judge(parameters: Record<string, unknown>, history: readonly numb
 
 const FIVE = [100, 100, 100, 100, 100];
 
+/** `num / den` as decimal text at a fixed 12 places, trailing zeros trimmed (the test's own formatting; exact for these inputs). */
+function decimal(num: bigint, den: bigint): string {
+  const scale = 10n ** 12n;
+  expect((num * scale) % den).toBe(0n);
+  const units = (num * scale) / den;
+  const fraction = (units % scale).toString().padStart(12, '0').replace(/0+$/, '');
+  return fraction ? `${units / scale}.${fraction}` : `${units / scale}`;
+}
+
 describe('TXM-3 Amount unusual for this user (both directions)', () => {
   const rows: { name: string; parameters?: Record<string, unknown>; history: number[]; amount: number; gap?: number; currency?: string; expected: string[] }[] =
     [
@@ -112,6 +121,30 @@ describe('TXM-3 Amount unusual for this user (both directions)', () => {
       expect(await judge(row.parameters ?? {}, row.history, row.amount, options)).toEqual(row.expected);
     });
   }
+
+  it('gives the exact comparison and the transactions the median is of as evidence (below: amount × factor ≤ median)', async () => {
+    const engine = await engineWith({ timeWindow: { units: 10, granularity: 'day', rollingBasis: true } });
+    const ids: string[] = [];
+    for (const [i, amount] of [100, 100, 101, 100, 100].entries()) {
+      const t = payment(T0 + i * HOUR, 'alice', 'bob', amount);
+      ids.push(t.transactionId);
+      await engine.createTransaction(t);
+    }
+    const result = await engine.createTransaction(payment(T0 + DAY, 'alice', 'bob', 9.99));
+    expect(result.hitRules.find((h) => h.ruleId === 'TXM-3')?.ruleHitMeta?.evidence).toEqual([
+      { direction: 'ORIGIN', kind: 'amountBelowMedian', value: '99.9', comparison: '<=', limit: '100', currency: 'USD', amount: '9.99', multiplier: 10 },
+      {
+        direction: 'ORIGIN',
+        kind: 'history',
+        value: 5,
+        comparison: '>=',
+        limit: 5,
+        window: { start: T0 + DAY - 10 * DAY, end: T0 + DAY, units: 10, granularity: 'day', rolling: true },
+        transactionCount: 5,
+        transactionIds: ids.reverse(),
+      },
+    ]);
+  });
 
   it("'receiving' judges the receiver against what it usually receives and hits DESTINATION", async () => {
     const engine = await engineWith({ checkDirection: 'receiving' });
@@ -176,7 +209,7 @@ describe('properties', () => {
   });
   const step = fc.record({ amount: amounts, gapMs: fc.constantFrom(0, 1, HOUR, DAY, DAY + 1), receiving: fc.boolean() });
   test.prop([fc.array(step, { minLength: 1, maxLength: 30 }), parameters], { numRuns: 60 })(
-    'hits exactly when the median of the last N amounts in the window, recomputed by brute force, says so',
+    'hits exactly when the median of the last N amounts in the window, recomputed by brute force, says so, with those values and transactions as evidence',
     async (steps, p) => {
       fc.pre(p.minimumHistory <= p.historyTransactions && (p.aboveMultiplier !== null || p.belowMultiplier !== null));
       const engine = await engineWith({
@@ -195,23 +228,51 @@ describe('properties', () => {
         const t = payment(at, sender, receiver, s.amount);
         const r = await engine.createTransaction(t);
         const amount = toScaled(s.amount);
-        const verdict = (side: 'sender' | 'receiver') => {
-          const earlier = history
+        const direction = s.receiving ? 'DESTINATION' : 'ORIGIN';
+        /** The evidence a hit must carry, `null`: no hit. */
+        const verdict = (side: 'sender' | 'receiver'): unknown[] | null => {
+          const read = history
             .filter((h) => h[side] === 'alice' && h.at >= at - p.days * DAY)
             .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
-            .slice(-p.historyTransactions)
-            .map((h) => h.amount)
-            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-          if (earlier.length < p.minimumHistory) return false;
+            .slice(-p.historyTransactions);
+          const earlier = read.map((h) => h.amount).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          if (earlier.length < p.minimumHistory) return null;
           // Median × 2, compared with amount × 2: no fractions.
           const twice = (earlier[Math.floor((earlier.length - 1) / 2)] as bigint) + (earlier[Math.floor(earlier.length / 2)] as bigint);
-          if (twice <= 0n) return false;
+          if (twice <= 0n) return null;
           const k = (m: number) => BigInt(Math.round(m * 100)); // factors to 10^-2: 2.5 → 250
-          if (p.aboveMultiplier !== null && 2n * amount * 100n >= k(p.aboveMultiplier) * twice) return true;
-          return p.belowMultiplier !== null && 2n * amount * k(p.belowMultiplier) <= twice * 100n;
+          const median = decimal(twice, 2n * 10n ** 8n);
+          const historyItem = {
+            direction,
+            kind: 'history',
+            value: read.length,
+            comparison: '>=',
+            limit: p.minimumHistory,
+            window: { start: at - p.days * DAY, end: at, units: p.days, granularity: 'day', rolling: true },
+            transactionCount: read.length,
+            transactionIds: read.map((h) => h.id).reverse(),
+          };
+          const base = { direction, currency: 'USD' };
+          if (p.aboveMultiplier !== null && 2n * amount * 100n >= k(p.aboveMultiplier) * twice) {
+            const limit = decimal(k(p.aboveMultiplier) * twice, 200n * 10n ** 8n);
+            return [
+              { ...base, kind: 'amountAboveMedian', value: decimal(amount, 10n ** 8n), comparison: '>=', limit, median, multiplier: p.aboveMultiplier },
+              historyItem,
+            ];
+          }
+          if (p.belowMultiplier !== null && 2n * amount * k(p.belowMultiplier) <= twice * 100n) {
+            const value = decimal(amount * k(p.belowMultiplier), 100n * 10n ** 8n);
+            return [
+              { ...base, kind: 'amountBelowMedian', value, comparison: '<=', limit: median, amount: decimal(amount, 10n ** 8n), multiplier: p.belowMultiplier },
+              historyItem,
+            ];
+          }
+          return null;
         };
-        const expected = verdict(s.receiving ? 'receiver' : 'sender') ? [s.receiving ? 'DESTINATION' : 'ORIGIN'] : [];
-        expect(hitsOf(r), `step at ${at - T0} ms`).toEqual(expected);
+        const evidence = verdict(s.receiving ? 'receiver' : 'sender');
+        expect(hitsOf(r), `step at ${at - T0} ms`).toEqual(evidence === null ? [] : [direction]);
+        // The values compared, exact, and the transactions the median is of, newest first.
+        if (evidence !== null) expect(r.hitRules.find((h) => h.ruleId === 'TXM-3')?.ruleHitMeta?.evidence).toEqual(evidence);
         history.push({ id: t.transactionId, at, sender, receiver, amount });
       }
     },

@@ -23,7 +23,7 @@ async function engineWith(parameters: Record<string, unknown> = {}, filters?: Re
   return engine;
 }
 
-type Result = { hitRules: { ruleId?: string; ruleDescription?: string; ruleHitMeta?: { hitDirections?: string[] } }[] };
+type Result = { hitRules: { ruleId?: string; ruleDescription?: string; ruleHitMeta?: { hitDirections?: string[]; evidence?: unknown[] } }[] };
 const hitsOf = (r: Result) => r.hitRules.filter((h) => h.ruleId === 'TXM-4').flatMap((h) => h.ruleHitMeta?.hitDirections ?? []);
 
 /** [from, to, time after T0, amount EUR]; the last step is the transaction whose hits are checked. */
@@ -209,12 +209,27 @@ describe('TXM-4 Scatter-gather through shared counterparties', () => {
     });
   }
 
-  it('renders the count, the window and the limit into the description', async () => {
+  it('renders the count, the window and the limit into the description, and gives them as evidence', async () => {
     const engine = await engineWith();
     let r: Result | undefined;
-    for (const [from, to, at] of scatterGather('s', ['a', 'b', 'c', 'd'], 'k')) r = await engine.createTransaction(transfer(T0 + at, from, to));
+    const steps = scatterGather('s', ['a', 'b', 'c', 'd'], 'k');
+    for (const [from, to, at] of steps) r = await engine.createTransaction(transfer(T0 + at, from, to));
     const hit = (r as Result).hitRules.find((h) => h.ruleId === 'TXM-4');
     expect(hit?.ruleDescription).toBe('The receiver was paid by 4 users who had each received money from one common source, within 7 days (at least 3).');
+    const end = T0 + (steps.at(-1) as Step)[2];
+    expect(hit?.ruleHitMeta).toEqual({
+      hitDirections: ['DESTINATION'],
+      evidence: [
+        {
+          direction: 'DESTINATION',
+          kind: 'sharedSourceCount',
+          value: 4,
+          comparison: '>=',
+          limit: 3,
+          window: { start: end - 7 * DAY, end, units: 7, granularity: 'day', rolling: true },
+        },
+      ],
+    });
   });
 });
 
@@ -242,7 +257,7 @@ describe('properties', () => {
   const USERS = ['s', 'a', 'b', 'c', 'k'];
   const step = fc.record({ from: fc.constantFrom(...USERS), to: fc.constantFrom(...USERS), gapHours: fc.constantFrom(0, 1, 5, 30, 100) });
   test.prop([fc.array(step, { minLength: 1, maxLength: 25 }), fc.integer({ min: 2, max: 4 }), fc.constantFrom(1, 2, 3, 16)], { numRuns: 60 })(
-    'hits the receiver exactly when a brute-force count of intermediaries fed by one source reaches the minimum',
+    'hits the receiver exactly when a brute-force count of intermediaries fed by one source reaches the minimum, with that count as evidence',
     async (steps, minIntermediaries, cap) => {
       const engine = await engineWith({ minIntermediaries, maxTransfersPerAccount: cap });
       const history: Transfer[] = [];
@@ -253,8 +268,15 @@ describe('properties', () => {
         const current = { id: t.transactionId, at, from: s.from, to: s.to };
         history.push(current);
         const r = await engine.createTransaction(t);
-        const expected = s.from !== s.to && sharedSourceCount(history, current, cap) >= minIntermediaries ? ['DESTINATION'] : [];
+        const count = sharedSourceCount(history, current, cap);
+        const expected = s.from !== s.to && count >= minIntermediaries ? ['DESTINATION'] : [];
         expect(hitsOf(r)).toEqual(expected);
+        if (expected.length > 0) {
+          const window = { start: at - 7 * DAY, end: at, units: 7, granularity: 'day', rolling: true };
+          expect(r.hitRules.find((h) => h.ruleId === 'TXM-4')?.ruleHitMeta?.evidence).toEqual([
+            { direction: 'DESTINATION', kind: 'sharedSourceCount', value: count, comparison: '>=', limit: minIntermediaries, window },
+          ]);
+        }
       }
     },
   );

@@ -35,7 +35,7 @@ export type EvidenceWindow = Static<typeof EvidenceWindowSchema>;
 /**
  * One fact a hit rests on, for one side (docs/evidence.md): the value the rule compared, the
  * limit it crossed and how (`value comparison limit` held). Counts are numbers; money is an exact
- * decimal string in `currency`; with `in`, `limit` is the JSON Pointer of the instance's list
+ * decimal string in `currency`; a custom rule's logic is `true = true`; with `in`, `limit` is the JSON Pointer of the instance's list
  * parameter that holds `value` (`/parameters/highRiskCountries`). A windowed value names its `window` and the transactions that made
  * it: `transactionCount` of them, the newest {@link MAX_EVIDENCE_TRANSACTION_IDS} ids in
  * `transactionIds`, newest first.
@@ -43,9 +43,9 @@ export type EvidenceWindow = Static<typeof EvidenceWindowSchema>;
 export const RuleEvidenceSchema = defineOpenObject({
   direction: RuleHitDirectionSchema,
   kind: Type.String(),
-  value: Type.Union([Type.Number(), Type.String()]),
+  value: Type.Union([Type.Number(), Type.String(), Type.Boolean()]),
   comparison: defineStringEnum(EVIDENCE_COMPARISONS),
-  limit: Type.Union([Type.Number(), Type.String()]),
+  limit: Type.Union([Type.Number(), Type.String(), Type.Boolean()]),
   currency: Type.Optional(Type.String()),
   window: Type.Optional(EvidenceWindowSchema),
   transactionCount: Type.Optional(Type.Integer({ minimum: 0 })),

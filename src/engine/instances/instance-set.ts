@@ -5,10 +5,9 @@
  * half-filled series.
  */
 import type { RuleInstance } from '../../domain/entities.js';
-import type { AuditEntry } from '../../domain/schemas/audit.js';
 import { cloneJson } from '../../domain/json.js';
 import { limitExceeded } from '../../errors.js';
-import type { Repositories, StoredRuleInstance } from '../repositories.js';
+import type { AuditWrites, Repositories, StoredRuleInstance } from '../repositories.js';
 import { whitelistListIds } from '../../rules/filters/index.js';
 import type { DerivedSeries, SeriesName } from '../../rules/series.js';
 import { RULE_INSTANCES_KEY, inStoreUnit } from '../concurrency/store-units.js';
@@ -65,10 +64,10 @@ export interface InstanceSet {
 }
 
 /**
- * The audit entries of an instance write or delete, from the instance before and after it (`null`:
- * absent), without counters: stored in the same atomic step as the instance.
+ * The audit entries and outbox messages of an instance write or delete, from the instance before and
+ * after it (`null`: absent), without counters: stored in the same atomic step as the instance.
  */
-export type InstanceAudit = (before: StoredRuleInstance['instance'] | null, after: StoredRuleInstance['instance'] | null) => readonly AuditEntry[];
+export type InstanceAudit = (before: StoredRuleInstance['instance'] | null, after: StoredRuleInstance['instance'] | null) => AuditWrites;
 
 /** The instance without its counters. */
 function withoutCounters(instance: RuleInstance): StoredRuleInstance['instance'] {
@@ -194,8 +193,8 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         await catalog.beforeWrite(wantedBefore, next.wanted, repos);
         await refillPruned(next.active, repos);
         try {
-          const entries = audit?.(current === undefined ? null : withoutCounters(current), stored.instance);
-          await repos.ruleInstances.putRuleInstance(stored, entries === undefined ? {} : { audit: entries });
+          const writes = audit?.(current === undefined ? null : withoutCounters(current), stored.instance);
+          await repos.ruleInstances.putRuleInstance(stored, writes ?? {});
         } catch (error) {
           // The series were filled for instances that were not stored: the next call re-prepares
           // from the stored instances (dropping series they do not read), and trusts no values.
@@ -211,8 +210,8 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
       return exclusive(async (repos) => {
         const list = await repos.ruleInstances.listRuleInstances();
         const current = list.find((i) => i.id === id);
-        const entries = current === undefined ? undefined : audit?.(withoutCounters(current), null);
-        const existed = await repos.ruleInstances.deleteRuleInstance(id, entries === undefined ? {} : { audit: entries });
+        const writes = current === undefined ? undefined : audit?.(withoutCounters(current), null);
+        const existed = await repos.ruleInstances.deleteRuleInstance(id, writes ?? {});
         if (existed) {
           const before = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
           const after = prepareActiveInstances(

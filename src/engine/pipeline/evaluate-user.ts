@@ -5,11 +5,11 @@
  * (for counters and alerts). A user evaluation never runs a transaction rule, and a transaction's
  * never runs a user rule: the instance set keeps them apart.
  */
-import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleHitDirection } from '../../domain/index.js';
+import type { ExecutedRuleResult, HitRuleDetails, RiskLevel, RuleAction, RuleEvidence, RuleHitDirection } from '../../domain/index.js';
 import type { RuleInstance } from '../../domain/entities.js';
-import type { RuleUser, UserRuleCheckContext, UserRuleDefinition } from '../../rules/types.js';
+import type { RuleUser, UserRuleCheckContext, UserRuleDefinition, UserRuleHit } from '../../rules/types.js';
 import { describeHits } from './describe.js';
-import { frozenLabels, notHitResult, ruleNameOf, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
+import { frozenEvidence, frozenLabels, notHitResult, ruleNameOf, type EvaluationResult, type InstanceOutcome } from './evaluate.js';
 import { createEvaluatorCache, type EvaluatorCache } from './evaluator-cache.js';
 import { ACTION_SEVERITY, resolveSettings } from './settings.js';
 
@@ -40,6 +40,14 @@ export interface UserEvaluationInput {
 const USER_HIT_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze(['ORIGIN'] as RuleHitDirection[]);
 const USER_HIT_META = Object.freeze({ hitDirections: USER_HIT_DIRECTIONS });
 const NO_DIRECTIONS: readonly RuleHitDirection[] = Object.freeze([]);
+
+/** The shared meta of a hit without evidence; with evidence, a frozen meta of the hit's own. */
+function hitMetaOf(
+  hit: UserRuleHit,
+): typeof USER_HIT_META | { readonly hitDirections: readonly RuleHitDirection[]; readonly evidence: readonly RuleEvidence[] } {
+  if (hit.evidence === undefined || hit.evidence.length === 0) return USER_HIT_META;
+  return Object.freeze({ hitDirections: USER_HIT_DIRECTIONS, evidence: Object.freeze(hit.evidence.map(frozenEvidence)) });
+}
 
 /**
  * Runs the user-rule instances whose user filters pass on `input.user` at `input.at`. The risk
@@ -85,6 +93,7 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
     );
     const labels = frozenLabels(instance, cache);
     const ruleName = ruleNameOf(prepared);
+    const ruleHitMeta = hitMetaOf(hit);
     // The same key order as a transaction's results (src/engine/pipeline/evaluate.ts).
     executedRules.push(
       Object.freeze({
@@ -95,7 +104,7 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
         ruleDescription,
         ruleAction: settings.action,
         ruleHit: true,
-        ruleHitMeta: USER_HIT_META,
+        ruleHitMeta,
         nature: instance.nature,
         labels,
         isShadow,
@@ -109,7 +118,7 @@ export function evaluateUserRuleInstances(input: UserEvaluationInput): Evaluatio
         ruleName,
         ruleDescription,
         ruleAction: settings.action,
-        ruleHitMeta: USER_HIT_META,
+        ruleHitMeta,
         nature: instance.nature,
         labels,
         isShadow,

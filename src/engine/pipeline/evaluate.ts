@@ -16,6 +16,7 @@ import type {
   TriggersOnHit,
 } from '../../domain/index.js';
 import type { RuleInstance } from '../../domain/entities.js';
+import { logicEvidence } from '../../rules/kits/evidence.js';
 import type { AggregateNeed, LookupNeed, RuleCheckContext, RuleHit } from '../../rules/types.js';
 import { describeHits } from './describe.js';
 import { sameElements, type EvaluatorCache, type InstanceCache, type LevelSlot } from './evaluator-cache.js';
@@ -141,7 +142,7 @@ export function evaluateRuleInstances(
     } else if (logic) {
       logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
       const hit = logic.evaluate(logicData);
-      hits = hit ? sidesOf(transaction) : NO_HITS;
+      hits = hit ? logicHitsOf(transaction) : NO_HITS;
       template = instance.ruleDescriptionAlias ?? 'Custom rule logic matched the transaction.';
     } else {
       hits = NO_HITS;
@@ -299,25 +300,54 @@ export function notHitResult(prepared: RuleResultSource, action: RuleAction, cac
   }) as ExecutedRuleResult;
 }
 
-function sidesOf(transaction: Transaction): RuleHit[] {
-  const hits: RuleHit[] = [];
-  if (transaction.originUserId || !transaction.destinationUserId) hits.push({ direction: 'ORIGIN' });
-  if (transaction.destinationUserId) hits.push({ direction: 'DESTINATION' });
-  return hits;
+const LOGIC_HIT_ORIGIN: RuleHit = Object.freeze({ direction: 'ORIGIN', evidence: Object.freeze([Object.freeze(logicEvidence('ORIGIN'))]) });
+const LOGIC_HIT_DESTINATION: RuleHit = Object.freeze({
+  direction: 'DESTINATION',
+  evidence: Object.freeze([Object.freeze(logicEvidence('DESTINATION'))]),
+});
+const LOGIC_HITS_BOTH: readonly RuleHit[] = Object.freeze([LOGIC_HIT_ORIGIN, LOGIC_HIT_DESTINATION]);
+const LOGIC_HITS_ORIGIN: readonly RuleHit[] = Object.freeze([LOGIC_HIT_ORIGIN]);
+const LOGIC_HITS_DESTINATION: readonly RuleHit[] = Object.freeze([LOGIC_HIT_DESTINATION]);
+
+/**
+ * The hits of a custom logic without variables that held, each with its `logic` evidence (shared,
+ * frozen): ORIGIN when the transaction has a sender or no receiver, DESTINATION when it has a receiver.
+ */
+function logicHitsOf(transaction: Transaction): readonly RuleHit[] {
+  const origin = Boolean(transaction.originUserId) || !transaction.destinationUserId;
+  if (!transaction.destinationUserId) return LOGIC_HITS_ORIGIN;
+  return origin ? LOGIC_HITS_BOTH : LOGIC_HITS_DESTINATION;
 }
 
 const META_ORIGIN = Object.freeze({ hitDirections: Object.freeze(['ORIGIN'] as RuleHitDirection[]) });
 const META_DESTINATION = Object.freeze({ hitDirections: Object.freeze(['DESTINATION'] as RuleHitDirection[]) });
 const META_BOTH = Object.freeze({ hitDirections: Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]) });
 
-/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first, and their evidence. */
 /** A frozen `ruleHitMeta`: its directions always present. */
 interface FrozenHitMeta {
   readonly hitDirections: readonly RuleHitDirection[];
   readonly evidence?: readonly RuleEvidence[];
 }
 
+const META_LOGIC_ORIGIN: FrozenHitMeta = Object.freeze({
+  hitDirections: META_ORIGIN.hitDirections,
+  evidence: LOGIC_HIT_ORIGIN.evidence as readonly RuleEvidence[],
+});
+const META_LOGIC_DESTINATION: FrozenHitMeta = Object.freeze({
+  hitDirections: META_DESTINATION.hitDirections,
+  evidence: LOGIC_HIT_DESTINATION.evidence as readonly RuleEvidence[],
+});
+const META_LOGIC_BOTH: FrozenHitMeta = Object.freeze({
+  hitDirections: META_BOTH.hitDirections,
+  evidence: Object.freeze([...(LOGIC_HIT_ORIGIN.evidence as readonly RuleEvidence[]), ...(LOGIC_HIT_DESTINATION.evidence as readonly RuleEvidence[])]),
+});
+
+/** The frozen `ruleHitMeta` of a non-empty list of hits: its distinct directions, origin first, and their evidence. */
 function hitMetaOf(hits: readonly RuleHit[]): FrozenHitMeta {
+  // A custom logic's hits (without variables) are shared, and so is their meta.
+  if (hits === LOGIC_HITS_BOTH) return META_LOGIC_BOTH;
+  if (hits === LOGIC_HITS_ORIGIN) return META_LOGIC_ORIGIN;
+  if (hits === LOGIC_HITS_DESTINATION) return META_LOGIC_DESTINATION;
   let origin = false;
   let destination = false;
   let evidence = false;
@@ -350,7 +380,8 @@ function evidenceOf(hits: readonly RuleHit[]): readonly RuleEvidence[] {
 
 const DIRECTION_ORDER: readonly RuleHitDirection[] = Object.freeze(['ORIGIN', 'DESTINATION'] as RuleHitDirection[]);
 
-function frozenEvidence(item: RuleEvidence): RuleEvidence {
+/** `item` frozen in place, with the objects and arrays it holds (one level down: a window, the ids). */
+export function frozenEvidence(item: RuleEvidence): RuleEvidence {
   if (Object.isFrozen(item)) return item;
   const fields = item as Record<string, unknown>;
   for (const key in fields) {

@@ -22,6 +22,7 @@ import { MAX_ALERT_VIEW_HITS, type AlertHitEvidence } from '../../domain/schemas
 import type { RuleEvidence } from '../../domain/schemas/results.js';
 import type { Alert, Case, Comment, CommentTarget } from '../../domain/entities.js';
 import { statusDecisionOf } from '../../domain/decision-log.js';
+import { type OutboxMessage, statusChangeMessageOf } from '../../domain/outbox.js';
 import { actorOf as auditActorOf, auditEntryOf } from './audit.js';
 import { cloneJson } from '../../domain/json.js';
 import { TxmonError, invalidField, isTxmonError, notFound } from '../../errors.js';
@@ -290,7 +291,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       alert: Alert,
       c: Case | null,
       now: number,
-    ) => Promise<{ patch: AlertWorkflowPatch; comment: Comment | null; decision?: string }>,
+    ) => Promise<{ patch: AlertWorkflowPatch; comment: Comment | null; decision?: string; message?: OutboxMessage }>,
   ): Promise<Alert> {
     assertId(alertId, 'alertId');
     const found = await store.cases.getAlert(alertId);
@@ -300,7 +301,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       if (!alert) throw notFound('ALERT_NOT_FOUND', 'alert');
       const c = await repos.cases.getCase(alert.caseId);
       const now = clock.now();
-      const { patch, comment, decision } = await decide(repos, alert, c, now);
+      const { patch, comment, decision, message } = await decide(repos, alert, c, now);
       const audit = auditEntryOf(settings, auditActorOf(options), {
         entityType: 'ALERT',
         entityId: alertId,
@@ -314,6 +315,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
         comments: comment === null ? [] : [{ target: { kind: 'alert', id: alertId }, comment }],
         decisions: decision === undefined ? [] : [decision],
         audit: [audit],
+        outbox: message === undefined ? [] : [message],
       };
       await repos.cases.saveWorkflow(write);
       return withSla((await repos.cases.getAlert(alertId)) as Alert);
@@ -328,7 +330,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
       repos: Repositories,
       c: Case,
       now: number,
-    ) => Promise<{ patch: CaseWorkflowPatch; openAlertsPatch?: AlertWorkflowPatch; comment: Comment | null; decision?: string }>,
+    ) => Promise<{ patch: CaseWorkflowPatch; openAlertsPatch?: AlertWorkflowPatch; comment: Comment | null; decision?: string; message?: OutboxMessage }>,
   ): Promise<Case> {
     assertId(caseId, 'caseId');
     const found = await store.cases.getCase(caseId);
@@ -336,7 +338,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
     return lockedWrite(usersOf(found), options, async (repos, held) => {
       const c = await heldCase(repos, caseId, held);
       const now = clock.now();
-      const { patch, openAlertsPatch, comment, decision } = await decide(repos, c, now);
+      const { patch, openAlertsPatch, comment, decision, message } = await decide(repos, c, now);
       // A close's entry is the case's; the alerts it closes with it are named by the case's alertIds.
       const audit = auditEntryOf(settings, auditActorOf(options), {
         entityType: 'CASE',
@@ -351,6 +353,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
         comments: comment === null ? [] : [{ target: { kind: 'case', id: caseId }, comment }],
         decisions: decision === undefined ? [] : [decision],
         audit: [audit],
+        outbox: message === undefined ? [] : [message],
       });
       return withSla((await repos.cases.getCase(caseId)) as Case);
     });
@@ -385,6 +388,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
           patch: { alertStatus: change.status, ...statusPatchOf(change), updatedAt: now },
           comment: await statusComment(repos, request, change, alert.alertStatus),
           decision: statusDecisionOf('ALERT', alertId, alert.alertStatus, change, false),
+          message: statusChangeMessageOf('ALERT', alertId, alert.alertStatus, change, false),
         };
       });
     },
@@ -401,6 +405,7 @@ export function createCaseService(context: CaseServiceContext): CaseMethods {
           ...(probe === null ? {} : { openAlertsPatch: probe }),
           comment: await statusComment(repos, request, change, c.caseStatus),
           decision: statusDecisionOf('CASE', caseId, c.caseStatus, change, probe !== null),
+          message: statusChangeMessageOf('CASE', caseId, c.caseStatus, change, probe !== null),
         };
       });
     },

@@ -8,6 +8,7 @@ import { appendPointer, copySafeJsonSized } from '../../validation/index.js';
 import type { InstanceAudit, InstanceSet } from '../instances/instance-set.js';
 import type { AuditAction } from '../../domain/schemas/audit.js';
 import { actorOf, auditEntryOf } from './audit.js';
+import { ruleInstanceMessageOf } from '../../domain/outbox.js';
 import { assertSizeWithin } from '../limits.js';
 import type { EngineSettings } from '../options.js';
 import { buildRuleInstance } from '../instances/build-rule-instance.js';
@@ -64,10 +65,20 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
     return stored;
   }
 
-  /** The audit entry of an instance write or delete by `actor`. */
+  /** The audit entry and the outbox message of an instance write or delete by `actor`. */
   const auditOf =
     (actor: string, action: AuditAction): InstanceAudit =>
-    (before, after) => [auditEntryOf(settings, actor, { entityType: 'RULE_INSTANCE', entityId: (after ?? before)?.id as string, action, before, after })];
+    (before, after) => {
+      const entry = auditEntryOf(settings, actor, { entityType: 'RULE_INSTANCE', entityId: (after ?? before)?.id as string, action, before, after });
+      const instance = after ?? before;
+      const message = ruleInstanceMessageOf(
+        action === 'CREATE' ? 'CREATED' : action === 'DELETE' ? 'DELETED' : 'UPDATED',
+        entry.entityId,
+        { ruleId: instance?.ruleId, version: instance?.version, status: after?.status, actor },
+        entry.timestamp,
+      );
+      return { audit: [entry], outbox: [message] };
+    };
 
   return {
     async createRuleInstance(input, options) {

@@ -5,6 +5,7 @@
  */
 import { canonicalJson } from '../../domain/canonical-json.js';
 import { decisionOf } from '../../domain/decision-log.js';
+import { transactionMessagesOf } from '../../domain/outbox.js';
 import type { MonitoringResult } from '../../domain/entities.js';
 import type { Transaction, TransactionEvent } from '../../domain/index.js';
 import { cloneJson } from '../../domain/json.js';
@@ -192,6 +193,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
       userUpdates: out.userUpdates,
       now,
       decision: decisionOf(transaction.transaction.transactionId, event === null ? null : event.eventId, out.result, now),
+      outbox: transactionMessagesOf(transaction.transaction, event === null ? null : event.eventId, out.result, out.userUpdates, now),
     };
   };
 

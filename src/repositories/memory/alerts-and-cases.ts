@@ -166,12 +166,12 @@ export function createMemoryAlertsAndCases(targets?: WorkflowTargets): MemoryAle
       const patched = write.alerts.map((w) => alerts.get(w.alertId));
       if (patched.some((a) => a === undefined)) throw notFound('ALERT_NOT_FOUND', 'alert');
       if (targets === undefined) {
-        if (write.comments.length > 0 || write.decisions.length > 0 || (write.audit?.length ?? 0) > 0)
+        if (write.comments.length > 0 || write.decisions.length > 0 || (write.audit?.length ?? 0) > 0 || (write.outbox?.length ?? 0) > 0)
           throw new Error('createMemoryAlertsAndCases: a workflow write with comments, decisions or audit entries needs the store around it');
       } else {
         // The audit entries' and decisions' bytes first, then the comments (each reserving its own):
         // a refusal of either leaves nothing written and nothing reserved.
-        const bytes = targets.audit.sizeOf(write.audit) + write.decisions.reduce((sum, d) => sum + d.length + DECISION_BYTES, 0);
+        const bytes = targets.audit.sizeOf(write) + write.decisions.reduce((sum, d) => sum + d.length + DECISION_BYTES, 0);
         targets.budget.reserve(bytes);
         try {
           for (const { target, comment } of write.comments) await targets.comments.addComment(target, comment);
@@ -192,7 +192,7 @@ export function createMemoryAlertsAndCases(targets?: WorkflowTargets): MemoryAle
       }
       for (const [i, w] of write.alerts.entries()) Object.assign(patched[i] as Alert, structuredClone(w.patch));
       if (targets !== undefined) {
-        targets.audit.appendReserved(write.audit);
+        targets.audit.appendReserved(write);
         if (write.decisions.length > 0) targets.decisions.append(write.decisions);
       }
     },

@@ -5,20 +5,22 @@
  * step: nothing between the two can fail.
  */
 import { type AuditEntry, MAX_AUDIT_COUNT } from '../../domain/index.js';
-import type { AuditEntryQuery, AuditRepository, StoredAuditEntry } from '../../engine/repositories.js';
+import type { AuditEntryQuery, AuditRepository, AuditWrites, StoredAuditEntry } from '../../engine/repositories.js';
 import { measureJsonSize } from '../../validation/index.js';
 import { RECORD_OVERHEAD } from './budget.js';
+import type { MemoryOutbox } from './outbox.js';
 
 /** The audit log of one memory store, and how its writes append to it. */
 export interface MemoryAuditLog {
   readonly repository: AuditRepository;
-  /** The bytes `entries` count against the budget: reserve them with the write's own. */
-  sizeOf(entries: readonly AuditEntry[] | undefined): number;
-  /** Appends `entries`, whose bytes the caller reserved. Never throws. */
-  appendReserved(entries: readonly AuditEntry[] | undefined): void;
+  /** The bytes a write's audit entries and outbox messages count against the budget: reserve them with the write's own. */
+  sizeOf(writes: AuditWrites | undefined): number;
+  /** Appends a write's audit entries, then its outbox messages, whose bytes the caller reserved. Never throws. */
+  appendReserved(writes: AuditWrites | undefined): void;
 }
 
-export function createMemoryAuditLog(): MemoryAuditLog {
+/** An empty audit log; the outbox messages of the writes that audit go to `outbox`. */
+export function createMemoryAuditLog(outbox: MemoryOutbox): MemoryAuditLog {
   const log: AuditEntry[] = [];
   const matches = (entry: AuditEntry, q: AuditEntryQuery): boolean =>
     (q.entityType === undefined || entry.entityType === q.entityType) &&
@@ -48,13 +50,14 @@ export function createMemoryAuditLog(): MemoryAuditLog {
         return { entries, total };
       },
     },
-    sizeOf(entries) {
-      let bytes = 0;
-      for (const entry of entries ?? []) bytes += RECORD_OVERHEAD + measureJsonSize(entry);
+    sizeOf(writes) {
+      let bytes = outbox.sizeOf(writes?.outbox);
+      for (const entry of writes?.audit ?? []) bytes += RECORD_OVERHEAD + measureJsonSize(entry);
       return bytes;
     },
-    appendReserved(entries) {
-      for (const entry of entries ?? []) log.push(entry);
+    appendReserved(writes) {
+      for (const entry of writes?.audit ?? []) log.push(entry);
+      outbox.appendReserved(writes?.outbox);
     },
   };
 }

@@ -8,6 +8,7 @@ import { createByteBudget, DEFAULT_MAX_STORED_BYTES } from './budget.js';
 import { createMemoryDecisions } from './decisions.js';
 import { createMemoryBatches, createMemoryComments, createMemoryFiles, createMemoryLists, createMemoryUsers } from './records.js';
 import { createMemoryRuleInstances } from './rule-instances.js';
+import { createMemoryOutbox } from './outbox.js';
 import { createMemoryTransactions } from './transactions.js';
 
 export { DEFAULT_MAX_STORED_BYTES, storedBytesOf } from './budget.js';
@@ -42,7 +43,8 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   }
   const budget = createByteBudget(maxStoredBytes);
   const aggregates = createAggregateStore();
-  const audit = createMemoryAuditLog();
+  const outbox = createMemoryOutbox();
+  const audit = createMemoryAuditLog(outbox);
   const ruleInstances = createMemoryRuleInstances(budget, audit);
   const comments = createMemoryComments(budget, audit);
   const decisions = createMemoryDecisions();
@@ -50,7 +52,7 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
   const users = createMemoryUsers(budget, { ruleInstances, alertsAndCases }, audit);
   return {
     flags: { durable: false, sharedAcrossProcesses: false, reportsStoreFaults: true },
-    transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users, decisions }),
+    transactions: createMemoryTransactions({ budget, aggregates, ruleInstances, alertsAndCases, users, decisions, outbox }),
     ruleInstances: ruleInstances.repository,
     users: users.repository,
     comments,
@@ -61,5 +63,6 @@ export function createMemoryRepositories(options: MemoryRepositoriesOptions = {}
     batches: createMemoryBatches(budget),
     decisions: decisions.repository,
     audit: audit.repository,
+    outbox: outbox.repository,
   };
 }

@@ -71,9 +71,9 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets,
       users.set(user.userId, user);
     },
     async saveUserProfile(update) {
-      const user = saveProfile(update, audit.sizeOf(update.audit));
+      const user = saveProfile(update, audit.sizeOf(update));
       applyRules(update, update.now);
-      audit.appendReserved(update.audit);
+      audit.appendReserved(update);
       return user;
     },
     async getUserEvent(eventId) {
@@ -98,13 +98,13 @@ export function createMemoryUsers(budget: ByteBudget, rules: RuleOutcomeTargets,
             now,
             ...(writes.ruleResults === undefined ? {} : { ruleResults: writes.ruleResults }),
           },
-          audit.sizeOf(writes.audit),
+          audit.sizeOf(writes),
         );
         events.set(event.eventId, event);
         list.push(event);
         eventsByUser.set(event.userId, list);
         applyRules(writes, now);
-        audit.appendReserved(writes.audit);
+        audit.appendReserved(writes);
         return user;
       } catch (error) {
         budget.release(RECORD_OVERHEAD + measureJsonSize(event));
@@ -122,12 +122,12 @@ export function createMemoryComments(budget: ByteBudget, audit: MemoryAuditLog):
   const comments = new Map<string, Comment[]>();
   return {
     async addComment(target, comment, writes) {
-      budget.reserve(RECORD_OVERHEAD + measureJsonSize(comment) + audit.sizeOf(writes?.audit));
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(comment) + audit.sizeOf(writes));
       const k = commentKey(target);
       const list = comments.get(k);
       if (list) list.push(comment);
       else comments.set(k, [comment]);
-      audit.appendReserved(writes?.audit);
+      audit.appendReserved(writes);
     },
     async listComments(target) {
       return [...(comments.get(commentKey(target)) ?? [])];
@@ -201,18 +201,18 @@ export function createMemoryLists(budget: ByteBudget, audit: MemoryAuditLog): Li
     async putList(list, writes) {
       const items = [...new Set(list.items)];
       const previous = lists.get(list.listId);
-      budget.reserve(RECORD_OVERHEAD + measureJsonSize(items) + audit.sizeOf(writes?.audit));
+      budget.reserve(RECORD_OVERHEAD + measureJsonSize(items) + audit.sizeOf(writes));
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
       lists.set(list.listId, { stored: { ...list, items }, set: new Set(items) });
-      audit.appendReserved(writes?.audit);
+      audit.appendReserved(writes);
     },
     async deleteList(listId, writes) {
       const previous = lists.get(listId);
       if (!previous) return false;
-      budget.reserve(audit.sizeOf(writes?.audit));
+      budget.reserve(audit.sizeOf(writes));
       budget.release(RECORD_OVERHEAD + measureJsonSize(previous.stored.items));
       lists.delete(listId);
-      audit.appendReserved(writes?.audit);
+      audit.appendReserved(writes);
       return true;
     },
     async lookupListItems(listId, probes) {

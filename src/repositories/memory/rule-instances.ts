@@ -54,7 +54,7 @@ export function createMemoryRuleInstances(budget: ByteBudget, audit: MemoryAudit
       const at = history.findIndex((v) => v.version === stored.instance.version);
       // The instance, its version and the audit entries: reserved together before anything changes.
       const size = RECORD_OVERHEAD + measureJsonSize(stored.instance);
-      budget.reserve(2 * size + audit.sizeOf(writes?.audit));
+      budget.reserve(2 * size + audit.sizeOf(writes));
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
       if (at >= 0) budget.release(RECORD_OVERHEAD + measureJsonSize(history[at]));
       instances.set(stored.instance.id, stored);
@@ -64,16 +64,16 @@ export function createMemoryRuleInstances(budget: ByteBudget, audit: MemoryAudit
         history.sort((a, b) => a.version - b.version);
       }
       versions.set(stored.instance.id, history);
-      audit.appendReserved(writes?.audit);
+      audit.appendReserved(writes);
       if (!counters.has(stored.instance.id)) counters.set(stored.instance.id, { runs: 0, hits: 0 });
       revision += 1;
       listCache = null;
     },
     async deleteRuleInstance(id, writes) {
       const previous = instances.get(id);
-      if (previous) budget.reserve(audit.sizeOf(writes?.audit));
+      if (previous) budget.reserve(audit.sizeOf(writes));
       const existed = instances.delete(id);
-      if (existed) audit.appendReserved(writes?.audit);
+      if (existed) audit.appendReserved(writes);
       if (previous) budget.release(RECORD_OVERHEAD + measureJsonSize(previous.instance));
       if (existed) {
         counters.delete(id);

@@ -7,6 +7,7 @@ import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from '
 import { storedBytesOf, type ByteBudget } from './budget.js';
 import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
 import type { MemoryDecisions } from './decisions.js';
+import type { MemoryOutbox } from './outbox.js';
 import type { MemoryUsers } from './records.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
 
@@ -18,6 +19,7 @@ export interface OutcomeTargets {
   readonly alertsAndCases: MemoryAlertsAndCases;
   readonly users: MemoryUsers;
   readonly decisions: MemoryDecisions;
+  readonly outbox: MemoryOutbox;
 }
 
 /**
@@ -164,6 +166,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     applyRuleOutcome(targets, outcome.counters, outcome.alertHits, outcome.now, (transactionId) => listingOf(transactionId, listed));
     targets.users.applyOutcome(outcome);
     targets.decisions.append([outcome.decision]);
+    targets.outbox.appendReserved(outcome.outbox);
   }
 
   return {
@@ -242,7 +245,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       }
       // The entries checked and the bytes reserved for all of them first, so nothing can fail part way.
       for (const outcome of outcomes) assertSeriesEntries(outcome.aggregates.add, '/add');
-      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome), 0));
+      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox), 0));
       for (const outcome of outcomes) writeOutcome(outcome);
     },
     async saveOutcome(outcome: TransactionOutcome) {
@@ -256,7 +259,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       if (outcome.event && events.has(outcome.event.eventId)) {
         throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
       }
-      targets.budget.reserve(storedBytesOf(outcome));
+      targets.budget.reserve(storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox));
       writeOutcome(outcome);
     },
   };

@@ -23,10 +23,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateFunction, AggregateValue } from '../../aggregation/aggregate-store.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import { MONEY_SCALE } from '../../domain/money.js';
 import { DAY_MS } from '../../domain/time.js';
 import { defineRule } from '../define-rule.js';
+import { exactDecimal } from './evidence.js';
 import { createNeed } from './need.js';
 import type { AggregateNeed, RuleDefinition, RuleHit } from '../types.js';
 
@@ -204,6 +205,9 @@ export interface SpikeResult {
   readonly baselineMean: Rational;
   /** Population variance of the baseline values. */
   readonly variance: Rational;
+  /** How many values each mean is of: the recent days and the baseline days counted. */
+  readonly recentDays: number;
+  readonly baselineDays: number;
 }
 
 /**
@@ -231,6 +235,8 @@ export function evaluateStdDevSpike(input: SpikeInput): SpikeResult | null {
     recentMean: createRatio(r.num, r.den * k),
     baselineMean: createRatio(s.num, s.den * n),
     variance: createRatio(v.num, v.den * n * n),
+    recentDays: input.recentDays,
+    baselineDays: input.baseline.length,
   };
 }
 
@@ -271,6 +277,107 @@ export function formatMeanAmount(value: Rational, currency: string): string {
 /** A standard deviation of amounts (10^-8 units) rounded down to the cent, e.g. `12.34 EUR`. */
 export function formatStdDevAmount(variance: Rational, currency: string): string {
   return `${formatStdDev({ num: variance.num, den: variance.den * MONEY_SCALE * MONEY_SCALE }, 2)} ${currency}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evidence: the comparison written exactly, and rounded outward so that it reads true.
+// ---------------------------------------------------------------------------------------------
+
+/** Whether `den` (> 0) has no prime factor but 2 and 5: a fraction over it is a terminating decimal. */
+function terminates(den: bigint): boolean {
+  let d = den;
+  while (d % 2n === 0n) d /= 2n;
+  while (d % 5n === 0n) d /= 5n;
+  return d === 1n;
+}
+
+/** An exact rational as text: a decimal when it terminates (`"12.5"`), else `p/q` in lowest terms (`"37/3"`). */
+export function rationalText(value: Rational): string {
+  const r = createRatio(value.num, value.den);
+  return terminates(r.den) ? exactDecimal(r.num, r.den) : `${r.num}/${r.den}`;
+}
+
+/** `⌊num / den⌋` (`den > 0`), for either sign of `num`. */
+function floorDiv(num: bigint, den: bigint): bigint {
+  const q = num / den;
+  return num < 0n && q * den !== num ? q - 1n : q;
+}
+
+/** `units / 10^decimals` as text with exactly `decimals` places (`15000n, 2` → `"150.00"`). */
+function fixedText(units: bigint, decimals: number): string {
+  const negative = units < 0n;
+  const text = formatFixed(negative ? -units : units, decimals);
+  return negative ? `-${text}` : text;
+}
+
+/**
+ * `⌈(mean + 2·√variance) · scale⌉`, exactly: with A = mean·scale and W = 4·scale²·variance,
+ * A + √W lies in [A + ⌊√W⌋, A + ⌊√W⌋ + 1), so the ceiling is N = ⌈A + ⌊√W⌋⌉ or N + 1; it is N
+ * when N − A ≥ 0 and (N − A)² ≥ W.
+ */
+function ceilMeanPlusTwoSigma(mean: Rational, variance: Rational, scale: bigint): bigint {
+  const a = mean.num * scale;
+  const b = mean.den;
+  const w = 4n * scale * scale * variance.num;
+  const z = variance.den;
+  const root = integerSqrt(w / z);
+  const n = -floorDiv(-(a + root * b), b);
+  const gap = n * b - a;
+  return gap >= 0n && gap * gap * z >= w * b * b ? n : n + 1n;
+}
+
+/** A statistic in the unit the evidence shows: whole amounts (not 10^-8 units), percentages, numbers; `power` 2 for a variance. */
+function inUnit(value: Rational, unit: AnomalyUnit, power: 1 | 2): Rational {
+  if (unit === 'amount') return createRatio(value.num, value.den * (power === 1 ? MONEY_SCALE : MONEY_SCALE * MONEY_SCALE));
+  if (unit === 'percent') return createRatio(value.num * (power === 1 ? 100n : 10_000n), value.den);
+  return value;
+}
+
+/**
+ * The evidence of a spike: `value` the recent mean rounded down and `limit` the baseline mean plus
+ * 2 standard deviations rounded up, both to the fewest decimal places from 2 to 12 at which the
+ * rounded value is still above the rounded limit (else the first of 24, 48, … that separates
+ * them), so the comparison reads as the rule decided it;
+ * and the exact statistics the rule compared (`recentMean > baselineMean` and `(recentMean −
+ * baselineMean)² > 4·baselineVariance`) as exact rationals ({@link rationalText}), with the
+ * periods and the number of daily values each mean is of.
+ */
+export function spikeEvidence(spike: SpikeResult, spec: Pick<AnomalyRuleSpec, 'unit' | 'evidenceField'>, days: AnomalyDays, currency: string): RuleEvidence {
+  const recent = inUnit(spike.recentMean, spec.unit, 1);
+  const mean = inUnit(spike.baselineMean, spec.unit, 1);
+  const variance = inUnit(spike.variance, spec.unit, 2);
+  let decimals = 2;
+  let scale = 100n;
+  let value = floorDiv(recent.num * scale, recent.den);
+  let limit = ceilMeanPlusTwoSigma(mean, variance, scale);
+  // The rule's comparison is strict, so some precision separates them; it ends. Place by place at
+  // first, then doubling (a gap of 10^-k takes about log k more steps): operands of any size stay cheap.
+  while (value <= limit) {
+    const more = decimals < 12 ? 1 : decimals;
+    decimals += more;
+    scale *= 10n ** BigInt(more);
+    value = floorDiv(recent.num * scale, recent.den);
+    limit = ceilMeanPlusTwoSigma(mean, variance, scale);
+  }
+  const oldest = days.baselineDays[days.baselineDays.length - 1] as DayRange;
+  const newest = days.baselineDays[0] as DayRange;
+  const item: Record<string, unknown> = {
+    direction: 'ORIGIN',
+    kind: 'stdDevSpike',
+    field: spec.evidenceField,
+    value: fixedText(value, decimals),
+    comparison: '>',
+    limit: fixedText(limit, decimals),
+  };
+  if (spec.unit === 'amount') item.currency = currency;
+  item.recentMean = rationalText(recent);
+  item.baselineMean = rationalText(mean);
+  item.baselineVariance = rationalText(variance);
+  item.window = { start: days.recent.start, end: days.recent.end, units: ANOMALY_RECENT_DAYS, granularity: 'day', rolling: false };
+  item.recentDays = spike.recentDays;
+  item.referenceWindow = { start: oldest.start, end: newest.end, units: ANOMALY_BASELINE_DAYS, granularity: 'day', rolling: false };
+  item.referenceDays = spike.baselineDays;
+  return item as RuleEvidence;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,6 +446,8 @@ export interface AnomalyRuleSpec
   /** What a day's value is. */
   readonly daily: AnomalyTotal | AnomalyRatio;
   readonly unit: AnomalyUnit;
+  /** The evidence's `field`: the daily value the means are of (`dailyVolume`). */
+  readonly evidenceField: string;
 }
 
 function readDayValue(aggregates: Readonly<Record<string, AggregateValue>>, name: string, fn: AnomalyDayAggregate['fn']): bigint {
@@ -464,7 +573,8 @@ export function defineAnomalyRule(spec: AnomalyRuleSpec): RuleDefinition<Anomaly
       if (!transaction.originUserId) return [];
       const spike = measure.evaluate(aggregates);
       if (!spike?.hit) return [];
-      return [{ direction: 'ORIGIN', vars: describeSpike(spike, spec.unit, money.baseCurrency) }];
+      const evidence = [spikeEvidence(spike, spec, computeAnomalyDays(transaction.timestamp), money.baseCurrency)];
+      return [{ direction: 'ORIGIN', vars: describeSpike(spike, spec.unit, money.baseCurrency), evidence }];
     },
   });
 }

@@ -150,3 +150,40 @@ export function windowCountEvidence(
 ): RuleEvidence {
   return { direction, kind, value: count, comparison, limit, window, transactionCount: count, transactionIds: transactionIds as string[] };
 }
+
+/**
+ * The exact decimal text of `num / den` (`den > 0` with no prime factor other than 2 and 5, so the
+ * quotient terminates), trailing zeros trimmed: `exactDecimal(15n, 4n)` → `"3.75"`. For limits a
+ * rule computes by scaling (a percentage of an amount, a multiple of a median) without rounding.
+ */
+export function exactDecimal(num: bigint, den: bigint): string {
+  let digits = 0;
+  let scale = 1n;
+  // den | 10^digits: at most max(twos, fives) steps.
+  while ((scale * num) % den !== 0n) {
+    digits += 1;
+    scale *= 10n;
+    if (digits > 200) throw new RangeError(`${num}/${den} does not terminate`);
+  }
+  const units = (scale * num) / den;
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  let text = abs.toString();
+  if (digits > 0) {
+    text = text.padStart(digits + 1, '0');
+    const fraction = text.slice(-digits).replace(/0+$/, '');
+    text = fraction ? `${text.slice(0, -digits)}.${fraction}` : text.slice(0, -digits);
+  }
+  return negative ? `-${text}` : text;
+}
+
+/**
+ * The evidence of a custom json-logic instance's hit on `direction`: its expression held
+ * (`{ kind: 'logic', value: true, comparison: '=', limit: true }`), with the values of its
+ * aggregation variables on that side when it has any (`variables`, by key, as the logic read them).
+ */
+export function logicEvidence(direction: RuleEvidence['direction'], variables?: Readonly<Record<string, number | null>>): RuleEvidence {
+  const item: Record<string, unknown> = { direction, kind: 'logic', value: true, comparison: '=', limit: true };
+  if (variables !== undefined) item.variables = variables;
+  return item as RuleEvidence;
+}

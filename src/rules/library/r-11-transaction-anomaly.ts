@@ -29,4 +29,5 @@ export const r11TransactionAnomaly = defineAnomalyRule({
   prefix: 'r11',
   daily: { kind: 'total', fn: 'sum' },
   unit: 'amount',
+  evidenceField: 'dailyVolume',
 });

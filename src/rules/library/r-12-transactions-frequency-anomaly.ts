@@ -27,4 +27,5 @@ export const r12TransactionsFrequencyAnomaly = defineAnomalyRule({
   prefix: 'r12',
   daily: { kind: 'total', fn: 'count' },
   unit: 'number',
+  evidenceField: 'dailyCount',
 });

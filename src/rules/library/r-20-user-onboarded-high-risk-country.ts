@@ -16,19 +16,25 @@ const ParametersSchema = Type.Object(
   { additionalProperties: false, title: 'R-20 parameters' },
 );
 
-/** The user's countries R-20 reads, each with the field it comes from, in field order. */
-export function userCountriesOf(type: 'CONSUMER' | 'BUSINESS' | null, profile: Readonly<Record<string, unknown>>): { field: string; country: string }[] {
-  const found: { field: string; country: string }[] = [];
-  const add = (field: string, value: unknown) => {
-    if (typeof value === 'string') found.push({ field, country: value });
+/**
+ * The user's countries R-20 reads, each with the field it comes from and its JSON Pointer in the
+ * user, in field order.
+ */
+export function userCountriesOf(
+  type: 'CONSUMER' | 'BUSINESS' | null,
+  profile: Readonly<Record<string, unknown>>,
+): { field: string; path: string; country: string }[] {
+  const found: { field: string; path: string; country: string }[] = [];
+  const add = (field: string, path: string, value: unknown) => {
+    if (typeof value === 'string') found.push({ field, path, country: value });
   };
   if (type === 'BUSINESS') {
     const legalEntity = profile['legalEntity'] as { companyRegistrationDetails?: { registrationCountry?: unknown } } | undefined;
-    add('registration', legalEntity?.companyRegistrationDetails?.registrationCountry);
+    add('registration', '/legalEntity/companyRegistrationDetails/registrationCountry', legalEntity?.companyRegistrationDetails?.registrationCountry);
   } else {
     const details = profile['userDetails'] as { countryOfResidence?: unknown; countryOfNationality?: unknown } | undefined;
-    add('residence', details?.countryOfResidence);
-    add('nationality', details?.countryOfNationality);
+    add('residence', '/userDetails/countryOfResidence', details?.countryOfResidence);
+    add('nationality', '/userDetails/countryOfNationality', details?.countryOfNationality);
   }
   return found;
 }
@@ -37,7 +43,8 @@ export function userCountriesOf(type: 'CONSUMER' | 'BUSINESS' | null, profile: R
  * R-20 User onboarded from high risk country: a consumer whose `userDetails.countryOfResidence` or
  * `userDetails.countryOfNationality`, or a business whose
  * `legalEntity.companyRegistrationDetails.registrationCountry`, is on the list. Run on every
- * creation and user event, so a user whose country changes to a listed one hits then.
+ * creation and user event, so a user whose country changes to a listed one hits then. Its
+ * evidence is one `country` item per listed country of the user, with the field it is in.
  */
 export const r20UserOnboardedHighRiskCountry = defineUserRule({
   id: 'R-20',
@@ -52,7 +59,21 @@ export const r20UserOnboardedHighRiskCountry = defineUserRule({
   types: ['Risk exposure'],
   typologies: ['High risk users', 'Terrorist financing'],
   check({ user, parameters }): UserRuleHit | null {
-    const hit = userCountriesOf(user.type, user.profile).find((c) => parameters.highRiskCountries.includes(c.country));
-    return hit === undefined ? null : { vars: { userId: user.userId, field: hit.field, country: hit.country } };
+    const listed = userCountriesOf(user.type, user.profile).filter((c) => parameters.highRiskCountries.includes(c.country));
+    const hit = listed[0];
+    if (hit === undefined) return null;
+    return {
+      vars: { userId: user.userId, field: hit.field, country: hit.country },
+      // Every listed country, not only the one the description names.
+      evidence: listed.map((c) => ({
+        direction: 'ORIGIN' as const,
+        kind: 'country',
+        field: c.field,
+        path: c.path,
+        value: c.country,
+        comparison: 'in' as const,
+        limit: '/parameters/highRiskCountries',
+      })),
+    };
   },
 });

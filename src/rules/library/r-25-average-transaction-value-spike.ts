@@ -29,4 +29,5 @@ export const r25AverageTransactionValueSpike = defineAnomalyRule({
   prefix: 'r25',
   daily: { kind: 'ratio', numerator: { tag: 's', fn: 'sum' }, denominator: { tag: 'c', fn: 'amountCount' } },
   unit: 'amount',
+  evidenceField: 'dailyAverageAmount',
 });

@@ -36,4 +36,5 @@ export const r26RoundAmountAnomaly = defineAnomalyRule({
     denominatorFirst: true,
   },
   unit: 'percent',
+  evidenceField: 'dailyRoundShare',
 });

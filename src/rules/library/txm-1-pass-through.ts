@@ -2,11 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateEntry, AggregateValue } from '../../aggregation/aggregate-store.js';
 import { MAX_LAST_ENTRIES } from '../../aggregation/checks.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
+import { MAX_EVIDENCE_TRANSACTION_IDS } from '../../domain/schemas/results.js';
 import { MONEY_SCALE, formatMoney, toScaled } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { ErrorDetail } from '../../errors.js';
 import { defineRule } from '../define-rule.js';
+import { evidenceMoney, evidenceWindow, exactDecimal } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import { amountThresholdsSchema, reachesThreshold, transactionTypesSchema } from '../parameters.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
@@ -99,6 +101,9 @@ interface Round {
   readonly inflow: AggregateEntry;
   readonly amount: bigint;
   outflow: bigint;
+  /** Positions in the sent list of its first and last outflow (-1: none); its outflows lie between. */
+  firstSent: number;
+  lastSent: number;
 }
 
 /** The settings of {@link findPassThroughRounds}, resolved from the parameters. */
@@ -119,7 +124,15 @@ export interface PassThroughRounds {
   /** Complete rounds among the inflows read. */
   readonly complete: number;
   /** The round the outflow `currentId` was counted towards, `null` when none. */
-  readonly current: { readonly inflow: bigint; readonly outflow: bigint; readonly complete: boolean } | null;
+  readonly current: {
+    readonly inflow: bigint;
+    readonly outflow: bigint;
+    readonly complete: boolean;
+    /** Its inflow's id. */
+    readonly inflowId: string;
+    /** Its outflows' ids, oldest first (listed only when the round is complete: a hit's evidence). */
+    readonly outflowIds: readonly string[];
+  } | null;
 }
 
 const typeOf = (entry: AggregateEntry): string => entry.values?.type ?? '';
@@ -146,24 +159,44 @@ export function findPassThroughRounds(
   const rounds: Round[] = [];
   for (const entry of received) {
     if (entry.amount === null || entry.amount <= 0n || !settings.inflowTypes.includes(typeOf(entry))) continue;
-    if (settings.startsRound(entry.amount, entry.timestamp)) rounds.push({ inflow: entry, amount: entry.amount, outflow: 0n });
+    if (settings.startsRound(entry.amount, entry.timestamp)) rounds.push({ inflow: entry, amount: entry.amount, outflow: 0n, firstSent: -1, lastSent: -1 });
   }
   let current: Round | null = null;
   let next = 0;
-  for (const entry of sent) {
+  for (let i = 0; i < sent.length; i++) {
+    const entry = sent[i] as AggregateEntry;
     if (!settings.outflowTypes.includes(typeOf(entry))) continue;
     // The latest inflow strictly before this outflow: inflows and outflows are both in time order.
     while (next < rounds.length && (rounds[next] as Round).inflow.timestamp < entry.timestamp) next += 1;
     const round = next > 0 ? (rounds[next - 1] as Round) : undefined;
     if (round === undefined || entry.timestamp - round.inflow.timestamp > settings.windowMs) continue;
     if (entry.amount !== null) round.outflow += entry.amount;
+    if (round.firstSent < 0) round.firstSent = i;
+    round.lastSent = i;
     if (entry.id === currentId) current = round;
   }
   let complete = 0;
   for (const round of rounds) if (isComplete(round.outflow, round.amount, settings)) complete += 1;
+  if (current === null) return { complete, current: null };
+  const currentComplete = isComplete(current.outflow, current.amount, settings);
+  // A round's outflows are a run of the time-ordered sent list: the outflows of that run that were
+  // counted towards it (of an outflow type, within the window of its inflow).
+  const outflowIds: string[] = [];
+  const inflowAt = current.inflow.timestamp;
+  for (let i = currentComplete ? current.firstSent : 0; currentComplete && i <= current.lastSent; i++) {
+    const entry = sent[i] as AggregateEntry;
+    if (settings.outflowTypes.includes(typeOf(entry)) && entry.timestamp > inflowAt && entry.timestamp - inflowAt <= settings.windowMs)
+      outflowIds.push(entry.id);
+  }
   return {
     complete,
-    current: current === null ? null : { inflow: current.amount, outflow: current.outflow, complete: isComplete(current.outflow, current.amount, settings) },
+    current: {
+      inflow: current.amount,
+      outflow: current.outflow,
+      complete: currentComplete,
+      inflowId: current.inflow.id,
+      outflowIds,
+    },
   };
 }
 
@@ -180,6 +213,61 @@ function settingsOf(parameters: Parameters, money: MoneyContext): PassThroughSet
 }
 
 const NO_ENTRIES: readonly AggregateEntry[] = Object.freeze([]);
+
+/**
+ * The evidence of a hit: the current round's outflow against its inflow's two percentages (the
+ * rule's exact comparison `outflow × 100 ≥ minimum% × inflow`, the limit as an exact decimal), with
+ * the round's transactions (its outflows newest first, then its inflow); then the complete rounds
+ * against `minimumRounds`.
+ */
+function evidenceOf(
+  current: NonNullable<PassThroughRounds['current']>,
+  complete: number,
+  parameters: Parameters,
+  end: number,
+  currency: string,
+): RuleEvidence[] {
+  const ids: string[] = [];
+  for (let i = current.outflowIds.length - 1; i >= 0 && ids.length < MAX_EVIDENCE_TRANSACTION_IDS - 1; i--) ids.push(current.outflowIds[i] as string);
+  ids.push(current.inflowId);
+  // percentage (10^-8 units) × inflow (10^-8 units) / 100, in whole units.
+  const share = (percentage: number) => exactDecimal(toScaled(percentage) * current.inflow, 100n * MONEY_SCALE * MONEY_SCALE);
+  const outflow = evidenceMoney(current.outflow);
+  const inflow = evidenceMoney(current.inflow);
+  return [
+    {
+      direction: 'ORIGIN',
+      kind: 'passThroughOutflow',
+      value: outflow,
+      comparison: '>=',
+      limit: share(parameters.minimumOutflowPercentage),
+      currency,
+      percentage: parameters.minimumOutflowPercentage,
+      inflow,
+      inflowTransactionId: current.inflowId,
+      transactionCount: current.outflowIds.length + 1,
+      transactionIds: ids,
+    } as RuleEvidence,
+    {
+      direction: 'ORIGIN',
+      kind: 'passThroughOutflow',
+      value: outflow,
+      comparison: '<=',
+      limit: share(parameters.maximumOutflowPercentage),
+      currency,
+      percentage: parameters.maximumOutflowPercentage,
+      inflow,
+    } as RuleEvidence,
+    {
+      direction: 'ORIGIN',
+      kind: 'passThroughRounds',
+      value: complete,
+      comparison: '>=',
+      limit: parameters.minimumRounds,
+      window: evidenceWindow(windowStart(end, parameters.roundsWindow), end, parameters.roundsWindow),
+    },
+  ];
+}
 
 function entriesOf(value: AggregateValue | undefined): readonly AggregateEntry[] {
   return Array.isArray(value) ? value : NO_ENTRIES;
@@ -255,6 +343,7 @@ export const txm1PassThrough = defineRule({
           window: describeTimeWindow(parameters.roundsWindow),
           minimum: parameters.minimumRounds,
         },
+        evidence: evidenceOf(found.current, found.complete, parameters, transaction.timestamp, money.baseCurrency),
       },
     ];
   },

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_FAN_OUT, MAX_HOPS } from '../../aggregation/checks.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
 import type { ErrorDetail } from '../../errors.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { distinctUserParties } from '../kits/directions.js';
+import { evidenceWindow } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -117,9 +118,14 @@ export const txm2FundsReturnedToOrigin = defineRule({
     const path = aggregates[NEED];
     if (typeof path !== 'number' || path === 0) return [];
     const vars = { hops: path + 1, window: describeTimeWindow(parameters.timeWindow) };
+    const end = transaction.timestamp;
+    const window = evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow);
+    // The graph aggregate answers the shortest cycle's length, not its transfers: no ids.
+    const cycle = (direction: 'ORIGIN' | 'DESTINATION'): RuleEvidence =>
+      ({ direction, kind: 'cycleLength', value: path + 1, comparison: '<=', limit: parameters.maxHops, window }) as RuleEvidence;
     return [
-      { direction: 'ORIGIN', vars },
-      { direction: 'DESTINATION', vars },
+      { direction: 'ORIGIN', vars, evidence: [cycle('ORIGIN')] },
+      { direction: 'DESTINATION', vars, evidence: [cycle('DESTINATION')] },
     ];
   },
 });

@@ -2,11 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AggregateEntry, AggregateValue } from '../../aggregation/aggregate-store.js';
 import { MAX_LAST_ENTRIES } from '../../aggregation/checks.js';
 import { describeTimeWindow, windowStart } from '../../aggregation/time-window.js';
-import type { Transaction } from '../../domain/index.js';
+import type { RuleEvidence, Transaction } from '../../domain/index.js';
+import { MAX_EVIDENCE_TRANSACTION_IDS } from '../../domain/schemas/results.js';
 import { MONEY_SCALE, convertScaled, divideRounded, formatMoney, toScaled } from '../../domain/money.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import type { ErrorDetail } from '../../errors.js';
 import { defineRule } from '../define-rule.js';
+import { evidenceMoney, evidenceWindow, exactDecimal } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import type { SeriesName } from '../series.js';
 import type { AggregateNeed, MoneyContext, RuleHit } from '../types.js';
@@ -116,6 +118,75 @@ function amountsOf(value: AggregateValue | undefined): bigint[] {
   return out;
 }
 
+/** The ids of the entries with an amount (those the median is of), newest first, at most {@link MAX_EVIDENCE_TRANSACTION_IDS}. */
+function medianIdsOf(value: AggregateValue | undefined): string[] {
+  const out: string[] = [];
+  if (!Array.isArray(value)) return out;
+  const entries = value as readonly AggregateEntry[];
+  for (let i = entries.length - 1; i >= 0 && out.length < MAX_EVIDENCE_TRANSACTION_IDS; i--) {
+    const entry = entries[i] as AggregateEntry;
+    if (entry.amount !== null) out.push(entry.id);
+  }
+  return out;
+}
+
+/**
+ * The evidence of a hit on one side, exact: above, `amount ≥ aboveMultiplier × median`; below,
+ * `amount × belowMultiplier ≤ median` (the median divided by a factor need not terminate as a
+ * decimal; the rule compares the product). Then the history it decided on.
+ */
+function evidenceOf(
+  direction: Direction,
+  side: 'above' | 'below',
+  amount: bigint,
+  twice: bigint,
+  amounts: number,
+  parameters: Parameters,
+  transaction: Transaction,
+  value: AggregateValue | undefined,
+  currency: string,
+): RuleEvidence[] {
+  const median = exactDecimal(twice, 2n * MONEY_SCALE);
+  const multiplier = (side === 'above' ? parameters.aboveMultiplier : parameters.belowMultiplier) as number;
+  const scaledMultiplier = toScaled(multiplier);
+  const end = transaction.timestamp;
+  const comparison: RuleEvidence =
+    side === 'above'
+      ? ({
+          direction,
+          kind: 'amountAboveMedian',
+          value: evidenceMoney(amount),
+          comparison: '>=',
+          limit: exactDecimal(scaledMultiplier * twice, 2n * MONEY_SCALE * MONEY_SCALE),
+          currency,
+          median,
+          multiplier,
+        } as RuleEvidence)
+      : ({
+          direction,
+          kind: 'amountBelowMedian',
+          value: exactDecimal(amount * scaledMultiplier, MONEY_SCALE * MONEY_SCALE),
+          comparison: '<=',
+          limit: median,
+          currency,
+          amount: evidenceMoney(amount),
+          multiplier,
+        } as RuleEvidence);
+  return [
+    comparison,
+    {
+      direction,
+      kind: 'history',
+      value: amounts,
+      comparison: '>=',
+      limit: parameters.minimumHistory,
+      window: evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow),
+      transactionCount: amounts,
+      transactionIds: medianIdsOf(value),
+    },
+  ];
+}
+
 function validateParameters(parameters: Parameters): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   if (parameters.aboveMultiplier === null && parameters.belowMultiplier === null) {
@@ -177,6 +248,7 @@ export const txm3UnusualAmount = defineRule({
       if (amount === null || twice <= 0n) continue;
       const side = unusualSide(amount, twice, parameters.aboveMultiplier, parameters.belowMultiplier);
       if (side === null) continue;
+      const read = aggregates[NAMES[direction]];
       hits.push({
         direction,
         vars: {
@@ -187,6 +259,7 @@ export const txm3UnusualAmount = defineRule({
           count: amounts.length,
           window: describeTimeWindow(parameters.timeWindow),
         },
+        evidence: evidenceOf(direction, side, amount, twice, amounts.length, parameters, transaction, read, money.baseCurrency),
       });
     }
     return hits;

@@ -5,6 +5,7 @@ import type { Transaction } from '../../domain/index.js';
 import { TimeWindowSchema } from '../../domain/schemas/time-window.js';
 import { defineRule } from '../define-rule.js';
 import { distinctUserParties } from '../kits/directions.js';
+import { evidenceWindow } from '../kits/evidence.js';
 import { createNeed } from '../kits/need.js';
 import type { AggregateNeed, RuleHit } from '../types.js';
 
@@ -86,10 +87,22 @@ export const txm4ScatterGather = defineRule({
     if (currentCounts === false || distinctUserParties(transaction) === null) return [];
     const count = aggregates[NEED];
     if (typeof count !== 'number' || count < parameters.minIntermediaries) return [];
+    const end = transaction.timestamp;
     return [
       {
         direction: 'DESTINATION',
         vars: { count, limit: parameters.minIntermediaries, window: describeTimeWindow(parameters.timeWindow) },
+        // The graph aggregate answers a count, not the accounts: no ids.
+        evidence: [
+          {
+            direction: 'DESTINATION',
+            kind: 'sharedSourceCount',
+            value: count,
+            comparison: '>=',
+            limit: parameters.minIntermediaries,
+            window: evidenceWindow(windowStart(end, parameters.timeWindow), end, parameters.timeWindow),
+          },
+        ],
       },
     ];
   },

@@ -30,7 +30,25 @@ describe('user rules on createUser', () => {
       }),
     ]);
     expect(result.hitRules).toEqual([
-      expect.objectContaining({ ruleInstanceId: instance.id, ruleId: 'R-20', ruleAction: 'FLAG', ruleHitMeta: { hitDirections: ['ORIGIN'] } }),
+      expect.objectContaining({
+        ruleInstanceId: instance.id,
+        ruleId: 'R-20',
+        ruleAction: 'FLAG',
+        ruleHitMeta: {
+          hitDirections: ['ORIGIN'],
+          evidence: [
+            {
+              direction: 'ORIGIN',
+              kind: 'country',
+              field: 'residence',
+              path: '/userDetails/countryOfResidence',
+              value: 'KP',
+              comparison: 'in',
+              limit: '/parameters/highRiskCountries',
+            },
+          ],
+        },
+      }),
     ]);
     expect(result.hitRules[0]?.ruleDescription).toBe('User kp-user: country of residence KP is a high-risk country.');
     expect(await engine.getRuleInstance(instance.id)).toMatchObject({ runCount: 1, hitCount: 1 });

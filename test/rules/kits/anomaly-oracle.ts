@@ -6,6 +6,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, T0, errorOf, testEngine, tx } from '../../helpers.js';
+import { getPreviousDouble } from '../../../src/rules/kits/anomaly.js';
 import type { AggregateNeed, AnyRuleDefinition } from '../../../src/rules/types.js';
 
 /** 00:00 UTC of T0's day (T0 is 12:00 UTC). */
@@ -84,6 +85,21 @@ interface Day {
  * `recentMean − baselineMean > 0 ∧ (recentMean − baselineMean)² > 4 · variance`.
  */
 export function expectedSpike(metric: AnomalyMetric, past: readonly Sent[], current: Sent): boolean {
+  return spikeStatistics(metric, past, current)?.hit ?? false;
+}
+
+/** The oracle's statistics of a decision (means and variance in cents, counts or shares 0..1). */
+export interface SpikeStatistics {
+  readonly hit: boolean;
+  readonly recentMean: Frac;
+  readonly baselineMean: Frac;
+  readonly variance: Frac;
+  readonly recentDays: number;
+  readonly baselineDays: number;
+}
+
+/** {@link expectedSpike}'s computation, with the statistics; `null` with too few baseline days or no recent value. */
+export function spikeStatistics(metric: AnomalyMetric, past: readonly Sent[], current: Sent): SpikeStatistics | null {
   const sent = [...past, current];
   const now = current.at;
   const date = new Date(now);
@@ -126,22 +142,78 @@ export function expectedSpike(metric: AnomalyMetric, past: readonly Sent[], curr
       baseline.push(frac(0n));
     }
   }
-  if (active < 10) return false;
+  if (active < 10) return null;
   const recent: Frac[] = [];
   for (let j = 0; j < 30; j++) {
     const v = value(days[j] as Day);
     if (v) recent.push(v);
     else if (zeroFill) recent.push(frac(0n));
   }
-  if (recent.length === 0) return false;
+  if (recent.length === 0) return null;
   const mean = (xs: Frac[]) => over(xs.reduce(plus, frac(0n)), xs.length);
   const baselineMean = mean(baseline);
   const variance = over(
     baseline.reduce((acc, x) => plus(acc, times(minus(x, baselineMean), minus(x, baselineMean))), frac(0n)),
     baseline.length,
   );
-  const difference = minus(mean(recent), baselineMean);
-  return difference.n > 0n && greater(times(difference, difference), times(frac(4n), variance));
+  const recentMean = mean(recent);
+  const difference = minus(recentMean, baselineMean);
+  const hit = difference.n > 0n && greater(times(difference, difference), times(frac(4n), variance));
+  return { hit, recentMean, baselineMean, variance, recentDays: recent.length, baselineDays: baseline.length };
+}
+
+/** Decimal text (`"-12.50"`) or `p/q` as a fraction. */
+function parseFrac(text: string): Frac {
+  if (text.includes('/')) {
+    const [n, d] = text.split('/');
+    return frac(BigInt(n as string), BigInt(d as string));
+  }
+  const negative = text.startsWith('-');
+  const [whole, fraction = ''] = text.replace('-', '').split('.');
+  const value = frac(BigInt(`${whole}${fraction}`), 10n ** BigInt(fraction.length));
+  return negative ? frac(-value.n, value.d) : value;
+}
+
+/**
+ * Checks a spike's evidence item against the oracle's statistics: the exact means and variance
+ * (in whole euros, counts or percentages), `value` the recent mean rounded down and `limit` the
+ * baseline mean + 2σ rounded up at the places they show, `value > limit`, the periods and counts.
+ */
+export function expectSpikeEvidence(metric: AnomalyMetric, item: Record<string, unknown>, stats: SpikeStatistics, current: Sent): void {
+  // The oracle's cents to whole euros; shares to percentages.
+  const unit = metric === 'volume' || metric === 'average' ? frac(1n, 100n) : metric === 'round' ? frac(100n) : frac(1n);
+  const recent = times(stats.recentMean, unit);
+  const mean = times(stats.baselineMean, unit);
+  const variance = times(stats.variance, times(unit, unit));
+  expect(parseFrac(item.recentMean as string)).toEqual(recent);
+  expect(parseFrac(item.baselineMean as string)).toEqual(mean);
+  expect(parseFrac(item.baselineVariance as string)).toEqual(variance);
+  const decimals = ((item.value as string).split('.')[1] ?? '').length;
+  expect(((item.limit as string).split('.')[1] ?? '').length).toBe(decimals);
+  expect(decimals).toBeGreaterThanOrEqual(2);
+  const step = frac(1n, 10n ** BigInt(decimals));
+  const value = parseFrac(item.value as string);
+  const limit = parseFrac(item.limit as string);
+  // value ≤ recent mean < value + step.
+  expect(greater(value, recent)).toBe(false);
+  expect(greater(plus(value, step), recent)).toBe(true);
+  // limit ≥ mean + 2σ > limit − step: x ≥ mean + 2σ ⇔ x − mean ≥ 0 ∧ (x − mean)² ≥ 4·variance.
+  const atLeast = (x: Frac) => {
+    const gap = minus(x, mean);
+    return gap.n >= 0n && !greater(times(frac(4n), variance), times(gap, gap));
+  };
+  expect(atLeast(limit)).toBe(true);
+  expect(atLeast(minus(limit, step))).toBe(false);
+  expect(greater(value, limit)).toBe(true);
+  expect(item).toMatchObject({ direction: 'ORIGIN', kind: 'stdDevSpike', comparison: '>', recentDays: stats.recentDays, referenceDays: stats.baselineDays });
+  expect('currency' in item).toBe(metric === 'volume' || metric === 'average');
+  const date = new Date(current.at);
+  const today = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  expect(item.window).toEqual({ start: today - 29 * DAY, end: current.at, units: 30, granularity: 'day', rolling: false });
+  const reference = item.referenceWindow as { start: number; end: number };
+  expect(reference).toMatchObject({ start: today - 119 * DAY, units: 90, granularity: 'day', rolling: false });
+  // The last baseline day ends just before the recent period starts (the largest double below it).
+  expect(reference.end < today - 29 * DAY && reference.end > today - 29 * DAY - 1).toBe(true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +281,14 @@ export interface AnomalyRuleCase {
   readonly now?: Sent;
   readonly rows: readonly AnomalyRow[];
   /** A hit and the description it renders. */
-  readonly description: { readonly name: string; readonly past: readonly Sent[]; readonly now: Sent; readonly text: string };
+  readonly description: {
+    readonly name: string;
+    readonly past: readonly Sent[];
+    readonly now: Sent;
+    readonly text: string;
+    /** The hit's evidence item (its rounded value and limit and exact statistics). */
+    readonly evidence: Readonly<Record<string, unknown>>;
+  };
   /** The needs of a transaction with a sender: how many, and the set of `signature`s they show. */
   readonly plan: { readonly name: string; readonly count: number; readonly signature: (need: AggregateNeed) => string; readonly signatures: readonly string[] };
   /** A parameter the rule refuses (it takes none). */
@@ -238,6 +317,17 @@ export function describeAnomalyRule(c: AnomalyRuleCase): void {
     it(c.description.name, async () => {
       const r = await runHistory(rule, c.description.past, c.description.now);
       expect(r.hitRules[0]?.ruleDescription).toBe(c.description.text);
+      const today = D0 + Math.floor((c.description.now.at - D0) / DAY) * DAY;
+      expect(r.hitRules[0]?.ruleHitMeta?.evidence).toEqual([
+        {
+          direction: 'ORIGIN',
+          kind: 'stdDevSpike',
+          comparison: '>',
+          ...c.description.evidence,
+          window: { start: today - 29 * DAY, end: c.description.now.at, units: 30, granularity: 'day', rolling: false },
+          referenceWindow: { start: today - 119 * DAY, end: getPreviousDouble(today - 29 * DAY), units: 90, granularity: 'day', rolling: false },
+        },
+      ]);
     });
 
     c.more?.();
@@ -260,10 +350,16 @@ export function describeAnomalyRule(c: AnomalyRuleCase): void {
 
   describe('properties', () => {
     test.prop([historyArb], { numRuns: 40 })(
-      'hits exactly when a brute-force exact recomputation from the sent transactions says so',
+      'hits exactly when a brute-force exact recomputation from the sent transactions says so, with its statistics as evidence',
       async ({ past, current }) => {
         const r = await runHistory(rule, past, current);
-        expect(r.hitRules.length > 0).toBe(expectedSpike(c.metric, past, current));
+        const stats = spikeStatistics(c.metric, past, current);
+        expect(r.hitRules.length > 0).toBe(stats?.hit ?? false);
+        if (stats?.hit) {
+          const evidence = r.hitRules[0]?.ruleHitMeta?.evidence ?? [];
+          expect(evidence).toHaveLength(1);
+          expectSpikeEvidence(c.metric, evidence[0] as Record<string, unknown>, stats, current);
+        }
       },
     );
 

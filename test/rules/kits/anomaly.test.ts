@@ -6,6 +6,8 @@ import {
   collectDailyValues,
   computeAnomalyDays,
   evaluateStdDevSpike,
+  rationalText,
+  spikeEvidence,
   formatMeanAmount,
   formatRational,
   formatStdDev,
@@ -20,6 +22,50 @@ const D0 = Date.UTC(2025, 0, 15);
 const int = (n: number): Rational => ({ num: BigInt(n), den: 1n });
 const q = (num: number, den: number): Rational => ({ num: BigInt(num), den: BigInt(den) });
 const big = (num: bigint): Rational => ({ num, den: 1n });
+
+describe('rationalText', () => {
+  it.each([
+    { value: q(25, 2), expected: '12.5' },
+    { value: q(37, 3), expected: '37/3' },
+    { value: q(74, 6), expected: '37/3' },
+    { value: int(0), expected: '0' },
+    { value: q(1, 40), expected: '0.025' },
+    { value: q(450001, 3000), expected: '450001/3000' },
+  ])('$expected', ({ value, expected }) => {
+    expect(rationalText(value)).toBe(expected);
+  });
+});
+
+describe('spikeEvidence', () => {
+  const days = computeAnomalyDays(Date.UTC(2025, 0, 15, 12));
+  const spec = { unit: 'number' as const, evidenceField: 'dailyCount' };
+  const spike = (recentMean: Rational, baselineMean: Rational, variance: Rational) =>
+    ({ hit: true, recentMean, baselineMean, variance, recentDays: 30, baselineDays: 20 }) as const;
+  it.each([
+    { name: 'two places when they already separate', recent: q(23, 15), mean: q(1, 2), variance: q(1, 4), value: '1.53', limit: '1.50' },
+    { name: 'an irrational σ rounded up: √2 → 1 + 2 × 1.41421…', recent: q(4, 1), mean: int(1), variance: int(2), value: '4.00', limit: '3.83' },
+    {
+      name: 'a place more while they do not (1.5 + 1/1000 against 1.5)',
+      recent: q(1501, 1000),
+      mean: q(1, 2),
+      variance: q(1, 4),
+      value: '1.501',
+      limit: '1.500',
+    },
+    {
+      name: 'past 12 places, doubling: a gap of 10^-20 shows at 24',
+      recent: { num: 10n ** 20n + 1n, den: 10n ** 20n },
+      mean: int(1),
+      variance: int(0),
+      value: '1.000000000000000000010000',
+      limit: '1.000000000000000000000000',
+    },
+  ])('$name', ({ recent, mean, variance, value, limit }) => {
+    const item = spikeEvidence(spike(recent, mean, variance), spec, days, 'EUR') as Record<string, unknown>;
+    expect([item.value, item.limit]).toEqual([value, limit]);
+    expect('currency' in item).toBe(false);
+  });
+});
 
 describe('evaluateStdDevSpike', () => {
   // Baseline [1, 3]: mean 2, σ 1, mean + 2σ = 4.
@@ -74,7 +120,7 @@ describe('evaluateStdDevSpike', () => {
 
   it('returns the exact means and variance', () => {
     const r = evaluateStdDevSpike({ baseline: [int(1), int(3)], recentSum: int(13), recentDays: 3 });
-    expect(r).toEqual({ hit: true, recentMean: q(13, 3), baselineMean: int(2), variance: int(1) });
+    expect(r).toEqual({ hit: true, recentMean: q(13, 3), baselineMean: int(2), variance: int(1), recentDays: 3, baselineDays: 2 });
   });
 });
 
