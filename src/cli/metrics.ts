@@ -31,10 +31,13 @@ export interface ServeMetrics {
    */
   render(tenant: string | null): Promise<{ contentType: string; body: string }>;
   /**
-   * The outbox's metrics, for the outbox and webhook delivery to fill: entries not yet delivered
-   * (a gauge per tenant) and failed delivery attempts (a counter per tenant).
+   * The outbox's metrics: messages its webhook delivery has not yet acknowledged (a gauge per
+   * tenant, read when scraped from what {@link ServeMetrics.watchOutbox} registers) and failed
+   * delivery attempts (a counter per tenant, for the delivery to increment).
    */
   readonly outbox: { readonly backlog: Gauge<'tenant'>; readonly deliveryFailures: Counter<'tenant'> };
+  /** Registers how to read `tenant`'s outbox backlog (messages after the delivery's position); a read that fails gives no sample. */
+  watchOutbox(tenant: string, backlog: () => Promise<number>): void;
   readonly registry: Registry;
 }
 
@@ -42,9 +45,6 @@ export interface ServeMetrics {
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Store latency buckets, in seconds: 0.1 ms (a memory store) to 5 s. */
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
-
-/** The repository groups a store has (each method of each is timed as `<group>.<method>`). */
-const GROUPS = ['transactions', 'ruleInstances', 'users', 'comments', 'cases', 'files', 'aggregates', 'lists', 'batches', 'decisions', 'audit'] as const;
 
 /** Counts kept per tenant between scrapes, as plain numbers. */
 interface TenantCounts {
@@ -142,16 +142,27 @@ export function createServeMetrics(): ServeMetrics {
       for (const [tenant, own] of counts) this.inc({ tenant }, own.alertsOpened);
     },
   });
+  const backlogReaders = new Map<string, () => Promise<number>>();
   const outbox = {
     backlog: new Gauge({
       name: 'txmon_outbox_backlog',
-      help: 'Outbox entries not yet delivered',
+      help: 'Outbox messages the webhook delivery has not acknowledged yet (read from the store when scraped)',
       labelNames: ['tenant'] as const,
       registers: [registry],
+      async collect() {
+        this.reset();
+        for (const [tenant, read] of backlogReaders) {
+          try {
+            this.set({ tenant }, await read());
+          } catch {
+            // The store is away, or the delivery has not made its consumer yet: no sample.
+          }
+        }
+      },
     }),
     deliveryFailures: new Counter({
       name: 'txmon_webhook_delivery_failures_total',
-      help: 'Webhook delivery attempts that failed',
+      help: 'Webhook delivery attempts that failed (each retry, and the last attempt before a message is given up)',
       labelNames: ['tenant'] as const,
       registers: [registry],
     }),
@@ -220,7 +231,7 @@ export function createServeMetrics(): ServeMetrics {
     return { contentType: registry.contentType, body: tenant === null ? text : linesOfTenant(text, tenant) };
   }
 
-  return { observeRequest, instrument, render, outbox, registry };
+  return { observeRequest, instrument, render, outbox, watchOutbox: (tenant, read) => void backlogReaders.set(tenant, read), registry };
 }
 
 /** `map`'s value at `key`, made by `make` when absent. */
@@ -358,8 +369,11 @@ function wrapRepositories(
   count: (written: Written) => void,
 ): Repositories {
   const wrap = (inner: Repositories, committed: (written: Written) => void): Repositories => {
-    const wrapped: Record<string, unknown> = { flags: inner.flags };
-    for (const group of GROUPS) wrapped[group] = wrapGroup(inner[group] as object, group, timerOf, failed, committed);
+    // Every group the store has (`transactions`, `outbox`, …), whatever groups the port gains: each method timed as `<group>.<method>`.
+    const wrapped: Record<string, unknown> = { ...inner };
+    for (const [group, value] of Object.entries(inner)) {
+      if (group !== 'flags' && typeof value === 'object' && value !== null) wrapped[group] = wrapGroup(value, group, timerOf, failed, committed);
+    }
     const { ping, runExclusive } = inner;
     if (ping !== undefined) wrapped.ping = () => ping.call(inner);
     if (runExclusive !== undefined) {

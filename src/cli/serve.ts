@@ -373,20 +373,29 @@ function startDeliveries(
   webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number },
   single: boolean,
   log: ServeLogger,
+  metrics: ServeMetrics,
 ): OutboxSubscription[] {
-  return tenants.map((tenant) =>
-    startWebhookDelivery(tenant.engine, {
+  return tenants.map((tenant) => {
+    const failures = metrics.outbox.deliveryFailures.labels(tenant.id);
+    const subscription = startWebhookDelivery(tenant.engine, {
       url: webhook.url,
       secret: webhook.secret,
       leaseMs: webhook.leaseMs,
       ...(single ? {} : { tenant: tenant.id }),
       onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
-      onRetry: (retry) =>
-        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again'),
-      onDeadLetter: (dead) =>
-        log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message'),
-    }),
-  );
+      onRetry: (retry) => {
+        failures.inc();
+        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again');
+      },
+      onDeadLetter: (dead) => {
+        failures.inc();
+        log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message');
+      },
+    });
+    const { outbox } = tenant.engine;
+    metrics.watchOutbox(tenant.id, async () => (await outbox.head()) - (await outbox.getConsumer(subscription.name)).position);
+    return subscription;
+  });
 }
 
 /** Shows a generated key once, with two commands to try it. */
@@ -497,7 +506,8 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     stores ??= await openAll(tenancy.specs);
     const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single, metrics);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
-    if (webhookSecret !== null && args.webhook !== null) deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log);
+    if (webhookSecret !== null && args.webhook !== null)
+      deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log, metrics);
     const who = single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants };
     const endpoint = { render: metrics.render, keys: metricsKeys };
     const rateLimit = args.rate === null ? null : { requestsPerSecond: args.rate };

@@ -4,6 +4,7 @@
  * `--log-level` / `TXMON_LOG_LEVEL` drop the lines below a level.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,13 @@ const OTHER_KEY = 'metrics-other-key-0123456789';
 const METRICS_KEY = 'metrics-reader-key-0123456789';
 
 const servers: ServerHandle[] = [];
+const receivers: Server[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
+  for (const r of receivers.splice(0)) {
+    r.closeAllConnections();
+    await new Promise((done) => r.close(done));
+  }
 });
 
 const logLines: string[] = [];
@@ -159,6 +165,30 @@ describe('txmon serve: /metrics', () => {
     const all = await readMetrics(url, { authorization: `Bearer ${METRICS_KEY}` });
     expect(sumOf(all, 'txmon_decisions_total', { tenant: 'globex', kind: 'transaction' })).toBe(1);
     expect(sumOf(all, 'txmon_decisions_total', { tenant: 'acme', kind: 'transaction' })).toBe(1);
+  });
+
+  it('counts failed webhook deliveries and shows the outbox backlog while the receiver refuses', async () => {
+    const receiver = createServer((_request, response) => {
+      response.statusCode = 500;
+      response.end();
+    });
+    receivers.push(receiver);
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    const dir = mkdtempSync(join(tmpdir(), 'txmon-metrics-'));
+    writeFileSync(join(dir, 'webhook-secret'), 'webhook-secret-0123456789abcdef\n');
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const { url } = await start(['--api-key', KEY, '--webhook-url', hook, '--webhook-secret-file', join(dir, 'webhook-secret')]);
+    // A rule instance change is a message for the host.
+    expect((await post(url, '/rule-instances', { ruleId: 'R-2', action: 'SUSPEND', parameters: { transactionAmountThreshold: { EUR: 50 } } })).status).toBe(
+      200,
+    );
+    let samples: Sample[] = [];
+    for (let tries = 0; sumOf(samples, 'txmon_webhook_delivery_failures_total', { tenant: 'default' }) < 1; tries++) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((done) => setTimeout(done, 50));
+      samples = await readMetrics(url, { 'x-api-key': KEY });
+    }
+    expect(sumOf(samples, 'txmon_outbox_backlog', { tenant: 'default' })).toBeGreaterThanOrEqual(1);
   });
 
   it('with --metrics-port, serves /metrics on that port only', async () => {
