@@ -38,7 +38,7 @@ export function requestLevelOf(entry: RequestLogEntry): number {
 /**
  * The log line of one request, newline included: byte for byte what pino 10 writes for
  * `pino({ base: null, timestamp })[level](entry, 'request')` (the level of {@link requestLevelOf},
- * time, the entry's fields in their order, `code` and `fault` only when set, msg). `time` is the `,"time":"…"` fragment pino's `timestamp` option returns.
+ * time, the entry's fields in their order, `requestId`, `code` and `fault` only when set, msg). `time` is the `,"time":"…"` fragment pino's `timestamp` option returns.
  *
  * @example
  * ```ts
@@ -47,11 +47,12 @@ export function requestLevelOf(entry: RequestLogEntry): number {
  * ```
  */
 export function formatRequestLine(entry: RequestLogEntry, time: string): string {
+  const requestId = entry.requestId === undefined ? '' : `,"requestId":${JSON.stringify(entry.requestId)}`;
   const code = entry.code === undefined ? '' : `,"code":${JSON.stringify(entry.code)}`;
   const fault = entry.fault === undefined ? '' : `,"fault":${JSON.stringify(entry.fault)}`;
   return (
     `{"level":${requestLevelOf(entry)}${time},"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(entry.route)},` +
-    `"status":${numberText(entry.status)},"tenant":${JSON.stringify(entry.tenant)},"durationMs":${numberText(entry.durationMs)}${code}${fault},"msg":"request"}\n`
+    `"status":${numberText(entry.status)},"tenant":${JSON.stringify(entry.tenant)},"durationMs":${numberText(entry.durationMs)}${requestId}${code}${fault},"msg":"request"}\n`
   );
 }
 

@@ -8,6 +8,7 @@ import { DEFAULT_CONCURRENCY } from '../http/admission.js';
 import { DEFAULT_NODE_SERVER_OPTIONS } from '../http/node.js';
 import type { LabelledApiKey } from '../http/types.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
+import { LOG_LEVELS, type LogLevel } from './request-log.js';
 import { DEFAULT_STORE_SETTINGS, type StoreSettings } from './stores.js';
 import { USAGE, UsageError } from './usage.js';
 
@@ -48,6 +49,10 @@ export interface ServeArgs {
   readonly maxConnectionsPerAddress: number;
   /** `--trust-proxy`: proxies whose `X-Forwarded-For` names the client. */
   readonly trustedProxies: readonly string[];
+  /** `--metrics-port` (`null`: `/metrics` on the API's port) and `--metrics-key-file`. */
+  readonly metrics: { readonly port: number | null; readonly keyFile: string | undefined };
+  /** `--log-level` as given (`TXMON_LOG_LEVEL` and the default, `info`, apply later). */
+  readonly logLevel: LogLevel | undefined;
   /** `--webhook-url` / `--webhook-secret-file`: where every tenant's outbox is delivered (both or neither). */
   readonly webhook: { readonly url: string; readonly secretFile: string; readonly leaseMs: number } | null;
 }
@@ -85,6 +90,9 @@ const OPTIONS = {
   'max-connections': { type: 'string' },
   'max-connections-per-address': { type: 'string' },
   'trust-proxy': { type: 'string', multiple: true },
+  'metrics-port': { type: 'string' },
+  'metrics-key-file': { type: 'string' },
+  'log-level': { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-secret-file': { type: 'string' },
   'webhook-lease-ms': { type: 'string' },
@@ -143,8 +151,31 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
         .map((entry) => entry.trim())
         .filter((entry) => entry !== ''),
     ),
+    metrics: { port: values['metrics-port'] === undefined ? null : integerOption(values, 'metrics-port', 0, 0, 65_535), keyFile: values['metrics-key-file'] },
+    logLevel: values['log-level'] === undefined ? undefined : logLevelOf(values['log-level'], '--log-level'),
     webhook: webhookOf(values['webhook-url'], values['webhook-secret-file'], integerOption(values, 'webhook-lease-ms', 30_000, 100, 3_600_000)),
   };
+}
+
+/**
+ * A log level's name (`debug`, `info`, `warn`, `error`).
+ * @throws UsageError naming `where` for any other text.
+ */
+export function logLevelOf(text: string, where: string): LogLevel {
+  if (Object.hasOwn(LOG_LEVELS, text)) return text as LogLevel;
+  throw new UsageError(`${where} must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
+}
+
+/** The metrics keys: `--metrics-key-file` / `TXMON_METRICS_KEY_FILE` (one per line), then `TXMON_METRICS_KEYS` (comma-separated). */
+export function metricsKeysOf(args: ServeArgs, env: NodeJS.ProcessEnv): string[] {
+  const keyFile = args.metrics.keyFile ?? (env.TXMON_METRICS_KEY_FILE?.trim() || undefined);
+  return [
+    ...(keyFile === undefined ? [] : readKeyFile(keyFile, args.metrics.keyFile === undefined ? 'TXMON_METRICS_KEY_FILE' : '--metrics-key-file')),
+    ...(env.TXMON_METRICS_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
+  ];
 }
 
 /** `--webhook-url` and `--webhook-secret-file`, checked: both or neither, an http(s) URL. */

@@ -6,7 +6,9 @@
  *
  * It listens first and answers from that moment: 503 `NOT_READY` until its stores are open and
  * migrated (starting.ts), then the API. One structured log line per request (pino's format), no
- * payload values; a fault of the server or its store is logged at error level with its cause.
+ * payload values; a fault of the server or its store is logged at error level with its cause and
+ * the request's id; `--log-level` / `TXMON_LOG_LEVEL` drops the lines below a level. Prometheus
+ * metrics (metrics.ts) at `/metrics`, on the API's port or `--metrics-port`.
  * SIGTERM/SIGINT stop accepting connections and finish in-flight requests.
  */
 import { readFileSync, writeSync } from 'node:fs';
@@ -21,14 +23,35 @@ import { createNodeServer, drainAndClose } from '../http/node.js';
 import { createOpenApiDocument } from '../http/openapi.js';
 import { MIN_WEBHOOK_SECRET_BYTES, startWebhookDelivery } from '../http/webhooks.js';
 import type { OutboxSubscription } from '../engine/types.js';
-import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type TxmonHttpHandler } from '../http/types.js';
+import { HANDLER_CORE, type CoreRequest, type CoreResponse, type HttpTenant, type RequestLogEntry, type TxmonHttpHandler } from '../http/types.js';
 import { DEFAULT_MAX_STORED_BYTES } from '../repositories/memory/index.js';
 import { type DirectoryLock, lockDirectory } from './directory-lock.js';
 import { generatedKeyIn, newApiKey } from './generated-key.js';
-import { createBatchedWriter, createFdSink, formatLogLine, formatRequestLine, LOG_LEVELS, type LogLevel, type LogValue } from './request-log.js';
-import { configuredKeys, parseLimits, parseServeArgs, readJsonFile, readTenants, type ServeArgs, type TenantLimits, type TenantSpec } from './serve-args.js';
+import { createServeMetrics, type ServeMetrics } from './metrics.js';
+import {
+  createBatchedWriter,
+  createFdSink,
+  formatLogLine,
+  formatRequestLine,
+  LOG_LEVELS,
+  requestLevelOf,
+  type LogLevel,
+  type LogValue,
+} from './request-log.js';
+import {
+  configuredKeys,
+  logLevelOf,
+  metricsKeysOf,
+  parseLimits,
+  parseServeArgs,
+  readJsonFile,
+  readTenants,
+  type ServeArgs,
+  type TenantLimits,
+  type TenantSpec,
+} from './serve-args.js';
 import { startingCore } from './starting.js';
-import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, type OpenStores, type StoreSpec } from './stores.js';
+import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, storeOfEnvironment, type OpenStores, type StoreSpec } from './stores.js';
 import { UsageError } from './usage.js';
 
 export { USAGE, UsageError } from './usage.js';
@@ -47,6 +70,10 @@ export interface ServeLogger {
 /** A server started by {@link startServer}. */
 export interface ServerHandle {
   readonly server: Server;
+  /** The server of `--metrics-port` (`null` without it: `/metrics` is on the API's port). */
+  readonly metricsServer: Server | null;
+  /** The process's metrics. */
+  readonly metrics: ServeMetrics;
   /** The API's base URL (`http://host:port` and the base path). */
   readonly url: string;
   readonly log: ServeLogger;
@@ -127,7 +154,7 @@ interface ServeLogging {
  * pino's format too, are written after the gathered request lines. A test's collector (`logTo`)
  * gets each line at once.
  */
-function createServeLogging(logTo: { write(line: string): void } | undefined): ServeLogging {
+function createServeLogging(logTo: { write(line: string): void } | undefined, minLevel: number): ServeLogging {
   const time = isoTimeCachedPerMs();
   let reported = false;
   const onLogError = (error: unknown) => {
@@ -149,8 +176,12 @@ function createServeLogging(logTo: { write(line: string): void } | undefined): S
     },
   };
   const log: ServeLogger = {
-    info: (fields, msg) => void out.write(formatLogLine(fields, msg, time())),
-    at: (level, fields, msg) => void out.write(formatLogLine(fields, msg, time(), LOG_LEVELS[level])),
+    info: (fields, msg) => {
+      if (LOG_LEVELS.info >= minLevel) out.write(formatLogLine(fields, msg, time()));
+    },
+    at: (level, fields, msg) => {
+      if (LOG_LEVELS[level] >= minLevel) out.write(formatLogLine(fields, msg, time(), LOG_LEVELS[level]));
+    },
     flushSync: () => {
       requests?.flush();
       stdout?.flush();
@@ -174,6 +205,15 @@ function createServeLogging(logTo: { write(line: string): void } | undefined): S
 function checkTenantSpecs(specs: readonly TenantSpec[]): void {
   try {
     tenantsOf({ tenants: specs.map((spec) => ({ id: spec.id, apiKeys: spec.apiKeys, engine: undefined as never })) });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** {@link storeOfEnvironment}, or the usage error that names its file. */
+function storeOfEnvironmentOrUsage(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return storeOfEnvironment(env);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -221,7 +261,7 @@ interface LateHandler {
   serve(handler: TxmonHttpHandler): void;
 }
 
-async function listenStarting(args: ServeArgs, afterResponses: (() => void) | undefined, detail: () => string): Promise<LateHandler> {
+async function listenStarting(args: ServeArgs, port: number, afterResponses: (() => void) | undefined, detail: () => string): Promise<LateHandler> {
   // The engines need the address the server listens on (for file URLs), known once it listens; the
   // stores take from milliseconds to minutes to open. Until both, requests are answered by the
   // starting core (503), never left to a handler that does not exist yet.
@@ -239,7 +279,7 @@ async function listenStarting(args: ServeArgs, afterResponses: (() => void) | un
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(args.port, args.host, () => resolve());
+    server.listen(port, args.host, () => resolve());
   });
   return {
     server,
@@ -255,7 +295,14 @@ async function listenStarting(args: ServeArgs, afterResponses: (() => void) | un
  * budget, unless configured, is a third of the heap shared among the tenants, counted in the
  * store's units (its heap use is up to about three times its count).
  */
-function createTenants(specs: readonly TenantSpec[], common: TenantLimits, stores: OpenStores, origin: string, single: boolean): HttpTenant[] {
+function createTenants(
+  specs: readonly TenantSpec[],
+  common: TenantLimits,
+  stores: OpenStores,
+  origin: string,
+  single: boolean,
+  metrics: ServeMetrics,
+): HttpTenant[] {
   const { maxStoredBytes: _memoryBudget, ...commonEngineLimits } = common;
   return specs.map((spec) => {
     const { maxStoredBytes: _own, ...own } = spec.limits;
@@ -264,7 +311,7 @@ function createTenants(specs: readonly TenantSpec[], common: TenantLimits, store
       apiKeys: spec.apiKeys,
       engine: createEngine({
         publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
-        repositories: stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>,
+        repositories: metrics.instrument(spec.id, stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>),
         limits: { ...commonEngineLimits, ...own },
       }),
     };
@@ -326,20 +373,29 @@ function startDeliveries(
   webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number },
   single: boolean,
   log: ServeLogger,
+  metrics: ServeMetrics,
 ): OutboxSubscription[] {
-  return tenants.map((tenant) =>
-    startWebhookDelivery(tenant.engine, {
+  return tenants.map((tenant) => {
+    const failures = metrics.outbox.deliveryFailures.labels(tenant.id);
+    const subscription = startWebhookDelivery(tenant.engine, {
       url: webhook.url,
       secret: webhook.secret,
       leaseMs: webhook.leaseMs,
       ...(single ? {} : { tenant: tenant.id }),
       onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
-      onRetry: (retry) =>
-        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again'),
-      onDeadLetter: (dead) =>
-        log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message'),
-    }),
-  );
+      onRetry: (retry) => {
+        failures.inc();
+        log.at('warn', { tenant: tenant.id, seq: retry.seq, attempts: retry.attempts, lastError: retry.lastError }, 'webhook delivery failed: trying again');
+      },
+      onDeadLetter: (dead) => {
+        failures.inc();
+        log.at('error', { tenant: tenant.id, seq: dead.seq, attempts: dead.attempts, lastError: dead.lastError }, 'webhook delivery gave up on a message');
+      },
+    });
+    const { outbox } = tenant.engine;
+    metrics.watchOutbox(tenant.id, async () => (await outbox.head()) - (await outbox.getConsumer(subscription.name)).position);
+    return subscription;
+  });
 }
 
 /** Shows a generated key once, with two commands to try it. */
@@ -366,15 +422,23 @@ function lockStore(store: StoreSpec): DirectoryLock | null {
  */
 export async function startServer(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<ServerHandle> {
   const args = parseServeArgs(argv);
-  const storeSpec = parseStoreArgument(args.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
+  const storeSpec = parseStoreArgument(args.store ?? storeOfEnvironmentOrUsage(env) ?? DEFAULT_STORE);
   const commonLimits = args.limitsFile === undefined ? {} : parseLimits(readJsonFile(args.limitsFile, '--limits'), '--limits');
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
   }
   const webhookSecret = args.webhook === null ? null : readWebhookSecret(args.webhook.secretFile);
   // The directory is this process's before its key file is read or made, or its database opened.
+  const envLevel = env.TXMON_LOG_LEVEL?.trim() || undefined;
+  const minLevel = LOG_LEVELS[args.logLevel ?? (envLevel === undefined ? 'info' : logLevelOf(envLevel, 'TXMON_LOG_LEVEL'))];
+  const metricsKeys = metricsKeysOf(args, env);
   const lock = lockStore(storeSpec);
-  const { log, logRequest, afterResponses, time } = createServeLogging(logTo);
+  const { log, logRequest, afterResponses, time } = createServeLogging(logTo, minLevel);
+  const metrics = createServeMetrics();
+  const onRequest = (entry: RequestLogEntry) => {
+    metrics.observeRequest(entry);
+    if (minLevel <= LOG_LEVELS.info || requestLevelOf(entry) >= minLevel) logRequest(formatRequestLine(entry, time()));
+  };
   const single = args.tenantsFile === undefined;
   let progress = 'opening the store';
   let stores: OpenStores | null = null;
@@ -396,6 +460,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
       },
     );
   let late: LateHandler;
+  let lateMetrics: LateHandler | null = null;
   try {
     tenancy = tenancyOf(args, storeSpec, env);
     checkTenantSpecs(tenancy.specs);
@@ -403,7 +468,14 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     // on this thread, and a server listening meanwhile would leave its clients unanswered for
     // seconds. A database server may take minutes to come: the server listens and answers 503.
     if (storeSpec.kind !== 'postgres') stores = await openAll(tenancy.specs);
-    late = await listenStarting(args, afterResponses, () => progress);
+    late = await listenStarting(args, args.port, afterResponses, () => progress);
+    if (args.metrics.port !== null) {
+      const api = late.server;
+      lateMetrics = await listenStarting(args, args.metrics.port, afterResponses, () => progress).catch((error: unknown) => {
+        api.close();
+        throw error;
+      });
+    }
   } catch (error) {
     await (stores as OpenStores | null)?.close();
     lock?.release();
@@ -415,9 +487,12 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   const origin = `http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${actualPort}${args.basePath}`;
   if (stores === null) log.info({ address: `${args.host}:${actualPort}`, store: describeStore(storeSpec) }, 'txmon listening: opening the store');
   let stopPruning: () => void = () => undefined;
+  const metricsServer = (lateMetrics as LateHandler | null)?.server ?? null;
   let deliveries: OutboxSubscription[] = [];
   const closeStores = async () => {
     stopPruning();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     const stopping = deliveries;
     deliveries = [];
     await Promise.all(stopping.map((d) => d.stop()));
@@ -429,19 +504,25 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     // served or printed, so a stop asked for as soon as the key shows is a graceful one.
     await new Promise<void>((resolve) => setImmediate(resolve));
     stores ??= await openAll(tenancy.specs);
-    const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single);
+    const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single, metrics);
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
-    if (webhookSecret !== null && args.webhook !== null) deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log);
+    if (webhookSecret !== null && args.webhook !== null)
+      deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log, metrics);
+    const who = single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants };
+    const endpoint = { render: metrics.render, keys: metricsKeys };
+    const rateLimit = args.rate === null ? null : { requestsPerSecond: args.rate };
     late.serve(
       createHttpHandler({
-        ...(single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants }),
+        ...who,
         basePath: args.basePath,
-        rateLimit: args.rate === null ? null : { requestsPerSecond: args.rate },
+        rateLimit,
         concurrency: args.concurrency,
         openApi: () => createOpenApiDocument({ basePath: args.basePath, serverUrl: origin.slice(0, origin.length - args.basePath.length) }),
-        onRequest: (entry) => logRequest(formatRequestLine(entry, time())),
+        onRequest,
+        ...(lateMetrics === null ? { metrics: endpoint } : {}),
       }),
     );
+    lateMetrics?.serve(createHttpHandler({ ...who, rateLimit, serves: 'metrics', metrics: endpoint, onRequest }));
     log.info({ url: origin, tenants: tenants.map((t) => t.id), store: describeStore(storeSpec) }, 'txmon serving');
     if (tenancy.shownKey !== null) printGeneratedKey(tenancy.shownKey, origin);
   })();
@@ -458,7 +539,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     throw error instanceof StoreSpecError ? new UsageError(error.message) : error;
   });
   settled.catch(() => undefined);
-  return { server, url: origin, log, graceMs: args.graceMs, ready: settled, closeStores, close };
+  return { server, metricsServer, metrics, url: origin, log, graceMs: args.graceMs, ready: settled, closeStores, close };
 }
 
 /**

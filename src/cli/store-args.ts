@@ -4,7 +4,7 @@
  * tenants of `--tenants`; and the store opened for work that may run long.
  */
 import { readTenants } from './serve-args.js';
-import { DEFAULT_STORE, DEFAULT_STORE_SETTINGS, StoreSpecError, openStores, parseStore, type StoreSpec } from './stores.js';
+import { DEFAULT_STORE, DEFAULT_STORE_SETTINGS, StoreSpecError, openStores, parseStore, storeOfEnvironment, type StoreSpec } from './stores.js';
 import { UsageError } from './usage.js';
 
 /** A durable store and the tenants to work on. */
@@ -26,7 +26,7 @@ export function durableStoreArgs(
 ): DurableStoreArgs {
   let store: StoreSpec;
   try {
-    store = parseStore(values.store ?? (env.TXMON_STORE?.trim() || DEFAULT_STORE));
+    store = parseStore(values.store ?? storeOfEnvironment(env) ?? DEFAULT_STORE);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

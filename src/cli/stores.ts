@@ -11,7 +11,7 @@
  * that stops answering. A store that cannot be reached at start is tried again with back-off.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTxmonError } from '../errors.js';
@@ -26,6 +26,26 @@ export type StoreSpec = { readonly kind: 'memory' } | { readonly kind: 'pglite';
 
 /** The store when neither `--store` nor `TXMON_STORE` is given: PGlite files in `./txmon-data`. */
 export const DEFAULT_STORE = 'pglite:./txmon-data';
+
+/**
+ * The store the environment names: `TXMON_STORE`, else the first line of the file
+ * `TXMON_STORE_FILE` (a secret holding a PostgreSQL URL with its password, as a container
+ * platform mounts it); `undefined` for neither (an empty value counts as none).
+ * @throws StoreSpecError when `TXMON_STORE_FILE` cannot be read.
+ */
+export function storeOfEnvironment(env: NodeJS.ProcessEnv): string | undefined {
+  const named = env.TXMON_STORE?.trim();
+  if (named) return named;
+  const file = env.TXMON_STORE_FILE?.trim();
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new StoreSpecError(`TXMON_STORE_FILE: cannot read ${file}`);
+  }
+  return text.split(/\r?\n/)[0]?.trim() || undefined;
+}
 
 /** Thrown for a store argument that names no store; the command prints it with the usage. */
 export class StoreSpecError extends Error {}

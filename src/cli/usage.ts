@@ -22,7 +22,8 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --limits        JSON file of limits for every tenant: engine limits (maxTransactionSize,
                   maxRuleInstances, … see docs/security.md) and, for --store memory, maxStoredBytes
                   (default: 256 MiB, or less so that all tenants together fit in a third of the heap)
-  --store         where the data is kept (also TXMON_STORE): pglite:<dir> (default pglite:./txmon-data,
+  --store         where the data is kept (also TXMON_STORE, or TXMON_STORE_FILE: a file holding it,
+                  e.g. a secret with a PostgreSQL URL and its password): pglite:<dir> (default pglite:./txmon-data,
                   kept across restarts; one process at a time, a second is refused), postgres://user:
                   password@host/db (several processes may share it), or memory (thrown away on exit)
   --rate-limit    requests per second per API key (token bucket, burst 2×); default: no limit
@@ -30,6 +31,12 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --shutdown-grace-ms  on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)
   --prune-every-hours  drop the windowed-aggregate entries no rule instance reads any more, every n
                   hours (see txmon prune); default: never
+  --log-level     debug, info (default), warn or error: lines below it are not written (also
+                  TXMON_LOG_LEVEL). At warn, answered requests are not logged; faults always are.
+  --metrics-key-file  a file of keys that read /metrics and nothing else, one per line (also
+                  TXMON_METRICS_KEY_FILE, or TXMON_METRICS_KEYS comma-separated), sent as
+                  "Authorization: Bearer <key>" or x-api-key; an API key reads its own tenant's series
+  --metrics-port  serve /metrics (and /healthz, /readyz) on this port instead of the API's
 
   Faults and bounds (docs/persistence.md, "Faults"): a store that fails or is slow is answered 503
   with Retry-After, never waited for without end.

@@ -5,11 +5,12 @@
  *
  * Every tenant has its own engine, so no route can reach another tenant's data.
  */
+import { randomBytes } from 'node:crypto';
 import type { Engine } from '../engine/create-engine.js';
 import { SYSTEM_ACTOR } from '../engine/services/audit.js';
-import { isTxmonError, TxmonError } from '../errors.js';
+import { configurationError, isTxmonError, TxmonError } from '../errors.js';
 import { createAdmission } from './admission.js';
-import { createAuthenticator, tenantsOf, type Authenticated } from './auth.js';
+import { createAuthenticator, keyOf, tenantsOf, type Authenticated } from './auth.js';
 import { faultOf } from './fault.js';
 import { createReadinessCheck, DEFAULT_READINESS_TIMEOUT_MS } from './readiness.js';
 import { declaredLength, readJsonBody, readLimited, streamLimited } from './body.js';
@@ -25,6 +26,7 @@ import {
   type HttpHandler,
   type HttpHandlerOptions,
   type HttpTenant,
+  type MetricsEndpoint,
   type RequestLogEntry,
   type TxmonHttpHandler,
 } from './types.js';
@@ -36,9 +38,58 @@ const DEFAULT_MAX_UPLOAD = 100_000_000;
 
 /** What the request log learns of a request as it is served. */
 interface Seen {
+  /** `performance.now()` at arrival. */
   readonly started: number;
+  readonly requestId: string;
   route: string;
   tenant: string | null;
+}
+
+/** The routes a handler serving only metrics (`serves: 'metrics'`) keeps. */
+const METRICS_PORT_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Request ids: a random prefix per handler and a counter, `3f9a1c2e-1`, `3f9a1c2e-2`, … — unique
+ * across processes in practice, and nothing to compute per request but a number's text.
+ */
+function createRequestIds(): () => string {
+  const prefix = `${randomBytes(4).toString('hex')}-`;
+  let counter = 0;
+  return () => prefix + (++counter).toString(36);
+}
+
+/**
+ * The reader of `/metrics` a request's key names: `null` for a metrics key, else the tenant of an
+ * API key. The key comes as `Authorization: Bearer <key>` or as `x-api-key`.
+ * @throws TxmonError `UNAUTHORIZED` when neither kind of key is valid.
+ */
+function createMetricsReaders(
+  metrics: MetricsEndpoint | undefined,
+  tenants: readonly HttpTenant[],
+  authenticate: (request: CoreRequest) => Authenticated,
+): (request: CoreRequest) => string | null {
+  const keys = metrics?.keys ?? [];
+  const apiKeys = new Set(tenants.flatMap((tenant) => tenant.apiKeys.map(keyOf)));
+  for (const key of keys) {
+    if (apiKeys.has(key)) throw configurationError('createHttpHandler', 'a metrics key must not be an API key');
+  }
+  // The metrics keys are checked as the keys of a tenant of their own (hashes, constant time).
+  const metricsKeys =
+    keys.length === 0 ? null : createAuthenticator(tenantsOf({ tenants: [{ id: 'metrics', apiKeys: keys, engine: undefined as never }] }), false);
+  return (request) => {
+    const bearer = /^Bearer +([\x21-\x7e]+)$/i.exec(request.header('authorization') ?? '')?.[1];
+    const key = bearer ?? request.header('x-api-key');
+    const asKey: CoreRequest = bearer === undefined ? request : { ...request, header: (name) => (name === 'x-api-key' ? (key ?? null) : request.header(name)) };
+    if (metricsKeys !== null && key !== null && key !== '') {
+      try {
+        metricsKeys(asKey);
+        return null;
+      } catch {
+        // Not a metrics key: perhaps an API key.
+      }
+    }
+    return authenticate(asKey).tenant.id;
+  };
 }
 
 /**
@@ -68,23 +119,42 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   let document: Record<string, unknown> | null = null;
   const admission = createAdmission(options.concurrency ?? {});
   const readiness = createReadinessCheck(tenants, options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
-  const routes = createRoutes(options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))), readiness);
+  const metrics = options.metrics;
+  const allRoutes = createRoutes(
+    options.openApi ?? (() => (document ??= createOpenApiDocument({ basePath }))),
+    readiness,
+    metrics === undefined ? undefined : (tenant) => metrics.render(tenant),
+  );
+  const routes = options.serves === 'metrics' ? allRoutes.filter((route) => METRICS_PORT_ROUTES.has(route.pattern)) : allRoutes;
+  const readMetricsKey = createMetricsReaders(metrics, tenants, authenticate);
+  const nextRequestId = createRequestIds();
   const table = { routes, basePath, prefixedTenants: options.tenants === undefined ? null : tenants };
-  const report = createReporter(options.onRequest, clock);
+  const report = createReporter(options.onRequest);
   const defaultTenant = tenants[0] as HttpTenant;
 
-  /** The engine a request is admitted to, and who its changes are made by. */
-  type Admitted = { readonly engine: Engine; readonly actor: string };
+  /** The engine a request is admitted to, who its changes are made by, and the tenant of its API key. */
+  type Admitted = { readonly engine: Engine; readonly actor: string; readonly keyTenant: string | null };
 
   /** Admits a request to its route's tenant: by API key, by the file URL's signature (checked by the engine), or openly. */
   function admit(request: CoreRequest, { route, tenant }: Located, seen: Seen): Admitted {
     if (route.access === 'public') {
       limits.forAddress(request.remoteAddress);
-      return { engine: defaultTenant.engine, actor: SYSTEM_ACTOR };
+      return { engine: defaultTenant.engine, actor: SYSTEM_ACTOR, keyTenant: null };
     }
     if (route.access === 'signed-url') {
       seen.tenant = (tenant ?? defaultTenant).id;
-      return { engine: (tenant ?? defaultTenant).engine, actor: SYSTEM_ACTOR };
+      return { engine: (tenant ?? defaultTenant).engine, actor: SYSTEM_ACTOR, keyTenant: null };
+    }
+    if (route.access === 'metrics') {
+      let reader: string | null;
+      try {
+        reader = readMetricsKey(request);
+      } catch (error) {
+        limits.forAddress(request.remoteAddress);
+        throw error;
+      }
+      seen.tenant = reader;
+      return { engine: defaultTenant.engine, actor: SYSTEM_ACTOR, keyTenant: reader };
     }
     let authenticated: Authenticated;
     try {
@@ -95,13 +165,14 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     }
     seen.tenant = authenticated.tenant.id;
     limits.forKey(authenticated.bucket);
-    return { engine: authenticated.tenant.engine, actor: authenticated.actor };
+    return { engine: authenticated.tenant.engine, actor: authenticated.actor, keyTenant: authenticated.tenant.id };
   }
 
-  function contextOf(request: CoreRequest, { engine, actor }: Admitted, { params, url }: Located): ActionContext {
+  function contextOf(request: CoreRequest, { engine, actor, keyTenant }: Admitted, { params, url }: Located): ActionContext {
     return {
       engine,
       actor,
+      keyTenant,
       params,
       url,
       body: <T>() => readJsonBody(request, maxBody) as Promise<T>,
@@ -123,8 +194,8 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
     const action = actionOf(located.route, method);
     if (!action) throw withResponseHeaders(new TxmonError('METHOD_NOT_ALLOWED', `${method} is not allowed on this route`), { allow: allowOf(located.route) });
     const admitted = admit(request, located, seen);
-    // Open routes (liveness, readiness) never wait behind engine work.
-    if (located.route.access === 'public') return responseOf(await action(contextOf(request, admitted, located)), method);
+    // Open routes (liveness, readiness) and metrics never wait behind engine work.
+    if (located.route.access === 'public' || located.route.access === 'metrics') return responseOf(await action(contextOf(request, admitted, located)), method);
     if (!admission.tryEnter()) await admission.wait(() => request.isGone?.() === true);
     try {
       if (request.isGone?.() === true) throw new TxmonError('CLIENT_GONE', 'The client closed the connection before its request started');
@@ -139,11 +210,13 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
   }
 
   async function core(request: CoreRequest): Promise<CoreResponse> {
-    const seen: Seen = { started: clock.now(), route: '(none)', tenant: null };
+    const seen: Seen = { started: performance.now(), requestId: nextRequestId(), route: '(none)', tenant: null };
     try {
       return report(request, seen, await serve(request, seen));
     } catch (error) {
-      return report(request, seen, errorResponse(error, request.method), errorCodeOf(error), error);
+      const response = errorResponse(error, request.method);
+      const withId: CoreResponse = { status: response.status, headers: { ...response.headers, 'x-request-id': seen.requestId }, body: response.body };
+      return report(request, seen, withId, errorCodeOf(error), error);
     }
   }
 
@@ -151,7 +224,7 @@ export function createHttpHandler(options: HttpHandlerOptions): TxmonHttpHandler
 }
 
 /** Calls `onRequest` once per response (a hook that throws changes no response, and is not called twice). */
-function createReporter(onRequest: HttpHandlerOptions['onRequest'], clock: { now(): number }) {
+function createReporter(onRequest: HttpHandlerOptions['onRequest']) {
   return (request: CoreRequest, seen: Seen, response: CoreResponse, code?: string, error?: unknown): CoreResponse => {
     if (onRequest === undefined) return response;
     // Explicit literals, no conditional spread: one hidden class per shape of log entry.
@@ -160,7 +233,9 @@ function createReporter(onRequest: HttpHandlerOptions['onRequest'], clock: { now
       route: seen.route,
       status: response.status,
       tenant: seen.tenant,
-      durationMs: clock.now() - seen.started,
+      // To the microsecond: a histogram of latencies needs better than whole milliseconds.
+      durationMs: Math.round((performance.now() - seen.started) * 1000) / 1000,
+      requestId: seen.requestId,
     };
     if (code !== undefined) entry.code = code;
     if (response.status >= 500 && error !== undefined) entry.fault = faultOf(error);

@@ -5,7 +5,17 @@
 export { createHttpHandler } from './handler.js';
 export { problemOf, renderProblem } from './problem.js';
 export { HANDLER_CORE } from './types.js';
-export type { CoreRequest, CoreResponse, HttpHandler, HttpHandlerOptions, HttpTenant, LabelledApiKey, RequestLogEntry, TxmonHttpHandler } from './types.js';
+export type {
+  CoreRequest,
+  CoreResponse,
+  HttpHandler,
+  HttpHandlerOptions,
+  HttpTenant,
+  LabelledApiKey,
+  MetricsEndpoint,
+  RequestLogEntry,
+  TxmonHttpHandler,
+} from './types.js';
 export { createNodeServer, DEFAULT_NODE_SERVER_OPTIONS, drainAndClose, toNodeListener, type NodeListenerOptions, type NodeServerOptions } from './node.js';
 export { createOpenApiDocument, ProblemSchema } from './openapi.js';
 export type { OpenApiDocumentOptions, Problem } from './openapi.js';

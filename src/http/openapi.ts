@@ -113,7 +113,7 @@ type JsonObject = Record<string, unknown>;
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** How a route is protected: the API key, an HMAC-signed URL (query `expires` + `signature`), or not at all. */
-type RouteAccess = 'api-key' | 'signed-url' | 'public';
+type RouteAccess = 'api-key' | 'signed-url' | 'public' | 'metrics';
 
 interface RouteSpec {
   readonly method: HttpMethod;
@@ -133,6 +133,8 @@ interface RouteSpec {
   readonly response?: JsonObject;
   /** Response is raw bytes (`application/octet-stream`). */
   readonly binaryResponse?: boolean;
+  /** Response is text of this media type. */
+  readonly textResponse?: string;
   /** The route can answer 409 (id conflicts, lifecycle, concurrent updates). */
   readonly conflict?: boolean;
   /** The route can answer 422 `RULE_NOT_EVALUATED` (an engine created with `strict: true`). */
@@ -149,6 +151,7 @@ const JSON_MEDIA_TYPE = 'application/json';
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const BINARY_MEDIA_TYPE = 'application/octet-stream';
 const API_KEY_SCHEME = 'ApiKeyAuth';
+const METRICS_KEY_SCHEME = 'MetricsKeyAuth';
 
 /** Keywords whose value is one schema, and those whose value is a list or a map of schemas. */
 const SUBSCHEMA_KEYWORDS = [
@@ -1114,6 +1117,18 @@ const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary:
+      "Prometheus metrics: with an API key, the key's tenant's series and the process's; with a metrics key (`Authorization: Bearer` or `x-api-key`), every series. 404 when the server serves none here",
+    tag: 'Service',
+    access: 'metrics',
+    status: 200,
+    description: "Prometheus' text exposition format 0.0.4",
+    textResponse: 'text/plain; version=0.0.4; charset=utf-8',
+  },
+  {
+    method: 'get',
     path: '/healthz',
     operationId: 'getHealth',
     summary: 'Liveness check (no API key needed)',
@@ -1205,6 +1220,7 @@ function buildParameters(route: RouteSpec): JsonObject[] {
 }
 
 function buildSuccessResponse(route: RouteSpec): JsonObject {
+  if (route.textResponse !== undefined) return { description: route.description, content: { [route.textResponse]: { schema: { type: 'string' } } } };
   if (route.binaryResponse === true) {
     return { description: route.description, content: { [BINARY_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: BINARY_MEDIA_TYPE } } } };
   }
@@ -1247,7 +1263,8 @@ function buildOperation(route: RouteSpec): JsonObject {
   }
   operation['responses'] = responses;
   // The global requirement is the API key; signed URLs carry their own credentials in the query.
-  if (route.access !== 'api-key') operation['security'] = [];
+  if (route.access === 'metrics') operation['security'] = [{ [API_KEY_SCHEME]: [] }, { [METRICS_KEY_SCHEME]: [] }];
+  else if (route.access !== 'api-key') operation['security'] = [];
   return operation;
 }
 
@@ -1285,8 +1302,9 @@ function checkText(value: string | undefined, fallback: string, name: string): s
  *   `additionalProperties: true`, which changes no validation.
  * - Every JSON response has a schema; only `GET /rule-filters-schema` and `GET /openapi.json`,
  *   which serve a JSON document, are typed as any JSON object.
- * - Security: the `x-api-key` header on every route except `/healthz` and the signed upload and
- *   download URLs (`/uploads/{key}`, `/files/{key}`), which take `expires` and `signature` in the query.
+ * - Security: the `x-api-key` header on every route except `/healthz`, `/readyz` and the signed upload and
+ *   download URLs (`/uploads/{key}`, `/files/{key}`), which take `expires` and `signature` in the query;
+ *   `/metrics` also takes a metrics key as a bearer token.
  * - Errors: `application/problem+json` bodies of schema `Problem`; 429 carries `Retry-After`.
  *
  * @example
@@ -1334,6 +1352,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
     },
     securitySchemes: {
       [API_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: API_KEY_HEADER, description: 'The tenant API key' },
+      [METRICS_KEY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A metrics key (`--metrics-key-file`): reads `/metrics` only' },
     },
   };
   return document;

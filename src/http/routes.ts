@@ -1,7 +1,8 @@
 /**
  * The route table of the API (docs/wire-format.md#endpoints): path pattern → method → action on the
  * tenant's engine. Routes are authenticated by API key unless marked `signed-url` (the file URLs
- * the engine signs) or `public` (`/healthz`).
+ * the engine signs), `public` (`/healthz`, `/readyz`) or `metrics` (`/metrics`: an API key or a
+ * metrics key).
  */
 import type { Engine, SignedFileAccess } from '../engine/create-engine.js';
 import { invalidField, TxmonError } from '../errors.js';
@@ -10,7 +11,7 @@ import { RETRY_AFTER_SECONDS } from './problem.js';
 import { QUERY_FLAGS, queryFlags } from './query.js';
 import type { Readiness } from './readiness.js';
 import { stringifyBody } from '../domain/result-json.js';
-import type { CoreResponse } from './types.js';
+import type { CoreResponse, MetricsEndpoint } from './types.js';
 
 /** Path parameters, decoded, by name. */
 export type Params = Readonly<Record<string, string>>;
@@ -20,6 +21,8 @@ export interface ActionContext {
   readonly engine: Engine;
   /** Who the request's changes are made by, for the audit trail: the API key's `<tenant>/<label>`. */
   readonly actor: string;
+  /** The tenant whose API key the request carried; `null` for a metrics key, a signed URL or an open route. */
+  readonly keyTenant: string | null;
   readonly params: Params;
   readonly url: URL;
   /**
@@ -48,8 +51,8 @@ export interface ActionResult {
 
 export type Action = (context: ActionContext) => Promise<ActionResult>;
 
-/** How a route's requests prove who they are. */
-export type RouteAccess = 'api-key' | 'signed-url' | 'public';
+/** How a route's requests prove who they are (`metrics`: an API key or a metrics key). */
+export type RouteAccess = 'api-key' | 'signed-url' | 'public' | 'metrics';
 
 export interface Route {
   readonly pattern: string;
@@ -64,13 +67,22 @@ const ok = (body: unknown): ActionResult => ({ status: 200, body });
 const readyOf = (readiness: Readiness): ActionResult =>
   readiness.status === 'ready' ? ok(readiness) : { status: 503, body: readiness, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } };
 const created = (body: unknown): ActionResult => ({ status: 201, body });
+const metricsOf = (text: { readonly contentType: string; readonly body: string }): ActionResult => ({
+  status: 200,
+  bytes: new TextEncoder().encode(text.body),
+  contentType: text.contentType,
+});
 const noContent = (): ActionResult => ({ status: 204 });
 
-/** The API's routes; `openApi` makes the document served at `/openapi.json`. */
-export function createRoutes(openApi: () => Record<string, unknown>, readiness: () => Promise<Readiness>): Route[] {
+/**
+ * The API's routes; `openApi` makes the document served at `/openapi.json`, `metrics` the text at
+ * `/metrics` (without it, there is no such route).
+ */
+export function createRoutes(openApi: () => Record<string, unknown>, readiness: () => Promise<Readiness>, metrics?: MetricsEndpoint['render']): Route[] {
   const table: [string, Record<string, Action>, RouteAccess?][] = [
     ['/healthz', { GET: async () => ok({ status: 'ok' }) }, 'public'],
     ['/readyz', { GET: async () => readyOf(await readiness()) }, 'public'],
+    ...metricsRoute(metrics),
     ['/openapi.json', { GET: async () => ok(openApi()) }],
     [
       '/transactions',
@@ -182,6 +194,11 @@ export function createRoutes(openApi: () => Record<string, unknown>, readiness: 
     ['/files/{key}', { GET: getFile }, 'signed-url'],
   ];
   return table.map(([pattern, methods, access = 'api-key']) => ({ pattern, segments: pattern.split('/').slice(1), methods, access }));
+}
+
+/** `/metrics`, when the handler serves metrics. */
+function metricsRoute(metrics: MetricsEndpoint['render'] | undefined): [string, Record<string, Action>, RouteAccess][] {
+  return metrics === undefined ? [] : [['/metrics', { GET: async (c) => metricsOf(await metrics(c.keyTenant)) }, 'metrics']];
 }
 
 /** The action of `method` on `route` (`HEAD` is `GET` without the body, RFC 9110 §9.3.2), if any. */

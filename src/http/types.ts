@@ -66,6 +66,25 @@ export interface HttpHandlerOptions {
   readonly concurrency?: Concurrency;
   /** How long `GET /readyz` waits for each store's round trip. Default 2,000 ms. */
   readonly readinessTimeoutMs?: number;
+  /** What `GET /metrics` serves (Prometheus' text format). Absent: the route answers 404. */
+  readonly metrics?: MetricsEndpoint;
+  /**
+   * `'metrics'`: the handler serves `/metrics`, `/healthz` and `/readyz` only (a separate metrics
+   * port); every other path answers 404. Default `'api'`: every route.
+   */
+  readonly serves?: 'api' | 'metrics';
+}
+
+/**
+ * `GET /metrics` of a handler. It is read with an API key (the reader then sees its own tenant's
+ * series and the process's, never another tenant's) or with one of `keys` (every series), given as
+ * `x-api-key` or as `Authorization: Bearer <key>` (what Prometheus sends from a credentials file).
+ */
+export interface MetricsEndpoint {
+  /** The exposition for a reader: `tenant` is `null` for a metrics key, else the id of the tenant whose API key read it. */
+  render(tenant: string | null): Promise<{ readonly contentType: string; readonly body: string }>;
+  /** Keys that read `/metrics` and nothing else: unique, at least 16 characters, visible ASCII only, none an API key. */
+  readonly keys?: readonly string[];
 }
 
 /** What {@link HttpHandlerOptions.onRequest} receives: no body, no key, no query values. */
@@ -75,7 +94,14 @@ export interface RequestLogEntry {
   readonly route: string;
   readonly status: number;
   readonly tenant: string | null;
+  /** Milliseconds from the request's arrival to its response, to the microsecond. */
   readonly durationMs: number;
+  /**
+   * The id the handler gave the request (`<process prefix>-<counter>`): in the log line, and in the
+   * `x-request-id` header of every error response (status ≥ 400), so a client's report of an
+   * error finds its line. The handler makes it; a client's own `x-request-id` is not used.
+   */
+  readonly requestId?: string;
   readonly code?: string;
   /** For a 5xx: its cause, without any payload value (see `RequestFault`). */
   readonly fault?: RequestFault;

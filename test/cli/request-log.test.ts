@@ -34,6 +34,7 @@ const entryArb = fc.record(
     status: anyNumber,
     tenant: fc.option(anyText, { nil: null }),
     durationMs: anyNumber,
+    requestId: anyText,
     code: fc.oneof(anyText, fc.constantFrom('STORE_UNAVAILABLE', 'STORE_TIMEOUT', 'OVERLOADED', 'INTERNAL')),
     fault: fc.record({ code: anyText, cause: anyText, causeCode: anyText, message: anyText, at: anyText }, { requiredKeys: ['code', 'cause'] }),
   },
@@ -48,13 +49,18 @@ describe('formatRequestLine', () => {
     },
   );
 
-  it('an entry with the code unset has no code field; one with a code has it before msg', () => {
+  it('an entry with the code unset has no code field; one with a code has it before msg, after the request id', () => {
     const time = ',"time":"2026-11-22T09:00:00.000Z"';
     expect(formatRequestLine({ method: 'GET', route: '/rules', status: 200, tenant: 'default', durationMs: 3 }, time)).toBe(
       '{"level":30,"time":"2026-11-22T09:00:00.000Z","method":"GET","route":"/rules","status":200,"tenant":"default","durationMs":3,"msg":"request"}\n',
     );
     expect(formatRequestLine({ method: 'GET', route: '/rules', status: 401, tenant: null, durationMs: 0, code: 'UNAUTHORIZED' }, time)).toBe(
       '{"level":30,"time":"2026-11-22T09:00:00.000Z","method":"GET","route":"/rules","status":401,"tenant":null,"durationMs":0,"code":"UNAUTHORIZED","msg":"request"}\n',
+    );
+    expect(
+      formatRequestLine({ method: 'GET', route: '/rules', status: 500, tenant: null, durationMs: 0.25, requestId: '3f9a1c2e-1', code: 'INTERNAL' }, time),
+    ).toBe(
+      '{"level":50,"time":"2026-11-22T09:00:00.000Z","method":"GET","route":"/rules","status":500,"tenant":null,"durationMs":0.25,"requestId":"3f9a1c2e-1","code":"INTERNAL","msg":"request"}\n',
     );
   });
 });

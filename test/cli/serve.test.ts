@@ -102,6 +102,18 @@ describe('txmon serve (in process)', () => {
     warnings.mockRestore();
   });
 
+  it('reads the store from the file TXMON_STORE_FILE names (a mounted secret) when TXMON_STORE is not set; refuses a file it cannot read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txmon-'));
+    const file = join(dir, 'store');
+    writeFileSync(file, 'memory\n');
+    logLines.length = 0;
+    const handle = await serve(['--port', '0', '--api-key', KEY], { TXMON_STORE_FILE: file }, logTo);
+    servers.push(handle);
+    const serving = logLines.map((l) => JSON.parse(l) as { msg: string; store?: string }).find((l) => l.msg === 'txmon serving');
+    expect(serving?.store).toBe('memory');
+    await expect(serve(['--port', '0', '--api-key', KEY], { TXMON_STORE_FILE: join(dir, 'missing') }, logTo)).rejects.toThrow(/TXMON_STORE_FILE: cannot read/);
+  });
+
   it("applies --limits to every tenant, and a tenant's own limits over them", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txmon-'));
     const limits = join(dir, 'limits.json');

@@ -134,6 +134,7 @@ const EXPECTED_ROUTES = [
   { name: 'openapi document', method: 'get', path: '/openapi.json', status: '200' },
   { name: 'health', method: 'get', path: '/healthz', status: '200' },
   { name: 'readiness', method: 'get', path: '/readyz', status: '200' },
+  { name: 'metrics', method: 'get', path: '/metrics', status: '200' },
 ] as const;
 
 const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/readyz', '/uploads/{key}', '/files/{key}']);
@@ -288,7 +289,7 @@ describe('createOpenApiDocument', () => {
     expect(caught.details.map((detail) => detail.path)).toEqual([path]);
   });
 
-  test('requires the x-api-key header globally and lifts it only on health, readiness and signed-URL routes', () => {
+  test('requires the x-api-key header globally, lifts it only on health, readiness and signed-URL routes, and takes a metrics key on /metrics too', () => {
     const document = createOpenApiDocument();
     expect(document['security']).toEqual([{ ApiKeyAuth: [] }]);
     expect(asRecord(asRecord(document['components'])['securitySchemes'])['ApiKeyAuth']).toEqual(
@@ -297,6 +298,7 @@ describe('createOpenApiDocument', () => {
     for (const route of EXPECTED_ROUTES) {
       const operation = getOperation(document, route.path, route.method);
       if (UNAUTHENTICATED_PATHS.has(route.path)) expect(operation?.['security'], route.name).toEqual([]);
+      else if (route.path === '/metrics') expect(operation?.['security'], route.name).toEqual([{ ApiKeyAuth: [] }, { MetricsKeyAuth: [] }]);
       else expect(operation?.['security'], route.name).toBeUndefined();
     }
   });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpHandler, type RequestLogEntry } from '../../src/http/index.js';
 import { createEngine, createMemoryRepositories, type Repositories } from '../../src/index.js';
+import { formatRequestLine } from '../../src/cli/request-log.js';
 import { fixedClock, sequentialIds, T0, tx } from '../helpers.js';
 import { createCaller, json } from './fixtures.js';
 
@@ -67,6 +68,41 @@ function setup(options: Partial<Parameters<typeof createHttpHandler>[0]> = {}) {
 }
 
 describe('createHttpHandler on a failing store', () => {
+  it('a bug of the server is a 500 whose log line (error level) carries its cause, its stack frames and the id the response names, never a payload value', async () => {
+    const iban = 'DE89370400440532013000';
+    const inner = createMemoryRepositories();
+    // A store that reports its own faults, and has a bug: the error it throws quotes the data.
+    const repositories: Repositories = {
+      ...inner,
+      transactions: {
+        ...inner.transactions,
+        saveOutcome: async (outcome) => {
+          throw new TypeError(`cannot store ${JSON.stringify(outcome.transaction.transaction)}`);
+        },
+      },
+    };
+    const engine = createEngine({ repositories, clock: fixedClock(), ids: sequentialIds() });
+    const log: RequestLogEntry[] = [];
+    const handler = createHttpHandler({ engine, apiKeys: [KEY], onRequest: (entry) => void log.push(entry) });
+    const response = await call(handler, 'POST', '/transactions', {
+      body: tx({ transactionId: 'bug-1', timestamp: T0, originPaymentDetails: { method: 'IBAN', IBAN: iban } }),
+    });
+    expect(response.status).toBe(500);
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+    const line = formatRequestLine(log.at(-1) as RequestLogEntry, ',"time":"2026-11-29T00:00:00.000Z"');
+    expect(JSON.parse(line)).toMatchObject({ level: 50, status: 500, requestId, code: 'INTERNAL', fault: { code: 'INTERNAL', cause: 'TypeError' } });
+    expect((JSON.parse(line) as { fault: { at: string } }).fault.at).toMatch(/^at /);
+    expect(line).not.toContain(iban);
+    expect(await response.text()).not.toContain(iban);
+    // Each request has its own id; every error response names it, a client's error too.
+    const again = await call(handler, 'POST', '/transactions', { body: tx({ transactionId: 'bug-2', timestamp: T0 }) });
+    expect(again.headers.get('x-request-id')).not.toBe(requestId);
+    const refused = await call(handler, 'GET', '/rules', { key: 'not-a-key-0123456789' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe(log.at(-1)?.requestId);
+  });
+
   it('answers a store that throws with 503 STORE_UNAVAILABLE and Retry-After, logs its cause, and serves again once it is back', async () => {
     const { store, engine, handler, log } = setup();
     await engine.createRuleInstance({ ruleId: 'R-30', parameters: { transactionsLimit: 0, timeWindow: { units: 1, granularity: 'day', rollingBasis: true } } });

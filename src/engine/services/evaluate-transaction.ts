@@ -58,8 +58,8 @@ export interface EvaluationOptions {
   readonly importOnly?: boolean;
 }
 
-/** The result stored for an imported transaction: no rule ran. */
-const IMPORTED_RESULT: MonitoringResult = Object.freeze({
+/** The result stored for an imported transaction: no rule ran (one frozen object, so a reader can tell an import by identity). */
+export const IMPORTED_RESULT: MonitoringResult = Object.freeze({
   executedRules: Object.freeze([]) as unknown as MonitoringResult['executedRules'],
   hitRules: Object.freeze([]) as unknown as MonitoringResult['hitRules'],
   status: 'ALLOW',
