@@ -8,6 +8,7 @@ import { DEFAULT_CONCURRENCY } from '../http/admission.js';
 import { DEFAULT_NODE_SERVER_OPTIONS } from '../http/node.js';
 import type { LabelledApiKey } from '../http/types.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
+import type { EngineOptions } from '../engine/options.js';
 import { DEFAULT_STORE_SETTINGS, type StoreSettings } from './stores.js';
 import { USAGE, UsageError } from './usage.js';
 
@@ -21,6 +22,8 @@ export interface TenantSpec {
   /** Keys, each a string or `{ key, label }` (the label names the key's changes in the audit trail). */
   apiKeys: (string | LabelledApiKey)[];
   limits: TenantLimits;
+  /** `createEngine` options beside the store, limits and public URL (from `--config`). */
+  engine?: Partial<EngineOptions>;
 }
 
 /** The command line of `txmon serve`, checked. */
@@ -36,6 +39,8 @@ export interface ServeArgs {
   readonly apiKeyFile: string | undefined;
   readonly tenantsFile: string | undefined;
   readonly limitsFile: string | undefined;
+  /** `--config`: the configuration file (config-file.ts). */
+  readonly configFile: string | undefined;
   /** `--store` as given (`TXMON_STORE` and the default apply later). */
   readonly store: string | undefined;
   /** `--prune-every-hours`: how often each tenant's series are pruned (`null`: never). */
@@ -69,6 +74,7 @@ const OPTIONS = {
   'api-key-file': { type: 'string' },
   tenants: { type: 'string' },
   limits: { type: 'string' },
+  config: { type: 'string' },
   'rate-limit': { type: 'string' },
   'base-path': { type: 'string', default: '' },
   'shutdown-grace-ms': { type: 'string' },
@@ -121,6 +127,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
     apiKeyFile: values['api-key-file'],
     tenantsFile: values.tenants,
     limitsFile: values.limits,
+    configFile: values.config,
     store: values.store,
     pruneEveryMs: rawPrune === undefined ? null : Number(rawPrune) * 3_600_000,
     storeSettings: {
