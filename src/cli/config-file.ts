@@ -167,6 +167,15 @@ export const TxmonConfigSchema = Type.Object(
   { additionalProperties: false, title: 'txmon configuration file', description: 'The configuration of txmon serve --config (docs/configuration.md).' },
 );
 
+/**
+ * The text of docs/txmon-config.schema.json: {@link TxmonConfigSchema} as plain JSON Schema
+ * (draft-07, which ajv checks it with), printed by `txmon config schema`. Point a file's `$schema`
+ * at it for an editor's completion and checks; the custom formats (`currency-code`) are txmon's.
+ */
+export function configJsonSchemaText(): string {
+  return `${JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', ...TxmonConfigSchema }, null, 2)}\n`;
+}
+
 /** The file as its schema types it. */
 export type TxmonConfig = Static<typeof TxmonConfigSchema>;
 
@@ -572,12 +581,16 @@ export function formatConfigProblems(error: TxmonError): string {
 }
 
 /**
- * `txmon config check <file.json>`: checks the file as `txmon serve --config` would at start,
+ * `txmon config schema`: prints the file's JSON Schema. `txmon config check <file.json>`: checks the file as `txmon serve --config` would at start,
  * without opening a store; prints a summary (exit code 0) or every problem by path (exit code 2).
  * @throws UsageError for a bad command line
  */
 export async function configCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const [sub, file, ...rest] = argv;
+  if (sub === 'schema' && file === undefined) {
+    process.stdout.write(configJsonSchemaText());
+    return;
+  }
   if (sub !== 'check' || file === undefined || rest.length > 0)
     throw new UsageError(sub === 'check' ? 'give one configuration file' : `unknown config command: ${sub ?? '(none)'}`);
   try {

@@ -161,10 +161,11 @@ export const SIMULATE_USAGE = `Usage: txmon simulate (--history <file.ndjson[.gz
 `;
 
 /** Usage of `txmon config`. */
-export const CONFIG_USAGE = `Usage: txmon config check <txmon.json>
+export const CONFIG_USAGE = `Usage: txmon config check <txmon.json> | txmon config schema
 
   Checks a configuration file as txmon serve --config does at start, without opening a store: the
   JSON Schema (docs/txmon-config.schema.json), the files and environment variables it names, the
   rule modules, every rule instance built (rule ids known, parameters valid) and the engine settings.
   Prints a summary and exits 0, or lists every problem by its JSON Pointer path and exits 2.
+  txmon config schema prints the file's JSON Schema (the one published as docs/txmon-config.schema.json).
 `;
