@@ -10,6 +10,20 @@ describe('docs/txmon-config.schema.json', () => {
     expect(published).toBe(configJsonSchemaText());
   });
 
+  it.each([
+    ['docs/configuration.md', ''],
+    ['README.md', '## Configuration file\n'],
+  ])('accepts every JSON example of %s', (page, heading) => {
+    const validate = createAjv().compile(JSON.parse(published) as object);
+    const text = readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8');
+    const from = text.indexOf(heading);
+    const next = text.indexOf('\n## ', from + heading.length);
+    const section = text.slice(from, next < 0 || heading === '' ? undefined : next);
+    const examples = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string) as unknown);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+  });
+
   it("accepts the example of docs/configuration.md and refuses a file with a misspelt field, as the server's check does", () => {
     const validate = createAjv().compile(JSON.parse(published) as object);
     const example = {
