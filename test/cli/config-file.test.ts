@@ -342,6 +342,37 @@ describe('txmon serve --config (in process)', () => {
     expect(await get(url, '/rule-instances', OTHER_KEY)).toEqual([]);
   });
 
+  it('hands out upload URLs under the file’s publicUrl', async () => {
+    const dir = configDir({ ...EXAMPLE, webhooks: undefined, publicUrl: 'https://txmon.example.com/v1/', urlSigningSecret: { file: './webhook-secret.txt' } });
+    const url = await start(dir);
+    const created = await fetch(`${url}/pre-signed-url`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ filename: 'a.txt', fileSize: 3 }),
+    });
+    expect(created.status).toBe(200);
+    const slot = (await created.json()) as { url: string };
+    expect(slot.url.startsWith('https://txmon.example.com/v1/')).toBe(true);
+    // The same URL on the server's own address uploads: signed by the file's secret, verified by it.
+    const upload = await fetch(slot.url.replace('https://txmon.example.com/v1', url), { method: 'PUT', body: 'abc' });
+    expect(upload.status).toBe(204);
+  });
+
+  it('--limits beside the file goes over the file’s limits', async () => {
+    const dir = configDir({ ...EXAMPLE, webhooks: undefined, limits: { maxLists: 5 } }, { 'limits.json': JSON.stringify({ maxLists: 1 }) });
+    const url = await start(dir, ['--limits', join(dir, 'limits.json')]);
+    const put = (id: string) =>
+      fetch(`${url}/lists/${id}`, {
+        method: 'PUT',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ listType: 'BLACKLIST', subtype: 'USER_ID', items: ['u-1'] }),
+      });
+    expect((await put('a')).status).toBe(200);
+    const refused = await put('b');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe('LIMIT_EXCEEDED');
+  });
+
   it('refuses --tenants beside --config', async () => {
     const dir = configDir(EXAMPLE);
     mkdirSync(join(dir, 'x'));
