@@ -371,10 +371,14 @@ function resolveTenant(
   const registry = createRuleRegistry(rules);
   const apiKeys = contents.apiKeys === undefined ? null : readApiKeys(dir, contents.apiKeys, `${path}/apiKeys`, env, problems);
   try {
-    // Only the settings are checked here: an engine over memory, thrown away.
-    createEngine({ ...engine, rules, limits });
+    // Only the settings are checked here: an engine over memory, thrown away (the memory store's
+    // byte budget is the store's, not the engine's).
+    const { maxStoredBytes: _budget, ...engineLimits } = limits;
+    createEngine({ ...engine, rules, limits: engineLimits });
   } catch (error) {
-    problems.addError(error, path);
+    // createEngine names the option in its message only (`riskBands must be …`): the detail points at it.
+    const setting = isTxmonError(error) && error.details.length === 0 ? Object.keys(engineSettings).find((key) => error.message.includes(key)) : undefined;
+    problems.addError(error, setting === undefined ? path : `${path}/${setting}`);
   }
   const seen = (kind: string) => {
     const ids = new Set<string>();

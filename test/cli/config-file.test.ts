@@ -92,6 +92,11 @@ describe('loadConfigFile', () => {
     expect(config.tenants[0]?.webhooks[0]?.secret).toBe(SECRET);
   });
 
+  it('accepts maxStoredBytes among the limits (the memory store’s budget, not an engine limit)', async () => {
+    const config = await loadConfigFile(join(configDir({ ...EXAMPLE, limits: { maxStoredBytes: 1_000_000, maxLists: 3 } }), 'txmon.json'), {});
+    expect(config.tenants[0]?.limits).toEqual({ maxStoredBytes: 1_000_000, maxLists: 3 });
+  });
+
   it('gives each tenant the top-level engine settings and limits under its own', async () => {
     const config = await loadConfigFile(
       join(
@@ -189,7 +194,12 @@ describe('loadConfigFile', () => {
     },
     { name: 'an unknown base currency', config: { ...EXAMPLE, baseCurrency: 'EURO' }, expected: [{ path: '/baseCurrency', code: 'format' }] },
     { name: 'a rate of an unknown currency', config: { ...EXAMPLE, rates: { ZZZ: '2' } }, expected: [{ path: '/rates/ZZZ', code: 'format' }] },
-    { name: 'risk bands not increasing', config: { ...EXAMPLE, riskBands: [0, 20, 10, 60, 80, 100] }, expected: [{ path: '', code: 'unsupported' }] },
+    { name: 'risk bands not increasing', config: { ...EXAMPLE, riskBands: [0, 20, 10, 60, 80, 100] }, expected: [{ path: '/riskBands', code: 'unsupported' }] },
+    {
+      name: "a tenant's risk bands not increasing",
+      config: { tenants: [{ id: 'acme', apiKeys: [KEY], riskBands: [0, 20, 10, 60, 80, 100] }] },
+      expected: [{ path: '/tenants/0/riskBands', code: 'unsupported' }],
+    },
     {
       name: 'a risk factor of an unknown parameter',
       config: { ...EXAMPLE, riskFactors: [{ id: 'f', parameter: 'shoeSize', weight: 1, mapping: [] }] },
