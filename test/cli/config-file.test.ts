@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -381,6 +382,38 @@ describe('txmon serve --config (in process)', () => {
     const refused = await put('b');
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { code: string }).code).toBe('LIMIT_EXCEEDED');
+  });
+
+  it('--webhook-url beside the file replaces the file’s webhooks', async () => {
+    const received = { file: 0, flag: 0 };
+    const receivers = (['file', 'flag'] as const).map((which) =>
+      createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          received[which] += 1;
+          res.writeHead(204).end();
+        });
+      }),
+    );
+    try {
+      const urls = await Promise.all(
+        receivers.map(
+          (receiver) =>
+            new Promise<string>((resolve) =>
+              receiver.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`)),
+            ),
+        ),
+      );
+      const dir = configDir({ ...EXAMPLE, webhooks: [{ url: urls[0], secretFile: './webhook-secret.txt' }] });
+      await start(dir, ['--webhook-url', urls[1] as string, '--webhook-secret-file', join(dir, 'webhook-secret.txt')]);
+      // The instance the file created is an outbox message: delivered to the flag's receiver only.
+      const deadline = Date.now() + 20_000;
+      while (received.flag === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(received).toEqual({ file: 0, flag: 1 });
+    } finally {
+      for (const s of servers.splice(0)) await s.close();
+      await Promise.all(receivers.map((receiver) => new Promise((resolve) => receiver.close(resolve))));
+    }
   });
 
   it('refuses --tenants beside --config', async () => {
