@@ -31,6 +31,7 @@ export type {
   BatchUserResults,
   CallOptions,
   ChangeOptions,
+  EnsureRuleInstanceResult,
   BusinessUserEventInput,
   ConsumerUserEventInput,
   CreateTransactionOptions,

@@ -1,11 +1,11 @@
 /**
  * Entry of the `txmon` command (package `bin`): `txmon serve …` (serve.ts), `txmon prune …`
  * (prune.ts), `txmon simulate …` (simulate.ts), `txmon generate …` (generate.ts), `txmon import …`
- * (import.ts) and `txmon verify-log …` (verify-log.ts). Help and
+ * (import.ts), `txmon verify-log …` (verify-log.ts) and `txmon config check …` (config-file.ts). Help and
  * unknown commands answer from usage.ts alone: a command's module (and with it the engine, the HTTP
  * layer and the store drivers) is imported only when that command runs.
  */
-import { GENERATE_USAGE, IMPORT_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError, VERIFY_LOG_USAGE } from './usage.js';
+import { CONFIG_USAGE, GENERATE_USAGE, IMPORT_USAGE, PRUNE_USAGE, SIMULATE_USAGE, USAGE, UsageError, VERIFY_LOG_USAGE } from './usage.js';
 
 /** Whether `error` is about the command line (then the usage is printed and the exit code is 2). */
 function isUsageError(error: unknown): boolean {
@@ -18,6 +18,14 @@ function isUsageError(error: unknown): boolean {
  * failed, and exit code 1.
  */
 function fail(error: unknown, doing: string, usage: string): never {
+  const { code, details } = (error ?? {}) as { code?: unknown; details?: readonly { path: string; code: string; message: string }[] };
+  if (code === 'INVALID_CONFIGURATION' && Array.isArray(details) && details.length > 0) {
+    // A configuration file's problems, each by its path in the file: no usage text, no stack.
+    process.stderr.write(
+      `txmon: cannot ${doing}: ${(error as Error).message.replace(/:.*$/, '')}:\n${details.map((d) => `  ${d.path || '/'}: ${d.message} (${d.code})\n`).join('')}`,
+    );
+    process.exit(2);
+  }
   if (isUsageError(error)) process.stderr.write(`txmon: ${(error as Error).message}\n\n${usage}`);
   else process.stderr.write(`txmon: cannot ${doing}: ${(error as Error | null)?.message ?? String(error)}\n`);
   process.exit(isUsageError(error) ? 2 : 1);
@@ -36,6 +44,7 @@ const COMMANDS: Readonly<Record<string, { usage: string; doing: string; run: (ar
     run: async (args) => (await import('./simulate.js')).simulateCommand(args),
   },
   generate: { usage: GENERATE_USAGE, doing: 'generate', run: async (args) => (await import('./generate.js')).generate(args) },
+  config: { usage: CONFIG_USAGE, doing: 'check the configuration', run: async (args) => (await import('./config-file.js')).configCommand(args) },
   import: { usage: IMPORT_USAGE, doing: 'import', run: async (args) => (await import('./import.js')).importCommand(args) },
   'verify-log': {
     usage: VERIFY_LOG_USAGE,
@@ -65,7 +74,7 @@ async function main(argv: readonly string[]): Promise<void> {
   if (command !== 'serve') {
     const help = command === undefined || command === '--help' || command === '-h';
     process.stderr.write(
-      `${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}\n${IMPORT_USAGE}\n${VERIFY_LOG_USAGE}`,
+      `${help ? '' : `Unknown command: ${command}\n\n`}${USAGE}\n${PRUNE_USAGE}\n${SIMULATE_USAGE}\n${GENERATE_USAGE}\n${IMPORT_USAGE}\n${VERIFY_LOG_USAGE}\n${CONFIG_USAGE}`,
     );
     process.exit(help ? 0 : 2);
   }

@@ -9,6 +9,7 @@ import { DEFAULT_NODE_SERVER_OPTIONS } from '../http/node.js';
 import type { LabelledApiKey } from '../http/types.js';
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/limits.js';
 import { LOG_LEVELS, type LogLevel } from './request-log.js';
+import type { EngineOptions } from '../engine/options.js';
 import { DEFAULT_STORE_SETTINGS, type StoreSettings } from './stores.js';
 import { USAGE, UsageError } from './usage.js';
 
@@ -22,6 +23,8 @@ export interface TenantSpec {
   /** Keys, each a string or `{ key, label }` (the label names the key's changes in the audit trail). */
   apiKeys: (string | LabelledApiKey)[];
   limits: TenantLimits;
+  /** `createEngine` options beside the store, limits and public URL (from `--config`). */
+  engine?: Partial<EngineOptions>;
 }
 
 /** The command line of `txmon serve`, checked. */
@@ -37,6 +40,8 @@ export interface ServeArgs {
   readonly apiKeyFile: string | undefined;
   readonly tenantsFile: string | undefined;
   readonly limitsFile: string | undefined;
+  /** `--config`: the configuration file (config-file.ts). */
+  readonly configFile: string | undefined;
   /** `--store` as given (`TXMON_STORE` and the default apply later). */
   readonly store: string | undefined;
   /** `--prune-every-hours`: how often each tenant's series are pruned (`null`: never). */
@@ -74,6 +79,7 @@ const OPTIONS = {
   'api-key-file': { type: 'string' },
   tenants: { type: 'string' },
   limits: { type: 'string' },
+  config: { type: 'string' },
   'rate-limit': { type: 'string' },
   'base-path': { type: 'string', default: '' },
   'shutdown-grace-ms': { type: 'string' },
@@ -129,6 +135,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs {
     apiKeyFile: values['api-key-file'],
     tenantsFile: values.tenants,
     limitsFile: values.limits,
+    configFile: values.config,
     store: values.store,
     pruneEveryMs: rawPrune === undefined ? null : Number(rawPrune) * 3_600_000,
     storeSettings: {

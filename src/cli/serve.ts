@@ -53,6 +53,7 @@ import {
 import { startingCore } from './starting.js';
 import { DEFAULT_STORE, StoreSpecError, describeStore, openStores, parseStore, storeOfEnvironment, type OpenStores, type StoreSpec } from './stores.js';
 import { UsageError } from './usage.js';
+import { applyConfig, loadConfigFile, tenantSpecsOf, type LoadedConfig } from './config-file.js';
 
 export { USAGE, UsageError } from './usage.js';
 export { readTenants } from './serve-args.js';
@@ -255,6 +256,30 @@ function tenancyOf(args: ServeArgs, store: StoreSpec, env: NodeJS.ProcessEnv): T
   return { specs: [{ id: 'default', apiKeys: [generated.key], limits: {} }], shownKey: generated.created ? generated.key : null };
 }
 
+/**
+ * The tenants of a configuration file (`--config`): its tenants with their keys — for a file
+ * without `tenants`, `--api-key`/`--api-key-file` replace its keys, and with none either way
+ * `tenancyOf` decides (`null`).
+ * @throws UsageError for `--tenants` beside `--config`, or key options beside a file with tenants
+ */
+function configTenancy(config: LoadedConfig, args: ServeArgs, env: NodeJS.ProcessEnv): Tenancy | null {
+  if (args.tenantsFile !== undefined) throw new UsageError('give either --config or --tenants, not both');
+  const flagKeys = args.apiKeys.length > 0 || args.apiKeyFile !== undefined;
+  if (config.multiTenant && flagKeys)
+    throw new UsageError('--api-key/--api-key-file do not apply to a configuration file with tenants (give each tenant its apiKeys)');
+  const specs = tenantSpecsOf(config, () => []).map((spec) => (flagKeys ? { ...spec, apiKeys: configuredKeys(args, env) } : spec));
+  if (!config.multiTenant && specs[0]?.apiKeys.length === 0) return null;
+  return { specs, shownKey: null };
+}
+
+/** `specs` with each tenant's limits (`--limits` over the file's) and engine settings from the file. */
+function withConfigSettings(specs: readonly TenantSpec[], config: LoadedConfig, limits: TenantLimits): TenantSpec[] {
+  return specs.map((spec) => {
+    const configured = config.tenants.find((tenant) => tenant.id === spec.id);
+    return configured === undefined ? spec : { ...spec, limits: { ...configured.limits, ...limits }, engine: configured.engine };
+  });
+}
+
 /** A server listening on `port` and `host`, answering as `startingCore` until {@link LateHandler.serve} is given the API. */
 interface LateHandler {
   readonly server: Server;
@@ -310,6 +335,7 @@ function createTenants(
       id: spec.id,
       apiKeys: spec.apiKeys,
       engine: createEngine({
+        ...spec.engine,
         publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
         repositories: metrics.instrument(spec.id, stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>),
         limits: { ...commonEngineLimits, ...own },
@@ -370,7 +396,7 @@ function readWebhookSecret(file: string): string {
  */
 function startDeliveries(
   tenants: readonly HttpTenant[],
-  webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number },
+  webhook: { readonly url: string; readonly secret: string; readonly leaseMs: number; readonly name?: string },
   single: boolean,
   log: ServeLogger,
   metrics: ServeMetrics,
@@ -381,6 +407,7 @@ function startDeliveries(
       url: webhook.url,
       secret: webhook.secret,
       leaseMs: webhook.leaseMs,
+      ...(webhook.name === undefined ? {} : { name: webhook.name }),
       ...(single ? {} : { tenant: tenant.id }),
       onError: (error) => log.at('error', { tenant: tenant.id, fault: faultOf(error) as unknown as LogValue }, 'webhook delivery: store fault'),
       onRetry: (retry) => {
@@ -422,7 +449,9 @@ function lockStore(store: StoreSpec): DirectoryLock | null {
  */
 export async function startServer(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, logTo?: { write(line: string): void }): Promise<ServerHandle> {
   const args = parseServeArgs(argv);
-  const storeSpec = parseStoreArgument(args.store ?? storeOfEnvironmentOrUsage(env) ?? DEFAULT_STORE);
+  // Read, checked and its rule modules loaded before anything is opened: a bad file exits 2.
+  const config = args.configFile === undefined ? null : await loadConfigFile(args.configFile, env);
+  const storeSpec = parseStoreArgument(args.store ?? config?.store ?? storeOfEnvironmentOrUsage(env) ?? DEFAULT_STORE);
   const commonLimits = args.limitsFile === undefined ? {} : parseLimits(readJsonFile(args.limitsFile, '--limits'), '--limits');
   if (args.apiKeys.length > 0) {
     process.stderr.write('txmon: warning: --api-key is visible to other users in the process list; prefer --api-key-file or TXMON_API_KEYS\n');
@@ -439,7 +468,7 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     metrics.observeRequest(entry);
     if (minLevel <= LOG_LEVELS.info || requestLevelOf(entry) >= minLevel) logRequest(formatRequestLine(entry, time()));
   };
-  const single = args.tenantsFile === undefined;
+  const single = args.tenantsFile === undefined && config?.multiTenant !== true;
   let progress = 'opening the store';
   let stores: OpenStores | null = null;
   let tenancy: Tenancy;
@@ -462,7 +491,8 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
   let late: LateHandler;
   let lateMetrics: LateHandler | null = null;
   try {
-    tenancy = tenancyOf(args, storeSpec, env);
+    tenancy = (config === null ? null : configTenancy(config, args, env)) ?? tenancyOf(args, storeSpec, env);
+    if (config !== null) tenancy = { ...tenancy, specs: withConfigSettings(tenancy.specs, config, commonLimits) };
     checkTenantSpecs(tenancy.specs);
     // A store in the process (memory, PGlite) opens before the server listens: PGlite's WASM runs
     // on this thread, and a server listening meanwhile would leave its clients unanswered for
@@ -504,10 +534,19 @@ export async function startServer(argv: readonly string[], env: NodeJS.ProcessEn
     // served or printed, so a stop asked for as soon as the key shows is a graceful one.
     await new Promise<void>((resolve) => setImmediate(resolve));
     stores ??= await openAll(tenancy.specs);
-    const tenants = createTenants(tenancy.specs, commonLimits, stores, origin, single, metrics);
+    const tenants = createTenants(tenancy.specs, commonLimits, stores, config?.publicUrl ?? origin, single, metrics);
+    if (config !== null)
+      await applyConfig(tenants, config, (change) =>
+        log.info({ ...change }, `config: ${change.kind === 'list' ? 'list' : 'rule instance'} ${change.change.toLowerCase()}`),
+      );
     if (args.pruneEveryMs !== null) stopPruning = schedulePrunes(tenants, args.pruneEveryMs, log);
     if (webhookSecret !== null && args.webhook !== null)
       deliveries = startDeliveries(tenants, { ...args.webhook, secret: webhookSecret }, single, log, metrics);
+    // The file's webhooks, unless --webhook-url replaces them.
+    else if (config !== null)
+      deliveries = tenants.flatMap((tenant) =>
+        (config.tenants.find((c) => c.id === tenant.id)?.webhooks ?? []).flatMap((hook) => startDeliveries([tenant], hook, single, log, metrics)),
+      );
     const who = single ? { engine: (tenants[0] as HttpTenant).engine, apiKeys: (tenants[0] as HttpTenant).apiKeys } : { tenants };
     const endpoint = { render: metrics.render, keys: metricsKeys };
     const rateLimit = args.rate === null ? null : { requestsPerSecond: args.rate };

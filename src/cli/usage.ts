@@ -53,6 +53,11 @@ export const USAGE = `Usage: txmon serve [--port <n>] [--host <address>] [--stor
   --max-connections-per-address open connections from one client address (default 256)
   --trust-proxy <list>          proxies (addresses, CIDR ranges, loopback) whose X-Forwarded-For names
                                 the client for the per-address limits (repeatable, comma-separated)
+  --config <file.json>          the configuration file (docs/configuration.md): store, tenants and keys,
+                                limits, currencies and rates, risk model, lists, rule instances ensured
+                                at start, webhooks, public URL, URL-signing secret, rule modules. Beside
+                                it, --store, --api-key(-file), --limits (merged over the file's) and
+                                --webhook-* (replacing the file's webhooks) win; --tenants is refused
   --webhook-url <url>           deliver every tenant's outbox there, signed (docs/webhooks.md)
   --webhook-secret-file <file>  the signing secret (at least 16 bytes; with --webhook-url)
   --webhook-lease-ms <n>        how long a delivering process keeps its turn unrenewed; after a crash
@@ -160,4 +165,14 @@ export const SIMULATE_USAGE = `Usage: txmon simulate (--history <file.ndjson[.gz
   --json       write the report as JSON
   --strict     stop at the first line that is not valid (exit code 1, naming the line); by default such
                lines are reported with their line numbers and the replay goes on
+`;
+
+/** Usage of `txmon config`. */
+export const CONFIG_USAGE = `Usage: txmon config check <txmon.json> | txmon config schema
+
+  Checks a configuration file as txmon serve --config does at start, without opening a store: the
+  JSON Schema (docs/txmon-config.schema.json), the files and environment variables it names, the
+  rule modules, every rule instance built (rule ids known, parameters valid) and the engine settings.
+  Prints a summary and exits 0, or lists every problem by its JSON Pointer path and exits 2.
+  txmon config schema prints the file's JSON Schema (the one published as docs/txmon-config.schema.json).
 `;

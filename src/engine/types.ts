@@ -119,6 +119,13 @@ export interface IdGenerator {
   next(kind: IdKind): string;
 }
 
+/** What {@link Engine.ensureRuleInstance} did, and the stored instance with its counters. */
+export interface EnsureRuleInstanceResult {
+  readonly instance: RuleInstance;
+  /** `CREATED` (absent before), `UPDATED` (a new version) or `UNCHANGED` (nothing written). */
+  readonly change: 'CREATED' | 'UPDATED' | 'UNCHANGED';
+}
+
 /** Response of {@link Engine.createTransaction} (`POST /transactions`). */
 export interface TransactionMonitoringResult extends MonitoringResult {
   transactionId: string;
@@ -437,6 +444,20 @@ export interface Engine {
   getRuleInstance(id: string): Promise<RuleInstance>;
   listRuleInstances(): Promise<RuleInstance[]>;
   updateRuleInstance(id: string, input: RuleInstanceInput, options?: ChangeOptions): Promise<RuleInstance>;
+  /**
+   * Makes rule instance `id` exist as `input` describes it, as a creation would build it: created
+   * with that id when absent, replaced (a new version) when its configuration differs, left alone
+   * (no new version, no audit entry) when it is the same. Idempotent, and safe when several
+   * processes on one store ensure the same instance at once (they take turns under the writer
+   * lock). `txmon serve --config` ensures the file's instances with it (actor `config`).
+   * @throws TxmonError as {@link Engine.createRuleInstance} does
+   * @example
+   * ```ts
+   * const { change } = await engine.ensureRuleInstance('big-transfers', { ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 10000 } } });
+   * change; // 'CREATED', then 'UNCHANGED' on every later call with the same input
+   * ```
+   */
+  ensureRuleInstance(id: string, input: RuleInstanceInput, options?: ChangeOptions): Promise<EnsureRuleInstanceResult>;
   deleteRuleInstance(id: string, options?: ChangeOptions): Promise<void>;
   /**
    * `GET /rule-instances/{id}/versions` (txmon's addition): every version of rule instance `id`,

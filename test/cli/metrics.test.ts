@@ -250,7 +250,16 @@ describe('createServeMetrics: units of work', () => {
     const memory = createMemoryRepositories();
     const stored: unknown[] = [];
     // A store shared across processes: the engine writes inside units; this one commits what a unit wrote unless the unit throws.
-    const unit = { ...memory, transactions: { ...memory.transactions, saveOutcome: async (outcome: unknown) => void stored.push(outcome) } } as Repositories;
+    const unit = {
+      ...memory,
+      transactions: {
+        ...memory.transactions,
+        saveOutcome: async (outcome: unknown) => {
+          stored.push(outcome);
+          return [];
+        },
+      },
+    } as unknown as Repositories;
     const repositories = metrics.instrument('acme', {
       ...memory,
       flags: { ...memory.flags, durable: true },

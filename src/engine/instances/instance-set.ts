@@ -52,6 +52,17 @@ export interface InstanceSet {
    * stored instance with its counters.
    */
   write(build: (repositories: Repositories) => Promise<StoredRuleInstance> | StoredRuleInstance, audit?: InstanceAudit): Promise<RuleInstance>;
+  /**
+   * Makes instance `id` match a wanted one under the writer gate, as one exclusive unit of a shared
+   * store (so several processes ensuring the same instance take turns): `build` gets the stored
+   * instance (`null`: none) and returns what to store, or `null` to leave it as it is. Returns the
+   * stored instance with its counters and whether it was written.
+   */
+  ensure(
+    id: string,
+    build: (existing: StoredRuleInstance | null, repositories: Repositories) => Promise<StoredRuleInstance | null> | StoredRuleInstance | null,
+    audit?: InstanceAudit,
+  ): Promise<{ instance: RuleInstance; written: boolean }>;
   /** Deletes an instance under the writer gate; whether it existed. */
   remove(id: string, audit?: InstanceAudit): Promise<boolean>;
   /**
@@ -173,6 +184,32 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
     return gate.shared(() => inStoreUnit(repositories, [], work, [RULE_INSTANCES_KEY]));
   }
 
+  /** Stores a built instance in `repos` (an exclusive unit), the series it reads filled first. */
+  async function put(repos: Repositories, stored: StoredRuleInstance, audit: InstanceAudit | undefined): Promise<RuleInstance> {
+    const id = stored.instance.id;
+    const list = await repos.ruleInstances.listRuleInstances();
+    const current = list.find((i) => i.id === id);
+    assertInstanceCounts(list, stored.instance, context.limits);
+    const written: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
+    const after = current ? list.map((i) => (i.id === id ? written : i)) : [...list, written];
+    const wantedBefore = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
+    const next = prepareActiveInstances(after, context.maintainedSeries, context);
+    await catalog.beforeWrite(wantedBefore, next.wanted, repos);
+    await refillPruned(next.active, repos);
+    try {
+      const writes = audit?.(current === undefined ? null : withoutCounters(current), stored.instance);
+      await repos.ruleInstances.putRuleInstance(stored, writes ?? {});
+    } catch (error) {
+      // The series were filled for instances that were not stored: the next call re-prepares
+      // from the stored instances (dropping series they do not read), and trusts no values.
+      prepared = null;
+      catalog.distrustValues();
+      throw error;
+    }
+    ownRevision = await repos.ruleInstances.getRevision();
+    return cloneJson((await repos.ruleInstances.getRuleInstance(id)) as RuleInstance);
+  }
+
   return {
     active,
     prune,
@@ -181,29 +218,15 @@ export function createInstanceSet(context: InstanceSetContext): InstanceSet {
         // Another engine on the same repositories may have changed the instances (and dropped
         // series this engine still believes it holds).
         await active(repos);
-        const stored = await build(repos);
-        const id = stored.instance.id;
-        const list = await repos.ruleInstances.listRuleInstances();
-        const current = list.find((i) => i.id === id);
-        assertInstanceCounts(list, stored.instance, context.limits);
-        const written: RuleInstance = { ...stored.instance, runCount: current?.runCount ?? 0, hitCount: current?.hitCount ?? 0 };
-        const after = current ? list.map((i) => (i.id === id ? written : i)) : [...list, written];
-        const wantedBefore = prepareActiveInstances(list, context.maintainedSeries, context).wanted;
-        const next = prepareActiveInstances(after, context.maintainedSeries, context);
-        await catalog.beforeWrite(wantedBefore, next.wanted, repos);
-        await refillPruned(next.active, repos);
-        try {
-          const writes = audit?.(current === undefined ? null : withoutCounters(current), stored.instance);
-          await repos.ruleInstances.putRuleInstance(stored, writes ?? {});
-        } catch (error) {
-          // The series were filled for instances that were not stored: the next call re-prepares
-          // from the stored instances (dropping series they do not read), and trusts no values.
-          prepared = null;
-          catalog.distrustValues();
-          throw error;
-        }
-        ownRevision = await repos.ruleInstances.getRevision();
-        return cloneJson((await repos.ruleInstances.getRuleInstance(id)) as RuleInstance);
+        return put(repos, await build(repos), audit);
+      });
+    },
+    ensure(id, build, audit) {
+      return exclusive(async (repos) => {
+        await active(repos);
+        const stored = await build(await repos.ruleInstances.getStoredRuleInstance(id), repos);
+        if (stored === null) return { instance: cloneJson((await repos.ruleInstances.getRuleInstance(id)) as RuleInstance), written: false };
+        return { instance: await put(repos, stored, audit), written: true };
       });
     },
     remove(id, audit) {

@@ -14,6 +14,13 @@ import type { EngineSettings } from '../options.js';
 import { buildRuleInstance } from '../instances/build-rule-instance.js';
 import type { Engine } from '../types.js';
 import { assertId } from './assert-id.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
+
+/** An instance's configuration: what a request decides, without its id, dates and version. */
+function configurationOf(stored: StoredRuleInstance): string {
+  const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...rest } = stored.instance;
+  return canonicalJson({ ...rest, derived: stored.derived });
+}
 
 type RuleInstanceMethods = Pick<
   Engine,
@@ -21,6 +28,7 @@ type RuleInstanceMethods = Pick<
   | 'getRuleInstance'
   | 'listRuleInstances'
   | 'updateRuleInstance'
+  | 'ensureRuleInstance'
   | 'deleteRuleInstance'
   | 'getRuleInstanceVersions'
   | 'listRules'
@@ -110,6 +118,33 @@ export function createRuleInstanceService(settings: EngineSettings, instances: I
         },
         auditOf(actor, 'UPDATE'),
       );
+    },
+
+    async ensureRuleInstance(id, input, options) {
+      assertId(id, 'rule instance id');
+      const actor = actorOf(options);
+      // Built as a creation, before the writer gate: the wanted instance whatever is stored, so a
+      // field the request leaves out goes back to its default rather than keeping a stored value.
+      const wanted = buildLimited(input, null, id);
+      let existed = false;
+      const { instance, written } = await instances.ensure(
+        id,
+        async (existing, repos) => {
+          existed = existing !== null;
+          if (existing === null) {
+            // A deleted instance's versions stay: one made again with its id continues them.
+            const [latest] = await repos.ruleInstances.listRuleInstanceVersions(id);
+            return latest === undefined ? wanted : { ...wanted, instance: { ...wanted.instance, version: (latest.version ?? 0) + 1 } };
+          }
+          if (configurationOf(existing) === configurationOf(wanted)) return null;
+          return {
+            instance: { ...wanted.instance, createdAt: existing.instance.createdAt, version: (existing.instance.version ?? 0) + 1 },
+            derived: wanted.derived,
+          };
+        },
+        (before, after) => auditOf(actor, before === null ? 'CREATE' : 'UPDATE')(before, after),
+      );
+      return { instance, change: !written ? 'UNCHANGED' : existed ? 'UPDATED' : 'CREATED' };
     },
 
     async deleteRuleInstance(id, options) {

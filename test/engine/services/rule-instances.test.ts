@@ -64,3 +64,68 @@ describe('rule instance versions', () => {
     expect(result.hitRules.map((r) => r.ruleInstanceVersion)).toEqual([2]);
   });
 });
+
+describe('ensureRuleInstance', () => {
+  const wanted = { ruleId: 'R-2', action: 'SUSPEND', parameters: { transactionAmountThreshold: { EUR: 10_000 } } } as const;
+
+  it('creates the instance with the given id, then writes nothing while the input stays the same', async () => {
+    const { engine } = testEngine();
+    const first = await engine.ensureRuleInstance('big-transfers', wanted, { actor: 'config' });
+    expect(first.change).toBe('CREATED');
+    expect(first.instance).toMatchObject({ id: 'big-transfers', ruleId: 'R-2', action: 'SUSPEND', version: 1 });
+    const again = await engine.ensureRuleInstance('big-transfers', wanted, { actor: 'config' });
+    expect(again.change).toBe('UNCHANGED');
+    expect(again.instance.version).toBe(1);
+    expect(await engine.getRuleInstanceVersions('big-transfers')).toHaveLength(1);
+    const audit = await engine.listAuditLog({ entityId: 'big-transfers' });
+    expect(audit.items.map((e) => [e.action, e.actor])).toEqual([['CREATE', 'config']]);
+  });
+
+  it('a changed parameter makes one new version, audited as an update; the counters and creation date are kept', async () => {
+    const { engine, clock } = testEngine();
+    const first = await engine.ensureRuleInstance('big-transfers', wanted, { actor: 'config' });
+    await engine.createTransaction(tx({ originAmountDetails: { transactionAmount: 20_000, transactionCurrency: 'EUR' } }));
+    clock.advance(1000);
+    const changed = await engine.ensureRuleInstance(
+      'big-transfers',
+      { ...wanted, parameters: { transactionAmountThreshold: { EUR: 5_000 } } },
+      { actor: 'config' },
+    );
+    expect(changed.change).toBe('UPDATED');
+    expect(changed.instance).toMatchObject({ version: 2, runCount: 1, hitCount: 1, createdAt: first.instance.createdAt });
+    expect(changed.instance.updatedAt).toBeGreaterThan(first.instance.updatedAt);
+    const audit = await engine.listAuditLog({ entityId: 'big-transfers' });
+    expect(audit.items.map((e) => [e.action, e.actor])).toEqual([
+      ['CREATE', 'config'],
+      ['UPDATE', 'config'],
+    ]);
+  });
+
+  it('a field set through the API but absent from the input goes back to what a creation gives (the input is the whole instance)', async () => {
+    const { engine } = testEngine();
+    await engine.ensureRuleInstance('big-transfers', wanted);
+    await engine.updateRuleInstance('big-transfers', { mode: 'SHADOW' });
+    const ensured = await engine.ensureRuleInstance('big-transfers', wanted);
+    expect(ensured.change).toBe('UPDATED');
+    expect(ensured.instance).toMatchObject({ mode: 'LIVE', version: 3 });
+  });
+
+  it('an instance deleted and ensured again continues its versions', async () => {
+    const { engine } = testEngine();
+    await engine.ensureRuleInstance('big-transfers', wanted);
+    await engine.deleteRuleInstance('big-transfers');
+    const again = await engine.ensureRuleInstance('big-transfers', wanted);
+    expect(again).toMatchObject({ change: 'CREATED', instance: { version: 2 } });
+    expect((await engine.getRuleInstanceVersions('big-transfers')).map((v) => v.version)).toEqual([2, 1]);
+  });
+
+  it('bad parameters are refused as a creation refuses them, naming the path, and nothing is stored', async () => {
+    const { engine } = testEngine();
+    const error = await errorOf(() =>
+      engine.ensureRuleInstance('big-transfers', { ruleId: 'R-2', parameters: { transactionAmountThreshold: 'lots' } } as never),
+    );
+    expect(error.code).toBe('INVALID_PARAMETERS');
+    expect(error.details[0]?.path).toBe('/parameters/transactionAmountThreshold');
+    expect(await engine.listRuleInstances()).toEqual([]);
+  });
+});
