@@ -44,12 +44,13 @@ const result = await engine.createTransaction({
 });
 assert.equal(result.status, 'SUSPEND');
 
-for (let i = 0; i < 200 && (handled.size < 2 || held.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+const head = await engine.outbox.head(); // the instance, the decision, the case and alert it opened
+for (let i = 0; i < 200 && (handled.size < head || held.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 20));
 await Promise.all([delivery.stop(), holds.stop()]);
 receiver.close();
 
-console.log([...handled.values()].map((m) => m.type)); // [ 'RULE_INSTANCE_CHANGED', 'TRANSACTION_DECISION' ]
+console.log([...handled.values()].map((m) => m.type)); // [ 'RULE_INSTANCE_CHANGED', 'TRANSACTION_DECISION', 'CASE_OPENED', 'ALERT_OPENED' ]
 assert.deepEqual(held, ['p-1']);
 assert.equal(handled.get('msg_2').data.transactionId, 'p-1');
 const hooks = await engine.outbox.getConsumer('webhook:default');
-assert.equal(hooks.position, 2);
+assert.equal(hooks.position, head);

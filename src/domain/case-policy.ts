@@ -129,6 +129,7 @@ export function resultAlertOf(hit: AlertHit, change: AlertHitChange): ResultAler
     userId: hit.userId,
     direction: hit.direction,
     action: opened ? 'OPENED' : 'APPENDED',
+    ...(opened && change.caseIsNew ? { caseOpened: true as const } : {}),
   };
 }
 

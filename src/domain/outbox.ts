@@ -5,11 +5,12 @@
  * also its id for deduplication: a message delivered twice carries the same `seq`.
  *
  * Which changes are reported is policy, decided here: a transaction's or an event's result whose
- * status is not `ALLOW`, a user's state or KYC status set by a rule's trigger, an alert's or a
- * case's status change, a rule instance created, updated or deleted, and — when the result names
- * them — alerts opened or appended to.
+ * status is not `ALLOW`, a user's state or KYC status set by a rule's trigger, an alert opened (and
+ * the case it opened) or appended to by a hit, an alert's or a case's status change, a rule
+ * instance created, updated or deleted.
  */
 import type { MonitoringResult } from './entities.js';
+import type { ResultAlert } from './schemas/results.js';
 import type { UserUpdate } from './user-update.js';
 
 /** What a message reports. */
@@ -18,6 +19,9 @@ export type OutboxMessageType =
   | 'TRANSACTION_EVENT_DECISION'
   | 'USER_STATE_UPDATED'
   | 'USER_KYC_STATUS_UPDATED'
+  | 'ALERT_OPENED'
+  | 'ALERT_APPENDED'
+  | 'CASE_OPENED'
   | 'ALERT_STATUS_CHANGED'
   | 'CASE_STATUS_CHANGED'
   | 'RULE_INSTANCE_CHANGED';
@@ -28,6 +32,9 @@ export const OUTBOX_MESSAGE_TYPES: readonly OutboxMessageType[] = Object.freeze(
   'TRANSACTION_EVENT_DECISION',
   'USER_STATE_UPDATED',
   'USER_KYC_STATUS_UPDATED',
+  'ALERT_OPENED',
+  'ALERT_APPENDED',
+  'CASE_OPENED',
   'ALERT_STATUS_CHANGED',
   'CASE_STATUS_CHANGED',
   'RULE_INSTANCE_CHANGED',
@@ -135,4 +142,28 @@ export function ruleInstanceMessageOf(
   if (details.status !== undefined) data.status = details.status;
   data.actor = details.actor;
   return { type: 'RULE_INSTANCE_CHANGED', entityId: ruleInstanceId, timestamp, data };
+}
+
+/**
+ * What the alerts a transaction's or event's hits landed in report (the result's `alerts`, decided
+ * by the store as it writes): each alert opened, with the case it opened first when it opened one,
+ * and each alert appended to.
+ */
+export function alertMessagesOf(transactionId: string, eventId: string | null, alerts: readonly ResultAlert[], timestamp: number): OutboxMessage[] {
+  const out: OutboxMessage[] = [];
+  for (const a of alerts) {
+    const data: Record<string, unknown> = {
+      alertId: a.alertId,
+      caseId: a.caseId,
+      ruleInstanceId: a.ruleInstanceId,
+      userId: a.userId,
+      direction: a.direction,
+      transactionId,
+    };
+    if (eventId !== null) data.eventId = eventId;
+    if (a.caseOpened === true)
+      out.push({ type: 'CASE_OPENED', entityId: a.caseId, timestamp, data: { caseId: a.caseId, userId: a.userId, alertId: a.alertId, transactionId } });
+    out.push({ type: a.action === 'OPENED' ? 'ALERT_OPENED' : 'ALERT_APPENDED', entityId: a.alertId, timestamp, data });
+  }
+  return out;
 }

@@ -29,6 +29,7 @@ import type {
   ResultAlert,
 } from '../domain/index.js';
 import { withResultAlerts } from '../domain/case-policy.js';
+import { alertMessagesOf } from '../domain/outbox.js';
 import type { UserRuleResults } from '../domain/entities.js';
 import type { DecisionLogHead, DecisionLogRow } from '../domain/decision-log.js';
 import type { OutboxMessage, StoredOutboxMessage } from '../domain/outbox.js';
@@ -122,8 +123,9 @@ export interface TransactionOutcome {
 /**
  * `outcome` with the result it decided naming `alerts` (`withResultAlerts`): a creation's
  * `createResult`, an event's `result`, and the `latestResult` (the same object when it was the
- * same); `outcome` itself when `alerts` is empty. What a store writes of an outcome whose hits
- * landed in `alerts`.
+ * same), and its `outbox` followed by what the alerts report (`alertMessagesOf`: opened, appended,
+ * a case opened); `outcome` itself when `alerts` is empty. What a store writes of an outcome whose
+ * hits landed in `alerts`.
  */
 export function outcomeNamingAlerts(outcome: TransactionOutcome, alerts: readonly ResultAlert[]): TransactionOutcome {
   if (alerts.length === 0) return outcome;
@@ -136,6 +138,7 @@ export function outcomeNamingAlerts(outcome: TransactionOutcome, alerts: readonl
     ...outcome,
     transaction: { ...t, createResult: e === null ? named : t.createResult, latestResult },
     event: e === null ? null : { ...e, result: named },
+    outbox: [...(outcome.outbox ?? []), ...alertMessagesOf(t.transaction.transactionId, e === null ? null : e.eventId, alerts, outcome.now)],
   };
 }
 

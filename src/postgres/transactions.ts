@@ -4,7 +4,7 @@
  * for a new series; the history as received, for a backtest) and the outcome write (outcome.ts).
  */
 import type { ResultAlert, Transaction, TransactionEvent } from '../domain/index.js';
-import type { StoredEvent, StoredTransaction, TransactionRepository } from '../engine/repositories.js';
+import { outcomeNamingAlerts, type StoredEvent, type StoredTransaction, type TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
 import { allCreations, closingStatementsOf, isUnitSql, saveCreations, saveOutcome } from './outcome.js';
 import { prepared, type Database, type Sql } from './client.js';
@@ -151,7 +151,9 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
         // The decisions and outbox messages appended once, after every outcome (see closingStatementsOf).
         const alerts: ResultAlert[][] = [];
         for (const outcome of outcomes) alerts.push(await saveOutcome(tx, outcome, null, false));
-        for (const closing of closingStatementsOf(outcomes)) {
+        // As written: each outcome's messages with those of the alerts its hits landed in.
+        const written = outcomes.map((outcome, i) => outcomeNamingAlerts(outcome, alerts[i] as ResultAlert[]));
+        for (const closing of closingStatementsOf(written)) {
           if (isUnitSql(tx)) tx.deferToCommit(closing);
           else await tx.query(closing.text, closing.params);
         }

@@ -181,8 +181,11 @@ function named(
   userId: string,
   action: ResultAlert['action'],
   direction: ResultAlert['direction'] = 'ORIGIN',
+  caseOpened = false,
 ): ResultAlert {
-  return { alertId, caseId, ruleInstanceId, userId, direction, action };
+  return caseOpened
+    ? { alertId, caseId, ruleInstanceId, userId, direction, action, caseOpened: true }
+    : { alertId, caseId, ruleInstanceId, userId, direction, action };
 }
 
 /** The (value, id) order of a page query, as the memory store (the reference) sorts. */
@@ -1130,7 +1133,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
         }),
       ]);
       const expectedAlerts = [
-        [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED')],
+        [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED', 'ORIGIN', true)],
         [named('A-1', 'C-1', 'ri-1', 'alice', 'APPENDED')],
         [named('A-3', 'C-1', 'ri-2', 'alice', 'OPENED')],
       ];
@@ -1190,7 +1193,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           ],
         }),
       );
-      const openedNamed = [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED'), named('A-2', 'C-2', 'ri-1', 'bob', 'OPENED', 'DESTINATION')];
+      const openedNamed = [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED', 'ORIGIN', true), named('A-2', 'C-2', 'ri-1', 'bob', 'OPENED', 'DESTINATION', true)];
       assertEqual(opened, openedNamed, 'a create opening two alerts');
       const t1Result = { ...hitResult, alerts: openedNamed };
       assertEqual(await repos.transactions.getTransaction('t-1'), { ...t1, createResult: t1Result, latestResult: t1Result }, 'getTransaction(t-1)');
@@ -1274,7 +1277,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
-    name: 'the outbox: the messages of saved outcomes, audited writes and workflow writes, numbered from 1 in the order written; a refused write appends none',
+    name: 'the outbox: the messages of saved outcomes (with the alerts and cases their hits opened), audited writes and workflow writes, numbered from 1 in the order written; a refused write appends none',
     async body(repos) {
       assertEqual([await repos.outbox.outboxHead(), await repos.outbox.readOutbox(0, 10)], [0, []], 'an empty outbox');
       const message = (type: OutboxMessageType, entityId: string, n: number): OutboxMessage => ({
@@ -1314,11 +1317,20 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
           [2, 'TRANSACTION_DECISION', 't-1', FIXTURE_T0 + 2, { n: 2, entityId: 't-1' }],
           [3, 'USER_STATE_UPDATED', 'alice', FIXTURE_T0 + 3, { n: 3, entityId: 'alice' }],
           [4, 'TRANSACTION_DECISION', 't-2', FIXTURE_T0 + 4, { n: 4, entityId: 't-2' }],
-          [5, 'ALERT_STATUS_CHANGED', 'A-1', FIXTURE_T0 + 6, { n: 6, entityId: 'A-1' }],
+          // What the store decided of the hit, reported in the same write (alertMessagesOf).
+          [5, 'CASE_OPENED', 'C-1', FIXTURE_T0 + 5, { caseId: 'C-1', userId: 'alice', alertId: 'A-1', transactionId: 't-5' }],
+          [
+            6,
+            'ALERT_OPENED',
+            'A-1',
+            FIXTURE_T0 + 5,
+            { alertId: 'A-1', caseId: 'C-1', ruleInstanceId: 'ri-1', userId: 'alice', direction: 'ORIGIN', transactionId: 't-5' },
+          ],
+          [7, 'ALERT_STATUS_CHANGED', 'A-1', FIXTURE_T0 + 6, { n: 6, entityId: 'A-1' }],
         ],
         'the messages in the order written (none of the refused chunk, none of a delete of nothing)',
       );
-      assertEqual(await repos.outbox.outboxHead(), 5, 'the head');
+      assertEqual(await repos.outbox.outboxHead(), 7, 'the head');
       assertEqual(
         (await repos.outbox.readOutbox(2, 2)).map((m) => m.seq),
         [3, 4],
@@ -1329,7 +1341,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       });
       assertEqual(
         (await repos.outbox.readOutbox(0, 100)).map((m) => m.seq),
-        Array.from({ length: 13 }, (_, i) => i + 1),
+        Array.from({ length: 15 }, (_, i) => i + 1),
         'positions past 9 in numeric order',
       );
     },
@@ -1985,7 +1997,7 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     async body(repos) {
       assertEqual(
         await seedHit(repos, 1, 'ri-1', 'alice', { alertId: 'A-1', caseId: 'C-1' }, FIXTURE_T0 + 1),
-        [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED')],
+        [named('A-1', 'C-1', 'ri-1', 'alice', 'OPENED', 'ORIGIN', true)],
         'the alerts the first hit names',
       );
       const close = { status: 'CLOSED' as const, reason: ['FALSE_POSITIVE' as const], timestamp: FIXTURE_T0 + 2 };
@@ -2012,10 +2024,14 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
       });
       assertEqual(
         await seedHit(repos, 3, 'ri-1', 'alice', { alertId: 'A-3', caseId: 'C-3' }, FIXTURE_T0 + 5),
-        [named('A-3', 'C-3', 'ri-1', 'alice', 'OPENED')],
+        [named('A-3', 'C-3', 'ri-1', 'alice', 'OPENED', 'ORIGIN', true)],
         'a hit after the case closed names the alert and the case it opened',
       );
-      assertEqual((await repos.transactions.getTransaction('t-3'))?.createResult.alerts, [named('A-3', 'C-3', 'ri-1', 'alice', 'OPENED')], 't-3 as stored');
+      assertEqual(
+        (await repos.transactions.getTransaction('t-3'))?.createResult.alerts,
+        [named('A-3', 'C-3', 'ri-1', 'alice', 'OPENED', 'ORIGIN', true)],
+        't-3 as stored',
+      );
       const a3 = await repos.cases.getAlert('A-3');
       assertEqual(
         [a3?.caseId, a3?.alertStatus, a3?.entityDetails.transactionIds],

@@ -171,6 +171,7 @@ export const ResultAlertSchema = defineClosedObject({
   userId: Type.String(),
   direction: RuleHitDirectionSchema,
   action: defineStringEnum(['OPENED', 'APPENDED'] as const),
+  caseOpened: Type.Optional(Type.Literal(true, { description: 'The alert opened a new case (its caseId)' })),
 });
 /** One alert a result names. */
 export type ResultAlert = Static<typeof ResultAlertSchema>;

@@ -1,5 +1,5 @@
 import type { AggregateStore } from '../../aggregation/aggregate-store.js';
-import type { MonitoringResult, ResultAlert, Transaction } from '../../domain/index.js';
+import { type MonitoringResult, type ResultAlert, SCHEMA_LIMITS, type Transaction } from '../../domain/index.js';
 import {
   outcomeNamingAlerts,
   type HistoryOperation,
@@ -11,12 +11,18 @@ import {
 import { TxmonError } from '../../errors.js';
 import { assertSeriesEntries } from '../../aggregation/checks.js';
 import { applyRuleOutcome, type AlertListing, type MemoryAlertsAndCases } from './alerts-and-cases.js';
-import { storedBytesOf, type ByteBudget } from './budget.js';
+import { RECORD_OVERHEAD, storedBytesOf, type ByteBudget } from './budget.js';
 import { createResultPacker, requestDerivable, requestOf, unpackResult, type KeptResult } from './packed.js';
 import type { MemoryDecisions } from './decisions.js';
 import type { MemoryOutbox } from './outbox.js';
 import type { MemoryUsers } from './records.js';
 import type { MemoryRuleInstances } from './rule-instances.js';
+
+/**
+ * The most bytes the outbox messages of one alert hit take (a case opened and an alert opened, each
+ * naming at most eight ids of 256 characters, up to 4 bytes each, and a few fixed fields).
+ */
+const ALERT_MESSAGES_BOUND = 2 * (RECORD_OVERHEAD + 8 * 4 * SCHEMA_LIMITS.ID_MAX_LENGTH + 256);
 
 /** What a transaction outcome writes besides the transaction and its event. */
 export interface OutcomeTargets {
@@ -116,6 +122,14 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
    * Applies a checked outcome whose bytes are reserved: one synchronous step that cannot fail part
    * way. The alert hits land first, so the results are kept naming the alerts they landed in.
    */
+  /**
+   * What an outcome reserves before it is written: its bytes, its outbox messages', and the most
+   * the messages of the alerts its hits land in can take (known only as it is written).
+   */
+  function reservedBytesOf(outcome: TransactionOutcome): number {
+    return storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox) + outcome.alertHits.length * ALERT_MESSAGES_BOUND;
+  }
+
   function writeOutcome(checked: TransactionOutcome): ResultAlert[] {
     const id = checked.transaction.transaction.transactionId;
     const existing = transactions.get(id);
@@ -166,6 +180,8 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
     }
     targets.users.applyOutcome(outcome);
     targets.decisions.append([outcome.decision]);
+    // The alerts' messages were reserved at their bound (see reservedBytesOf): the rest is given back.
+    targets.budget.release(Math.max(0, reservedBytesOf(checked) - storedBytesOf(checked) - targets.outbox.sizeOf(outcome.outbox)));
     targets.outbox.appendReserved(outcome.outbox);
     return alerts;
   }
@@ -246,7 +262,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       }
       // The entries checked and the bytes reserved for all of them first, so nothing can fail part way.
       for (const outcome of outcomes) assertSeriesEntries(outcome.aggregates.add, '/add');
-      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox), 0));
+      targets.budget.reserve(outcomes.reduce((sum, outcome) => sum + reservedBytesOf(outcome), 0));
       return outcomes.map(writeOutcome);
     },
     async saveOutcome(outcome: TransactionOutcome) {
@@ -260,7 +276,7 @@ export function createMemoryTransactions(targets: OutcomeTargets): TransactionRe
       if (outcome.event && events.has(outcome.event.eventId)) {
         throw new TxmonError('CONCURRENT_UPDATE', 'The event id was stored concurrently');
       }
-      targets.budget.reserve(storedBytesOf(outcome) + targets.outbox.sizeOf(outcome.outbox));
+      targets.budget.reserve(reservedBytesOf(outcome));
       return writeOutcome(outcome);
     },
   };

@@ -125,7 +125,15 @@ describe('a batch chunk on a store shared across processes', () => {
     // Nothing is written before the flush: no alert can be named yet.
     expect(named).toEqual([[], []]);
     await chunk.flush();
-    const alert = (action: string) => ({ alertId: 'A-0', caseId: 'C-0', ruleInstanceId: 'ri-1', userId: 'alice', direction: 'ORIGIN', action });
+    const alert = (action: string) => ({
+      alertId: 'A-0',
+      caseId: 'C-0',
+      ruleInstanceId: 'ri-1',
+      userId: 'alice',
+      direction: 'ORIGIN',
+      action,
+      ...(action === 'OPENED' ? { caseOpened: true } : {}),
+    });
     for (const [i, action] of ['OPENED', 'APPENDED'].entries()) {
       const read = await chunk.repositories.transactions.getTransaction(`t-${i + 1}`);
       expect([read?.createResult.alerts, read?.latestResult.alerts]).toEqual([[alert(action)], [alert(action)]]);

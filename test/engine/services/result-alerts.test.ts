@@ -20,7 +20,17 @@ async function alertingEngine(repositories: Repositories): Promise<{ engine: Eng
 /** The alert of `userId`, as a result names it with `action`. */
 function namedFor(alerts: readonly Alert[], userId: string, action: ResultAlert['action'], alertId?: string): ResultAlert {
   const alert = alerts.find((a) => a.userId === userId && (alertId === undefined || a.alertId === alertId)) as Alert;
-  return { alertId: alert.alertId, caseId: alert.caseId, ruleInstanceId: alert.ruleDetails.instanceId, userId, direction: alert.direction, action };
+  const named: ResultAlert = {
+    alertId: alert.alertId,
+    caseId: alert.caseId,
+    ruleInstanceId: alert.ruleDetails.instanceId,
+    userId,
+    direction: alert.direction,
+    action,
+  };
+  // The alert opened its case when it is the case's first (alerts are listed in creation order).
+  const opensCase = action === 'OPENED' && alerts.find((a) => a.caseId === alert.caseId)?.alertId === alert.alertId;
+  return opensCase ? { ...named, caseOpened: true } : named;
 }
 
 describe.each(ADAPTER_TARGETS)('results naming their alerts on $name', (target) => {
