@@ -382,6 +382,7 @@ const ROOT_TYPES = [
   'Engine',
   'EngineLimits',
   'EngineOptions',
+  'EnsureRuleInstanceResult',
   'ErrorCode',
   'ErrorDetail',
   'EvaluationInput',

@@ -334,9 +334,7 @@ function engineOptionsOf(common: EngineSettingsOf, own: EngineSettingsOf): Parti
   const rates = common.rates === undefined && own.rates === undefined ? undefined : { ...common.rates, ...own.rates };
   return {
     ...(merged.baseCurrency === undefined ? {} : { baseCurrency: merged.baseCurrency }),
-    ...(rates === undefined
-      ? {}
-      : { rates: createFixedRateProvider({ ...DEFAULT_USD_RATES, ...Object.fromEntries(Object.entries(rates).map(([code, rate]) => [code, String(rate)])) }) }),
+    ...(rates === undefined ? {} : rateProviderOf(rates)),
     ...(merged.defaultRiskLevel === undefined ? {} : { defaultRiskLevel: merged.defaultRiskLevel }),
     ...(merged.riskFactors === undefined ? {} : { riskFactors: merged.riskFactors }),
     ...(merged.riskBands === undefined ? {} : { riskBands: merged.riskBands as unknown as RiskBands }),
@@ -344,6 +342,21 @@ function engineOptionsOf(common: EngineSettingsOf, own: EngineSettingsOf): Parti
     ...(merged.slaHours === undefined ? {} : { slaHours: { ...common.slaHours, ...own.slaHours } }),
     ...(merged.lateArrivalMs === undefined ? {} : { lateArrivalMs: merged.lateArrivalMs }),
   };
+}
+
+/**
+ * The rate provider of the file's `rates` over the defaults; none when the table is refused (its
+ * problems are reported by {@link checkRates}, path by path, with the file's other problems).
+ */
+function rateProviderOf(rates: NonNullable<EngineSettingsOf['rates']>): Partial<EngineOptions> {
+  try {
+    return {
+      rates: createFixedRateProvider({ ...DEFAULT_USD_RATES, ...Object.fromEntries(Object.entries(rates).map(([code, rate]) => [code, String(rate)])) }),
+    };
+  } catch (error) {
+    if (isTxmonError(error) && error.code === 'INVALID_CONFIGURATION') return {};
+    throw error;
+  }
 }
 
 /** Checks the currencies of `rates` (codes txmon knows, rates above zero). */
