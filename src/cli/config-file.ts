@@ -122,6 +122,9 @@ const engineSettings = {
     }),
   ),
   lateArrivalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  strict: Type.Optional(
+    Type.Boolean({ description: 'Refuse (422 RULE_NOT_EVALUATED) a transaction or event a rule could not evaluate, instead of storing it with a warning.' }),
+  ),
   limits: Type.Optional(LimitsSchema),
 };
 
@@ -341,6 +344,7 @@ function engineOptionsOf(common: EngineSettingsOf, own: EngineSettingsOf): Parti
     ...(merged.caseGrouping === undefined ? {} : { caseGrouping: merged.caseGrouping }),
     ...(merged.slaHours === undefined ? {} : { slaHours: { ...common.slaHours, ...own.slaHours } }),
     ...(merged.lateArrivalMs === undefined ? {} : { lateArrivalMs: merged.lateArrivalMs }),
+    ...(merged.strict === undefined ? {} : { strict: merged.strict }),
   };
 }
 

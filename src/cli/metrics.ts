@@ -15,6 +15,7 @@
  * since prom-client's `observe` (labels hashed on every call) cost ~1.5 µs a request here.
  */
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
+import type { EvaluationStats } from '../engine/evaluation-stats.js';
 import type { AlertHit, Repositories, TransactionOutcome, UserRuleWrites } from '../engine/repositories.js';
 import { IMPORTED_RESULT } from '../engine/services/evaluate-transaction.js';
 import type { RequestLogEntry } from '../http/types.js';
@@ -38,6 +39,8 @@ export interface ServeMetrics {
   readonly outbox: { readonly backlog: Gauge<'tenant'>; readonly deliveryFailures: Counter<'tenant'> };
   /** Registers how to read `tenant`'s outbox backlog (messages after the delivery's position); a read that fails gives no sample. */
   watchOutbox(tenant: string, backlog: () => Promise<number>): void;
+  /** Registers how to read `tenant`'s engine counters of rules that could not evaluate (`engine.evaluationStats`). */
+  watchEvaluations(tenant: string, stats: () => EvaluationStats): void;
   readonly registry: Registry;
 }
 
@@ -142,6 +145,19 @@ export function createServeMetrics(): ServeMetrics {
       for (const [tenant, own] of counts) this.inc({ tenant }, own.alertsOpened);
     },
   });
+  const evaluationReaders = new Map<string, () => EvaluationStats>();
+  new Counter({
+    name: 'txmon_rules_not_evaluated_total',
+    help: 'Rule runs that could not be evaluated (no rate to convert an amount, a logic error or work budget; docs/wire-format.md#not-evaluated), by reason',
+    labelNames: ['tenant', 'reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [tenant, read] of evaluationReaders) {
+        for (const [reason, n] of Object.entries(read().notEvaluated.byReason)) this.inc({ tenant, reason }, n);
+      }
+    },
+  });
   const backlogReaders = new Map<string, () => Promise<number>>();
   const outbox = {
     backlog: new Gauge({
@@ -231,7 +247,15 @@ export function createServeMetrics(): ServeMetrics {
     return { contentType: registry.contentType, body: tenant === null ? text : linesOfTenant(text, tenant) };
   }
 
-  return { observeRequest, instrument, render, outbox, watchOutbox: (tenant, read) => void backlogReaders.set(tenant, read), registry };
+  return {
+    observeRequest,
+    instrument,
+    render,
+    outbox,
+    watchOutbox: (tenant, read) => void backlogReaders.set(tenant, read),
+    watchEvaluations: (tenant, read) => void evaluationReaders.set(tenant, read),
+    registry,
+  };
 }
 
 /** `map`'s value at `key`, made by `make` when absent. */

@@ -331,16 +331,14 @@ function createTenants(
   const { maxStoredBytes: _memoryBudget, ...commonEngineLimits } = common;
   return specs.map((spec) => {
     const { maxStoredBytes: _own, ...own } = spec.limits;
-    return {
-      id: spec.id,
-      apiKeys: spec.apiKeys,
-      engine: createEngine({
-        ...spec.engine,
-        publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
-        repositories: metrics.instrument(spec.id, stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>),
-        limits: { ...commonEngineLimits, ...own },
-      }),
-    };
+    const engine = createEngine({
+      ...spec.engine,
+      publicBaseUrl: single ? origin : `${origin}/t/${spec.id}`,
+      repositories: metrics.instrument(spec.id, stores.repositories.get(spec.id) as NonNullable<ReturnType<OpenStores['repositories']['get']>>),
+      limits: { ...commonEngineLimits, ...own },
+    });
+    metrics.watchEvaluations(spec.id, () => engine.evaluationStats());
+    return { id: spec.id, apiKeys: spec.apiKeys, engine };
   });
 }
 

@@ -98,6 +98,11 @@ describe('loadConfigFile', () => {
     expect(config.tenants[0]?.limits).toEqual({ maxStoredBytes: 1_000_000, maxLists: 3 });
   });
 
+  it('passes strict to the engine: a transaction a rule cannot evaluate is refused', async () => {
+    const config = await loadConfigFile(join(configDir({ ...EXAMPLE, strict: true }), 'txmon.json'), {});
+    expect(config.tenants[0]?.engine).toMatchObject({ strict: true });
+  });
+
   it('gives each tenant the top-level engine settings and limits under its own', async () => {
     const config = await loadConfigFile(
       join(

@@ -203,6 +203,24 @@ describe('txmon serve: /metrics', () => {
 });
 
 describe('createServeMetrics', () => {
+  it("counts each tenant's rule runs that could not be evaluated, by reason, from its engine's counters", async () => {
+    const metrics = createServeMetrics();
+    const engine = createEngine();
+    await engine.createRuleInstance({ ruleId: 'R-2', parameters: { transactionAmountThreshold: { EUR: 500 } }, action: 'FLAG' });
+    metrics.watchEvaluations('acme', () => engine.evaluationStats());
+    // No rate for this currency: the threshold rule cannot compare the amount.
+    await engine.createTransaction({
+      type: 'TRANSFER',
+      transactionId: 'n-1',
+      timestamp: Date.now(),
+      originUserId: 'u',
+      originAmountDetails: { transactionAmount: 1, transactionCurrency: 'XAU' },
+    });
+    const { body } = await metrics.render(null);
+    expect(body).toMatch(/txmon_rules_not_evaluated_total\{tenant="acme",reason="NO_RATE"\} 1\n/);
+    expect(body).toMatch(/txmon_rules_not_evaluated_total\{tenant="acme",reason="LOGIC_ERROR"\} 0\n/);
+  });
+
   it("times a database store's calls by operation and counts what its committed writes stored; a failed write counts nothing", async () => {
     const metrics = createServeMetrics();
     const memory = createMemoryRepositories();
