@@ -943,9 +943,10 @@ export function createBaseline(pkg, configs, options = {}) {
     const named = [];
     if (alertHits.length === 0) return named;
     const at = now();
-    const name = (alert, h, action) => {
-      if (!named.some((a) => a.alertId === alert.alertId))
-        named.push({ alertId: alert.alertId, caseId: alert.caseId, ruleInstanceId: h.check.id, userId: h.userId, direction: h.direction, action });
+    const name = (alert, h, action, caseOpened = false) => {
+      if (named.some((a) => a.alertId === alert.alertId)) return;
+      const entry = { alertId: alert.alertId, caseId: alert.caseId, ruleInstanceId: h.check.id, userId: h.userId, direction: h.direction, action };
+      named.push(caseOpened ? { ...entry, caseOpened: true } : entry);
     };
     for (const h of alertHits) {
       const key = `${h.check.id}\u0000${h.userId}`;
@@ -999,7 +1000,7 @@ export function createBaseline(pkg, configs, options = {}) {
       alerts.set(alert.alertId, alert);
       transactionsOfAlert.set(alert.alertId, new Set([transactionId]));
       openAlertByInstanceUser.set(key, alert.alertId);
-      name(alert, h, 'OPENED');
+      name(alert, h, 'OPENED', !caseIsOpen);
     }
     return named;
   }
