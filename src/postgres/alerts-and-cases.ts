@@ -6,9 +6,9 @@ import type { Alert, Case } from '../domain/entities.js';
 import { MAX_PAGE_COUNT } from '../domain/workflow.js';
 import { notFound } from '../errors.js';
 import type { AlertPageQuery, CasePageQuery, CaseRepository, PageKey, StorePage, WorkflowSortKey } from '../engine/repositories.js';
-import type { Database, Sql } from './client.js';
+import { runLast, type Database, type Sql } from './client.js';
 import { insertAuditEntries } from './audit.js';
-import { appendDecisionTexts, isUnitSql } from './outcome.js';
+import { appendDecisionTexts } from './outcome.js';
 import { appendOutbox } from './outbox.js';
 
 /** The SQL of a sort key over the document column `doc` and id column `id` (ids and priorities compared bytewise, as the memory store compares them). */
@@ -178,9 +178,7 @@ export function createPostgresAlertsAndCases(sql: Sql, db: Database | null = nul
         // Last, as an outcome's (see closingStatementsOf): the log's head and the outbox counter are
         // held for the commit only.
         if (write.decisions.length > 0) {
-          const append = appendDecisionTexts(write.decisions);
-          if (isUnitSql(tx)) tx.deferToCommit(append);
-          else await tx.query(append.text, append.params);
+          await runLast(tx, appendDecisionTexts(write.decisions));
         }
         await appendOutbox(tx, write.outbox);
       });

@@ -89,6 +89,15 @@ export interface UnitSql extends Sql {
 /** Whether `sql` is a unit of work's (whose statements can be deferred to its COMMIT). */
 export const isUnitSql = (sql: Sql): sql is UnitSql => typeof (sql as UnitSql).defer === 'function';
 
+/**
+ * Runs a write's last statement (an append to a log whose head or counter row stays locked until
+ * COMMIT): in a unit, sent with its COMMIT; else at once, inside the caller's transaction.
+ */
+export async function runLast(sql: Sql, statement: Statement): Promise<void> {
+  if (isUnitSql(sql)) sql.deferToCommit(statement);
+  else await sql.query(statement.text, statement.params);
+}
+
 /** The database: statements, and transactions on one connection. */
 export interface Database extends Sql {
   /**

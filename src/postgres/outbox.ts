@@ -12,7 +12,7 @@
  */
 import type { OutboxMessage, OutboxMessageType, StoredOutboxMessage } from '../domain/outbox.js';
 import type { OutboxConsumer, OutboxDeadLetter, OutboxRepository } from '../engine/repositories.js';
-import { isUnitSql, prepared, type Sql, type Statement } from './client.js';
+import { prepared, runLast, type Sql, type Statement } from './client.js';
 import { json } from './rows.js';
 
 const APPEND_SQL = prepared(`WITH n AS (UPDATE txmon_meta SET value = value + $2 WHERE name = 'outbox_seq' RETURNING value)
@@ -31,9 +31,7 @@ export function appendOutboxOf(messages: readonly OutboxMessage[]): Statement {
  */
 export async function appendOutbox(sql: Sql, messages: readonly OutboxMessage[] | undefined): Promise<void> {
   if (messages === undefined || messages.length === 0) return;
-  const append = appendOutboxOf(messages);
-  if (isUnitSql(sql)) sql.deferToCommit(append);
-  else await sql.query(append.text, append.params);
+  await runLast(sql, appendOutboxOf(messages));
 }
 
 interface ConsumerRow {

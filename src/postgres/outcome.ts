@@ -15,8 +15,6 @@ import { concurrentUpdate, json, sameJson } from './rows.js';
 import { isUnitSql, prepared, sqlStateOf, type Sql, type Statement } from './client.js';
 import { appendOutboxOf } from './outbox.js';
 
-export { isUnitSql } from './client.js';
-
 /** What the engine stores of one new alert: its transaction ids live in txmon_alert_transactions. */
 function alertDocOf(alert: Alert): Record<string, unknown> {
   const { entityDetails, ...doc } = alert;

@@ -6,8 +6,8 @@
 import type { ResultAlert, Transaction, TransactionEvent } from '../domain/index.js';
 import { outcomeNamingAlerts, type StoredEvent, type StoredTransaction, type TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
-import { allCreations, closingStatementsOf, isUnitSql, saveCreations, saveOutcome } from './outcome.js';
-import { prepared, type Database, type Sql } from './client.js';
+import { allCreations, closingStatementsOf, saveCreations, saveOutcome } from './outcome.js';
+import { prepared, runLast, type Database, type Sql } from './client.js';
 
 /**
  * A stored transaction's row keeps `body` and `latest_result` only when they differ from their
@@ -153,10 +153,7 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
         for (const outcome of outcomes) alerts.push(await saveOutcome(tx, outcome, null, false));
         // As written: each outcome's messages with those of the alerts its hits landed in.
         const written = outcomes.map((outcome, i) => outcomeNamingAlerts(outcome, alerts[i] as ResultAlert[]));
-        for (const closing of closingStatementsOf(written)) {
-          if (isUnitSql(tx)) tx.deferToCommit(closing);
-          else await tx.query(closing.text, closing.params);
-        }
+        for (const closing of closingStatementsOf(written)) await runLast(tx, closing);
         return alerts;
       };
       return db === null ? save(sql) : db.transaction(save);
