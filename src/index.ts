@@ -461,6 +461,7 @@ export type {
   BatchKind,
   BatchRepository,
   BatchResponse,
+  BatchSession,
   CaseRepository,
   CommentRepository,
   DecisionLogRepository,

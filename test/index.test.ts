@@ -309,6 +309,7 @@ const ROOT_TYPES = [
   'BatchPageOptions',
   'BatchRepository',
   'BatchResponse',
+  'BatchSession',
   'BatchTransactionEventMonitoringResults',
   'BatchTransactionMonitoringResults',
   'BatchUserResult',

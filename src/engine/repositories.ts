@@ -701,6 +701,43 @@ export interface Repositories {
    * `flags.sharedAcrossProcesses`; absent otherwise.
    */
   runExclusive?<T>(keys: readonly string[], work: (repositories: Repositories) => Promise<T>, options?: ExclusiveUnitOptions): Promise<T>;
+  /**
+   * Opens a {@link BatchSession}: keys held across several writes, so a batch can keep what it
+   * read of its users between its chunks and write one chunk while it evaluates the next. Optional
+   * (a store shared across processes without it runs a batch as one unit per chunk); resolves to
+   * `null` when the store cannot open one now (e.g. a pool of one connection).
+   */
+  openBatchSession?(): Promise<BatchSession | null>;
+}
+
+/**
+ * Keys held by one batch across several writes, against every unit and session of every process.
+ * Its reads see what is committed; its writes run one after the other, each one atomic write of
+ * its own; `close` lets every key go (so does the end of the process).
+ */
+export interface BatchSession {
+  /**
+   * Takes `keys` (exclusively) and `sharedKeys` (shared), waiting for them. Call it only while
+   * holding no key of this session but shared ones taken the same way: then it cannot deadlock.
+   */
+  lock(keys: readonly string[], sharedKeys?: readonly string[]): Promise<void>;
+  /**
+   * Takes `keys` exclusively without waiting: `true` when all were free (now held), `false` when
+   * one was not (then none of them is held). Never call it for a key this session holds.
+   */
+  tryLock(keys: readonly string[]): Promise<boolean>;
+  /** Lets `keys` go (keys this session holds, each once). */
+  unlock(keys: readonly string[]): Promise<void>;
+  /** Reads of committed data (a write of this session is seen once its promise resolved). */
+  readonly reads: Repositories;
+  /**
+   * Runs `work` as one atomic write (its reads see the writes before it); writes run in the order
+   * they are asked for, beside the session's reads. It holds no key of its own: the session's keys
+   * are what stands between it and other writers.
+   */
+  write<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+  /** Lets every key go and returns the connections; after a failure, drops them. Idempotent. */
+  close(failed?: boolean): Promise<void>;
 }
 
 export type {

@@ -117,7 +117,26 @@ export interface Database extends Sql {
    * network) they are plain statements of `transaction`. ROLLBACK when anything fails.
    */
   unit<T>(first: Statement, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T>;
+  /**
+   * Two connections held until {@link DatabaseSession.close}: one whose session keeps what is set
+   * on it (session-level advisory locks), one for units run one after the other. `null` on PGlite
+   * (one session) and when the pool cannot lend two connections now.
+   */
+  session?(): Promise<DatabaseSession | null>;
 }
+
+/** See {@link Database.session}. */
+export interface DatabaseSession {
+  /** Statements on the first connection, outside any transaction. */
+  readonly reads: Sql;
+  /** {@link Database.unit} on the second connection. */
+  unit<T>(first: Statement, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T>;
+  /** Returns both connections, or drops them (`failed`: their state is unknown); idempotent. */
+  close(failed: boolean): Promise<void>;
+}
+
+/** How long a session waits for its second connection before it gives up (and the caller does without). */
+const SESSION_CONNECT_MS = 1_000;
 
 /** The SQLSTATE of a database error (`pg` and PGlite both set `code`), if it has one. */
 export function sqlStateOf(error: unknown): string | undefined {
@@ -514,13 +533,33 @@ export function quoteIdentifier(schema: string): string {
 /** Per pooled connection, the `search_path` txmon last set on it. */
 const SEARCH_PATHS = new WeakMap<object, string>();
 
-/** The {@link Database} over a `pg` Pool. */
-function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
-  const searchPath = options.schema === undefined ? null : quoteIdentifier(options.schema);
-  // A connection lost while idle in the pool emits `error` on the pool: without a listener that
-  // ends the process. The pool replaces the connection by itself.
-  if (client.on !== undefined && client.listenerCount?.('error') === 0) client.on('error', () => undefined);
-  const sqlOf = (q: PgPoolLike | PgPoolClientLike): Sql => ({
+/**
+ * A unit on `connection`: BEGIN with `first`, then `fn`, then what `fn` deferred with COMMIT (one
+ * round trip each; see {@link Database.unit}). The caller rolls back when it throws.
+ */
+async function unitOn<T>(connection: PgPoolClientLike, first: Statement, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T> {
+  const sql = pgSqlOf(connection);
+  // node-postgres refuses custom queries on a client in pipeline mode.
+  const typeParser = (connection as { pipeline?: boolean }).pipeline === true ? undefined : connection.getTypeParser?.bind(connection);
+  if (typeParser !== undefined) {
+    // BEGIN and the first statement in one batch, the deferred ones and COMMIT in another.
+    const rows = await new Batch([BEGIN, first], typeParser).run(connection);
+    const { unit, take } = deferring(sql);
+    const result = await fn(unit, rows);
+    await new Batch([...take(), COMMIT], typeParser).run(connection);
+    return result;
+  }
+  // One simple query of two statements: node-postgres answers with one result per statement.
+  const started = (await connection.query(`BEGIN; ${inlined(first)}`)) as unknown as { rows: unknown[] }[];
+  const { unit, take } = deferring(sql);
+  const result = await fn(unit, (started[1]?.rows ?? []) as Record<string, unknown>[]);
+  await connection.query([...take().map(inlined), 'COMMIT'].join('; '));
+  return result;
+}
+
+/** Statements on one `pg` connection or the pool, failing as {@link storeErrorOf} says. */
+function pgSqlOf(q: PgPoolLike | PgPoolClientLike): Sql {
+  return {
     query<R>(text: string, params: readonly unknown[] = []) {
       const [query, values] = pgQueryOf(text, params);
       return guarded(async () => (await q.query(query, values)).rows as R[]);
@@ -528,7 +567,110 @@ function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
     execute(text) {
       return guarded(async () => void (await q.query(text)));
     },
+  };
+}
+
+/** A pool's connection, or `null` when none came within `ms` (one that comes later is returned at once). */
+async function connectWithin(client: PgPoolLike, ms: number): Promise<PgPoolClientLike | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const connecting = client.connect();
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
   });
+  try {
+    const connection = await Promise.race([connecting, timeout]);
+    if (connection === null) {
+      late = true;
+      connecting.then(
+        (c) => c.release(),
+        () => undefined,
+      );
+    }
+    return connection;
+  } finally {
+    clearTimeout(timer);
+    if (!late) connecting.catch(() => undefined);
+  }
+}
+
+/**
+ * A {@link DatabaseSession} on two connections of `client`: `null` when the second does not come
+ * within {@link SESSION_CONNECT_MS} (a small pool whose other connections wait for this one's
+ * locks would never lend it).
+ */
+async function sessionOf(client: PgPoolLike, searchPath: string | null, sqlOf: (q: PgPoolClientLike) => Sql): Promise<DatabaseSession | null> {
+  const first = await guarded(() => client.connect());
+  const second = await connectWithin(client, SESSION_CONNECT_MS).catch((error: unknown) => {
+    first.release();
+    throw storeErrorOf(error);
+  });
+  if (second === null) {
+    first.release();
+    return null;
+  }
+  const connections = [first, second];
+  let lost = false;
+  const onError = () => {
+    lost = true;
+  };
+  for (const c of connections) c.on?.('error', onError);
+  let closed = false;
+  const close = async (failed: boolean) => {
+    if (closed) return;
+    closed = true;
+    let drop = failed || lost;
+    // Session-level locks outlive transactions: they go with the connection or with this.
+    if (!drop)
+      drop = await first.query('SELECT pg_advisory_unlock_all()').then(
+        () => false,
+        () => true,
+      );
+    for (const c of connections) {
+      c.removeListener?.('error', onError);
+      c.release(drop);
+    }
+  };
+  try {
+    if (searchPath !== null) {
+      for (const c of connections) {
+        if (SEARCH_PATHS.get(c) === searchPath) continue;
+        await guarded(() => c.query("SELECT set_config('search_path', $1, false)", [searchPath]));
+        SEARCH_PATHS.set(c, searchPath);
+      }
+    }
+  } catch (error) {
+    await close(true);
+    throw error;
+  }
+  return {
+    reads: sqlOf(first),
+    async unit(statement, fn) {
+      try {
+        return await unitOn(second, statement, fn);
+      } catch (error) {
+        // A unit that failed leaves its transaction aborted: rolled back here, or the session is lost.
+        const rolledBack = lost
+          ? false
+          : await second.query('ROLLBACK').then(
+              () => true,
+              () => false,
+            );
+        if (!rolledBack) lost = true;
+        throw storeErrorOf(error);
+      }
+    },
+    close,
+  };
+}
+
+/** The {@link Database} over a `pg` Pool. */
+function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
+  const searchPath = options.schema === undefined ? null : quoteIdentifier(options.schema);
+  // A connection lost while idle in the pool emits `error` on the pool: without a listener that
+  // ends the process. The pool replaces the connection by itself.
+  if (client.on !== undefined && client.listenerCount?.('error') === 0) client.on('error', () => undefined);
+  const sqlOf = pgSqlOf;
   /**
    * Runs `fn` on one connection of the pool, listening for its `error` while it is held; `end` is
    * ROLLBACK on failure. A connection that emitted `error` or failed its ROLLBACK is dropped from
@@ -599,25 +741,9 @@ function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
       });
     },
     unit(first, fn) {
-      return onConnection(async (connection) => {
-        // node-postgres refuses custom queries on a client in pipeline mode.
-        const typeParser = (connection as { pipeline?: boolean }).pipeline === true ? undefined : connection.getTypeParser?.bind(connection);
-        if (typeParser !== undefined) {
-          // BEGIN and the first statement in one batch, the deferred ones and COMMIT in another.
-          const rows = await new Batch([BEGIN, first], typeParser).run(connection);
-          const { unit, take } = deferring(sqlOf(connection));
-          const result = await fn(unit, rows);
-          await new Batch([...take(), COMMIT], typeParser).run(connection);
-          return result;
-        }
-        // One simple query of two statements: node-postgres answers with one result per statement.
-        const started = (await connection.query(`BEGIN; ${inlined(first)}`)) as unknown as { rows: unknown[] }[];
-        const { unit, take } = deferring(sqlOf(connection));
-        const result = await fn(unit, (started[1]?.rows ?? []) as Record<string, unknown>[]);
-        await connection.query([...take().map(inlined), 'COMMIT'].join('; '));
-        return result;
-      });
+      return onConnection((connection) => unitOn(connection, first, fn));
     },
+    session: () => sessionOf(client, searchPath, sqlOf),
   };
 }
 

@@ -5,7 +5,7 @@
  * (`decideAlertHit`, `applyUserUpdate`), applied inside the same database transaction as the rest
  * of the outcome.
  */
-import type { Repositories } from '../engine/repositories.js';
+import type { BatchSession, Repositories } from '../engine/repositories.js';
 import { unitReadsOf, unitStartOf, type UnitReads, type UnitStartRow } from './unit.js';
 import { conflictOf } from './outcome.js';
 import { createPostgresTransactions } from './transactions.js';
@@ -16,7 +16,7 @@ import { createPostgresAggregates } from './aggregates.js';
 import { createPostgresDecisions } from './decisions.js';
 import { createPostgresOutbox } from './outbox.js';
 import { createPostgresAudit } from './audit.js';
-import { databaseOf, type Database, type PostgresClient, type Sql } from './client.js';
+import { databaseOf, type Database, type DatabaseSession, type PostgresClient, type Sql } from './client.js';
 
 /** Options of {@link createPostgresRepositories}. */
 export interface PostgresRepositoriesOptions {
@@ -61,6 +61,56 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
         throw conflictOf(error);
       }
     },
+    async openBatchSession() {
+      const session = await root.session?.();
+      return session ? batchSessionOn(session, root) : null;
+    },
+  };
+}
+
+/** A unit's first statement when it has nothing to read first. */
+const NOTHING_FIRST = { text: 'SELECT 1', params: [] };
+
+/**
+ * A {@link BatchSession} over a database session: its keys are session-level advisory locks on the
+ * first connection (the same 64-bit hashes units lock per transaction, so the two exclude each
+ * other), its writes units on the second.
+ */
+function batchSessionOn(session: DatabaseSession, root: Database): BatchSession {
+  const hashes = 'SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest($1::text[]) AS n';
+  return {
+    async lock(keys, sharedKeys = []) {
+      // The order every unit takes its keys in (txmon_unit_start): the shared ones, then by hash.
+      await session.reads.query(
+        `SELECT CASE WHEN k.shared THEN pg_advisory_lock_shared(k.h) ELSE pg_advisory_lock(k.h) END
+           FROM (SELECT true AS shared, hashtextextended(n, 0) AS h FROM unnest($1::text[]) AS n
+                 UNION SELECT false, hashtextextended(n, 0) FROM unnest($2::text[]) AS n ORDER BY 1 DESC, 2) AS k`,
+        [[...sharedKeys], [...keys]],
+      );
+    },
+    async tryLock(keys) {
+      if (keys.length === 0) return true;
+      const rows = await session.reads.query<{ h: string; got: boolean }>(
+        `SELECT k.h::text AS h, pg_try_advisory_lock(k.h) AS got FROM (${hashes} ORDER BY 1) AS k`,
+        [[...keys]],
+      );
+      if (rows.every((r) => r.got)) return true;
+      const taken = rows.filter((r) => r.got).map((r) => r.h);
+      if (taken.length > 0) await session.reads.query('SELECT pg_advisory_unlock(h::bigint) FROM unnest($1::text[]) AS h', [taken]);
+      return false;
+    },
+    async unlock(keys) {
+      if (keys.length > 0) await session.reads.query(`SELECT pg_advisory_unlock(k.h) FROM (${hashes}) AS k`, [[...keys]]);
+    },
+    reads: repositoriesOn(session.reads, null, root, null),
+    async write(work) {
+      try {
+        return await session.unit(NOTHING_FIRST, (tx) => work(repositoriesOn(tx, null, root, null)));
+      } catch (error) {
+        throw conflictOf(error);
+      }
+    },
+    close: (failed = false) => session.close(failed),
   };
 }
 

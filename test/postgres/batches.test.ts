@@ -45,6 +45,39 @@ describe('createTransactionBatch on PostgreSQL', () => {
       transactions.map((t) => t.transactionId),
     );
   }, 120_000);
+
+  it('a batch that finds a user of a later chunk held by another writer waits for it, forgets what it read, and still stores exactly what the transactions store sent one by one', async () => {
+    const { transactions, instances } = await workloadTransactions(1_000, 2_000);
+    const ordered = [...transactions].sort((a, b) => (a.timestamp as number) - (b.timestamp as number));
+    // A user first seen after the first chunk: the batch holds no key of it before it gets there.
+    const earlier = new Set(ordered.slice(0, CHUNK).flatMap((t) => [t.originUserId, t.destinationUserId]));
+    const late = ordered
+      .slice(CHUNK)
+      .flatMap((t) => [t.originUserId, t.destinationUserId])
+      .find((id) => id !== undefined && !earlier.has(id));
+    expect(late).toBeDefined();
+    const one = await engineWith(await single.fresh(), instances);
+    for (const t of transactions) await one.createTransaction(structuredClone(t) as never);
+    const many = await engineWith(await batched.fresh(), instances);
+    // The other writer holds the user's key as a unit of another process does, until the batch waits for it.
+    const holder = await (batched.client as pg.Pool).connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`u:${late}`]);
+      const batch = many.createTransactionBatch({ data: structuredClone(transactions) });
+      for (let waited = 0; ; waited += 20) {
+        const rows = await holder.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        if ((rows.rows[0] as { n: number }).n > 0) break;
+        if (waited > 60_000) throw new Error('the batch never waited for the held user');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await holder.query('COMMIT');
+      expect(await batch).toMatchObject({ status: 'SUCCESS', successful: transactions.length });
+    } finally {
+      holder.release();
+    }
+    expect(await stateOf(many, transactions)).toEqual(await stateOf(one, transactions));
+  }, 120_000);
 });
 
 describe.each(ADAPTER_TARGETS.filter((t) => t.name !== 'memory'))(

@@ -198,18 +198,15 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     });
     inTimeOrder(checked, (t) => t.timestamp);
     const writeOptions = { importOnly: mode === 'IMPORT', ...(options?.signal === undefined ? {} : { signal: options.signal }) };
-    for (let start = 0; start < checked.length; start += BATCH_CHUNK_RECORDS) {
-      const chunk = checked.slice(start, start + BATCH_CHUNK_RECORDS);
-      const outcomes = await paths.createTransactionChunk(
-        chunk.map((c) => c.request),
-        writeOptions,
-      );
-      chunk.forEach(({ index, request }, i) => {
-        const outcome = outcomes[i];
-        if (outcome?.error) processed.failed.push({ index, id: request.transactionId, reasonCode: outcome.error.code });
-        else processed.stored.push({ index, id: request.transactionId });
-      });
-    }
+    const chunks: Transaction[][] = [];
+    for (let start = 0; start < checked.length; start += BATCH_CHUNK_RECORDS)
+      chunks.push(checked.slice(start, start + BATCH_CHUNK_RECORDS).map((c) => c.request));
+    const outcomes = await paths.createTransactionChunks(chunks, writeOptions);
+    checked.forEach(({ index, request }, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.error) processed.failed.push({ index, id: request.transactionId, reasonCode: outcome.error.code });
+      else processed.stored.push({ index, id: request.transactionId });
+    });
     return processed;
   }
 

@@ -1,40 +1,97 @@
 /**
  * A batch chunk evaluated on a store where every read and write is a round trip (a database): the
  * chunk's reads taken in a few round trips before its first record, each record's outcome applied
- * to what the later records read, and the outcomes written together at the end.
+ * to what the later records read, and the outcomes written together.
  *
  * Exact, not approximate: every answer equals what the store would give if the outcomes before it
- * had been written one by one with no other writer in between — what the chunk's locks guarantee
- * for its transactions and users. Another process's writes to keys no lock covers (a card's or an
- * IP's series, list items) land before or after the chunk as a whole, as they may land before or
- * after any single call. A window that a record of the chunk already added to is answered
- * from its entries (loaded once) plus the chunk's; any read the rehearsal did not foresee (a plan
- * changed by a risk level the chunk moved, a graph read across keys the chunk changed) writes the
- * pending outcomes first and asks the store.
+ * had been written one by one with no other writer in between — what the locks of the chunk's
+ * transactions and users guarantee. Every window a record reads is loaded whole (up to
+ * `MAX_LAST_ENTRIES` entries) and answered locally, with the batch's own entries applied as its
+ * records save them, written or not. What a batch read under keys it still holds stays valid
+ * between its chunks ({@link BatchReads}), so a window, a user or a transaction is read once per
+ * batch, not once per chunk. Another process's writes to keys no lock covers (a card's or an IP's
+ * series, list items) land before or after the batch's reads of them, as they may land before or
+ * after any single call. A read the loads do not cover (a plan changed by a risk level the chunk
+ * moved, a graph read across keys the batch changed, a window of more entries than a load takes)
+ * asks the store, after the batch's outcomes that read depends on are written.
  */
-import { computeAggregate, createAggregateStore, type AggregateQuery, type AggregateValue, type SeriesEntry } from '../../aggregation/aggregate-store.js';
+import {
+  computeAggregate,
+  createAggregateStore,
+  type AggregateQuery,
+  type AggregateStore,
+  type AggregateValue,
+  type SeriesEntry,
+} from '../../aggregation/aggregate-store.js';
 import { MAX_LAST_ENTRIES } from '../../aggregation/checks.js';
 import { isGraphFunction } from '../../aggregation/graph.js';
 import type { StoredUser } from '../../domain/entities.js';
-import type { Transaction } from '../../domain/index.js';
+import type { ResultAlert, Transaction } from '../../domain/index.js';
 import { applyOutcomeUsers } from '../../domain/user-update.js';
 import { initialTransaction } from '../pipeline/apply-event.js';
 import { outcomeNamingAlerts, type ListProbe, type Repositories, type StoredTransaction, type TransactionOutcome } from '../repositories.js';
 import type { TransactionEvaluator } from './evaluate-transaction.js';
+
+/** The window of a (series, key) loaded: [start, end], every entry of it in the local store. */
+interface LoadedRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * What a batch knows of the store between its chunks: valid while the batch holds the keys it
+ * read them under (a new batch, or one that let its keys go, starts from {@link emptyBatchReads}).
+ */
+export interface BatchReads {
+  /** Transactions read or saved, by id (`null`: none stored). */
+  readonly transactions: Map<string, StoredTransaction | null>;
+  /** Users read, as the batch's outcomes left them (`null`: none stored). */
+  readonly users: Map<string, StoredUser | null>;
+  /** Loaded windows' entries, and every entry the batch's outcomes added or removed. */
+  readonly local: AggregateStore;
+  /** The loaded window of each (series, key), by {@link seriesKey}. */
+  readonly loaded: Map<string, LoadedRange>;
+  /** Windows a load found too full (`MAX_LAST_ENTRIES` entries): asked of the store each time. */
+  readonly crowded: Set<string>;
+  /** (series, key) pairs, and series, that outcomes not yet known written changed. */
+  readonly unsettledKeys: Set<string>;
+  readonly unsettledSeries: Set<string>;
+}
+
+export function emptyBatchReads(): BatchReads {
+  return {
+    transactions: new Map(),
+    users: new Map(),
+    local: createAggregateStore(),
+    loaded: new Map(),
+    crowded: new Set(),
+    unsettledKeys: new Set(),
+    unsettledSeries: new Set(),
+  };
+}
+
+/** How a chunk's outcomes reach the store. */
+export interface ChunkWriter {
+  /** Writes `outcomes` in order as one atomic write (possibly queued): the alerts of each, once stored. */
+  write(outcomes: readonly TransactionOutcome[]): Promise<ResultAlert[][]>;
+  /** Resolves once every write asked before is stored (the store's reads see it). */
+  settle(): Promise<void>;
+}
 
 /** Repositories for a chunk's records, and the write of what they saved. */
 export interface ChunkReads {
   /** What the chunk's records read and save through: see the module's description. */
   readonly repositories: Repositories;
   /**
-   * Writes the outcomes saved since the last flush, as one `saveOutcomes`; each saved transaction
-   * then reads (through `repositories`) as stored, its result naming the alerts its hits landed
-   * in — which `saveOutcome` of `repositories` cannot name (it returns none: nothing is written yet).
+   * Writes the outcomes saved since the last flush through the chunk's writer; once stored, each
+   * saved transaction reads (through `repositories`) with its result naming the alerts its hits
+   * landed in — which `saveOutcome` of `repositories` cannot name (it returns none: nothing is
+   * written yet). Resolves when the write is stored.
    */
   flush(): Promise<void>;
 }
 
-/** How the reads of one record are looked up again: the query's every field. */
+/** How a graph read is looked up again: the query's every field. */
 function queryKey(q: AggregateQuery): string {
   return JSON.stringify([q.series, q.key, q.start, q.end, q.fn, q.field, q.excludeId, q.includeValue, q.values, q.limit, q.fanOut]);
 }
@@ -42,43 +99,43 @@ function queryKey(q: AggregateQuery): string {
 const seriesKey = (series: string, key: string) => `${series}\u0000${key}`;
 const probeKey = (listId: string, p: ListProbe) => JSON.stringify([listId, p.listType, p.subtype, p.value]);
 
-/** The window of a (series, key) the chunk reads locally: [start, end] as loaded. */
-interface LoadedRange {
-  start: number;
-  end: number;
-}
-
 /** What the rehearsal found the chunk will read. */
 interface Rehearsal {
-  /** Queries of windows no earlier record of the chunk adds to, by {@link queryKey}. */
-  readonly queries: Map<string, AggregateQuery>;
-  /** Windows an earlier record adds to: loaded whole (up to `MAX_LAST_ENTRIES` entries). */
+  /** Graph reads (across keys), by {@link queryKey}. */
+  readonly graphs: Map<string, AggregateQuery>;
+  /** The window of each (series, key) read otherwise: the union of the reads' windows. */
   readonly ranges: Map<string, { series: string; key: string } & LoadedRange>;
   /** List probes, by list. */
   readonly probes: Map<string, Map<string, ListProbe>>;
 }
 
-/**
- * Runs each new record's reads (no decision) on repositories that note them, in order: a window a
- * record reads after an earlier record of the chunk added to it is to be loaded, any other read is
- * fetched as the rehearsal asked it.
- */
+/** Runs each new record's reads (no decision) on repositories that note them. */
 async function rehearse(
   repos: Repositories,
   records: readonly Transaction[],
   users: Map<string, StoredUser | null>,
   evaluator: TransactionEvaluator,
 ): Promise<Rehearsal> {
-  const found: Rehearsal = { queries: new Map(), ranges: new Map(), probes: new Map() };
-  const added = new Set<string>();
-  let asked: AggregateQuery[] = [];
+  const found: Rehearsal = { graphs: new Map(), ranges: new Map(), probes: new Map() };
   const noting: Repositories = {
     ...repos,
     users: { ...repos.users, getUsers: async (ids) => ids.map((id) => users.get(id) ?? null), getUser: async (id) => users.get(id) ?? null },
     aggregates: {
       ...repos.aggregates,
       async queryAggregates(queries) {
-        for (const q of queries) asked.push(q);
+        for (const q of queries) {
+          if (isGraphFunction(q.fn)) {
+            found.graphs.set(queryKey(q), q);
+            continue;
+          }
+          const sk = seriesKey(q.series, q.key);
+          const range = found.ranges.get(sk);
+          if (range === undefined) found.ranges.set(sk, { series: q.series, key: q.key, start: q.start, end: q.end });
+          else {
+            if (q.start < range.start) range.start = q.start;
+            if (q.end > range.end) range.end = q.end;
+          }
+        }
         return queries.map((q) => computeAggregate([], q));
       },
     },
@@ -95,73 +152,88 @@ async function rehearse(
       },
     },
   };
-  for (const record of records) {
-    asked = [];
-    const entries = await evaluator.rehearse(initialTransaction(record), noting);
-    for (const q of asked) {
-      const sk = seriesKey(q.series, q.key);
-      if (!isGraphFunction(q.fn) && added.has(sk)) {
-        const range = found.ranges.get(sk);
-        if (range === undefined) found.ranges.set(sk, { series: q.series, key: q.key, start: q.start, end: q.end });
-        else {
-          range.start = Math.min(range.start, q.start);
-          range.end = Math.max(range.end, q.end);
-        }
-      } else found.queries.set(queryKey(q), q);
-    }
-    for (const e of entries) added.add(seriesKey(e.series, e.key));
-  }
+  for (const record of records) await evaluator.rehearse(initialTransaction(record), noting);
   return found;
 }
 
+/** The parts of each rehearsed window not loaded yet, as `lastEntries` loads. */
+function loadsOf(found: Rehearsal, batch: BatchReads): { sk: string; series: string; key: string; query: AggregateQuery }[] {
+  const loads = [];
+  for (const [sk, r] of found.ranges) {
+    if (batch.crowded.has(sk)) continue;
+    const have = batch.loaded.get(sk);
+    // Closed intervals: a part starting or ending at a loaded bound reads that instant again,
+    // which the local store takes as the same entries (same ids).
+    const parts: [number, number][] = have === undefined ? [[r.start, r.end]] : [];
+    if (have !== undefined && r.start < have.start) parts.push([r.start, have.start]);
+    if (have !== undefined && r.end > have.end) parts.push([have.end, r.end]);
+    for (const [start, end] of parts) {
+      loads.push({
+        sk,
+        series: r.series,
+        key: r.key,
+        query: { series: r.series, key: r.key, start, end, fn: 'lastEntries' as const, limit: MAX_LAST_ENTRIES },
+      });
+    }
+  }
+  return loads;
+}
+
 /**
- * The chunk's reads: its stored transactions and users, then — unless `importOnly` (no window is
- * read) — a rehearsal of its records' reads and their answers, in one round trip for the windows
- * and one per list probed.
+ * The chunk's reads: its transactions and users the batch has not read yet, then — unless
+ * `importOnly` (no window is read) — a rehearsal of its records' reads and the windows and graph
+ * reads they need, in one round trip, and one per list probed.
  */
 export async function createChunkReads(
   repos: Repositories,
   records: readonly Transaction[],
   evaluator: TransactionEvaluator,
   importOnly: boolean,
+  writer: ChunkWriter,
+  batch: BatchReads = emptyBatchReads(),
 ): Promise<ChunkReads> {
-  const ids = records.map((r) => r.transactionId);
-  const storedList = await repos.transactions.getTransactions(ids);
-  const transactions = new Map<string, StoredTransaction | null>(ids.map((id, i) => [id, storedList[i] ?? null]));
-  const userIds = [...new Set(records.flatMap((r) => [r.originUserId ?? '', r.destinationUserId ?? '']).filter((id) => id !== ''))];
-  const userList = await repos.users.getUsers(userIds);
-  const users = new Map<string, StoredUser | null>(userIds.map((id, i) => [id, userList[i] ?? null]));
-
-  const values = new Map<string, AggregateValue>();
-  const loaded = new Map<string, LoadedRange>();
+  const { transactions, users, local, loaded } = batch;
+  const ids = [...new Set(records.map((r) => r.transactionId))].filter((id) => !transactions.has(id));
+  if (ids.length > 0) {
+    const stored = await repos.transactions.getTransactions(ids);
+    for (const [i, id] of ids.entries()) transactions.set(id, stored[i] ?? null);
+  }
+  const userIds = [...new Set(records.flatMap((r) => [r.originUserId ?? '', r.destinationUserId ?? '']))].filter((id) => id !== '' && !users.has(id));
+  if (userIds.length > 0) {
+    const read = await repos.users.getUsers(userIds);
+    for (const [i, id] of userIds.entries()) users.set(id, read[i] ?? null);
+  }
+  const graphs = new Map<string, AggregateValue>();
   const listed = new Map<string, boolean>();
-  const local = createAggregateStore();
   if (!importOnly) {
     const seen = new Set<string>();
     const fresh = records.filter((r) => !seen.has(r.transactionId) && seen.add(r.transactionId) && transactions.get(r.transactionId) === null);
     const found = await rehearse(repos, fresh, users, evaluator);
-    const queries = [...found.queries.values()];
-    const ranges = [...found.ranges.values()];
-    const loads: AggregateQuery[] = ranges.map((r) => ({
-      series: r.series,
-      key: r.key,
-      start: r.start,
-      end: r.end,
-      fn: 'lastEntries',
-      limit: MAX_LAST_ENTRIES,
-    }));
-    const answers = queries.length + loads.length > 0 ? await repos.aggregates.queryAggregates([...queries, ...loads]) : [];
-    for (let i = 0; i < queries.length; i++) values.set(queryKey(queries[i] as AggregateQuery), answers[i] ?? null);
-    ranges.forEach((r, i) => {
-      const entries = answers[queries.length + i] as readonly SeriesEntry[];
-      // A full answer may have left older entries of the window out: that window is asked for whole.
-      if (entries.length >= MAX_LAST_ENTRIES) return;
-      local.apply(
-        [],
-        entries.map((e) => ({ ...e, series: r.series, key: r.key })),
-      );
-      loaded.set(seriesKey(r.series, r.key), { start: r.start, end: r.end });
+    const graphQueries = [...found.graphs.values()];
+    const loads = loadsOf(found, batch);
+    const answers = graphQueries.length + loads.length > 0 ? await repos.aggregates.queryAggregates([...graphQueries, ...loads.map((l) => l.query)]) : [];
+    for (const [i, q] of graphQueries.entries()) graphs.set(queryKey(q), answers[i] ?? null);
+    const full = new Set<string>();
+    loads.forEach((l, i) => {
+      const entries = answers[graphQueries.length + i] as readonly SeriesEntry[];
+      // A full answer may have left older entries of the window out: that window is asked of the store.
+      if (entries.length >= MAX_LAST_ENTRIES) full.add(l.sk);
+      else
+        local.apply(
+          [],
+          entries.map((e) => ({ ...e, series: l.series, key: l.key })),
+        );
     });
+    for (const [sk, r] of found.ranges) {
+      if (batch.crowded.has(sk)) continue;
+      if (full.has(sk)) {
+        batch.crowded.add(sk);
+        loaded.delete(sk);
+        continue;
+      }
+      const have = loaded.get(sk);
+      loaded.set(sk, { start: Math.min(r.start, have?.start ?? r.start), end: Math.max(r.end, have?.end ?? r.end) });
+    }
     for (const [listId, byKey] of found.probes) {
       const probes = [...byKey.entries()];
       const hits = await repos.lists.lookupListItems(
@@ -171,31 +243,24 @@ export async function createChunkReads(
       for (let i = 0; i < probes.length; i++) listed.set((probes[i] as [string, ListProbe])[0], hits[i] === true);
     }
   }
-  return chunkRepositories(repos, { transactions, users, values, loaded, listed, local });
-}
-
-/** What {@link chunkRepositories} answers from. */
-interface ChunkState {
-  readonly transactions: Map<string, StoredTransaction | null>;
-  readonly users: Map<string, StoredUser | null>;
-  readonly values: Map<string, AggregateValue>;
-  readonly loaded: Map<string, LoadedRange>;
-  readonly listed: Map<string, boolean>;
-  readonly local: ReturnType<typeof createAggregateStore>;
+  return chunkRepositories(repos, batch, { graphs, listed }, writer);
 }
 
 /** The repositories a chunk's records run on (see the module's description). */
-function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
-  const { transactions, users, values, loaded, listed, local } = state;
+function chunkRepositories(
+  repos: Repositories,
+  batch: BatchReads,
+  chunk: { graphs: Map<string, AggregateValue>; listed: Map<string, boolean> },
+  writer: ChunkWriter,
+): ChunkReads {
+  const { transactions, users, local, loaded, unsettledKeys, unsettledSeries } = batch;
+  const { graphs, listed } = chunk;
   let pending: TransactionOutcome[] = [];
-  /** (series, key) pairs, and series, the chunk's saved outcomes added entries to. */
-  const touched = new Set<string>();
-  const touchedSeries = new Set<string>();
   const flush = async () => {
     if (pending.length === 0) return;
     const outcomes = pending;
     pending = [];
-    const alerts = await repos.transactions.saveOutcomes(outcomes);
+    const alerts = await writer.write(outcomes);
     outcomes.forEach((outcome, i) => {
       const named = alerts[i] ?? [];
       const t = outcome.transaction;
@@ -203,13 +268,22 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
         transactions.set(t.transaction.transactionId, outcomeNamingAlerts(outcome, named).transaction);
     });
   };
+  /** Writes everything saved so far and waits until it is stored: the store's reads see the batch then. */
+  const settle = async () => {
+    const written = flush();
+    await writer.settle();
+    await written;
+    unsettledKeys.clear();
+    unsettledSeries.clear();
+    // Graph answers read before the batch's last outcomes were stored may leave them out.
+    graphs.clear();
+  };
   const answer = (q: AggregateQuery): AggregateValue | undefined => {
-    if (isGraphFunction(q.fn)) return touchedSeries.has(q.series) ? undefined : values.get(queryKey(q));
-    const sk = seriesKey(q.series, q.key);
-    if (!touched.has(sk)) return values.get(queryKey(q));
-    const range = loaded.get(sk);
+    if (isGraphFunction(q.fn)) return unsettledSeries.has(q.series) ? undefined : graphs.get(queryKey(q));
+    const range = loaded.get(seriesKey(q.series, q.key));
     return range !== undefined && range.start <= q.start && q.end <= range.end ? local.query(q) : undefined;
   };
+  const dependsOnUnsettled = (q: AggregateQuery) => (isGraphFunction(q.fn) ? unsettledSeries.has(q.series) : unsettledKeys.has(seriesKey(q.series, q.key)));
   const usersOf = async (ids: readonly string[]) => {
     const missing = ids.filter((id) => id !== '' && !users.has(id));
     if (missing.length > 0) {
@@ -217,6 +291,10 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
       for (let i = 0; i < missing.length; i++) users.set(missing[i] as string, read[i] ?? null);
     }
     return ids.map((id) => users.get(id) ?? null);
+  };
+  const note = (series: string, key: string) => {
+    unsettledKeys.add(seriesKey(series, key));
+    unsettledSeries.add(series);
   };
   const repositories: Repositories = {
     ...repos,
@@ -231,14 +309,8 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
         transactions.set(outcome.transaction.transaction.transactionId, outcome.transaction);
         applyOutcomeUsers(users, outcome.seenUserIds, outcome.userUpdates, outcome.now);
         local.apply(outcome.aggregates.remove, outcome.aggregates.add);
-        for (const e of outcome.aggregates.add) {
-          touched.add(seriesKey(e.series, e.key));
-          touchedSeries.add(e.series);
-        }
-        for (const r of outcome.aggregates.remove) {
-          touched.add(seriesKey(r.series, r.key));
-          touchedSeries.add(r.series);
-        }
+        for (const e of outcome.aggregates.add) note(e.series, e.key);
+        for (const r of outcome.aggregates.remove) note(r.series, r.key);
         return [];
       },
     },
@@ -250,8 +322,8 @@ function chunkRepositories(repos: Repositories, state: ChunkState): ChunkReads {
         const unanswered = known.flatMap((value, i) => (value === undefined ? [i] : []));
         const out = known as AggregateValue[];
         if (unanswered.length === 0) return out;
-        // The store answers what the chunk cannot: with the pending outcomes written first.
-        await flush();
+        // The store answers what the chunk cannot: after the outcomes the reads depend on are stored.
+        if (unanswered.some((i) => dependsOnUnsettled(queries[i] as AggregateQuery))) await settle();
         const read = await repos.aggregates.queryAggregates(unanswered.map((i) => queries[i] as AggregateQuery));
         unanswered.forEach((position, j) => {
           out[position] = read[j] ?? null;

@@ -20,7 +20,8 @@ import type { WriterGate } from '../concurrency/writer-gate.js';
 import type { EngineSettings } from '../options.js';
 import type { CallOptions, CreateTransactionOptions, Engine, TransactionEventMonitoringResult, TransactionMonitoringResult } from '../types.js';
 import { assertId } from './assert-id.js';
-import { createChunkReads } from './chunk-reads.js';
+import { createChunkReads, type ChunkWriter } from './chunk-reads.js';
+import { isLostRace, runInSession } from './batch-session.js';
 import type { Evaluation, TransactionEvaluator } from './evaluate-transaction.js';
 
 /** How often a write that lost a race with another writer of the same transaction is tried again. */
@@ -111,6 +112,14 @@ export interface TransactionBatchPaths {
    *   `CLIENT_GONE` …): then nothing of the chunk is written
    */
   createTransactionChunk(requests: readonly Transaction[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]>;
+  /**
+   * Creates checked transactions chunk after chunk, in the order given, each chunk as by
+   * `createTransactionChunk`; on a store that opens batch sessions, in one session (see
+   * batch-session.ts: the chunks' keys kept between them, a chunk written while the next is
+   * evaluated). The outcomes of every record, in order.
+   * @throws TxmonError as `createTransactionChunk`: the chunks before the failure stay stored
+   */
+  createTransactionChunks(chunks: readonly (readonly Transaction[])[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]>;
   /** `createTransactionEvent` for a checked event, possibly as history import. */
   applyTransactionEvent(request: TransactionEvent, options?: BatchWriteOptions): Promise<TransactionEventMonitoringResult>;
 }
@@ -323,6 +332,56 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     });
   }
 
+  /** See {@link TransactionBatchPaths.createTransactionChunk}. */
+  async function createTransactionChunk(requests: readonly Transaction[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]> {
+    const keySet = new Set<string>();
+    const userIds = new Set<string>();
+    for (const r of requests) {
+      for (const key of lockKeysOf(r.transactionId, r.originUserId, r.destinationUserId)) keySet.add(key);
+      for (const id of partiesOf(r)) if (id !== '') userIds.add(id);
+    }
+    // Sorted as a whole: 't:' keys before 'u:' keys, as every single call takes them, so a chunk
+    // and a single call never wait for each other in a cycle.
+    const keys = [...keySet].sort();
+    const importOnly = options?.importOnly === true;
+    const outcomes = await gate.shared(() =>
+      locked(
+        keys,
+        async (unitRepos) => {
+          // Built afresh on every attempt: a retried unit runs every record again. On a store
+          // where a read is a round trip, the chunk's reads are taken at once and its outcomes
+          // written together (chunk-reads.ts); in memory each record runs as a single call.
+          const writer: ChunkWriter = { write: (outcomes) => unitRepos.transactions.saveOutcomes(outcomes), settle: async () => undefined };
+          const chunk = store.flags.sharedAcrossProcesses ? await createChunkReads(unitRepos, requests, evaluate, importOnly, writer) : null;
+          const repos = chunk?.repositories ?? unitRepos;
+          const out: RecordOutcome<TransactionMonitoringResult>[] = [];
+          for (const request of requests) {
+            try {
+              out.push({ result: await createOnce(repos, request, undefined, importOnly) });
+            } catch (error) {
+              if (!isRecordError(error)) throw error;
+              out.push({ error });
+            }
+          }
+          if (chunk === null) return out;
+          await chunk.flush();
+          // The alerts the records' hits landed in are known once written: each response is
+          // made again from the transaction as the chunk saved it (or found it, for a replay).
+          for (const [i, request] of requests.entries()) {
+            if (out[i]?.error !== undefined) continue;
+            const saved = await repos.transactions.getTransaction(request.transactionId);
+            if (saved !== null) out[i] = { result: createResponse(saved) };
+          }
+          return out;
+        },
+        { userIds: [...userIds] },
+        options,
+      ),
+    );
+    for (const r of requests) rememberParties(r);
+    return outcomes;
+  }
+
   return {
     async createTransaction(input, options) {
       const request = checkTransactionInput(input, limits);
@@ -347,52 +406,38 @@ export function createTransactionService(context: TransactionServiceContext): Tr
 
     applyTransactionEvent: (request, options) => applyEvent(cloneJson(request), options),
 
-    async createTransactionChunk(requests, options) {
-      const keySet = new Set<string>();
-      const userIds = new Set<string>();
-      for (const r of requests) {
-        for (const key of lockKeysOf(r.transactionId, r.originUserId, r.destinationUserId)) keySet.add(key);
-        for (const id of partiesOf(r)) if (id !== '') userIds.add(id);
+    createTransactionChunk,
+
+    async createTransactionChunks(chunks, options) {
+      const session = (await store.openBatchSession?.()) ?? null;
+      if (session !== null) {
+        const importOnly = options?.importOnly === true;
+        try {
+          const outcomes = await gate.shared(() =>
+            runInSession(session, chunks, importOnly, {
+              evaluate,
+              createOnce: (repos, request, only) => createOnce(repos, request, undefined, only),
+              responseOf: createResponse,
+              isRecordError,
+              keysOf: (r) => lockKeysOf(r.transactionId, r.originUserId, r.destinationUserId),
+              checkAlive: () => {
+                if (options?.signal?.aborted === true) throw clientGone();
+              },
+            }),
+          );
+          await session.close();
+          for (const chunk of chunks) for (const r of chunk) rememberParties(r);
+          return outcomes;
+        } catch (error) {
+          await session.close(true);
+          // A lost race wrote nothing of the chunk it lost in: the chunks run again as units (the
+          // ones already stored answer as replays).
+          if (!isLostRace(error)) throw error;
+        }
       }
-      // Sorted as a whole: 't:' keys before 'u:' keys, as every single call takes them, so a chunk
-      // and a single call never wait for each other in a cycle.
-      const keys = [...keySet].sort();
-      const importOnly = options?.importOnly === true;
-      const outcomes = await gate.shared(() =>
-        locked(
-          keys,
-          async (unitRepos) => {
-            // Built afresh on every attempt: a retried unit runs every record again. On a store
-            // where a read is a round trip, the chunk's reads are taken at once and its outcomes
-            // written together (chunk-reads.ts); in memory each record runs as a single call.
-            const chunk = store.flags.sharedAcrossProcesses ? await createChunkReads(unitRepos, requests, evaluate, importOnly) : null;
-            const repos = chunk?.repositories ?? unitRepos;
-            const out: RecordOutcome<TransactionMonitoringResult>[] = [];
-            for (const request of requests) {
-              try {
-                out.push({ result: await createOnce(repos, request, undefined, importOnly) });
-              } catch (error) {
-                if (!isRecordError(error)) throw error;
-                out.push({ error });
-              }
-            }
-            if (chunk === null) return out;
-            await chunk.flush();
-            // The alerts the records' hits landed in are known once written: each response is
-            // made again from the transaction as the chunk saved it (or found it, for a replay).
-            for (const [i, request] of requests.entries()) {
-              if (out[i]?.error !== undefined) continue;
-              const saved = await repos.transactions.getTransaction(request.transactionId);
-              if (saved !== null) out[i] = { result: createResponse(saved) };
-            }
-            return out;
-          },
-          { userIds: [...userIds] },
-          options,
-        ),
-      );
-      for (const r of requests) rememberParties(r);
-      return outcomes;
+      const out: RecordOutcome<TransactionMonitoringResult>[] = [];
+      for (const chunk of chunks) out.push(...(await createTransactionChunk(chunk, options)));
+      return out;
     },
 
     async getTransactionEvent(eventId) {

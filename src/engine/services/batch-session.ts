@@ -1,0 +1,152 @@
+/**
+ * A batch of transactions run through a {@link BatchSession}: chunk after chunk, each chunk's keys
+ * (its transactions and users) taken before its reads and kept while a later chunk needs them, so
+ * what the batch read of a user stays valid from chunk to chunk (chunk-reads.ts' `BatchReads`) and
+ * a chunk's outcomes are written while the next chunk is evaluated.
+ *
+ * Keys are added without waiting (a try-lock): a batch never waits for a key while holding
+ * another, so it cannot deadlock with units or other batches. When a key is held elsewhere, the
+ * batch writes what it has, lets every key go, forgets what it read under them and waits for the
+ * chunk's keys as a unit would. It also lets go of a key once no later chunk needs it, and of all
+ * of them when it would hold more than {@link MAX_HELD_KEYS}.
+ */
+import { isTxmonError, type TxmonError } from '../../errors.js';
+import type { Transaction } from '../../domain/index.js';
+import { RULE_INSTANCES_KEY } from '../concurrency/store-units.js';
+import type { BatchSession, Repositories, StoredTransaction } from '../repositories.js';
+import type { TransactionMonitoringResult } from '../types.js';
+import { createChunkReads, emptyBatchReads, type BatchReads, type ChunkWriter } from './chunk-reads.js';
+import type { TransactionEvaluator } from './evaluate-transaction.js';
+
+/**
+ * Most keys a batch session holds at once: a database keeps advisory locks in a table shared by
+ * every connection (PostgreSQL's default holds about 6,400), which one batch must not fill.
+ */
+export const MAX_HELD_KEYS = 2_000;
+
+/** What one record of a run came to: its response, or the error that refused it. */
+export type SessionRecordOutcome =
+  | { readonly result: TransactionMonitoringResult; readonly error?: undefined }
+  | { readonly result?: undefined; readonly error: TxmonError };
+
+/** What a session run needs of the transaction service. */
+export interface SessionRunContext {
+  readonly evaluate: TransactionEvaluator;
+  /** Creates one checked transaction on `repos` (see the service's `createOnce`). */
+  createOnce(repos: Repositories, request: Transaction, importOnly: boolean): Promise<TransactionMonitoringResult>;
+  /** The response of a stored transaction. */
+  responseOf(stored: StoredTransaction): TransactionMonitoringResult;
+  /** Whether an error refuses one record rather than the whole run. */
+  isRecordError(error: unknown): error is TxmonError;
+  /** The lock keys of a transaction (its own and its users'). */
+  keysOf(request: Transaction): string[];
+  /** Throws when the caller gave up. */
+  checkAlive(): void;
+}
+
+/** `session.reads` with the rule-instance revision read once: held shared by the session, it cannot change. */
+function readsOf(session: BatchSession): Repositories {
+  const reads = session.reads;
+  let revision: Promise<number> | null = null;
+  return {
+    ...reads,
+    ruleInstances: {
+      ...reads.ruleInstances,
+      getRevision: () => {
+        revision ??= reads.ruleInstances.getRevision();
+        return revision;
+      },
+    },
+  };
+}
+
+/**
+ * Runs `chunks` (records in order) in `session`, which holds no key yet. Record errors are
+ * reported in place; any other error fails the run (the chunks whose writes completed stay stored,
+ * each whole: a retry of the batch finds them as replays).
+ */
+export async function runInSession(
+  session: BatchSession,
+  chunks: readonly (readonly Transaction[])[],
+  importOnly: boolean,
+  context: SessionRunContext,
+): Promise<SessionRecordOutcome[]> {
+  const reads = readsOf(session);
+  const chunkKeys = chunks.map((chunk) => [...new Set(chunk.flatMap(context.keysOf))].sort());
+  const lastUse = new Map<string, number>();
+  chunkKeys.forEach((keys, k) => {
+    for (const key of keys) lastUse.set(key, k);
+  });
+  const held = new Set<string>();
+  let batch: BatchReads = emptyBatchReads();
+  // Writes run one after the other; `writes` settles when the last one asked for is stored.
+  let writes: Promise<unknown> = Promise.resolve();
+  const writer: ChunkWriter = {
+    write(outcomes) {
+      const written = writes.then(() => session.write((repos) => repos.transactions.saveOutcomes(outcomes)));
+      writes = written;
+      return written;
+    },
+    settle: () => writes.then(() => undefined),
+  };
+  const unlocks: Promise<void>[] = [];
+  const stored = new Map<string, StoredTransaction | null>();
+  const out: SessionRecordOutcome[] = [];
+  await session.lock([], [RULE_INSTANCES_KEY]);
+  // Each chunk's write, and what follows it (its responses' alerts, its keys let go).
+  const flushes: Promise<void>[] = [];
+  const allFlushed = async () => {
+    await Promise.all(flushes);
+    await Promise.all(unlocks);
+  };
+  for (const [k, chunk] of chunks.entries()) {
+    context.checkAlive();
+    const keys = chunkKeys[k] as string[];
+    const fresh = keys.filter((key) => !held.has(key));
+    if (held.size + fresh.length > MAX_HELD_KEYS || !(await session.tryLock(fresh))) {
+      // Write what the batch has, let every key go and forget what was read under them; then wait
+      // for this chunk's keys as a unit would (holding only the shared rule-instance key).
+      await allFlushed();
+      await session.unlock([...held]);
+      held.clear();
+      batch = emptyBatchReads();
+      await session.lock(keys);
+    }
+    for (const key of keys) held.add(key);
+    const chunkBatch = batch;
+    const chunkReads = await createChunkReads(reads, chunk, context.evaluate, importOnly, writer, chunkBatch);
+    // The write of the chunk before runs beside this chunk's evaluation; the one before that is done.
+    await flushes[k - 2];
+    for (const request of chunk) {
+      try {
+        out.push({ result: await context.createOnce(chunkReads.repositories, request, importOnly) });
+      } catch (error) {
+        if (!context.isRecordError(error)) throw error;
+        out.push({ error });
+      }
+    }
+    const release = keys.filter((key) => lastUse.get(key) === k);
+    const flushed = chunkReads.flush().then(() => {
+      for (const request of chunk) stored.set(request.transactionId, chunkBatch.transactions.get(request.transactionId) ?? null);
+      for (const key of release) held.delete(key);
+      const unlocked = session.unlock(release);
+      unlocked.catch(() => undefined);
+      unlocks.push(unlocked);
+    });
+    // Its failure surfaces where the flushes are awaited.
+    flushed.catch(() => undefined);
+    flushes.push(flushed);
+  }
+  await allFlushed();
+  const all = chunks.flat();
+  return out.map((outcome, i) => {
+    if (outcome.error !== undefined) return outcome;
+    const saved = stored.get((all[i] as Transaction).transactionId);
+    return saved ? { result: context.responseOf(saved) } : outcome;
+  });
+}
+
+/** Whether a failed session run may be run again as units (it lost a race; nothing half-written). */
+export function isLostRace(error: unknown): boolean {
+  return isTxmonError(error) && error.code === 'CONCURRENT_UPDATE';
+}
