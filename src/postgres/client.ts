@@ -643,8 +643,19 @@ async function sessionOf(client: PgPoolLike, searchPath: string | null, sqlOf: (
     await close(true);
     throw error;
   }
+  // node-postgres runs one query at a time on a connection: the session's reads take turns here.
+  const direct = sqlOf(first);
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(call: () => Promise<T>): Promise<T> => {
+    const run = turn.then(call, call);
+    turn = run.catch(() => undefined);
+    return run;
+  };
   return {
-    reads: sqlOf(first),
+    reads: {
+      query: (text, params) => inTurn(() => direct.query(text, params)),
+      execute: (text) => inTurn(() => direct.execute(text)),
+    },
     async unit(statement, fn) {
       try {
         return await unitOn(second, statement, fn);

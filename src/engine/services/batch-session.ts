@@ -1,6 +1,6 @@
 /**
  * A batch of transactions run through a {@link BatchSession}: chunk after chunk, each chunk's keys
- * (its transactions and users) taken before its reads and kept while a later chunk needs them, so
+ * (its users') taken before its reads and kept while a later chunk needs them, so
  * what the batch read of a user stays valid from chunk to chunk (chunk-reads.ts' `BatchReads`) and
  * a chunk's outcomes are written while the next chunk is evaluated.
  *
@@ -15,7 +15,7 @@ import type { Transaction } from '../../domain/index.js';
 import { RULE_INSTANCES_KEY } from '../concurrency/store-units.js';
 import type { BatchSession, Repositories, StoredTransaction } from '../repositories.js';
 import type { TransactionMonitoringResult } from '../types.js';
-import { createChunkReads, emptyBatchReads, type BatchReads, type ChunkWriter } from './chunk-reads.js';
+import { createChunkReads, emptyBatchReads, type BatchReads, type ChunkReads, type ChunkWriter } from './chunk-reads.js';
 import type { TransactionEvaluator } from './evaluate-transaction.js';
 
 /**
@@ -23,6 +23,9 @@ import type { TransactionEvaluator } from './evaluate-transaction.js';
  * every connection (PostgreSQL's default holds about 6,400), which one batch must not fill.
  */
 export const MAX_HELD_KEYS = 2_000;
+
+/** Records evaluated between two returns to the event loop. */
+const YIELD_EVERY = 25;
 
 /** What one record of a run came to: its response, or the error that refused it. */
 export type SessionRecordOutcome =
@@ -38,8 +41,12 @@ export interface SessionRunContext {
   responseOf(stored: StoredTransaction): TransactionMonitoringResult;
   /** Whether an error refuses one record rather than the whole run. */
   isRecordError(error: unknown): error is TxmonError;
-  /** The lock keys of a transaction (its own and its users'). */
-  keysOf(request: Transaction): string[];
+  /**
+   * The lock keys of a transaction's users. Not its own key: a creation's write fails whole on a
+   * transaction another writer stored meanwhile (the run then ends as a lost race), so the session
+   * holds users only, as many as the batch has.
+   */
+  userKeysOf(request: Transaction): string[];
   /** Throws when the caller gave up. */
   checkAlive(): void;
 }
@@ -72,7 +79,7 @@ export async function runInSession(
   context: SessionRunContext,
 ): Promise<SessionRecordOutcome[]> {
   const reads = readsOf(session);
-  const chunkKeys = chunks.map((chunk) => [...new Set(chunk.flatMap(context.keysOf))].sort());
+  const chunkKeys = chunks.map((chunk) => [...new Set(chunk.flatMap(context.userKeysOf))].sort());
   const lastUse = new Map<string, number>();
   chunkKeys.forEach((keys, k) => {
     for (const key of keys) lastUse.set(key, k);
@@ -99,11 +106,23 @@ export async function runInSession(
     await Promise.all(flushes);
     await Promise.all(unlocks);
   };
+  /**
+   * Takes chunk `k`'s keys it does not hold yet (without waiting) and its reads: what runs while
+   * the chunk before is evaluated. `null` when a key is held elsewhere (or would be one too many).
+   */
+  const prepare = async (k: number) => {
+    const keys = chunkKeys[k] as string[];
+    const fresh = keys.filter((key) => !held.has(key));
+    if (held.size + fresh.length > MAX_HELD_KEYS || !(await session.tryLock(fresh))) return null;
+    for (const key of fresh) held.add(key);
+    return createChunkReads(reads, chunks[k] as readonly Transaction[], context.evaluate, importOnly, writer, batch);
+  };
+  let next: Promise<ChunkReads | null> | null = chunks.length > 0 ? prepare(0) : null;
   for (const [k, chunk] of chunks.entries()) {
     context.checkAlive();
     const keys = chunkKeys[k] as string[];
-    const fresh = keys.filter((key) => !held.has(key));
-    if (held.size + fresh.length > MAX_HELD_KEYS || !(await session.tryLock(fresh))) {
+    let chunkReads = await (next as Promise<ChunkReads | null>);
+    if (chunkReads === null) {
       // Write what the batch has, let every key go and forget what was read under them; then wait
       // for this chunk's keys as a unit would (holding only the shared rule-instance key).
       await allFlushed();
@@ -111,15 +130,22 @@ export async function runInSession(
       held.clear();
       batch = emptyBatchReads();
       await session.lock(keys);
+      for (const key of keys) held.add(key);
+      chunkReads = await createChunkReads(reads, chunk, context.evaluate, importOnly, writer, batch);
     }
-    for (const key of keys) held.add(key);
     const chunkBatch = batch;
-    const chunkReads = await createChunkReads(reads, chunk, context.evaluate, importOnly, writer, chunkBatch);
+    // The next chunk's keys and reads are taken while this one is evaluated.
+    next = k + 1 < chunks.length ? prepare(k + 1) : null;
+    next?.catch(() => undefined);
     // The write of the chunk before runs beside this chunk's evaluation; the one before that is done.
     await flushes[k - 2];
-    for (const request of chunk) {
+    const repositories = chunkReads.repositories;
+    for (const [i, request] of chunk.entries()) {
+      // Back to the event loop now and then: the next chunk's reads (and the process's other
+      // callers) move on while this chunk is evaluated.
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
       try {
-        out.push({ result: await context.createOnce(chunkReads.repositories, request, importOnly) });
+        out.push({ result: await context.createOnce(repositories, request, importOnly) });
       } catch (error) {
         if (!context.isRecordError(error)) throw error;
         out.push({ error });

@@ -56,6 +56,8 @@ export interface BatchReads {
   /** (series, key) pairs, and series, that outcomes not yet known written changed. */
   readonly unsettledKeys: Set<string>;
   readonly unsettledSeries: Set<string>;
+  /** Counts the waits for the batch's writes: a graph read answered before the last one may leave some out. */
+  settled: number;
 }
 
 export function emptyBatchReads(): BatchReads {
@@ -67,6 +69,7 @@ export function emptyBatchReads(): BatchReads {
     crowded: new Set(),
     unsettledKeys: new Set(),
     unsettledSeries: new Set(),
+    settled: 0,
   };
 }
 
@@ -243,14 +246,14 @@ export async function createChunkReads(
       for (let i = 0; i < probes.length; i++) listed.set((probes[i] as [string, ListProbe])[0], hits[i] === true);
     }
   }
-  return chunkRepositories(repos, batch, { graphs, listed }, writer);
+  return chunkRepositories(repos, batch, { graphs, listed, settled: batch.settled }, writer);
 }
 
 /** The repositories a chunk's records run on (see the module's description). */
 function chunkRepositories(
   repos: Repositories,
   batch: BatchReads,
-  chunk: { graphs: Map<string, AggregateValue>; listed: Map<string, boolean> },
+  chunk: { graphs: Map<string, AggregateValue>; listed: Map<string, boolean>; settled: number },
   writer: ChunkWriter,
 ): ChunkReads {
   const { transactions, users, local, loaded, unsettledKeys, unsettledSeries } = batch;
@@ -275,11 +278,12 @@ function chunkRepositories(
     await written;
     unsettledKeys.clear();
     unsettledSeries.clear();
-    // Graph answers read before the batch's last outcomes were stored may leave them out.
-    graphs.clear();
+    batch.settled += 1;
   };
   const answer = (q: AggregateQuery): AggregateValue | undefined => {
-    if (isGraphFunction(q.fn)) return unsettledSeries.has(q.series) ? undefined : graphs.get(queryKey(q));
+    // A graph answer read while the batch had outcomes of its series unwritten, or before the batch
+    // last waited for its writes (and forgot which series those were), may leave some out.
+    if (isGraphFunction(q.fn)) return unsettledSeries.has(q.series) || batch.settled !== chunk.settled ? undefined : graphs.get(queryKey(q));
     const range = loaded.get(seriesKey(q.series, q.key));
     return range !== undefined && range.start <= q.start && q.end <= range.end ? local.query(q) : undefined;
   };

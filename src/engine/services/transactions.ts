@@ -419,7 +419,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
               createOnce: (repos, request, only) => createOnce(repos, request, undefined, only),
               responseOf: createResponse,
               isRecordError,
-              keysOf: (r) => lockKeysOf(r.transactionId, r.originUserId, r.destinationUserId),
+              userKeysOf: (r) => lockKeysOf(r.transactionId, r.originUserId, r.destinationUserId).slice(1),
               checkAlive: () => {
                 if (options?.signal?.aborted === true) throw clientGone();
               },
