@@ -32,6 +32,32 @@ import { initialTransaction } from '../pipeline/apply-event.js';
 import { outcomeNamingAlerts, type ListProbe, type Repositories, type StoredTransaction, type TransactionOutcome } from '../repositories.js';
 import type { TransactionEvaluator } from './evaluate-transaction.js';
 
+/** Values by (series, key), without joining the two into one string on every look-up. */
+class PairMap<T> {
+  private readonly bySeries = new Map<string, Map<string, T>>();
+  get(series: string, key: string): T | undefined {
+    return this.bySeries.get(series)?.get(key);
+  }
+  set(series: string, key: string, value: T): void {
+    let keys = this.bySeries.get(series);
+    if (keys === undefined) {
+      keys = new Map();
+      this.bySeries.set(series, keys);
+    }
+    keys.set(key, value);
+  }
+  delete(series: string, key: string): void {
+    this.bySeries.get(series)?.delete(key);
+  }
+  /** Whether any key of `series` has a value. */
+  hasSeries(series: string): boolean {
+    return (this.bySeries.get(series)?.size ?? 0) > 0;
+  }
+  clear(): void {
+    this.bySeries.clear();
+  }
+}
+
 /** The window of a (series, key) loaded: [start, end], every entry of it in the local store. */
 interface LoadedRange {
   start: number;
@@ -49,13 +75,12 @@ export interface BatchReads {
   readonly users: Map<string, StoredUser | null>;
   /** Loaded windows' entries, and every entry the batch's outcomes added or removed. */
   readonly local: AggregateStore;
-  /** The loaded window of each (series, key), by {@link seriesKey}. */
-  readonly loaded: Map<string, LoadedRange>;
+  /** The loaded window of each (series, key). */
+  readonly loaded: PairMap<LoadedRange>;
   /** Windows a load found too full (`MAX_LAST_ENTRIES` entries): asked of the store each time. */
-  readonly crowded: Set<string>;
-  /** (series, key) pairs, and series, that outcomes not yet known written changed. */
-  readonly unsettledKeys: Set<string>;
-  readonly unsettledSeries: Set<string>;
+  readonly crowded: PairMap<true>;
+  /** (series, key) pairs that outcomes not yet known written changed. */
+  readonly unsettled: PairMap<true>;
   /** Counts the waits for the batch's writes: a graph read answered before the last one may leave some out. */
   settled: number;
 }
@@ -65,10 +90,9 @@ export function emptyBatchReads(): BatchReads {
     transactions: new Map(),
     users: new Map(),
     local: createAggregateStore(),
-    loaded: new Map(),
-    crowded: new Set(),
-    unsettledKeys: new Set(),
-    unsettledSeries: new Set(),
+    loaded: new PairMap(),
+    crowded: new PairMap(),
+    unsettled: new PairMap(),
     settled: 0,
   };
 }
@@ -163,8 +187,8 @@ async function rehearse(
 function loadsOf(found: Rehearsal, batch: BatchReads): { sk: string; series: string; key: string; query: AggregateQuery }[] {
   const loads = [];
   for (const [sk, r] of found.ranges) {
-    if (batch.crowded.has(sk)) continue;
-    const have = batch.loaded.get(sk);
+    if (batch.crowded.get(r.series, r.key)) continue;
+    const have = batch.loaded.get(r.series, r.key);
     // Closed intervals: a part starting or ending at a loaded bound reads that instant again,
     // which the local store takes as the same entries (same ids).
     const parts: [number, number][] = have === undefined ? [[r.start, r.end]] : [];
@@ -228,14 +252,14 @@ export async function createChunkReads(
         );
     });
     for (const [sk, r] of found.ranges) {
-      if (batch.crowded.has(sk)) continue;
+      if (batch.crowded.get(r.series, r.key)) continue;
       if (full.has(sk)) {
-        batch.crowded.add(sk);
-        loaded.delete(sk);
+        batch.crowded.set(r.series, r.key, true);
+        loaded.delete(r.series, r.key);
         continue;
       }
-      const have = loaded.get(sk);
-      loaded.set(sk, { start: Math.min(r.start, have?.start ?? r.start), end: Math.max(r.end, have?.end ?? r.end) });
+      const have = loaded.get(r.series, r.key);
+      loaded.set(r.series, r.key, { start: Math.min(r.start, have?.start ?? r.start), end: Math.max(r.end, have?.end ?? r.end) });
     }
     for (const [listId, byKey] of found.probes) {
       const probes = [...byKey.entries()];
@@ -256,7 +280,7 @@ function chunkRepositories(
   chunk: { graphs: Map<string, AggregateValue>; listed: Map<string, boolean>; settled: number },
   writer: ChunkWriter,
 ): ChunkReads {
-  const { transactions, users, local, loaded, unsettledKeys, unsettledSeries } = batch;
+  const { transactions, users, local, loaded, unsettled } = batch;
   const { graphs, listed } = chunk;
   let pending: TransactionOutcome[] = [];
   const flush = async () => {
@@ -276,18 +300,17 @@ function chunkRepositories(
     const written = flush();
     await writer.settle();
     await written;
-    unsettledKeys.clear();
-    unsettledSeries.clear();
+    unsettled.clear();
     batch.settled += 1;
   };
   const answer = (q: AggregateQuery): AggregateValue | undefined => {
     // A graph answer read while the batch had outcomes of its series unwritten, or before the batch
     // last waited for its writes (and forgot which series those were), may leave some out.
-    if (isGraphFunction(q.fn)) return unsettledSeries.has(q.series) || batch.settled !== chunk.settled ? undefined : graphs.get(queryKey(q));
-    const range = loaded.get(seriesKey(q.series, q.key));
+    if (isGraphFunction(q.fn)) return unsettled.hasSeries(q.series) || batch.settled !== chunk.settled ? undefined : graphs.get(queryKey(q));
+    const range = loaded.get(q.series, q.key);
     return range !== undefined && range.start <= q.start && q.end <= range.end ? local.query(q) : undefined;
   };
-  const dependsOnUnsettled = (q: AggregateQuery) => (isGraphFunction(q.fn) ? unsettledSeries.has(q.series) : unsettledKeys.has(seriesKey(q.series, q.key)));
+  const dependsOnUnsettled = (q: AggregateQuery) => (isGraphFunction(q.fn) ? unsettled.hasSeries(q.series) : unsettled.get(q.series, q.key) === true);
   const usersOf = async (ids: readonly string[]) => {
     const missing = ids.filter((id) => id !== '' && !users.has(id));
     if (missing.length > 0) {
@@ -297,8 +320,7 @@ function chunkRepositories(
     return ids.map((id) => users.get(id) ?? null);
   };
   const note = (series: string, key: string) => {
-    unsettledKeys.add(seriesKey(series, key));
-    unsettledSeries.add(series);
+    unsettled.set(series, key, true);
   };
   const repositories: Repositories = {
     ...repos,
