@@ -600,6 +600,9 @@ async function connectWithin(client: PgPoolLike, ms: number): Promise<PgPoolClie
  * locks would never lend it).
  */
 async function sessionOf(client: PgPoolLike, searchPath: string | null, sqlOf: (q: PgPoolClientLike) => Sql): Promise<DatabaseSession | null> {
+  // node-postgres' pool says how many connections it lends at most: one cannot hold two.
+  const max = (client as { options?: { max?: unknown } }).options?.max;
+  if (typeof max === 'number' && max < 2) return null;
   const first = await guarded(() => client.connect());
   const second = await connectWithin(client, SESSION_CONNECT_MS).catch((error: unknown) => {
     first.release();
