@@ -1,7 +1,7 @@
 /**
  * `txmon import`: streams an NDJSON file (gzipped when it ends in `.gz`) of transactions,
  * transaction events and users — the format `txmon generate` writes (docs/typologies.md) — into a
- * durable store through the engine's batch path, in file order, up to 1,000 records a batch.
+ * durable store through the engine's batch path, in file order, up to 10,000 records a batch.
  * Every line is processed on its own: lines that are not JSON, or that the engine refuses, are
  * reported with their line numbers and the import goes on. Running it again on the same file
  * completes an interrupted import (stored records are replays).
@@ -19,7 +19,7 @@ import { UsageError } from './usage.js';
 export { IMPORT_USAGE } from './usage.js';
 
 /** Records per batch call. */
-const BATCH_RECORDS = 1_000;
+const BATCH_RECORDS = 10_000;
 /** Rejected lines listed in the summary (the count covers them all). */
 const LISTED_REJECTIONS = 100;
 

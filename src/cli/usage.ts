@@ -127,7 +127,7 @@ export class UsageError extends Error {}
 export const IMPORT_USAGE = `Usage: txmon import --store pglite:<dir>|postgres://… [--tenant <id>] [--mode import|monitor] <file.ndjson[.gz]>
 
   Streams transactions, transaction events and users into a store through the batch path
-  (POST /batch/… in process), in file order, up to 1,000 records a batch: the format txmon generate
+  (POST /batch/… in process), in file order, up to 10,000 records a batch: the format txmon generate
   writes (a line with "type" and "transactionId" is a transaction, one with "transactionId" only an
   event, any other a user; .gz is read gzipped). Lines that are not JSON or that the engine refuses
   are listed with their line numbers; the import goes on. Running it again completes an
