@@ -52,6 +52,27 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 
 /** `JSON.stringify(body)`, with the cached text of shared rule results (see the module comment). */
 export function stringifyBody(body: unknown): string {
+  return bodyJson(body, rulesJson);
+}
+
+/**
+ * {@link stringifyBody} with each shared rule result of `executedRules` written as the text
+ * `name(rule, text)` gives in its place (`text`: the rule result's own) — how a store names a part
+ * it keeps once (postgres/result-parts.ts). Anything but a monitoring result is stringified as usual.
+ */
+export function compactBody(body: unknown, name: (rule: object, text: string) => string): string {
+  return bodyJson(body, rulesJson, (list) => {
+    let text = '[';
+    for (let i = 0; i < list.length; i++) {
+      const rule = list[i] as unknown;
+      text += (i === 0 ? '' : ',') + (isSharedResult(rule) ? name(rule, ruleJson(rule)) : ruleJson(rule));
+    }
+    return `${text}]`;
+  });
+}
+
+/** `JSON.stringify(body)` of a monitoring result, its rule lists written by `hitRules` and `executedRules`. */
+function bodyJson(body: unknown, hitRules: (list: readonly unknown[]) => string, executedRules = hitRules): string {
   if (!isPlainRecord(body) || !Array.isArray(body.executedRules) || typeof (body as { toJSON?: unknown }).toJSON === 'function') {
     return JSON.stringify(body);
   }
@@ -61,7 +82,7 @@ export function stringifyBody(body: unknown): string {
     const value = body[key];
     let text: string | undefined;
     if ((key === 'executedRules' || key === 'hitRules') && Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
-      text = rulesJson(value);
+      text = key === 'executedRules' ? executedRules(value) : hitRules(value);
     } else {
       // undefined, functions and symbols are left out, as JSON.stringify does.
       text = JSON.stringify(value) as string | undefined;

@@ -493,6 +493,18 @@ END $$;
  * `outbox_seq` of `txmon_meta`, whose row stays locked until the writing transaction commits, so
  * positions follow commit order; each consumer's position, lease and failures are one row.
  */
+/**
+ * Migration 12: the rule results the engine shares across transactions (a not-hit result of one
+ * instance at one level) stored once each, by an id derived from their text (result-parts.ts);
+ * stored results name them. Never changed or removed.
+ */
+const RESULT_PARTS_SQL = `
+CREATE TABLE txmon_result_parts (
+  id text PRIMARY KEY,
+  body json NOT NULL
+);
+`;
+
 const OUTBOX_SQL = `
 CREATE TABLE txmon_outbox (
   seq bigint PRIMARY KEY,
@@ -777,6 +789,11 @@ CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
     version: 11,
     name: 'outbox: messages, consumers, dead letters',
     sql: OUTBOX_SQL,
+  },
+  {
+    version: 12,
+    name: 'result parts: shared rule results stored once',
+    sql: RESULT_PARTS_SQL,
   },
 ];
 

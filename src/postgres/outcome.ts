@@ -9,7 +9,7 @@ import type { ResultAlert } from '../domain/schemas/results.js';
 import { applyOutcomeUsers, type UserUpdate } from '../domain/user-update.js';
 import { outcomeNamingAlerts, type StoredTransaction, type TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
-import { stringifyBody } from '../domain/result-json.js';
+import type { PartsWriter } from './result-parts.js';
 import { entryRowsOf } from './aggregates.js';
 import { concurrentUpdate, json, sameJson } from './rows.js';
 import { isUnitSql, prepared, sqlStateOf, type Sql, type Statement } from './client.js';
@@ -153,7 +153,13 @@ function removedOf(remove: TransactionOutcome['aggregates']['remove'], add: read
  * write in one statement, `txmon_save_outcome`, which raises SQLSTATE `TX409` on a version or
  * event-id conflict.
  */
-export async function saveOutcome(sql: Sql, checked: TransactionOutcome, previous: StoredTransaction | null, appendDecision = true): Promise<ResultAlert[]> {
+export async function saveOutcome(
+  sql: Sql,
+  checked: TransactionOutcome,
+  previous: StoredTransaction | null,
+  parts: PartsWriter,
+  appendDecision = true,
+): Promise<ResultAlert[]> {
   assertSeriesEntries(checked.aggregates.add, '/add');
   const { effects, alerts } = await effectsOf(sql, [checked]);
   const named = alerts[0] as ResultAlert[];
@@ -171,11 +177,11 @@ export async function saveOutcome(sql: Sql, checked: TransactionOutcome, previou
   const documents = [
     sameJson(t.transaction, source.body) ? null : json(t.transaction),
     kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
-    kept !== null && sameJson(t.createResult, kept.createResult) ? null : stringifyBody(t.createResult),
-    sameJson(t.latestResult, source.result) ? null : stringifyBody(t.latestResult),
+    kept !== null && sameJson(t.createResult, kept.createResult) ? null : parts.textOf(t.createResult),
+    sameJson(t.latestResult, source.result) ? null : parts.textOf(t.latestResult),
     e === null ? null : json(e.event),
     e === null ? null : json(e.transaction),
-    e === null ? null : stringifyBody(e.result),
+    e === null ? null : parts.textOf(e.result),
   ];
   const doc = {
     transaction: {
@@ -192,7 +198,7 @@ export async function saveOutcome(sql: Sql, checked: TransactionOutcome, previou
     ...effects,
   };
   const save: Statement = { text: SAVE_OUTCOME_SQL, params: [json(doc), ...documents] };
-  await write(sql, save, appendDecision ? [outcome] : []);
+  await write(sql, parts.take(), save, appendDecision ? [outcome] : []);
   return named;
 }
 
@@ -223,16 +229,18 @@ export function closingStatementsOf(decided: readonly TransactionOutcome[]): Sta
 }
 
 /**
- * Runs an outcome's write, then the {@link closingStatementsOf} `decided`. In a unit they travel
- * with COMMIT (one round trip fewer).
+ * Runs an outcome's write (after the result parts it names that may not be stored yet), then the
+ * {@link closingStatementsOf} `decided`. In a unit they travel with COMMIT (one round trip fewer).
  */
-async function write(sql: Sql, save: Statement, decided: readonly TransactionOutcome[]): Promise<void> {
+async function write(sql: Sql, parts: Statement | null, save: Statement, decided: readonly TransactionOutcome[]): Promise<void> {
   if (isUnitSql(sql)) {
+    if (parts !== null) sql.defer(parts);
     sql.defer(save);
     for (const closing of closingStatementsOf(decided)) sql.deferToCommit(closing);
     return;
   }
   try {
+    if (parts !== null) await sql.query(parts.text, parts.params);
     await sql.query(save.text, save.params);
     for (const closing of closingStatementsOf(decided)) await sql.query(closing.text, closing.params);
   } catch (error) {
@@ -322,7 +330,7 @@ export function allCreations(outcomes: readonly TransactionOutcome[]): boolean {
  * entry, counter, alert, case and user of the chunk in a few multi-row statements. SQLSTATE `TX409`
  * when one of the transactions exists.
  */
-export async function saveCreations(sql: Sql, checked: readonly TransactionOutcome[]): Promise<ResultAlert[][]> {
+export async function saveCreations(sql: Sql, checked: readonly TransactionOutcome[], parts: PartsWriter): Promise<ResultAlert[][]> {
   if (checked.length === 0) return [];
   const adds: TransactionOutcome['aggregates']['add'] = [];
   for (const outcome of checked) {
@@ -333,8 +341,8 @@ export async function saveCreations(sql: Sql, checked: readonly TransactionOutco
   // Each result is stored naming the alerts its hits landed in.
   const outcomes = checked.map((outcome, i) => outcomeNamingAlerts(outcome, alerts[i] as ResultAlert[]));
   const doc = { remove: [], add: [], new: entryRowsOf(adds), ...effects };
-  const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes)] };
-  await write(sql, save, outcomes);
+  const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes, parts)] };
+  await write(sql, parts.take(), save, outcomes);
   return alerts;
 }
 
@@ -343,14 +351,14 @@ export async function saveCreations(sql: Sql, checked: readonly TransactionOutco
  * (never escaped again, as array parameters would be): ids, bodies, requests, create results and
  * latest results; a body or latest result `null` when equal to the request or the create result.
  */
-function transactionColumnsOf(outcomes: readonly TransactionOutcome[]): string[] {
+function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: PartsWriter): string[] {
   const columns: string[][] = [[], [], [], [], []];
   const [ids, bodies, requests, created, latest] = columns as [string[], string[], string[], string[], string[]];
   for (const { transaction: t } of outcomes) {
     const request = json(t.request);
     const body = json(t.transaction);
-    const result = stringifyBody(t.createResult);
-    const latestResult = t.latestResult === t.createResult ? result : stringifyBody(t.latestResult);
+    const result = parts.textOf(t.createResult);
+    const latestResult = t.latestResult === t.createResult ? result : parts.textOf(t.latestResult);
     ids.push(json(t.transaction.transactionId));
     bodies.push(body === request ? 'null' : body);
     requests.push(request);

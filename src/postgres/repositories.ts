@@ -6,7 +6,8 @@
  * of the outcome.
  */
 import type { BatchSession, Repositories } from '../engine/repositories.js';
-import { unitReadsOf, unitStartOf, type UnitReads, type UnitStartRow } from './unit.js';
+import { unitReadsOf, unitResultsOf, unitStartOf, type UnitReads, type UnitStartRow } from './unit.js';
+import { createResultParts, type PartsWriter, type ResultParts } from './result-parts.js';
 import { conflictOf } from './outcome.js';
 import { createPostgresTransactions } from './transactions.js';
 import { createPostgresRuleInstances } from './rule-instances.js';
@@ -30,14 +31,21 @@ export interface PostgresRepositoriesOptions {
   readonly schema?: string;
 }
 
+/** What the repositories of one database share: the database, and what this process knows of its result parts. */
+interface Store {
+  readonly root: Database;
+  readonly parts: ResultParts;
+}
+
 /**
  * The repositories over `sql`. `db` is the database when `sql` is not inside a transaction (then
  * every multi-statement write opens its own); `null` inside a unit of work, whose first reads
- * `reads` answers.
+ * `reads` answers and whose writes store the result parts they name with `unitParts`.
  */
-function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: UnitReads | null): Repositories {
+function repositoriesOn(sql: Sql, db: Database | null, store: Store, reads: UnitReads | null, unitParts: PartsWriter | null = null): Repositories {
+  const { root, parts } = store;
   return {
-    transactions: createPostgresTransactions(sql, db, reads, root),
+    transactions: createPostgresTransactions(sql, db, reads, root, parts, unitParts),
     ruleInstances: createPostgresRuleInstances(sql, db, reads),
     users: createPostgresUsers(sql, db, reads),
     comments: createPostgresComments(sql, db),
@@ -52,10 +60,15 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
     ping: () => root.ping(),
     async runExclusive(keys, work, options) {
+      const writer = parts.writer();
       try {
-        return await root.unit(unitStartOf(keys, options), (tx, rows) =>
-          work(repositoriesOn(tx, null, root, unitReadsOf(rows as unknown as UnitStartRow[], options))),
-        );
+        const result = await root.unit(unitStartOf(keys, options), async (tx, rows) => {
+          const started = rows as unknown as UnitStartRow[];
+          await parts.expand(tx, unitResultsOf(started));
+          return work(repositoriesOn(tx, null, store, unitReadsOf(started, options), writer));
+        });
+        parts.stored(writer);
+        return result;
       } catch (error) {
         // The outcome's write travels with COMMIT: its conflict surfaces here.
         throw conflictOf(error);
@@ -63,7 +76,7 @@ function repositoriesOn(sql: Sql, db: Database | null, root: Database, reads: Un
     },
     async openBatchSession() {
       const session = await root.session?.();
-      return session ? batchSessionOn(session, root) : null;
+      return session ? batchSessionOn(session, store) : null;
     },
   };
 }
@@ -76,7 +89,7 @@ const NOTHING_FIRST = { text: 'SELECT 1', params: [] };
  * first connection (the same 64-bit hashes units lock per transaction, so the two exclude each
  * other), its writes units on the second.
  */
-function batchSessionOn(session: DatabaseSession, root: Database): BatchSession {
+function batchSessionOn(session: DatabaseSession, store: Store): BatchSession {
   const hashes = 'SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest($1::text[]) AS n';
   return {
     async lock(keys, sharedKeys = []) {
@@ -102,10 +115,13 @@ function batchSessionOn(session: DatabaseSession, root: Database): BatchSession 
     async unlock(keys) {
       if (keys.length > 0) await session.reads.query(`SELECT pg_advisory_unlock(k.h) FROM (${hashes}) AS k`, [[...keys]]);
     },
-    reads: repositoriesOn(session.reads, null, root, null),
+    reads: repositoriesOn(session.reads, null, store, null),
     async write(work) {
+      const writer = store.parts.writer();
       try {
-        return await session.unit(NOTHING_FIRST, (tx) => work(repositoriesOn(tx, null, root, null)));
+        const result = await session.unit(NOTHING_FIRST, (tx) => work(repositoriesOn(tx, null, store, null, writer)));
+        store.parts.stored(writer);
+        return result;
       } catch (error) {
         throw conflictOf(error);
       }
@@ -132,5 +148,5 @@ function batchSessionOn(session: DatabaseSession, root: Database): BatchSession 
  */
 export function createPostgresRepositories(options: PostgresRepositoriesOptions): Repositories {
   const db = databaseOf(options.client, options.schema === undefined ? {} : { schema: options.schema });
-  return repositoriesOn(db, db, db, null);
+  return repositoriesOn(db, db, { root: db, parts: createResultParts() }, null);
 }

@@ -6,6 +6,7 @@
 import type { ResultAlert, Transaction, TransactionEvent } from '../domain/index.js';
 import { outcomeNamingAlerts, type StoredEvent, type StoredTransaction, type TransactionRepository } from '../engine/repositories.js';
 import type { UnitReads } from './unit.js';
+import type { PartsWriter, ResultParts } from './result-parts.js';
 import { allCreations, closingStatementsOf, saveCreations, saveOutcome } from './outcome.js';
 import { prepared, runLast, type Database, type Sql } from './client.js';
 
@@ -39,7 +40,14 @@ const SCAN_PAGE = 500;
  * The transactions over `sql`; `db` as in `repositoriesOn`, `root` the database itself (the history
  * scan reads outside any unit).
  */
-export function createPostgresTransactions(sql: Sql, db: Database | null, reads: UnitReads | null, root: Database): TransactionRepository {
+export function createPostgresTransactions(
+  sql: Sql,
+  db: Database | null,
+  reads: UnitReads | null,
+  root: Database,
+  parts: ResultParts,
+  unitParts: PartsWriter | null,
+): TransactionRepository {
   interface TxRow {
     transaction_id?: string;
     version: number;
@@ -78,6 +86,32 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
     version: Number(r.version),
   });
   const EVENT_COLUMNS = 'event_id, transaction_id, arrival, client_event_id, event, body, result';
+  /** Rows with the result parts they name put back. */
+  const txRows = async (rows: TxRow[]) => {
+    await parts.expand(
+      sql,
+      rows.flatMap((r) => [r.create_result, r.latest_result]),
+    );
+    return rows;
+  };
+  const eventRows = async (rows: EventRow[]) => {
+    await parts.expand(
+      sql,
+      rows.map((r) => r.result),
+    );
+    return rows;
+  };
+  /**
+   * Runs a write: inside the unit (its parts stored with it), or as a database transaction of its
+   * own, whose parts are known stored once it committed.
+   */
+  const writing = async <T>(work: (tx: Sql, writer: PartsWriter) => Promise<T>): Promise<T> => {
+    if (db === null) return work(sql, unitParts ?? parts.writer());
+    const writer = parts.writer();
+    const result = await db.transaction((tx) => work(tx, writer));
+    parts.stored(writer);
+    return result;
+  };
   return {
     async getTransaction(id) {
       const prefetched = reads?.live ? reads.transaction : null;
@@ -86,19 +120,21 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
         reads.read = prefetched;
         return prefetched.value;
       }
-      const rows = await sql.query<TxRow>(GET_TRANSACTION_SQL, [id]);
+      const rows = await txRows(await sql.query<TxRow>(GET_TRANSACTION_SQL, [id]));
       const value = rows[0] ? storedOf(rows[0]) : null;
       if (reads) reads.read = { id, value };
       return value;
     },
     async getTransactions(ids) {
       if (ids.length === 0) return [];
-      const rows = await sql.query<TxRow>(GET_TRANSACTIONS_SQL, [[...new Set(ids)]]);
+      const rows = await txRows(await sql.query<TxRow>(GET_TRANSACTIONS_SQL, [[...new Set(ids)]]));
       const byId = new Map(rows.map((r) => [r.transaction_id as string, storedOf(r)]));
       return ids.map((id) => byId.get(id) ?? null);
     },
     async listEvents(id) {
-      return (await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE transaction_id = $1 ORDER BY arrival`, [id])).map(toEvent);
+      return (await eventRows(await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE transaction_id = $1 ORDER BY arrival`, [id]))).map(
+        toEvent,
+      );
     },
     async getEvent(eventId) {
       const read = reads?.live ? reads.event : null;
@@ -106,7 +142,7 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
         reads.event = null;
         return read.value;
       }
-      const rows = await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE event_id = $1`, [eventId]);
+      const rows = await eventRows(await sql.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM txmon_events WHERE event_id = $1`, [eventId]));
       return rows[0] ? toEvent(rows[0]) : null;
     },
     async *scanTransactions() {
@@ -141,22 +177,22 @@ export function createPostgresTransactions(sql: Sql, db: Database | null, reads:
       const previous = read && read.id === outcome.transaction.transaction.transactionId ? read.value : null;
       if (reads) reads.live = false;
       // One database transaction: inside a unit of work already, or its own.
-      return db === null ? saveOutcome(sql, outcome, previous) : db.transaction((tx) => saveOutcome(tx, outcome, null));
+      return writing((tx, writer) => saveOutcome(tx, outcome, db === null ? previous : null, writer));
     },
     saveOutcomes(outcomes) {
       if (reads) reads.live = false;
       // Creations (a batch's chunk) set-based; anything else one outcome after the other.
-      const save = async (tx: Sql): Promise<ResultAlert[][]> => {
-        if (allCreations(outcomes)) return saveCreations(tx, outcomes);
+      const save = async (tx: Sql, writer: PartsWriter): Promise<ResultAlert[][]> => {
+        if (allCreations(outcomes)) return saveCreations(tx, outcomes, writer);
         // The decisions and outbox messages appended once, after every outcome (see closingStatementsOf).
         const alerts: ResultAlert[][] = [];
-        for (const outcome of outcomes) alerts.push(await saveOutcome(tx, outcome, null, false));
+        for (const outcome of outcomes) alerts.push(await saveOutcome(tx, outcome, null, writer, false));
         // As written: each outcome's messages with those of the alerts its hits landed in.
         const written = outcomes.map((outcome, i) => outcomeNamingAlerts(outcome, alerts[i] as ResultAlert[]));
         for (const closing of closingStatementsOf(written)) await runLast(tx, closing);
         return alerts;
       };
-      return db === null ? save(sql) : db.transaction(save);
+      return writing(save);
     },
   };
 }

@@ -44,6 +44,16 @@ export function unitStartOf(keys: readonly string[], options: ExclusiveUnitOptio
   };
 }
 
+/** The results in the rows of {@link unitStartOf} (a transaction's create and latest result, an event's result). */
+export function unitResultsOf(rows: readonly UnitStartRow[]): unknown[] {
+  const out: unknown[] = [];
+  for (const r of rows) {
+    if (r.r_kind === 't') out.push(r.r_d3, r.r_d4);
+    else if (r.r_kind === 'e') out.push(r.r_d3);
+  }
+  return out;
+}
+
 /** What a unit read while taking its locks, from the rows of {@link unitStartOf}. */
 export function unitReadsOf(rows: readonly UnitStartRow[], options: ExclusiveUnitOptions | undefined): UnitReads {
   const hint = options?.prefetch;

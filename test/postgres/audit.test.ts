@@ -128,14 +128,14 @@ describe('migration 10 on a database of schema 9', () => {
       await migrate(client);
       // Back to the schema before migration 10, with an instance stored then (no version).
       await client.exec(`DROP TABLE txmon_rule_instance_versions; DROP TABLE txmon_audit_log;
-        DROP TABLE txmon_outbox; DROP TABLE txmon_outbox_consumers; DROP TABLE txmon_outbox_dead_letters;
+        DROP TABLE txmon_outbox; DROP TABLE txmon_outbox_consumers; DROP TABLE txmon_outbox_dead_letters; DROP TABLE txmon_result_parts;
         DELETE FROM txmon_meta WHERE name IN ('audit_seq', 'outbox_seq'); DELETE FROM txmon_migrations WHERE version >= 10;`);
       const { version: _version, ...old } = buildStoredRuleInstance('ri-old').instance;
       await client.query('INSERT INTO txmon_rule_instances (id, stored) VALUES ($1, $2::jsonb)', [
         'ri-old',
         JSON.stringify({ instance: old, derived: { riskLevelParameters: true, riskLevelActions: true, riskLevelsTriggersOnHit: true } }),
       ]);
-      expect((await migrate(client)).applied).toEqual([10, 11]);
+      expect((await migrate(client)).applied).toEqual([10, 11, 12]);
       const engine = createEngine({ repositories: createPostgresRepositories({ client }), clock: fixedClock(), ids: sequentialIds() });
       expect((await engine.getRuleInstance('ri-old')).version).toBe(1);
       expect((await engine.getRuleInstanceVersions('ri-old')).map((v) => v.version)).toEqual([1]);

@@ -11,6 +11,7 @@ import type { Repositories } from '../../src/index.js';
 
 const TABLES = [
   'txmon_transactions',
+  'txmon_result_parts',
   'txmon_events',
   'txmon_user_events',
   'txmon_rule_instances',
