@@ -64,9 +64,8 @@ describe.each([
       expect((await reader.getTransaction(id)).executedRules).toEqual((await engine.getTransaction(id)).executedRules);
     }
     // A replay answers the stored result, parts put back.
-    const [first] = answered;
     const replay = await reader.createTransaction(structuredClone(transactions[0]) as never);
-    expect(replay.executedRules).toEqual((first?.[1] as { executedRules: unknown }).executedRules);
+    expect(replay.executedRules).toEqual((answered.get(replay.transactionId) as { executedRules: unknown }).executedRules);
   }, 120_000);
 
   it('stores a part again after the write that first named it rolled back', async () => {
