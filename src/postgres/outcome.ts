@@ -6,6 +6,7 @@
 import type { Alert, Case, StoredUser } from '../domain/entities.js';
 import { addResultAlert, decideAlertHit, resultAlertOf, type AlertHit } from '../domain/case-policy.js';
 import type { ResultAlert } from '../domain/schemas/results.js';
+import type { Transaction } from '../domain/index.js';
 import { applyOutcomeUsers, type UserUpdate } from '../domain/user-update.js';
 import { outcomeNamingAlerts, type StoredTransaction, type TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
@@ -356,7 +357,7 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
   const [ids, bodies, requests, created, latest] = columns as [string[], string[], string[], string[], string[]];
   for (const { transaction: t } of outcomes) {
     const request = json(t.request);
-    const body = json(t.transaction);
+    const body = bodyTextOf(t.transaction, t.request, request);
     const result = parts.textOf(t.createResult);
     const latestResult = t.latestResult === t.createResult ? result : parts.textOf(t.latestResult);
     ids.push(json(t.transaction.transactionId));
@@ -366,6 +367,25 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
     latest.push(latestResult === result ? 'null' : latestResult);
   }
   return columns.map((column) => `[${column.join(',')}]`);
+}
+
+/**
+ * The JSON text of a new transaction's body from its request's: the same text when the body is the
+ * request, the request's with `"transactionState":"CREATED"` added when the body is the request
+ * with its state defaulted (`initialTransaction`: every member the same, the state last), else its own.
+ */
+function bodyTextOf(body: Transaction, request: Transaction, requestText: string): string {
+  if (body === request) return requestText;
+  const keys = Object.keys(body);
+  const requestKeys = Object.keys(request);
+  const defaulted =
+    request.transactionState === undefined &&
+    body.transactionState === 'CREATED' &&
+    keys.length === requestKeys.length + 1 &&
+    keys[keys.length - 1] === 'transactionState' &&
+    requestKeys.every((key, i) => keys[i] === key && (body as Record<string, unknown>)[key] === (request as Record<string, unknown>)[key]);
+  if (!defaulted) return json(body);
+  return requestText === '{}' ? '{"transactionState":"CREATED"}' : `${requestText.slice(0, -1)},"transactionState":"CREATED"}`;
 }
 
 const SAVE_CREATIONS_SQL = prepared('SELECT txmon_save_creations($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json)');
