@@ -13,8 +13,7 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   const keys = Object.keys(value);
-  // Keys often come sorted already (a canonical text parsed back, a producer that sorts): then no sort.
-  if (!isSorted(keys)) keys.sort();
+  sortKeys(keys);
   let out = '{';
   let first = true;
   for (const k of keys) {
@@ -26,8 +25,19 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
-/** Whether `keys` are in the order `Array.prototype.sort` gives (UTF-16 code units). */
-function isSorted(keys: readonly string[]): boolean {
-  for (let i = 1; i < keys.length; i++) if ((keys[i - 1] as string) > (keys[i] as string)) return false;
-  return true;
+/**
+ * Sorts `keys` in place in the order `Array.prototype.sort` gives strings (UTF-16 code units): by
+ * insertion, which allocates nothing and is quickest for an object's few keys (and for keys sorted
+ * already, as a canonical text parsed back has them).
+ */
+function sortKeys(keys: string[]): void {
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
 }
