@@ -15,13 +15,7 @@
  * moved, a graph read across keys the batch changed, a window of more entries than a load takes)
  * asks the store, after the batch's outcomes that read depends on are written.
  */
-import {
-  createAggregateStore,
-  type AggregateQuery,
-  type AggregateStore,
-  type AggregateValue,
-  type SeriesEntry,
-} from '../../aggregation/aggregate-store.js';
+import { createAggregateStore, type AggregateQuery, type AggregateStore, type AggregateValue, type SeriesEntry } from '../../aggregation/aggregate-store.js';
 import { MAX_LAST_ENTRIES } from '../../aggregation/checks.js';
 import { isGraphFunction } from '../../aggregation/graph.js';
 import type { StoredUser } from '../../domain/entities.js';
