@@ -18,6 +18,7 @@ import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'pr
 import type { EvaluationStats } from '../engine/evaluation-stats.js';
 import type { AlertHit, Repositories, TransactionOutcome, UserRuleWrites } from '../engine/repositories.js';
 import { IMPORTED_RESULT } from '../engine/services/evaluate-transaction.js';
+import { methodNames } from '../engine/store-faults.js';
 import type { RequestLogEntry } from '../http/types.js';
 
 /** The metrics of one `txmon serve`. */
@@ -432,17 +433,6 @@ const COUNTED: Readonly<Record<string, (arg: unknown) => Written>> = {
   'users.saveUserProfile': (arg) => ({ outcomes: [], rules: arg as UserRuleWrites }),
   'users.saveUserEvent': (arg) => ({ outcomes: [], rules: arg as UserRuleWrites }),
 };
-
-/** Every method name of `object`, own and inherited (a class-based repository keeps them on its prototype). */
-function methodNames(object: object): string[] {
-  const names = new Set<string>();
-  for (let o: object | null = object; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
-    for (const name of Object.getOwnPropertyNames(o)) {
-      if (name !== 'constructor' && typeof (object as Record<string, unknown>)[name] === 'function') names.add(name);
-    }
-  }
-  return [...names];
-}
 
 /**
  * `group` with each method timed (when `timerOf` gives a series) and the counted writes reported;

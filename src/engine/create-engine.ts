@@ -57,7 +57,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
   const evaluate = createTransactionEvaluator(settings, instances, counters);
   // One lock for transactions and users: a user's writes wait for its transactions and events.
   const withLocks = createKeyedLock(settings.limits.maxLockWaitMs);
-  const { createTransactionChunk, createTransactionChunks, applyTransactionEvent, ...transactions } = createTransactionService({
+  const { createTransactionChunks, applyTransactionEvent, ...transactions } = createTransactionService({
     settings,
     evaluate,
     withLocks,
@@ -70,7 +70,7 @@ export function assembleEngine(given: Repositories, options: EngineOptions = {})
     ...transactions,
     ...users,
     ...userEvents,
-    ...createBatchService(settings, { createTransactionChunk, createTransactionChunks, applyTransactionEvent }, { ...users, ...userEvents }),
+    ...createBatchService(settings, { createTransactionChunks, applyTransactionEvent }, { ...users, ...userEvents }),
     ...createCommentAndFileService(settings),
     ...createRuleInstanceService(settings, instances),
     ...createListService(settings, withLocks),

@@ -28,7 +28,7 @@ async function* guardedIterable<T>(iterable: AsyncIterable<T>): AsyncIterable<T>
 }
 
 /** Every method name of `object`, own and inherited (a class-based repository keeps them on its prototype). */
-function methodNames(object: object): string[] {
+export function methodNames(object: object): string[] {
   const names = new Set<string>();
   for (let o: object | null = object; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
     for (const name of Object.getOwnPropertyNames(o)) {

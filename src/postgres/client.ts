@@ -533,6 +533,13 @@ export function quoteIdentifier(schema: string): string {
 /** Per pooled connection, the `search_path` txmon last set on it. */
 const SEARCH_PATHS = new WeakMap<object, string>();
 
+/** Sets `connection`'s `search_path` to `searchPath` unless it is so already (`null`: left as it is). */
+async function useSearchPath(connection: PgPoolClientLike, searchPath: string | null): Promise<void> {
+  if (searchPath === null || SEARCH_PATHS.get(connection) === searchPath) return;
+  await connection.query("SELECT set_config('search_path', $1, false)", [searchPath]);
+  SEARCH_PATHS.set(connection, searchPath);
+}
+
 /**
  * A unit on `connection`: BEGIN with `first`, then `fn`, then what `fn` deferred with COMMIT (one
  * round trip each; see {@link Database.unit}). The caller rolls back when it throws.
@@ -635,13 +642,7 @@ async function sessionOf(client: PgPoolLike, searchPath: string | null, sqlOf: (
     }
   };
   try {
-    if (searchPath !== null) {
-      for (const c of connections) {
-        if (SEARCH_PATHS.get(c) === searchPath) continue;
-        await guarded(() => c.query("SELECT set_config('search_path', $1, false)", [searchPath]));
-        SEARCH_PATHS.set(c, searchPath);
-      }
-    }
+    for (const c of connections) await guarded(() => useSearchPath(c, searchPath));
   } catch (error) {
     await close(true);
     throw error;
@@ -699,10 +700,7 @@ function pgDatabase(client: PgPoolLike, options: DatabaseOptions): Database {
     connection.on?.('error', onError);
     let rollbackFailed = false;
     try {
-      if (searchPath !== null && SEARCH_PATHS.get(connection) !== searchPath) {
-        await connection.query("SELECT set_config('search_path', $1, false)", [searchPath]);
-        SEARCH_PATHS.set(connection, searchPath);
-      }
+      await useSearchPath(connection, searchPath);
       return await fn(connection);
     } catch (error) {
       try {

@@ -104,20 +104,11 @@ export interface BatchWriteOptions extends CallOptions {
 /** The transaction service's paths for batches (not part of the engine's API). */
 export interface TransactionBatchPaths {
   /**
-   * Creates checked transactions in the order given, as ONE unit of the store holding every
-   * record's transaction and user keys: on a database, the chunk commits whole or not at all; each
-   * record sees the ones before it in its windows. A record refused by the engine (a conflicting
-   * replay, a limit) is reported in its place and the others go on.
-   * @throws TxmonError for a fault of the store or the wait (`STORE_UNAVAILABLE`, `OVERLOADED`,
-   *   `CLIENT_GONE` …): then nothing of the chunk is written
-   */
-  createTransactionChunk(requests: readonly Transaction[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]>;
-  /**
-   * Creates checked transactions chunk after chunk, in the order given, each chunk as by
-   * `createTransactionChunk`; on a store that opens batch sessions, in one session (see
+   * Creates checked transactions chunk after chunk, in the order given, each chunk one unit of
+   * the store (see the service's `createTransactionChunk`); on a store that opens batch sessions, in one session (see
    * batch-session.ts: the chunks' keys kept between them, a chunk written while the next is
    * evaluated). The outcomes of every record, in order.
-   * @throws TxmonError as `createTransactionChunk`: the chunks before the failure stay stored
+   * @throws TxmonError for a fault of the store or the wait: the chunks before the failure stay stored
    */
   createTransactionChunks(chunks: readonly (readonly Transaction[])[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]>;
   /** `createTransactionEvent` for a checked event, possibly as history import. */
@@ -332,7 +323,14 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     });
   }
 
-  /** See {@link TransactionBatchPaths.createTransactionChunk}. */
+  /**
+   * Creates checked transactions in the order given, as ONE unit of the store holding every
+   * record's transaction and user keys: on a database, the chunk commits whole or not at all; each
+   * record sees the ones before it in its windows. A record refused by the engine (a conflicting
+   * replay, a limit) is reported in its place and the others go on.
+   * @throws TxmonError for a fault of the store or the wait (`STORE_UNAVAILABLE`, `OVERLOADED`,
+   *   `CLIENT_GONE` …): then nothing of the chunk is written
+   */
   async function createTransactionChunk(requests: readonly Transaction[], options?: BatchWriteOptions): Promise<RecordOutcome<TransactionMonitoringResult>[]> {
     const keySet = new Set<string>();
     const userIds = new Set<string>();
@@ -405,8 +403,6 @@ export function createTransactionService(context: TransactionServiceContext): Tr
     },
 
     applyTransactionEvent: (request, options) => applyEvent(cloneJson(request), options),
-
-    createTransactionChunk,
 
     async createTransactionChunks(chunks, options) {
       const session = (await store.openBatchSession?.()) ?? null;
