@@ -129,8 +129,11 @@ export interface Database extends Sql {
 export interface DatabaseSession {
   /** Statements on the first connection, outside any transaction. */
   readonly reads: Sql;
-  /** {@link Database.unit} on the second connection. */
-  unit<T>(first: Statement, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T>;
+  /**
+   * {@link Database.unit} on the second connection; without `first`, BEGIN travels with the unit's
+   * first statement (one round trip fewer).
+   */
+  unit<T>(first: Statement | null, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T>;
   /** Returns both connections, or drops them (`failed`: their state is unknown); idempotent. */
   close(failed: boolean): Promise<void>;
 }
@@ -418,9 +421,16 @@ function isPgPool(client: PostgresClient): client is PgPoolLike {
   return typeof (client as PgPoolLike).connect === 'function' && typeof (client as PgPoolLike).query === 'function';
 }
 
-/** A unit's deferred statements, run before its next statement or at its end. */
-function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
-  let pending: Statement[] = [];
+/**
+ * A unit's deferred statements, run before its next statement or at its end. With `inOneTrip` (a
+ * connection that takes several statements in one round trip), the deferred ones travel with the
+ * next statement; `pending` are deferred from the start (a BEGIN not sent yet).
+ */
+function deferring(
+  sql: Sql,
+  inOneTrip: ((statements: Statement[]) => Promise<Record<string, unknown>[]>) | null = null,
+  pending: Statement[] = [],
+): { unit: UnitSql; take: () => Statement[] } {
   let last: Statement[] = [];
   const takePending = () => {
     const out = pending;
@@ -438,6 +448,7 @@ function deferring(sql: Sql): { unit: UnitSql; take: () => Statement[] } {
   return {
     unit: {
       async query<R>(text: string, params: readonly unknown[] = []) {
+        if (inOneTrip !== null && pending.length > 0) return guarded(async () => (await inOneTrip([...takePending(), { text, params }])) as R[]);
         await flush();
         return sql.query<R>(text, params);
       },
@@ -542,27 +553,36 @@ async function useSearchPath(connection: PgPoolClientLike, searchPath: string | 
 
 /**
  * A unit on `connection`: BEGIN with `first`, then `fn`, then what `fn` deferred with COMMIT (one
- * round trip each; see {@link Database.unit}). The caller rolls back when it throws.
+ * round trip each; see {@link Database.unit}). Without `first`, BEGIN travels with the unit's
+ * first statement instead (or with its COMMIT when it has none). The caller rolls back when it throws.
  */
-async function unitOn<T>(connection: PgPoolClientLike, first: Statement, fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>): Promise<T> {
+async function unitOn<T>(
+  connection: PgPoolClientLike,
+  first: Statement | null,
+  fn: (tx: UnitSql, firstRows: Record<string, unknown>[]) => Promise<T>,
+): Promise<T> {
   const sql = pgSqlOf(connection);
   // node-postgres refuses custom queries on a client in pipeline mode.
   const typeParser = (connection as { pipeline?: boolean }).pipeline === true ? undefined : connection.getTypeParser?.bind(connection);
   if (typeParser !== undefined) {
+    const inOneTrip = (statements: Statement[]) => new Batch(statements, typeParser).run(connection);
     // BEGIN and the first statement in one batch, the deferred ones and COMMIT in another.
-    const rows = await new Batch([BEGIN, first], typeParser).run(connection);
-    const { unit, take } = deferring(sql);
+    const rows = first === null ? [] : await inOneTrip([BEGIN, first]);
+    const { unit, take } = deferring(sql, inOneTrip, first === null ? [BEGIN] : []);
     const result = await fn(unit, rows);
-    await new Batch([...take(), COMMIT], typeParser).run(connection);
+    await inOneTrip([...take(), COMMIT]);
     return result;
   }
   // One simple query of two statements: node-postgres answers with one result per statement.
-  const started = (await connection.query(`BEGIN; ${inlined(first)}`)) as unknown as { rows: unknown[] }[];
+  const started = (await connection.query(`BEGIN; ${inlined(first ?? NOTHING_FIRST)}`)) as unknown as { rows: unknown[] }[];
   const { unit, take } = deferring(sql);
   const result = await fn(unit, (started[1]?.rows ?? []) as Record<string, unknown>[]);
   await connection.query([...take().map(inlined), 'COMMIT'].join('; '));
   return result;
 }
+
+/** What a unit without a first statement of its own starts with where BEGIN cannot wait. */
+const NOTHING_FIRST: Statement = { text: 'SELECT 1', params: [] };
 
 /** Statements on one `pg` connection or the pool, failing as {@link storeErrorOf} says. */
 function pgSqlOf(q: PgPoolLike | PgPoolClientLike): Sql {

@@ -81,9 +81,6 @@ function repositoriesOn(sql: Sql, db: Database | null, store: Store, reads: Unit
   };
 }
 
-/** A unit's first statement when it has nothing to read first. */
-const NOTHING_FIRST = { text: 'SELECT 1', params: [] };
-
 /**
  * A {@link BatchSession} over a database session: its keys are session-level advisory locks on the
  * first connection (the same 64-bit hashes units lock per transaction, so the two exclude each
@@ -119,7 +116,7 @@ function batchSessionOn(session: DatabaseSession, store: Store): BatchSession {
     async write(work) {
       const writer = store.parts.writer();
       try {
-        const result = await session.unit(NOTHING_FIRST, (tx) => work(repositoriesOn(tx, null, store, null, writer)));
+        const result = await session.unit(null, (tx) => work(repositoriesOn(tx, null, store, null, writer)));
         store.parts.stored(writer);
         return result;
       } catch (error) {

@@ -111,4 +111,48 @@ describe('a unit on a pg Pool', () => {
     // And once more, with the statement prepared.
     expect(await db.unit({ ...first, params: [2] }, async (_tx, r) => r)).toEqual([{ q: 5 }]);
   });
+
+  it('sends the deferred statements with its next statement, and a session unit without a first statement sends BEGIN with its first one', async () => {
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${name}`;
+    const counted = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    counted.on('error', () => undefined);
+    let trips = 0;
+    counted.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        trips += 1;
+        return query(...args);
+      };
+    });
+    const sessions = databaseOf(counted);
+    const session = await sessions.session?.();
+    try {
+      if (!session) throw new Error('no session');
+      const before = await count();
+      trips = 0;
+      const seen = await session.unit(null, async (tx) => {
+        tx.defer({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s1', 7] });
+        const rows = await tx.query<{ n: number }>('SELECT n FROM unit_rows WHERE id = $1', ['s1']);
+        tx.defer({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s2', 8] });
+        return rows;
+      });
+      // BEGIN, the deferred insert and the select in one round trip; the second insert with COMMIT.
+      expect(seen).toEqual([{ n: 7 }]);
+      expect(trips).toBe(2);
+      expect(await count()).toBe(before + 2);
+      // A unit that fails in its first round trip is rolled back whole.
+      await expect(
+        session.unit(null, async (tx) => {
+          tx.defer({ text: 'INSERT INTO unit_rows (id, n) VALUES ($1, $2)', params: ['s3', 9] });
+          await tx.query('INSERT INTO unit_rows (id, n) VALUES ($1, $2)', ['s1', 10]);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(await count()).toBe(before + 2);
+      await db.execute("DELETE FROM unit_rows WHERE id LIKE 's%'");
+    } finally {
+      await session?.close(false);
+      await counted.end();
+    }
+  });
 });

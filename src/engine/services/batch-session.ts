@@ -13,7 +13,8 @@
 import { isTxmonError, type TxmonError } from '../../errors.js';
 import type { Transaction } from '../../domain/index.js';
 import { RULE_INSTANCES_KEY } from '../concurrency/store-units.js';
-import type { BatchSession, Repositories, StoredTransaction } from '../repositories.js';
+import type { BatchSession, Repositories, StoredTransaction, TransactionOutcome } from '../repositories.js';
+import type { ResultAlert } from '../../domain/schemas/results.js';
 import type { TransactionMonitoringResult } from '../types.js';
 import { createChunkReads, emptyBatchReads, type BatchReads, type ChunkReads, type ChunkWriter } from './chunk-reads.js';
 import type { TransactionEvaluator } from './evaluate-transaction.js';
@@ -23,6 +24,15 @@ import type { TransactionEvaluator } from './evaluate-transaction.js';
  * every connection (PostgreSQL's default holds about 6,400), which one batch must not fill.
  */
 export const MAX_HELD_KEYS = 2_000;
+
+/**
+ * Chunks whose writes may be pending while the next one is evaluated: more than one lets the
+ * writes of two chunks go as one while the database is slower than the evaluation.
+ */
+const WRITES_AHEAD = 2;
+
+/** Most records one write of a session takes (its outcomes are one database transaction). */
+export const MAX_WRITE_RECORDS = 1_000;
 
 /** Records evaluated between two returns to the event loop. */
 const YIELD_EVERY = 25;
@@ -86,16 +96,7 @@ export async function runInSession(
   });
   const held = new Set<string>();
   let batch: BatchReads = emptyBatchReads();
-  // Writes run one after the other; `writes` settles when the last one asked for is stored.
-  let writes: Promise<unknown> = Promise.resolve();
-  const writer: ChunkWriter = {
-    write(outcomes) {
-      const written = writes.then(() => session.write((repos) => repos.transactions.saveOutcomes(outcomes)));
-      writes = written;
-      return written;
-    },
-    settle: () => writes.then(() => undefined),
-  };
+  const writer = coalescingWriter(session);
   const unlocks: Promise<void>[] = [];
   const stored = new Map<string, StoredTransaction | null>();
   const out: SessionRecordOutcome[] = [];
@@ -137,8 +138,8 @@ export async function runInSession(
     // The next chunk's keys and reads are taken while this one is evaluated.
     next = k + 1 < chunks.length ? prepare(k + 1) : null;
     next?.catch(() => undefined);
-    // The write of the chunk before runs beside this chunk's evaluation; the one before that is done.
-    await flushes[k - 2];
+    // The writes of the chunks before run beside this chunk's evaluation, at most WRITES_AHEAD of them.
+    await flushes[k - 1 - WRITES_AHEAD];
     const repositories = chunkReads.repositories;
     for (const [i, request] of chunk.entries()) {
       // Back to the event loop now and then: the next chunk's reads (and the process's other
@@ -170,6 +171,58 @@ export async function runInSession(
     const saved = stored.get((all[i] as Transaction).transactionId);
     return saved ? { result: context.responseOf(saved) } : outcome;
   });
+}
+
+/**
+ * The session's writer: writes run one after the other, each in one database transaction, and the
+ * chunks that wait while one runs go together in the next (up to {@link MAX_WRITE_RECORDS}
+ * records), as if written one after the other. After a failed write every later one fails with
+ * its error (nothing after a gap is written).
+ */
+function coalescingWriter(session: BatchSession): ChunkWriter {
+  type Waiting = { outcomes: readonly TransactionOutcome[]; resolve: (alerts: ResultAlert[][]) => void; reject: (error: unknown) => void };
+  let waiting: Waiting[] = [];
+  let running: Promise<void> | null = null;
+  let failure: { error: unknown } | null = null;
+  const next = (): void => {
+    if (running !== null || waiting.length === 0) return;
+    let count = 0;
+    let taken = 0;
+    while (taken < waiting.length && (taken === 0 || count + (waiting[taken] as Waiting).outcomes.length <= MAX_WRITE_RECORDS)) {
+      count += (waiting[taken] as Waiting).outcomes.length;
+      taken += 1;
+    }
+    const group = waiting.slice(0, taken);
+    waiting = waiting.slice(taken);
+    running = (async () => {
+      try {
+        if (failure !== null) throw failure.error;
+        const alerts = await session.write((repos) => repos.transactions.saveOutcomes(group.flatMap((w) => w.outcomes)));
+        let at = 0;
+        for (const w of group) {
+          w.resolve(alerts.slice(at, at + w.outcomes.length));
+          at += w.outcomes.length;
+        }
+      } catch (error) {
+        failure ??= { error };
+        for (const w of group) w.reject(error);
+      } finally {
+        running = null;
+        next();
+      }
+    })();
+  };
+  const idle = async (): Promise<void> => {
+    while (running !== null) await running;
+  };
+  return {
+    write(outcomes) {
+      const written = new Promise<ResultAlert[][]>((resolve, reject) => waiting.push({ outcomes, resolve, reject }));
+      next();
+      return written;
+    },
+    settle: idle,
+  };
 }
 
 /** Whether a failed session run may be run again as units (it lost a race; nothing half-written). */

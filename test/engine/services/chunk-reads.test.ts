@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, createMemoryRepositories, presets, TxmonError, type BatchSession, type EngineOptions, type Repositories } from '../../../src/index.js';
 import { ruleInstanceRequestArbitrary, transactionsArbitrary } from '../../arbitraries/index.js';
 import { createChunkReads } from '../../../src/engine/services/chunk-reads.js';
-import { MAX_HELD_KEYS } from '../../../src/engine/services/batch-session.js';
+import { MAX_HELD_KEYS, MAX_WRITE_RECORDS } from '../../../src/engine/services/batch-session.js';
 import type { TransactionEvaluator } from '../../../src/engine/services/evaluate-transaction.js';
 import { buildAlertHit, buildOutcome, buildStoredTransaction, buildTransaction } from '../../../src/testing/index.js';
 import { fixedClock, sequentialIds, T0 } from '../../helpers.js';
@@ -24,6 +24,10 @@ interface SessionScript {
   busy(call: number): boolean;
   /** Whether the n-th write (from 0) loses a race with another writer (nothing of it written). */
   loses?(write: number): boolean;
+  /** Turns of the event loop each write takes before it runs (a database slower than the evaluation). */
+  lag?: number;
+  /** Records of each write, in order. */
+  written?: number[];
   /** Keys held at once, at most (what the session saw). */
   maxHeld: number;
   /** Sessions opened, try-locks refused, and waits for keys (after letting all go). */
@@ -93,8 +97,19 @@ function memorySession(repositories: Repositories, script: SessionScript): Batch
     },
     reads: repositories,
     write: async (work) => {
+      for (let turn = 0; turn < (script.lag ?? 0); turn++) await new Promise((resolve) => setImmediate(resolve));
       if (script.loses?.(writes++) === true) throw new TxmonError('CONCURRENT_UPDATE', 'The transaction was changed concurrently');
-      return work(repositories);
+      const counted: Repositories = {
+        ...repositories,
+        transactions: {
+          ...repositories.transactions,
+          saveOutcomes(outcomes) {
+            script.written?.push(outcomes.length);
+            return repositories.transactions.saveOutcomes(outcomes);
+          },
+        },
+      };
+      return work(counted);
     },
     close: async () => held.clear(),
   };
@@ -215,6 +230,29 @@ describe('a batch chunk on a store shared across processes', () => {
     expect(await stateOf(many, transactions)).toEqual(await stateOf(one, transactions));
     // The first chunk's write, then the three chunks not written, as units (the first one's records answer as replays).
     expect(calls.get('transactions.saveOutcomes')).toBe(1 + 3);
+  });
+
+  it.each([
+    ['all written', undefined],
+    ['the second write losing a race', (write: number) => write === 1],
+  ])('a batch session whose writes lag behind its evaluation writes the chunks that wait together, in order, exactly (%s)', async (_name, loses) => {
+    const { transactions, instances } = await workloadTransactions(2_000, 600);
+    // The 20-instance workload: no graph read waits for the writes in the middle of a chunk.
+    const rules = instances;
+    const one = await engineOn(sharedMemory(new Map()), rules);
+    for (const t of transactions) await one.createTransaction(structuredClone(t) as never);
+    const session: SessionScript = { ...script(() => false), lag: 40, written: [], ...(loses === undefined ? {} : { loses }) };
+    const many = await engineOn(sharedMemory(new Map(), session), rules);
+    expect(await many.createTransactionBatch({ data: structuredClone(transactions) })).toMatchObject({ successful: transactions.length });
+    expect(await stateOf(many, transactions)).toEqual(await stateOf(one, transactions));
+    const written = session.written as number[];
+    if (loses === undefined) {
+      // Eight chunks of 250 in fewer writes, none above the cap, every record once.
+      expect(written.length).toBeLessThan(8);
+      expect(Math.max(...written)).toBeGreaterThan(250);
+      expect(Math.max(...written)).toBeLessThanOrEqual(MAX_WRITE_RECORDS);
+      expect(written.reduce((a, b) => a + b, 0)).toBe(transactions.length);
+    }
   });
 
   test.prop(
