@@ -76,10 +76,10 @@ function aggregateValueOf(fn: string, text: string | null): AggregateValue {
 }
 
 /**
- * The entries of several "last N" queries, in one statement: per query, every entry of its window
- * at or after the timestamp of the limit-th latest one (ties included, read through the
- * (series, key, ts) index); ordered and cut here exactly as the memory store orders them. Values
- * are read for `lastEntries`, the one function that returns them.
+ * The entries of several "last N" queries, in one statement: per query, the limit latest entries
+ * of its window and those tied with the last of them (one backward scan of the (series, key, ts)
+ * index); ordered and cut here exactly as the memory store orders them (ties by id). Values are
+ * read for `lastEntries`, the one function that returns them.
  */
 async function readLastEntries(sql: Sql, queries: readonly AggregateQuery[]): Promise<SeriesEntry[][]> {
   const asked = lastAsked(queries);
@@ -125,10 +125,7 @@ const LAST_ENTRIES_TEXT = `SELECT q.i::integer AS i, e.id, e.ts, e.amount::text 
     SELECT x.id, x.ts, x.amount, x.vals FROM txmon_series_entries x
       WHERE x.series = q.series AND x.key = q.key AND x.ts >= q.lo::double precision AND x.ts <= q.hi::double precision
         AND (q.exclude IS NULL OR x.id <> q.exclude)
-        AND x.ts >= coalesce((SELECT y.ts FROM txmon_series_entries y
-          WHERE y.series = q.series AND y.key = q.key AND y.ts >= q.lo::double precision AND y.ts <= q.hi::double precision
-            AND (q.exclude IS NULL OR y.id <> q.exclude)
-          ORDER BY y.ts DESC OFFSET q.lim::integer - 1 LIMIT 1), '-Infinity'::double precision)
+      ORDER BY x.ts DESC FETCH FIRST (q.lim::integer) ROWS WITH TIES
   ) AS e`;
 const LAST_ENTRIES_SQL = prepared(LAST_ENTRIES_TEXT);
 
@@ -172,17 +169,16 @@ interface KeyEdges {
 
 /**
  * The last `fanOut` entries of the window of each key of `keys` (graph.ts's capped edges), in one
- * statement: per key, every entry at or after the timestamp of its fanOut-th latest one (ties
- * included, read through the (series, key, ts) index), then ordered and cut here exactly as the
- * memory store orders them. Adds them to `edges`.
+ * statement: per key, its fanOut latest entries and those tied with the last of them (one backward
+ * scan of the (series, key, ts) index), then ordered and cut here exactly as the memory store
+ * orders them. Adds them to `edges`.
  */
 async function readCappedEdges(sql: Sql, q: AggregateQuery, keys: readonly string[], edges: Map<string, KeyEdges>): Promise<void> {
   if (keys.length === 0) return;
   const window = 'series = $1 AND key = k.key AND ts >= $3 AND ts <= $4 AND ($5::text IS NULL OR id <> $5)';
   const rows = await sql.query<{ key: string; id: string; ts: number; v: string | null }>(
     `SELECT k.key, e.id, e.ts, e.v FROM unnest($2::text[]) AS k(key) CROSS JOIN LATERAL (
-       SELECT id, ts, vals->>$6::text AS v FROM txmon_series_entries WHERE ${window}
-         AND ts >= coalesce((SELECT ts FROM txmon_series_entries WHERE ${window} ORDER BY ts DESC OFFSET $7 - 1 LIMIT 1), '-Infinity'::double precision)
+       SELECT id, ts, vals->>$6::text AS v FROM txmon_series_entries WHERE ${window} ORDER BY ts DESC FETCH FIRST ($7::integer) ROWS WITH TIES
      ) AS e`,
     [q.series, keys, q.start, q.end, q.excludeId ?? null, q.field, q.fanOut],
   );
@@ -379,6 +375,32 @@ export function entryRowsOf(add: readonly SeriesEntry[]): unknown[][] {
   const last = new Map<string, SeriesEntry>();
   for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
   return [...last.values()].map((e) => [e.series, e.key, e.id, e.timestamp, e.amount === null ? null : e.amount.toString(), e.values ?? null]);
+}
+
+/**
+ * The rows of {@link entryRowsOf} as `txmon_save_creations` takes them: each entry's values as the
+ * position of its document in `vals`, where the values the series of one side of a transaction
+ * share (one object) are once.
+ */
+export function creationEntriesOf(add: readonly SeriesEntry[]): { rows: unknown[][]; vals: unknown[] } {
+  const last = new Map<string, SeriesEntry>();
+  for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
+  const vals: unknown[] = [];
+  const positions = new Map<object, number>();
+  const rows: unknown[][] = [];
+  for (const e of last.values()) {
+    let at: number | null = null;
+    if (e.values !== undefined && e.values !== null) {
+      at = positions.get(e.values) ?? null;
+      if (at === null) {
+        at = vals.length;
+        vals.push(e.values);
+        positions.set(e.values, at);
+      }
+    }
+    rows.push([e.series, e.key, e.id, e.timestamp, e.amount === null ? null : e.amount.toString(), at]);
+  }
+  return { rows, vals };
 }
 
 /** Removes `remove`, then inserts or replaces `add` (two statements; none when empty). */

@@ -505,6 +505,52 @@ CREATE TABLE txmon_result_parts (
 );
 `;
 
+/**
+ * Migration 13: cheaper creations. A series entry's key leads with its id: the entries of new
+ * transactions go in next to each other (their ids are new) rather than one per series and key
+ * across the index, a quarter less work per entry written; the window index serves every read by
+ * series and key. A chunk's creations travel in less text: a body that is its request with a state
+ * added is sent as that state (a JSON string) and built here from the request's text; the values a
+ * transaction's series share are sent once, in `doc.vals`, and an entry names them by position.
+ * Documents in the earlier form (a body as JSON, an entry's values inline) are written as before.
+ */
+const COMPACT_CREATIONS_SQL = `
+ALTER TABLE txmon_series_entries DROP CONSTRAINT txmon_series_entries_pkey,
+  ADD CONSTRAINT txmon_series_entries_pkey PRIMARY KEY (id, series, key);
+
+CREATE OR REPLACE FUNCTION txmon_save_creations(doc jsonb, p_ids json, p_bodies json, p_requests json, p_create_results json, p_latest_results json)
+RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  written integer;
+  vals jsonb := doc->'vals';
+BEGIN
+  INSERT INTO txmon_transactions (transaction_id, version, event_count, last_event_timestamp, current_event_id, body, request, create_result, latest_result)
+    SELECT x.id, 1, 0, NULL, NULL,
+        CASE json_typeof(x.body)
+          WHEN 'null' THEN NULL
+          -- The request with "transactionState" added last, as the engine's JSON of the body has it.
+          WHEN 'string' THEN (CASE WHEN x.request::text = '{}' THEN '{' ELSE left(x.request::text, -1) || ',' END
+            || '"transactionState":' || x.body::text || '}')::json
+          ELSE x.body END,
+        x.request, x.create_result, CASE WHEN json_typeof(x.latest_result) = 'null' THEN NULL ELSE x.latest_result END
+      FROM ROWS FROM (json_array_elements_text(p_ids), json_array_elements(p_bodies), json_array_elements(p_requests),
+          json_array_elements(p_create_results), json_array_elements(p_latest_results)) WITH ORDINALITY AS x(id, body, request, create_result, latest_result, n)
+      ORDER BY x.n
+    ON CONFLICT (transaction_id) DO NOTHING;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written <> json_array_length(p_ids) THEN
+    RAISE EXCEPTION 'transaction' USING ERRCODE = 'TX409';
+  END IF;
+  -- The entries of new transactions: none of them is stored yet (an entry is written with its
+  -- transaction), so a plain insert, without the upsert's extra probe per row.
+  INSERT INTO txmon_series_entries (series, key, id, ts, amount, vals)
+    SELECT x->>0, x->>1, x->>2, (x->>3)::double precision, (x->>4)::numeric,
+        CASE jsonb_typeof(x->5) WHEN 'number' THEN vals->((x->>5)::integer) WHEN 'object' THEN x->5 END
+      FROM jsonb_array_elements(doc->'new') AS x;
+  PERFORM txmon_save_effects(doc);
+END $$;
+`;
+
 const OUTBOX_SQL = `
 CREATE TABLE txmon_outbox (
   seq bigint PRIMARY KEY,
@@ -794,6 +840,11 @@ CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
     version: 12,
     name: 'result parts: shared rule results stored once',
     sql: RESULT_PARTS_SQL,
+  },
+  {
+    version: 13,
+    name: 'cheaper creations: series entries keyed by id first, bodies as their state, shared series values once',
+    sql: COMPACT_CREATIONS_SQL,
   },
 ];
 

@@ -11,7 +11,7 @@ import { applyOutcomeUsers, type UserUpdate } from '../domain/user-update.js';
 import { outcomeNamingAlerts, type StoredTransaction, type TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
 import type { PartsWriter } from './result-parts.js';
-import { entryRowsOf } from './aggregates.js';
+import { creationEntriesOf, entryRowsOf } from './aggregates.js';
 import { concurrentUpdate, json, sameJson } from './rows.js';
 import { isUnitSql, prepared, sqlStateOf, type Sql, type Statement } from './client.js';
 import { appendOutboxOf } from './outbox.js';
@@ -341,7 +341,8 @@ export async function saveCreations(sql: Sql, checked: readonly TransactionOutco
   const { effects, alerts } = await effectsOf(sql, checked);
   // Each result is stored naming the alerts its hits landed in.
   const outcomes = checked.map((outcome, i) => outcomeNamingAlerts(outcome, alerts[i] as ResultAlert[]));
-  const doc = { remove: [], add: [], new: entryRowsOf(adds), ...effects };
+  const entries = creationEntriesOf(adds);
+  const doc = { remove: [], add: [], new: entries.rows, vals: entries.vals, ...effects };
   const save: Statement = { text: SAVE_CREATIONS_SQL, params: [json(doc), ...transactionColumnsOf(outcomes, parts)] };
   await write(sql, parts.take(), save, outcomes);
   return alerts;
@@ -350,18 +351,18 @@ export async function saveCreations(sql: Sql, checked: readonly TransactionOutco
 /**
  * The new transactions' columns, each as ONE json array text joined from each document's JSON
  * (never escaped again, as array parameters would be): ids, bodies, requests, create results and
- * latest results; a body or latest result `null` when equal to the request or the create result.
+ * latest results; a body or latest result `null` when equal to the request or the create result,
+ * and a body that is the request with its state added as that state (see {@link bodyColumnOf}).
  */
 function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: PartsWriter): string[] {
   const columns: string[][] = [[], [], [], [], []];
   const [ids, bodies, requests, created, latest] = columns as [string[], string[], string[], string[], string[]];
   for (const { transaction: t } of outcomes) {
     const request = json(t.request);
-    const body = bodyTextOf(t.transaction, t.request, request);
     const result = parts.textOf(t.createResult);
     const latestResult = t.latestResult === t.createResult ? result : parts.textOf(t.latestResult);
     ids.push(json(t.transaction.transactionId));
-    bodies.push(body === request ? 'null' : body);
+    bodies.push(bodyColumnOf(t.transaction, t.request, request));
     requests.push(request);
     created.push(result);
     latest.push(latestResult === result ? 'null' : latestResult);
@@ -370,22 +371,24 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
 }
 
 /**
- * The JSON text of a new transaction's body from its request's: the same text when the body is the
- * request, the request's with `"transactionState":"CREATED"` added when the body is the request
- * with its state defaulted (`initialTransaction`: every member the same, the state last), else its own.
+ * A new transaction's body as `txmon_save_creations` takes it: `null` when it is the request; the
+ * JSON string of its state when it is the request with that state added (`initialTransaction`
+ * defaults it: every member the same, the state last), which the database appends to the
+ * request's text; else its own JSON.
  */
-function bodyTextOf(body: Transaction, request: Transaction, requestText: string): string {
-  if (body === request) return requestText;
+function bodyColumnOf(body: Transaction, request: Transaction, requestText: string): string {
+  if (body === request) return 'null';
   const keys = Object.keys(body);
   const requestKeys = Object.keys(request);
-  const defaulted =
+  const stateAdded =
     request.transactionState === undefined &&
-    body.transactionState === 'CREATED' &&
+    typeof body.transactionState === 'string' &&
     keys.length === requestKeys.length + 1 &&
     keys[keys.length - 1] === 'transactionState' &&
     requestKeys.every((key, i) => keys[i] === key && (body as Record<string, unknown>)[key] === (request as Record<string, unknown>)[key]);
-  if (!defaulted) return json(body);
-  return requestText === '{}' ? '{"transactionState":"CREATED"}' : `${requestText.slice(0, -1)},"transactionState":"CREATED"}`;
+  if (stateAdded) return json(body.transactionState);
+  const text = json(body);
+  return text === requestText ? 'null' : text;
 }
 
 const SAVE_CREATIONS_SQL = prepared('SELECT txmon_save_creations($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json)');

@@ -494,6 +494,48 @@ const CASES: readonly { name: string; body: CaseBody }[] = [
     },
   },
   {
+    name: 'queryAggregates cuts the last N entries inside a group of one timestamp by id, as the memory store orders them',
+    async body(repos) {
+      const t0 = FIXTURE_T0;
+      const at = (id: string, timestamp: number, amount: bigint): SeriesEntry => ({
+        series: 'user-sending',
+        key: 'tied',
+        id,
+        timestamp,
+        amount,
+        values: { n: id },
+      });
+      // Ids inserted out of order; three share the latest instant.
+      const entries = [at('r', t0 + 5, 30n), at('p', t0 + 5, 10n), at('s', t0 + 1, 40n), at('q', t0 + 5, 20n)];
+      const stored = buildStoredTransaction(buildTransaction('t-tied', { origin: 'tied' }));
+      await repos.transactions.saveOutcome(buildOutcome(stored, null, { aggregates: { remove: [], add: entries } }));
+      const q = (fn: AggregateFunction, limit: number, excludeId?: string) => ({
+        series: 'user-sending',
+        key: 'tied',
+        start: t0,
+        end: t0 + 10,
+        fn,
+        limit,
+        ...(excludeId === undefined ? {} : { excludeId }),
+      });
+      const rows = [
+        { name: 'lastEntries limit 2 keeps the two highest ids of the tie', query: q('lastEntries', 2), expected: ['q', 'r'] },
+        { name: 'lastEntries limit 1 keeps the highest id of the tie', query: q('lastEntries', 1), expected: ['r'] },
+        { name: 'lastEntries limit 4 reaches past the tie', query: q('lastEntries', 4), expected: ['s', 'p', 'q', 'r'] },
+        { name: 'lastEntries limit 2 without r', query: q('lastEntries', 2, 'r'), expected: ['p', 'q'] },
+        { name: 'lastMin over the last 2 (q and r)', query: q('lastMin', 2), expected: 20n },
+        { name: 'lastMax over the last 3 with r excluded (s, p, q)', query: q('lastMax', 3, 'r'), expected: 40n },
+        { name: 'lastAmountCount over the last 2', query: q('lastAmountCount', 2), expected: 2 },
+      ];
+      const answers = await repos.aggregates.queryAggregates(rows.map((r) => r.query));
+      for (const [i, row] of rows.entries()) {
+        const answer = answers[i];
+        const got = Array.isArray(answer) ? answer.map((e) => (e as { id: string }).id) : answer;
+        assertEqual(got, row.expected, `aggregates.queryAggregates: ${row.name}`);
+      }
+    },
+  },
+  {
     name: 'queryAggregates answers the graph functions over several keys: shortest time-increasing path, shared source, capped edges',
     async body(repos) {
       const t0 = FIXTURE_T0;
