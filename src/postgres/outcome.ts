@@ -203,7 +203,8 @@ export async function saveOutcome(
   return named;
 }
 
-const APPEND_DECISIONS_SQL = prepared('SELECT txmon_append_decisions($1::text[])');
+// The texts travel as one JSON array: escaped natively here, not element by element as an array literal.
+const APPEND_DECISIONS_SQL = prepared('SELECT txmon_append_decisions(ARRAY(SELECT x.d FROM json_array_elements_text($1::json) WITH ORDINALITY AS x(d, n) ORDER BY x.n))');
 
 /** The decision log's append of `outcomes`' decisions, in order. */
 export function appendDecisionsOf(outcomes: readonly TransactionOutcome[]): Statement {
@@ -212,7 +213,7 @@ export function appendDecisionsOf(outcomes: readonly TransactionOutcome[]): Stat
 
 /** The decision log's append of decision texts, in order: a write's last statement. */
 export function appendDecisionTexts(decisions: readonly string[]): Statement {
-  return { text: APPEND_DECISIONS_SQL, params: [[...decisions]] };
+  return { text: APPEND_DECISIONS_SQL, params: [json(decisions)] };
 }
 
 /**
