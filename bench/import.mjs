@@ -5,8 +5,11 @@
  * PostgreSQL (a throw-away server started here unless --url is given). On PostgreSQL a chunk's
  * reads are taken at once and its creations written set-based (src/engine/services/chunk-reads.ts).
  * Each subject starts on an empty store with the 20 instances. Reports transactions per second.
+ * With `--batches N`, the batch subject sends N consecutive batches of the next transactions of
+ * the stream into the same store, as an import of a long history does: each later batch finds the
+ * windows the earlier ones filled (and a process that has run batches before); one line each.
  *
- *   npm run build && node bench/import.mjs [--tx 10000] [--url postgres://…] [--stores memory,postgres] [--subjects one-by-one,batch] [--mode monitor|import]
+ *   npm run build && node bench/import.mjs [--tx 10000] [--batches 1] [--url postgres://…] [--stores memory,postgres] [--subjects one-by-one,batch] [--mode monitor|import]
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -44,11 +47,12 @@ function serverCpuSeconds(server) {
 }
 
 function parseOptions(argv) {
-  const o = { tx: 10_000, url: null, stores: ['memory', 'postgres'], subjects: ['one-by-one', 'batch'], mode: 'monitor' };
+  const o = { tx: 10_000, batches: 1, url: null, stores: ['memory', 'postgres'], subjects: ['one-by-one', 'batch'], mode: 'monitor' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = argv[i + 1];
     if (arg === '--tx') o.tx = Number(value);
+    else if (arg === '--batches') o.batches = Number(value);
     else if (arg === '--url') o.url = value;
     else if (arg === '--stores') o.stores = value.split(',');
     else if (arg === '--subjects') o.subjects = value.split(',');
@@ -57,6 +61,7 @@ function parseOptions(argv) {
     i++;
   }
   if (!Number.isSafeInteger(o.tx) || o.tx < 1 || o.tx > 10_000) throw new Error('--tx must be 1 to 10000 (one batch)');
+  if (!Number.isSafeInteger(o.batches) || o.batches < 1 || o.batches > 20) throw new Error('--batches must be 1 to 20');
   return o;
 }
 
@@ -72,7 +77,8 @@ function transactionsOf(count) {
 async function main() {
   const o = parseOptions(process.argv.slice(2));
   const { txmon, postgres } = await loadBuild(path.join(here, '../dist'));
-  const transactions = transactionsOf(o.tx);
+  const stream = transactionsOf(o.tx * o.batches);
+  const transactions = stream.slice(0, o.tx);
   const instances = createInstanceConfigs();
   let server = null;
   let admin = null;
@@ -96,18 +102,12 @@ async function main() {
     return engine;
   };
   const rows = [];
-  const run = async (store, subject, repositories) => {
-    const engine = await engineOn(repositories);
-    const data = structuredClone(transactions);
+  /** One measured call: `send` on `data`, timed, with the CPU each side used. */
+  const measure = async (store, subject, engine, data, send, label = subject) => {
     const started = process.hrtime.bigint();
     const cpu = process.cpuUsage();
     const serverCpu = store === 'postgres' ? serverCpuSeconds(server) : null;
-    if (subject === 'batch') {
-      const response = await engine.createTransactionBatch({ data }, { mode: o.mode === 'import' ? 'IMPORT' : 'MONITOR' });
-      if (response.successful !== data.length) throw new Error(`${store} batch: ${response.failed} records failed`);
-    } else {
-      for (const t of data) await engine.createTransaction(t);
-    }
+    await send(data);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const used = process.cpuUsage(cpu);
     const nodeCpu = (used.user + used.system) / 1e6;
@@ -116,7 +116,7 @@ async function main() {
     const cpuText = `node CPU ${nodeCpu.toFixed(2)} s${dbCpu === null ? '' : `, database CPU ${dbCpu.toFixed(2)} s`}`;
     rows.push({
       store,
-      subject,
+      subject: label,
       transactions: data.length,
       seconds: seconds.toFixed(2),
       perSecond: Math.round(data.length / seconds),
@@ -125,11 +125,38 @@ async function main() {
       ...(dbCpu === null ? {} : { databaseCpuSeconds: dbCpu.toFixed(2) }),
     });
     console.log(
-      `${store.padEnd(9)} ${subject.padEnd(11)} ${String(data.length).padStart(6)} tx  ${seconds.toFixed(2).padStart(7)} s  ${String(Math.round(data.length / seconds)).padStart(7)} tx/s  ${alerts} alerts  (${cpuText})`,
+      `${store.padEnd(9)} ${label.padEnd(11)} ${String(data.length).padStart(6)} tx  ${seconds.toFixed(2).padStart(7)} s  ${String(Math.round(data.length / seconds)).padStart(7)} tx/s  ${alerts} alerts  (${cpuText})`,
     );
   };
+  const run = async (store, subject, repositories) => {
+    const engine = await engineOn(repositories);
+    if (subject !== 'batch') {
+      await measure(store, subject, engine, structuredClone(transactions), async (data) => {
+        for (const t of data) await engine.createTransaction(t);
+      });
+      return;
+    }
+    const mode = o.mode === 'import' ? 'IMPORT' : 'MONITOR';
+    for (let b = 0; b < o.batches; b++) {
+      const data = structuredClone(stream.slice(b * o.tx, (b + 1) * o.tx));
+      const label = o.batches === 1 ? subject : `batch ${b + 1}`;
+      await measure(
+        store,
+        subject,
+        engine,
+        data,
+        async (records) => {
+          const response = await engine.createTransactionBatch({ data: records }, { mode });
+          if (response.successful !== records.length) throw new Error(`${store} batch: ${response.failed} records failed`);
+        },
+        label,
+      );
+    }
+  };
   try {
-    console.log(`import bench: ${transactions.length} transactions of the today workload, 20 instances, mode ${o.mode}; Node ${process.version}`);
+    console.log(
+      `import bench: ${transactions.length} transactions of the today workload${o.batches > 1 ? ` a batch, ${o.batches} batches` : ''}, 20 instances, mode ${o.mode}; Node ${process.version}`,
+    );
     if (o.stores.includes('memory')) {
       for (const subject of o.subjects) await run('memory', subject, txmon.createMemoryRepositories());
     }

@@ -59,6 +59,8 @@ export interface SessionRunContext {
   userKeysOf(request: Transaction): string[];
   /** Throws when the caller gave up. */
   checkAlive(): void;
+  /** Run once every record is evaluated, while the last writes are under way. */
+  whileWriting?(): void;
 }
 
 /** `session.reads` with the rule-instance revision read once: held shared by the session, it cannot change. */
@@ -164,6 +166,7 @@ export async function runInSession(
     flushed.catch(() => undefined);
     flushes.push(flushed);
   }
+  context.whileWriting?.();
   await allFlushed();
   const all = chunks.flat();
   return out.map((outcome, i) => {

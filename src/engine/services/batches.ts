@@ -168,12 +168,22 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
    * Runs a batch once per (kind, batch id): a stored batch with the same digest answers again, one
    * with another digest is a conflict; else `process` runs and its answer is stored.
    */
-  async function runBatch(kind: BatchKind, input: unknown, mode: BatchMode, process: (data: readonly unknown[]) => Promise<Processed>): Promise<BatchResponse> {
+  async function runBatch(
+    kind: BatchKind,
+    input: unknown,
+    mode: BatchMode,
+    process: (data: readonly unknown[], whileWriting: () => void) => Promise<Processed>,
+  ): Promise<BatchResponse> {
     const envelope = checkEnvelope(input);
-    const fingerprint = fingerprintOf(kind, mode, envelope.data);
+    // Needed first only for a batch id stored already; else hashed while the last writes run.
+    let fingerprint: string | null = null;
+    const fingerprintNow = (): string => {
+      fingerprint ??= fingerprintOf(kind, mode, envelope.data);
+      return fingerprint;
+    };
     const batchId = envelope.batchId ?? settings.ids.next('batch');
     const replay = (stored: StoredBatch): BatchResponse => {
-      if (stored.fingerprint !== fingerprint) {
+      if (stored.fingerprint !== fingerprintNow()) {
         throw conflict('BATCH_ID_CONFLICT', 'A batch with this batchId exists with a different body', '/batchId', 'exists with a different body');
       }
       return structuredClone(stored.response);
@@ -181,15 +191,15 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     return batchLock([`${kind}:${batchId}`], async () => {
       const existing = await store.batches.getBatch(kind, batchId);
       if (existing) return replay(existing);
-      const processed = await process(envelope.data);
+      const processed = await process(envelope.data, fingerprintNow);
       const response = responseOf(batchId, processed);
-      const batch: StoredBatch = { kind, batchId, fingerprint, response, recordIds: recordIdsOf(processed), createdAt: settings.clock.now() };
+      const batch: StoredBatch = { kind, batchId, fingerprint: fingerprintNow(), response, recordIds: recordIdsOf(processed), createdAt: settings.clock.now() };
       // Another process may have run the same batch meanwhile: the first stored answers.
       return replay(await store.batches.putBatch(batch));
     });
   }
 
-  async function processTransactions(data: readonly unknown[], options: BatchOptions | undefined, mode: BatchMode): Promise<Processed> {
+  async function processTransactions(data: readonly unknown[], options: BatchOptions | undefined, mode: BatchMode, whileWriting: () => void): Promise<Processed> {
     const processed: Processed = { failed: [], stored: [] };
     const checked: { index: number; request: Transaction }[] = [];
     data.forEach((record, index) => {
@@ -201,7 +211,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
       }
     });
     inTimeOrder(checked, (t) => t.timestamp);
-    const writeOptions = { importOnly: mode === 'IMPORT', ...(options?.signal === undefined ? {} : { signal: options.signal }) };
+    const writeOptions = { importOnly: mode === 'IMPORT', whileWriting, ...(options?.signal === undefined ? {} : { signal: options.signal }) };
     const chunks: Transaction[][] = [];
     for (let start = 0; start < checked.length; start += BATCH_CHUNK_RECORDS)
       chunks.push(checked.slice(start, start + BATCH_CHUNK_RECORDS).map((c) => c.request));
@@ -289,7 +299,7 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
   return {
     async createTransactionBatch(input, options) {
       const mode = checkMode(options?.mode);
-      return runBatch('TRANSACTION', input, mode, (data) => processTransactions(data, options, mode));
+      return runBatch('TRANSACTION', input, mode, (data, whileWriting) => processTransactions(data, options, mode, whileWriting));
     },
 
     async getTransactionBatch(batchId, options) {

@@ -99,6 +99,11 @@ export type RecordOutcome<T> = { readonly result: T; readonly error?: undefined 
 export interface BatchWriteOptions extends CallOptions {
   /** History import: series entries only, no rule run, nothing counted, alerted or scored (see `EvaluationOptions`). */
   readonly importOnly?: boolean;
+  /**
+   * Work of the caller's own to do once every record is evaluated while the last writes are under
+   * way (the process would wait for them otherwise); not called when the run fails first.
+   */
+  readonly whileWriting?: () => void;
 }
 
 /** The transaction service's paths for batches (not part of the engine's API). */
@@ -419,6 +424,7 @@ export function createTransactionService(context: TransactionServiceContext): Tr
               checkAlive: () => {
                 if (options?.signal?.aborted === true) throw clientGone();
               },
+              ...(options?.whileWriting === undefined ? {} : { whileWriting: options.whileWriting }),
             }),
           );
           await session.close();
