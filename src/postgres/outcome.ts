@@ -204,7 +204,9 @@ export async function saveOutcome(
 }
 
 // The texts travel as one JSON array: escaped natively here, not element by element as an array literal.
-const APPEND_DECISIONS_SQL = prepared('SELECT txmon_append_decisions(ARRAY(SELECT x.d FROM json_array_elements_text($1::json) WITH ORDINALITY AS x(d, n) ORDER BY x.n))');
+const APPEND_DECISIONS_SQL = prepared(
+  'SELECT txmon_append_decisions(ARRAY(SELECT x.d FROM json_array_elements_text($1::json) WITH ORDINALITY AS x(d, n) ORDER BY x.n))',
+);
 
 /** The decision log's append of `outcomes`' decisions, in order. */
 export function appendDecisionsOf(outcomes: readonly TransactionOutcome[]): Statement {

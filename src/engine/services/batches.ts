@@ -199,7 +199,12 @@ export function createBatchService(settings: EngineSettings, paths: TransactionB
     });
   }
 
-  async function processTransactions(data: readonly unknown[], options: BatchOptions | undefined, mode: BatchMode, whileWriting: () => void): Promise<Processed> {
+  async function processTransactions(
+    data: readonly unknown[],
+    options: BatchOptions | undefined,
+    mode: BatchMode,
+    whileWriting: () => void,
+  ): Promise<Processed> {
     const processed: Processed = { failed: [], stored: [] };
     const checked: { index: number; request: Transaction }[] = [];
     data.forEach((record, index) => {
