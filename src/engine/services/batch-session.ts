@@ -27,9 +27,10 @@ export const MAX_HELD_KEYS = 2_000;
 
 /**
  * Chunks whose writes may be pending while the next one is evaluated: more than one lets the
- * writes of two chunks go as one while the database is slower than the evaluation.
+ * writes of several chunks go as one while the database is slower than the evaluation (four: up
+ * to {@link MAX_WRITE_RECORDS} records of chunks of 250, the outcomes of at most 1,250 records held).
  */
-const WRITES_AHEAD = 2;
+const WRITES_AHEAD = 4;
 
 /** Most records one write of a session takes (its outcomes are one database transaction). */
 export const MAX_WRITE_RECORDS = 1_000;
