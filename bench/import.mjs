@@ -31,13 +31,15 @@ function serverCpuSeconds(server) {
   const ticks = (pid) => {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) };
+      // utime + stime, and cutime + cstime: the backends that ended (reaped by the postmaster) count too.
+      return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) };
     } catch {
       return null;
     }
   };
   const postmaster = Number(readFileSync(path.join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let total = ticks(postmaster)?.cpu ?? 0;
+  const own = ticks(postmaster);
+  let total = (own?.cpu ?? 0) + (own?.reaped ?? 0);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const t = ticks(entry);
