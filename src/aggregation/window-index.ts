@@ -920,8 +920,9 @@ class ArrayWindowIndex implements WindowIndex {
     const i = this.positionOf(id);
     if (i < 0) return null;
     const values = this.vals?.[i];
-    const entry = { id, timestamp: this.ts[i] as number, amount: this.amountAt(i) };
-    return values === undefined ? entry : { ...entry, values };
+    const timestamp = this.ts[i] as number;
+    const amount = this.amountAt(i);
+    return values === undefined ? { id, timestamp, amount } : { id, timestamp, amount, values };
   }
 
   entries(): WindowEntry[] {

@@ -242,7 +242,13 @@ export async function createChunkReads(
       else
         local.apply(
           [],
-          entries.map((e) => ({ ...e, series: l.series, key: l.key })),
+          // Object literals, not a spread: many times cheaper per entry, and windows are loaded by the thousand.
+          entries.map((e): SeriesEntry => {
+            const { series, key } = l;
+            return e.values === undefined
+              ? { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount }
+              : { series, key, id: e.id, timestamp: e.timestamp, amount: e.amount, values: e.values };
+          }),
         );
     });
     for (const [sk, r] of found.ranges) {
