@@ -150,17 +150,14 @@ export function evaluateRuleInstances(
         found = {};
         for (let j = 0; j < lookups.length; j++) found[(lookups[j] as LookupNeed).name] = lookupAnswers[lookupOffset + j] === true;
       }
-      // Each check gets a context of its own, which the rule may keep (a host's spy or log does).
-      const context: RuleCheckContext<unknown> = {
-        transaction,
-        parameters: settings.parameters,
-        originUser,
-        destinationUser,
-        aggregates: values,
-        money,
-        currentCounts,
-      };
-      hits = rule.check(found === undefined ? context : { ...context, lookups: found });
+      // Each check gets a context of its own, which the rule may keep (a host's spy or log does);
+      // two literals rather than a spread, which costs several times more per check.
+      const parameters = settings.parameters;
+      const context: RuleCheckContext<unknown> =
+        found === undefined
+          ? { transaction, parameters, originUser, destinationUser, aggregates: values, money, currentCounts }
+          : { transaction, parameters, originUser, destinationUser, aggregates: values, money, currentCounts, lookups: found };
+      hits = rule.check(context);
       template = instance.ruleDescriptionAlias ?? rule.descriptionTemplate;
     } else if (logic) {
       logicData ??= { transaction, originUser: originUser?.profile ?? null, destinationUser: destinationUser?.profile ?? null, agg: {} };
