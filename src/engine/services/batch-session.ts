@@ -122,50 +122,58 @@ export async function runInSession(
     return createChunkReads(reads, chunks[k] as readonly Transaction[], context.evaluate, importOnly, writer, batch);
   };
   let next: Promise<ChunkReads | null> | null = chunks.length > 0 ? prepare(0) : null;
-  for (const [k, chunk] of chunks.entries()) {
-    context.checkAlive();
-    const keys = chunkKeys[k] as string[];
-    let chunkReads = await (next as Promise<ChunkReads | null>);
-    if (chunkReads === null) {
-      // Write what the batch has, let every key go and forget what was read under them; then wait
-      // for this chunk's keys as a unit would (holding only the shared rule-instance key).
-      await allFlushed();
-      await session.unlock([...held]);
-      held.clear();
-      batch = emptyBatchReads();
-      await session.lock(keys);
-      for (const key of keys) held.add(key);
-      chunkReads = await createChunkReads(reads, chunk, context.evaluate, importOnly, writer, batch);
-    }
-    const chunkBatch = batch;
-    // The next chunk's keys and reads are taken while this one is evaluated.
-    next = k + 1 < chunks.length ? prepare(k + 1) : null;
-    next?.catch(() => undefined);
-    // The writes of the chunks before run beside this chunk's evaluation, at most WRITES_AHEAD of them.
-    await flushes[k - 1 - WRITES_AHEAD];
-    const repositories = chunkReads.repositories;
-    for (const [i, request] of chunk.entries()) {
-      // Back to the event loop now and then: the next chunk's reads (and the process's other
-      // callers) move on while this chunk is evaluated.
-      if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
-      try {
-        out.push({ result: await context.createOnce(repositories, request, importOnly) });
-      } catch (error) {
-        if (!context.isRecordError(error)) throw error;
-        out.push({ error });
+  try {
+    for (const [k, chunk] of chunks.entries()) {
+      context.checkAlive();
+      const keys = chunkKeys[k] as string[];
+      let chunkReads = await (next as Promise<ChunkReads | null>);
+      if (chunkReads === null) {
+        // Write what the batch has, let every key go and forget what was read under them; then wait
+        // for this chunk's keys as a unit would (holding only the shared rule-instance key).
+        await allFlushed();
+        await session.unlock([...held]);
+        held.clear();
+        batch = emptyBatchReads();
+        await session.lock(keys);
+        for (const key of keys) held.add(key);
+        chunkReads = await createChunkReads(reads, chunk, context.evaluate, importOnly, writer, batch);
       }
+      const chunkBatch = batch;
+      // The next chunk's keys and reads are taken while this one is evaluated.
+      next = k + 1 < chunks.length ? prepare(k + 1) : null;
+      next?.catch(() => undefined);
+      // The writes of the chunks before run beside this chunk's evaluation, at most WRITES_AHEAD of them.
+      await flushes[k - 1 - WRITES_AHEAD];
+      const repositories = chunkReads.repositories;
+      for (const [i, request] of chunk.entries()) {
+        // Back to the event loop now and then: the next chunk's reads (and the process's other
+        // callers) move on while this chunk is evaluated.
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+        try {
+          out.push({ result: await context.createOnce(repositories, request, importOnly) });
+        } catch (error) {
+          if (!context.isRecordError(error)) throw error;
+          out.push({ error });
+        }
+      }
+      const release = keys.filter((key) => lastUse.get(key) === k);
+      const flushed = chunkReads.flush().then(() => {
+        for (const request of chunk) stored.set(request.transactionId, chunkBatch.transactions.get(request.transactionId) ?? null);
+        for (const key of release) held.delete(key);
+        const unlocked = session.unlock(release);
+        unlocked.catch(() => undefined);
+        unlocks.push(unlocked);
+      });
+      // Its failure surfaces where the flushes are awaited.
+      flushed.catch(() => undefined);
+      flushes.push(flushed);
     }
-    const release = keys.filter((key) => lastUse.get(key) === k);
-    const flushed = chunkReads.flush().then(() => {
-      for (const request of chunk) stored.set(request.transactionId, chunkBatch.transactions.get(request.transactionId) ?? null);
-      for (const key of release) held.delete(key);
-      const unlocked = session.unlock(release);
-      unlocked.catch(() => undefined);
-      unlocks.push(unlocked);
-    });
-    // Its failure surfaces where the flushes are awaited.
-    flushed.catch(() => undefined);
-    flushes.push(flushed);
+  } catch (error) {
+    // The writes asked for before the failure end (each whole, or not at all) before the caller
+    // closes the session or runs the batch again as units.
+    await writer.settle();
+    await Promise.allSettled([...flushes, ...unlocks]);
+    throw error;
   }
   context.whileWriting?.();
   await allFlushed();
@@ -183,13 +191,20 @@ export async function runInSession(
  * records), as if written one after the other. After a failed write every later one fails with
  * its error (nothing after a gap is written).
  */
-function coalescingWriter(session: BatchSession): ChunkWriter {
+export function coalescingWriter(session: BatchSession): ChunkWriter {
   type Waiting = { outcomes: readonly TransactionOutcome[]; resolve: (alerts: ResultAlert[][]) => void; reject: (error: unknown) => void };
   let waiting: Waiting[] = [];
   let running: Promise<void> | null = null;
   let failure: { error: unknown } | null = null;
   const next = (): void => {
     if (running !== null || waiting.length === 0) return;
+    if (failure !== null) {
+      // Nothing after a failed write is written: every write asked since fails with its error.
+      const refused = waiting;
+      waiting = [];
+      for (const w of refused) w.reject(failure.error);
+      return;
+    }
     let count = 0;
     let taken = 0;
     while (taken < waiting.length && (taken === 0 || count + (waiting[taken] as Waiting).outcomes.length <= MAX_WRITE_RECORDS)) {
@@ -198,9 +213,8 @@ function coalescingWriter(session: BatchSession): ChunkWriter {
     }
     const group = waiting.slice(0, taken);
     waiting = waiting.slice(taken);
-    running = (async () => {
+    const run = (async () => {
       try {
-        if (failure !== null) throw failure.error;
         const alerts = await session.write((repos) => repos.transactions.saveOutcomes(group.flatMap((w) => w.outcomes)));
         let at = 0;
         for (const w of group) {
@@ -210,11 +224,14 @@ function coalescingWriter(session: BatchSession): ChunkWriter {
       } catch (error) {
         failure ??= { error };
         for (const w of group) w.reject(error);
-      } finally {
-        running = null;
-        next();
       }
     })();
+    running = run;
+    // Cleared once this write settled (never before it is recorded as running), then the next one starts.
+    void run.finally(() => {
+      if (running === run) running = null;
+      next();
+    });
   };
   const idle = async (): Promise<void> => {
     while (running !== null) await running;
