@@ -302,6 +302,8 @@ class Batch {
   private settle!: { resolve: (rows: Record<string, unknown>[]) => void; reject: (error: unknown) => void };
   private fields: { name: string; parse: (text: string) => unknown }[] = [];
   private rows: Record<string, unknown>[] = [];
+  /** The rows of the statement that completed last (none for one without rows: BEGIN, COMMIT, an INSERT). */
+  private completed: Record<string, unknown>[] = [];
   private failed: unknown = null;
   private parsing: string[] = [];
   private prepared: Map<string, boolean> | null = null;
@@ -383,7 +385,9 @@ class Batch {
   }
 
   handleCommandComplete(): void {
-    // Rows of a statement without any (BEGIN, COMMIT) replace those before: the last statement's stay.
+    // Each statement's rows are its own: the batch resolves with the last statement's.
+    this.completed = this.rows;
+    this.rows = [];
   }
 
   handleEmptyQuery(): void {}
@@ -405,8 +409,8 @@ class Batch {
   handleReadyForQuery(): void {
     if (this.failed !== null) return;
     for (const name of this.parsing) this.prepared?.set(name, true);
-    this.settle.resolve(this.rows);
-    this.callback(null, this.rows);
+    this.settle.resolve(this.completed);
+    this.callback(null, this.completed);
   }
 }
 

@@ -140,6 +140,12 @@ describe('a unit on a pg Pool', () => {
       // BEGIN, the deferred insert and the select in one round trip; the second insert with COMMIT.
       expect(seen).toEqual([{ n: 7 }]);
       expect(trips).toBe(2);
+      // A statement without rows answers none, whatever statement travelled before it.
+      const after = await session.unit(null, async (tx) => {
+        tx.defer({ text: 'SELECT n FROM unit_rows WHERE id = $1', params: ['s1'] });
+        return tx.query("UPDATE unit_rows SET n = n WHERE id = 's1'");
+      });
+      expect(after).toEqual([]);
       expect(await count()).toBe(before + 2);
       // A unit that fails in its first round trip is rolled back whole.
       await expect(
