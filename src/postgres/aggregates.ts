@@ -370,14 +370,19 @@ export async function queryAggregates(sql: Sql, queries: readonly AggregateQuery
   return answers;
 }
 
+/** `add` with one entry per (series, key, id): the last of several wins, as in the memory store. */
+function lastOfEach(add: readonly SeriesEntry[]): SeriesEntry[] {
+  const last = new Map<string, SeriesEntry>();
+  for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
+  return [...last.values()];
+}
+
 /**
  * The rows of `add` for `txmon_save_outcome`, `[series, key, id, ts, amount, values]` (amount as
  * text, exact); the last of several entries with one (series, key, id) wins, as in the memory store.
  */
 export function entryRowsOf(add: readonly SeriesEntry[]): unknown[][] {
-  const last = new Map<string, SeriesEntry>();
-  for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
-  return [...last.values()].map((e) => [e.series, e.key, e.id, e.timestamp, e.amount === null ? null : e.amount.toString(), e.values ?? null]);
+  return lastOfEach(add).map((e) => [e.series, e.key, e.id, e.timestamp, e.amount === null ? null : e.amount.toString(), e.values ?? null]);
 }
 
 /**
@@ -386,12 +391,10 @@ export function entryRowsOf(add: readonly SeriesEntry[]): unknown[][] {
  * share (one object) are once.
  */
 export function creationEntriesOf(add: readonly SeriesEntry[]): { rows: unknown[][]; vals: unknown[] } {
-  const last = new Map<string, SeriesEntry>();
-  for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
   const vals: unknown[] = [];
   const positions = new Map<object, number>();
   const rows: unknown[][] = [];
-  for (const e of last.values()) {
+  for (const e of lastOfEach(add)) {
     let at: number | null = null;
     if (e.values !== undefined && e.values !== null) {
       at = positions.get(e.values) ?? null;
@@ -415,10 +418,7 @@ export async function applyEntries(sql: Sql, remove: readonly SeriesEntryRef[], 
     );
   }
   if (add.length > 0) {
-    // The last of several entries with one (series, key, id) wins, as in the memory store.
-    const last = new Map<string, SeriesEntry>();
-    for (const e of add) last.set(`${e.series}\u0000${e.key}\u0000${e.id}`, e);
-    const rows = [...last.values()];
+    const rows = lastOfEach(add);
     await sql.query(
       `INSERT INTO txmon_series_entries (series, key, id, ts, amount, vals)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::numeric[], $6::jsonb[])

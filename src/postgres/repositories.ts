@@ -60,15 +60,14 @@ function repositoriesOn(sql: Sql, db: Database | null, store: Store, reads: Unit
     flags: { durable: true, sharedAcrossProcesses: true, reportsStoreFaults: true },
     ping: () => root.ping(),
     async runExclusive(keys, work, options) {
-      const writer = parts.writer();
       try {
-        const result = await root.unit(unitStartOf(keys, options), async (tx, rows) => {
-          const started = rows as unknown as UnitStartRow[];
-          await parts.expand(tx, unitResultsOf(started));
-          return work(repositoriesOn(tx, null, store, unitReadsOf(started, options), writer));
-        });
-        parts.stored(writer);
-        return result;
+        return await parts.committed((writer) =>
+          root.unit(unitStartOf(keys, options), async (tx, rows) => {
+            const started = rows as unknown as UnitStartRow[];
+            await parts.expand(tx, unitResultsOf(started));
+            return work(repositoriesOn(tx, null, store, unitReadsOf(started, options), writer));
+          }),
+        );
       } catch (error) {
         // The outcome's write travels with COMMIT: its conflict surfaces here.
         throw conflictOf(error);
@@ -114,11 +113,8 @@ function batchSessionOn(session: DatabaseSession, store: Store): BatchSession {
     },
     reads: repositoriesOn(session.reads, null, store, null),
     async write(work) {
-      const writer = store.parts.writer();
       try {
-        const result = await session.unit(null, (tx) => work(repositoriesOn(tx, null, store, null, writer)));
-        store.parts.stored(writer);
-        return result;
+        return await store.parts.committed((writer) => session.unit(null, (tx) => work(repositoriesOn(tx, null, store, null, writer))));
       } catch (error) {
         throw conflictOf(error);
       }

@@ -33,8 +33,11 @@ export interface PartsWriter {
 export interface ResultParts {
   /** A writer for one atomic write. */
   writer(): PartsWriter;
-  /** The parts `writer` named are in a committed transaction now. */
-  stored(writer: PartsWriter): void;
+  /**
+   * Runs `write`, one atomic write, with a writer of its own; the parts it named count as stored
+   * once `write` resolved (its transaction committed).
+   */
+  committed<T>(write: (writer: PartsWriter) => Promise<T>): Promise<T>;
   /** Puts the named parts of each result back in place (reading the ones this process does not know through `sql`). */
   expand(sql: Sql, results: readonly unknown[]): Promise<void>;
 }
@@ -71,7 +74,6 @@ export function createResultParts(): ResultParts {
   const values = new Map<string, unknown>();
   /** Each shared rule result's id and text (the engine's objects are frozen: their text never changes). */
   const named = new WeakMap<object, { id: string; text: string }>();
-  const used = new WeakMap<PartsWriter, Map<string, string>>();
 
   const nameOf = (rule: object, text: string): string => {
     let known = named.get(rule);
@@ -83,34 +85,39 @@ export function createResultParts(): ResultParts {
     return known.id;
   };
 
+  /** A writer, and the parts it named (its own map). */
+  const newWriter = (): { writer: PartsWriter; own: Map<string, string> } => {
+    const own = new Map<string, string>();
+    let pending = new Map<string, string>();
+    const writer: PartsWriter = {
+      textOf(result) {
+        return compactBody(result, (rule, text) => {
+          const id = nameOf(rule, text);
+          if (!stored.has(id) && !own.has(id)) {
+            own.set(id, text);
+            pending.set(id, text);
+          }
+          return `{"${PART_KEY}":"${id}"}`;
+        });
+      },
+      take() {
+        if (pending.size === 0) return null;
+        const ids = [...pending.keys()];
+        const texts = [...pending.values()];
+        pending = new Map();
+        return { text: INSERT_PARTS_SQL, params: [ids, texts] };
+      },
+    };
+    return { writer, own };
+  };
+
   return {
-    writer() {
-      const parts = new Map<string, string>();
-      let pending = new Map<string, string>();
-      const writer: PartsWriter = {
-        textOf(result) {
-          return compactBody(result, (rule, text) => {
-            const id = nameOf(rule, text);
-            if (!stored.has(id) && !parts.has(id)) {
-              parts.set(id, text);
-              pending.set(id, text);
-            }
-            return `{"${PART_KEY}":"${id}"}`;
-          });
-        },
-        take() {
-          if (pending.size === 0) return null;
-          const ids = [...pending.keys()];
-          const texts = [...pending.values()];
-          pending = new Map();
-          return { text: INSERT_PARTS_SQL, params: [ids, texts] };
-        },
-      };
-      used.set(writer, parts);
-      return writer;
-    },
-    stored(writer) {
-      for (const id of used.get(writer)?.keys() ?? []) stored.add(id);
+    writer: () => newWriter().writer,
+    async committed(write) {
+      const { writer, own } = newWriter();
+      const result = await write(writer);
+      for (const id of own.keys()) stored.add(id);
+      return result;
     },
     async expand(sql, results) {
       const missing = new Set<string>();

@@ -105,12 +105,9 @@ export function createPostgresTransactions(
    * Runs a write: inside the unit (its parts stored with it), or as a database transaction of its
    * own, whose parts are known stored once it committed.
    */
-  const writing = async <T>(work: (tx: Sql, writer: PartsWriter) => Promise<T>): Promise<T> => {
+  const writing = <T>(work: (tx: Sql, writer: PartsWriter) => Promise<T>): Promise<T> => {
     if (db === null) return work(sql, unitParts ?? parts.writer());
-    const writer = parts.writer();
-    const result = await db.transaction((tx) => work(tx, writer));
-    parts.stored(writer);
-    return result;
+    return parts.committed((writer) => db.transaction((tx) => work(tx, writer)));
   };
   return {
     async getTransaction(id) {
