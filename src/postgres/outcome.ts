@@ -8,6 +8,7 @@ import { addResultAlert, decideAlertHit, resultAlertOf, type AlertHit } from '..
 import type { ResultAlert } from '../domain/schemas/results.js';
 import type { Transaction } from '../domain/index.js';
 import { applyOutcomeUsers, type UserUpdate } from '../domain/user-update.js';
+import { isInitialTransaction } from '../engine/pipeline/apply-event.js';
 import { outcomeNamingAlerts, type StoredTransaction, type TransactionOutcome } from '../engine/repositories.js';
 import { assertSeriesEntries } from '../aggregation/checks.js';
 import type { PartsWriter } from './result-parts.js';
@@ -176,7 +177,7 @@ export async function saveOutcome(
   const source = e === null ? { eventId: null, body: t.request, result: t.createResult } : { eventId: e.eventId, body: e.transaction, result: e.result };
   const kept = outcome.expectedVersion !== null && previous !== null && previous.version === outcome.expectedVersion ? previous : null;
   const documents = [
-    sameJson(t.transaction, source.body) ? null : json(t.transaction),
+    (e === null && isInitialTransaction(t.transaction, t.request)) || sameJson(t.transaction, source.body) ? null : json(t.transaction),
     kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
     kept !== null && sameJson(t.createResult, kept.createResult) ? null : parts.textOf(t.createResult),
     sameJson(t.latestResult, source.result) ? null : parts.textOf(t.latestResult),
@@ -354,8 +355,8 @@ export async function saveCreations(sql: Sql, checked: readonly TransactionOutco
 /**
  * The new transactions' columns, each as ONE json array text joined from each document's JSON
  * (never escaped again, as array parameters would be): ids, bodies, requests, create results and
- * latest results; a body or latest result `null` when equal to the request or the create result,
- * and a body that is the request with its state added as that state (see {@link bodyColumnOf}).
+ * latest results; a body `null` when it is the request as a new transaction starts it (see
+ * {@link bodyColumnOf}), a latest result `null` when it is the create result.
  */
 function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: PartsWriter): string[] {
   const columns: string[][] = [[], [], [], [], []];
@@ -374,22 +375,12 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
 }
 
 /**
- * A new transaction's body as `txmon_save_creations` takes it: `null` when it is the request; the
- * JSON string of its state when it is the request with that state added (`initialTransaction`
- * defaults it: every member the same, the state last), which the database appends to the
- * request's text; else its own JSON.
+ * A new transaction's body as `txmon_save_creations` takes it: `null` when it is the request as a
+ * new transaction starts it ({@link isInitialTransaction}: its state defaulted), which reads put
+ * back from the request (see transactions.ts); else its own JSON.
  */
 function bodyColumnOf(body: Transaction, request: Transaction, requestText: string): string {
-  if (body === request) return 'null';
-  const keys = Object.keys(body);
-  const requestKeys = Object.keys(request);
-  const stateAdded =
-    request.transactionState === undefined &&
-    typeof body.transactionState === 'string' &&
-    keys.length === requestKeys.length + 1 &&
-    keys[keys.length - 1] === 'transactionState' &&
-    requestKeys.every((key, i) => keys[i] === key && (body as Record<string, unknown>)[key] === (request as Record<string, unknown>)[key]);
-  if (stateAdded) return json(body.transactionState);
+  if (isInitialTransaction(body, request)) return 'null';
   const text = json(body);
   return text === requestText ? 'null' : text;
 }

@@ -9,11 +9,13 @@ import type { UnitReads } from './unit.js';
 import type { PartsWriter, ResultParts } from './result-parts.js';
 import { allCreations, closingStatementsOf, saveCreations, saveOutcome } from './outcome.js';
 import { prepared, runLast, type Database, type Sql } from './client.js';
+import { bodyOf } from './rows.js';
 
 /**
  * A stored transaction's row keeps `body` and `latest_result` only when they differ from their
  * source: the current event's (`current_event_id`) body and result, or — before any event — the
- * request and the create result. These read them whole.
+ * request as a new transaction starts it (see `bodyOf`) and the create result. These read
+ * them whole.
  */
 const TRANSACTION_BODY = 'coalesce(t.body, e.body, t.request)';
 const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, ${TRANSACTION_BODY} AS body, t.request, t.create_result,
@@ -77,7 +79,7 @@ export function createPostgresTransactions(
     result: r.result,
   });
   const storedOf = (r: TxRow): StoredTransaction => ({
-    transaction: r.body,
+    transaction: bodyOf(r.body),
     request: r.request,
     createResult: r.create_result,
     latestResult: r.latest_result,
@@ -149,7 +151,7 @@ export function createPostgresTransactions(
           `SELECT t.seq::text AS seq, ${TRANSACTION_BODY} AS body FROM ${TRANSACTION_FROM} WHERE t.seq > $1::bigint ORDER BY t.seq LIMIT $2`,
           [after, SCAN_PAGE],
         );
-        for (const row of rows) yield row.body;
+        for (const row of rows) yield bodyOf(row.body);
         if (rows.length < SCAN_PAGE) return;
         after = (rows[rows.length - 1] as { seq: string }).seq;
       }

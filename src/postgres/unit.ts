@@ -5,6 +5,7 @@
 import type { StoredUser } from '../domain/entities.js';
 import type { ExclusiveUnitOptions, StoredEvent, StoredTransaction } from '../engine/repositories.js';
 import type { Statement } from './client.js';
+import { bodyOf } from './rows.js';
 
 /**
  * What a unit of work read while taking its locks (`txmon_unit_start`, from the hints in
@@ -71,7 +72,7 @@ export function unitReadsOf(rows: readonly UnitStartRow[], options: ExclusiveUni
       reads.transaction = {
         id: r.r_id as string,
         value: {
-          transaction: r.r_d1 as StoredTransaction['transaction'],
+          transaction: bodyOf(r.r_d1 as StoredTransaction['transaction']),
           request: r.r_d2 as StoredTransaction['request'],
           createResult: r.r_d3 as StoredTransaction['createResult'],
           latestResult: r.r_d4 as StoredTransaction['latestResult'],

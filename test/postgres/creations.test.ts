@@ -3,9 +3,12 @@
  * PostgreSQL: a body sent as the state added to its request is stored as the request's text with
  * that state last; series values sent once and named by position are stored on every entry naming
  * them; and documents in the earlier form (bodies as JSON, values inline) are stored as before.
+ * A new transaction's body that is its request with the state defaulted is left out of its row and
+ * reads back whole, through every read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresClient } from '../../src/postgres/index.js';
+import { engineWith } from '../engine/services/batch-exactness.js';
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from './fixtures.js';
 
 const REQUEST = '{"transactionId":"t-1","timestamp":1738357200741,"type":"TRANSFER","originUserId":"alice"}';
@@ -78,5 +81,51 @@ describe.each([
     await save(database.client, docOf([['user-all', 'carol', 't-2', 1738357200742, null, { type: 'DEPOSIT' }]]), ['t-2'], [body], [OTHER]);
     expect(await bodies(database.client)).toEqual({ 't-2': body });
     expect(await entryValues(database.client)).toEqual({ 'user-all/carol': { type: 'DEPOSIT' } });
+  });
+});
+
+describe.each([
+  ['PGlite', pgliteDatabase],
+  ['PostgreSQL', postgresDatabase],
+])('a new transaction stored without its initial body on %s', (_name, open: () => Promise<TestDatabase>) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await open();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const request = (id: string, state?: 'SUCCESSFUL') => ({
+    transactionId: id,
+    type: 'TRANSFER',
+    timestamp: 1738357200000,
+    originUserId: 'alice',
+    originAmountDetails: { transactionAmount: 10, transactionCurrency: 'EUR' },
+    ...(state === undefined ? {} : { transactionState: state }),
+  });
+
+  it('leaves the body out when it is the request with the state defaulted, and every read puts it back with the state last', async () => {
+    const engine = await engineWith(await database.fresh(), []);
+    await engine.createTransaction(request('single'));
+    await engine.createTransactionBatch({ data: [request('batched'), request('stated', 'SUCCESSFUL')] });
+    expect(await bodies(database.client)).toEqual({ batched: null, single: null, stated: null });
+    const expected = (id: string) => ({ ...request(id), transactionState: 'CREATED' });
+    for (const id of ['single', 'batched']) {
+      const read = await engine.repositories.transactions.getTransaction(id);
+      expect(read?.transaction).toEqual(expected(id));
+      expect(Object.keys(read?.transaction ?? {}).at(-1)).toBe('transactionState');
+      expect(read?.request).toEqual(request(id));
+    }
+    expect((await engine.repositories.transactions.getTransactions(['batched', 'stated'])).map((t) => t?.transaction)).toEqual([
+      expected('batched'),
+      request('stated', 'SUCCESSFUL'),
+    ]);
+    const scanned = [];
+    for await (const t of engine.repositories.transactions.scanTransactions()) scanned.push(t);
+    expect(scanned).toEqual([expected('single'), expected('batched'), request('stated', 'SUCCESSFUL')]);
+    // An event reads the stored transaction in its unit (txmon_unit_start) and moves it on from CREATED.
+    const event = await engine.createTransactionEvent({ transactionId: 'batched', eventId: 'e-1', timestamp: 1738357260000, transactionState: 'SUCCESSFUL' });
+    expect(event.transaction).toMatchObject({ transactionId: 'batched', transactionState: 'SUCCESSFUL' });
   });
 });

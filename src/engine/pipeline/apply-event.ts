@@ -168,12 +168,33 @@ export function foldTransactionEvents(base: Transaction, events: readonly Sequen
   return current;
 }
 
+/** The state a transaction starts in when its create payload names none. */
+const INITIAL_STATE = 'CREATED';
+
 /** The transaction as first stored: the create payload with `transactionState` defaulted to `CREATED`. */
 export function initialTransaction(request: Transaction): Transaction {
   if (request.transactionState) return request;
   // A key-by-key copy rather than a spread: same result, but V8 on Node 20 keeps one hidden class.
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(request)) out[key] = (request as Record<string, unknown>)[key];
-  out.transactionState = 'CREATED';
+  out.transactionState = INITIAL_STATE;
   return out as Transaction;
+}
+
+/**
+ * Whether `body` is {@link initialTransaction}`(request)`: the request itself, or its members
+ * (the same values, in the same order) with the default state added last. A store may keep such a
+ * body as its request alone.
+ */
+export function isInitialTransaction(body: Transaction, request: Transaction): boolean {
+  if (body === request) return true;
+  if (request.transactionState || body.transactionState !== INITIAL_STATE) return false;
+  const keys = Object.keys(body);
+  const requestKeys = Object.keys(request);
+  if (keys.length !== requestKeys.length + 1 || keys[keys.length - 1] !== 'transactionState') return false;
+  for (let i = 0; i < requestKeys.length; i++) {
+    const key = requestKeys[i] as string;
+    if (keys[i] !== key || (body as Record<string, unknown>)[key] !== (request as Record<string, unknown>)[key]) return false;
+  }
+  return true;
 }

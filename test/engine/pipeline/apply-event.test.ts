@@ -12,6 +12,7 @@ import {
   type TransactionState,
   type TransitionTable,
 } from '../../../src/internals.js';
+import { isInitialTransaction } from '../../../src/engine/pipeline/apply-event.js';
 import { T0 } from '../../helpers.js';
 
 function base(overrides: Partial<Transaction> & Record<string, unknown> = {}): Transaction {
@@ -258,6 +259,31 @@ describe('initialTransaction', () => {
 
   it('keeps a state named in the request', () => {
     expect(initialTransaction(base({ transactionState: 'SENT' })).transactionState).toBe('SENT');
+  });
+});
+
+describe('isInitialTransaction', () => {
+  const request = (): Transaction => {
+    const r = base();
+    delete (r as { transactionState?: unknown }).transactionState;
+    return r;
+  };
+
+  it('holds for what initialTransaction gives: the request with CREATED added last, or a request naming its state', () => {
+    const r = request();
+    expect(isInitialTransaction(initialTransaction(r), r)).toBe(true);
+    const stated = base({ transactionState: 'SENT' });
+    expect(isInitialTransaction(stated, stated)).toBe(true);
+  });
+
+  it('fails for another state, another member, another order, or a body of a request naming its state', () => {
+    const r = request();
+    expect(isInitialTransaction({ ...r, transactionState: 'SENT' }, r)).toBe(false);
+    expect(isInitialTransaction({ ...initialTransaction(r), reference: 'x' }, r)).toBe(false);
+    expect(isInitialTransaction({ ...initialTransaction(r), type: 'DEPOSIT' }, r)).toBe(false);
+    expect(isInitialTransaction({ transactionState: 'CREATED', ...r } as Transaction, r)).toBe(false);
+    const stated = base({ transactionState: 'CREATED' });
+    expect(isInitialTransaction({ ...stated }, stated)).toBe(false);
   });
 });
 
