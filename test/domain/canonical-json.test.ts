@@ -26,7 +26,9 @@ function reversed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversed);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).reverse()) out[key] = reversed((value as Record<string, unknown>)[key]);
+  // Defined, not assigned: a member named __proto__ stays a member.
+  for (const key of Object.keys(value).reverse())
+    Object.defineProperty(out, key, { value: reversed((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -37,6 +39,13 @@ describe('canonicalJson', () => {
 
   test.prop([fc.jsonValue()])('does not depend on the order of keys', (value) => {
     expect(canonicalJson(reversed(value))).toBe(canonicalJson(value));
+  });
+
+  it('writes the same text for keys past the ones whose quoted names it keeps', () => {
+    const many = Object.fromEntries(Array.from({ length: 2_500 }, (_, i) => [`k\u0000"${i}`, i]));
+    expect(canonicalJson(many)).toBe(reference(many));
+    expect(canonicalJson(many)).toBe(reference(many));
+    expect(canonicalJson(JSON.parse('{"constructor":2,"__proto__":1}'))).toBe('{"__proto__":1,"constructor":2}');
   });
 
   it('drops undefined members, writes undefined array items as null, and sorts keys by code unit', () => {
