@@ -20,7 +20,7 @@ import {
   type InstanceOutcome,
 } from '../pipeline/index.js';
 import type { UnconvertedAmount } from '../pipeline/evaluate.js';
-import type { InstanceSet } from '../instances/instance-set.js';
+import type { ActiveInstances, InstanceSet } from '../instances/instance-set.js';
 import type { EngineSettings } from '../options.js';
 import { ruleOutcomeWrites } from '../pipeline/outcome.js';
 import { ruleUserOf } from '../pipeline/rule-user.js';
@@ -43,10 +43,10 @@ export type TransactionEvaluator = ((
 ) => Promise<Evaluation>) & {
   /**
    * Issues the reads an evaluation of a new `transaction` would issue and decides nothing (no id is
-   * drawn); returns the transaction's series entries. What a batch's chunk runs on repositories
-   * that note the reads, to fetch them for the whole chunk at once.
+   * drawn). What a batch's chunk runs on repositories that note the reads, to fetch them for the
+   * whole chunk at once.
    */
-  readonly rehearse: (transaction: Transaction, repositories: Repositories) => Promise<readonly SeriesEntry[]>;
+  readonly rehearse: (transaction: Transaction, repositories: Repositories) => Promise<void>;
 };
 
 /** Options of a {@link TransactionEvaluator}. */
@@ -153,8 +153,7 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
 
   /**
    * What an evaluation reads before it decides: the active instances, the parties and their
-   * whitelists, the transaction's current contribution, and the plan (with the aggregate queries
-   * and list lookups it needs).
+   * whitelists, and the plan (with the aggregate queries and list lookups it needs).
    */
   async function readAndPlan(transaction: Transaction, repositories: Repositories) {
     // Both reads start before either is awaited (a database adapter serves them concurrently);
@@ -181,14 +180,20 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
       defaultRiskLevel: settings.defaultRiskLevel,
       cache: state.cache,
     };
+    return { state, originStored, destinationStored, input, plan: planRuleInstances(input) };
+  }
+
+  /** The transaction's current contribution: its series entries. */
+  function currentOf(transaction: Transaction, state: ActiveInstances): SeriesEntry[] {
     const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
     if (!state.values && current.length > 0) instances.noteEntriesWithoutValues();
-    return { state, originStored, destinationStored, input, current, plan: planRuleInstances(input) };
+    return current;
   }
 
   const evaluate = async function evaluate(transaction, previous, repositories, options) {
     if (options?.importOnly === true) return importOutcome(transaction, previous, repositories);
-    const { state, originStored, destinationStored, input, current, plan } = await readAndPlan(transaction, repositories);
+    const { state, originStored, destinationStored, input, plan } = await readAndPlan(transaction, repositories);
+    const current = currentOf(transaction, state);
     const needs = plan.needs;
     // Needs are valid queries (they exclude this transaction): the values come back aligned with
     // them, and this transaction's current contribution is merged in place.
@@ -230,19 +235,17 @@ export function createTransactionEvaluator(settings: EngineSettings, instances: 
    * queries of its plan, the list lookups) and decides nothing: what a batch's chunk runs on
    * repositories that note them, to fetch the chunk's reads in a few round trips.
    */
-  const rehearse = async (transaction: Transaction, repositories: Repositories): Promise<readonly SeriesEntry[]> => {
-    const { plan, current } = await readAndPlan(transaction, repositories);
+  const rehearse = async (transaction: Transaction, repositories: Repositories): Promise<void> => {
+    const { plan } = await readAndPlan(transaction, repositories);
     if (plan.needs.length > 0) await repositories.aggregates.queryAggregates(plan.needs);
     if (plan.lookups.length > 0) await answerLookups(repositories, plan.lookups);
-    return current;
   };
   return Object.assign(evaluate, { rehearse });
 
   /** What an imported transaction writes: its series entries, and its parties as seen users. */
   async function importOutcome(transaction: Transaction, previous: Transaction | null, repositories: Repositories): Promise<Evaluation> {
     const state = await instances.active(repositories);
-    const current = contributionsOf(transaction, state.series, money, state.derived, state.values);
-    if (!state.values && current.length > 0) instances.noteEntriesWithoutValues();
+    const current = currentOf(transaction, state);
     const { originUserId: origin, destinationUserId: destination } = transaction;
     const [originStored, destinationStored] = await repositories.users.getUsers([origin ?? '', destination ?? '']);
     const seenUserIds: string[] = [];
