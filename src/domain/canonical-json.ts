@@ -30,18 +30,21 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The texts `"key":` of the first {@link MEMBER_NAMES_KEPT} keys met: payloads repeat their keys,
- * and quoting a key anew for every member was a third of the time of a canonical text. Only
- * memoises what `JSON.stringify` gives, so the text never depends on what came before.
+ * The texts `"key":` of the first {@link MEMBER_NAMES_KEPT} short keys met (at most
+ * {@link MEMBER_NAME_LENGTH} characters: a payload's field names, never a client's long junk keys
+ * pinned for the life of the process): payloads repeat their keys, and quoting a key anew for every
+ * member was a third of the time of a canonical text. Only memoises what `JSON.stringify` gives,
+ * so the text never depends on what came before.
  */
 const MEMBER_NAMES = new Map<string, string>();
 const MEMBER_NAMES_KEPT = 1_000;
+const MEMBER_NAME_LENGTH = 64;
 
 function memberName(key: string): string {
   let name = MEMBER_NAMES.get(key);
   if (name === undefined) {
     name = `${JSON.stringify(key)}:`;
-    if (MEMBER_NAMES.size < MEMBER_NAMES_KEPT) MEMBER_NAMES.set(key, name);
+    if (key.length <= MEMBER_NAME_LENGTH && MEMBER_NAMES.size < MEMBER_NAMES_KEPT) MEMBER_NAMES.set(key, name);
   }
   return name;
 }

@@ -551,6 +551,37 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Migration 14: a new transaction's body that is its request with the state defaulted is left out
+ * (NULL) — before, a NULL body before any event was the request itself. The unit's read says when a
+ * transaction's body is the request standing in for one left out (`r_flag`), for the reader to
+ * give it its initial state.
+ */
+const INITIAL_BODIES_SQL = `
+CREATE OR REPLACE FUNCTION txmon_unit_start(p_shared text[], p_exclusive text[], p_transaction_id text, p_event_id text, p_user_ids text[])
+RETURNS TABLE (r_kind text, r_id text, r_n1 bigint, r_n2 bigint, r_ts double precision, r_flag boolean, r_d1 json, r_d2 json, r_d3 json, r_d4 json)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  PERFORM CASE WHEN k.shared THEN pg_advisory_xact_lock_shared(k.h) ELSE pg_advisory_xact_lock(k.h) END
+    FROM (SELECT true AS shared, hashtextextended(n, 0) AS h FROM unnest(p_shared) AS n
+          UNION SELECT false, hashtextextended(n, 0) FROM unnest(p_exclusive) AS n
+          ORDER BY 1 DESC, 2) AS k;
+  RETURN QUERY
+    SELECT 'r'::text, NULL::text, m.value, NULL::bigint, NULL::double precision, NULL::boolean, NULL::json, NULL::json, NULL::json, NULL::json
+      FROM txmon_meta m WHERE m.name = 'rule_instance_revision'
+    UNION ALL
+    SELECT 't', t.transaction_id, t.version::bigint, t.event_count::bigint, t.last_event_timestamp, t.body IS NULL AND c.event_id IS NULL,
+        coalesce(t.body, c.body, t.request), t.request, t.create_result, coalesce(t.latest_result, c.result, t.create_result)
+      FROM txmon_transactions t LEFT JOIN txmon_events c ON c.event_id = t.current_event_id WHERE t.transaction_id = p_transaction_id
+    UNION ALL
+    SELECT 'e', e.event_id, e.arrival::bigint, NULL, NULL, e.client_event_id, e.event, e.body, e.result, to_json(e.transaction_id)
+      FROM txmon_events e WHERE e.event_id = p_event_id
+    UNION ALL
+    SELECT 'u', u.user_id, NULL, NULL, NULL, NULL, u.record::json, NULL, NULL, NULL
+      FROM txmon_users u WHERE u.user_id = ANY(p_user_ids);
+END $$;
+`;
+
 const OUTBOX_SQL = `
 CREATE TABLE txmon_outbox (
   seq bigint PRIMARY KEY,
@@ -845,6 +876,11 @@ CREATE INDEX txmon_cases_page_id ON txmon_cases (case_id COLLATE "C");
     version: 13,
     name: 'cheaper creations: series entries keyed by id first, bodies as their state, shared series values once',
     sql: COMPACT_CREATIONS_SQL,
+  },
+  {
+    version: 14,
+    name: 'initial bodies left out: the unit read says when a body is the request',
+    sql: INITIAL_BODIES_SQL,
   },
 ];
 

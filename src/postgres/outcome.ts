@@ -177,7 +177,7 @@ export async function saveOutcome(
   const source = e === null ? { eventId: null, body: t.request, result: t.createResult } : { eventId: e.eventId, body: e.transaction, result: e.result };
   const kept = outcome.expectedVersion !== null && previous !== null && previous.version === outcome.expectedVersion ? previous : null;
   const documents = [
-    (e === null && isInitialTransaction(t.transaction, t.request)) || sameJson(t.transaction, source.body) ? null : json(t.transaction),
+    (e === null ? isStoredAsRequest(t.transaction, t.request) : sameJson(t.transaction, source.body)) ? null : json(t.transaction),
     kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
     kept !== null && sameJson(t.createResult, kept.createResult) ? null : parts.textOf(t.createResult),
     sameJson(t.latestResult, source.result) ? null : parts.textOf(t.latestResult),
@@ -382,7 +382,15 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
 function bodyColumnOf(body: Transaction, request: Transaction, requestText: string): string {
   if (isInitialTransaction(body, request)) return 'null';
   const text = json(body);
-  return text === requestText ? 'null' : text;
+  return request.transactionState && text === requestText ? 'null' : text;
+}
+
+/**
+ * Whether a transaction's row leaves `body` out before any event: it is the request as a new
+ * transaction starts it (its state defaulted, or the request's own state), which reads put back.
+ */
+function isStoredAsRequest(body: Transaction, request: Transaction): boolean {
+  return isInitialTransaction(body, request) || (Boolean(request.transactionState) && sameJson(body, request));
 }
 
 const SAVE_CREATIONS_SQL = prepared('SELECT txmon_save_creations($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json)');

@@ -12,8 +12,8 @@ export const json = (value: unknown): string => JSON.stringify(value);
 export const sameJson = (a: unknown, b: unknown): boolean => a === b || json(a) === json(b);
 
 /**
- * A transaction's body as read from its row (`coalesce(body, current event's body, request)`): a
- * body always has a state, so one without is the request standing in for a body the row left out,
- * the request as a new transaction starts it (`initialTransaction`: its state defaulted).
+ * A transaction's body as read from its row (`coalesce(body, current event's body, request)`): when
+ * the row left it out before any event (`initial`), the request standing in for it is the request
+ * as a new transaction starts it (`initialTransaction`: its state defaulted); else the body read.
  */
-export const bodyOf = (read: Transaction): Transaction => initialTransaction(read);
+export const bodyOf = (read: Transaction, initial: boolean): Transaction => (initial ? initialTransaction(read) : read);

@@ -18,7 +18,9 @@ import { bodyOf } from './rows.js';
  * them whole.
  */
 const TRANSACTION_BODY = 'coalesce(t.body, e.body, t.request)';
-const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, ${TRANSACTION_BODY} AS body, t.request, t.create_result,
+/** Whether the row left the body out before any event: the request stands in for it (see `bodyOf`). */
+const INITIAL_BODY = 't.body IS NULL AND e.event_id IS NULL';
+const TRANSACTION_COLUMNS = `t.version, t.event_count, t.last_event_timestamp, ${TRANSACTION_BODY} AS body, ${INITIAL_BODY} AS initial_body, t.request, t.create_result,
   coalesce(t.latest_result, e.result, t.create_result) AS latest_result`;
 const TRANSACTION_FROM = 'txmon_transactions t LEFT JOIN txmon_events e ON e.event_id = t.current_event_id';
 const GET_TRANSACTION_SQL = prepared(`SELECT ${TRANSACTION_COLUMNS} FROM ${TRANSACTION_FROM} WHERE t.transaction_id = $1`);
@@ -56,6 +58,7 @@ export function createPostgresTransactions(
     event_count: number;
     last_event_timestamp: number | null;
     body: StoredTransaction['transaction'];
+    initial_body: boolean;
     request: StoredTransaction['request'];
     create_result: StoredTransaction['createResult'];
     latest_result: StoredTransaction['latestResult'];
@@ -79,7 +82,7 @@ export function createPostgresTransactions(
     result: r.result,
   });
   const storedOf = (r: TxRow): StoredTransaction => ({
-    transaction: bodyOf(r.body),
+    transaction: bodyOf(r.body, r.initial_body),
     request: r.request,
     createResult: r.create_result,
     latestResult: r.latest_result,
@@ -147,11 +150,11 @@ export function createPostgresTransactions(
     async *scanTransactions() {
       let after = '0';
       for (;;) {
-        const rows = await sql.query<{ seq: string; body: StoredTransaction['transaction'] }>(
-          `SELECT t.seq::text AS seq, ${TRANSACTION_BODY} AS body FROM ${TRANSACTION_FROM} WHERE t.seq > $1::bigint ORDER BY t.seq LIMIT $2`,
+        const rows = await sql.query<{ seq: string; body: StoredTransaction['transaction']; initial_body: boolean }>(
+          `SELECT t.seq::text AS seq, ${TRANSACTION_BODY} AS body, ${INITIAL_BODY} AS initial_body FROM ${TRANSACTION_FROM} WHERE t.seq > $1::bigint ORDER BY t.seq LIMIT $2`,
           [after, SCAN_PAGE],
         );
-        for (const row of rows) yield bodyOf(row.body);
+        for (const row of rows) yield bodyOf(row.body, row.initial_body);
         if (rows.length < SCAN_PAGE) return;
         after = (rows[rows.length - 1] as { seq: string }).seq;
       }

@@ -72,7 +72,7 @@ export function unitReadsOf(rows: readonly UnitStartRow[], options: ExclusiveUni
       reads.transaction = {
         id: r.r_id as string,
         value: {
-          transaction: bodyOf(r.r_d1 as StoredTransaction['transaction']),
+          transaction: bodyOf(r.r_d1 as StoredTransaction['transaction'], r.r_flag === true),
           request: r.r_d2 as StoredTransaction['request'],
           createResult: r.r_d3 as StoredTransaction['createResult'],
           latestResult: r.r_d4 as StoredTransaction['latestResult'],

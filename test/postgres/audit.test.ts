@@ -135,7 +135,7 @@ describe('migration 10 on a database of schema 9', () => {
         'ri-old',
         JSON.stringify({ instance: old, derived: { riskLevelParameters: true, riskLevelActions: true, riskLevelsTriggersOnHit: true } }),
       ]);
-      expect((await migrate(client)).applied).toEqual([10, 11, 12, 13]);
+      expect((await migrate(client)).applied).toEqual([10, 11, 12, 13, 14]);
       const engine = createEngine({ repositories: createPostgresRepositories({ client }), clock: fixedClock(), ids: sequentialIds() });
       expect((await engine.getRuleInstance('ri-old')).version).toBe(1);
       expect((await engine.getRuleInstanceVersions('ri-old')).map((v) => v.version)).toEqual([1]);

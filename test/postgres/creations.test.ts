@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresClient } from '../../src/postgres/index.js';
+import { unitReadsOf, type UnitStartRow } from '../../src/postgres/unit.js';
 import { engineWith } from '../engine/services/batch-exactness.js';
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from './fixtures.js';
 
@@ -127,5 +128,34 @@ describe.each([
     // An event reads the stored transaction in its unit (txmon_unit_start) and moves it on from CREATED.
     const event = await engine.createTransactionEvent({ transactionId: 'batched', eventId: 'e-1', timestamp: 1738357260000, transactionState: 'SUCCESSFUL' });
     expect(event.transaction).toMatchObject({ transactionId: 'batched', transactionState: 'SUCCESSFUL' });
+  });
+
+  it('gives a body its initial state only where the row left it out before any event, on every read', async () => {
+    const repositories = await database.fresh();
+    const stateless = { ...request('stateless'), reference: 'r' };
+    const rows: [string, unknown, unknown][] = [
+      ['initial', null, request('initial')],
+      ['stateless', stateless, request('stateless')],
+      ['stated', null, request('stated', 'SUCCESSFUL')],
+    ];
+    for (const [id, body, req] of rows) {
+      await database.client.query(
+        `INSERT INTO txmon_transactions (transaction_id, version, event_count, body, request, create_result, latest_result)
+         VALUES ($1, 1, 0, $2::json, $3::json, '{"executedRules":[],"hitRules":[],"status":"ALLOW"}', NULL)`,
+        [id, body === null ? null : JSON.stringify(body), JSON.stringify(req)],
+      );
+    }
+    const expected = [{ ...request('initial'), transactionState: 'CREATED' }, stateless, request('stated', 'SUCCESSFUL')];
+    expect((await repositories.transactions.getTransactions(['initial', 'stateless', 'stated'])).map((t) => t?.transaction)).toEqual(expected);
+    const scanned = [];
+    for await (const t of repositories.transactions.scanTransactions()) scanned.push(t);
+    expect(scanned).toEqual(expected);
+    for (const [i, id] of ['initial', 'stateless', 'stated'].entries()) {
+      const options = { prefetch: { transactionId: id } };
+      const started = (
+        await database.client.query('SELECT * FROM txmon_unit_start($1::text[], $2::text[], $3::text, $4::text, $5::text[])', [[], [], id, null, []])
+      ).rows as UnitStartRow[];
+      expect(unitReadsOf(started, options).transaction?.value?.transaction).toEqual(expected[i]);
+    }
   });
 });

@@ -187,8 +187,8 @@ export function initialTransaction(request: Transaction): Transaction {
  * body as its request alone.
  */
 export function isInitialTransaction(body: Transaction, request: Transaction): boolean {
-  if (body === request) return true;
-  if (request.transactionState || body.transactionState !== INITIAL_STATE) return false;
+  if (request.transactionState) return body === request;
+  if (body.transactionState !== INITIAL_STATE) return false;
   const keys = Object.keys(body);
   const requestKeys = Object.keys(request);
   if (keys.length !== requestKeys.length + 1 || keys[keys.length - 1] !== 'transactionState') return false;

@@ -276,7 +276,7 @@ describe('isInitialTransaction', () => {
     expect(isInitialTransaction(stated, stated)).toBe(true);
   });
 
-  it('fails for another state, another member, another order, or a body of a request naming its state', () => {
+  it('fails for another state, another member, another order, a copy of a request naming its state, or a request naming none as its own body', () => {
     const r = request();
     expect(isInitialTransaction({ ...r, transactionState: 'SENT' }, r)).toBe(false);
     expect(isInitialTransaction({ ...initialTransaction(r), reference: 'x' }, r)).toBe(false);
@@ -284,6 +284,7 @@ describe('isInitialTransaction', () => {
     expect(isInitialTransaction({ transactionState: 'CREATED', ...r } as Transaction, r)).toBe(false);
     const stated = base({ transactionState: 'CREATED' });
     expect(isInitialTransaction({ ...stated }, stated)).toBe(false);
+    expect(isInitialTransaction(r, r)).toBe(false);
   });
 });
 
