@@ -176,9 +176,10 @@ export async function saveOutcome(
   // parameters of their own, beside the document of the rest.
   const source = e === null ? { eventId: null, body: t.request, result: t.createResult } : { eventId: e.eventId, body: e.transaction, result: e.result };
   const kept = outcome.expectedVersion !== null && previous !== null && previous.version === outcome.expectedVersion ? previous : null;
+  const requestText = json(t.request);
   const documents = [
-    (e === null ? isStoredAsRequest(t.transaction, t.request) : sameJson(t.transaction, source.body)) ? null : json(t.transaction),
-    kept !== null && sameJson(t.request, kept.request) ? null : json(t.request),
+    e === null ? bodyTextOf(t.transaction, t.request, requestText) : sameJson(t.transaction, source.body) ? null : json(t.transaction),
+    kept !== null && sameJson(t.request, kept.request) ? null : requestText,
     kept !== null && sameJson(t.createResult, kept.createResult) ? null : parts.textOf(t.createResult),
     sameJson(t.latestResult, source.result) ? null : parts.textOf(t.latestResult),
     e === null ? null : json(e.event),
@@ -356,7 +357,7 @@ export async function saveCreations(sql: Sql, checked: readonly TransactionOutco
  * The new transactions' columns, each as ONE json array text joined from each document's JSON
  * (never escaped again, as array parameters would be): ids, bodies, requests, create results and
  * latest results; a body `null` when it is the request as a new transaction starts it (see
- * {@link bodyColumnOf}), a latest result `null` when it is the create result.
+ * {@link bodyTextOf}), a latest result `null` when it is the create result.
  */
 function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: PartsWriter): string[] {
   const columns: string[][] = [[], [], [], [], []];
@@ -366,7 +367,7 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
     const result = parts.textOf(t.createResult);
     const latestResult = t.latestResult === t.createResult ? result : parts.textOf(t.latestResult);
     ids.push(json(t.transaction.transactionId));
-    bodies.push(bodyColumnOf(t.transaction, t.request, request));
+    bodies.push(bodyTextOf(t.transaction, t.request, request) ?? 'null');
     requests.push(request);
     created.push(result);
     latest.push(latestResult === result ? 'null' : latestResult);
@@ -375,22 +376,14 @@ function transactionColumnsOf(outcomes: readonly TransactionOutcome[], parts: Pa
 }
 
 /**
- * A new transaction's body as `txmon_save_creations` takes it: `null` when it is the request as a
- * new transaction starts it ({@link isInitialTransaction}: its state defaulted), which reads put
- * back from the request (see transactions.ts); else its own JSON.
+ * The JSON text a row keeps of a transaction's body before any event: `null` when it is the request
+ * as a new transaction starts it ({@link isInitialTransaction}: its state defaulted, or the
+ * request's own state), which reads put back from the request (see transactions.ts); else its own.
  */
-function bodyColumnOf(body: Transaction, request: Transaction, requestText: string): string {
-  if (isInitialTransaction(body, request)) return 'null';
+function bodyTextOf(body: Transaction, request: Transaction, requestText: string): string | null {
+  if (isInitialTransaction(body, request)) return null;
   const text = json(body);
-  return request.transactionState && text === requestText ? 'null' : text;
-}
-
-/**
- * Whether a transaction's row leaves `body` out before any event: it is the request as a new
- * transaction starts it (its state defaulted, or the request's own state), which reads put back.
- */
-function isStoredAsRequest(body: Transaction, request: Transaction): boolean {
-  return isInitialTransaction(body, request) || (Boolean(request.transactionState) && sameJson(body, request));
+  return request.transactionState && text === requestText ? null : text;
 }
 
 const SAVE_CREATIONS_SQL = prepared('SELECT txmon_save_creations($1::jsonb, $2::json, $3::json, $4::json, $5::json, $6::json)');
